@@ -1,0 +1,11 @@
+"""relmodel: failure rates, MTBF requirements and checkpoint intervals for GPU clusters.
+
+This module only re-exports; each idea lives in its own small module.
+"""
+
+from . import errors
+from .units import hours, unit_hours, fit_from_mtbf, mtbf_from_fit, afr_from_mtbf
+from .durations import Durations
+from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
+
+__version__ = "0.1.0"
