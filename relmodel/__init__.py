@@ -6,6 +6,10 @@ This module only re-exports; each idea lives in its own small module.
 from . import errors
 from .units import hours, unit_hours, fit_from_mtbf, mtbf_from_fit, afr_from_mtbf
 from .durations import Durations
+from .logs import read_log, InterruptionLog, LogWarning
+from .counts import CountTable, count_table
+from .rates import component_rates, poisson_interval
+from . import datasets
 from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
 
 __version__ = "0.1.0"
