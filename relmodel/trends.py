@@ -1,0 +1,284 @@
+"""Trend tests for repairable systems: is the failure rate steady, falling or rising?
+
+Events are failure times of one system, or of a fleet pooled into one process,
+measured in hours from the start of observation.  With an observation end ``end``
+the data are *time truncated*; without it they are *failure truncated* at the
+last event (whose time then plays the role of the end and is not itself a
+statistic term).
+
+- Laplace test (Cox and Lewis, "The Statistical Analysis of Series of Events",
+  1966, section 3.3): U = (mean(t_i) - T/2) / (T sqrt(1/(12 n))) ~ N(0, 1) under a
+  homogeneous Poisson process (HPP).  U > 0 means failures crowd toward the end.
+- MIL-HDBK-189 test (MIL-HDBK-189C, 2011, section 5.1.7; Crow 1974):
+  X = 2 sum ln(T/t_i) ~ chi-square with 2n degrees of freedom under an HPP
+  (2(n-1) when failure truncated).  Small X means a rising rate.
+- Crow-AMSAA fit (Crow, "Reliability analysis for complex, repairable systems",
+  in Reliability and Biometry, SIAM 1974; MIL-HDBK-189C section 5.1): the
+  power-law non-homogeneous Poisson process with intensity
+  u(t) = lambda beta t^(beta-1), beta_hat = n / sum ln(T/t_i),
+  lambda_hat = n / T^beta_hat.  Conditional on n, 2 n beta / beta_hat is
+  chi-square with 2n (time truncated) or 2(n-1) (failure truncated) degrees of
+  freedom, which gives the exact interval on beta.
+
+:func:`trend` runs these and turns them into one verdict: "steady",
+"improving" (rate falling, beta < 1) or "wearing out" (rate rising, beta > 1).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .errors import FitError
+from .units import hours
+
+__all__ = [
+    "TrendTest",
+    "CrowAMSAA",
+    "TrendResult",
+    "event_times",
+    "laplace_test",
+    "mil_hdbk_189_test",
+    "crow_amsaa",
+    "trend",
+]
+
+VERDICTS = ("steady", "improving", "wearing out")
+
+
+def event_times(data, end=None, *, start=None, include_planned=False):
+    """Event times in hours since the start of observation, and the end (or None).
+
+    ``data`` is an :class:`~relmodel.InterruptionLog` (its unplanned event
+    ``start_h`` over its ``window_h``; ``end``/``start`` override the window) or
+    an array of event times in hours with an optional ``end`` and ``start``
+    (default 0).  Events exactly at the start are not counted: a window that
+    opens on an event carries no information in that event.
+    """
+    if hasattr(data, "events") and hasattr(data, "window_h"):
+        ev = data.events
+        if not include_planned and "planned" in ev.columns:
+            ev = ev[~ev["planned"].astype(bool)]
+        t = ev["start_h"].to_numpy(float)
+        t0, t1 = (float(x) for x in data.window_h)
+        t0 = t0 if start is None else float(hours(start))
+        t1 = t1 if end is None else float(hours(end))
+    else:
+        t = np.atleast_1d(np.asarray(hours(data), dtype=float))
+        t0 = 0.0 if start is None else float(hours(start))
+        t1 = None if end is None else float(hours(end))
+    if not np.all(np.isfinite(t)):
+        raise FitError("event times contain NaN or infinite values")
+    t = np.sort(t) - t0
+    if t.size and t[0] < 0:
+        raise FitError(f"an event at {t[0] + t0:g} h is before the start of observation ({t0:g} h)")
+    t = t[t > 0]
+    T = None if t1 is None else t1 - t0
+    if T is not None and t.size and t[-1] > T:
+        raise FitError(f"an event at {t[-1] + t0:g} h is after the end of observation ({t1:g} h)")
+    return t, T
+
+
+def _prepare(times, end, start, need):
+    t, T = event_times(times, end, start=start)
+    if T is None:
+        if t.size < need + 1:
+            raise FitError(f"failure-truncated data need at least {need + 1} events after the start; got {t.size}")
+        return t[:-1], float(t[-1]), "failure"
+    if t.size < need:
+        raise FitError(f"need at least {need} events inside the observation window; got {t.size}")
+    if T <= 0:
+        raise FitError(f"the observation end must be after the start; got a window of {T:g} h")
+    return t, float(T), "time"
+
+
+@dataclass(frozen=True)
+class TrendTest:
+    """One trend test: statistic, two-sided p-value and the direction it points."""
+
+    test: str
+    statistic: float
+    p_value: float
+    direction: str
+    n: int
+    end_h: float
+    truncation: str
+    df: float = float("nan")
+
+    def to_frame(self):
+        """One-row DataFrame of the test."""
+        return pd.DataFrame([self.__dict__])
+
+    def _repr_html_(self):
+        return self.to_frame().to_html(index=False)
+
+
+def laplace_test(times, end=None, *, start=None):
+    """Laplace test for trend (Cox and Lewis 1966, section 3.3).
+
+    ``times``: event times in hours (or an InterruptionLog); ``end``: end of
+    observation (time truncated) or None (failure truncated at the last event,
+    which is then left out of the sum).  U is standard normal under an HPP;
+    the p-value is two-sided.  Returns a :class:`TrendTest`.
+    """
+    t, T, trunc = _prepare(times, end, start, need=1)
+    n = t.size
+    u = (t.mean() - T / 2) / (T * np.sqrt(1 / (12 * n)))
+    p = 2 * stats.norm.sf(abs(u))
+    return TrendTest("Laplace", float(u), float(p), _direction(u > 0, u < 0), n, T, trunc)
+
+
+def mil_hdbk_189_test(times, end=None, *, start=None):
+    """MIL-HDBK-189 test for trend (MIL-HDBK-189C section 5.1.7; Crow 1974).
+
+    X = 2 sum ln(T / t_i) is chi-square with 2n degrees of freedom under an HPP
+    when time truncated at T, and 2(n-1) when failure truncated at t_n (the sum
+    then runs over the first n-1 events).  A small X means a rising rate
+    (beta > 1).  The p-value is two-sided.  Returns a :class:`TrendTest`.
+    """
+    t, T, trunc = _prepare(times, end, start, need=1)
+    x = 2 * np.log(T / t).sum()
+    dof = 2 * t.size
+    p = min(1.0, 2 * min(stats.chi2.cdf(x, dof), stats.chi2.sf(x, dof)))
+    rising = x < dof  # beta_hat = 2n / x > 1 (time truncated)
+    return TrendTest("MIL-HDBK-189", float(x), float(p), _direction(rising, x > dof), t.size, T, trunc, dof)
+
+
+def _direction(up, down):
+    return "wearing out" if up else "improving" if down else "steady"
+
+
+@dataclass(frozen=True)
+class CrowAMSAA:
+    """Power-law NHPP fit: expected failures by time t are ``lam * t**beta``.
+
+    ``beta`` is the MLE, ``beta_unbiased`` its bias-corrected version
+    ((n-1)/n or (n-2)/n times beta, MIL-HDBK-189C section 5.1), ``beta_lo`` and
+    ``beta_hi`` the exact chi-square interval at level ``conf``, ``lam`` the
+    scale in failures per hour**beta, ``n`` the events, ``end_h`` the end of
+    observation and ``truncation`` "time" or "failure".
+    """
+
+    beta: float
+    lam: float
+    beta_lo: float
+    beta_hi: float
+    beta_unbiased: float
+    n: int
+    end_h: float
+    truncation: str
+    conf: float
+
+    def cumulative(self, t):
+        """Expected cumulative failures by time ``t`` (hours)."""
+        return self.lam * np.asarray(hours(t), float) ** self.beta
+
+    def intensity(self, t):
+        """Failure intensity (failures per hour) at time ``t`` (hours)."""
+        return self.lam * self.beta * np.asarray(hours(t), float) ** (self.beta - 1)
+
+    @property
+    def mtbf_now_h(self):
+        """Instantaneous MTBF at the end of observation, 1 / u(T), in hours."""
+        return float(1 / self.intensity(self.end_h))
+
+    def to_frame(self):
+        """One-row DataFrame of the fit."""
+        d = dict(self.__dict__, mtbf_now_h=self.mtbf_now_h)
+        return pd.DataFrame([d])
+
+    def _repr_html_(self):
+        return (f"<p><b>Crow-AMSAA</b> power-law NHPP: beta = {self.beta:.3g} "
+                f"({100 * self.conf:g}% CI {self.beta_lo:.3g} to {self.beta_hi:.3g})</p>"
+                + self.to_frame().to_html(index=False))
+
+
+def crow_amsaa(times, end=None, *, start=None, conf=0.95):
+    """Fit the Crow-AMSAA (power-law NHPP) model by maximum likelihood.
+
+    Time truncated at ``end`` = T with n events: beta_hat = n / sum ln(T/t_i),
+    lambda_hat = n / T**beta_hat, and 2 n beta / beta_hat ~ chi2(2n).  Failure
+    truncated (``end=None``) at t_n: the sum runs over i < n, and
+    2 n beta / beta_hat ~ chi2(2(n-1)) (Crow 1974; MIL-HDBK-189C section 5.1).
+    Returns a :class:`CrowAMSAA`.
+    """
+    if not 0 < conf < 1:
+        raise FitError(f"conf must be between 0 and 1 (e.g. 0.95), got {conf!r}")
+    t, T, trunc = _prepare(times, end, start, need=2)
+    n = t.size + (trunc == "failure")
+    s = np.log(T / t).sum()
+    if s <= 0:
+        raise FitError("all events sit at the end of observation; beta cannot be estimated")
+    beta = n / s
+    dof = 2 * t.size
+    lo, hi = stats.chi2.ppf([(1 - conf) / 2, (1 + conf) / 2], dof) * beta / (2 * n)
+    bias = (n - 1) / n if trunc == "time" else (n - 2) / n
+    return CrowAMSAA(float(beta), float(n / T**beta), float(lo), float(hi), float(beta * bias),
+                     int(n), T, trunc, conf)
+
+
+@dataclass(frozen=True)
+class TrendResult:
+    """The answer to "is the failure rate changing?".
+
+    ``verdict`` is "steady", "improving" or "wearing out"; ``p_value`` is the
+    two-sided p-value of the deciding test (``method``) against a steady
+    (HPP) rate; ``alpha`` the level used.  ``tests`` has every test run,
+    ``fit`` the Crow-AMSAA fit (``fit.beta`` < 1 improving, > 1 wearing out).
+    """
+
+    verdict: str
+    p_value: float
+    method: str
+    alpha: float
+    tests: tuple
+    fit: CrowAMSAA
+
+    @property
+    def beta(self):
+        """Crow-AMSAA shape: below 1 the rate falls, above 1 it rises."""
+        return self.fit.beta
+
+    def to_frame(self):
+        """The test table: one row per test, plus the Crow-AMSAA beta and its interval."""
+        df = pd.concat([t.to_frame() for t in self.tests], ignore_index=True)
+        df["decides"] = df["test"] == self.method
+        return df
+
+    def _repr_html_(self):
+        f = self.fit
+        return (f"<p><b>Trend: {self.verdict}</b> (p = {self.p_value:.3g}, {self.method}, "
+                f"alpha = {self.alpha:g}); Crow-AMSAA beta = {f.beta:.3g} "
+                f"[{f.beta_lo:.3g}, {f.beta_hi:.3g}], n = {f.n}, T = {f.end_h:.4g} h</p>"
+                + self.to_frame().to_html(index=False))
+
+    def __str__(self):
+        return f"{self.verdict} (p = {self.p_value:.3g}, {self.method}; beta = {self.beta:.3g})"
+
+
+_METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test}
+
+
+def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
+          include_planned=False):
+    """Is the failure rate steady, improving or wearing out?
+
+    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
+    all nodes, observed over the log's window) or event times in hours with an
+    optional ``end`` (None: failure truncated at the last event).  Runs the
+    MIL-HDBK-189 and Laplace tests and a Crow-AMSAA fit; ``method`` picks the
+    test that decides.  If its two-sided p-value is below ``alpha`` the verdict
+    follows the direction of the trend, otherwise it is "steady".
+    Returns a :class:`TrendResult`.
+    """
+    key = str(method).lower().replace("_", "-")
+    if key not in _METHODS:
+        raise FitError(f"unknown trend method {method!r}; valid methods are {', '.join(_METHODS)}")
+    if not 0 < alpha < 1:
+        raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
+    t, T = event_times(data, end, start=start, include_planned=include_planned)
+    tests = (mil_hdbk_189_test(t, T), laplace_test(t, T))
+    deciding = tests[0] if key == "mil-hdbk-189" else tests[1]
+    verdict = deciding.direction if deciding.p_value < alpha else "steady"
+    return TrendResult(verdict, deciding.p_value, deciding.test, alpha, tests, crow_amsaa(t, T, conf=conf))
