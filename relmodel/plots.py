@@ -1,0 +1,248 @@
+"""Figures for failure-time data: probability paper, survival, hazard, trends.
+
+Every function takes ``ax=None`` (a new figure is made when it is None) and
+returns the matplotlib ``Axes``; nothing is shown or saved.  Fitted models are
+duck typed: anything with ``family``, ``params``, ``sf``, ``cdf`` (and ``hazard``
+for :func:`hazard_plot`), such as the result of :func:`relmodel.fit`.
+"""
+
+import numpy as np
+from scipy import special, stats
+
+from .errors import FitError
+from .nonparam import StepEstimate, as_durations, kaplan_meier
+from .trends import CrowAMSAA, crow_amsaa, event_times
+
+__all__ = [
+    "PAPERS",
+    "plotting_positions",
+    "probability_plot",
+    "survival_plot",
+    "hazard_plot",
+    "cumulative_failures_plot",
+    "cumulative_incidence_plot",
+    "mcf_plot",
+]
+
+_EPS = 1e-12
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    return ax
+
+
+def _clip(f):
+    return np.clip(np.asarray(f, float), _EPS, 1 - _EPS)
+
+
+# family -> (log-scale time axis?, transform of the unreliability F to the paper's y)
+PAPERS = {
+    "weibull": (True, lambda f, _: np.log(-np.log1p(-_clip(f)))),
+    "exponential": (False, lambda f, _: -np.log1p(-_clip(f))),
+    "lognormal": (True, lambda f, _: stats.norm.ppf(_clip(f))),
+    "loglogistic": (True, lambda f, _: special.logit(_clip(f))),
+    "gamma": (False, lambda f, shape: stats.gamma.ppf(_clip(f), shape)),
+}
+
+
+def plotting_positions(data, observed=None, *, method="johnson"):
+    """Failure times and their plotting positions (estimates of F(t)).
+
+    ``method="johnson"``: Johnson's adjusted ranks for censored data with
+    Benard's median-rank approximation F = (O - 0.3) / (n + 0.4) (Johnson,
+    "Theory and Technique of Variation Research", 1964; Abernethy, "The New
+    Weibull Handbook", 5th ed., section 2.11).  At tied times failures are
+    ranked before censorings.  ``method="km"``: the midpoint of the
+    Kaplan-Meier step at each distinct failure time, 1 - (S(t-) + S(t)) / 2.
+    Returns ``(hours, F)`` as arrays.
+    """
+    d = as_durations(data, observed)
+    if d.n_observed == 0:
+        raise FitError("no failures to plot: every duration is censored")
+    if method == "johnson":
+        order = np.lexsort((~d.observed, d.hours))
+        h, obs = d.hours[order], d.observed[order]
+        n = h.size
+        reverse = n - np.arange(n)  # units still on test at each position, this one included
+        ratio = np.where(obs, reverse / (reverse + 1.0), 1.0)
+        rank = (n + 1) * (1 - np.cumprod(ratio))
+        return h[obs], (rank[obs] - 0.3) / (n + 0.4)
+    if method == "km":
+        km = kaplan_meier(d)
+        jump = km.events > 0
+        before = np.concatenate([[1.0], km.value[:-1]])
+        return km.hours[jump], 1 - (before[jump] + km.value[jump]) / 2
+    raise FitError(f"unknown plotting-position method {method!r}; valid methods are 'johnson' and 'km'")
+
+
+def _paper(family, fit, shape):
+    key = str(family).lower()
+    if key not in PAPERS:
+        raise FitError(f"no probability paper for {family!r}; valid families are {', '.join(PAPERS)}")
+    if key == "gamma" and shape is None:
+        if fit is None or str(getattr(fit, "family", "")).lower() != "gamma":
+            raise FitError("gamma paper needs a shape: pass shape= or fit= a gamma fit")
+        shape = float(fit.params["shape"])
+    logx, tr = PAPERS[key]
+    return key, logx, (lambda f: tr(f, shape))
+
+
+def _probability_ticks(ax, tr, y):
+    probs = np.array([1e-4, 1e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.632, 0.8, 0.9, 0.95, 0.99, 0.999])
+    ty = tr(probs)
+    lo, hi = np.min(y), np.max(y)
+    pad = 0.05 * (hi - lo + 1)
+    keep = (ty >= lo - pad) & (ty <= hi + pad)
+    ax.set_yticks(ty[keep])
+    ax.set_yticklabels([f"{100 * p:g}%" for p in probs[keep]])
+
+
+def probability_plot(data, family="weibull", fit=None, *, observed=None, positions="johnson",
+                     shape=None, ax=None):
+    """Probability plot on a family's paper, with the fitted model overlaid.
+
+    The paper makes the family's CDF a straight line: Weibull plots
+    ln(-ln(1 - F)) against log time, lognormal the normal quantile of F,
+    loglogistic logit(F), exponential -ln(1 - F) against time, gamma the gamma
+    quantile of F (needs ``shape``, or a gamma ``fit``) against time.  Points are
+    censoring-aware median ranks (:func:`plotting_positions`); ``fit`` (any
+    model with ``cdf``) is drawn over the data's range.  Returns the Axes.
+    """
+    key, logx, tr = _paper(family, fit, shape)
+    t, f = plotting_positions(data, observed, method=positions)
+    ax = _axes(ax)
+    y = tr(f)
+    ax.plot(t, y, "o", ms=4, label="data (median ranks)")
+    if fit is not None:
+        lo, hi = max(t.min() / 2, _EPS), t.max() * 2
+        grid = np.geomspace(lo, hi, 200) if logx else np.linspace(0, hi, 200)
+        yfit = tr(fit.cdf(grid))
+        ax.plot(grid, yfit, "-", label=f"{getattr(fit, 'family', 'fit')} fit")
+        y = np.concatenate([y, yfit[np.isfinite(yfit)]])
+    if logx:
+        ax.set_xscale("log")
+    _probability_ticks(ax, tr, y[np.isfinite(y)])
+    ax.set_xlabel("hours")
+    ax.set_ylabel("unreliability F(t)")
+    ax.set_title(f"{key} probability plot")
+    ax.legend()
+    return ax
+
+
+def _as_list(fits):
+    if fits is None:
+        return []
+    return [fits] if hasattr(fits, "cdf") or hasattr(fits, "hazard") else list(fits)
+
+
+def _band(ax, est, label, color=None, ci=True):
+    (line,) = ax.step(est.hours, est.value, where="post", label=label, color=color)
+    if ci:
+        ax.fill_between(est.hours, est.lower, est.upper, step="post", alpha=0.25, color=line.get_color(),
+                        linewidth=0)
+    return line
+
+
+def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
+    """Kaplan-Meier curve with its band, and fitted survival curves overlaid.
+
+    ``data``: durations (see :func:`relmodel.kaplan_meier`) or an existing
+    Kaplan-Meier :class:`~relmodel.nonparam.StepEstimate`.  ``fits``: one fitted
+    model or a sequence of them (anything with ``sf``).  Returns the Axes.
+    """
+    km = data if isinstance(data, StepEstimate) else kaplan_meier(data, observed=observed, conf=conf)
+    ax = _axes(ax)
+    _band(ax, km, "Kaplan-Meier", ci=ci)
+    grid = np.linspace(0, km.hours.max(), 300)
+    for fit in _as_list(fits):
+        ax.plot(grid, fit.sf(grid), "-", label=f"{getattr(fit, 'family', 'fit')} fit")
+    ax.set_xlabel("hours")
+    ax.set_ylabel("survival S(t)")
+    ax.set_ylim(0, 1.02)
+    ax.legend()
+    return ax
+
+
+def hazard_plot(fits, *, hours=None, ax=None):
+    """Hazard functions of fitted models (failures per hour) against time.
+
+    ``hours``: the time grid; by default up to the largest 99th percentile of
+    the fits (from ``ppf``), or 1000 h for models without one.  Returns the Axes.
+    """
+    from .units import hours as to_hours
+
+    fits = _as_list(fits)
+    if not fits:
+        raise FitError("hazard_plot needs at least one fitted model")
+    if hours is None:
+        top = max(float(f.ppf(0.99)) if hasattr(f, "ppf") else 1000.0 for f in fits)
+        grid = np.linspace(top / 500, top, 300)
+    else:
+        grid = np.asarray(to_hours(hours), float)
+    ax = _axes(ax)
+    for fit in fits:
+        ax.plot(grid, fit.hazard(grid), "-", label=f"{getattr(fit, 'family', 'fit')}")
+    ax.set_xlabel("hours")
+    ax.set_ylabel("hazard (failures per hour)")
+    ax.legend()
+    return ax
+
+
+def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, loglog=False, ax=None):
+    """Cumulative failures against time, with a power-law NHPP fit overlaid.
+
+    ``times_or_log``: an InterruptionLog or event times in hours (see
+    :func:`relmodel.trends.event_times`).  ``nhpp``: None for no overlay, True to
+    fit Crow-AMSAA here, or a :class:`~relmodel.trends.CrowAMSAA` result.
+    ``loglog=True`` uses log axes, where the power law is a straight line.
+    Returns the Axes.
+    """
+    t, T = event_times(times_or_log, end, start=start)
+    if t.size == 0:
+        raise FitError("no events to plot")
+    ax = _axes(ax)
+    n = np.arange(1, t.size + 1)
+    ax.step(t, n, where="post", label="observed failures")
+    if nhpp is True:
+        nhpp = crow_amsaa(t, T)
+    if isinstance(nhpp, CrowAMSAA) or hasattr(nhpp, "cumulative"):
+        top = T if T is not None else t[-1]
+        grid = np.geomspace(t[0] / 2, top, 300) if loglog else np.linspace(0, top, 300)
+        ax.plot(grid, nhpp.cumulative(grid), "-", label=f"power-law NHPP, beta = {nhpp.beta:.3g}")
+    if loglog:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("hours since start of observation")
+    ax.set_ylabel("cumulative failures")
+    ax.legend()
+    return ax
+
+
+def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
+    """Cumulative incidence of each cause (a :func:`relmodel.cumulative_incidence` result).
+
+    ``causes`` limits the curves drawn (default all, most frequent first).
+    Returns the Axes.
+    """
+    ax = _axes(ax)
+    for cause in result.causes if causes is None else causes:
+        _band(ax, result[cause], str(cause), ci=ci)
+    ax.set_xlabel("hours")
+    ax.set_ylabel("cumulative incidence")
+    ax.set_ylim(bottom=0)
+    ax.legend(title="cause")
+    return ax
+
+
+def mcf_plot(result, *, ci=True, ax=None):
+    """Mean cumulative function across systems (a :func:`relmodel.mcf` result), with its band."""
+    ax = _axes(ax)
+    _band(ax, result, "MCF", ci=ci)
+    ax.set_xlabel("hours")
+    ax.set_ylabel("mean cumulative failures per system")
+    ax.legend()
+    return ax
