@@ -4,6 +4,7 @@ Each function raises a named error from :mod:`relmodel.errors` whose message
 names the file, the row (1-based, header not counted) and the column.
 """
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -120,8 +121,10 @@ def parse_times(values, label, column, *, time_format=None, time_unit=None, allo
 def _parse_strings(s, time_format):
     kw = {"format": time_format} if time_format else {"format": "mixed"}
     try:
-        out = pd.to_datetime(s, errors="coerce", **kw)
-    except (ValueError, TypeError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FutureWarning)  # pandas warns on mixed offsets
+            out = pd.to_datetime(s, errors="coerce", **kw)
+    except (ValueError, TypeError, FutureWarning):
         out = None
     if out is None or not pd.api.types.is_datetime64_any_dtype(out):
         out = pd.to_datetime(s, errors="coerce", utc=True, **kw)  # mixed offsets

@@ -74,14 +74,14 @@ def _parse_string(text):
 def _scalar(x):
     if isinstance(x, bool):
         raise DurationError(f"a duration cannot be a bool ({x!r}); write it like {_VALID}")
+    if isinstance(x, np.timedelta64):  # before np.integer: timedelta64 subclasses it
+        return float(x / np.timedelta64(1, "ns")) / 3.6e12
     if isinstance(x, (int, float, np.integer, np.floating)):
         return float(x)
     if isinstance(x, str):
         return _parse_string(x)
     if isinstance(x, _dt.timedelta):  # pandas.Timedelta subclasses timedelta
         return x.total_seconds() / 3600.0
-    if isinstance(x, np.timedelta64):
-        return float(x / np.timedelta64(1, "ns")) / 3.6e12
     raise DurationError(f"cannot read {x!r} (type {type(x).__name__}) as a duration; write it like {_VALID}")
 
 
