@@ -14,5 +14,6 @@ from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
 from .nonparam import kaplan_meier, nelson_aalen, cumulative_incidence, mcf
 from .trends import laplace_test, mil_hdbk_189_test, crow_amsaa, trend
 from . import plots
+from . import report, plots_log
 
 __version__ = "0.1.0"
