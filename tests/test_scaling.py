@@ -96,3 +96,27 @@ def test_bad_rates_table():
         job_rates(df)
     with pytest.raises(ModelInputError):
         scale_job_mtbf(llama3_frame(), 1000)  # no cluster known for a bare table
+
+
+def test_bundled_llama3_counts_give_3_1_h_at_16384():
+    from relmodel import datasets
+    table = datasets.llama3_54day()
+    m = scale_job_mtbf(table, 16_384)
+    assert m == pytest.approx(54 * 24 / 419, rel=1e-12) and round(m, 1) == 3.1
+    assert scale_job_mtbf(table, 100_000) < m / 4
+    bare = scale_job_mtbf(llama3_frame(), 100_000, source_cluster=Cluster.llama3())
+    assert scale_job_mtbf(table, 100_000) == pytest.approx(bare)
+
+
+def test_stepfun_log_scales_per_node():
+    from relmodel import datasets
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        log = datasets.stepfun()
+    out = scale_rates(log, None, 32_000, n_boot=200)
+    assert out.source.n_gpus == 3200 and out.target.n_nodes == 4000
+    t = out.table.set_index("component")
+    assert t.loc["GPU", "scales_with"] == "gpu" and t.loc["NIC", "scales_with"] == "node"
+    assert t.loc["Parameter Plane Cable", "scales_with"] == "link"
+    assert t.loc["GPU", "factor"] == pytest.approx(10.0)
