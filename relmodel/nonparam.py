@@ -296,9 +296,12 @@ def _mcf_inputs(data, node, start, end, n_systems):
         t = np.atleast_1d(np.asarray(hours(data), dtype=float))
     if node is None or pd.isna(pd.Series(node, dtype=object)).all():
         node = np.zeros(t.size, int)
-    keys, sys_idx = np.unique(pd.Series(node, dtype=object).astype(str).to_numpy(), return_inverse=True)
     if len(node) != t.size:
         raise FitError(f"node has {len(node)} values but there are {t.size} event times")
+    labels = pd.Series(node, dtype=object).astype(str).to_numpy()
+    named = [pd.Series(v).index.astype(str) for v in (start, end) if isinstance(v, (dict, pd.Series))]
+    keys = np.unique(np.concatenate([labels, *named]))
+    sys_idx = np.searchsorted(keys, labels)
     if end is None:
         raise FitError("mcf needs the end of observation: pass end= (hours, or a mapping node -> end)")
     m = max(keys.size, int(n_systems or 0))

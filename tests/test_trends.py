@@ -1,0 +1,158 @@
+"""Trend tests and the Crow-AMSAA fit against their textbook definitions, plus recovery tests.
+
+Formulas: Cox and Lewis (1966) section 3.3 for the Laplace test; MIL-HDBK-189C
+(2011) section 5.1 and Crow (1974) for the MIL-HDBK-189 test and the power-law
+NHPP fit.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import relmodel
+from relmodel.errors import FitError
+from relmodel.trends import VERDICTS, event_times
+
+TIMES = [4.3, 10.7, 17.0, 30.2, 55.9, 61.1, 80.0, 96.4, 140.5, 151.0]
+
+
+def _power_law(beta, lam, end, rng):
+    """Time-truncated power-law NHPP: N ~ Poisson(lam T^beta), times T U^(1/beta)."""
+    n = rng.poisson(lam * end**beta)
+    return np.sort(end * rng.uniform(size=n) ** (1 / beta))
+
+
+def _power_law_first(beta, lam, n, rng):
+    """First n events of a power-law NHPP: Lambda(t_i) is a unit-rate Poisson process."""
+    return (np.cumsum(rng.exponential(size=n)) / lam) ** (1 / beta)
+
+
+def test_laplace_time_truncated_by_hand():
+    n, T = len(TIMES), 160.0
+    u = (sum(TIMES) / n - T / 2) / (T * math.sqrt(1 / (12 * n)))
+    res = relmodel.laplace_test(TIMES, end=T)
+    assert res.statistic == pytest.approx(u, rel=1e-12)
+    assert res.p_value == pytest.approx(2 * (1 - stats.norm.cdf(abs(u))), rel=1e-9)
+    assert res.truncation == "time" and res.n == n and res.direction == ("wearing out" if u > 0 else "improving")
+
+
+def test_laplace_failure_truncated_leaves_out_last_event():
+    first, tn = TIMES[:-1], TIMES[-1]
+    m = len(first)
+    u = (sum(first) / m - tn / 2) / (tn * math.sqrt(1 / (12 * m)))
+    res = relmodel.laplace_test(TIMES)
+    assert res.statistic == pytest.approx(u, rel=1e-12)
+    assert res.truncation == "failure" and res.end_h == tn and res.n == m
+
+
+def test_mil_hdbk_189_by_hand():
+    T = 160.0
+    x = 2 * sum(math.log(T / t) for t in TIMES)
+    res = relmodel.mil_hdbk_189_test(TIMES, end=T)
+    assert res.statistic == pytest.approx(x, rel=1e-12)
+    assert res.df == 20
+    lower = stats.chi2.cdf(x, 20)
+    assert res.p_value == pytest.approx(2 * min(lower, 1 - lower), rel=1e-9)
+    xf = 2 * sum(math.log(TIMES[-1] / t) for t in TIMES[:-1])
+    resf = relmodel.mil_hdbk_189_test(TIMES)
+    assert resf.statistic == pytest.approx(xf, rel=1e-12) and resf.df == 18
+
+
+def test_crow_amsaa_time_truncated_by_hand():
+    T, n = 160.0, len(TIMES)
+    beta = n / sum(math.log(T / t) for t in TIMES)
+    fit = relmodel.crow_amsaa(TIMES, end=T, conf=0.9)
+    assert fit.beta == pytest.approx(beta, rel=1e-12)
+    assert fit.lam == pytest.approx(n / T**beta, rel=1e-12)
+    assert fit.beta_lo == pytest.approx(beta * stats.chi2.ppf(0.05, 2 * n) / (2 * n), rel=1e-10)
+    assert fit.beta_hi == pytest.approx(beta * stats.chi2.ppf(0.95, 2 * n) / (2 * n), rel=1e-10)
+    assert fit.beta_unbiased == pytest.approx(beta * (n - 1) / n)
+    assert fit.cumulative(T) == pytest.approx(n)  # the MLE puts Lambda(T) = n
+    assert fit.mtbf_now_h == pytest.approx(T / (n * beta))
+    assert fit.to_frame().loc[0, "beta"] == fit.beta and "Crow-AMSAA" in fit._repr_html_()
+
+
+def test_crow_amsaa_failure_truncated_by_hand():
+    n, tn = len(TIMES), TIMES[-1]
+    beta = n / sum(math.log(tn / t) for t in TIMES[:-1])
+    fit = relmodel.crow_amsaa(TIMES)
+    assert fit.truncation == "failure" and fit.n == n
+    assert fit.beta == pytest.approx(beta, rel=1e-12)
+    assert fit.beta_lo == pytest.approx(beta * stats.chi2.ppf(0.025, 2 * (n - 1)) / (2 * n), rel=1e-10)
+    assert fit.beta_unbiased == pytest.approx(beta * (n - 2) / n)
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 1.7])
+def test_power_law_recovery_beta_inside_interval(beta):
+    rng = np.random.default_rng(11)
+    t = _power_law(beta, 0.8, 1000.0, rng)
+    fit = relmodel.crow_amsaa(t, end=1000.0)
+    assert fit.beta_lo < beta < fit.beta_hi
+    assert fit.beta == pytest.approx(beta, rel=0.2)
+
+
+@pytest.mark.parametrize("truncated", ["time", "failure"])
+def test_beta_interval_coverage_is_nominal(truncated):
+    rng = np.random.default_rng(7)
+    hits = 0
+    reps = 400
+    for _ in range(reps):
+        if truncated == "time":
+            fit = relmodel.crow_amsaa(_power_law(1.4, 0.05, 100.0, rng), end=100.0, conf=0.9)
+        else:
+            fit = relmodel.crow_amsaa(_power_law_first(1.4, 0.05, 25, rng), conf=0.9)
+        hits += fit.beta_lo < 1.4 < fit.beta_hi
+    # 90% nominal: a binomial(400, 0.9) count lies in [340, 380] with probability > 0.999
+    assert 340 <= hits <= 380
+
+
+def test_verdicts_steady_improving_wearing_out():
+    rng = np.random.default_rng(2024)
+    hpp = np.sort(rng.uniform(0, 5000.0, 300))
+    steady = relmodel.trend(hpp, end=5000.0)
+    assert steady.verdict == "steady" and steady.p_value > 0.05
+    burn_in = relmodel.trend(_power_law(0.5, 5.0, 5000.0, rng), end=5000.0)
+    assert burn_in.verdict == "improving" and burn_in.p_value < 0.05 and burn_in.beta < 1
+    wear = relmodel.trend(_power_law(2.0, 1e-5, 5000.0, rng), end=5000.0, method="laplace")
+    assert wear.verdict == "wearing out" and wear.method == "Laplace"
+
+
+def test_trend_result_table_and_html():
+    res = relmodel.trend(TIMES, end=160.0)
+    df = res.to_frame()
+    assert list(df["test"]) == ["MIL-HDBK-189", "Laplace"]
+    assert df["decides"].tolist() == [True, False]
+    assert res.p_value == df.loc[0, "p_value"]
+    assert res.verdict in VERDICTS and res.verdict in res._repr_html_() and res.verdict in str(res)
+
+
+def test_trend_of_stepfun_log_pools_unplanned_events(stepfun_log):
+    ev = stepfun_log.events
+    t0, t1 = stepfun_log.window_h
+    starts = ev.loc[~ev["planned"], "start_h"].to_numpy() - t0
+    res = relmodel.trend(stepfun_log)
+    ref = relmodel.trend(starts[starts > 0], end=t1 - t0)
+    assert res.verdict == ref.verdict and res.p_value == pytest.approx(ref.p_value)
+    assert res.fit.n == (starts > 0).sum() and res.fit.end_h == pytest.approx(t1 - t0)
+
+
+def test_event_times_start_offset_and_events_at_start():
+    t, T = event_times([10.0, 12.0, 15.0], 30.0, start=10.0)
+    assert t.tolist() == [2.0, 5.0] and T == 20.0
+
+
+def test_bad_inputs():
+    with pytest.raises(FitError, match="after the end"):
+        relmodel.laplace_test([1.0, 50.0], end=10.0)
+    with pytest.raises(FitError, match="before the start"):
+        relmodel.crow_amsaa([1.0, 5.0], end=10.0, start=2.0)
+    with pytest.raises(FitError, match="at least 3"):
+        relmodel.crow_amsaa([1.0, 2.0])
+    with pytest.raises(FitError, match="unknown trend method"):
+        relmodel.trend(TIMES, method="cramer")
+    with pytest.raises(FitError, match="NaN"):
+        relmodel.mil_hdbk_189_test([1.0, float("nan")], end=5.0)
+    with pytest.raises(FitError, match="conf"):
+        relmodel.crow_amsaa(TIMES, end=200.0, conf=95)
