@@ -1,0 +1,103 @@
+"""Result of :func:`relmodel.simulate_training`."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+__all__ = ["SimulationResult"]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Simulated runs of a checkpointed job: one entry per replica.
+
+    ``checkpoint_h`` (successful checkpoint writes) is the same for every
+    replica; ``lost_h`` (re-done compute and interrupted writes),
+    ``restart_time_h`` (restarts, including interrupted ones) and
+    ``failures`` are arrays.  The ETTR of the model is work / mean wall time
+    (the ratio Daly's formula gives), with a confidence interval from the
+    normal approximation to the mean wall time; ``ettr_per_replica`` is the
+    distribution of work / wall over replicas.
+    """
+
+    work_h: float
+    interval_h: float
+    ckpt_cost_h: float
+    restart_h: float
+    source: str
+    mtbf_h: float
+    checkpoint_h: float
+    lost_h: np.ndarray
+    restart_time_h: np.ndarray
+    failures: np.ndarray
+
+    @property
+    def replicas(self):
+        return int(np.size(self.lost_h))
+
+    @property
+    def wall_h(self):
+        """Wall-clock hours of each replica."""
+        return self.work_h + self.checkpoint_h + self.lost_h + self.restart_time_h
+
+    @property
+    def ettr(self):
+        """Work / mean wall time."""
+        return self.work_h / float(np.mean(self.wall_h))
+
+    def ettr_ci(self, conf=0.99):
+        """Two-sided confidence interval of :attr:`ettr` (normal approximation)."""
+        w = self.wall_h
+        z = norm.ppf(0.5 + conf / 2)
+        se = np.std(w, ddof=1) / np.sqrt(w.size)
+        m = np.mean(w)
+        return self.work_h / (m + z * se), self.work_h / max(m - z * se, 1e-300)
+
+    @property
+    def ettr_per_replica(self):
+        return self.work_h / self.wall_h
+
+    def wall_quantiles(self, q=(0.05, 0.5, 0.95)):
+        """Quantiles of the wall time in hours, as a Series indexed by q."""
+        return pd.Series(np.quantile(self.wall_h, q), index=pd.Index(q, name="q"), name="wall_h")
+
+    def breakdown(self, conf=0.99):
+        """Mean hours per destination with a confidence interval, and the share of wall time."""
+        z = norm.ppf(0.5 + conf / 2)
+        n = self.replicas
+        parts = {"useful": np.full(n, self.work_h), "checkpoint writes": np.full(n, self.checkpoint_h),
+                 "lost work": self.lost_h, "restarts": self.restart_time_h, "total": self.wall_h}
+        mean_wall = float(np.mean(self.wall_h))
+        rows = []
+        for name, v in parts.items():
+            m, se = float(np.mean(v)), float(np.std(v, ddof=1) / np.sqrt(n))
+            rows.append((name, m, m - z * se, m + z * se, m / mean_wall))
+        return pd.DataFrame(rows, columns=["part", "hours", "lo", "hi", "share"])
+
+    def to_frame(self):
+        """One row per replica: wall time, breakdown, failures and ETTR."""
+        return pd.DataFrame({
+            "wall_h": self.wall_h, "checkpoint_h": self.checkpoint_h, "lost_h": self.lost_h,
+            "restart_time_h": self.restart_time_h, "failures": self.failures,
+            "ettr": self.ettr_per_replica,
+        })
+
+    def summary(self, conf=0.99):
+        """Headline numbers as a dict (ETTR, its interval, wall quantiles, failures)."""
+        lo, hi = self.ettr_ci(conf)
+        q = self.wall_quantiles()
+        return {"ettr": self.ettr, "ettr_lo": lo, "ettr_hi": hi, "conf": conf,
+                "wall_p05_h": q.iloc[0], "wall_p50_h": q.iloc[1], "wall_p95_h": q.iloc[2],
+                "mean_failures": float(np.mean(self.failures)), "replicas": self.replicas}
+
+    def _repr_html_(self):
+        s = self.summary()
+        head = (f"<b>Simulated training</b> ({self.replicas} replicas; failures: {self.source})<br>"
+                f"work {self.work_h:.4g} h, τ = {self.interval_h:.4g} h, δ = {self.ckpt_cost_h:.4g} h, "
+                f"R = {self.restart_h:.4g} h<br>ETTR {s['ettr']:.4f} "
+                f"(99% CI {s['ettr_lo']:.4f} to {s['ettr_hi']:.4f}); wall time median "
+                f"{s['wall_p50_h']:.4g} h (5% {s['wall_p05_h']:.4g}, 95% {s['wall_p95_h']:.4g}); "
+                f"{s['mean_failures']:.4g} failures per run")
+        return head + self.breakdown().to_html(index=False, float_format=lambda v: f"{v:.4g}")

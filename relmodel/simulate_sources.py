@@ -1,0 +1,233 @@
+"""Failure processes a training job can be simulated against.
+
+Each source draws the job's failure times for many replicas at once with
+numpy.  Two kinds exist:
+
+* renewal sources (:class:`ExponentialFailures`, :class:`RenewalFailures`):
+  the gaps between job failures are independent draws, so the simulator
+  asks for a ``(rows, k)`` matrix of gaps at a time (``gaps``);
+* timeline sources (:class:`NodeRenewals`, :class:`LogReplay`): failure
+  times up to a horizon, as a ``(replicas, k)`` matrix padded with ``inf``
+  (``times``).
+
+:func:`as_failure_source` turns what a user passes as ``failures`` into one
+of these: a number or duration string is the job MTBF (exponential); an
+object with a vectorised ``ppf`` and ``mean_h`` (a fitted distribution such
+as :class:`relmodel.fitting.FitResult`) is the distribution of the time
+between job failures; an object with ``events`` and ``window_h`` (an
+:class:`relmodel.InterruptionLog`) is replayed.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ModelInputError
+from .units import hours
+
+__all__ = [
+    "ExponentialFailures", "RenewalFailures", "NodeRenewals", "LogReplay", "as_failure_source",
+]
+
+
+def _ppf_matrix(fit, u):
+    """``fit.ppf`` on a 2-D array of probabilities, with a NaN/negative guard."""
+    x = np.asarray(fit.ppf(u.ravel()), dtype=float).reshape(u.shape)
+    if not np.all(np.isfinite(x)) or np.any(x < 0):
+        raise ModelInputError("the failure distribution's ppf returned negative, infinite or NaN times")
+    return x
+
+
+def _mean_h(fit):
+    m = float(getattr(fit, "mean_h", np.nan))
+    if not np.isfinite(m) or m <= 0:
+        raise ModelInputError(f"a failure distribution needs a positive, finite mean_h; got {m!r}")
+    return m
+
+
+@dataclass(frozen=True)
+class ExponentialFailures:
+    """Job failures as a Poisson process with mean time between failures ``mtbf_h``."""
+
+    mtbf_h: float
+
+    kind = "renewal"
+
+    @property
+    def mean_h(self):
+        return self.mtbf_h
+
+    def gaps(self, rng, rows, k):
+        return rng.exponential(self.mtbf_h, size=(rows, k))
+
+    def describe(self):
+        return f"exponential, MTBF {self.mtbf_h:.4g} h"
+
+
+@dataclass(frozen=True)
+class RenewalFailures:
+    """Times between job failures drawn independently from a fitted distribution.
+
+    ``fit`` needs a vectorised ``ppf(q)`` and ``mean_h``.  The job is a
+    renewal process: the first failure is one draw after the start, and the
+    clock renews at each failure (as it would for a job whose failures come
+    from one component that is replaced).
+    """
+
+    fit: object
+
+    kind = "renewal"
+
+    @property
+    def mean_h(self):
+        return _mean_h(self.fit)
+
+    def gaps(self, rng, rows, k):
+        return _ppf_matrix(self.fit, rng.random((rows, k)))
+
+    def describe(self):
+        return f"renewal, {getattr(self.fit, 'name', type(self.fit).__name__)}, mean {self.mean_h:.4g} h"
+
+
+@dataclass(frozen=True)
+class NodeRenewals:
+    """``n_nodes`` nodes, each renewing with up times drawn from ``fit``.
+
+    The job fails whenever any node fails (the superposition of the nodes'
+    renewal processes).  A failed node is replaced at once (the replacement
+    time is part of the restart) and starts a fresh up time; the other nodes
+    keep their age.  Nodes are new ``warmup_h`` hours before the job starts
+    (default 0: all new at the start); a long warm-up approaches the steady
+    state of an aged fleet.
+    """
+
+    fit: object
+    n_nodes: int
+    warmup_h: float = 0.0
+
+    kind = "timeline"
+
+    def __post_init__(self):
+        if int(self.n_nodes) != self.n_nodes or self.n_nodes < 1:
+            raise ModelInputError(f"n_nodes must be a positive whole number; got {self.n_nodes!r}")
+        object.__setattr__(self, "warmup_h", float(hours(self.warmup_h)))
+        if not np.isfinite(self.warmup_h) or self.warmup_h < 0:
+            raise ModelInputError(f"warmup_h must be zero or more hours; got {self.warmup_h!r}")
+
+    @property
+    def mean_h(self):
+        """Long-run job MTBF: node mean up time / number of nodes."""
+        return _mean_h(self.fit) / self.n_nodes
+
+    def times(self, rng, replicas, horizon):
+        n = int(self.n_nodes)
+        t = _ppf_matrix(self.fit, rng.random((replicas, n))) - self.warmup_h
+        rows, found = [], []
+        active = np.ones_like(t, dtype=bool)
+        while True:
+            inside = active & (t <= horizon)
+            if not inside.any():
+                break
+            r_idx = np.nonzero(inside)[0]
+            keep = t[inside] >= 0
+            rows.append(r_idx[keep])
+            found.append(t[inside][keep])
+            draws = _ppf_matrix(self.fit, rng.random(r_idx.size)[:, None])[:, 0]
+            t[inside] += draws
+            active = inside
+        return _ragged_to_matrix(np.concatenate(rows or [np.empty(0, int)]),
+                                 np.concatenate(found or [np.empty(0)]), replicas)
+
+    def describe(self):
+        return f"{self.n_nodes} renewing nodes, job MTBF about {self.mean_h:.4g} h"
+
+
+def _ragged_to_matrix(rows, values, replicas):
+    """Sort (row, value) pairs into a (replicas, kmax) matrix padded with inf."""
+    order = np.lexsort((values, rows))
+    rows, values = rows[order], values[order]
+    counts = np.bincount(rows, minlength=replicas)
+    out = np.full((replicas, max(int(counts.max(initial=0)), 1)), np.inf)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    col = np.arange(rows.size) - start[rows]
+    out[rows, col] = values
+    return out
+
+
+@dataclass(frozen=True)
+class LogReplay:
+    """Replay the interruptions of a real log, from a random point of its window.
+
+    Each replica starts at an offset drawn uniformly in the log's window and
+    sees the log's interruption start times from there, wrapping around to
+    the beginning (the log repeats) when the run outlasts the window.
+    ``fraction`` keeps each interruption with that probability (a job that
+    spans part of the logged cluster); ``include_planned=False`` drops the
+    rows the log marks as planned.
+    """
+
+    log: object
+    fraction: float = 1.0
+    include_planned: bool = True
+
+    kind = "timeline"
+
+    def __post_init__(self):
+        if not 0 < self.fraction <= 1:
+            raise ModelInputError(f"fraction must be in (0, 1]; got {self.fraction!r}")
+        if self._starts().size == 0:
+            raise ModelInputError("the log holds no interruptions to replay")
+
+    def _starts(self):
+        ev = self.log.events
+        if not self.include_planned and "planned" in ev:
+            ev = ev[~ev["planned"].astype(bool)]
+        t0, _ = self.log.window_h
+        return np.sort(np.asarray(ev["start_h"], dtype=float) - float(t0))
+
+    @property
+    def period_h(self):
+        t0, t1 = self.log.window_h
+        return float(t1) - float(t0)
+
+    @property
+    def mean_h(self):
+        return self.period_h / (self._starts().size * self.fraction)
+
+    def times(self, rng, replicas, horizon):
+        s, w = self._starts(), self.period_h
+        n = s.size
+        off = rng.random(replicas) * w
+        first = np.searchsorted(s, off)
+        k = int(np.ceil((horizon / w + 1) * n)) + 1
+        j = first[:, None] + np.arange(k)[None, :]
+        t = s[j % n] + (j // n) * w - off[:, None]
+        t[t > horizon] = np.inf
+        if self.fraction < 1:
+            t[rng.random(t.shape) >= self.fraction] = np.inf
+            t.sort(axis=1)
+        return t
+
+    def describe(self):
+        return f"replay of {getattr(self.log, 'name', 'a log')}, job MTBF about {self.mean_h:.4g} h"
+
+
+def as_failure_source(failures):
+    """Turn the ``failures`` argument of the simulator into a source object."""
+    if isinstance(failures, (ExponentialFailures, RenewalFailures, NodeRenewals, LogReplay)):
+        return failures
+    if hasattr(failures, "events") and hasattr(failures, "window_h"):
+        return LogReplay(failures)
+    if hasattr(failures, "ppf"):
+        _mean_h(failures)
+        return RenewalFailures(failures)
+    try:
+        m = hours(failures)
+    except Exception as exc:
+        raise ModelInputError(
+            "failures must be a job MTBF (hours or a duration such as '3h'), a fitted distribution "
+            "with ppf and mean_h, NodeRenewals, or an interruption log; "
+            f"got {type(failures).__name__}") from exc
+    if np.ndim(m) or not np.isfinite(m) or m <= 0:
+        raise ModelInputError(f"the job MTBF must be one positive, finite duration; got {failures!r}")
+    return ExponentialFailures(float(m))
