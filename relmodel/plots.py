@@ -96,7 +96,11 @@ def _probability_ticks(ax, tr, y):
     ty = tr(probs)
     lo, hi = np.min(y), np.max(y)
     pad = 0.05 * (hi - lo + 1)
-    keep = (ty >= lo - pad) & (ty <= hi + pad)
+    keep, last = [], -np.inf
+    for i in np.flatnonzero((ty >= lo - pad) & (ty <= hi + pad)):
+        if ty[i] - last >= 0.045 * (hi - lo + 2 * pad):  # keep labels from overlapping
+            keep.append(i)
+            last = ty[i]
     ax.set_yticks(ty[keep])
     ax.set_yticklabels([f"{100 * p:g}%" for p in probs[keep]])
 

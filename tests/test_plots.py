@@ -1,0 +1,166 @@
+"""Plots return Axes holding the expected lines and data values (Agg backend, see conftest)."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from scipy import stats
+
+import relmodel
+from relmodel import plots
+from relmodel.errors import FitError
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+class _Model:
+    """A stand-in fitted model: any object with family, params, sf, cdf, hazard, ppf."""
+
+    def __init__(self, family, dist, **params):
+        self.family, self.params, self._d = family, params, dist
+
+    def sf(self, t):
+        return self._d.sf(t)
+
+    def cdf(self, t):
+        return self._d.cdf(t)
+
+    def ppf(self, q):
+        return self._d.ppf(q)
+
+    def hazard(self, t):
+        return self._d.pdf(t) / self._d.sf(t)
+
+
+WEIBULL = _Model("weibull", stats.weibull_min(1.5, scale=100.0), shape=1.5, scale=100.0)
+GAMMA = _Model("gamma", stats.gamma(2.0, scale=40.0), shape=2.0, scale=40.0)
+
+
+def _sample(seed=3, n=60):
+    rng = np.random.default_rng(seed)
+    t = 100.0 * rng.weibull(1.5, n)
+    c = rng.uniform(50, 300, n)
+    return np.minimum(t, c), t <= c
+
+
+def test_johnson_ranks_without_censoring_are_benard_median_ranks():
+    t, f = plots.plotting_positions([5.0, 1.0, 3.0, 2.0])
+    assert t.tolist() == [1.0, 2.0, 3.0, 5.0]
+    np.testing.assert_allclose(f, (np.arange(1, 5) - 0.3) / 4.4)
+
+
+def test_johnson_adjusted_ranks_by_hand():
+    # 10 F, 20 S, 30 F, 40 F, n = 4: ranks 1, 1 + (5 - 1)/(1 + 2), then + (5 - O)/(1 + 1)
+    t, f = plots.plotting_positions([30, 10, 40, 20], observed=[1, 1, 1, 0])
+    o2 = 1 + 4 / 3
+    o3 = o2 + (5 - o2) / 2
+    assert t.tolist() == [10, 30, 40]
+    np.testing.assert_allclose(f, (np.array([1, o2, o3]) - 0.3) / 4.4)
+
+
+def test_km_positions_are_step_midpoints():
+    t, f = plots.plotting_positions([1, 2, 2, 3, 5, 8], observed=[1, 1, 0, 1, 0, 1], method="km")
+    s = np.array([1, 5 / 6, 4 / 6, 4 / 9, 0])
+    assert t.tolist() == [1, 2, 3, 8]
+    np.testing.assert_allclose(f, 1 - (s[[0, 1, 2, 3]] + s[[1, 2, 3, 4]]) / 2)
+
+
+def test_weibull_paper_points_and_straight_fitted_line():
+    h, obs = _sample()
+    ax = relmodel.plots.probability_plot(h, "weibull", fit=WEIBULL, observed=obs)
+    points, line = ax.get_lines()
+    t, f = plots.plotting_positions(h, obs)
+    np.testing.assert_allclose(points.get_xdata(), t)
+    np.testing.assert_allclose(points.get_ydata(), np.log(-np.log(1 - f)))
+    x, y = line.get_xdata(), line.get_ydata()
+    slope = np.diff(y) / np.diff(np.log(x))
+    np.testing.assert_allclose(slope, 1.5, rtol=1e-6)  # the Weibull shape is the slope on Weibull paper
+    assert ax.get_xscale() == "log" and "weibull" in line.get_label()
+    assert any("%" in lab.get_text() for lab in ax.get_yticklabels())
+
+
+@pytest.mark.parametrize("family, transform", [
+    ("lognormal", lambda f: stats.norm.ppf(f)),
+    ("loglogistic", lambda f: np.log(f / (1 - f))),
+    ("exponential", lambda f: -np.log(1 - f)),
+])
+def test_other_papers_transform_points(family, transform):
+    h, obs = _sample(seed=8)
+    fig, ax = plt.subplots()
+    out = relmodel.plots.probability_plot(h, family, fit=WEIBULL, observed=obs, positions="km", ax=ax)
+    assert out is ax
+    t, f = plots.plotting_positions(h, obs, method="km")
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), transform(f), rtol=1e-9)
+    assert len(ax.get_lines()) == 2
+
+
+def test_gamma_paper_line_through_origin_with_slope_one_over_scale():
+    h = GAMMA._d.rvs(size=50, random_state=1)
+    ax = relmodel.plots.probability_plot(h, "gamma", fit=GAMMA)
+    x, y = ax.get_lines()[1].get_xdata(), ax.get_lines()[1].get_ydata()
+    np.testing.assert_allclose(y[1:] / x[1:], 1 / 40.0, rtol=1e-6)
+    with pytest.raises(FitError, match="shape"):
+        relmodel.plots.probability_plot(h, "gamma")
+    with pytest.raises(FitError, match="valid families"):
+        relmodel.plots.probability_plot(h, "cauchy")
+    with pytest.raises(FitError, match="every duration is censored"):
+        relmodel.plots.probability_plot([1.0, 2.0], observed=[0, 0])
+
+
+def test_survival_plot_km_band_and_fits():
+    h, obs = _sample()
+    ax = relmodel.plots.survival_plot(h, fits=[WEIBULL, GAMMA], observed=obs)
+    km = relmodel.kaplan_meier(h, observed=obs)
+    lines = ax.get_lines()
+    assert [ln.get_label() for ln in lines] == ["Kaplan-Meier", "weibull fit", "gamma fit"]
+    np.testing.assert_allclose(lines[0].get_ydata(), km.value)
+    np.testing.assert_allclose(lines[1].get_ydata(), WEIBULL.sf(lines[1].get_xdata()))
+    assert len(ax.collections) == 1  # the confidence band
+    ax2 = relmodel.plots.survival_plot(km, fits=WEIBULL, ci=False)
+    assert len(ax2.get_lines()) == 2 and not ax2.collections
+
+
+def test_hazard_plot_values():
+    ax = relmodel.plots.hazard_plot([WEIBULL, GAMMA])
+    for line, model in zip(ax.get_lines(), [WEIBULL, GAMMA]):
+        np.testing.assert_allclose(line.get_ydata(), model.hazard(line.get_xdata()))
+    assert ax.get_lines()[0].get_xdata().max() == pytest.approx(max(WEIBULL.ppf(0.99), GAMMA.ppf(0.99)))
+    with pytest.raises(FitError):
+        relmodel.plots.hazard_plot([])
+
+
+def test_cumulative_failures_with_nhpp_fit():
+    times = np.array([4.3, 10.7, 17.0, 30.2, 55.9, 61.1, 80.0, 96.4, 140.5, 151.0])
+    ax = relmodel.plots.cumulative_failures_plot(times, nhpp=True, end=160.0)
+    step, curve = ax.get_lines()
+    np.testing.assert_allclose(step.get_ydata(), np.arange(1, 11))
+    fit = relmodel.crow_amsaa(times, end=160.0)
+    np.testing.assert_allclose(curve.get_ydata(), fit.lam * curve.get_xdata() ** fit.beta)
+    assert curve.get_xdata().max() == pytest.approx(160.0)
+    ax2 = relmodel.plots.cumulative_failures_plot(times, nhpp=fit, loglog=True)
+    assert ax2.get_xscale() == "log" and len(ax2.get_lines()) == 2
+    assert len(relmodel.plots.cumulative_failures_plot(times).get_lines()) == 1
+
+
+def test_cumulative_failures_of_a_log(stepfun_log):
+    ax = relmodel.plots.cumulative_failures_plot(stepfun_log, nhpp=True)
+    n = int((~stepfun_log.events["planned"]).sum())
+    assert ax.get_lines()[0].get_ydata()[-1] == n
+
+
+def test_cumulative_incidence_and_mcf_plots():
+    rng = np.random.default_rng(4)
+    h = rng.exponential(10, 200)
+    cause = rng.choice(["GPU", "network"], 200, p=[0.7, 0.3])
+    res = relmodel.cumulative_incidence(h, cause)
+    ax = relmodel.plots.cumulative_incidence_plot(res)
+    lines = ax.get_lines()
+    assert [ln.get_label() for ln in lines] == ["GPU", "network"]
+    np.testing.assert_allclose(lines[1].get_ydata(), res["network"].value)
+    assert len(ax.collections) == 2
+    m = relmodel.mcf([1.0, 2.0, 4.0], node=["a", "b", "a"], end=5.0)
+    ax = relmodel.plots.mcf_plot(m)
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [0, 0.5, 1.0, 1.5])
