@@ -164,3 +164,42 @@ def test_cumulative_incidence_and_mcf_plots():
     m = relmodel.mcf([1.0, 2.0, 4.0], node=["a", "b", "a"], end=5.0)
     ax = relmodel.plots.mcf_plot(m)
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [0, 0.5, 1.0, 1.5])
+
+
+@pytest.mark.parametrize("family, slope_of", [
+    ("weibull", lambda p: p["shape"]),
+    ("lognormal", lambda p: 1 / p["sigma"]),
+    ("loglogistic", lambda p: p["shape"]),
+    ("exponential", lambda p: 1 / p["scale"]),
+    ("gamma", lambda p: 1 / p["scale"]),
+])
+def test_real_fit_is_a_straight_line_on_its_own_paper(family, slope_of):
+    h, obs = _sample(seed=12, n=150)
+    fit = relmodel.fit(h, family, observed=obs)
+    ax = relmodel.plots.probability_plot(h, family, fit=fit, observed=obs)
+    x, y = ax.get_lines()[1].get_xdata(), ax.get_lines()[1].get_ydata()
+    x = np.log(x) if ax.get_xscale() == "log" else x
+    ok = np.isfinite(y) & (x > x.min())
+    np.testing.assert_allclose(np.diff(y[ok]) / np.diff(x[ok]), slope_of(fit.params), rtol=1e-5)
+
+
+def test_weibull_points_follow_the_fitted_shape():
+    rng = np.random.default_rng(21)
+    t = 50.0 * rng.weibull(2.5, 400)
+    c = rng.uniform(20, 200, 400)
+    h, obs = np.minimum(t, c), t <= c
+    ax = relmodel.plots.probability_plot(h, "weibull", fit=relmodel.fit(h, "weibull", observed=obs),
+                                         observed=obs)
+    pts = ax.get_lines()[0]
+    slope = np.polyfit(np.log(pts.get_xdata()), pts.get_ydata(), 1)[0]
+    assert slope == pytest.approx(2.5, rel=0.15)
+
+
+def test_survival_and_hazard_plots_take_real_fits():
+    h, obs = _sample(seed=13)
+    fits = [relmodel.fit(h, f, observed=obs) for f in ("weibull", "lognormal")]
+    ax = relmodel.plots.survival_plot(h, fits, observed=obs)
+    assert [ln.get_label() for ln in ax.get_lines()][1:] == ["weibull fit", "lognormal fit"]
+    ax = relmodel.plots.hazard_plot(fits)
+    line = ax.get_lines()[1]
+    np.testing.assert_allclose(line.get_ydata(), fits[1].hazard(line.get_xdata()))
