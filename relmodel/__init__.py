@@ -13,8 +13,8 @@ from . import datasets
 from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
 from .fitting import fit, FitResult, FitWarning
 from .compare import compare_fits, Comparison
-from .nonparam import kaplan_meier, nelson_aalen, cumulative_incidence, mcf
-from .trends import laplace_test, mil_hdbk_189_test, crow_amsaa, trend
+from .nonparam import kaplan_meier, nelson_aalen, cumulative_incidence
+from .trends import laplace_test, mil_hdbk_189_test, crow_amsaa, trend, mcf
 from . import plots
 from . import report, plots_log
 
