@@ -189,7 +189,7 @@ def _lift_zeros(t):
         raise FitError("every duration is zero; nothing can be fitted")
     floor = pos.min() / 2
     warnings.warn(f"{int(zero.sum())} zero duration(s) set to {floor:.3g} h (half the smallest positive "
-                  "duration), as the log cannot resolve shorter times", FitWarning, stacklevel=3)
+                  "duration), as the log cannot resolve shorter times", FitWarning, stacklevel=4)
     return np.where(zero, floor, t)
 
 
@@ -238,8 +238,9 @@ def fit_sample(sample, family, *, conf=0.95, n_rows=None):
         distinct = np.unique(sample.t[sample.obs]).size
         if d < MIN_FAILURES or distinct < 2:
             requested, fam = fam.name, get_family("exponential")
-            note = (f"only {int(d)} failure(s) ({distinct} distinct time(s)): a {requested} shape cannot be "
-                    "estimated; this is the exponential fit with its exact chi-square interval")
+            note = (f"{int(d)} failure(s) at {distinct} distinct time(s): a {requested} shape needs at least "
+                    f"{MIN_FAILURES} failures at 2 or more distinct times; this is the exponential fit, "
+                    "with its exact chi-square interval")
             warnings.warn(note, FitWarning, stacklevel=3)
     work = sample.compressed() if fam.name not in ("exponential", "weibull") else None
     theta, ll, hess = fam.maximise(work or sample)
@@ -285,7 +286,7 @@ def _invert(hess):
         cov = np.full(np.shape(hess), np.nan)
     if not np.all(np.isfinite(cov)) or np.any(np.diag(cov) < 0):
         warnings.warn("the information matrix is singular: standard errors are not available",
-                      FitWarning, stacklevel=4)
+                      FitWarning, stacklevel=5)
         cov = np.full(np.shape(hess), np.nan)
     return cov
 
@@ -309,4 +310,4 @@ def _warn_if_extrapolating(res, sample):
         problems.append("a parameter's confidence interval spans more than a factor of 10^6")
     if problems:
         warnings.warn(f"{res.family} fit is poorly determined by the data: " + "; ".join(problems),
-                      FitWarning, stacklevel=4)
+                      FitWarning, stacklevel=5)
