@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from .durations import Durations
-from .errors import FitError
+from .errors import FitError, MissingColumnError
 from .units import hours
 
 __all__ = [
@@ -241,17 +241,44 @@ def _cif_one(f, lag_s, d_all, d_j, n, conf):
     return np.nan_to_num(lo, nan=0.0), np.where(np.isnan(hi), np.where(f > 0, 1.0, 0.0), hi)
 
 
-def cumulative_incidence(durations, causes, *, observed=None, conf=0.95):
+def _log_uptime_causes(log, column):
+    """Per-node uptimes of a log (as in ``InterruptionLog.uptimes``) and the cause that ended each."""
+    ev = log.events
+    cols = list(getattr(log, "cause_columns", []))
+    column = column if column is not None else (cols[0] if cols else None)
+    if column is None or column not in ev.columns:
+        raise MissingColumnError(f"no cause column {column!r} in the log; valid cause columns are {cols}")
+    ev = ev.sort_values(["node", "start_h"], kind="stable")
+    cause = ev[column].astype(object).where(~ev["planned"].astype(bool), "planned")
+    m = ev.assign(cause=cause).groupby((~ev["overlaps"]).cumsum(), sort=False).agg(
+        node=("node", "first"), start_h=("start_h", "first"), end_h=("end_h", "max"), cause=("cause", "first"))
+    nxt = m.groupby("node", sort=False)[["start_h", "cause"]].shift(-1)
+    last = nxt["start_h"].isna().to_numpy()
+    up = np.where(last, log.window_h[1], nxt["start_h"]) - m["end_h"].to_numpy()
+    keep = np.isfinite(up) & (up >= 0) & ~(last & (up == 0))
+    d = Durations(up[keep], ~last[keep], label=f"uptimes by {column}", groups=m["node"].to_numpy()[keep])
+    return d, np.where(last, None, nxt["cause"].to_numpy(object))[keep]
+
+
+def cumulative_incidence(durations, causes=None, *, observed=None, conf=0.95):
     """Aalen-Johansen cumulative incidence of each cause under competing risks.
 
     ``durations`` in hours (or a :class:`~relmodel.Durations`); ``causes`` the
     cause of each event (any labels; None/NaN or ``observed == False`` marks a
-    censored duration).  The incidence of cause j is
+    censored duration).  ``durations`` may also be an
+    :class:`~relmodel.InterruptionLog`: its per-node uptimes (the rules of
+    ``InterruptionLog.uptimes``) each end in the cause of the next outage, taken
+    from the cause column named by ``causes`` (default the first; planned
+    outages count as the cause "planned").  The incidence of cause j is
     F_j(t) = sum_{t_i <= t} S(t_i-) d_ji / n_i with S the all-cause Kaplan-Meier
     (Aalen and Johansen 1978; Kalbfleisch and Prentice 2002, section 8.2).
     Returns a :class:`CumulativeIncidence`, causes ordered by event count.
     """
     _check_conf(conf)
+    if hasattr(durations, "events") and hasattr(durations, "window_h"):
+        durations, causes = _log_uptime_causes(durations, causes)
+    elif causes is None:
+        raise FitError("pass the cause of each duration (causes=...), or an InterruptionLog")
     d = as_durations(durations, observed)
     cause = pd.Series(np.asarray(causes, dtype=object))
     if cause.size != len(d):

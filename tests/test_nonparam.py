@@ -183,3 +183,25 @@ def test_other_bad_inputs():
     with pytest.raises(FitError, match="outside"):
         relmodel.mcf([1.0, 20.0], end=10)
     assert isinstance(relmodel.kaplan_meier([0.0, 1.0]), StepEstimate)
+
+
+def test_cumulative_incidence_of_a_log_uses_its_uptimes(stepfun_log):
+    res = relmodel.cumulative_incidence(stepfun_log, "Level")
+    up = stepfun_log.uptimes()
+    first = res[res.causes[0]]
+    assert first.n == len(up)
+    assert res.summary["events"].sum() == up.n_observed
+    # censoring is shared by every cause: all-cause incidence is 1 - KM of the uptimes
+    km = relmodel.kaplan_meier(up)
+    x = np.unique(up.hours)
+    np.testing.assert_allclose(sum(res[c](x) for c in res.causes), 1 - km(x), atol=1e-12)
+    assert set(res.causes) <= set(stepfun_log.events["Level"]) | {"planned"}
+
+
+def test_cumulative_incidence_cause_errors(stepfun_log):
+    from relmodel.errors import MissingColumnError
+
+    with pytest.raises(MissingColumnError, match="valid cause columns"):
+        relmodel.cumulative_incidence(stepfun_log, "Colour")
+    with pytest.raises(FitError, match="causes="):
+        relmodel.cumulative_incidence([1.0, 2.0])
