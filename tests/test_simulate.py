@@ -1,0 +1,190 @@
+"""The Monte Carlo training simulator against the exact model, a plain event loop, and bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from relmodel.checkpoint import ettr, time_breakdown
+from relmodel.errors import ModelInputError
+from relmodel.simulate import simulate_training
+from relmodel.simulate_sources import LogReplay, NodeRenewals
+
+
+class StandInFit:
+    """Minimal fitted-distribution stand-in: vectorised ppf and mean_h."""
+
+    def __init__(self, dist, name="stand-in"):
+        self.dist, self.mean_h, self.name = dist, float(dist.mean()), name
+
+    def ppf(self, q):
+        return self.dist.ppf(q)
+
+
+class FakeLog:
+    def __init__(self, starts, window, planned=None):
+        self.events = pd.DataFrame({"start_h": starts, "planned": planned if planned is not None
+                                    else np.zeros(len(starts), bool)})
+        self.window_h = window
+        self.name = "fake"
+
+
+GRID = [  # (M, delta, R, tau) in hours
+    (24.0, 5 / 60, 10 / 60, 2.0), (6.0, 5 / 60, 10 / 60, 0.95), (0.25, 5 / 60, 10 / 60, 0.15),
+    (3.09, 45 / 3600, 10 / 60, 0.27), (3.09, 45 / 3600, 10 / 60, 1.5), (1.0, 0.1, 0.0, 0.5),
+    (1.0, 0.0, 0.3, 0.2), (0.5, 0.3, 0.6, 0.4), (50.0, 0.5, 2.0, 8.0),
+]
+
+
+@pytest.mark.parametrize("m, d, r, tau", GRID)
+def test_simulator_matches_exact_ettr_within_99pct(m, d, r, tau):
+    s = simulate_training(60 * tau, tau, d, r, m, replicas=3000, seed=11)
+    lo, hi = s.ettr_ci(0.99)
+    assert lo <= ettr(tau, m, d, r) <= hi
+    exact = time_breakdown(60 * tau, tau, m, d, r)
+    br = s.breakdown(0.99).set_index("part")
+    for part, want in (("lost work", exact.lost_h), ("restarts", exact.restart_time_h)):
+        assert br.loc[part, "lo"] - 1e-12 <= want <= br.loc[part, "hi"] + 1e-12
+    assert br.loc["checkpoint writes", "hours"] == pytest.approx(exact.checkpoint_h)
+
+
+@pytest.mark.parametrize("m, d, r, tau", GRID[:6])
+def test_gap_engine_matches_exact_for_exponential_fit(m, d, r, tau):
+    fit = StandInFit(stats.expon(scale=m))
+    s = simulate_training(40 * tau, tau, d, r, fit, replicas=1500, seed=5)
+    lo, hi = s.ettr_ci(0.99)
+    assert lo <= ettr(tau, m, d, r) <= hi
+
+
+def test_partial_last_segment_agrees_between_engines():
+    args = (10.35, 1.0, 0.05, 0.2)
+    a = simulate_training(*args, 4.0, replicas=6000, seed=1)
+    b = simulate_training(*args, StandInFit(stats.expon(scale=4.0)), replicas=6000, seed=2)
+    se = np.hypot(a.wall_h.std() / np.sqrt(6000), b.wall_h.std() / np.sqrt(6000))
+    assert abs(a.wall_h.mean() - b.wall_h.mean()) < 3.3 * se
+    assert a.checkpoint_h == pytest.approx(11 * 0.05)
+
+
+def _event_loop(work, tau, d, r, draw, rng, replicas):
+    """Plain per-event simulation of the same model (independent reference)."""
+    walls = []
+    for _ in range(replicas):
+        t, done, next_fail, restarting = 0.0, 0.0, draw(rng), False
+        while done < work - 1e-12:
+            if restarting:
+                if next_fail < t + r:
+                    t, next_fail = next_fail, next_fail + draw(rng)
+                    continue
+                t, restarting = t + r, False
+            seg = min(tau, work - done) + d
+            if next_fail < t + seg:
+                t, next_fail, restarting = next_fail, next_fail + draw(rng), True
+                continue
+            t, done = t + seg, done + seg - d
+        walls.append(t)
+    return np.array(walls)
+
+
+def test_weibull_renewal_matches_event_loop():
+    dist = stats.weibull_min(0.6, scale=2.0)
+    rng = np.random.default_rng(3)
+    ref = _event_loop(12.5, 0.5, 0.05, 0.2, lambda g: dist.ppf(g.random()), rng, 1500)
+    s = simulate_training(12.5, 0.5, 0.05, 0.2, StandInFit(dist), replicas=4000, seed=4)
+    se = np.hypot(ref.std() / np.sqrt(ref.size), s.wall_h.std() / np.sqrt(s.replicas))
+    assert abs(ref.mean() - s.wall_h.mean()) < 3.3 * se
+
+
+def test_failure_count_and_wall_identity():
+    s = simulate_training(50, 0.5, 0.02, 0.1, 2.0, replicas=4000, seed=9)
+    assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / 2.0, rel=0.03)
+    np.testing.assert_allclose(s.wall_h, 50 + s.checkpoint_h + s.lost_h + s.restart_time_h)
+    assert np.all(s.lost_h >= 0) and np.all(s.restart_time_h <= 0.1 * s.failures + 1e-9)
+
+
+def test_node_renewals_of_exponential_nodes_match_exact():
+    n, node_mtbf = 64, 64 * 2.0
+    src = NodeRenewals(StandInFit(stats.weibull_min(1.0, scale=node_mtbf)), n)
+    s = simulate_training(20, 0.4, 0.03, 0.1, src, replicas=1500, seed=2)
+    lo, hi = s.ettr_ci(0.99)
+    assert lo <= ettr(0.4, 2.0, 0.03, 0.1) <= hi
+    assert src.mean_h == pytest.approx(2.0)
+
+
+def test_node_renewals_infant_mortality_hurts_new_fleet():
+    fit = StandInFit(stats.weibull_min(0.6, scale=200.0))
+    new = simulate_training(10, 0.3, 0.02, 0.1, NodeRenewals(fit, 32), replicas=800, seed=1)
+    aged = simulate_training(10, 0.3, 0.02, 0.1, NodeRenewals(fit, 32, warmup_h="2000h"), replicas=800, seed=1)
+    assert new.ettr < aged.ettr
+
+
+def test_log_replay_periodic_failures():
+    # one failure every 2 h: a 1.5 h segment with no restart cost fits between failures
+    log = FakeLog(np.arange(0, 100, 2.0), (0.0, 100.0))
+    s = simulate_training(15, 1.5, 0.0, 0.0, log, replicas=500, seed=1)
+    # each full 2 h gap holds one 1.5 h segment and loses 0.5 h; the first gap
+    # (from a random start) loses at most 1.5 h
+    assert np.all(s.lost_h <= 1.5 + 0.5 * s.failures + 1e-9)
+    assert np.all(s.lost_h >= 0.5 * (s.failures - 1) - 1e-9)
+    assert np.all(s.failures >= 9) and np.all(s.failures <= 10)
+
+
+def test_log_replay_fraction_and_planned():
+    starts = np.arange(0, 100, 1.0)
+    planned = np.arange(100) % 2 == 0
+    full = LogReplay(FakeLog(starts, (0.0, 100.0), planned))
+    assert full.mean_h == pytest.approx(1.0)
+    assert LogReplay(FakeLog(starts, (0.0, 100.0), planned), include_planned=False).mean_h == pytest.approx(2.0)
+    half = LogReplay(FakeLog(starts, (0.0, 100.0)), fraction=0.5)
+    s = simulate_training(20, 0.2, 0.01, 0.05, half, replicas=400, seed=3)
+    assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / 2.0, rel=0.1)
+    with pytest.raises(ModelInputError):
+        LogReplay(FakeLog(starts, (0.0, 100.0)), fraction=0)
+
+
+@pytest.mark.filterwarnings("ignore:StepFun")
+def test_replay_of_bundled_stepfun_log():
+    import relmodel
+    log = relmodel.datasets.stepfun()
+    s = simulate_training("20d", "1h", "2min", "10min", log, replicas=300, seed=1)
+    assert 0 < s.ettr < 1 and np.all(np.isfinite(s.wall_h))
+    assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / s.mtbf_h, rel=0.25)
+
+
+def test_results_api_and_reproducible():
+    a = simulate_training("2d", "30min", "1min", "5min", "3h", replicas=200, seed=7)
+    b = simulate_training("2d", "30min", "1min", "5min", "3h", replicas=200, seed=7)
+    np.testing.assert_array_equal(a.wall_h, b.wall_h)
+    assert a.to_frame().shape == (200, 6)
+    assert set(a.summary()) >= {"ettr", "ettr_lo", "ettr_hi", "wall_p50_h"}
+    assert a.wall_quantiles().is_monotonic_increasing
+    assert "ETTR" in a._repr_html_()
+
+
+def test_step_rounds_interval_and_rejects_short_interval():
+    s = simulate_training(10, "25min", 0.01, 0.05, 5.0, replicas=50, seed=1, step="10min")
+    assert s.interval_h == pytest.approx(20 / 60)
+    with pytest.raises(ModelInputError, match="shorter than one step"):
+        simulate_training(10, "5min", 0.01, 0.05, 5.0, replicas=50, step="10min")
+
+
+@pytest.mark.parametrize("kw", [dict(work=-1), dict(work=0), dict(interval=0), dict(ckpt_cost=-0.1),
+                                dict(restart=-1), dict(failures=0), dict(failures=-3), dict(failures="x"),
+                                dict(failures=[1, 2]), dict(replicas=1), dict(interval=np.nan)])
+def test_bad_input(kw):
+    args = dict(work=10, interval=1, ckpt_cost=0.1, restart=0.1, failures=3.0, replicas=10)
+    args.update(kw)
+    with pytest.raises(ModelInputError):
+        simulate_training(**args)
+
+
+def test_hopeless_run_is_refused_not_hung():
+    with pytest.raises(ModelInputError, match="ETTR near 0"):
+        simulate_training(1000, 50, 1, 1, 0.5, replicas=100)
+
+
+def test_bad_ppf_is_named():
+    class Bad(StandInFit):
+        def ppf(self, q):
+            return np.full(np.shape(q), np.nan)
+    with pytest.raises(ModelInputError, match="ppf"):
+        simulate_training(10, 1, 0.1, 0.1, Bad(stats.expon()), replicas=10)
