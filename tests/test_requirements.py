@@ -106,3 +106,21 @@ def test_component_fit_holding_others():
     assert net["share_fit"] == pytest.approx(0.1 / 0.9 * (419 - 35) / LLAMA_H / src.counts()["link"] * 1e9)
     assert net["share_fit_lo"] < net["share_fit"] < net["share_fit_hi"]
     assert c.loc["all gpu causes", "observed_fit"] == pytest.approx(268 / LLAMA_H / 16_384 * 1e9)
+
+
+def test_required_mtbf_plot_lines_and_axes():
+    import matplotlib.pyplot as plt
+    from relmodel.plots_scaling import interruptions_plot, required_mtbf_plot
+    fig, ax = plt.subplots()
+    out = required_mtbf_plot(n_gpus=[1_000, 10_000, 1_000_000], ckpt_costs=["1min", "5min"],
+                             restarts=["10min"], ax=ax)
+    assert out is ax and ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    lines = ax.get_lines()
+    assert len(lines) == 2
+    y = lines[0].get_ydata()
+    assert y[-1] == pytest.approx(required_node_mtbf(1_000_000, 0.9, "1min", "10min"))
+    ax2 = interruptions_plot(datasets.llama3_54day(), [16_384, 100_000])
+    assert ax2.get_ylabel() == "expected interruptions per day"
+    with pytest.raises(ModelInputError):
+        required_mtbf_plot(per="rack")
+    plt.close("all")
