@@ -14,7 +14,8 @@ from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
 from .fitting import fit, FitResult, FitWarning
 from .compare import compare_fits, Comparison
 from .nonparam import kaplan_meier, nelson_aalen, cumulative_incidence
-from .trends import laplace_test, mil_hdbk_189_test, crow_amsaa, trend, mcf
+from .trends import laplace_test, mil_hdbk_189_test, lewis_robinson_test, crow_amsaa, trend
+from .recurrence import mcf
 from . import plots
 from . import report, plots_log
 

@@ -12,6 +12,8 @@ statistic term).
 - MIL-HDBK-189 test (MIL-HDBK-189C, 2011, section 5.1.7; Crow 1974):
   X = 2 sum ln(T/t_i) ~ chi-square with 2n degrees of freedom under an HPP
   (2(n-1) when failure truncated).  Small X means a rising rate.
+- Lewis-Robinson test (1974): U divided by the coefficient of variation of
+  the interarrival times, robust to clustered failures.
 - Crow-AMSAA fit (Crow, "Reliability analysis for complex, repairable systems",
   in Reliability and Biometry, SIAM 1974; MIL-HDBK-189C section 5.1): the
   power-law non-homogeneous Poisson process with intensity
@@ -22,7 +24,6 @@ statistic term).
 
 :func:`trend` runs these and turns them into one verdict: "steady",
 "improving" (rate falling, beta < 1) or "wearing out" (rate rising, beta > 1).
-:func:`mcf` is Nelson's mean cumulative function across many systems.
 """
 
 from dataclasses import dataclass
@@ -32,7 +33,6 @@ import pandas as pd
 from scipy import stats
 
 from .errors import FitError
-from .nonparam import StepEstimate, _check_conf
 from .units import hours
 
 __all__ = [
@@ -42,9 +42,9 @@ __all__ = [
     "event_times",
     "laplace_test",
     "mil_hdbk_189_test",
+    "lewis_robinson_test",
     "crow_amsaa",
     "trend",
-    "mcf",
 ]
 
 VERDICTS = ("steady", "improving", "wearing out")
@@ -130,6 +130,25 @@ def laplace_test(times, end=None, *, start=None):
     u = (t.mean() - T / 2) / (T * np.sqrt(1 / (12 * n)))
     p = 2 * stats.norm.sf(abs(u))
     return TrendTest("Laplace", float(u), float(p), _direction(u > 0, u < 0), n, T, trunc)
+
+
+def lewis_robinson_test(times, end=None, *, start=None):
+    """Lewis-Robinson test: the Laplace U divided by the interarrival coefficient of variation.
+
+    Lewis and Robinson, "Testing for a monotone trend in a modulated renewal
+    process", in Reliability and Biometry, SIAM 1974.  Robust where failures
+    cluster (a renewal process that is not Poisson), which a fleet's pooled
+    log often is.  Needs at least two events.  Returns a :class:`TrendTest`.
+    """
+    t, T, trunc = _prepare(times, end, start, need=2)
+    lap = laplace_test(t, T)
+    gaps = np.diff(np.concatenate([[0.0], t]))
+    cv = gaps.std(ddof=1) / gaps.mean()
+    if not cv > 0:
+        raise FitError("all interarrival times are equal; the Lewis-Robinson test is undefined")
+    u = lap.statistic / cv
+    p = 2 * stats.norm.sf(abs(u))
+    return TrendTest("Lewis-Robinson", float(u), float(p), _direction(u > 0, u < 0), lap.n, T, trunc)
 
 
 def mil_hdbk_189_test(times, end=None, *, start=None):
@@ -260,7 +279,7 @@ class TrendResult:
         return f"{self.verdict} (p = {self.p_value:.3g}, {self.method}; beta = {self.beta:.3g})"
 
 
-_METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test}
+_METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test, "lewis-robinson": lewis_robinson_test}
 
 
 def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
@@ -270,9 +289,10 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
     all nodes, observed over the log's window) or event times in hours with an
     optional ``end`` (None: failure truncated at the last event).  Runs the
-    MIL-HDBK-189 and Laplace tests and a Crow-AMSAA fit; ``method`` picks the
-    test that decides.  If its two-sided p-value is below ``alpha`` the verdict
-    follows the direction of the trend, otherwise it is "steady".
+    MIL-HDBK-189, Laplace and Lewis-Robinson tests and a Crow-AMSAA fit;
+    ``method`` picks the test that decides ("mil-hdbk-189", "laplace" or
+    "lewis-robinson").  If its two-sided p-value is below ``alpha`` the
+    verdict follows the direction of the trend, otherwise it is "steady".
     Returns a :class:`TrendResult`.
     """
     key = str(method).lower().replace("_", "-")
@@ -281,125 +301,8 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     if not 0 < alpha < 1:
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
     t, T = event_times(data, end, start=start, include_planned=include_planned)
-    tests = (mil_hdbk_189_test(t, T), laplace_test(t, T))
-    deciding = tests[0] if key == "mil-hdbk-189" else tests[1]
+    tests = tuple(f(t, T) for f in _METHODS.values())
+    deciding = tests[list(_METHODS).index(key)]
     verdict = deciding.direction if deciding.p_value < alpha else "steady"
     return TrendResult(verdict, deciding.p_value, deciding.test, alpha, tests, crow_amsaa(t, T, conf=conf))
 
-
-def _mcf_inputs(data, node, start, end, n_systems):
-    """Event times, system index per event, and per-system windows [s_i, e_i] in hours."""
-    if hasattr(data, "events") and hasattr(data, "window_h"):
-        ev = data.events
-        if "planned" in ev.columns:
-            ev = ev[~ev["planned"].astype(bool)]
-        t = ev["start_h"].to_numpy(float)
-        node = ev["node"].to_numpy(object) if "node" in ev.columns else None
-        w0, w1 = (float(x) for x in data.window_h)
-        start = w0 if start is None else start
-        end = w1 if end is None else end
-        if n_systems is None:
-            n_systems = getattr(data, "n_nodes", None)
-    else:
-        t = np.atleast_1d(np.asarray(hours(data), dtype=float))
-    if node is None or pd.isna(pd.Series(node, dtype=object)).all():
-        node = np.zeros(t.size, int)
-    if len(node) != t.size:
-        raise FitError(f"node has {len(node)} values but there are {t.size} event times")
-    labels = pd.Series(node, dtype=object).astype(str).to_numpy()
-    named = [pd.Series(v).index.astype(str) for v in (start, end) if isinstance(v, (dict, pd.Series))]
-    keys = np.unique(np.concatenate([labels, *named]))
-    sys_idx = np.searchsorted(keys, labels)
-    if end is None:
-        raise FitError("mcf needs the end of observation: pass end= (hours, or a mapping node -> end)")
-    m = max(keys.size, int(n_systems or 0))
-    s = _per_system(0.0 if start is None else start, keys, m, "start")
-    e = _per_system(end, keys, m, "end")
-    bad = (t < s[sys_idx]) | (t > e[sys_idx])
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise FitError(f"event at {t[i]:g} h on node {keys[sys_idx[i]]} is outside its observation window")
-    return t, sys_idx, s, e
-
-
-def _per_system(value, keys, m, what):
-    """Per-system window bound: a scalar for all, or a mapping node -> hours."""
-    if isinstance(value, (dict, pd.Series)):
-        v = pd.Series(value)
-        v.index = v.index.astype(str)
-        missing = [k for k in keys if k not in v.index]
-        if missing or m > keys.size:
-            raise FitError(f"{what} mapping lacks nodes {missing[:5]}; give every node, or a single {what}")
-        return np.array([float(hours(v[k])) for k in keys])
-    return np.full(m, float(hours(value)))
-
-
-def _diff_sum(idx, val, size):
-    """cumsum of values dropped at indices (a difference array); idx may equal size."""
-    acc = np.zeros(size + 1)
-    np.add.at(acc, idx, val)
-    return np.cumsum(acc)[:size]
-
-
-def _mcf_variance(k_ev, sys_ev, x, a, b, g_cum):
-    """Nelson's variance sum_i c_i(t)^2 with c_i = O_i - C_i, in O(events + systems + times).
-
-    O_i(t) = sum of system i's jumps d_ik / r_k up to t; C_i(t) = sum of d_k / r_k^2
-    over the times up to t when system i is at risk (index range a_i..b_i).
-    """
-    K = g_cum.size
-    g0 = np.concatenate([[0.0], g_cum])
-    prev, g_end = g0[a], g0[b + 1]  # G just before and at the end of each system's window
-    order = np.lexsort((k_ev, sys_ev))
-    k_ev, sys_ev, x = k_ev[order], sys_ev[order], x[order]
-    o_after = pd.Series(x).groupby(sys_ev).cumsum().to_numpy()
-    o_final = np.zeros(a.size)
-    np.add.at(o_final, sys_ev, x)
-    sq = _diff_sum(k_ev, 2 * (o_after - x) * x + x**2, K)  # sum_i O_i^2
-    # sum_i C_i^2: active systems give (G_k - prev)^2, finished ones a constant
-    n_act = _diff_sum(np.r_[a, b + 1], np.r_[np.ones(a.size), -np.ones(a.size)], K)
-    p1 = _diff_sum(np.r_[a, b + 1], np.r_[prev, -prev], K)
-    p2 = _diff_sum(np.r_[a, b + 1], np.r_[prev**2, -prev**2], K)
-    fin = _diff_sum(b + 1, (g_end - prev) ** 2, K)
-    c2 = n_act * g_cum**2 - 2 * g_cum * p1 + p2 + fin
-    # sum_i O_i C_i
-    o_act = _diff_sum(np.r_[k_ev, b + 1], np.r_[x, -o_final], K)
-    op_act = _diff_sum(np.r_[k_ev, b + 1], np.r_[x * prev[sys_ev], -o_final * prev], K)
-    o_fin = _diff_sum(b + 1, o_final * (g_end - prev), K)
-    oc = g_cum * o_act - op_act + o_fin
-    return np.maximum(sq - 2 * oc + c2, 0.0)
-
-
-def mcf(data, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
-    """Nelson's mean cumulative function (MCF) of recurrent failures across systems.
-
-    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events, one system
-    per node, all observed over the log's window; ``n_systems`` defaults to the
-    log's ``n_nodes`` and counts nodes that never failed), or event times in
-    hours with ``node`` labels and the observation ``start``/``end`` (scalars, or
-    mappings node -> hours).  ``n_systems`` adds failure-free systems observed
-    over the common window.  MCF(t) = sum_{t_k <= t} d_k / r_k, with r_k the
-    systems under observation at t_k; the variance is Nelson's unbiased
-    estimator (Nelson, "Recurrent Events Data Analysis", SIAM 2003, section 4;
-    Lawless and Nadeau 1995) and the band is log-transformed.
-    Returns a :class:`StepEstimate` with ``quantity == "mean cumulative function"``.
-    """
-    _check_conf(conf)
-    t, sys_idx, s, e = _mcf_inputs(data, node, start, end, n_systems)
-    times, k_ev = np.unique(t, return_inverse=True)
-    d = np.bincount(k_ev, minlength=times.size).astype(float)
-    r = (np.searchsorted(np.sort(s), times, side="right")
-         - np.searchsorted(np.sort(e), times, side="left")).astype(float)
-    value = np.cumsum(d / r)
-    a = np.searchsorted(times, s, side="left")
-    b = np.searchsorted(times, e, side="right") - 1
-    sys_k = pd.DataFrame({"s": sys_idx, "k": k_ev}).value_counts().reset_index()
-    sk, kk = sys_k["s"].to_numpy(), sys_k["k"].to_numpy()
-    var = _mcf_variance(kk, sk, sys_k["count"].to_numpy(float) / r[kk], a, b, np.cumsum(d / r**2))
-    z = stats.norm.ppf(0.5 + conf / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.exp(z * np.sqrt(var) / value)
-    pad = lambda v, first: np.concatenate([[first], v])  # noqa: E731
-    return StepEstimate("Nelson", "mean cumulative function", pad(times, float(s.min())), pad(value, 0.0),
-                        pad(value / w, 0.0), pad(value * w, 0.0), pad(r, float(s.size)).astype(int),
-                        pad(d, 0).astype(int), conf, "events", int(s.size), int(t.size))

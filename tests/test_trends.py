@@ -47,6 +47,17 @@ def test_laplace_failure_truncated_leaves_out_last_event():
     assert res.truncation == "failure" and res.end_h == tn and res.n == m
 
 
+def test_lewis_robinson_by_hand():
+    n, T = len(TIMES), 160.0
+    u = (sum(TIMES) / n - T / 2) / (T * math.sqrt(1 / (12 * n)))
+    gaps = np.diff([0.0] + TIMES)
+    cv = np.std(gaps, ddof=1) / np.mean(gaps)
+    res = relmodel.trends.lewis_robinson_test(TIMES, end=T)
+    assert res.statistic == pytest.approx(u / cv, rel=1e-12)
+    assert res.p_value == pytest.approx(2 * stats.norm.sf(abs(u / cv)), rel=1e-9)
+    assert relmodel.trend(TIMES, end=T, method="lewis_robinson").method == "Lewis-Robinson"
+
+
 def test_mil_hdbk_189_by_hand():
     T = 160.0
     x = 2 * sum(math.log(T / t) for t in TIMES)
@@ -122,8 +133,8 @@ def test_verdicts_steady_improving_wearing_out():
 def test_trend_result_table_and_html():
     res = relmodel.trend(TIMES, end=160.0)
     df = res.to_frame()
-    assert list(df["test"]) == ["MIL-HDBK-189", "Laplace"]
-    assert df["decides"].tolist() == [True, False]
+    assert list(df["test"]) == ["MIL-HDBK-189", "Laplace", "Lewis-Robinson"]
+    assert df["decides"].tolist() == [True, False, False]
     assert res.p_value == df.loc[0, "p_value"]
     assert res.verdict in VERDICTS and res.verdict in res._repr_html_() and res.verdict in str(res)
 
