@@ -105,8 +105,16 @@ def _probability_ticks(ax, tr, y):
     ax.set_yticklabels([f"{100 * p:g}%" for p in probs[keep]])
 
 
+def _thin(x, y, max_points):
+    """Evenly spaced subset (first and last kept) so huge samples stay quick to draw."""
+    if max_points is None or x.size <= max_points:
+        return x, y
+    idx = np.unique(np.linspace(0, x.size - 1, int(max_points)).round().astype(int))
+    return x[idx], y[idx]
+
+
 def probability_plot(data, family="weibull", fit=None, *, observed=None, positions="johnson",
-                     shape=None, ax=None):
+                     shape=None, max_points=5000, ax=None):
     """Probability plot on a family's paper, with the fitted model overlaid.
 
     The paper makes the family's CDF a straight line: Weibull plots
@@ -114,10 +122,12 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
     loglogistic logit(F), exponential -ln(1 - F) against time, gamma the gamma
     quantile of F (needs ``shape``, or a gamma ``fit``) against time.  Points are
     censoring-aware median ranks (:func:`plotting_positions`); ``fit`` (any
-    model with ``cdf``) is drawn over the data's range.  Returns the Axes.
+    model with ``cdf``) is drawn over the data's range.  More than
+    ``max_points`` points are thinned to that many, evenly spaced in rank.
+    Returns the Axes.
     """
     key, logx, tr = _paper(family, fit, shape)
-    t, f = plotting_positions(data, observed, method=positions)
+    t, f = _thin(*plotting_positions(data, observed, method=positions), max_points)
     ax = _axes(ax)
     y = tr(f)
     ax.plot(t, y, "o", ms=4, label="data (median ranks)")

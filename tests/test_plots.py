@@ -203,3 +203,11 @@ def test_survival_and_hazard_plots_take_real_fits():
     ax = relmodel.plots.hazard_plot(fits)
     line = ax.get_lines()[1]
     np.testing.assert_allclose(line.get_ydata(), fits[1].hazard(line.get_xdata()))
+
+
+def test_probability_plot_thins_huge_samples():
+    h = np.arange(1.0, 20001.0)
+    ax = relmodel.plots.probability_plot(h, max_points=500)
+    x = ax.get_lines()[0].get_xdata()
+    assert 400 <= x.size <= 500 and x[0] == 1.0 and x[-1] == 20000.0
+    assert ax.get_lines()[0].get_ydata()[-1] == pytest.approx(np.log(-np.log(1 - (20000 - 0.3) / 20000.4)))
