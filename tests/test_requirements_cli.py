@@ -1,0 +1,52 @@
+"""The ``relmodel requirements`` command."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from relmodel.cli import cli
+from relmodel.requirements import required_node_mtbf
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["requirements", *args])
+
+
+def test_issue_example_prints_node_gpu_and_components():
+    r = run("--gpus", "100000", "--target-ettr", "0.9", "--ckpt-cost", "1min", "--restart", "10min",
+            "--n-boot", "300")
+    assert r.exit_code == 0, r.output
+    assert "required node MTBF" in r.output and "required GPU MTBF" in r.output
+    assert "95%" in r.output and "Faulty GPU" in r.output and "all gpu causes" in r.output
+    assert "Llama 3" in r.output
+
+
+def test_json_matches_library():
+    r = run("--gpus", "16384", "--target-ettr", "0.5", "--format", "json", "--n-boot", "200")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    node = [row for row in out["summary"] if row["quantity"] == "required node MTBF"][0]
+    expect = required_node_mtbf(16_384, 0.5, "1min", "10min", fixed_rate_per_h=63 / (54 * 24))
+    assert node["value"] == pytest.approx(expect, rel=1e-9)
+    assert node["lo"] < node["value"] < node["hi"]
+    assert {row["component"] for row in out["components"]} >= {"Faulty GPU", "NIC"}
+
+
+def test_unreachable_target_is_one_line_and_exit_2():
+    r = run("--gpus", "1000000", "--target-ettr", "0.999", "--restart", "10min", "--n-boot", "100")
+    assert r.exit_code == 2
+    assert "out of reach" in r.output and "Traceback" not in r.output
+
+
+def test_stepfun_on_nvl72_and_csv():
+    r = run("--gpus", "100800", "--cluster", "nvl72", "--log", "stepfun", "--target-ettr", "0.8",
+            "--format", "csv", "--n-boot", "100")
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0].startswith("component,")
+
+
+def test_bad_inputs_exit_2():
+    assert run("--gpus", "1000", "--ckpt-cost", "soon").exit_code == 2
+    assert run("--gpus", "1000", "--target-ettr", "1.5").exit_code == 2
+    assert run("--gpus", "0").exit_code == 2
