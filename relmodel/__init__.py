@@ -18,5 +18,12 @@ from .trends import laplace_test, mil_hdbk_189_test, lewis_robinson_test, crow_a
 from .recurrence import mcf
 from . import plots
 from . import report, plots_log
+from .cluster import Cluster
+from .scaling import scale_rates, scale_job_mtbf, ScaledRates
+from .requirements import (required_job_mtbf, required_node_mtbf, required_gpu_mtbf, job_mtbf, best_ettr,
+                           requirements_table, plan_requirements, Requirements)
+from .budget import split_budget, what_if, share_fit
+from .spares import spare_pool, repair_model, spares_table, erlang_b
+from . import plots_scaling
 
 __version__ = "0.1.0"
