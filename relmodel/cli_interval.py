@@ -1,0 +1,122 @@
+"""``relmodel interval``: checkpoint intervals, ETTR and where the lost time goes."""
+
+import json
+
+import click
+import numpy as np
+import pandas as pd
+
+from .checkpoint import (best_step_interval, daly_interval, optimal_interval, time_breakdown,
+                         young_interval)
+from .cli_common import echo_frame, format_option, load_source
+from .errors import ModelInputError
+from .units import hours
+
+__all__ = ["command", "interval_table", "job_mtbf_from_source"]
+
+
+def job_mtbf_from_source(source, gpus=None, gpus_per_node=8):
+    """Job MTBF (hours) of a count table or log, scaled to ``gpus`` GPUs when given."""
+    if gpus is None:
+        from .rates import component_rates
+        df = component_rates(source, per="job")
+        return float(df.loc[df["component"] == "Total", "mtbf_h"].iloc[0])
+    if gpus < 1:
+        raise ModelInputError(f"--gpus must be a positive number of GPUs; got {gpus}")
+    from .scaling import scale_job_mtbf
+    return float(scale_job_mtbf(source, gpus, gpus_per_node=gpus_per_node))
+
+
+def interval_table(mtbf, ckpt_cost, restart=0.0, work=None, step=None):
+    """Young, Daly and exact intervals (and the best whole-step one) with ETTR and breakdown.
+
+    One row per method: interval in hours and minutes, ETTR, the shares of
+    wall time spent writing checkpoints, re-doing lost work and restarting,
+    and expected failures per day; with ``work``, the expected wall time.
+    """
+    m, d, r = hours(mtbf), hours(ckpt_cost), hours(restart)
+    taus = {"Young": young_interval(d, m), "Daly": daly_interval(d, m), "exact": optimal_interval(m, d)}
+    if step is not None:
+        taus["whole steps"] = best_step_interval(step, m, d, r).interval_h
+    w = 1.0 if work is None else hours(work)
+    rows = []
+    for name, tau in taus.items():
+        b = time_breakdown(w, tau, m, d, r)
+        rows.append({
+            "method": name, "interval_h": float(tau), "interval_min": 60 * float(tau), "ettr": float(b.ettr),
+            "checkpoint_share": float(b.checkpoint_h / b.wall_h), "lost_share": float(b.lost_h / b.wall_h),
+            "restart_share": float(b.restart_time_h / b.wall_h), "failures_per_day": 24.0 / m,
+        })
+        if work is not None:
+            rows[-1]["wall_h"] = float(b.wall_h)
+    return pd.DataFrame(rows)
+
+
+def _for_people(df):
+    out = df.drop(columns=["interval_h"]).copy()
+    for c in ("ettr", "checkpoint_share", "lost_share", "restart_share"):
+        out[c] = (100 * out[c]).round(3)
+    return out.rename(columns={"ettr": "ETTR_%", "checkpoint_share": "checkpoint_%", "lost_share": "lost_%",
+                               "restart_share": "restart_%"})
+
+
+@click.command("interval")
+@click.option("--mtbf", help="Job MTBF, e.g. 3h or 90min.")
+@click.option("--log", "log", help="Take the MTBF from a log or count table (llama3, stepfun, lanl or a file).")
+@click.option("--gpus", type=int, help="With --log: scale the MTBF to a job on this many GPUs.")
+@click.option("--gpus-per-node", type=int, default=8, show_default=True, help="With --gpus.")
+@click.option("--ckpt-cost", required=True, help="Time the job is stalled writing one checkpoint, e.g. 45s.")
+@click.option("--restart", default="0", show_default=True, help="Restart time (detect, reschedule, reload).")
+@click.option("--step", help="Training step time; adds the best whole-step interval.")
+@click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
+@click.option("--simulate", "replicas", type=int, default=0, help="Also simulate this many runs of --work.")
+@click.option("--seed", type=int, default=None, help="Seed of the simulation.")
+@format_option
+def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, work, replicas, seed, fmt):
+    """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
+
+    The exact interval maximises Daly's expected-wall-time model for
+    exponential failures; shares are of the expected wall time.
+
+    \b
+    Examples:
+      relmodel interval --mtbf 3h --ckpt-cost 45s --restart 10min
+      relmodel interval --log llama3 --gpus 32768 --ckpt-cost 45s --restart 10min
+      relmodel interval --mtbf 3h --ckpt-cost 45s --step 4s --work 54d --simulate 1000
+    """
+    if (mtbf is None) == (log is None):
+        raise ModelInputError("give the MTBF with exactly one of --mtbf or --log")
+    if gpus is not None and log is None:
+        raise ModelInputError("--gpus needs --log (the source whose rates are scaled)")
+    where = "given"
+    if log is not None:
+        mtbf = job_mtbf_from_source(load_source(log, {}), gpus, gpus_per_node)
+        where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
+    df = interval_table(mtbf, ckpt_cost, restart, work=work, step=step)
+    sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if replicas else None
+    if fmt == "json":
+        out = {"mtbf_h": hours(mtbf), "mtbf_source": where, "ckpt_cost_h": hours(ckpt_cost),
+               "restart_h": hours(restart), "methods": json.loads(df.to_json(orient="records"))}
+        if sim is not None:
+            out["simulation"] = sim
+        click.echo(json.dumps(out, indent=2))
+        return
+    if fmt == "table":
+        click.echo(f"job MTBF {hours(mtbf):.4g} h ({where}), checkpoint {hours(ckpt_cost) * 3600:.4g} s, "
+                   f"restart {hours(restart) * 60:.4g} min")
+        echo_frame(_for_people(df), fmt, floatfmt="{:,.6g}".format)
+    else:
+        echo_frame(df, fmt)
+    if sim is not None and fmt == "table":
+        click.echo(f"simulated at the exact interval, {sim['replicas']} runs: ETTR {100 * sim['ettr']:.3f}% "
+                   f"(99% CI {100 * sim['ettr_lo']:.3f} to {100 * sim['ettr_hi']:.3f}), "
+                   f"wall time median {sim['wall_p50_h']:.1f} h")
+
+
+def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):
+    from .simulate import simulate_training
+    if work is None:
+        raise ModelInputError("--simulate needs --work (how much training to simulate)")
+    tau = float(df.loc[df["method"] == "exact", "interval_h"].iloc[0])
+    s = simulate_training(work, tau, ckpt_cost, restart, hours(mtbf), replicas=replicas, seed=seed)
+    return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.summary().items()}
