@@ -13,6 +13,7 @@ from scipy import stats
 
 from .errors import FitError
 from .nonparam import StepEstimate, _check_conf
+from .trends import interruptions
 from .units import hours
 
 __all__ = ["mcf"]
@@ -21,9 +22,7 @@ __all__ = ["mcf"]
 def _mcf_inputs(data, node, start, end, n_systems):
     """Event times, system index per event, and per-system windows [s_i, e_i] in hours."""
     if hasattr(data, "events") and hasattr(data, "window_h"):
-        ev = data.events
-        if "planned" in ev.columns:
-            ev = ev[~ev["planned"].astype(bool)]
+        ev = interruptions(data)
         t = ev["start_h"].to_numpy(float)
         node = ev["node"].to_numpy(object) if "node" in ev.columns else None
         w0, w1 = (float(x) for x in data.window_h)
@@ -104,7 +103,8 @@ def _mcf_variance(k_ev, sys_ev, x, a, b, g_cum):
 def mcf(data, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
     """Nelson's mean cumulative function (MCF) of recurrent failures across systems.
 
-    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events, one system
+    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned interruptions, as
+    in :func:`relmodel.trends.event_times`, one system
     per node, all observed over the log's window; ``n_systems`` defaults to the
     log's ``n_nodes`` and counts nodes that never failed), or event times in
     hours with ``node`` labels and the observation ``start``/``end`` (scalars, or

@@ -40,6 +40,7 @@ __all__ = [
     "CrowAMSAA",
     "TrendResult",
     "event_times",
+    "interruptions",
     "laplace_test",
     "mil_hdbk_189_test",
     "lewis_robinson_test",
@@ -53,17 +54,16 @@ VERDICTS = ("steady", "improving", "wearing out")
 def event_times(data, end=None, *, start=None, include_planned=False):
     """Event times in hours since the start of observation, and the end (or None).
 
-    ``data`` is an :class:`~relmodel.InterruptionLog` (its unplanned event
-    ``start_h`` over its ``window_h``; ``end``/``start`` override the window) or
+    ``data`` is an :class:`~relmodel.InterruptionLog` (the ``start_h`` of its
+    unplanned interruptions, rows that overlap an outage already open on the
+    same node left out, over its ``window_h``; ``end``/``start`` override the
+    window) or
     an array of event times in hours with an optional ``end`` and ``start``
     (default 0).  Events exactly at the start are not counted: a window that
     opens on an event carries no information in that event.
     """
     if hasattr(data, "events") and hasattr(data, "window_h"):
-        ev = data.events
-        if not include_planned and "planned" in ev.columns:
-            ev = ev[~ev["planned"].astype(bool)]
-        t = ev["start_h"].to_numpy(float)
+        t = interruptions(data, include_planned)["start_h"].to_numpy(float)
         t0, t1 = (float(x) for x in data.window_h)
         t0 = t0 if start is None else float(hours(start))
         t1 = t1 if end is None else float(hours(end))
@@ -81,6 +81,18 @@ def event_times(data, end=None, *, start=None, include_planned=False):
     if T is not None and t.size and t[-1] > T:
         raise FitError(f"an event at {t[-1] + t0:g} h is after the end of observation ({t1:g} h)")
     return t, T
+
+
+def interruptions(log, include_planned=False):
+    """A log's events that are new interruptions: overlapping rows out, planned ones only if asked."""
+    if hasattr(log, "interruptions"):
+        return log.interruptions(include_planned)
+    ev = log.events
+    if "overlaps" in ev.columns:
+        ev = ev[~ev["overlaps"].astype(bool)]
+    if not include_planned and "planned" in ev.columns:
+        ev = ev[~ev["planned"].astype(bool)]
+    return ev
 
 
 def _prepare(times, end, start, need):

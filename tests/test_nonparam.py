@@ -153,7 +153,7 @@ def test_mcf_counts_failure_free_systems():
 def test_mcf_of_stepfun_log(stepfun_log):
     res = relmodel.mcf(stepfun_log)
     ev = stepfun_log.events
-    n_unplanned = int((~ev["planned"]).sum())
+    n_unplanned = int((~ev["planned"] & ~ev["overlaps"]).sum())
     assert res.n == stepfun_log.n_nodes == 400
     assert res(stepfun_log.window_h[1]) == pytest.approx(n_unplanned / 400)
     assert np.all(res.lower <= res.value) and np.all(res.value <= res.upper)
