@@ -18,6 +18,7 @@ __all__ = [
     "plotting_positions",
     "probability_plot",
     "survival_plot",
+    "binned_hazard",
     "hazard_plot",
     "cumulative_failures_plot",
     "cumulative_incidence_plot",
@@ -181,23 +182,47 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     return ax
 
 
-def hazard_plot(fits, *, hours=None, ax=None):
+def binned_hazard(data, observed=None, *, bins=20):
+    """Empirical hazard: Nelson-Aalen increments over bins divided by the bin widths.
+
+    Bin edges are quantiles of the failure times (``bins`` of them, equal
+    numbers of failures per bin).  Returns ``(edges, rate)`` with ``rate[k]``
+    the mean hazard (failures per hour) on ``[edges[k], edges[k+1])``.
+    """
+    from .nonparam import nelson_aalen
+
+    na = nelson_aalen(data, observed=observed)
+    failures = na.hours[na.events > 0]
+    if failures.size < 2:
+        raise FitError("an empirical hazard needs at least two distinct failure times")
+    edges = np.unique(np.quantile(np.concatenate([[0.0], failures]), np.linspace(0, 1, int(bins) + 1)))
+    return edges, np.diff(na(edges)) / np.diff(edges)
+
+
+def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=None):
     """Hazard functions of fitted models (failures per hour) against time.
 
-    ``hours``: the time grid; by default up to the largest 99th percentile of
-    the fits (from ``ppf``), or 1000 h for models without one.  Returns the Axes.
+    ``data`` (durations, with ``observed``) adds the empirical hazard of
+    :func:`binned_hazard` as a step line.  ``hours``: the time grid; by default
+    up to the largest 99th percentile of the fits (from ``ppf``), or the
+    data's last failure.  Returns the Axes.
     """
     from .units import hours as to_hours
 
     fits = _as_list(fits)
-    if not fits:
-        raise FitError("hazard_plot needs at least one fitted model")
+    if not fits and data is None:
+        raise FitError("hazard_plot needs a fitted model or data")
+    ax = _axes(ax)
+    top = 1000.0
+    if data is not None:
+        edges, rate = binned_hazard(data, observed, bins=bins)
+        ax.step(edges, np.append(rate, rate[-1]), where="post", label="data (binned Nelson-Aalen)")
+        top = edges[-1]
     if hours is None:
-        top = max(float(f.ppf(0.99)) if hasattr(f, "ppf") else 1000.0 for f in fits)
+        top = max([float(f.ppf(0.99)) for f in fits if hasattr(f, "ppf")] or [top])
         grid = np.linspace(top / 500, top, 300)
     else:
         grid = np.asarray(to_hours(hours), float)
-    ax = _axes(ax)
     for fit in fits:
         ax.plot(grid, fit.hazard(grid), "-", label=f"{getattr(fit, 'family', 'fit')}")
     ax.set_xlabel("hours")

@@ -212,3 +212,24 @@ def test_probability_plot_thins_huge_samples():
     x = ax.get_lines()[0].get_xdata()
     assert 400 <= x.size <= 500 and x[0] == 1.0 and x[-1] == 20000.0
     assert ax.get_lines()[0].get_ydata()[-1] == pytest.approx(np.log(-np.log(1 - (20000 - 0.3) / 20000.4)))
+
+
+def test_binned_hazard_of_exponential_data_is_flat_at_the_rate():
+    rng = np.random.default_rng(31)
+    t = rng.exponential(50.0, 4000)
+    c = rng.uniform(0, 200, 4000)
+    edges, rate = plots.binned_hazard(np.minimum(t, c), observed=t <= c, bins=8)
+    assert edges.size == 9 and edges[0] == 0
+    np.testing.assert_allclose(rate, 1 / 50.0, rtol=0.2)
+    na = relmodel.nelson_aalen(np.minimum(t, c), observed=t <= c)
+    assert rate[2] == pytest.approx((na(edges[3]) - na(edges[2])) / (edges[3] - edges[2]))
+
+
+def test_hazard_plot_with_data_and_without_fits():
+    h, obs = _sample(seed=5, n=300)
+    ax = relmodel.plots.hazard_plot(data=h, observed=obs, bins=5)
+    (step,) = ax.get_lines()
+    edges, rate = plots.binned_hazard(h, obs, bins=5)
+    np.testing.assert_allclose(step.get_ydata(), np.append(rate, rate[-1]))
+    ax = relmodel.plots.hazard_plot(WEIBULL, data=h, observed=obs)
+    assert [ln.get_label() for ln in ax.get_lines()] == ["data (binned Nelson-Aalen)", "weibull"]
