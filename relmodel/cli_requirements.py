@@ -7,7 +7,7 @@ import numpy as np
 
 from .cli_common import echo_frame, format_option, load_source, log_options
 from .cluster import Cluster
-from .errors import InfeasibleTargetError
+from .errors import InfeasibleTargetError, ModelInputError
 from .requirements import plan_requirements
 
 __all__ = ["command"]
@@ -29,6 +29,16 @@ def _source_cluster(source, source_gpus):
                    name=str(getattr(source, "name", "source")))
 
 
+def _units(pairs):
+    out = {}
+    for pair in pairs:
+        name, sep, unit = pair.rpartition("=")
+        if not sep or not name.strip():
+            raise ModelInputError(f"--scale takes CAUSE=UNIT, e.g. 'Network Switch/Cable=transceiver'; got {pair!r}")
+        out[name.strip()] = unit.strip()
+    return out or None
+
+
 @click.command("requirements")
 @click.option("--gpus", type=click.IntRange(min=1), required=True, help="GPUs in the planned job.")
 @click.option("--target-ettr", type=float, default=0.9, show_default=True,
@@ -39,6 +49,8 @@ def _source_cluster(source, source_gpus):
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
 @click.option("--cluster", type=click.Choice(sorted(Cluster.presets())),
               help="Design of the planned cluster (default: the observed cluster's, grown).")
+@click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
+              help="Override what a cause or category scales with (gpu, node, link, transceiver, switch, job...).")
 @click.option("--source-gpus", type=click.IntRange(min=1), help="GPUs the log was observed on (for files).")
 @click.option("--share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1,
               show_default=True, help="share_fit column: FIT keeping a cause under this share of interruptions.")
@@ -49,8 +61,8 @@ def _source_cluster(source, source_gpus):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @format_option
 @log_options
-def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, source_gpus, share, conf, n_boot, seed, fmt,
-            log_kwargs):
+def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, share, conf, n_boot, seed,
+            fmt, log_kwargs):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
 
     Observed rates are scaled to --gpus by component counts (GPU causes per
@@ -68,7 +80,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, source_gpus, sh
     source = load_source(log, log_kwargs)
     plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
                              source_cluster=_source_cluster(source, source_gpus),
-                             target_cluster=_target(cluster, gpus), share=share, conf=conf,
+                             target_cluster=_target(cluster, gpus), units=_units(scale), share=share, conf=conf,
                              n_boot=n_boot, seed=seed)
     if not plan.feasible:
         raise InfeasibleTargetError(plan.message)

@@ -34,7 +34,7 @@ from .requirements import best_ettr
 from .units import hours
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",
-           "simulate_stalls", "spares_table"]
+           "simulate_stalls", "spares_table", "swap_rate", "spares_for"]
 
 
 def erlang_b(c, offered_load):
@@ -75,12 +75,15 @@ class SparePlan:
     p_no_spare: float
     model: str
     table: pd.DataFrame
+    n_spares_lo: int = None
+    n_spares_hi: int = None
 
     def to_frame(self):
         return self.table.copy()
 
     def _repr_html_(self):
-        return (f"<p>{self.n_spares} spares keep P(no spare free) at {self.p_no_spare:.3g} &lt; {self.target:g} "
+        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}&ndash;{self.n_spares_hi} over the rate interval)"
+        return (f"<p>{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} &lt; {self.target:g} "
                 f"(offered load {self.offered_load:.3g} Erlangs, {self.model} model)</p>"
                 + self.table.to_html(index=False))
 
@@ -219,3 +222,32 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost, restart=0.0, *, job_mtbf
                      "p_no_spare_erlang": float(erlang_b(c, lam * s)), "p_stall_sim": p_stall,
                      "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e})
     return pd.DataFrame(rows)
+
+
+def swap_rate(scaled, units=("gpu", "node")):
+    """Failures per hour that need a node swap: the causes of ``scaled`` scaling with ``units``.
+
+    By default GPU and host causes; network and per-job (software) causes are
+    fixed without replacing a node.
+    """
+    t = scaled.table
+    return float(t.loc[t["scales_with"].isin(list(units)), "rate_per_h"].sum())
+
+
+def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poisson", conf=0.95,
+               n_boot=2000, seed=0):
+    """Spare pool for a scaled cluster, with the spare count's interval over the rate uncertainty.
+
+    ``scaled`` is a :class:`relmodel.scaling.ScaledRates`; the swap rate is
+    :func:`swap_rate`; the interval re-sizes the pool at the bootstrap
+    quantiles of that rate (parametric bootstrap over the Poisson counts).
+    """
+    lam = swap_rate(scaled, units)
+    plan = spare_pool(lam, repair, target, model)
+    mask = scaled.table["scales_with"].isin(list(units)).to_numpy()
+    draws = scaled.draws(n_boot, seed)[:, mask].sum(axis=1)
+    a = (1.0 - conf) / 2
+    lo, hi = np.quantile(draws, [a, 1 - a], method="inverted_cdf")
+    n_lo = spare_pool(lo, repair, target, model).n_spares if lo > 0 else 0
+    n_hi = spare_pool(hi, repair, target, model).n_spares
+    return dataclasses.replace(plan, n_spares_lo=n_lo, n_spares_hi=n_hi)

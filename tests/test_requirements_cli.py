@@ -50,3 +50,16 @@ def test_bad_inputs_exit_2():
     assert run("--gpus", "1000", "--ckpt-cost", "soon").exit_code == 2
     assert run("--gpus", "1000", "--target-ettr", "1.5").exit_code == 2
     assert run("--gpus", "0").exit_code == 2
+
+
+def test_scale_override():
+    base = json.loads(run("--gpus", "16384", "--target-ettr", "0.5", "--format", "json", "--n-boot", "100").output)
+    r = run("--gpus", "16384", "--target-ettr", "0.5", "--format", "json", "--n-boot", "100",
+            "--scale", "Network Switch/Cable=transceiver")
+    assert r.exit_code == 0, r.output
+    rows = {row["component"]: row for row in json.loads(r.output)["components"]}
+    old = {row["component"]: row for row in base["components"]}
+    assert rows["Network Switch/Cable"]["scales_with"] == "transceiver"
+    assert rows["Network Switch/Cable"]["units"] > old["Network Switch/Cable"]["units"]
+    assert run("--gpus", "1000", "--scale", "nonsense").exit_code == 2
+    assert run("--gpus", "1000", "--scale", "NIC=widget").exit_code == 2
