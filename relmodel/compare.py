@@ -167,7 +167,7 @@ def _draw(sample, res, cens, rng):
         u = lo + rng.random(n) * (1 - lo)
         t = dist.ppf(u)
     else:
-        t = dist.ppf(rng.random(n))
+        t = dist.rvs(size=n, random_state=rng)
     obs = np.ones(n, bool)
     if cens is not None:
         c_times, c_cdf = cens

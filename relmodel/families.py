@@ -234,39 +234,23 @@ class Gamma(Family):
         k = float(np.clip(m * m / v, 0.05, 50.0)) if v > 0 else 1.0
         return np.array([np.log(k), np.log(m / k)])
 
-    def _loglik_fn(self, sample):
-        """A fast log-likelihood closure: failures enter through three sums."""
+    def _parts(self, sample):
+        """Sufficient sums of the failures, plus the censored and truncated rows."""
         obs = sample.obs
-        d = sample.d
-        s_lt, s_t = sample.total(sample.logt, obs), sample.total(sample.t, obs)
         tc = sample.t[~obs]
         wc = None if sample.w is None else sample.w[~obs]
         te, we = None, None
         if sample.entry is not None and np.any(sample.entry > 0):
             cut = sample.entry > 0
             te, we = sample.entry[cut], (None if sample.w is None else sample.w[cut])
-
-        def tail(x, w, k, scale):
-            q = mle.log_gammaincc(k, x / scale)
-            return float(q.sum() if w is None else w @ q)
-
-        def loglik(theta):
-            k, scale = np.exp(theta)
-            ll = (k - 1) * s_lt - s_t / scale - d * (k * np.log(scale) + special.gammaln(k))
-            if tc.size:
-                ll += tail(tc, wc, k, scale)
-            if te is not None:
-                ll -= tail(te, we, k, scale)
-            return ll if np.isfinite(ll) else -np.inf
-
-        return loglik
+        return (sample.d, sample.total(sample.logt, obs), sample.total(sample.t, obs), tc, wc, te, we)
 
     def loglik(self, sample, theta):
-        return self._loglik_fn(sample)(theta)
+        return mle.gamma_derivs(self._parts(sample), theta)[0]
 
     def maximise(self, sample):
-        fn = self._loglik_fn(sample)
-        return mle.newton(lambda x: mle.numeric_derivs(fn, x), self.start(sample))
+        parts = self._parts(sample)
+        return mle.newton(lambda x: mle.gamma_derivs(parts, x), self.start(sample))
 
 
 FAMILIES = {f.name: f for f in (Exponential(), Weibull(), LogNormal(), Gamma(), LogLogistic())}

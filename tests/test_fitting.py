@@ -96,7 +96,7 @@ def test_engine_loglik_matches_scipy_formula(family):
     assert fam.loglik(s, theta) == pytest.approx(expected, rel=1e-10)
 
 
-@pytest.mark.parametrize("family", ["weibull", "lognormal", "loglogistic"])
+@pytest.mark.parametrize("family", ["weibull", "lognormal", "loglogistic", "gamma"])
 def test_analytic_hessian_matches_finite_differences(family):
     from relmodel.mle import numeric_derivs
     x, obs = censored(n=200)
