@@ -204,8 +204,8 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
 
     ``data`` (durations, with ``observed``) adds the empirical hazard of
     :func:`binned_hazard` as a step line.  ``hours``: the time grid; by default
-    up to the largest 99th percentile of the fits (from ``ppf``), or the
-    data's last failure.  Returns the Axes.
+    up to the data's last failure, or without data the smallest 99th
+    percentile of the fits (from ``ppf``).  Returns the Axes.
     """
     from .units import hours as to_hours
 
@@ -218,8 +218,9 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
         edges, rate = binned_hazard(data, observed, bins=bins)
         ax.step(edges, np.append(rate, rate[-1]), where="post", label="data (binned Nelson-Aalen)")
         top = edges[-1]
+    if hours is None and data is None:
+        top = min([float(f.ppf(0.99)) for f in fits if hasattr(f, "ppf")] or [top])
     if hours is None:
-        top = max([float(f.ppf(0.99)) for f in fits if hasattr(f, "ppf")] or [top])
         grid = np.linspace(top / 500, top, 300)
     else:
         grid = np.asarray(to_hours(hours), float)

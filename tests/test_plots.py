@@ -127,7 +127,7 @@ def test_hazard_plot_values():
     ax = relmodel.plots.hazard_plot([WEIBULL, GAMMA])
     for line, model in zip(ax.get_lines(), [WEIBULL, GAMMA]):
         np.testing.assert_allclose(line.get_ydata(), model.hazard(line.get_xdata()))
-    assert ax.get_lines()[0].get_xdata().max() == pytest.approx(max(WEIBULL.ppf(0.99), GAMMA.ppf(0.99)))
+    assert ax.get_lines()[0].get_xdata().max() == pytest.approx(min(WEIBULL.ppf(0.99), GAMMA.ppf(0.99)))
     with pytest.raises(FitError):
         relmodel.plots.hazard_plot([])
 
@@ -233,3 +233,4 @@ def test_hazard_plot_with_data_and_without_fits():
     np.testing.assert_allclose(step.get_ydata(), np.append(rate, rate[-1]))
     ax = relmodel.plots.hazard_plot(WEIBULL, data=h, observed=obs)
     assert [ln.get_label() for ln in ax.get_lines()] == ["data (binned Nelson-Aalen)", "weibull"]
+    assert ax.get_lines()[1].get_xdata().max() == pytest.approx(h[obs].max())
