@@ -221,11 +221,16 @@ class Requirements:
                 f"checkpoint {self.ckpt_cost_h * 60:g} min, restart {self.restart_h * 60:g} min")
         if not self.feasible:
             return head + "\nIMPOSSIBLE: " + self.message
+        if self.fixed_rate_per_h > 0:
+            node = f"({_k(self.node_mtbf_lo)}-{_k(self.node_mtbf_hi)} h, {pct})"
+            gpu = f"({_k(self.gpu_mtbf_lo)}-{_k(self.gpu_mtbf_hi)} h, {pct})"
+        else:
+            node = gpu = "(exact: no per-job causes observed, so no rate uncertainty enters)"
         return "\n".join([
             head,
             f"required job MTBF {self.job_mtbf_h:.4g} h (optimal interval {self.interval_h * 60:.3g} min)",
-            f"required node MTBF {_k(self.node_mtbf_h)} h ({_k(self.node_mtbf_lo)}-{_k(self.node_mtbf_hi)} h, {pct})",
-            f"required GPU MTBF {_k(self.gpu_mtbf_h)} h ({_k(self.gpu_mtbf_lo)}-{_k(self.gpu_mtbf_hi)} h, {pct})",
+            f"required node MTBF {_k(self.node_mtbf_h)} h {node}",
+            f"required GPU MTBF {_k(self.gpu_mtbf_h)} h {gpu}",
             f"at observed rates: job MTBF {self.observed_job_mtbf_h:.3g} h, ETTR {self.observed_ettr:.3f} "
             f"({self.observed_ettr_lo:.3f}-{self.observed_ettr_hi:.3f}, {pct})",
         ])

@@ -138,6 +138,14 @@ class EmpiricalRepair:
     def sample(self, n, rng=None):
         return np.random.default_rng(rng).choice(self.hours, size=int(n), replace=True)
 
+    def to_frame(self):
+        q = np.quantile(self.hours, [0.5, 0.9, 0.99])
+        return pd.DataFrame({"n": [self.hours.size], "mean_h": [self.mean_h], "median_h": [q[0]],
+                             "p90_h": [q[1]], "p99_h": [q[2]]})
+
+    def _repr_html_(self):
+        return "<p>Empirical repair times</p>" + self.to_frame().to_html(index=False)
+
 
 def repair_model(source, family="weibull"):
     """A repair-time model from a log's downtimes, a Durations or an array of hours.

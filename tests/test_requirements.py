@@ -124,3 +124,26 @@ def test_required_mtbf_plot_lines_and_axes():
     with pytest.raises(ModelInputError):
         required_mtbf_plot(per="rack")
     plt.close("all")
+
+
+def test_bootstrap_node_interval_agrees_with_exact_garwood_propagation():
+    # only the per-job count (63 of 419, Llama 3 Table 5) is uncertain in the node requirement,
+    # and the node MTBF is monotone in it, so its exact interval maps through directly
+    from relmodel.scaling import garwood
+    r = plan_requirements(datasets.llama3_54day(), 100_000, 0.9, "1min", "10min", n_boot=20_000, seed=7)
+    lo, hi = garwood(63, LLAMA_H)
+    lam = 1 / required_job_mtbf(0.9, "1min", "10min")
+    # Garwood is conservative (coverage >= nominal), so the bootstrap sits at or just inside it
+    assert r.node_mtbf_lo == pytest.approx(12_500 / (lam - lo), rel=0.02)
+    assert r.node_mtbf_hi == pytest.approx(12_500 / (lam - hi), rel=0.02)
+    assert 12_500 / (lam - lo) <= r.node_mtbf_lo * 1.002 and r.node_mtbf_hi <= 12_500 / (lam - hi) * 1.002
+
+
+def test_no_per_job_causes_gives_exact_requirement():
+    import pandas as pd
+    rates = pd.DataFrame({"component": ["GPU", "PSU"], "category": ["GPU", "Host"], "count": [10, 5],
+                          "exposure_h": [1000.0, 1000.0]})
+    r = plan_requirements(rates, 8_000, 0.9, "1min", "10min", source_cluster=Cluster(n_gpus=800), n_boot=200)
+    assert r.node_mtbf_lo == r.node_mtbf_h == r.node_mtbf_hi
+    assert r.node_mtbf_h == pytest.approx(required_node_mtbf(8_000, 0.9, "1min", "10min"))
+    assert "exact" in r.text()
