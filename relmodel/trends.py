@@ -7,15 +7,16 @@ last event (whose time then plays the role of the end and is not itself a
 statistic term).
 
 - Laplace test (Cox and Lewis, "The Statistical Analysis of Series of Events",
-  1966, section 3.3): U = (mean(t_i) - T/2) / (T sqrt(1/(12 n))) ~ N(0, 1) under a
+  1966, chapter 3): U = (mean(t_i) - T/2) / (T sqrt(1/(12 n))) ~ N(0, 1) under a
   homogeneous Poisson process (HPP).  U > 0 means failures crowd toward the end.
-- MIL-HDBK-189 test (MIL-HDBK-189C, 2011, section 5.1.7; Crow 1974):
+- MIL-HDBK-189 test (MIL-HDBK-189C, "Reliability Growth Management", 2011,
+  the AMSAA reliability growth tracking model; Crow 1974):
   X = 2 sum ln(T/t_i) ~ chi-square with 2n degrees of freedom under an HPP
   (2(n-1) when failure truncated).  Small X means a rising rate.
 - Lewis-Robinson test (1974): U divided by the coefficient of variation of
   the interarrival times, robust to clustered failures.
 - Crow-AMSAA fit (Crow, "Reliability analysis for complex, repairable systems",
-  in Reliability and Biometry, SIAM 1974; MIL-HDBK-189C section 5.1): the
+  in Reliability and Biometry, SIAM 1974; MIL-HDBK-189C, 2011): the
   power-law non-homogeneous Poisson process with intensity
   u(t) = lambda beta t^(beta-1), beta_hat = n / sum ln(T/t_i),
   lambda_hat = n / T^beta_hat.  Conditional on n, 2 n beta / beta_hat is
@@ -130,7 +131,7 @@ class TrendTest:
 
 
 def laplace_test(times, end=None, *, start=None):
-    """Laplace test for trend (Cox and Lewis 1966, section 3.3).
+    """Laplace test for trend (Cox and Lewis 1966, chapter 3).
 
     ``times``: event times in hours (or an InterruptionLog); ``end``: end of
     observation (time truncated) or None (failure truncated at the last event,
@@ -164,7 +165,7 @@ def lewis_robinson_test(times, end=None, *, start=None):
 
 
 def mil_hdbk_189_test(times, end=None, *, start=None):
-    """MIL-HDBK-189 test for trend (MIL-HDBK-189C section 5.1.7; Crow 1974).
+    """MIL-HDBK-189 test for trend (MIL-HDBK-189C, 2011; Crow 1974).
 
     X = 2 sum ln(T / t_i) is chi-square with 2n degrees of freedom under an HPP
     when time truncated at T, and 2(n-1) when failure truncated at t_n (the sum
@@ -188,7 +189,7 @@ class CrowAMSAA:
     """Power-law NHPP fit: expected failures by time t are ``lam * t**beta``.
 
     ``beta`` is the MLE, ``beta_unbiased`` its bias-corrected version
-    ((n-1)/n or (n-2)/n times beta, MIL-HDBK-189C section 5.1), ``beta_lo`` and
+    ((n-1)/n or (n-2)/n times beta, MIL-HDBK-189C, 2011), ``beta_lo`` and
     ``beta_hi`` the exact chi-square interval at level ``conf``, ``lam`` the
     scale in failures per hour**beta, ``n`` the events, ``end_h`` the end of
     observation and ``truncation`` "time" or "failure".
@@ -234,7 +235,7 @@ def crow_amsaa(times, end=None, *, start=None, conf=0.95):
     Time truncated at ``end`` = T with n events: beta_hat = n / sum ln(T/t_i),
     lambda_hat = n / T**beta_hat, and 2 n beta / beta_hat ~ chi2(2n).  Failure
     truncated (``end=None``) at t_n: the sum runs over i < n, and
-    2 n beta / beta_hat ~ chi2(2(n-1)) (Crow 1974; MIL-HDBK-189C section 5.1).
+    2 n beta / beta_hat ~ chi2(2(n-1)) (Crow 1974; MIL-HDBK-189C, 2011).
     Returns a :class:`CrowAMSAA`.
     """
     if not 0 < conf < 1:

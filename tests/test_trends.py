@@ -1,7 +1,7 @@
 """Trend tests and the Crow-AMSAA fit against their textbook definitions, plus recovery tests.
 
-Formulas: Cox and Lewis (1966) section 3.3 for the Laplace test; MIL-HDBK-189C
-(2011) section 5.1 and Crow (1974) for the MIL-HDBK-189 test and the power-law
+Formulas: Cox and Lewis (1966) chapter 3 for the Laplace test; MIL-HDBK-189C
+(2011) and Crow (1974) for the MIL-HDBK-189 test and the power-law
 NHPP fit.
 """
 
@@ -168,3 +168,16 @@ def test_bad_inputs():
         relmodel.mil_hdbk_189_test([1.0, float("nan")], end=5.0)
     with pytest.raises(FitError, match="conf"):
         relmodel.crow_amsaa(TIMES, end=200.0, conf=95)
+
+
+def test_too_few_events_give_named_errors_not_absurd_estimates():
+    with pytest.raises(FitError, match="at least 2"):
+        relmodel.trend([5.0], end=10.0)
+    with pytest.raises(FitError, match="at least 1"):
+        relmodel.laplace_test([], end=10.0)
+    # events only at the start of the window carry no information
+    with pytest.raises(FitError):
+        relmodel.crow_amsaa([0.0, 0.0, 0.0], end=10.0)
+    # two events are enough for a time-truncated fit, with a wide interval
+    fit = relmodel.crow_amsaa([3.0, 7.0], end=10.0)
+    assert fit.beta_lo < 1 < fit.beta_hi and fit.beta_hi / fit.beta_lo > 5
