@@ -1,0 +1,176 @@
+"""Asynchronous and two-level checkpointing: reductions, event-loop checks, optima, bad input."""
+
+import numpy as np
+import pytest
+
+from relmodel.checkpoint import ettr, optimal_interval
+from relmodel.errors import ModelInputError
+from relmodel.multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_ettr,
+                                 two_level_optimum)
+
+
+def test_async_reduces_to_daly_without_persist():
+    t, m = np.geomspace(0.01, 10, 30), 3.0
+    np.testing.assert_allclose(async_ettr(t, m, 0.02, 0.0, 0.2), ettr(t, m, 0.02, 0.2), rtol=1e-13)
+
+
+def test_async_persist_acts_like_extra_restart_when_interval_covers_it():
+    t = np.array([0.2, 0.5, 2.0])
+    np.testing.assert_allclose(async_ettr(t, 3.0, 0.02, 0.15, 0.2), ettr(t, 3.0, 0.02, 0.35), rtol=1e-13)
+
+
+def test_async_beats_blocking_write_of_the_same_total_cost():
+    assert async_ettr(0.3, 3.0, 0.005, 0.1, 0.2) > ettr(0.3, 3.0, 0.105, 0.2)
+
+
+def test_async_breakdown_adds_up():
+    for tau in (0.05, 0.2, 1.0):
+        b = async_breakdown(100, tau, 3.0, 0.01, 0.1, 0.2)
+        assert b.work_h + b.checkpoint_h + b.lost_h + b.restart_time_h == pytest.approx(b.wall_h, rel=1e-12)
+        assert b.ettr == pytest.approx(async_ettr(tau, 3.0, 0.01, 0.1, 0.2), rel=1e-12)
+        assert b.lost_h >= 0 and b.restart_time_h >= 0
+
+
+@pytest.mark.parametrize("m, db, p, r", [(3.0, 0.01, 0.1, 0.2), (3.0, 0.01, 1.0, 0.2), (0.5, 0.02, 2.0, 0.1)])
+def test_async_optimum_is_global(m, db, p, r):
+    grid = np.geomspace(1e-3, 50, 20001)
+    best = async_optimal_interval(m, db, p, r)
+    assert async_ettr(best, m, db, p, r) >= async_ettr(grid, m, db, p, r).max() - 1e-12
+
+
+def _async_run(nseg, tau, db, p, r, m, rng):
+    """One run of the asynchronous model, event by event."""
+    exp = lambda: rng.exponential(m)  # noqa: E731
+    t, fail, durable, prog, pending = 0.0, exp(), 0, 0, None  # progress in segments
+
+    def survive(until):
+        nonlocal t
+        if fail < until:
+            return False
+        t = until
+        return True
+
+    while True:
+        ok = True
+        if prog < nseg:
+            ok = survive(t + tau)
+            if ok:
+                prog += 1
+        if ok and pending is not None:
+            ok = survive(max(t, pending[1]))
+            if ok:
+                durable, pending = pending[0], None
+        if ok and prog == nseg and durable == nseg:
+            return t
+        if ok and (pending is None and durable < prog):
+            ok = survive(t + db)
+            if ok:
+                pending = (prog, t + p)
+        if ok:
+            continue
+        t = fail  # failure: keep a persist that finished before it, then restart
+        if pending is not None and pending[1] <= t:
+            durable = pending[0]
+        pending, prog = None, durable
+        fail = t + exp()
+        while fail < t + r:
+            t, fail = fail, fail + exp()
+        t += r
+
+
+@pytest.mark.parametrize("tau, db, p, r, m", [(0.3, 0.02, 0.1, 0.2, 1.5), (0.1, 0.02, 0.25, 0.1, 1.0)])
+def test_async_formula_against_event_loop(tau, db, p, r, m):
+    rng = np.random.default_rng(2)
+    n, reps = 40, 3000
+    walls = np.array([_async_run(n, tau, db, p, r, m, rng) for _ in range(reps)])
+    # exact for a finite run: first durable checkpoint needs tau + db + p from a fresh start,
+    # then n - 1 steady cycles (module docstring)
+    first = m * np.expm1((tau + db + p) / m) * np.exp(r / m)
+    want = first + (n - 1) * n * tau / n / async_ettr(tau, m, db, p, r)
+    se = walls.std(ddof=1) / np.sqrt(reps)
+    assert abs(walls.mean() - want) < 2.576 * se
+
+
+def _two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng):
+    t, fail = 0.0, rng.exponential(m)
+    done = l1 = l2 = 0
+    mode = None
+    while done < nper * k or mode:
+        span = {"r1": r1, "r2": r2}.get(mode, tau + (d2 if (done + 1) % k == 0 else d1))
+        if fail < t + span:
+            t, fail = fail, fail + rng.exponential(m)
+            fast = rng.random() < f
+            if mode == "r2" or not fast:
+                mode, done, l1 = "r2", l2, l2
+            else:
+                mode, done = "r1", l1
+            continue
+        t += span
+        if mode:
+            mode = None
+            continue
+        done += 1
+        l1 = done
+        l2 = done if done % k == 0 else l2
+    return t
+
+
+@pytest.mark.parametrize("k, f", [(1, 0.5), (4, 0.7), (6, 0.2)])
+def test_two_level_formula_against_event_loop(k, f):
+    tau, d1, d2, r1, r2, m = 0.25, 0.01, 0.08, 0.05, 0.3, 1.2
+    rng = np.random.default_rng(k)
+    nper, reps = max(60 // k, 8), 2000
+    walls = np.array([_two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng) for _ in range(reps)])
+    want = nper * k * tau / two_level_ettr(tau, k, m, d1, d2, f, r1, r2)
+    se = walls.std(ddof=1) / np.sqrt(reps)
+    assert abs(walls.mean() - want) < 2.576 * se
+
+
+def test_two_level_reduces_to_daly():
+    t = np.geomspace(0.05, 5, 20)
+    # every checkpoint is slow and no failure can use the fast level
+    np.testing.assert_allclose(two_level_ettr(t, 1, 3.0, 0.01, 0.05, 0.0, 0.1, 0.2), ettr(t, 3.0, 0.05, 0.2),
+                               rtol=1e-12)
+    # every failure recovers from the fast level and the slow level costs no more
+    np.testing.assert_allclose(two_level_ettr(t, 7, 3.0, 0.01, 0.01, 1.0, 0.1, 0.9), ettr(t, 3.0, 0.01, 0.1),
+                               rtol=1e-12)
+    # the two levels are the same
+    np.testing.assert_allclose(two_level_ettr(t, 1, 3.0, 0.02, 0.02, 0.4, 0.3, 0.3), ettr(t, 3.0, 0.02, 0.3),
+                               rtol=1e-12)
+
+
+def test_two_level_optimum_beats_single_level_and_grid():
+    plan = two_level_optimum(3.0, "5s", "2min", 0.8, "1min", "10min")
+    assert plan.ettr >= plan.single_level_ettr
+    assert plan.slow_interval_h == pytest.approx(plan.k * plan.fast_interval_h)
+    grid = np.geomspace(0.005, 3, 400)
+    for k in range(1, 30):
+        assert plan.ettr >= two_level_ettr(grid, k, 3.0, 5 / 3600, 2 / 60, 0.8, 1 / 60, 1 / 6).max() - 1e-9
+    assert plan.to_frame().shape[0] == 2 and "Two-level" in plan._repr_html_()
+
+
+def test_two_level_without_fast_recoveries_chooses_slow_only():
+    plan = two_level_optimum(3.0, "5s", "2min", 0.0, "1min", "10min")
+    assert plan.k == 1
+    assert plan.fast_interval_h == pytest.approx(float(optimal_interval(3.0, 2 / 60)), rel=1e-5)
+    assert plan.ettr == pytest.approx(plan.single_level_ettr, rel=1e-9)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: async_ettr(0.3, -1, 0.01, 0.1),
+    lambda: async_ettr(0, 3, 0.01, 0.1),
+    lambda: async_ettr(0.3, 3, 0.01, -0.1),
+    lambda: two_level_ettr(0.3, 0, 3, 0.01, 0.05, 0.5),
+    lambda: two_level_ettr(0.3, 2.5, 3, 0.01, 0.05, 0.5),
+    lambda: two_level_ettr(0.3, 2, 3, 0.01, 0.05, 1.5),
+    lambda: two_level_ettr(0.3, 2, 3, 0.01, 0.05, np.nan),
+    lambda: two_level_optimum(3, 0, 0.05, 0.5),
+])
+def test_bad_input(call):
+    with pytest.raises(ModelInputError):
+        call()
+
+
+def test_huge_costs_give_zero_not_nan():
+    assert async_ettr(100.0, 0.01, 1.0, 1.0, 1.0) == 0.0
+    assert two_level_ettr(100.0, 3, 0.01, 1.0, 2.0, 0.5, 1.0, 1.0) == 0.0
