@@ -38,9 +38,10 @@ __all__ = [
     "ScaledRates", "scale_rates", "scale_job_mtbf", "garwood",
 ]
 
+# Llama 3 Table 5 categories.  "Unknown" and "Software" are left to the keywords:
+# in node logs (LANL, StepFun) they are node faults, not the job's.
 CATEGORY_UNITS = {
-    "gpu": "gpu", "host": "node", "unplanned maintenance": "node", "network": "link",
-    "dependency": "job", "unknown": "job", "software": "job",
+    "gpu": "gpu", "host": "node", "unplanned maintenance": "node", "network": "link", "dependency": "job",
 }
 _KEYWORDS = (
     ("job", r"software bug|dependenc|nccl|watchdog"),
@@ -212,6 +213,11 @@ def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, 
     src = cluster_of(rates if source_cluster is None else source_cluster)
     tgt = grow_cluster(src.n_gpus if target_cluster is None else target_cluster, src)
     df = job_rates(rates, conf=conf)
+    known = {str(x).lower() for x in pd.concat([df["component"], df["category"]])}
+    unknown = [k for k in (units or {}) if str(k).lower() not in known]
+    if unknown:
+        raise ModelInputError(f"no cause or category named {', '.join(map(repr, unknown))}; "
+                              f"valid: {', '.join(dict.fromkeys(map(str, df['component'])))}")
     s_counts, t_counts = src.counts(), tgt.counts()
     df["scales_with"] = [scales_with(c, k, units) for c, k in zip(df["component"], df["category"])]
     df["source_units"] = [s_counts[u] for u in df["scales_with"]]

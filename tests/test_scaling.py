@@ -120,3 +120,12 @@ def test_stepfun_log_scales_per_node():
     assert t.loc["GPU", "scales_with"] == "gpu" and t.loc["NIC", "scales_with"] == "node"
     assert t.loc["Parameter Plane Cable", "scales_with"] == "link"
     assert t.loc["GPU", "factor"] == pytest.approx(10.0)
+
+
+def test_unknown_override_and_node_logs():
+    with pytest.raises(ModelInputError, match="no cause or category"):
+        scale_rates(llama3_frame(), Cluster.llama3(), 1000, units={"Flux": "gpu"})
+    # in a node log, software and unknown causes are node faults, not the job's
+    assert scales_with("Kernel Panic", "Software") == "node"
+    assert scales_with("Unknown Error", "Unknown") == "node"
+    assert scales_with("NCCL Watchdog Timeouts", "Unknown") == "job"
