@@ -36,6 +36,8 @@ def as_durations(data, observed=None, *, entry=None, label="durations"):
     ``observed`` is a boolean mask (False = right-censored), default all True.
     Raises :class:`~relmodel.errors.FitError` for empty, NaN or negative data.
     """
+    if hasattr(data, "events") and hasattr(data, "window_h"):
+        raise FitError("pass durations, not a whole log: e.g. log.uptimes(), log.interarrivals() or log.downtimes()")
     if isinstance(data, Durations):
         d = data
         if observed is not None or entry is not None:

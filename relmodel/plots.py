@@ -151,6 +151,8 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
 def _as_list(fits):
     if fits is None:
         return []
+    if isinstance(fits, dict):
+        return list(fits.values())
     return [fits] if hasattr(fits, "cdf") or hasattr(fits, "hazard") else list(fits)
 
 

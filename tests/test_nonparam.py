@@ -205,3 +205,8 @@ def test_cumulative_incidence_cause_errors(stepfun_log):
         relmodel.cumulative_incidence(stepfun_log, "Colour")
     with pytest.raises(FitError, match="causes="):
         relmodel.cumulative_incidence([1.0, 2.0])
+
+
+def test_a_whole_log_is_refused_with_a_hint(stepfun_log):
+    with pytest.raises(FitError, match="uptimes"):
+        relmodel.kaplan_meier(stepfun_log)

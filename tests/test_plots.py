@@ -234,3 +234,9 @@ def test_hazard_plot_with_data_and_without_fits():
     ax = relmodel.plots.hazard_plot(WEIBULL, data=h, observed=obs)
     assert [ln.get_label() for ln in ax.get_lines()] == ["data (binned Nelson-Aalen)", "weibull"]
     assert ax.get_lines()[1].get_xdata().max() == pytest.approx(h[obs].max())
+
+
+def test_fits_may_be_a_dict():
+    h, obs = _sample()
+    ax = relmodel.plots.survival_plot(h, {"w": WEIBULL, "g": GAMMA}, observed=obs)
+    assert len(ax.get_lines()) == 3
