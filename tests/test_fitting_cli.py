@@ -1,0 +1,68 @@
+"""The ``relmodel fit`` command."""
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from relmodel.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_default_is_stepfun_interarrivals():
+    r = run("fit", "--n-boot", "10")
+    assert r.exit_code == 0, r.output
+    assert "StepFun" in r.output and "interarrivals" in r.output
+    for name in ("exponential", "weibull", "lognormal", "gamma", "loglogistic", "akaike_weight", "p_value"):
+        assert name in r.output
+    assert "best by AIC" in r.output
+
+
+def test_json_output_matches_the_library(stepfun_log):
+    import relmodel
+    r = run("fit", "stepfun", "--what", "uptimes", "--families", "weibull,lognormal", "--n-boot", "0",
+            "--format", "json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    cmp = relmodel.compare_fits(stepfun_log.uptimes(), ["weibull", "lognormal"], n_boot=0)
+    assert [x["family"] for x in rows] == list(cmp.table.family)
+    assert rows[0]["aic"] == pytest.approx(cmp.table.aic.iloc[0])
+
+
+def test_plot_is_written_and_not_overwritten(tmp_path):
+    out = tmp_path / "fit.png"
+    r = run("fit", "stepfun", "--n-boot", "0", "--families", "weibull,gamma", "--plot", str(out))
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = run("fit", "stepfun", "--n-boot", "0", "--plot", str(out))
+    assert r.exit_code == 2 and "--force" in r.output
+    r = run("fit", "stepfun", "--n-boot", "0", "--plot", str(out), "--force")
+    assert r.exit_code == 0
+
+
+def test_a_csv_log(tmp_path):
+    starts = pd.date_range("2024-01-01", periods=40, freq="7h") + pd.to_timedelta(
+        [i * i % 13 for i in range(40)], unit="h")
+    df = pd.DataFrame({"began": starts, "ended": starts + pd.Timedelta("1h"), "host": ["a", "b"] * 20})
+    path = tmp_path / "log.csv"
+    df.to_csv(path, index=False)
+    r = run("fit", str(path), "--start", "began", "--end", "ended", "--node", "host", "--n-boot", "0",
+            "--what", "downtimes", "--families", "exponential")
+    assert r.exit_code == 0, r.output
+    assert "exponential" in r.output
+
+
+def test_errors_are_one_line():
+    r = run("fit", "llama3")
+    assert r.exit_code == 2 and "counts" in r.output
+    r = run("fit", "stepfun", "--families", "weibull,normal")
+    assert r.exit_code == 2 and "unknown family" in r.output
+
+
+def test_help_has_an_example():
+    r = run("fit", "--help")
+    assert r.exit_code == 0 and "relmodel fit stepfun --what uptimes" in r.output
