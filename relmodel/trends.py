@@ -306,6 +306,8 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     ``method`` picks the test that decides ("mil-hdbk-189", "laplace" or
     "lewis-robinson").  If its two-sided p-value is below ``alpha`` the
     verdict follows the direction of the trend, otherwise it is "steady".
+    With the default method and ``conf == 1 - alpha`` the verdict is "steady"
+    exactly when the Crow-AMSAA interval on beta contains 1.
     Returns a :class:`TrendResult`.
     """
     key = str(method).lower().replace("_", "-")

@@ -181,3 +181,15 @@ def test_too_few_events_give_named_errors_not_absurd_estimates():
     # two events are enough for a time-truncated fit, with a wide interval
     fit = relmodel.crow_amsaa([3.0, 7.0], end=10.0)
     assert fit.beta_lo < 1 < fit.beta_hi and fit.beta_hi / fit.beta_lo > 5
+
+
+@pytest.mark.parametrize("truncated", [True, False])
+def test_mil_verdict_agrees_with_the_beta_interval(truncated):
+    rng = np.random.default_rng(99)
+    for beta in np.linspace(0.6, 1.6, 21):
+        t = _power_law(beta, 0.3, 100.0, rng)
+        res = relmodel.trend(t, end=100.0 if truncated else None, alpha=0.1, conf=0.9)
+        inside = res.fit.beta_lo < 1 < res.fit.beta_hi
+        assert (res.verdict == "steady") == inside
+        if not inside:
+            assert res.verdict == ("wearing out" if res.fit.beta > 1 else "improving")
