@@ -27,7 +27,7 @@ import pandas as pd
 
 from .checkpoint import optimal_interval
 from .errors import ModelInputError
-from .requirements import best_ettr
+from .requirements import best_ettr, ettr_of_rates
 from .units import hours
 
 __all__ = ["split_budget", "Budget", "what_if", "WhatIf", "share_fit", "select"]
@@ -189,9 +189,9 @@ def what_if(scaled, changes, ckpt_cost, restart=0.0, *, conf=0.95, n_boot=2000, 
     if not after > 0:
         raise ModelInputError("the changes leave no failures at all; the job MTBF would be infinite")
     d, r = hours(ckpt_cost), hours(restart)
-    draws = np.maximum((scaled.draws(n_boot, seed) * factor).sum(axis=1), 1e-300)
+    draws = (scaled.draws(n_boot, seed) * factor).sum(axis=1)
     a = (1.0 - conf) / 2
-    lo, hi = np.quantile(best_ettr(1.0 / draws, d, r), [a, 1 - a], method="inverted_cdf")
+    lo, hi = np.quantile(ettr_of_rates(draws, d, r), [a, 1 - a], method="inverted_cdf")
     return WhatIf(
         dict(changes), 1.0 / before, 1.0 / after, float(optimal_interval(1.0 / before, d)),
         float(optimal_interval(1.0 / after, d)), float(best_ettr(1.0 / before, d, r)),

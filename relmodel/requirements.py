@@ -28,7 +28,7 @@ from .errors import InfeasibleTargetError, ModelInputError
 from .units import hours
 
 __all__ = [
-    "best_ettr", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
+    "best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
     "requirements_table", "Requirements", "plan_requirements",
 ]
 
@@ -38,6 +38,16 @@ def best_ettr(mtbf, ckpt_cost, restart=0.0):
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         tau = optimal_interval(mtbf, ckpt_cost, restart)
         return ettr(tau, mtbf, ckpt_cost, restart)
+
+
+def ettr_of_rates(rate_per_h, ckpt_cost, restart=0.0):
+    """Best ETTR for job failure rates (per hour), vectorised; a zero rate gives ETTR 1."""
+    lam = np.asarray(rate_per_h, dtype=float)
+    ok = lam > 0
+    out = np.ones(lam.shape)
+    if ok.any():
+        out[ok] = best_ettr(1.0 / lam[ok], ckpt_cost, restart)
+    return out[()]
 
 
 def _check_target(target_ettr):
@@ -303,8 +313,7 @@ def plan_requirements(source, n_gpus, target_ettr, ckpt_cost, restart=0.0, *, so
         node_draws = np.where(room_draws > 0, tgt.n_nodes / np.where(room_draws > 0, room_draws, 1.0), np.inf)
     node_lo, node_hi = _quantiles(node_draws, conf)
     gpu_scale = tgt.n_gpus / tgt.n_nodes
-    total_draws = np.maximum(draws.sum(axis=1), 1e-300)
-    ettr_lo, ettr_hi = _quantiles(best_ettr(1.0 / total_draws, d, r), conf)
+    ettr_lo, ettr_hi = _quantiles(ettr_of_rates(draws.sum(axis=1), d, r), conf)
     feasible = room > 0
     node = tgt.n_nodes / room if feasible else np.inf
     message = "" if feasible else _infeasible_message(tgt.n_gpus, float(target_ettr), d, r, m_req, fixed)

@@ -63,3 +63,15 @@ def test_scale_override():
     assert rows["Network Switch/Cable"]["units"] > old["Network Switch/Cable"]["units"]
     assert run("--gpus", "1000", "--scale", "nonsense").exit_code == 2
     assert run("--gpus", "1000", "--scale", "NIC=widget").exit_code == 2
+
+
+def test_small_file_log_with_source_gpus(tmp_path):
+    # five outages: some bootstrap draws have no failures at all, which must not break the ETTR interval
+    f = tmp_path / "mini.csv"
+    f.write_text("start,host,reason\n2024-01-01 00:00,n1,GPU\n2024-01-03 00:00,n2,PSU\n"
+                 "2024-01-05 00:00,n3,GPU\n2024-01-09 00:00,n1,Software Bug\n2024-01-20 00:00,n4,GPU\n")
+    r = run("--gpus", "2000", "--target-ettr", "0.8", "--log", str(f), "--start", "start", "--node", "host",
+            "--cause", "reason", "--source-gpus", "32", "--n-boot", "500")
+    assert r.exit_code == 0, r.output
+    assert "required node MTBF" in r.output and "Software Bug" in r.output
+    assert run("--gpus", "2000", "--log", str(f)).exit_code == 2  # no --start for a file
