@@ -97,12 +97,14 @@ def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
     )
 
 
-def required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, gpus_per_node=8, *, fixed_rate_per_h=0.0):
+def required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, gpus_per_node=8, *, fixed_rate_per_h=0.0,
+                       max_node_mtbf_h=None):
     """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
 
     ``fixed_rate_per_h`` is the rate of per-job causes (software, unknown)
     that do not scale with nodes.  Raises :class:`InfeasibleTargetError` when
-    those alone already miss the target.
+    those alone already miss the target, or when the answer exceeds
+    ``max_node_mtbf_h`` (a ceiling on what any server could reach, if given).
     """
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
     m_req = required_job_mtbf(target_ettr, ckpt_cost, restart)
@@ -110,7 +112,13 @@ def required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, gpus_per_nod
     if room <= 0:
         raise InfeasibleTargetError(_infeasible_message(
             n_gpus, float(target_ettr), hours(ckpt_cost), hours(restart), m_req, fixed_rate_per_h))
-    return n_nodes / room
+    node = n_nodes / room
+    if max_node_mtbf_h is not None and node > hours(max_node_mtbf_h):
+        raise InfeasibleTargetError(
+            f"ETTR {float(target_ettr):g} at {int(n_gpus):,} GPUs needs a node MTBF of {node:.3g} h "
+            f"({node / 8766:.3g} years), above the {hours(max_node_mtbf_h):.3g} h ceiling; no server reaches it. "
+            "Lower the target, shorten restart and checkpoint, or use fewer GPUs per job")
+    return node
 
 
 def required_gpu_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, *, fixed_rate_per_h=0.0):

@@ -146,3 +146,12 @@ def test_no_per_job_causes_gives_exact_requirement():
     assert r.node_mtbf_lo == r.node_mtbf_h == r.node_mtbf_hi
     assert r.node_mtbf_h == pytest.approx(required_node_mtbf(8_000, 0.9, "1min", "10min"))
     assert "exact" in r.text()
+
+
+def test_ceiling_on_node_mtbf():
+    node = required_node_mtbf(1_000_000, 0.999, "1min", "10min")
+    m = required_job_mtbf(0.999, "1min", "10min")
+    assert node == pytest.approx(125_000 * m) and m > 10 / 60 / 0.001  # restart alone needs M > R / (1 - E)
+    with pytest.raises(InfeasibleTargetError, match="above the .* ceiling"):
+        required_node_mtbf(1_000_000, 0.999, "1min", "10min", max_node_mtbf_h="100y")
+    assert required_node_mtbf(1_000, 0.9, "1min", "10min", max_node_mtbf_h=1e7) < 1e7
