@@ -11,6 +11,13 @@ from .counts import CountTable, count_table
 from .rates import component_rates, poisson_interval
 from . import datasets
 from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
+from .checkpoint import expected_wall_time, time_breakdown, TimeBreakdown, best_step_interval, StepInterval
+from .multilevel import async_ettr, async_breakdown, async_optimal_interval, two_level_ettr, two_level_optimum
+from .restart import RestartModel
+from .simulate import simulate_training, SimulationResult
+from .simulate_sources import NodeRenewals, LogReplay
+from .simulate_interval import best_interval, IntervalSearch
+from . import plots_checkpoint
 from .fitting import fit, FitResult, FitWarning
 from .compare import compare_fits, Comparison
 from .nonparam import kaplan_meier, nelson_aalen, cumulative_incidence
