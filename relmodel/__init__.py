@@ -21,7 +21,7 @@ from . import plots_checkpoint
 from .fitting import fit, FitResult, FitWarning
 from .compare import compare_fits, Comparison
 from .nonparam import kaplan_meier, nelson_aalen, cumulative_incidence
-from .trends import laplace_test, mil_hdbk_189_test, lewis_robinson_test, crow_amsaa, trend
+from .trends import laplace_test, mil_hdbk_189_test, lewis_robinson_test, crow_amsaa, power_law_gof, trend
 from .recurrence import mcf
 from . import plots
 from . import report, plots_log

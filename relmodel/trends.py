@@ -46,6 +46,7 @@ __all__ = [
     "mil_hdbk_189_test",
     "lewis_robinson_test",
     "crow_amsaa",
+    "power_law_gof",
     "trend",
 ]
 
@@ -251,6 +252,38 @@ def crow_amsaa(times, end=None, *, start=None, conf=0.95):
     bias = (n - 1) / n if trunc == "time" else (n - 2) / n
     return CrowAMSAA(float(beta), float(n / T**beta), float(lo), float(hi), float(beta * bias),
                      int(n), T, trunc, conf)
+
+
+def _cvm(u, scale):
+    """Cramer-von Mises statistic of sorted u**scale against the uniform, row by row."""
+    m = u.shape[-1]
+    expected = (2 * np.arange(1, m + 1) - 1) / (2 * m)
+    return 1 / (12 * m) + ((np.sort(u, axis=-1) ** scale - expected) ** 2).sum(axis=-1)
+
+
+def power_law_gof(times, end=None, *, start=None, n_sim=2000, seed=None):
+    """Cramer-von Mises goodness of fit of the Crow-AMSAA (power-law) model.
+
+    C2 = 1/(12M) + sum_i ((t_i/T)**beta_bar - (2i-1)/(2M))**2 over the M terms
+    of the fit, with beta_bar the bias-corrected beta (MIL-HDBK-189C, 2011;
+    Crow 1974).  Under the power law, given M, the (t_i/T)**beta are uniform
+    order statistics, so C2 is parameter-free; its p-value (upper tail) is
+    estimated from ``n_sim`` simulated samples (``seed`` fixes them) instead of
+    the handbook's table.  Returns a :class:`TrendTest` ("wearing out" and
+    "improving" do not apply: ``direction`` says "fits" or "does not fit"
+    at the 5% level).
+    """
+    t, T, trunc = _prepare(times, end, start, need=2)
+    fit = crow_amsaa(t, T)
+    m = t.size
+    stat = float(_cvm(t / T, fit.beta_unbiased))
+    u = np.random.default_rng(seed).uniform(size=(int(n_sim), m))
+    beta_hat_over_beta = m / -np.log(u).sum(axis=1)  # for uniform u the true beta is 1
+    sims = np.concatenate([_cvm(u[i:i + 256], beta_hat_over_beta[i:i + 256, None] * (m - 1) / m)
+                           for i in range(0, u.shape[0], 256)])
+    p = float((1 + np.sum(sims >= stat)) / (1 + sims.size))
+    return TrendTest("Cramer-von Mises (power law)", stat, p, "fits" if p >= 0.05 else "does not fit",
+                     m, T, trunc)
 
 
 @dataclass(frozen=True)
