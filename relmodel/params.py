@@ -133,6 +133,22 @@ def _positive(value):
     return _is_number(value) and value > 0 and math.isfinite(value)
 
 
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _share(value):
+    return _is_number(value) and 0 <= value <= 1
+
+
+def _seed(value):
+    return value is None or _count(value)
+
+
+def _choice(*options):
+    return lambda value: value in options
+
+
 def _duration(value):
     try:
         h = hours(value)
@@ -160,6 +176,15 @@ RULES = {
     "restart": (_duration, "a duration >= 0 such as '10min' or 0.2 (hours)"),
     "work": (_duration, "a duration >= 0 such as '30d' or 500 (hours)"),
     "repair_time": (_duration, "a duration >= 0 such as '2d' or 48 (hours)"),
+    "spare_target": (_fraction, "a probability strictly between 0 and 1"),
+    "alpha": (_fraction, "a significance level strictly between 0 and 1"),
+    "fast_fraction": (_share, "a fraction from 0 to 1"),
+    "n_boot": (_count, "a whole number >= 0"),
+    "seed": (_seed, "a whole number >= 0 or null"),
+    "durations": (_choice("uptimes", "interarrivals"), "'uptimes' or 'interarrivals'"),
+    "stall": (_duration, "a duration >= 0 such as '10s'"),
+    "persist": (_duration, "a duration >= 0 such as '5min'"),
+    "fast_cost": (_duration, "a duration >= 0 such as '10s'"),
     "mtbf_h": (_positive, "a number of hours > 0"),
 }
 

@@ -12,6 +12,7 @@ import copy
 import datetime as _dt
 import html
 import json
+import numbers
 import os
 import shutil
 import sys
@@ -64,7 +65,12 @@ def record(name, value):
     HTML) and :func:`render` reads it back into ``summary.json``; outside a kernel
     it is kept in memory (see :func:`recorded`). ``value`` must be JSON-able.
     """
-    value = float(value) if hasattr(value, "__float__") and not isinstance(value, bool) else value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = int(value)
+    elif isinstance(value, numbers.Real):
+        value = float(value)
+    elif hasattr(value, "item"):  # a numpy scalar or 0-d array
+        value = value.item()
     json.dumps(value)
     _RECORDED[name] = value
     try:
@@ -150,7 +156,7 @@ def _kernel_manager_class():
             if self._kernel_spec is None:
                 self._kernel_spec = KernelSpec(
                     argv=[sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher",
-                          "--log-level=ERROR", "-f", "{connection_file}"],
+                          "--log-level=CRITICAL", "-f", "{connection_file}"],
                     display_name="Python (relmodel)", language="python", name="python3",
                     env=_kernel_env())
             return self._kernel_spec

@@ -1,0 +1,217 @@
+"""relmodel report / relmodel.report.render: headline numbers, failures, sweeps."""
+
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import nbformat
+import papermill
+import pytest
+from click.testing import CliRunner
+
+import relmodel
+from relmodel import params as P
+from relmodel import report as R
+from relmodel import sweep as S
+from relmodel.cli import cli
+from relmodel.checkpoint import ettr, optimal_interval
+from relmodel.errors import ParameterError, ReportError
+from relmodel.requirements import required_node_mtbf
+from relmodel.scaling import scale_job_mtbf, scale_rates
+
+
+def write_notebook(path, cells):
+    """A notebook whose first cell is the parameters cell."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for i, source in enumerate(cells):
+        cell = nbformat.v4.new_code_cell(source)
+        if i == 0:
+            cell.metadata["tags"] = ["parameters"]
+        nb.cells.append(cell)
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture
+def no_kernel(monkeypatch):
+    """Fail the test if anything tries to execute a notebook."""
+    def boom(*args, **kwargs):
+        raise AssertionError("a kernel was started")
+    monkeypatch.setattr(papermill, "execute_notebook", boom)
+    monkeypatch.setattr(R, "execute_one", boom)
+    monkeypatch.setattr(R, "run_tasks", boom)
+    monkeypatch.setattr(S, "run_tasks", boom)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """A fast notebook taking n_gpus that records a job MTBF and its interpreter."""
+    return write_notebook(tmp_path / "tiny.ipynb", [
+        "n_gpus = 16384  # GPUs\nlabel = 'x'  # a label",
+        "import sys\nfrom relmodel.report import record\n"
+        "record('job_mtbf_h', 50000.0 / n_gpus)\nrecord('python', sys.executable)",
+    ])
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
+
+
+def test_cli_renders_report_with_headline_numbers(tmp_path):
+    out = tmp_path / "big"
+    res = invoke("-n", "03", "-n", "04", "-p", "n_gpus=65536", "-p", "ckpt_cost=2min",
+                 "-p", "n_runs=20", "-p", "work=5d", "--out", out)
+    assert res.exit_code == 0, res.output
+    llama3 = relmodel.datasets.llama3_54day()
+    m = scale_job_mtbf(llama3, 65536)
+    tau = float(optimal_interval(m, "2min", "10min"))
+    fixed = scale_rates(llama3, target_cluster=65536, n_boot=1).rate_of("job")
+    expected = {"job_mtbf_h": m, "optimal_interval_h": tau, "ettr": float(ettr(tau, m, "2min", "10min")),
+                "required_node_mtbf_h": required_node_mtbf(65536, 0.9, "2min", "10min",
+                                                           fixed_rate_per_h=fixed)}
+    summary = json.loads((out / "summary.json").read_text())
+    index = (out / "index.html").read_text()
+    assert summary["parameters"] == {"n_gpus": 65536, "ckpt_cost": "2min", "n_runs": 20, "work": "5d"}
+    for key, value in expected.items():
+        assert summary["headline"][key] == pytest.approx(value, rel=1e-9), key
+        assert f"{value:.4g}" in index, key
+    for name in ("03_checkpoint_interval", "04_requirements_at_scale"):
+        assert (out / f"{name}.ipynb").exists() and f"href='{name}.html'" in index
+        html = (out / f"{name}.html").read_text()
+        assert "scale_rates(" not in html and "import relmodel" not in html  # code hidden
+    assert "report written" in res.output
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["-p", "foo=1"], "unknown parameter 'foo'"),
+    (["-p", "n_gpus=abc"], "must be int"),
+    (["-p", "n_gpus=-4"], "whole number of GPUs > 0"),
+    (["-p", "target_ettr=1.5"], "strictly between 0 and 1"),
+    (["-p", "ckpt_cost=5parsecs"], "duration"),
+    (["-p", "n_gpus"], "expected NAME=VALUE"),
+    (["--sweep", "n_gpus=4096,-1"], "whole number of GPUs > 0"),
+    (["--sweep", "n_gpus=4096,4096"], "distinct values"),
+])
+def test_bad_parameter_exits_2_before_any_kernel(tmp_path, no_kernel, args, needle):
+    out = tmp_path / "never"
+    res = invoke(*args, "--out", out)
+    assert res.exit_code == 2, res.output
+    assert needle in res.output
+    assert not out.exists()
+    if "foo" in needle or "must be" in needle:
+        assert "n_gpus = 16384" in res.output and "GPUs in the job" in res.output  # the listing
+
+
+def test_parameter_file_is_checked_too(tmp_path, no_kernel):
+    f = tmp_path / "p.yaml"
+    f.write_text("n_gpus: 4096\ntarget_ettr: 2\n")
+    res = invoke("--params", f, "--out", tmp_path / "never")
+    assert res.exit_code == 2 and "target_ettr" in res.output
+    f.write_text("- just\n- a list\n")
+    assert invoke("--params", f).exit_code == 2
+
+
+def test_existing_folder_is_never_overwritten_without_force(tmp_path, tiny, monkeypatch):
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")
+    (out / "keep.txt").write_text("mine")
+    monkeypatch.setattr(R, "run_tasks", lambda *a, **k: pytest.fail("ran before refusing"))
+    res = invoke("-n", tiny, "--out", out)
+    assert res.exit_code == 2 and "--force" in res.output
+    assert (out / "keep.txt").read_text() == "mine"
+    monkeypatch.undo()
+    res = invoke("-n", tiny, "--out", out, "--force")
+    assert res.exit_code == 0, res.output
+    assert not (out / "keep.txt").exists() and (out / "tiny.html").exists()
+
+
+def test_force_refuses_a_folder_that_is_not_a_report(tmp_path, tiny, no_kernel):
+    out = tmp_path / "photos"
+    out.mkdir()
+    (out / "holiday.jpg").write_text("x")
+    res = invoke("-n", tiny, "--out", out, "--force")
+    assert res.exit_code == 2 and "holds no report" in res.output
+    assert (out / "holiday.jpg").exists()
+
+
+def test_failing_cell_keeps_partial_notebook_and_names_the_cell(tmp_path, tiny):
+    bad = write_notebook(tmp_path / "bad.ipynb", [
+        "x = 1  # a number", "print('before the failure')", "1 / 0", "print('never reached')"])
+    out = tmp_path / "r"
+    res = invoke("-n", tiny, "-n", bad, "--out", out)
+    assert res.exit_code != 0
+    assert "bad: cell" in res.output and "1 / 0" in res.output and "ZeroDivisionError" in res.output
+    nb = nbformat.read(out / "bad.ipynb", as_version=4)
+    texts = ["".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells]
+    assert any("before the failure" in t for t in texts)
+    assert not any("never reached" in t for t in texts)
+    assert (out / "tiny.html").exists() and (out / "bad.html").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    errors = {n["name"]: n["error"] for n in summary["notebooks"]}
+    assert errors["tiny"] is None and "ZeroDivisionError" in errors["bad"]
+    assert summary["headline"]["job_mtbf_h"] == pytest.approx(50000.0 / 16384)
+
+
+def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny):
+    calls = []
+    with ThreadPoolExecutor(2) as pool:
+        rep = R.render(notebooks=[tiny], sweep={"n_gpus": [4096, 16384, 65536]}, out=tmp_path / "sw",
+                       executor=pool, progress=lambda done, total, name: calls.append((done, total)))
+    assert sorted(calls) == [(1, 3), (2, 3), (3, 3)]
+    assert [run.parameters["n_gpus"] for run in rep.runs] == [4096, 16384, 65536]
+    for run in rep.runs:
+        assert run.headline["job_mtbf_h"] == pytest.approx(50000.0 / run.parameters["n_gpus"])
+        assert run.records["tiny"]["python"] == sys.executable  # a kernel of this interpreter
+        assert (run.path / "index.html").exists()
+    page = (tmp_path / "sw" / "index.html").read_text()
+    assert "n_gpus-65536/index.html" in page and f"{50000 / 65536:.4g}" in page and "<img" in page
+    assert (tmp_path / "sw" / "comparison.png").stat().st_size > 1000
+    summary = json.loads((tmp_path / "sw" / "summary.json").read_text())
+    assert [r["value"] for r in summary["runs"]] == [4096, 16384, 65536]
+
+
+def test_cli_sweep_and_default_out(tmp_path, tiny, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = invoke("-n", tiny, "--sweep", "n_gpus=1000,2000", "-j", "2")
+    assert res.exit_code == 0, res.output
+    (folder,) = (tmp_path / "reports").iterdir()
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["n_gpus-1000", "n_gpus-2000"]
+
+
+def test_parse_and_validate_values(tmp_path):
+    assert P.parse_assignment("n_gpus=4096") == ("n_gpus", 4096)
+    assert P.parse_assignment("ckpt_cost=5min") == ("ckpt_cost", "5min")
+    assert P.parse_assignment("sizes=[1, 2]") == ("sizes", [1, 2])
+    assert S.parse_sweep("target_ettr=0.9,0.95") == {"target_ettr": [0.9, 0.95]}
+    with pytest.raises(ParameterError):
+        S.parse_sweep("n_gpus=")
+    nb = write_notebook(tmp_path / "t.ipynb", [
+        "a = 1.5  # float\nb = 3  # int\nc = [1, 2]  # list\nd = None  # anything\nckpt_cost = '1min'  # cost",
+        "pass"])
+    by = {"t": P.notebook_parameters(nb)}
+    assert P.validate({"a": 2, "d": "x", "c": [3], "ckpt_cost": 0.5}, by) == {
+        "t": {"a": 2, "d": "x", "c": [3], "ckpt_cost": 0.5}}
+    for bad in ({"b": 1.5}, {"b": True}, {"c": 3}, {"a": "x"}, {"ckpt_cost": "-5min"}):
+        with pytest.raises(ParameterError):
+            P.validate(bad, by)
+
+
+def test_notebook_parameter_rules(tmp_path):
+    with pytest.raises(ParameterError, match="no code cell tagged"):
+        nb = nbformat.v4.new_notebook()
+        nb.cells.append(nbformat.v4.new_code_cell("x = 1"))
+        nbformat.write(nb, tmp_path / "u.ipynb")
+        P.notebook_parameters(tmp_path / "u.ipynb")
+    with pytest.raises(ParameterError, match="literal"):
+        P.notebook_parameters(write_notebook(tmp_path / "v.ipynb", ["x = len('a')  # no"]))
+
+
+def test_find_notebooks_and_record_outside_a_kernel():
+    assert R.find_notebooks("03")[0].stem == "03_checkpoint_interval"
+    assert R.find_notebooks(["04_requirements_at_scale"])[0].name == "04_requirements_at_scale.ipynb"
+    with pytest.raises(ReportError, match="choose from"):
+        R.find_notebooks("99")
+    R.record("answer", 42)
+    assert R.recorded()["answer"] == 42
