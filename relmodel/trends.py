@@ -193,7 +193,9 @@ class CrowAMSAA:
     ((n-1)/n or (n-2)/n times beta, MIL-HDBK-189C, 2011), ``beta_lo`` and
     ``beta_hi`` the exact chi-square interval at level ``conf``, ``lam`` the
     scale in failures per hour**beta, ``n`` the events, ``end_h`` the end of
-    observation and ``truncation`` "time" or "failure".
+    observation and ``truncation`` "time" or "failure".  For a fleet pooled
+    into one process ``lam`` is the fleet's; each of m identical nodes has the
+    same beta and ``lam / m``.
     """
 
     beta: float
