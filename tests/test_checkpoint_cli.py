@@ -1,0 +1,69 @@
+"""``relmodel interval`` end to end."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from relmodel.checkpoint import ettr, optimal_interval, young_interval
+from relmodel.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["interval", *args])
+
+
+def test_table_has_three_methods_and_breakdown():
+    r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min")
+    assert r.exit_code == 0, r.output
+    for word in ("Young", "Daly", "exact", "ETTR_%", "lost_%", "restart_%", "checkpoint_%"):
+        assert word in r.output
+
+
+def test_json_values_match_library():
+    r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--format", "json")
+    out = json.loads(r.output)
+    rows = {m["method"]: m for m in out["methods"]}
+    assert rows["exact"]["interval_h"] == pytest.approx(float(optimal_interval(3.0, 45 / 3600)))
+    assert rows["Young"]["interval_h"] == pytest.approx(float(young_interval(45 / 3600, 3.0)))
+    assert rows["exact"]["ettr"] == pytest.approx(float(ettr(rows["exact"]["interval_h"], 3.0, 45 / 3600, 1 / 6)))
+    for m in rows.values():
+        total = m["ettr"] + m["checkpoint_share"] + m["lost_share"] + m["restart_share"]
+        assert total == pytest.approx(1.0)
+
+
+def test_csv_and_step_and_work():
+    r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--step", "7s", "--work", "10d", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert lines[0].startswith("method,") and "wall_h" in lines[0]
+    assert any(line.startswith("whole steps,") for line in lines)
+
+
+def test_log_scaled_to_gpus():
+    from relmodel.scaling import scale_job_mtbf
+    import relmodel
+    r = run("--log", "llama3", "--gpus", "32768", "--ckpt-cost", "45s", "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["mtbf_h"] == pytest.approx(scale_job_mtbf(relmodel.datasets.llama3_54day(), 32768))
+    base = json.loads(run("--log", "llama3", "--ckpt-cost", "45s", "--format", "json").output)
+    assert base["mtbf_h"] == pytest.approx(54 * 24 / 419, rel=1e-3)
+
+
+def test_simulate_option():
+    r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--work", "5d", "--simulate", "200",
+            "--seed", "1")
+    assert r.exit_code == 0, r.output
+    assert "simulated at the exact interval" in r.output
+
+
+@pytest.mark.parametrize("args", [("--mtbf", "-3h", "--ckpt-cost", "45s"), ("--mtbf", "3h", "--ckpt-cost", "0"),
+                                  ("--ckpt-cost", "45s"), ("--mtbf", "3h", "--log", "llama3", "--ckpt-cost", "1s"),
+                                  ("--mtbf", "3h", "--gpus", "8", "--ckpt-cost", "1s"),
+                                  ("--mtbf", "soon", "--ckpt-cost", "45s"),
+                                  ("--mtbf", "3h", "--ckpt-cost", "45s", "--simulate", "10")])
+def test_bad_input_is_one_line_exit_2(args):
+    r = run(*args)
+    assert r.exit_code == 2
+    assert "Traceback" not in r.output

@@ -1,0 +1,52 @@
+"""Checkpoint figures return Axes and draw what they say."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy import stats  # noqa: E402
+
+import relmodel  # noqa: E402
+from relmodel import plots_checkpoint as pc  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def test_ettr_curve_marks_three_intervals():
+    ax = pc.plot_ettr_curve("3h", "45s", "10min")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(lab.startswith("Young") for lab in labels) and any(lab.startswith("exact") for lab in labels)
+    exact_line = [ln for ln in ax.get_lines() if ln.get_label().startswith("exact")][0]
+    assert exact_line.get_xdata()[0] == pytest.approx(60 * float(relmodel.optimal_interval(3, 45 / 3600)))
+
+
+def test_simulated_histogram_with_exact_line():
+    s = relmodel.simulate_training("3d", "16min", "45s", "10min", "3h", replicas=300, seed=1)
+    fig, ax = plt.subplots()
+    assert pc.plot_simulated_ettr(s, ax=ax) is ax
+    xs = [ln.get_xdata()[0] for ln in ax.get_lines()]
+    assert 100 * float(relmodel.ettr(16 / 60, 3, 45 / 3600, 1 / 6)) == pytest.approx(xs[-1])
+
+
+def test_breakdown_bar_sums_to_100():
+    ax = pc.plot_breakdown(relmodel.time_breakdown(100, 0.27, 3.09, 45 / 3600, 1 / 6).to_frame())
+    widths = [p.get_width() for p in ax.patches]
+    assert sum(widths) == pytest.approx(100)
+
+
+def test_interval_search_plot():
+    class Fit:
+        mean_h = 2.0
+
+        def ppf(self, q):
+            return stats.expon(scale=2.0).ppf(q)
+    res = relmodel.best_interval(Fit(), "1min", "5min", replicas=100, grid=5, work="100h")
+    ax = pc.plot_interval_search(res)
+    assert len(ax.get_lines()) == 3
