@@ -135,10 +135,11 @@ def _trunc_exp_sums(rng, counts, span, mtbf):
         stop = int(np.searchsorted(ends, base + _MAX_DRAWS, side="right"))
         stop = max(stop, start_row + 1)
         m = int(ends[stop - 1] - base)
+        cs = np.empty(m + 1)
+        cs[0] = 0.0
         x = rng.random(m)
         x *= -a
-        t = np.log1p(x, out=x)
-        cs = np.concatenate([[0.0], np.cumsum(t)])
+        np.cumsum(np.log1p(x, out=x), out=cs[1:])
         hi = ends[start_row:stop] - base
         lo = hi - counts[start_row:stop]
         out[start_row:stop] = -mtbf * (cs[hi] - cs[lo])
