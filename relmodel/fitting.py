@@ -28,6 +28,7 @@ Hard data is handled explicitly, never by a silent absurd estimate:
 import html
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -74,7 +75,7 @@ class FitResult:
     requested: str = None
     note: str = ""
 
-    @property
+    @cached_property
     def dist(self):
         """The frozen ``scipy.stats`` distribution."""
         return get_family(self.family).dist(self.params)

@@ -71,6 +71,21 @@ def test_bootstrap_p_value_is_calibrated_under_the_null():
     assert (ps <= 0.1).mean() <= 0.25
 
 
+def test_subsampled_bootstrap_is_calibrated_under_the_null():
+    """Replicates smaller than the sample (sqrt(n) scaling) still give roughly uniform p-values."""
+    rng = np.random.default_rng(8)
+    ps = []
+    for _ in range(40):
+        t = rng.weibull(1.4, 2000) * 10
+        c = rng.uniform(0, 30, t.size)
+        cmp = relmodel.compare_fits(np.minimum(t, c), "weibull", observed=t <= c, n_boot=39, seed=rng,
+                                    boot_size=200)
+        ps.append(cmp.table.p_value.iloc[0])
+    ps = np.array(ps)
+    assert 0.35 < ps.mean() < 0.65
+    assert (ps <= 0.1).mean() <= 0.25
+
+
 def test_seed_makes_p_values_reproducible():
     x, obs = weibull_sample(n=120)
     a = relmodel.compare_fits(x, ["weibull"], observed=obs, n_boot=20, seed=5).table
@@ -94,7 +109,7 @@ def test_bootstrap_draws_follow_the_censoring_design():
     x, obs = weibull_sample(n=5000, seed=4)
     s = prepare(x, obs)
     r = relmodel.fit(x, "weibull", observed=obs)
-    boot = _draw(s, r, _censoring_law(s), np.random.default_rng(0))
+    boot = _draw(s, r, _censoring_law(s), np.random.default_rng(0), x.size)
     assert boot.t.size == x.size
     assert abs(boot.obs.mean() - obs.mean()) < 0.03
     assert boot.t.max() <= x[~obs].max() + 1e-9 or boot.obs[boot.t > x[~obs].max()].all()
@@ -112,6 +127,8 @@ def test_bad_arguments():
         relmodel.compare_fits(x, ["weibull", "cauchy"], observed=obs)
     with pytest.raises(FitError, match="n_boot"):
         relmodel.compare_fits(x, observed=obs, n_boot=-1)
+    with pytest.raises(FitError, match="boot_size"):
+        relmodel.compare_fits(x, observed=obs, boot_size=3)
     with pytest.raises(FitError, match="no families"):
         relmodel.compare_fits(x, [], observed=obs)
     with pytest.raises(FitError, match="no failures"):
