@@ -39,13 +39,16 @@ RESTART_H = 10 / 60
 
 
 class ScipyFit:
-    """A fitted-distribution stand-in (vectorised ppf, mean_h) around a scipy distribution."""
+    """A fitted-distribution stand-in (mean_h, ppf, sample: as FitResult) around a scipy distribution."""
 
     def __init__(self, dist):
         self.dist, self.mean_h = dist, float(dist.mean())
 
     def ppf(self, q):
         return self.dist.ppf(q)
+
+    def sample(self, n, rng=None):
+        return self.dist.rvs(size=n, random_state=np.random.default_rng(rng))
 
 
 def event_loop(work, tau, d, r, mtbf, replicas, seed=0):

@@ -72,7 +72,7 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
         Checkpoint write δ (zero allowed) and restart time R (zero allowed).
     failures
         Job MTBF (number of hours or duration string: exponential failures),
-        a fitted distribution with ``ppf`` and ``mean_h`` (renewal between
+        a fitted distribution with ``mean_h`` and ``sample`` or ``ppf`` (renewal between
         job failures), :class:`~relmodel.simulate_sources.NodeRenewals`,
         an interruption log or :class:`~relmodel.simulate_sources.LogReplay`.
     replicas : int

@@ -21,6 +21,13 @@ class StandInFit:
         return self.dist.ppf(q)
 
 
+class SamplingFit(StandInFit):
+    """Stand-in with the FitResult sampling method as well."""
+
+    def sample(self, n, rng=None):
+        return self.dist.rvs(size=n, random_state=np.random.default_rng(rng))
+
+
 class FakeLog:
     def __init__(self, starts, window, planned=None):
         self.events = pd.DataFrame({"start_h": starts, "planned": planned if planned is not None
@@ -54,6 +61,18 @@ def test_gap_engine_matches_exact_for_exponential_fit(m, d, r, tau):
     s = simulate_training(40 * tau, tau, d, r, fit, replicas=1500, seed=5)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(tau, m, d, r) <= hi
+
+
+def test_sampling_fit_and_real_fitresult_match_exact():
+    s = simulate_training(20, 0.5, 0.05, 0.1, SamplingFit(stats.expon(scale=2.0)), replicas=3000, seed=8)
+    lo, hi = s.ettr_ci(0.99)
+    assert lo <= ettr(0.5, 2.0, 0.05, 0.1) <= hi
+    import relmodel
+    x = stats.expon(scale=2.0).rvs(size=3000, random_state=np.random.default_rng(0))
+    fit = relmodel.fit(x, "exponential")
+    s = simulate_training(20, 0.5, 0.05, 0.1, fit, replicas=3000, seed=8)
+    lo, hi = s.ettr_ci(0.99)
+    assert lo <= ettr(0.5, fit.mean_h, 0.05, 0.1) <= hi
 
 
 def test_partial_last_segment_agrees_between_engines():
@@ -186,5 +205,5 @@ def test_bad_ppf_is_named():
     class Bad(StandInFit):
         def ppf(self, q):
             return np.full(np.shape(q), np.nan)
-    with pytest.raises(ModelInputError, match="ppf"):
+    with pytest.raises(ModelInputError, match="NaN"):
         simulate_training(10, 1, 0.1, 0.1, Bad(stats.expon()), replicas=10)
