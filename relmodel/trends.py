@@ -279,10 +279,13 @@ def power_law_gof(times, end=None, *, start=None, n_sim=2000, seed=None):
     fit = crow_amsaa(t, T)
     m = t.size
     stat = float(_cvm(t / T, fit.beta_unbiased))
-    u = np.random.default_rng(seed).uniform(size=(int(n_sim), m))
-    beta_hat_over_beta = m / -np.log(u).sum(axis=1)  # for uniform u the true beta is 1
-    sims = np.concatenate([_cvm(u[i:i + 256], beta_hat_over_beta[i:i + 256, None] * (m - 1) / m)
-                           for i in range(0, u.shape[0], 256)])
+    rng = np.random.default_rng(seed)
+    sims = []
+    for size in np.diff(np.r_[0:int(n_sim):256, int(n_sim)]):  # chunks bound the memory
+        u = rng.uniform(size=(size, m))
+        beta_bar = (m - 1) / -np.log(u).sum(axis=1, keepdims=True)  # for uniform u the true beta is 1
+        sims.append(_cvm(u, beta_bar))
+    sims = np.concatenate(sims)
     p = float((1 + np.sum(sims >= stat)) / (1 + sims.size))
     return TrendTest("Cramer-von Mises (power law)", stat, p, "fits" if p >= 0.05 else "does not fit",
                      m, T, trunc)
