@@ -72,6 +72,8 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
       relmodel fit outages.csv --start began --end ended --node host --what uptimes
     """
     names = [f.strip() for f in families.split(",") if f.strip()]
+    if plot_path and Path(plot_path).exists() and not force:
+        raise ReportError(f"{plot_path} exists; choose another file or pass --force to overwrite it")
     source = load_source(log, log_kwargs)
     data = durations_of(source, what)
     cmp = compare_fits(data, names, n_boot=n_boot, seed=seed)

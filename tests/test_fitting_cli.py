@@ -38,9 +38,11 @@ def test_plot_is_written_and_not_overwritten(tmp_path):
     r = run("fit", "stepfun", "--n-boot", "0", "--families", "weibull,gamma", "--plot", str(out))
     assert r.exit_code == 0, r.output
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    before = out.stat().st_mtime_ns
     r = run("fit", "stepfun", "--n-boot", "0", "--plot", str(out))
     assert r.exit_code == 2 and "--force" in r.output
-    r = run("fit", "stepfun", "--n-boot", "0", "--plot", str(out), "--force")
+    assert out.stat().st_mtime_ns == before
+    r = run("fit", "stepfun", "--n-boot", "0", "--families", "exponential", "--plot", str(out), "--force")
     assert r.exit_code == 0
 
 

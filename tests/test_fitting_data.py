@@ -30,7 +30,7 @@ def lifelines_fit(fitter, d):
 def test_stepfun_fits_agree_with_lifelines(stepfun_log, what):
     d = getattr(stepfun_log, what)()
     assert d.n_observed > 300
-    cmp = relmodel.compare_fits(d, n_boot=20, seed=0)
+    cmp = relmodel.compare_fits(d, n_boot=10, seed=0)
     assert cmp.table.p_value.between(0, 1).all()
     w, ref = cmp.fits["weibull"], lifelines_fit(WeibullFitter, d)
     assert w.params["shape"] == pytest.approx(ref.rho_, rel=1e-5)
