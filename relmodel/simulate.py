@@ -184,23 +184,39 @@ def _scan(g, st, segs, r):
 
     In gap k the job restarts (except in the very first gap of the run),
     then completes floor(available / span) full segments, capped at the n
-    it still needs.  It finishes in the first gap whose available time
-    covers what is left.  Unfinished rows carry their totals in ``st``.
+    it still needs.  It finishes in the first gap k* whose available time
+    covers what is left.  Before k*, the lost time telescopes to
+    sum(available) - span * (segments completed), and the restart time to
+    sum(gaps) - sum(available); so two cumulative sums along the rows give
+    both.  Unfinished rows carry their totals in ``st``.
     """
     n, span, tail = segs
-    rk = np.full(g.shape, r)
+    rows, k = g.shape
+    avail = g - r
     if not st.need_restart:
-        rk[:, 0] = 0.0
-    avail = np.maximum(g - rk, 0.0)
-    cum = np.minimum(st.done[:, None] + np.cumsum(np.floor(avail / span), axis=1), n)
-    before = np.concatenate([st.done[:, None], cum[:, :-1]], axis=1)
+        avail[:, 0] = g[:, 0]
+    np.maximum(avail, 0.0, out=avail)
+    cum = np.floor(avail / span)
+    np.cumsum(cum, axis=1, out=cum)
+    cum += st.done[:, None]
+    np.minimum(cum, n, out=cum)
+    before = np.empty_like(cum)
+    before[:, 0] = st.done
+    before[:, 1:] = cum[:, :-1]
     fin = (n - before) * span + tail <= avail
     any_fin = fin.any(axis=1)
-    kstar = np.where(any_fin, fin.argmax(axis=1), g.shape[1])
-    pre = np.arange(g.shape[1])[None, :] < kstar[:, None]
-    lost = st.lost + np.where(pre, avail - (cum - before) * span, 0.0).sum(axis=1)
-    rest = st.rest + np.where(pre, np.minimum(g, rk), 0.0).sum(axis=1)
-    rest[any_fin] += rk[any_fin, kstar[any_fin]]
+    kstar = np.where(any_fin, fin.argmax(axis=1), k)
+    ridx = np.arange(rows)
+    prev = np.maximum(kstar - 1, 0)
+    had = kstar > 0
+    s_av = np.where(had, np.cumsum(avail, axis=1)[ridx, prev], 0.0)
+    s_g = np.where(had, np.cumsum(g, axis=1)[ridx, prev], 0.0)
+    done_at = np.where(any_fin, before[ridx, np.minimum(kstar, k - 1)], cum[:, -1])
+    lost = st.lost + s_av - span * (done_at - st.done)
+    rest = st.rest + (s_g - s_av)
+    fr = ridx[any_fin]
+    first = (kstar[fr] == 0) & (not st.need_restart)
+    rest[fr] += np.where(first, 0.0, r)
     nfail = st.nfail + kstar
     keep = ~any_fin
     st.done, st.lost, st.rest, st.nfail = cum[keep, -1], lost[keep], rest[keep], nfail[keep]

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.stats import binom, norm
 
 __all__ = ["SimulationResult"]
 
@@ -59,9 +59,19 @@ class SimulationResult:
     def ettr_per_replica(self):
         return self.work_h / self.wall_h
 
-    def wall_quantiles(self, q=(0.05, 0.5, 0.95)):
-        """Quantiles of the wall time in hours, as a Series indexed by q."""
-        return pd.Series(np.quantile(self.wall_h, q), index=pd.Index(q, name="q"), name="wall_h")
+    def wall_quantiles(self, q=(0.05, 0.5, 0.95), conf=0.99):
+        """Quantiles of the wall time (hours) with distribution-free confidence intervals.
+
+        The interval for quantile q runs between the order statistics whose
+        ranks are the binomial(n, q) quantiles at (1 - conf)/2 and (1 + conf)/2.
+        """
+        w = np.sort(self.wall_h)
+        n = w.size
+        qs = np.asarray(q, dtype=float)
+        a = (1 - conf) / 2
+        lo = np.clip(binom.ppf(a, n, qs).astype(int) - 1, 0, n - 1)
+        hi = np.clip(binom.ppf(1 - a, n, qs).astype(int), 0, n - 1)
+        return pd.DataFrame({"q": qs, "wall_h": np.quantile(w, qs), "lo": w[lo], "hi": w[hi]})
 
     def breakdown(self, conf=0.99):
         """Mean hours per destination with a confidence interval, and the share of wall time."""
@@ -87,9 +97,9 @@ class SimulationResult:
     def summary(self, conf=0.99):
         """Headline numbers as a dict (ETTR, its interval, wall quantiles, failures)."""
         lo, hi = self.ettr_ci(conf)
-        q = self.wall_quantiles()
+        q = self.wall_quantiles()["wall_h"].to_numpy()
         return {"ettr": self.ettr, "ettr_lo": lo, "ettr_hi": hi, "conf": conf,
-                "wall_p05_h": q.iloc[0], "wall_p50_h": q.iloc[1], "wall_p95_h": q.iloc[2],
+                "wall_p05_h": q[0], "wall_p50_h": q[1], "wall_p95_h": q[2],
                 "mean_failures": float(np.mean(self.failures)), "replicas": self.replicas}
 
     def _repr_html_(self):
@@ -100,4 +110,5 @@ class SimulationResult:
                 f"(99% CI {s['ettr_lo']:.4f} to {s['ettr_hi']:.4f}); wall time median "
                 f"{s['wall_p50_h']:.4g} h (5% {s['wall_p05_h']:.4g}, 95% {s['wall_p95_h']:.4g}); "
                 f"{s['mean_failures']:.4g} failures per run")
-        return head + self.breakdown().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        fmt = {"float_format": lambda v: f"{v:.4g}", "index": False}
+        return head + self.breakdown().to_html(**fmt) + self.wall_quantiles().to_html(**fmt)

@@ -175,8 +175,20 @@ def test_results_api_and_reproducible():
     np.testing.assert_array_equal(a.wall_h, b.wall_h)
     assert a.to_frame().shape == (200, 6)
     assert set(a.summary()) >= {"ettr", "ettr_lo", "ettr_hi", "wall_p50_h"}
-    assert a.wall_quantiles().is_monotonic_increasing
+    q = a.wall_quantiles()
+    assert q["wall_h"].is_monotonic_increasing and np.all((q["lo"] <= q["wall_h"]) & (q["wall_h"] <= q["hi"]))
     assert "ETTR" in a._repr_html_()
+
+
+def test_wall_quantile_interval_covers_the_true_median():
+    # exponential failures: the true median of the wall time from a very large run
+    big = simulate_training(5, 0.5, 0.05, 0.1, 1.0, replicas=400000, seed=1)
+    true_median = np.median(big.wall_h)
+    covered = 0
+    for seed in range(40):
+        q = simulate_training(5, 0.5, 0.05, 0.1, 1.0, replicas=500, seed=100 + seed).wall_quantiles([0.5], 0.9)
+        covered += q["lo"].iloc[0] <= true_median <= q["hi"].iloc[0]
+    assert covered >= 32  # nominal 90% of 40 = 36
 
 
 def test_step_rounds_interval_and_rejects_short_interval():
