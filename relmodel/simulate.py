@@ -100,13 +100,13 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
     segs = _segments(w, tau, d)
     est = float(expected_wall_time(w, tau, src.mean_h, d, r))
     _check_budget(est / src.mean_h * replicas, replicas)
+    ckpt = (segs[0] + (1 if segs[2] else 0)) * d
     if isinstance(src, ExponentialFailures):
         lost, rest, nfail = _exponential(rng, int(replicas), _groups(segs), r, src.mtbf_h)
     elif src.kind == "renewal":
         lost, rest, nfail = _renewal(rng, int(replicas), segs, r, src, est)
     else:
-        lost, rest, nfail = _timeline(rng, int(replicas), segs, r, src, w + segs[0] * d + (d if segs[2] else 0), est)
-    ckpt = (segs[0] + (1 if segs[2] else 0)) * d
+        lost, rest, nfail = _timeline(rng, int(replicas), segs, r, src, w + ckpt, est)
     return SimulationResult(
         work_h=w, interval_h=tau, ckpt_cost_h=d, restart_h=r, source=src.describe(),
         mtbf_h=src.mean_h, checkpoint_h=ckpt, lost_h=lost, restart_time_h=rest, failures=nfail,
@@ -114,7 +114,7 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
 
 
 def _check_budget(expected_draws, replicas):
-    if not np.isfinite(expected_draws) or expected_draws > 5e9:
+    if not np.isfinite(expected_draws) or expected_draws > 2e9:
         raise ModelInputError(
             f"about {expected_draws:.3g} failures would have to be simulated for {replicas} replicas: "
             "the job almost never completes a segment (ETTR near 0); use relmodel.ettr for this case "
