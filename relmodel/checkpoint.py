@@ -5,6 +5,17 @@ stalled writing one checkpoint, ``mtbf`` M the job's mean time between
 failures, ``restart`` R the time to detect, reschedule and reload, and
 ``interval`` τ the compute time between checkpoints.  All accept anything
 :func:`relmodel.hours` does and broadcast over numpy arrays.
+
+* intervals: :func:`young_interval`, :func:`daly_interval`,
+  :func:`optimal_interval` (exact, Lambert W), :func:`best_step_interval`
+  (a whole number of training steps);
+* goodput: :func:`ettr`, :func:`expected_wall_time` and
+  :func:`time_breakdown` (useful work, checkpoint writes, lost work and
+  restarts, adding up exactly to the expected wall time).
+
+Asynchronous and two-level checkpointing are in :mod:`relmodel.multilevel`,
+restart phases in :mod:`relmodel.restart`, non-exponential failures in
+:mod:`relmodel.simulate` and :mod:`relmodel.simulate_interval`.
 """
 
 from dataclasses import dataclass
@@ -102,7 +113,7 @@ def _segment_terms(interval, mtbf, ckpt_cost, restart):
       average and all restarts of a segment M (e^x - 1)(e^{R/M} - 1).
     * The successful attempt spends τ computing and δ writing.
 
-    The four terms add up to M e^{R/M} (e^x - 1), Daly's (2006, eq. 20)
+    The four terms add up to M e^{R/M} (e^x - 1), Daly's (2006)
     expected time per segment, exactly:
     τ + δ + [M(e^x - 1) - τ - δ] + M(e^x - 1)(e^{R/M} - 1) = M e^{R/M}(e^x - 1).
     """
@@ -130,7 +141,7 @@ def _segment_terms(interval, mtbf, ckpt_cost, restart):
 def expected_wall_time(work, interval, mtbf, ckpt_cost, restart=0.0):
     """Expected wall-clock hours to finish ``work`` hours of computation.
 
-    Daly (2006, FGCS 22(3), eq. 20): T_w = M e^{R/M} (e^{(τ+δ)/M} - 1) T_s/τ,
+    Daly (2006, FGCS 22(3)): T_w = M e^{R/M} (e^{(τ+δ)/M} - 1) T_s/τ,
     exact for exponential failures that may also strike during checkpoint
     writes and restarts.  As in the paper the work is cut into T_s/τ
     segments (a fractional count is allowed).  A checkpoint that takes longer
