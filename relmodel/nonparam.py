@@ -22,6 +22,7 @@ __all__ = [
     "StepEstimate",
     "CumulativeIncidence",
     "as_durations",
+    "interruptions",
     "kaplan_meier",
     "nelson_aalen",
     "cumulative_incidence",
@@ -57,6 +58,18 @@ def as_durations(data, observed=None, *, entry=None, label="durations"):
         i = int(np.argmax(d.hours < 0))
         raise FitError(f"duration {i} is negative ({d.hours[i]!r} h); durations must be >= 0 hours")
     return d
+
+
+def interruptions(log, include_planned=False):
+    """A log's events that are new interruptions: overlapping rows out, planned ones only if asked."""
+    if hasattr(log, "interruptions"):
+        return log.interruptions(include_planned)
+    ev = log.events
+    if "overlaps" in ev.columns:
+        ev = ev[~ev["overlaps"].astype(bool)]
+    if not include_planned and "planned" in ev.columns:
+        ev = ev[~ev["planned"].astype(bool)]
+    return ev
 
 
 def _step_at(x, y, t, before=0.0):

@@ -12,8 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from .errors import FitError
-from .nonparam import StepEstimate, _check_conf
-from .trends import interruptions
+from .nonparam import StepEstimate, _check_conf, interruptions
 from .units import hours
 
 __all__ = ["mcf"]
@@ -41,7 +40,7 @@ def _mcf_inputs(data, node, start, end, n_systems):
     keys = np.unique(np.concatenate([labels, *named]))
     sys_idx = np.searchsorted(keys, labels)
     if end is None:
-        raise FitError("mcf needs the end of observation: pass end= (hours, or a mapping node -> end)")
+        raise FitError("the end of observation is needed: pass end= (hours, or a mapping node -> end)")
     m = max(keys.size, int(n_systems or 0))
     s = _per_system(0.0 if start is None else start, keys, m, "start")
     e = _per_system(end, keys, m, "end")

@@ -34,6 +34,8 @@ import pandas as pd
 from scipy import stats
 
 from .errors import FitError
+from .nonparam import interruptions
+from .recurrence import _mcf_inputs
 from .units import hours
 
 __all__ = [
@@ -41,7 +43,6 @@ __all__ = [
     "CrowAMSAA",
     "TrendResult",
     "event_times",
-    "interruptions",
     "laplace_test",
     "mil_hdbk_189_test",
     "lewis_robinson_test",
@@ -85,29 +86,29 @@ def event_times(data, end=None, *, start=None, include_planned=False):
     return t, T
 
 
-def interruptions(log, include_planned=False):
-    """A log's events that are new interruptions: overlapping rows out, planned ones only if asked."""
-    if hasattr(log, "interruptions"):
-        return log.interruptions(include_planned)
-    ev = log.events
-    if "overlaps" in ev.columns:
-        ev = ev[~ev["overlaps"].astype(bool)]
-    if not include_planned and "planned" in ev.columns:
-        ev = ev[~ev["planned"].astype(bool)]
-    return ev
-
-
-def _prepare(times, end, start, need):
+def _prepare(times, end, start, need, node=None, n_systems=None):
+    """Ages at failure t, each one's system window Ti, every system's window, truncation."""
+    if node is not None:
+        if hasattr(times, "events"):
+            raise FitError("node= is for arrays of event times; a log's nodes share its window, so pool them")
+        t, idx, s, e = _mcf_inputs(times, node, start, end, n_systems)
+        age, window = t - s[idx], (e - s)[idx]
+        keep = age > 0
+        if keep.sum() < need:
+            raise FitError(f"need at least {need} event(s) inside the observation windows; got {keep.sum()}")
+        return age[keep], window[keep], e - s, "time"
     t, T = event_times(times, end, start=start)
     if T is None:
         if t.size < need + 1:
             raise FitError(f"failure-truncated data need at least {need + 1} events after the start; got {t.size}")
-        return t[:-1], float(t[-1]), "failure"
-    if t.size < need:
+        t, T, trunc = t[:-1], float(t[-1]), "failure"
+    elif t.size < need:
         raise FitError(f"need at least {need} event(s) inside the observation window; got {t.size}")
-    if T <= 0:
+    elif T <= 0:
         raise FitError(f"the observation end must be after the start; got a window of {T:g} h")
-    return t, float(T), "time"
+    else:
+        trunc = "time"
+    return t, np.full(t.size, float(T)), np.array([float(T)]), trunc
 
 
 @dataclass(frozen=True)
@@ -131,19 +132,25 @@ class TrendTest:
         return self.to_frame().to_html(index=False)
 
 
-def laplace_test(times, end=None, *, start=None):
+def laplace_test(times, end=None, *, start=None, node=None, n_systems=None):
     """Laplace test for trend (Cox and Lewis 1966, chapter 3).
 
     ``times``: event times in hours (or an InterruptionLog); ``end``: end of
     observation (time truncated) or None (failure truncated at the last event,
     which is then left out of the sum).  U is standard normal under an HPP;
-    the p-value is two-sided.  Returns a :class:`TrendTest`.
+    the p-value is two-sided.  For several systems U = sum(t_i - T_i/2) /
+    sqrt(sum T_i^2 / 12), T_i the window of event i's system (Ascher and
+    Feingold, "Repairable Systems Reliability", 1984).
+    ``node``: one label per event time for a fleet of systems, each observed
+    over its own window (``start``/``end`` scalars or mappings node -> hours;
+    ``n_systems`` counts failure-free systems on the common window); times
+    then count from each system's start.
+    Returns a :class:`TrendTest`.
     """
-    t, T, trunc = _prepare(times, end, start, need=1)
-    n = t.size
-    u = (t.mean() - T / 2) / (T * np.sqrt(1 / (12 * n)))
+    t, Ti, Ts, trunc = _prepare(times, end, start, 1, node, n_systems)
+    u = (t - Ti / 2).sum() / np.sqrt((Ti**2).sum() / 12)
     p = 2 * stats.norm.sf(abs(u))
-    return TrendTest("Laplace", float(u), float(p), _direction(u > 0, u < 0), n, T, trunc)
+    return TrendTest("Laplace", float(u), float(p), _direction(u > 0, u < 0), t.size, float(Ts.max()), trunc)
 
 
 def lewis_robinson_test(times, end=None, *, start=None):
@@ -154,7 +161,8 @@ def lewis_robinson_test(times, end=None, *, start=None):
     cluster (a renewal process that is not Poisson), which a fleet's pooled
     log often is.  Needs at least two events.  Returns a :class:`TrendTest`.
     """
-    t, T, trunc = _prepare(times, end, start, need=2)
+    t, Ti, _, trunc = _prepare(times, end, start, need=2)
+    T = float(Ti[0])
     lap = laplace_test(t, T)
     gaps = np.diff(np.concatenate([[0.0], t]))
     cv = gaps.std(ddof=1) / gaps.mean()
@@ -165,20 +173,27 @@ def lewis_robinson_test(times, end=None, *, start=None):
     return TrendTest("Lewis-Robinson", float(u), float(p), _direction(u > 0, u < 0), lap.n, T, trunc)
 
 
-def mil_hdbk_189_test(times, end=None, *, start=None):
+def mil_hdbk_189_test(times, end=None, *, start=None, node=None, n_systems=None):
     """MIL-HDBK-189 test for trend (MIL-HDBK-189C, 2011; Crow 1974).
 
     X = 2 sum ln(T / t_i) is chi-square with 2n degrees of freedom under an HPP
     when time truncated at T, and 2(n-1) when failure truncated at t_n (the sum
     then runs over the first n-1 events).  A small X means a rising rate
-    (beta > 1).  The p-value is two-sided.  Returns a :class:`TrendTest`.
+    (beta > 1).  The p-value is two-sided; for several systems the sum runs
+    over all their events, each against its own window.
+    ``node``: one label per event time for a fleet of systems, each observed
+    over its own window (``start``/``end`` scalars or mappings node -> hours;
+    ``n_systems`` counts failure-free systems on the common window); times
+    then count from each system's start.
+    Returns a :class:`TrendTest`.
     """
-    t, T, trunc = _prepare(times, end, start, need=1)
-    x = 2 * np.log(T / t).sum()
+    t, Ti, Ts, trunc = _prepare(times, end, start, 1, node, n_systems)
+    x = 2 * np.log(Ti / t).sum()
     dof = 2 * t.size
     p = min(1.0, 2 * min(stats.chi2.cdf(x, dof), stats.chi2.sf(x, dof)))
     rising = x < dof  # beta_hat = 2n / x > 1 (time truncated)
-    return TrendTest("MIL-HDBK-189", float(x), float(p), _direction(rising, x > dof), t.size, T, trunc, dof)
+    return TrendTest("MIL-HDBK-189", float(x), float(p), _direction(rising, x > dof), t.size, float(Ts.max()),
+                     trunc, dof)
 
 
 def _direction(up, down):
@@ -195,7 +210,8 @@ class CrowAMSAA:
     scale in failures per hour**beta, ``n`` the events, ``end_h`` the end of
     observation and ``truncation`` "time" or "failure".  For a fleet pooled
     into one process ``lam`` is the fleet's; each of m identical nodes has the
-    same beta and ``lam / m``.
+    same beta and ``lam / m``.  Fitted to ``n_systems`` > 1 systems, ``lam``
+    is per system and ``end_h`` the longest window.
     """
 
     beta: float
@@ -207,6 +223,7 @@ class CrowAMSAA:
     end_h: float
     truncation: str
     conf: float
+    n_systems: int = 1
 
     def cumulative(self, t):
         """Expected cumulative failures by time ``t`` (hours)."""
@@ -232,28 +249,34 @@ class CrowAMSAA:
                 + self.to_frame().to_html(index=False))
 
 
-def crow_amsaa(times, end=None, *, start=None, conf=0.95):
+def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=None):
     """Fit the Crow-AMSAA (power-law NHPP) model by maximum likelihood.
 
     Time truncated at ``end`` = T with n events: beta_hat = n / sum ln(T/t_i),
     lambda_hat = n / T**beta_hat, and 2 n beta / beta_hat ~ chi2(2n).  Failure
     truncated (``end=None``) at t_n: the sum runs over i < n, and
     2 n beta / beta_hat ~ chi2(2(n-1)) (Crow 1974; MIL-HDBK-189C, 2011).
+    Several systems with windows T_q (Crow 1974): beta_hat = n / sum
+    ln(T_q/t_iq) over every event, lambda_hat = n / sum_q T_q**beta_hat.
+    ``node``: one label per event time for a fleet of systems, each observed
+    over its own window (``start``/``end`` scalars or mappings node -> hours;
+    ``n_systems`` counts failure-free systems on the common window); times
+    then count from each system's start.
     Returns a :class:`CrowAMSAA`.
     """
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1 (e.g. 0.95), got {conf!r}")
-    t, T, trunc = _prepare(times, end, start, need=2)
+    t, Ti, Ts, trunc = _prepare(times, end, start, 2, node, n_systems)
     n = t.size + (trunc == "failure")
-    s = np.log(T / t).sum()
+    s = np.log(Ti / t).sum()
     if s <= 0:
         raise FitError("all events sit at the end of observation; beta cannot be estimated")
     beta = n / s
     dof = 2 * t.size
     lo, hi = stats.chi2.ppf([(1 - conf) / 2, (1 + conf) / 2], dof) * beta / (2 * n)
     bias = (n - 1) / n if trunc == "time" else (n - 2) / n
-    return CrowAMSAA(float(beta), float(n / T**beta), float(lo), float(hi), float(beta * bias),
-                     int(n), T, trunc, conf)
+    return CrowAMSAA(float(beta), float(n / (Ts**beta).sum()), float(lo), float(hi), float(beta * bias),
+                     int(n), float(Ts.max()), trunc, conf, int(Ts.size))
 
 
 def _cvm(u, scale):
@@ -263,7 +286,7 @@ def _cvm(u, scale):
     return 1 / (12 * m) + ((np.sort(u, axis=-1) ** scale - expected) ** 2).sum(axis=-1)
 
 
-def power_law_gof(times, end=None, *, start=None, n_sim=2000, seed=None):
+def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_sim=2000, seed=None):
     """Cramer-von Mises goodness of fit of the Crow-AMSAA (power-law) model.
 
     C2 = 1/(12M) + sum_i ((t_i/T)**beta_bar - (2i-1)/(2M))**2 over the M terms
@@ -275,10 +298,10 @@ def power_law_gof(times, end=None, *, start=None, n_sim=2000, seed=None):
     "improving" do not apply: ``direction`` says "fits" or "does not fit"
     at the 5% level).
     """
-    t, T, trunc = _prepare(times, end, start, need=2)
-    fit = crow_amsaa(t, T)
+    t, Ti, Ts, trunc = _prepare(times, end, start, 2, node, n_systems)
     m = t.size
-    stat = float(_cvm(t / T, fit.beta_unbiased))
+    beta_bar = (m - 1) / np.log(Ti / t).sum()  # (n-1)/n (time) or (n-2)/n (failure) times beta_hat
+    stat = float(_cvm(t / Ti, beta_bar))
     rng = np.random.default_rng(seed)
     sims = []
     for size in np.diff(np.r_[0:int(n_sim):256, int(n_sim)]):  # chunks bound the memory
@@ -288,7 +311,7 @@ def power_law_gof(times, end=None, *, start=None, n_sim=2000, seed=None):
     sims = np.concatenate(sims)
     p = float((1 + np.sum(sims >= stat)) / (1 + sims.size))
     return TrendTest("Cramer-von Mises (power law)", stat, p, "fits" if p >= 0.05 else "does not fit",
-                     m, T, trunc)
+                     m, float(Ts.max()), trunc)
 
 
 @dataclass(frozen=True)
@@ -334,7 +357,7 @@ _METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test, "lewis-r
 
 
 def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
-          include_planned=False):
+          include_planned=False, node=None, n_systems=None):
     """Is the failure rate steady, improving or wearing out?
 
     ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
@@ -345,17 +368,26 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     "lewis-robinson").  If its two-sided p-value is below ``alpha`` the
     verdict follows the direction of the trend, otherwise it is "steady".
     With the default method and ``conf == 1 - alpha`` the verdict is "steady"
-    exactly when the Crow-AMSAA interval on beta contains 1.
-    Returns a :class:`TrendResult`.
+    exactly when the Crow-AMSAA interval on beta contains 1.  With ``node``
+    (one label per event time) each node is a system with its own window
+    (``start``/``end`` may be mappings node -> hours), time counts from each
+    system's start, and the Lewis-Robinson test, which needs one sequence of
+    gaps, is left out.  Returns a :class:`TrendResult`.
     """
     key = str(method).lower().replace("_", "-")
     if key not in _METHODS:
         raise FitError(f"unknown trend method {method!r}; valid methods are {', '.join(_METHODS)}")
     if not 0 < alpha < 1:
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
-    t, T = event_times(data, end, start=start, include_planned=include_planned)
-    tests = tuple(f(t, T) for f in _METHODS.values())
-    deciding = tests[list(_METHODS).index(key)]
+    if node is None:
+        args, kw = event_times(data, end, start=start, include_planned=include_planned), {}
+    else:
+        args, kw = (data, end), {"start": start, "node": node, "n_systems": n_systems}
+    names = [k for k in _METHODS if node is None or k != "lewis-robinson"]
+    if key not in names:
+        raise FitError("the Lewis-Robinson test needs one system; with node= use 'mil-hdbk-189' or 'laplace'")
+    tests = tuple(_METHODS[k](*args, **kw) for k in names)
+    deciding = tests[names.index(key)]
     verdict = deciding.direction if deciding.p_value < alpha else "steady"
-    return TrendResult(verdict, deciding.p_value, deciding.test, alpha, tests, crow_amsaa(t, T, conf=conf))
+    return TrendResult(verdict, deciding.p_value, deciding.test, alpha, tests, crow_amsaa(*args, conf=conf, **kw))
 

@@ -216,3 +216,89 @@ def test_power_law_gof_p_values_uniform_under_the_model_and_small_off_it():
     jump = np.sort(np.r_[rng.uniform(0, 500, 30), rng.uniform(500, 1000, 300)])
     res = relmodel.trends.power_law_gof(jump, end=1000.0, seed=1)
     assert res.p_value < 0.01 and res.direction == "does not fit"
+
+
+# several systems, each with its own window (Crow 1974's setting)
+FLEET_T = np.array([12.0, 30.0, 45.0, 8.0, 20.0, 33.0, 50.0, 61.0])
+FLEET_NODE = np.array(["a", "a", "a", "b", "b", "c", "c", "c"])
+FLEET_START = {"a": 0.0, "b": 5.0, "c": 25.0, "d": 10.0}  # d never fails
+FLEET_END = {"a": 60.0, "b": 40.0, "c": 70.0, "d": 30.0}
+
+
+def _fleet_by_hand():
+    age = FLEET_T - np.array([FLEET_START[k] for k in FLEET_NODE])
+    window = np.array([FLEET_END[k] - FLEET_START[k] for k in FLEET_NODE])
+    every = np.array([FLEET_END[k] - FLEET_START[k] for k in "abcd"])
+    return age, window, every
+
+
+def test_fleet_crow_amsaa_and_tests_by_hand():
+    age, window, every = _fleet_by_hand()
+    n = age.size
+    beta = n / np.log(window / age).sum()
+    kw = {"node": FLEET_NODE, "start": FLEET_START, "end": FLEET_END}
+    fit = relmodel.crow_amsaa(FLEET_T, **kw)
+    assert fit.beta == pytest.approx(beta, rel=1e-12)
+    assert fit.lam == pytest.approx(n / (every**beta).sum(), rel=1e-12)
+    assert fit.n_systems == 4 and fit.end_h == 60.0
+    assert fit.beta_hi == pytest.approx(beta * stats.chi2.ppf(0.975, 2 * n) / (2 * n), rel=1e-10)
+    mil = relmodel.mil_hdbk_189_test(FLEET_T, **kw)
+    assert mil.statistic == pytest.approx(2 * np.log(window / age).sum(), rel=1e-12) and mil.df == 2 * n
+    lap = relmodel.laplace_test(FLEET_T, **kw)
+    assert lap.statistic == pytest.approx((age - window / 2).sum() / np.sqrt((window**2).sum() / 12), rel=1e-12)
+    gof = relmodel.power_law_gof(FLEET_T, seed=0, **kw)
+    beta_bar = beta * (n - 1) / n
+    expected = (2 * np.arange(1, n + 1) - 1) / (2 * n)
+    c2 = 1 / (12 * n) + ((np.sort(age / window) ** beta_bar - expected) ** 2).sum()
+    assert gof.statistic == pytest.approx(c2, rel=1e-12)
+
+
+def test_fleet_on_a_common_window_matches_the_pooled_process():
+    rng = np.random.default_rng(41)
+    nodes = rng.integers(0, 6, 40)
+    times = rng.uniform(0, 100.0, 40)
+    pooled = relmodel.trend(times, end=100.0, method="laplace")
+    fleet = relmodel.trend(times, end=100.0, node=nodes, method="laplace", n_systems=6)
+    assert fleet.p_value == pytest.approx(pooled.p_value, rel=1e-12)
+    assert fleet.beta == pytest.approx(pooled.beta, rel=1e-12)
+    assert fleet.fit.lam * 6 == pytest.approx(pooled.fit.lam, rel=1e-12)
+    assert [t.test for t in fleet.tests] == ["MIL-HDBK-189", "Laplace"]
+
+
+def test_staggered_fleet_of_steady_nodes_is_steady_per_node_but_not_pooled():
+    rng = np.random.default_rng(8)
+    starts = rng.uniform(0, 900.0, 60)  # nodes enter service over time, all observed to 1000 h
+    times, nodes = [], []
+    for q, s in enumerate(starts):
+        k = rng.poisson(0.05 * (1000.0 - s))
+        times += list(rng.uniform(s, 1000.0, k))
+        nodes += [q] * k
+    start = {str(q): s for q, s in enumerate(starts)}
+    per_node = relmodel.trend(np.array(times), node=np.array(nodes), start=start, end=1000.0)
+    assert per_node.verdict == "steady" and per_node.fit.beta_lo < 1 < per_node.fit.beta_hi
+    pooled = relmodel.trend(np.array(times), end=1000.0)
+    assert pooled.verdict == "wearing out"  # the fleet grows, so pooled failures crowd late
+
+
+def test_fleet_power_law_recovery():
+    rng = np.random.default_rng(19)
+    ends = rng.uniform(200.0, 2000.0, 40)
+    times, nodes = [], []
+    for q, end in enumerate(ends):
+        t = _power_law(0.6, 0.5, end, rng)
+        times += list(t)
+        nodes += [q] * t.size
+    fit = relmodel.crow_amsaa(np.array(times), node=np.array(nodes), end=dict(zip(map(str, range(40)), ends)))
+    assert fit.beta_lo < 0.6 < fit.beta_hi
+    assert fit.lam == pytest.approx(0.5, rel=0.5)
+
+
+def test_fleet_bad_inputs(stepfun_log):
+    with pytest.raises(FitError, match="pool"):
+        relmodel.trend(stepfun_log, node=["x"])
+    with pytest.raises(FitError, match="Lewis-Robinson"):
+        relmodel.trend(FLEET_T, node=FLEET_NODE, start=FLEET_START, end=FLEET_END, method="lewis-robinson")
+    with pytest.raises(FitError, match="end of observation"):
+        relmodel.crow_amsaa(FLEET_T, node=FLEET_NODE)
+    with pytest.raises(FitError, match="outside"):
+        relmodel.crow_amsaa(FLEET_T, node=FLEET_NODE, end=40.0)
