@@ -78,7 +78,8 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
     need = [what_if(n, ckpt_cost, restart, target_ettr, source)["required_node_mtbf_h"] for n in sizes]
     have = [what_if(n, ckpt_cost, restart, target_ettr, source)["observed_node_mtbf_h"] for n in sizes]
     ax.plot(sizes, need, color="C3", label="required node MTBF")
-    ax.plot(sizes, have, color="C0", ls="--", label="observed (Llama 3 rates)")
+    name = "Llama 3 rates" if source is None else f"{getattr(source, 'name', 'observed')} rates"
+    ax.plot(sizes, have, color="C0", ls="--", label=f"observed ({name})")
     ax.plot(n_gpus, nums["required_node_mtbf_h"], "o", color="C3")
     ax.set_xscale("log")
     ax.set_yscale("log")
