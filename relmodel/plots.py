@@ -251,6 +251,8 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
     ax.step(t, n, where="post", label="observed failures")
     if nhpp is True:
         nhpp = crow_amsaa(t, T)
+    if getattr(nhpp, "n_systems", 1) > 1:
+        raise FitError("the overlay needs a fit of the pooled process (crow_amsaa without node=)")
     if isinstance(nhpp, CrowAMSAA) or hasattr(nhpp, "cumulative"):
         top = T if T is not None else t[-1]
         grid = np.geomspace(t[0] / 2, top, 300) if loglog else np.linspace(0, top, 300)

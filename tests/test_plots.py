@@ -240,3 +240,10 @@ def test_fits_may_be_a_dict():
     h, obs = _sample()
     ax = relmodel.plots.survival_plot(h, {"w": WEIBULL, "g": GAMMA}, observed=obs)
     assert len(ax.get_lines()) == 3
+
+
+def test_cumulative_failures_refuses_a_per_system_fit():
+    times = np.array([1.0, 2.0, 5.0, 7.0])
+    fit = relmodel.crow_amsaa(times, node=["a", "b", "a", "b"], end=10.0)
+    with pytest.raises(FitError, match="pooled"):
+        relmodel.plots.cumulative_failures_plot(times, nhpp=fit)
