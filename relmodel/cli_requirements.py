@@ -99,8 +99,10 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
                    "miss the target, so the upper bounds are infinite")
     df = plan.components[_COLUMNS].copy()
     alone = plan.components["feasible"].to_numpy()
-    df.loc[~alone, ["required_fit", "required_fit_lo", "required_fit_hi", "improvement"]] = np.nan
+    cols = ["required_fit", "required_fit_lo", "required_fit_hi", "improvement"]
+    df[cols] = df[cols].astype(object)
+    df.loc[~alone, cols] = "impossible"
     df = df.rename(columns={"share_fit": f"fit_for_{share:.0%}_share"})
     click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({conf:.0%} intervals).")
-    click.echo("improvement = times fewer failures needed; NaN = out of reach by this cause alone.")
+    click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
     echo_frame(df, fmt)
