@@ -10,6 +10,7 @@ from .checkpoint import (best_step_interval, daly_interval, optimal_interval, ti
                          young_interval)
 from .cli_common import echo_frame, format_option, load_source
 from .errors import ModelInputError
+from .multilevel import async_breakdown, async_optimal_interval, two_level_optimum
 from .units import hours
 
 __all__ = ["command", "interval_table", "job_mtbf_from_source"]
@@ -27,21 +28,29 @@ def job_mtbf_from_source(source, gpus=None, gpus_per_node=8):
     return float(scale_job_mtbf(source, gpus, gpus_per_node=gpus_per_node))
 
 
-def interval_table(mtbf, ckpt_cost, restart=0.0, work=None, step=None):
+def interval_table(mtbf, ckpt_cost, restart=0.0, work=None, step=None, persist=None):
     """Young, Daly and exact intervals (and the best whole-step one) with ETTR and breakdown.
 
     One row per method: interval in hours and minutes, ETTR, the shares of
     wall time spent writing checkpoints, re-doing lost work and restarting,
     and expected failures per day; with ``work``, the expected wall time.
+    With ``persist``, ``ckpt_cost`` is also read as the blocking stall of an
+    asynchronous checkpoint whose background persist takes ``persist``, and
+    a row "async exact" gives its best interval (:mod:`relmodel.multilevel`).
     """
     m, d, r = hours(mtbf), hours(ckpt_cost), hours(restart)
     taus = {"Young": young_interval(d, m), "Daly": daly_interval(d, m), "exact": optimal_interval(m, d)}
     if step is not None:
         taus["whole steps"] = best_step_interval(step, m, d, r).interval_h
+    if persist is not None:
+        taus["async exact"] = async_optimal_interval(m, d, persist, r)
     w = 1.0 if work is None else hours(work)
     rows = []
     for name, tau in taus.items():
-        b = time_breakdown(w, tau, m, d, r)
+        if name == "async exact":
+            b = async_breakdown(w, tau, m, d, persist, r)
+        else:
+            b = time_breakdown(w, tau, m, d, r)
         rows.append({
             "method": name, "interval_h": float(tau), "interval_min": 60 * float(tau), "ettr": float(b.ettr),
             "checkpoint_share": float(b.checkpoint_h / b.wall_h), "lost_share": float(b.lost_h / b.wall_h),
@@ -68,11 +77,16 @@ def _for_people(df):
 @click.option("--ckpt-cost", required=True, help="Time the job is stalled writing one checkpoint, e.g. 45s.")
 @click.option("--restart", default="0", show_default=True, help="Restart time (detect, reschedule, reload).")
 @click.option("--step", help="Training step time; adds the best whole-step interval.")
+@click.option("--persist", help="Asynchronous checkpoints: background persist time (--ckpt-cost is the stall).")
+@click.option("--fast-cost", help="Two-level: cost of a fast (in-memory or peer) checkpoint.")
+@click.option("--fast-fraction", type=float, help="Two-level: share of failures the fast level can recover.")
+@click.option("--fast-restart", default="0", show_default=True, help="Two-level: restart from the fast level.")
 @click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
 @click.option("--simulate", "replicas", type=int, default=0, help="Also simulate this many runs of --work.")
 @click.option("--seed", type=int, default=None, help="Seed of the simulation.")
 @format_option
-def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, work, replicas, seed, fmt):
+def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
+            fast_restart, work, replicas, seed, fmt):
     """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
 
     The exact interval maximises Daly's expected-wall-time model for
@@ -83,6 +97,8 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, work, repl
       relmodel interval --mtbf 3h --ckpt-cost 45s --restart 10min
       relmodel interval --log llama3 --gpus 32768 --ckpt-cost 45s --restart 10min
       relmodel interval --mtbf 3h --ckpt-cost 45s --step 4s --work 54d --simulate 1000
+      relmodel interval --mtbf 3h --ckpt-cost 5s --persist 2min --restart 10min
+      relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
     """
     if (mtbf is None) == (log is None):
         raise ModelInputError("give the MTBF with exactly one of --mtbf or --log")
@@ -92,13 +108,16 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, work, repl
     if log is not None:
         mtbf = job_mtbf_from_source(load_source(log, {}), gpus, gpus_per_node)
         where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
-    df = interval_table(mtbf, ckpt_cost, restart, work=work, step=step)
+    df = interval_table(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
     sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if replicas else None
+    two = _two_level(mtbf, ckpt_cost, restart, fast_cost, fast_fraction, fast_restart)
     if fmt == "json":
         out = {"mtbf_h": hours(mtbf), "mtbf_source": where, "ckpt_cost_h": hours(ckpt_cost),
                "restart_h": hours(restart), "methods": json.loads(df.to_json(orient="records"))}
         if sim is not None:
             out["simulation"] = sim
+        if two is not None:
+            out["two_level"] = json.loads(two.to_frame().to_json(orient="records"))
         click.echo(json.dumps(out, indent=2))
         return
     if fmt == "table":
@@ -111,6 +130,22 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, work, repl
         click.echo(f"simulated at the exact interval, {sim['replicas']} runs: ETTR {100 * sim['ettr']:.3f}% "
                    f"(99% CI {100 * sim['ettr_lo']:.3f} to {100 * sim['ettr_hi']:.3f}), "
                    f"wall time median {sim['wall_p50_h']:.1f} h")
+    if two is not None and fmt == "table":
+        click.echo(f"two-level: fast checkpoint every {60 * two.fast_interval_h:.4g} min, 1 in {two.k} "
+                   f"to storage (every {60 * two.slow_interval_h:.4g} min): ETTR {100 * two.ettr:.3f}% "
+                   f"(storage only: {100 * two.single_level_ettr:.3f}%)")
+    elif two is not None:
+        echo_frame(two.to_frame(), fmt)
+
+
+def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_restart):
+    if fast_cost is None and fast_fraction is None:
+        return None
+    if fast_cost is None or fast_fraction is None:
+        raise ModelInputError("two-level checkpointing needs both --fast-cost and --fast-fraction")
+    if not 0 <= fast_fraction <= 1:
+        raise ModelInputError(f"--fast-fraction must be between 0 and 1; got {fast_fraction}")
+    return two_level_optimum(hours(mtbf), fast_cost, slow_cost, fast_fraction, fast_restart, slow_restart)
 
 
 def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):

@@ -51,6 +51,22 @@ def test_log_scaled_to_gpus():
     assert base["mtbf_h"] == pytest.approx(54 * 24 / 419, rel=1e-3)
 
 
+def test_async_and_two_level_rows():
+    from relmodel.multilevel import async_ettr, two_level_optimum
+    r = run("--mtbf", "3h", "--ckpt-cost", "5s", "--persist", "2min", "--restart", "10min", "--format", "json")
+    rows = {m["method"]: m for m in json.loads(r.output)["methods"]}
+    a = rows["async exact"]
+    assert a["ettr"] == pytest.approx(float(async_ettr(a["interval_h"], 3, 5 / 3600, 2 / 60, 1 / 6)))
+    assert a["ettr"] + a["checkpoint_share"] + a["lost_share"] + a["restart_share"] == pytest.approx(1)
+    r = run("--mtbf", "3h", "--ckpt-cost", "2min", "--fast-cost", "5s", "--fast-fraction", "0.8",
+            "--fast-restart", "2min", "--restart", "10min")
+    assert r.exit_code == 0, r.output
+    plan = two_level_optimum(3, "5s", "2min", 0.8, "2min", "10min")
+    assert f"1 in {plan.k} to storage" in r.output and f"{100 * plan.ettr:.3f}%" in r.output
+    bad = run("--mtbf", "3h", "--ckpt-cost", "2min", "--fast-cost", "5s", "--fast-fraction", "1.5")
+    assert bad.exit_code == 2
+
+
 def test_simulate_option():
     r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--work", "5d", "--simulate", "200",
             "--seed", "1")
