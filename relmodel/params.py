@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import yaml
 
 from .errors import DurationError, ParameterError
@@ -58,6 +57,8 @@ def notebook_parameters(path):
     Raises ParameterError when the notebook has no such cell or when a line in it
     is not ``name = literal  # comment``.
     """
+    import nbformat
+
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     _, cell = _parameters_cell(nb)
