@@ -106,11 +106,19 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     cens = _censoring_law(sample) if n_boot else None
     fits, rows = {}, []
     for name in dict.fromkeys(names):
-        res = fit_sample(sample, name)
+        try:
+            res = fit_sample(sample, name)
+        except FitError as exc:
+            if sample.d == 0:
+                raise
+            warnings.warn(f"{exc}; it is left out of the comparison", FitWarning, stacklevel=2)
+            continue
         fits[name] = res
         ks = ks_distance(sample, get_family(res.family).law(res.params))
         p = _bootstrap_p(sample, res, ks, cens, (int(n_boot), boot_size), rng) if n_boot else np.nan
         rows.append([name, res.loglik, res.aic, res.bic, ks, p])
+    if not fits:
+        raise FitError("no family could be fitted to these data: " + ", ".join(names))
     table = pd.DataFrame(rows, columns=["family", "loglik", "aic", "bic", "ks", "p_value"])
     table = table.sort_values("aic", kind="stable").reset_index(drop=True)
     table.insert(4, "delta_aic", table["aic"] - table["aic"].iloc[0])

@@ -136,6 +136,10 @@ class Family:
         shapes, scale = self.shapes_scale(params)
         return Law(self.rv, shapes, scale)
 
+    def log_sd(self, params):
+        """Standard deviation of ln T (how many e-folds of time the law spans)."""
+        raise NotImplementedError
+
     def loglik(self, sample, theta):
         """Log-likelihood of a :class:`relmodel.mle.Sample` (slow, generic path)."""
         dist = self.dist(self.params(theta))
@@ -172,6 +176,9 @@ class Exponential(Family):
     positive = (True,)
 
     rv = stats.expon
+
+    def log_sd(self, p):
+        return np.pi / np.sqrt(6)
 
     def shapes_scale(self, p):
         return (), p["scale"]
@@ -218,6 +225,9 @@ class Weibull(_LogLocationScale):
 
     rv = stats.weibull_min
 
+    def log_sd(self, p):
+        return np.pi / (np.sqrt(6) * p["shape"])
+
     def shapes_scale(self, p):
         return (p["shape"],), p["scale"]
 
@@ -239,6 +249,9 @@ class LogNormal(_LogLocationScale):
 
     rv = stats.lognorm
 
+    def log_sd(self, p):
+        return p["sigma"]
+
     def shapes_scale(self, p):
         return (p["sigma"],), np.exp(p["mu"])
 
@@ -251,6 +264,9 @@ class LogLogistic(_LogLocationScale):
     swap = True
 
     rv = stats.fisk
+
+    def log_sd(self, p):
+        return np.pi / (np.sqrt(3) * p["shape"])
 
     def shapes_scale(self, p):
         return (p["shape"],), p["scale"]
@@ -266,6 +282,9 @@ class Gamma(Family):
     positive = (True, True)
 
     rv = stats.gamma
+
+    def log_sd(self, p):
+        return float(np.sqrt(special.polygamma(1, p["shape"])))
 
     def shapes_scale(self, p):
         return (p["shape"],), p["scale"]

@@ -245,8 +245,32 @@ def fit_sample(sample, family, *, conf=0.95, n_rows=None):
                     "with its exact chi-square interval")
             warnings.warn(note, FitWarning, stacklevel=3)
     work = sample.compressed() if fam.name not in ("exponential", "weibull") else None
-    theta, ll, hess = fam.maximise(work or sample)
+    try:
+        theta, ll, hess = fam.maximise(work or sample)
+        _check_proper(fam, fam.params(theta), sample)
+    except FitError as exc:
+        raise FitError(f"{fam.name} fit failed: {exc}; these data do not determine a {fam.name} "
+                       "distribution (try another family)") from None
     return _result(fam, sample, theta, ll, hess, n, int(d), conf, requested, note)
+
+
+def _check_proper(fam, params, sample):
+    """Refuse a maximum reached only in the limit of an improper distribution.
+
+    ln T spreading with a standard deviation above 50 (over 20 decades of
+    time), or a median a million times below the shortest duration, means the
+    likelihood kept rising towards a degenerate law (this happens with
+    left-truncated data that carry no information on the lower tail).
+    """
+    spread = fam.log_sd(params)
+    with np.errstate(all="ignore"):
+        median = float(fam.law(params).median())
+    if not np.isfinite(spread) or spread > 50:
+        raise FitError(f"the estimate spreads ln t with a standard deviation of {spread:.3g} (over 20 decades): "
+                       "the likelihood has no finite maximum at a proper distribution")
+    if not median > 1e-6 * float(np.min(sample.t)):
+        raise FitError(f"the estimated median ({median:.3g} h) is a million times below the shortest duration: "
+                       "the likelihood has no finite maximum at a proper distribution")
 
 
 def _no_failure_message(sample, n, conf):

@@ -74,15 +74,18 @@ class Sample:
         return Sample(np.concatenate([tf, tc]), obs, None, np.concatenate([nf, nc]).astype(float))
 
 
-def newton(fun, theta0, *, max_iter=100, tol=1e-10):
+def newton(fun, theta0, *, max_iter=100, tol=1e-10, bound=40.0):
     """Maximise a concave-near-the-optimum function by damped Newton steps.
 
     ``fun(theta)`` returns ``(value, gradient, hessian)`` of the function to
     maximise.  Steps use Levenberg-Marquardt damping when the Hessian is not
     negative definite and are halved until the value improves.  Raises
-    :class:`FitError` when no step improves or the iteration limit is hit.
+    :class:`FitError` when no step improves, the iteration limit is hit, or a
+    coordinate moves more than ``bound`` from its start (a factor e^40 for a
+    log parameter: the likelihood has no finite maximum).
     """
     theta = np.asarray(theta0, float)
+    start = theta.copy()
     val, g, h = fun(theta)
     if not np.isfinite(val):
         raise FitError("the log-likelihood is not finite at the starting values")
@@ -99,6 +102,9 @@ def newton(fun, theta0, *, max_iter=100, tol=1e-10):
             raise FitError("the optimiser found no step that improves the likelihood")
         done = np.max(np.abs(step)) < tol or abs(cval - val) < 1e-14 * max(1.0, abs(val))
         theta, val, g, h = cand, cval, cg, ch
+        if np.max(np.abs(theta - start)) > bound:
+            raise FitError("the likelihood has no finite maximum: it keeps rising as the parameters run off "
+                           "towards a degenerate distribution")
         if done and _is_max(g, h):
             return theta, val, h
         lam = 0.0 if _is_max(g, h, strict=False) else max(1e-3, lam * 10)

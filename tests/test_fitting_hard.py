@@ -133,3 +133,22 @@ def test_huge_sample_with_tiny_failure_share():
     assert 3 <= r.n_observed < 100
     lo, hi = r.ci.set_index("param").loc["shape", ["lower", "upper"]]
     assert lo < 0.8 < hi
+
+
+# Left-truncated data with no information on the lower tail: the likelihood keeps
+# rising towards an improper law (lifelines returns a log-normal mu of -171648 here).
+DEGENERATE = ([0.3, 4.2, 136.4, 10.9], [0.2, 2.9, 9.3, 3.7])
+
+
+@pytest.mark.parametrize("family", SHAPED)
+def test_no_finite_maximum_is_an_error(family):
+    x, entry = DEGENERATE
+    with pytest.raises(FitError, match=f"{family} fit failed"):
+        relmodel.fit(x, family, entry=entry)
+
+
+def test_compare_leaves_out_families_that_cannot_be_fitted():
+    x, entry = DEGENERATE
+    with pytest.warns(FitWarning, match="left out of the comparison"):
+        cmp = relmodel.compare_fits(x, entry=entry, n_boot=0)
+    assert list(cmp.table.family) == ["exponential"]
