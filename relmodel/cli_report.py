@@ -35,7 +35,7 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, quiet)
       relmodel report -p n_gpus=65536 -p ckpt_cost=2min --out reports/big
       relmodel report --sweep n_gpus=4096,16384,65536,131072
     """
-    from .report import render
+    from .report import fmt, render
     from .sweep import parse_sweep
 
     params = load_params(params_file)
@@ -56,4 +56,4 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, quiet)
             executor.shutdown()
     click.echo(f"report written: {report.index}")
     for key, value in report.headline.items():
-        click.echo(f"  {key} = {value:.4g}" if isinstance(value, float) else f"  {key} = {value}")
+        click.echo(f"  {key} = {fmt(value)}")

@@ -96,8 +96,8 @@ class Report:
         return self.path / "index.html"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{v:.4g}</td></tr>"
-                       for k, v in self.headline.items() if isinstance(v, (int, float)))
+        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{fmt(v)}</td></tr>"
+                       for k, v in self.headline.items())
         return f"<p>Report <code>{html.escape(str(self.index))}</code></p><table>{rows}</table>"
 
 

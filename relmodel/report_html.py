@@ -33,7 +33,7 @@ def table(header, rows):
 def fmt(value):
     """Format a headline value for HTML."""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:,.0f}" if 1e4 <= abs(value) < 1e15 else f"{value:.4g}"
     return html.escape(str(value))
 
 

@@ -75,7 +75,8 @@ def test_cli_renders_report_with_headline_numbers(tmp_path):
     assert summary["parameters"] == {"n_gpus": 65536, "ckpt_cost": "2min", "n_runs": 20, "work": "5d"}
     for key, value in expected.items():
         assert summary["headline"][key] == pytest.approx(value, rel=1e-9), key
-        assert f"{value:.4g}" in index, key
+        shown = f"{value:,.0f}" if value >= 1e4 else f"{value:.4g}"
+        assert shown in index and shown in res.output, key
     for name in ("03_checkpoint_interval", "04_requirements_at_scale"):
         assert (out / f"{name}.ipynb").exists() and f"href='{name}.html'" in index
         html = (out / f"{name}.html").read_text()
