@@ -316,7 +316,8 @@ class Gamma(Family):
 
 FAMILIES = {f.name: f for f in (Exponential(), Weibull(), LogNormal(), Gamma(), LogLogistic())}
 _ALIASES = {"exp": "exponential", "lognorm": "lognormal", "log-normal": "lognormal",
-            "log-logistic": "loglogistic", "fisk": "loglogistic", "weibull_min": "weibull"}
+            "log-logistic": "loglogistic", "fisk": "loglogistic", "weibull_min": "weibull",
+            "generalized gamma": "gengamma", "generalizedgamma": "gengamma", "generalized_gamma": "gengamma"}
 
 
 def get_family(name):
@@ -328,3 +329,6 @@ def get_family(name):
     if key not in FAMILIES:
         raise FitError(f"unknown family {name!r}; valid families are " + ", ".join(FAMILIES))
     return FAMILIES[key]
+
+
+from . import gengamma  # noqa: E402,F401  (registers "gengamma")

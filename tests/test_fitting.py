@@ -81,7 +81,7 @@ def test_gamma_uncensored_matches_scipy_closed_form():
     assert r.params["scale"] == pytest.approx(scale, rel=1e-6)
 
 
-@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("family", sorted(set(FAMILIES) - {"gengamma"}))
 def test_engine_loglik_matches_scipy_formula(family):
     """The fast likelihood used by the optimiser equals logpdf/logsf from scipy.stats."""
     x, obs = censored(n=100)
