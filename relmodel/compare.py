@@ -97,15 +97,10 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     if not names:
         raise FitError("no families to compare; name at least one of " + ", ".join(DEFAULT_FAMILIES))
     sample = prepare(data, observed, entry)
-    fail = sample.t[sample.obs]
-    if (0 < sample.d < MIN_FAILURES or (fail.size and fail.min() == fail.max())) and names != ["exponential"]:
-        warnings.warn(f"{int(sample.d)} failure(s) at {len(set(fail[:3]))} distinct time(s): "
-                      "only the exponential can be fitted", FitWarning, stacklevel=2)
-        names = ["exponential"]
     rng = np.random.default_rng(seed)
     cens = _censoring_law(sample) if n_boot else None
     fits, rows = {}, []
-    for name in dict.fromkeys(names):
+    for name in _fittable(names, sample):
         try:
             res = fit_sample(sample, name)
         except FitError as exc:
@@ -119,12 +114,29 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
         rows.append([name, res.loglik, res.aic, res.bic, ks, p])
     if not fits:
         raise FitError("no family could be fitted to these data: " + ", ".join(names))
-    table = pd.DataFrame(rows, columns=["family", "loglik", "aic", "bic", "ks", "p_value"])
+    table = _rank(pd.DataFrame(rows, columns=["family", "loglik", "aic", "bic", "ks", "p_value"]))
+    return Comparison(table, fits, fits[table["family"].iloc[0]], int(n_boot))
+
+
+def _fittable(names, sample):
+    """Unique family names; only the exponential when a shape cannot be estimated."""
+    names = list(dict.fromkeys(names))
+    fail = sample.t[sample.obs]
+    if names != ["exponential"] and (0 < fail.size < MIN_FAILURES or (fail.size and fail.min() == fail.max())):
+        distinct = 1 if fail.min() == fail.max() else 2
+        warnings.warn(f"{fail.size} failure(s) at {distinct} distinct time(s): only the exponential can be "
+                      "fitted", FitWarning, stacklevel=3)
+        return ["exponential"]
+    return names
+
+
+def _rank(table):
+    """Sort by AIC; add the AIC difference and Akaike weights (Burnham and Anderson 2002)."""
     table = table.sort_values("aic", kind="stable").reset_index(drop=True)
     table.insert(4, "delta_aic", table["aic"] - table["aic"].iloc[0])
     rel = np.exp(-0.5 * table["delta_aic"])
     table.insert(5, "akaike_weight", rel / rel.sum())
-    return Comparison(table[_COLUMNS], fits, fits[table["family"].iloc[0]], int(n_boot))
+    return table[_COLUMNS]
 
 
 def _km_steps(t, obs, entry=None, w=None):
