@@ -99,8 +99,12 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
         raise ParameterError(f"{name!r} is both fixed by -p/--params and swept; give it once")
     paths = find_notebooks(notebooks)
     if notebooks is None:
-        from .params import notebook_parameters
-        paths = [p for p in paths if name in notebook_parameters(p)]
+        from .params import describe, notebook_parameters
+        taking = [p for p in paths if name in notebook_parameters(p)]
+        if not taking:
+            raise ParameterError(f"no notebook takes {name!r}; they take:\n" + "\n".join(
+                f"{p.stem}:\n{describe(notebook_parameters(p))}" for p in paths))
+        paths = taking
     plans = [plan(paths, {**params, name: v}) for v in values]  # raises before any kernel
     out = _prepare_out(out, force)
     _clear(out)

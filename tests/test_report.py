@@ -93,6 +93,8 @@ def test_cli_renders_report_with_headline_numbers(tmp_path):
     (["-p", "n_gpus"], "expected NAME=VALUE"),
     (["--sweep", "n_gpus=4096,-1"], "whole number of GPUs > 0"),
     (["--sweep", "n_gpus=4096,4096"], "distinct values"),
+    (["--sweep", "gpus=4096,8192"], "no notebook takes 'gpus'"),
+    (["--sweep", "n_gpus=4096", "-p", "n_gpus=8"], "both fixed"),
 ])
 def test_bad_parameter_exits_2_before_any_kernel(tmp_path, no_kernel, args, needle):
     out = tmp_path / "never"
