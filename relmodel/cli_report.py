@@ -34,6 +34,8 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, quiet)
       relmodel report                                 # bundled data, default parameters
       relmodel report -p n_gpus=65536 -p ckpt_cost=2min --out reports/big
       relmodel report --sweep n_gpus=4096,16384,65536,131072
+
+    Each notebook's parameters: papermill --help-notebook notebooks/NAME.ipynb
     """
     from .report import fmt, render
     from .sweep import parse_sweep
