@@ -33,6 +33,8 @@ from .units import hours
 __all__ = ["simulate_training", "SimulationResult"]
 
 _MAX_DRAWS = 4_000_000  # lost-time draws held in memory at once
+_NEVER_ENDS = ("the job does not finish: with these failures it rarely gets an interval plus a checkpoint "
+               "and a restart done between two failures (ETTR near 0); shorten the interval or the costs")
 
 
 def _duration(name, x, positive):
@@ -114,7 +116,7 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
 
 
 def _check_budget(expected_draws, replicas):
-    if not np.isfinite(expected_draws) or expected_draws > 2e9:
+    if not np.isfinite(expected_draws) or expected_draws > 2e9 or expected_draws / replicas > 2e7:
         raise ModelInputError(
             f"about {expected_draws:.3g} failures would have to be simulated for {replicas} replicas: "
             "the job almost never completes a segment (ETTR near 0); use relmodel.ettr for this case "
@@ -230,7 +232,11 @@ def _renewal(rng, replicas, segs, r, src, est):
     rows = np.arange(replicas)
     st = _State(replicas)
     k = int(min(max(16, 1.2 * est / src.mean_h + 8), max(16, _MAX_DRAWS // replicas)))
+    drawn, limit = 0, max(1e5, 100 * est / src.mean_h)
     while rows.size:
+        drawn += k
+        if drawn > limit:
+            raise ModelInputError(_NEVER_ENDS)
         g = src.gaps(rng, rows.size, k)
         fin, lost, rest, nfail = _scan(g, st, segs, r)
         for key, v in (("lost", lost), ("rest", rest), ("nfail", nfail)):
@@ -241,16 +247,30 @@ def _renewal(rng, replicas, segs, r, src, est):
 
 
 def _timeline(rng, replicas, segs, r, src, busy, est):
-    """Gap engine for failure timelines; doubles the horizon until every run ends inside it."""
-    horizon = 1.5 * est + 10 * src.mean_h
-    while True:
-        t = src.times(rng, replicas, horizon)
-        t = np.concatenate([t, np.full((replicas, 1), np.inf)], axis=1)
+    """Gap engine for failure timelines, in batches of replicas.
+
+    Each batch draws its timelines up to a horizon and doubles the horizon
+    (redrawing the batch) until every run ends inside it.
+    """
+    first = 1.5 * est + 10 * src.mean_h
+    per_row = first / src.mean_h
+    if per_row > 2e5:
+        raise ModelInputError(_NEVER_ENDS)
+    batch = int(max(1, min(replicas, 1e6 // per_row)))
+    parts = [_timeline_batch(rng, min(batch, replicas - i), segs, r, src, busy, first)
+             for i in range(0, replicas, batch)]
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
+
+
+def _timeline_batch(rng, rows, segs, r, src, busy, horizon):
+    for _ in range(3):  # up to 4 times the first horizon
+        t = src.times(rng, rows, horizon)
+        t = np.concatenate([t, np.full((rows, 1), np.inf)], axis=1)
         with np.errstate(invalid="ignore"):  # inf - inf past the last failure
             g = np.diff(t, axis=1, prepend=0.0)
         g[np.isnan(g)] = np.inf
-        st = _State(replicas)
-        fin, lost, rest, nfail = _scan(g, st, segs, r)
+        fin, lost, rest, nfail = _scan(g, _State(rows), segs, r)
         if fin.all() and np.all(busy + lost + rest <= horizon):
             return lost, rest, nfail
         horizon *= 2
+    raise ModelInputError(_NEVER_ENDS)

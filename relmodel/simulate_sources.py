@@ -133,7 +133,7 @@ class NodeRenewals:
         t = _draw(self.fit, rng, (replicas, n)) - self.warmup_h
         rows, found = [], []
         active = np.ones_like(t, dtype=bool)
-        while True:
+        for _ in range(100_000):
             inside = active & (t <= horizon)
             if not inside.any():
                 break
@@ -144,6 +144,8 @@ class NodeRenewals:
             draws = _draw(self.fit, rng, (r_idx.size,))
             t[inside] += draws
             active = inside
+        else:
+            raise ModelInputError("node up times are too short to simulate (over 100,000 renewals per node)")
         return _ragged_to_matrix(np.concatenate(rows or [np.empty(0, int)]),
                                  np.concatenate(found or [np.empty(0)]), replicas)
 

@@ -213,6 +213,15 @@ def test_hopeless_run_is_refused_not_hung():
         simulate_training(1000, 50, 1, 1, 0.5, replicas=100)
 
 
+def test_job_that_never_finishes_is_refused():
+    log = FakeLog(np.arange(0, 100, 0.1), (0.0, 100.0))  # a failure every 6 minutes
+    with pytest.raises(ModelInputError, match="does not finish"):
+        simulate_training(10, 1.0, 0.01, 0.01, log, replicas=20)
+    short = StandInFit(stats.uniform(0, 0.5))  # gaps never longer than 0.5 h
+    with pytest.raises(ModelInputError, match="does not finish"):
+        simulate_training(10, 1.0, 0.01, 0.01, short, replicas=20)
+
+
 def test_bad_ppf_is_named():
     class Bad(StandInFit):
         def ppf(self, q):
