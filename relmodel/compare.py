@@ -99,6 +99,7 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     sample = prepare(data, observed, entry)
     rng = np.random.default_rng(seed)
     cens = _censoring_law(sample) if n_boot else None
+    km = _km_steps(sample.t, sample.obs, sample.entry, sample.w)
     fits, rows = {}, []
     for name in _fittable(names, sample):
         try:
@@ -109,7 +110,7 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
             warnings.warn(f"{exc}; it is left out of the comparison", FitWarning, stacklevel=2)
             continue
         fits[name] = res
-        ks = ks_distance(sample, get_family(res.family).law(res.params))
+        ks = ks_distance(sample, get_family(res.family).law(res.params), km)
         p = _bootstrap_p(sample, res, ks, cens, (int(n_boot), boot_size), rng) if n_boot else np.nan
         rows.append([name, res.loglik, res.aic, res.bic, ks, p])
     if not fits:
@@ -157,14 +158,15 @@ def _km_steps(t, obs, entry=None, w=None):
     return times, np.cumprod(factor)
 
 
-def ks_distance(sample, dist):
+def ks_distance(sample, dist, km=None):
     """Largest gap between the Kaplan-Meier curve and the fitted CDF.
 
     Taken over ``[0, longest duration]`` on both sides of every Kaplan-Meier
     step.  With left truncation the model is conditioned on surviving the
-    earliest entry time, as the Kaplan-Meier curve is.
+    earliest entry time, as the Kaplan-Meier curve is.  ``km`` reuses a
+    ``(times, S)`` pair computed before.
     """
-    times, s_km = _km_steps(sample.t, sample.obs, sample.entry, sample.w)
+    times, s_km = km if km is not None else _km_steps(sample.t, sample.obs, sample.entry, sample.w)
     if times.size == 0:
         return np.nan
     s_before = np.concatenate([[1.0], s_km[:-1]])
