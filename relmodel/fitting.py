@@ -16,7 +16,7 @@ Hard data is handled explicitly, never by a silent absurd estimate:
   same data;
 * fewer than ``MIN_FAILURES`` (3) failures, or fewer than two distinct failure
   times, for a family with a shape parameter: a :class:`FitWarning` and the
-  exponential fit, whose chi-square interval is exact (Epstein 1960), with
+  exponential fit with its chi-square interval (Epstein 1960), with
   ``requested`` naming the family that was asked for.  A shape estimated from
   one or two failures is not information (five durations with one failure give
   a Weibull scale of 3e16 h in other tools);
@@ -227,10 +227,10 @@ def fit(data, family, *, observed=None, entry=None, conf=0.95):
     return fit_sample(prepare(data, observed, entry), family, conf=conf)
 
 
-def fit_sample(sample, family, *, conf=0.95, n_rows=None):
-    """Fit ``family`` to a prepared :class:`relmodel.mle.Sample`."""
+def fit_sample(sample, family, *, conf=0.95):
+    """Fit ``family`` to a prepared :class:`relmodel.mle.Sample` (see :func:`fit`)."""
     fam = get_family(family)
-    n = int(n_rows if n_rows is not None else (sample.t.size if sample.w is None else sample.w.sum()))
+    n = int(sample.t.size if sample.w is None else sample.w.sum())
     d = sample.d
     if d == 0:
         raise FitError(_no_failure_message(sample, n, conf))
@@ -242,7 +242,7 @@ def fit_sample(sample, family, *, conf=0.95, n_rows=None):
             requested, fam = fam.name, get_family("exponential")
             note = (f"{int(d)} failure(s) at {distinct} distinct time(s): a {requested} shape needs at least "
                     f"{MIN_FAILURES} failures at 2 or more distinct times; this is the exponential fit, "
-                    "with its exact chi-square interval")
+                    "with its chi-square interval")
             warnings.warn(note, FitWarning, stacklevel=3)
     work = sample.compressed() if fam.name not in ("exponential", "weibull") else None
     try:
