@@ -16,6 +16,9 @@ gamma           shape k, scale l       Q(k, t/l) (regularised upper gamma)
 loglogistic     shape b, scale a       1/(1 + (t/a)^b)
 ==============  =====================  =======================================
 
+The generalized gamma (``"gengamma"``: mu, sigma, lambda) lives in
+:mod:`relmodel.gengamma` and registers itself here.
+
 Parameter names map to lifelines as: WeibullFitter ``lambda_`` = scale,
 ``rho_`` = shape; LogNormalFitter ``mu_``, ``sigma_``; LogLogisticFitter
 ``alpha_`` = scale, ``beta_`` = shape; ExponentialFitter ``lambda_`` = scale.

@@ -20,6 +20,10 @@ Hard data is handled explicitly, never by a silent absurd estimate:
   ``requested`` naming the family that was asked for.  A shape estimated from
   one or two failures is not information (five durations with one failure give
   a Weibull scale of 3e16 h in other tools);
+* a likelihood with no finite maximum at a proper distribution (parameters
+  running off, ln t spread over 20 decades, a median a million times below
+  every duration; typical of strongly left-truncated samples):
+  :class:`~relmodel.errors.FitError` naming the family;
 * estimates that extrapolate far outside the data (median beyond 1000 times
   the longest duration, or a parameter interval wider than a factor of 10^6):
   a :class:`FitWarning`.
