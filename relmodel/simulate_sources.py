@@ -174,7 +174,9 @@ class LogReplay:
     the beginning (the log repeats) when the run outlasts the window.
     ``fraction`` keeps each interruption with that probability (a job that
     spans part of the logged cluster); ``include_planned=False`` drops the
-    rows the log marks as planned.
+    rows the log marks as planned.  Interruptions that start together (one
+    outage hitting several nodes) count as several failures but cost one
+    restart, as the later ones strike at the very start of that restart.
     """
 
     log: object

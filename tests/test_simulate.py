@@ -113,6 +113,20 @@ def test_weibull_renewal_matches_event_loop():
     assert abs(ref.mean() - s.wall_h.mean()) < 3.3 * se
 
 
+def test_whole_wall_time_distribution_matches_event_loop():
+    # not only the mean: the exponential engine, the gap engine and a plain event loop
+    # sample the same distribution of wall times (two-sample Kolmogorov-Smirnov)
+    rng = np.random.default_rng(12)
+    ref = _event_loop(6.3, 0.5, 0.05, 0.2, lambda g: g.exponential(1.5), rng, 1500)
+    fast = simulate_training(6.3, 0.5, 0.05, 0.2, 1.5, replicas=4000, seed=13).wall_h
+    gaps = simulate_training(6.3, 0.5, 0.05, 0.2, SamplingFit(stats.expon(scale=1.5)), replicas=4000,
+                             seed=14).wall_h
+    ref, fast, gaps = (np.round(x, 9) for x in (ref, fast, gaps))  # runs without failures tie exactly
+    assert stats.ks_2samp(ref, fast).pvalue > 0.001
+    assert stats.ks_2samp(ref, gaps).pvalue > 0.001
+    assert stats.ks_2samp(fast, gaps).pvalue > 0.001
+
+
 def test_failure_count_and_wall_identity():
     s = simulate_training(50, 0.5, 0.02, 0.1, 2.0, replicas=4000, seed=9)
     assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / 2.0, rel=0.03)
