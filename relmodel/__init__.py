@@ -17,6 +17,7 @@ from .restart import RestartModel
 from .simulate import simulate_training, SimulationResult
 from .simulate_sources import NodeRenewals, LogReplay
 from .simulate_interval import best_interval, IntervalSearch
+from .checkpoint_plan import compare_intervals
 from . import plots_checkpoint
 from .fitting import fit, FitResult, FitWarning
 from .compare import compare_fits, Comparison

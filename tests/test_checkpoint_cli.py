@@ -32,6 +32,16 @@ def test_json_values_match_library():
         assert total == pytest.approx(1.0)
 
 
+def test_cli_table_is_the_library_table():
+    import relmodel
+    df = relmodel.compare_intervals("3h", "45s", "10min", work="10d", step="7s")
+    r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--work", "10d", "--step", "7s",
+            "--format", "json")
+    got = [m["interval_h"] for m in json.loads(r.output)["methods"]]
+    assert got == pytest.approx(df["interval_h"].tolist())
+    assert list(df["method"]) == ["Young", "Daly", "exact", "whole steps"]
+
+
 def test_csv_and_step_and_work():
     r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--step", "7s", "--work", "10d", "--format", "csv")
     assert r.exit_code == 0, r.output
