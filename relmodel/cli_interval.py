@@ -6,7 +6,7 @@ import click
 import numpy as np
 
 from .checkpoint_plan import compare_intervals, job_mtbf_from_source
-from .cli_common import echo_frame, format_option, load_source
+from .cli_common import echo_frame, format_option, load_source, log_options
 from .errors import ModelInputError
 from .multilevel import two_level_optimum
 from .units import hours
@@ -24,7 +24,8 @@ def _for_people(df):
 
 @click.command("interval")
 @click.option("--mtbf", help="Job MTBF, e.g. 3h or 90min.")
-@click.option("--log", "log", help="Take the MTBF from a log or count table (llama3, stepfun, lanl or a file).")
+@click.option("--log", "log", help="Take the job MTBF from a log or count table: llama3, stepfun, lanl, or a "
+              "file read with the column options below.")
 @click.option("--gpus", type=int, help="With --log: scale the MTBF to a job on this many GPUs.")
 @click.option("--gpus-per-node", type=int, default=8, show_default=True, help="With --gpus.")
 @click.option("--ckpt-cost", required=True, help="Time the job is stalled writing one checkpoint, e.g. 45s.")
@@ -38,8 +39,9 @@ def _for_people(df):
 @click.option("--simulate", "replicas", type=int, default=0, help="Also simulate this many runs of --work.")
 @click.option("--seed", type=int, default=None, help="Seed of the simulation.")
 @format_option
+@log_options
 def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
-            fast_restart, work, replicas, seed, fmt):
+            fast_restart, work, replicas, seed, fmt, log_kwargs):
     """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
 
     The exact interval maximises Daly's expected-wall-time model for
@@ -49,6 +51,7 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
     Examples:
       relmodel interval --mtbf 3h --ckpt-cost 45s --restart 10min
       relmodel interval --log llama3 --gpus 32768 --ckpt-cost 45s --restart 10min
+      relmodel interval --log outages.csv --start began --ckpt-cost 1min --restart 10min
       relmodel interval --mtbf 3h --ckpt-cost 45s --step 4s --work 54d --simulate 1000
       relmodel interval --mtbf 3h --ckpt-cost 5s --persist 2min --restart 10min
       relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
@@ -59,7 +62,7 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
         raise ModelInputError("--gpus needs --log (the source whose rates are scaled)")
     where = "given"
     if log is not None:
-        mtbf = job_mtbf_from_source(load_source(log, {}), gpus, gpus_per_node)
+        mtbf = job_mtbf_from_source(load_source(log, log_kwargs), gpus, gpus_per_node)
         where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
     df = compare_intervals(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
     sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if replicas else None

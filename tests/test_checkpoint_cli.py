@@ -77,6 +77,18 @@ def test_async_and_two_level_rows():
     assert bad.exit_code == 2
 
 
+def test_log_file_with_column_options(tmp_path):
+    import relmodel
+    from relmodel.checkpoint_plan import job_mtbf_from_source
+    f = tmp_path / "outages.csv"
+    f.write_text("began,host\n" + "".join(f"{t},{t % 3}\n" for t in range(0, 200, 7)))
+    r = run("--log", str(f), "--start", "began", "--node", "host", "--time-unit", "h", "--ckpt-cost", "1min",
+            "--format", "json")
+    assert r.exit_code == 0, r.output
+    want = job_mtbf_from_source(relmodel.read_log(f, start="began", node="host", time_unit="h"))
+    assert json.loads(r.output)["mtbf_h"] == pytest.approx(want)
+
+
 def test_simulate_option():
     r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--work", "5d", "--simulate", "200",
             "--seed", "1")
