@@ -6,13 +6,17 @@ intervals), each followed by a checkpoint write of ``ckpt_cost`` hours.  A
 failure loses everything since the last completed checkpoint and costs a
 restart of ``restart`` hours; a failure during a restart starts the restart
 again.  This is the model of Daly (2006, FGCS 22(3)), so for exponential
-failures the mean wall time matches :func:`relmodel.expected_wall_time`.
+failures the mean wall time matches :func:`relmodel.expected_wall_time`
+when the work is a whole number of intervals (the formula treats a last,
+shorter segment as a fraction of a full one).
 
 Two engines, both vectorised across replicas with no Python loop per failure:
 
-* exponential failures: per group of equal segments the number of failed
-  attempts is negative binomial (a sum of geometric counts), each failed
-  attempt loses a truncated exponential time, and restarts likewise; all
+* exponential failures: failures are memoryless, so every attempt at a
+  segment (or at a restart) is independent of the past.  Per group of
+  equal segments the number of failed attempts is then negative binomial
+  (a sum of geometric counts), each failed attempt loses a time drawn from
+  the exponential truncated to the attempt's span, and restarts likewise; all
   lost times of all replicas are drawn in one array and summed per replica
   with a cumulative sum.
 * any other failure process (:mod:`relmodel.simulate_sources`): gaps
@@ -24,10 +28,10 @@ Two engines, both vectorised across replicas with no Python loop per failure:
 
 import numpy as np
 
+from .checkpoint import expected_wall_time
 from .errors import ModelInputError
 from .simulate_result import SimulationResult
 from .simulate_sources import ExponentialFailures, as_failure_source
-from .checkpoint import expected_wall_time
 from .units import hours
 
 __all__ = ["simulate_training", "SimulationResult"]
