@@ -35,13 +35,16 @@ def _for_people(df):
 @click.option("--fast-cost", help="Two-level: cost of a fast (in-memory or peer) checkpoint.")
 @click.option("--fast-fraction", type=float, help="Two-level: share of failures the fast level can recover.")
 @click.option("--fast-restart", default="0", show_default=True, help="Two-level: restart from the fast level.")
+@click.option("--fit", "family", help="With --log: fit this distribution (e.g. weibull) to the times between "
+              "interruptions and find the best interval by simulation, beside the exponential answer.")
 @click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
-@click.option("--simulate", "replicas", type=int, default=0, help="Also simulate this many runs of --work.")
+@click.option("--simulate", "replicas", type=int, default=0,
+              help="Also simulate this many runs of --work (with --fit: replicas per interval tried).")
 @click.option("--seed", type=int, default=None, help="Seed of the simulation.")
 @format_option
 @log_options
 def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
-            fast_restart, work, replicas, seed, fmt, log_kwargs):
+            fast_restart, family, work, replicas, seed, fmt, log_kwargs):
     """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
 
     The exact interval maximises Daly's expected-wall-time model for
@@ -55,18 +58,24 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
       relmodel interval --mtbf 3h --ckpt-cost 45s --step 4s --work 54d --simulate 1000
       relmodel interval --mtbf 3h --ckpt-cost 5s --persist 2min --restart 10min
       relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
+      relmodel interval --log stepfun --fit weibull --ckpt-cost 2min --restart 10min
     """
     if (mtbf is None) == (log is None):
         raise ModelInputError("give the MTBF with exactly one of --mtbf or --log")
     if gpus is not None and log is None:
         raise ModelInputError("--gpus needs --log (the source whose rates are scaled)")
-    where = "given"
+    if family is not None and log is None:
+        raise ModelInputError("--fit needs --log (the interruptions to fit)")
+    where, source = "given", None
     if log is not None:
-        mtbf = job_mtbf_from_source(load_source(log, log_kwargs), gpus, gpus_per_node)
+        source = load_source(log, log_kwargs)
+        mtbf = job_mtbf_from_source(source, gpus, gpus_per_node)
         where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
     df = compare_intervals(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
-    sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if replicas else None
+    plain = replicas and (work is not None or family is None)  # with --fit alone, --simulate sizes the search
+    sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if plain else None
     two = _two_level(mtbf, ckpt_cost, restart, fast_cost, fast_fraction, fast_restart)
+    search = _search(source, family, mtbf, ckpt_cost, restart, work, replicas or 1000, seed) if family else None
     if fmt == "json":
         out = {"mtbf_h": hours(mtbf), "mtbf_source": where, "ckpt_cost_h": hours(ckpt_cost),
                "restart_h": hours(restart), "methods": json.loads(df.to_json(orient="records"))}
@@ -74,6 +83,9 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
             out["simulation"] = sim
         if two is not None:
             out["two_level"] = json.loads(two.to_frame().to_json(orient="records"))
+        if search is not None:
+            out["fitted"] = {"family": family, "source": search.source,
+                             "intervals": json.loads(search.to_frame().to_json(orient="records"))}
         click.echo(json.dumps(out, indent=2))
         return
     if fmt == "table":
@@ -92,6 +104,23 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
                    f"(storage only: {100 * two.single_level_ettr:.3f}%)")
     elif two is not None:
         echo_frame(two.to_frame(), fmt)
+    if search is not None:
+        if fmt == "table":
+            click.echo(f"simulated with {search.source} between interruptions (99% intervals):")
+        echo_frame(search.to_frame(), fmt, floatfmt="{:,.5g}".format)
+
+
+def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
+    """Fit the times between interruptions and search the best interval by simulation."""
+    from .fitting import fit
+    from .simulate_interval import best_interval
+    from .simulate_sources import Rescaled
+    if not hasattr(source, "interarrivals"):
+        raise ModelInputError("--fit needs an interruption log with times (stepfun, lanl or a file), "
+                              "not a count table")
+    f = fit(source.interarrivals(), family)
+    return best_interval(Rescaled(f, hours(mtbf)), ckpt_cost, restart, work=work, replicas=replicas,
+                         seed=0 if seed is None else seed)
 
 
 def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_restart):

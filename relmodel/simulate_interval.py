@@ -48,14 +48,21 @@ class IntervalSearch:
     exp_interval_sim_lo: float
     exp_interval_sim_hi: float
     mtbf_h: float
+    ckpt_cost_h: float
+    restart_h: float
     source: str
     curve: pd.DataFrame
 
     def to_frame(self):
-        """Two rows: the simulated best interval and the exponential optimum."""
+        """Two rows: the simulated best interval and the exponential optimum.
+
+        ``ettr_if_exponential`` is what Daly's exponential model predicts at
+        that interval with the same mean time between failures.
+        """
         return pd.DataFrame([
             {"interval": "simulated best", "interval_h": self.interval_h, "ettr_sim": self.ettr,
-             "ettr_lo": self.ettr_lo, "ettr_hi": self.ettr_hi, "ettr_if_exponential": np.nan},
+             "ettr_lo": self.ettr_lo, "ettr_hi": self.ettr_hi,
+             "ettr_if_exponential": float(ettr(self.interval_h, self.mtbf_h, self.ckpt_cost_h, self.restart_h))},
             {"interval": "exponential optimum", "interval_h": self.exp_interval_h,
              "ettr_sim": self.exp_interval_sim_ettr, "ettr_lo": self.exp_interval_sim_lo,
              "ettr_hi": self.exp_interval_sim_hi, "ettr_if_exponential": self.exp_ettr},
@@ -123,5 +130,5 @@ def best_interval(failures, ckpt_cost, restart=0.0, *, work=None, replicas=2000,
     return IntervalSearch(
         interval_h=best, ettr=e, ettr_lo=lo, ettr_hi=hi, exp_interval_h=tau_exp,
         exp_ettr=float(ettr(tau_exp, m, d, r)), exp_interval_sim_ettr=e2, exp_interval_sim_lo=lo2,
-        exp_interval_sim_hi=hi2, mtbf_h=m, source=src.describe(), curve=curve,
+        exp_interval_sim_hi=hi2, mtbf_h=m, ckpt_cost_h=d, restart_h=r, source=src.describe(), curve=curve,
     )

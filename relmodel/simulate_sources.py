@@ -26,7 +26,7 @@ from .errors import ModelInputError
 from .units import hours
 
 __all__ = [
-    "ExponentialFailures", "RenewalFailures", "NodeRenewals", "LogReplay", "as_failure_source",
+    "ExponentialFailures", "RenewalFailures", "NodeRenewals", "LogReplay", "Rescaled", "as_failure_source",
 ]
 
 
@@ -95,7 +95,8 @@ class RenewalFailures:
         return _draw(self.fit, rng, (rows, k))
 
     def describe(self):
-        return f"renewal, {getattr(self.fit, 'name', type(self.fit).__name__)}, mean {self.mean_h:.4g} h"
+        name = getattr(self.fit, "name", None) or getattr(self.fit, "family", type(self.fit).__name__)
+        return f"renewal, {name}, mean {self.mean_h:.4g} h"
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,40 @@ class LogReplay:
 
     def describe(self):
         return f"replay of {getattr(self.log, 'name', 'a log')}, job MTBF about {self.mean_h:.4g} h"
+
+
+@dataclass(frozen=True)
+class Rescaled:
+    """A fitted distribution stretched in time to a new mean (same shape).
+
+    Used to move a distribution of times between failures fitted at one
+    cluster size to another: if the failure rate grows k-fold, every time
+    shrinks k-fold, which keeps e.g. a Weibull shape and divides its scale.
+    Has ``mean_h``, ``sample`` and ``ppf`` like a FitResult.
+    """
+
+    fit: object
+    mean_h: float
+
+    def __post_init__(self):
+        m = float(hours(self.mean_h))
+        if not np.isfinite(m) or m <= 0:
+            raise ModelInputError(f"mean_h must be a positive duration; got {self.mean_h!r}")
+        object.__setattr__(self, "mean_h", m)
+
+    @property
+    def factor(self):
+        return self.mean_h / _mean_h(self.fit)
+
+    @property
+    def name(self):
+        return f"{getattr(self.fit, 'name', getattr(self.fit, 'family', 'fit'))} rescaled"
+
+    def ppf(self, q):
+        return self.factor * np.asarray(self.fit.ppf(q), dtype=float)
+
+    def sample(self, n, rng=None):
+        return self.factor * _draw(self.fit, np.random.default_rng(rng), (int(n),))
 
 
 def as_failure_source(failures):

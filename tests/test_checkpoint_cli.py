@@ -89,6 +89,21 @@ def test_log_file_with_column_options(tmp_path):
     assert json.loads(r.output)["mtbf_h"] == pytest.approx(want)
 
 
+@pytest.mark.filterwarnings("ignore")
+def test_fit_option_simulates_beside_exponential():
+    r = run("--log", "stepfun", "--fit", "weibull", "--ckpt-cost", "2min", "--restart", "10min",
+            "--simulate", "200", "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    rows = {x["interval"]: x for x in out["fitted"]["intervals"]}
+    exact = {m["method"]: m for m in out["methods"]}["exact"]
+    assert rows["exponential optimum"]["interval_h"] == pytest.approx(exact["interval_h"])
+    assert rows["exponential optimum"]["ettr_if_exponential"] == pytest.approx(exact["ettr"])
+    assert "weibull" in out["fitted"]["source"]
+    assert run("--mtbf", "3h", "--fit", "weibull", "--ckpt-cost", "1s").exit_code == 2
+    assert run("--log", "llama3", "--fit", "weibull", "--ckpt-cost", "1s").exit_code == 2
+
+
 def test_simulate_option():
     r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--work", "5d", "--simulate", "200",
             "--seed", "1")

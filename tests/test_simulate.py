@@ -75,6 +75,19 @@ def test_sampling_fit_and_real_fitresult_match_exact():
     assert lo <= ettr(0.5, fit.mean_h, 0.05, 0.1) <= hi
 
 
+def test_rescaled_fit_keeps_shape_and_moves_mean():
+    from relmodel.simulate_sources import Rescaled
+    base = SamplingFit(stats.weibull_min(0.7, scale=10.0))
+    r = Rescaled(base, "2h")
+    assert r.mean_h == pytest.approx(2.0) and r.factor == pytest.approx(2.0 / base.mean_h)
+    np.testing.assert_allclose(r.ppf([0.1, 0.5, 0.9]), base.ppf([0.1, 0.5, 0.9]) * r.factor)
+    x = r.sample(200000, 1)
+    assert x.mean() == pytest.approx(2.0, rel=0.02)
+    assert stats.weibull_min.fit(x[:20000], floc=0)[0] == pytest.approx(0.7, rel=0.03)
+    with pytest.raises(ModelInputError):
+        Rescaled(base, 0)
+
+
 def test_partial_last_segment_agrees_between_engines():
     args = (10.35, 1.0, 0.05, 0.2)
     a = simulate_training(*args, 4.0, replicas=6000, seed=1)
