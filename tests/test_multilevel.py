@@ -39,9 +39,10 @@ def test_async_optimum_is_global(m, db, p, r):
 
 
 def _async_run(nseg, tau, db, p, r, m, rng):
-    """One run of the asynchronous model, event by event."""
+    """One run of the asynchronous model, event by event: (wall time, restart time)."""
     exp = lambda: rng.exponential(m)  # noqa: E731
     t, fail, durable, prog, pending = 0.0, exp(), 0, 0, None  # progress in segments
+    rest = 0.0
 
     def survive(until):
         nonlocal t
@@ -61,7 +62,7 @@ def _async_run(nseg, tau, db, p, r, m, rng):
             if ok:
                 durable, pending = pending[0], None
         if ok and prog == nseg and durable == nseg:
-            return t
+            return t, rest
         if ok and (pending is None and durable < prog):
             ok = survive(t + db)
             if ok:
@@ -74,21 +75,29 @@ def _async_run(nseg, tau, db, p, r, m, rng):
         pending, prog = None, durable
         fail = t + exp()
         while fail < t + r:
+            rest += fail - t
             t, fail = fail, fail + exp()
-        t += r
+        t, rest = t + r, rest + r
 
 
 @pytest.mark.parametrize("tau, db, p, r, m", [(0.3, 0.02, 0.1, 0.2, 1.5), (0.1, 0.02, 0.25, 0.1, 1.0)])
 def test_async_formula_against_event_loop(tau, db, p, r, m):
     rng = np.random.default_rng(2)
     n, reps = 40, 3000
-    walls = np.array([_async_run(n, tau, db, p, r, m, rng) for _ in range(reps)])
+    walls, rests = np.array([_async_run(n, tau, db, p, r, m, rng) for _ in range(reps)]).T
     # exact for a finite run: first durable checkpoint needs tau + db + p from a fresh start,
     # then n - 1 steady cycles (module docstring)
-    first = m * np.expm1((tau + db + p) / m) * np.exp(r / m)
-    want = first + (n - 1) * n * tau / n / async_ettr(tau, m, db, p, r)
+    span = tau + db + p
+    first = m * np.expm1(span / m) * np.exp(r / m)
+    want = first + (n - 1) * tau / async_ettr(tau, m, db, p, r)
     se = walls.std(ddof=1) / np.sqrt(reps)
     assert abs(walls.mean() - want) < 2.576 * se
+    # the restart part of the breakdown: a first failure (prob 1 - e^{-span/M}) costs
+    # M (e^{R/M} - 1) e^{span/M} of restarts; then the steady cycles
+    steady = async_breakdown(n * tau, tau, m, db, p, r).restart_time_h / n
+    want_rest = -np.expm1(-span / m) * m * np.expm1(r / m) * np.exp(span / m) + (n - 1) * steady
+    se = rests.std(ddof=1) / np.sqrt(reps)
+    assert abs(rests.mean() - want_rest) < 2.576 * se
 
 
 def _two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng):
