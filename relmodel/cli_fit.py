@@ -32,7 +32,8 @@ def write_plot(path, durations, comparison, *, force=False):
     best = comparison.best
     fig = Figure(figsize=(11, 4.5), layout="constrained")
     left, right = fig.subplots(1, 2)
-    plots.probability_plot(durations, family=best.family, fit=best, ax=left)
+    paper = best.family if best.family in getattr(plots, "PAPERS", ()) else "weibull"  # gengamma: Weibull paper
+    plots.probability_plot(durations, family=paper, fit=best, ax=left)
     plots.survival_plot(durations, list(comparison.fits.values()), ci=True, ax=right)
     right.set_title(f"{durations.label}: Kaplan-Meier and fitted models")
     fig.savefig(path, dpi=120)

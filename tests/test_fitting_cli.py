@@ -68,3 +68,10 @@ def test_errors_are_one_line():
 def test_help_has_an_example():
     r = run("fit", "--help")
     assert r.exit_code == 0 and "relmodel fit stepfun --what uptimes" in r.output
+
+
+def test_plot_of_a_family_without_its_own_paper(tmp_path):
+    out = tmp_path / "gg.png"
+    r = run("fit", "stepfun", "--n-boot", "0", "--families", "gengamma", "--plot", str(out))
+    assert r.exit_code == 0, r.output
+    assert out.stat().st_size > 1000
