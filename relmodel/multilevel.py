@@ -119,7 +119,8 @@ def async_optimal_interval(mtbf, stall, persist, restart=0.0):
     """
     m, db = _as("mtbf", mtbf, True), _as("stall", stall, True)
     p, r = _as("persist", persist, False), _as("restart", restart, False)
-    cands = np.stack(np.broadcast_arrays(optimal_interval(m, db), np.maximum(p, 1e-300 + 0 * m), m))
+    tau = optimal_interval(m, db)
+    cands = np.stack(np.broadcast_arrays(tau, np.where(p > 0, p, tau), m))
     vals = async_ettr(cands, m, db, p, r)
     return np.take_along_axis(cands, np.argmax(vals, axis=0)[None], axis=0)[0][()]
 
