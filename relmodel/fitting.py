@@ -223,8 +223,11 @@ def fit(data, family, *, observed=None, entry=None, conf=0.95):
 
     Examples
     --------
-    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0], "weibull", observed=[1, 1, 1, 0, 1])
-    >>> round(r.params["shape"], 3)  # doctest: +SKIP
+    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])
+    >>> round(r.params["shape"], 3), round(r.median_h, 1)
+    (1.404, 25.8)
+    >>> r.ci.round(3).to_string(index=False).splitlines()[1]
+    'shape     1.404  0.681  2.894  0.518'
     """
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1, got {conf!r}")
