@@ -13,9 +13,11 @@ numpy.  Two kinds exist:
 :func:`as_failure_source` turns what a user passes as ``failures`` into one
 of these: a number or duration string is the job MTBF (exponential); an
 object with ``mean_h`` and ``sample(n, rng)`` or a vectorised ``ppf`` (a
-fitted distribution such as :class:`relmodel.fitting.FitResult`) is the distribution of the time
-between job failures; an object with ``events`` and ``window_h`` (an
-:class:`relmodel.InterruptionLog`) is replayed.
+fitted distribution such as :class:`relmodel.fitting.FitResult`) is the
+distribution of the time between job failures; an object with ``events``
+and ``window_h`` (an :class:`relmodel.InterruptionLog`) is replayed; a count
+table (counts only, such as the Llama 3 table) gives exponential failures at
+its job MTBF.
 """
 
 from dataclasses import dataclass
@@ -266,6 +268,10 @@ def as_failure_source(failures):
         return failures
     if hasattr(failures, "events") and hasattr(failures, "window_h"):
         return LogReplay(failures)
+    if hasattr(failures, "table") and hasattr(failures, "duration_h"):  # a CountTable: counts only
+        from .rates import component_rates
+        df = component_rates(failures, per="job")
+        return ExponentialFailures(float(df.loc[df["component"] == "Total", "mtbf_h"].iloc[0]))
     if hasattr(failures, "ppf") or hasattr(failures, "sample"):
         _mean_h(failures)
         return RenewalFailures(failures)

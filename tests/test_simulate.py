@@ -196,6 +196,14 @@ def test_replay_of_bundled_stepfun_log():
     assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / s.mtbf_h, rel=0.25)
 
 
+def test_count_table_means_exponential_at_its_job_mtbf():
+    import relmodel
+    s = simulate_training("10d", "16min", "45s", "10min", relmodel.datasets.llama3_54day(), replicas=500, seed=1)
+    assert s.source.startswith("exponential") and s.mtbf_h == pytest.approx(54 * 24 / 419)
+    lo, hi = s.ettr_ci()
+    assert lo <= ettr(16 / 60, 54 * 24 / 419, 45 / 3600, 1 / 6) <= hi
+
+
 def test_results_api_and_reproducible():
     a = simulate_training("2d", "30min", "1min", "5min", "3h", replicas=200, seed=7)
     b = simulate_training("2d", "30min", "1min", "5min", "3h", replicas=200, seed=7)
