@@ -15,7 +15,8 @@ Timed, in one process, all on one core (numpy is single-threaded here):
    losses), 10,000 replicas; simulated failures per second;
 2. the general gap engine, on the same model given as a fitted
    distribution (an exponential with ppf), and on a Weibull (shape 0.7);
-3. N = 2,048 renewing nodes (superposition), 200 replicas;
+3. N = 2,048 renewing nodes (superposition), 200 replicas, and the replay
+   of the bundled StepFun log (its own, lower failure rate);
 4. the same model as a plain Python event loop (the baseline kept here),
    on fewer replicas; the ratio is of failures simulated per second, and
    both ETTRs are printed beside Daly's exact value.
@@ -96,6 +97,13 @@ def row(label, seconds, failures, ettr, ref_rate=None):
     print(f"  {label:<44s} {seconds:8.3f} s {failures:>10,d} fail {rate:10.3g}/s {ratio}  ETTR {ettr:.4f}")
 
 
+def _stepfun():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return relmodel.datasets.stepfun()
+
+
 def main(quick=False):
     reps = 2000 if quick else 10000
     tau = float(relmodel.optimal_interval(MTBF_H, CKPT_H))
@@ -123,6 +131,9 @@ def main(quick=False):
     nodes = NodeRenewals(ScipyFit(st.expon(scale=MTBF_H * 2048)), 2048)
     t4, s4 = best_of(lambda: sim(nodes, 200), 1)
     row("2,048 renewing nodes, 200 replicas", t4, int(s4.failures.sum()), s4.ettr, ref_rate)
+    log = _stepfun()
+    t5, s5 = best_of(lambda: sim(log, reps), 1)
+    row(f"StepFun log replay, {reps:,} replicas", t5, int(s5.failures.sum()), s5.ettr, ref_rate)
     row(f"plain Python event loop, {n_loop} replicas", t_loop, int(fails.sum()), loop_ettr)
     se = walls.std(ddof=1) / math.sqrt(n_loop)
     loop_lo, loop_hi = work / (walls.mean() + 2.576 * se), work / (walls.mean() - 2.576 * se)

@@ -215,7 +215,11 @@ class LogReplay:
         n = s.size
         off = rng.random(replicas) * w
         first = np.searchsorted(s, off)
-        k = int(np.ceil((horizon / w + 1) * n)) + 1
+        # most events any window of length `horizon` can hold: whole periods plus the
+        # busiest stretch of the remainder
+        whole, rem = divmod(horizon, w)
+        busiest = np.searchsorted(np.concatenate([s, s + w]), s + rem, side="right") - np.arange(n)
+        k = int(whole) * n + int(busiest.max()) + 1
         j = first[:, None] + np.arange(k)[None, :]
         t = s[j % n] + (j // n) * w - off[:, None]
         t[t > horizon] = np.inf

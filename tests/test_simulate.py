@@ -174,6 +174,20 @@ def test_log_replay_periodic_failures():
     assert np.all(s.failures >= 9) and np.all(s.failures <= 10)
 
 
+def test_log_replay_times_are_the_rotated_log():
+    rng = np.random.default_rng(0)
+    starts = np.sort(rng.uniform(0, 50, 40))
+    src = LogReplay(FakeLog(starts, (0.0, 50.0)))
+    for horizon in (3.0, 49.0, 120.0):
+        t = src.times(np.random.default_rng(1), 30, horizon)
+        off = np.random.default_rng(1).random(30) * 50.0
+        for i in range(30):
+            tiled = np.concatenate([starts + 50.0 * j for j in range(5)]) - off[i]
+            want = np.sort(tiled[(tiled >= 0) & (tiled <= horizon)])
+            got = t[i][np.isfinite(t[i])]
+            np.testing.assert_allclose(got, want)
+
+
 def test_log_replay_fraction_and_planned():
     starts = np.arange(0, 100, 1.0)
     planned = np.arange(100) % 2 == 0
