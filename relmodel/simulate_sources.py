@@ -133,20 +133,18 @@ class NodeRenewals:
 
     def times(self, rng, replicas, horizon):
         n = int(self.n_nodes)
-        t = _draw(self.fit, rng, (replicas, n)) - self.warmup_h
+        t = _draw(self.fit, rng, (replicas * n,)) - self.warmup_h
+        cell = np.arange(t.size)  # replica * n + node, for the nodes still inside the horizon
         rows, found = [], []
-        active = np.ones_like(t, dtype=bool)
         for _ in range(100_000):
-            inside = active & (t <= horizon)
+            inside = t <= horizon
             if not inside.any():
                 break
-            r_idx = np.nonzero(inside)[0]
-            keep = t[inside] >= 0
-            rows.append(r_idx[keep])
-            found.append(t[inside][keep])
-            draws = _draw(self.fit, rng, (r_idx.size,))
-            t[inside] += draws
-            active = inside
+            cell, t = cell[inside], t[inside]
+            keep = t >= 0  # renewals during the warm-up are not job failures
+            rows.append(cell[keep] // n)
+            found.append(t[keep])
+            t = t + _draw(self.fit, rng, (t.size,))
         else:
             raise ModelInputError("node up times are too short to simulate (over 100,000 renewals per node)")
         return _ragged_to_matrix(np.concatenate(rows or [np.empty(0, int)]),
@@ -158,13 +156,14 @@ class NodeRenewals:
 
 def _ragged_to_matrix(rows, values, replicas):
     """Sort (row, value) pairs into a (replicas, kmax) matrix padded with inf."""
-    order = np.lexsort((values, rows))
+    order = np.argsort(rows, kind="stable")  # integer keys: a radix sort
     rows, values = rows[order], values[order]
     counts = np.bincount(rows, minlength=replicas)
     out = np.full((replicas, max(int(counts.max(initial=0)), 1)), np.inf)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     col = np.arange(rows.size) - start[rows]
     out[rows, col] = values
+    out.sort(axis=1)  # inf padding stays at the end
     return out
 
 
