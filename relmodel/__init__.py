@@ -12,7 +12,8 @@ from .rates import component_rates, poisson_interval
 from . import datasets
 from .checkpoint import young_interval, daly_interval, optimal_interval, ettr
 from .checkpoint import expected_wall_time, time_breakdown, TimeBreakdown, best_step_interval, StepInterval
-from .multilevel import async_ettr, async_breakdown, async_optimal_interval, two_level_ettr, two_level_optimum
+from .multilevel import (async_ettr, async_breakdown, async_optimal_interval, two_level_ettr,
+                         two_level_breakdown, two_level_optimum)
 from .restart import RestartModel
 from .simulate import simulate_training, SimulationResult
 from .simulate_sources import NodeRenewals, LogReplay

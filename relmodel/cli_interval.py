@@ -8,7 +8,7 @@ import numpy as np
 from .checkpoint_plan import compare_intervals, job_mtbf_from_source
 from .cli_common import echo_frame, format_option, load_source, log_options
 from .errors import ModelInputError
-from .multilevel import two_level_optimum
+from .multilevel import two_level_breakdown, two_level_optimum
 from .units import hours
 
 __all__ = ["command"]
@@ -99,9 +99,11 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
                    f"(99% CI {100 * sim['ettr_lo']:.3f} to {100 * sim['ettr_hi']:.3f}), "
                    f"wall time median {sim['wall_p50_h']:.1f} h")
     if two is not None and fmt == "table":
+        b = _two_level_shares(two, mtbf, ckpt_cost, restart, fast_cost, fast_restart)
         click.echo(f"two-level: fast checkpoint every {60 * two.fast_interval_h:.4g} min, 1 in {two.k} "
                    f"to storage (every {60 * two.slow_interval_h:.4g} min): ETTR {100 * two.ettr:.3f}% "
-                   f"(storage only: {100 * two.single_level_ettr:.3f}%)")
+                   f"(storage only: {100 * two.single_level_ettr:.3f}%); checkpoint {b[0]:.3f}%, "
+                   f"lost {b[1]:.3f}%, restart {b[2]:.3f}%")
     elif two is not None:
         echo_frame(two.to_frame(), fmt)
     if search is not None:
@@ -121,6 +123,12 @@ def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
     f = fit(source.interarrivals(), family)
     return best_interval(Rescaled(f, hours(mtbf)), ckpt_cost, restart, work=work, replicas=replicas,
                          seed=0 if seed is None else seed)
+
+
+def _two_level_shares(plan, mtbf, slow_cost, slow_restart, fast_cost, fast_restart):
+    b = two_level_breakdown(1.0, plan.fast_interval_h, plan.k, hours(mtbf), fast_cost, slow_cost,
+                            plan.fast_fraction, fast_restart, slow_restart)
+    return [100 * float(x / b.wall_h) for x in (b.checkpoint_h, b.lost_h, b.restart_time_h)]
 
 
 def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_restart):

@@ -56,7 +56,7 @@ from .errors import ModelInputError
 
 __all__ = [
     "async_ettr", "async_breakdown", "async_optimal_interval",
-    "two_level_ettr", "two_level_optimum", "TwoLevelPlan",
+    "two_level_ettr", "two_level_breakdown", "two_level_optimum", "TwoLevelPlan",
 ]
 
 
@@ -125,17 +125,32 @@ def async_optimal_interval(mtbf, stall, persist, restart=0.0):
     return np.take_along_axis(cands, np.argmax(vals, axis=0)[None], axis=0)[0][()]
 
 
-def _period_time(t, k, m, d1, d2, f, r1, r2):
-    """Expected time of one k-segment period of the two-level model (broadcast arrays)."""
+def _period_time(t, k, m, d1, d2, f, r1, r2, restarts_only=False):
+    """Expected time of one k-segment period of the two-level model (broadcast arrays).
+
+    Let V_i be the expected time to finish the period from checkpoint i - 1,
+    W_i the same with a fast restart pending, and G = M (e^{R_2/M} - 1) + V_1
+    after a slow-level failure.  With q_i = 1 - e^{-s_i/M} (s_i the span of
+    segment i) and e_1 = e^{-R_1/M}:
+
+        V_i = M q_i + (1 - q_i) V_{i+1} + q_i [f W_i + (1 - f) G],
+        W_i = M (1 - e_1) + e_1 V_i + (1 - e_1) [f W_i + (1 - f) G],
+
+    with V_{k+1} = 0.  Eliminating W_i leaves V_i = α_i + β_i G, computed
+    backwards; then V_1 = (α_1 + β_1 M (e^{R_2/M} - 1)) / (1 - β_1).  The
+    system is linear in the time costs, so dropping the segment costs M q_i
+    (``restarts_only``) gives the expected restart time instead.
+    """
     e1 = np.exp(-r1 / m)
     m1 = m * (1 - e1)
     den1 = 1 - f * (1 - e1)
     alpha, beta = np.zeros_like(t), np.zeros_like(t)
+    seg = 0.0 if restarts_only else 1.0
     for i in range(k, 0, -1):
         s = t + (d2 if i == k else d1)
         q = -np.expm1(-s / m)
         c = 1 - q * f * e1 / den1
-        alpha = (m * q + (1 - q) * alpha + q * f * m1 / den1) / c
+        alpha = (seg * m * q + (1 - q) * alpha + q * f * m1 / den1) / c
         beta = ((1 - q) * beta + q * (1 - f) * (1 + f * (1 - e1) / den1)) / c
     with np.errstate(divide="ignore", over="ignore"):
         return (alpha + beta * m * np.expm1(r2 / m)) / (1 - beta)
@@ -151,6 +166,14 @@ def two_level_ettr(interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast_
     and equal costs, this is :func:`relmodel.ettr`.  Vectorised over
     everything but ``k``.
     """
+    t, m, d1, d2, f, r1, r2 = _two_level_args(interval, k, mtbf, fast_cost, slow_cost, fast_fraction,
+                                             fast_restart, slow_restart)
+    period = _period_time(t, int(k), m, d1, d2, f, r1, r2)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(period) & (period > 0), k * t / period, 0.0)[()]
+
+
+def _two_level_args(interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast_restart, slow_restart):
     if int(k) != k or k < 1:
         raise ModelInputError(f"k (fast checkpoints per slow one) must be a whole number >= 1; got {k!r}")
     t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
@@ -159,10 +182,33 @@ def two_level_ettr(interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast_
     f = np.asarray(fast_fraction, dtype=float)
     if np.any(~np.isfinite(f)) or np.any((f < 0) | (f > 1)):
         raise ModelInputError(f"fast_fraction must be between 0 and 1; got {fast_fraction!r}")
-    t, m, d1, d2, f, r1, r2 = np.broadcast_arrays(t, m, d1, d2, f, r1, r2)
-    period = _period_time(t, int(k), m, d1, d2, f, r1, r2)
-    with np.errstate(invalid="ignore"):
-        return np.where(np.isfinite(period) & (period > 0), k * t / period, 0.0)[()]
+    return np.broadcast_arrays(t, m, d1, d2, f, r1, r2)
+
+
+def two_level_breakdown(work, interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast_restart=0.0,
+                        slow_restart=0.0):
+    """Expected hours of a two-level run, as a :class:`~relmodel.checkpoint.TimeBreakdown`.
+
+    Per period: useful k τ, checkpoint writes (k - 1) δ_1 + δ_2 (the writes
+    that completed and were kept), restarts from the same linear system with
+    only restart time counted (see ``_period_time``), lost work the rest.
+    ``ckpt_cost_h`` reports the slow cost, ``restart_h`` the slow restart.
+    """
+    w = _as("work", work, True)
+    t, m, d1, d2, f, r1, r2 = _two_level_args(interval, k, mtbf, fast_cost, slow_cost, fast_fraction,
+                                             fast_restart, slow_restart)
+    k = int(k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        period = _period_time(t, k, m, d1, d2, f, r1, r2)
+        rest = _period_time(t, k, m, d1, d2, f, r1, r2, restarts_only=True)
+    n = w / (k * t)
+    ck = (k - 1) * d1 + d2
+    wall = n * period
+    return TimeBreakdown(
+        work_h=(w + 0 * t)[()], interval_h=t[()], mtbf_h=m[()], ckpt_cost_h=d2[()], restart_h=r2[()],
+        wall_h=wall[()], checkpoint_h=(n * ck)[()], lost_h=(n * (period - k * t - ck - rest))[()],
+        restart_time_h=(n * rest)[()], failures=(wall / m)[()],
+    )
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ import pytest
 
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ModelInputError
-from relmodel.multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_ettr,
-                                 two_level_optimum)
+from relmodel.checkpoint import time_breakdown
+from relmodel.multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_breakdown,
+                                 two_level_ettr, two_level_optimum)
 
 
 def test_async_reduces_to_daly_without_persist():
@@ -101,12 +102,14 @@ def test_async_formula_against_event_loop(tau, db, p, r, m):
 
 
 def _two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng):
-    t, fail = 0.0, rng.exponential(m)
+    """One two-level run, event by event: (wall time, restart time)."""
+    t, fail, rest = 0.0, rng.exponential(m), 0.0
     done = l1 = l2 = 0
     mode = None
     while done < nper * k or mode:
         span = {"r1": r1, "r2": r2}.get(mode, tau + (d2 if (done + 1) % k == 0 else d1))
         if fail < t + span:
+            rest += (fail - t) if mode else 0.0
             t, fail = fail, fail + rng.exponential(m)
             fast = rng.random() < f
             if mode == "r2" or not fast:
@@ -116,12 +119,13 @@ def _two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng):
             continue
         t += span
         if mode:
+            rest += span
             mode = None
             continue
         done += 1
         l1 = done
         l2 = done if done % k == 0 else l2
-    return t
+    return t, rest
 
 
 @pytest.mark.parametrize("k, f", [(1, 0.5), (4, 0.7), (6, 0.2)])
@@ -129,10 +133,14 @@ def test_two_level_formula_against_event_loop(k, f):
     tau, d1, d2, r1, r2, m = 0.25, 0.01, 0.08, 0.05, 0.3, 1.2
     rng = np.random.default_rng(k)
     nper, reps = max(60 // k, 8), 2000
-    walls = np.array([_two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng) for _ in range(reps)])
+    walls, rests = np.array([_two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng) for _ in range(reps)]).T
     want = nper * k * tau / two_level_ettr(tau, k, m, d1, d2, f, r1, r2)
     se = walls.std(ddof=1) / np.sqrt(reps)
     assert abs(walls.mean() - want) < 2.576 * se
+    b = two_level_breakdown(nper * k * tau, tau, k, m, d1, d2, f, r1, r2)
+    assert b.wall_h == pytest.approx(want)
+    se = rests.std(ddof=1) / np.sqrt(reps)
+    assert abs(rests.mean() - b.restart_time_h) < 2.576 * se
 
 
 def test_two_level_reduces_to_daly():
@@ -146,6 +154,17 @@ def test_two_level_reduces_to_daly():
     # the two levels are the same
     np.testing.assert_allclose(two_level_ettr(t, 1, 3.0, 0.02, 0.02, 0.4, 0.3, 0.3), ettr(t, 3.0, 0.02, 0.3),
                                rtol=1e-12)
+
+
+def test_two_level_breakdown_reduces_to_daly_and_adds_up():
+    a = two_level_breakdown(50, 0.3, 1, 3.0, 0.01, 0.05, 0.0, 0.1, 0.2)
+    b = time_breakdown(50, 0.3, 3.0, 0.05, 0.2)
+    for name in ("wall_h", "checkpoint_h", "lost_h", "restart_time_h"):
+        assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-12)
+    c = two_level_breakdown(50, 0.1, 10, 3.0, 5 / 3600, 2 / 60, 0.8, 1 / 60, 1 / 6)
+    assert c.work_h + c.checkpoint_h + c.lost_h + c.restart_time_h == pytest.approx(c.wall_h, rel=1e-12)
+    assert c.ettr == pytest.approx(two_level_ettr(0.1, 10, 3.0, 5 / 3600, 2 / 60, 0.8, 1 / 60, 1 / 6))
+    assert min(c.lost_h, c.restart_time_h) > 0
 
 
 def test_two_level_optimum_beats_single_level_and_grid():
