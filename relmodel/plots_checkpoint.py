@@ -5,7 +5,8 @@ import numpy as np
 from .checkpoint import daly_interval, ettr, optimal_interval, young_interval
 from .units import hours
 
-__all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search"]
+__all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
+           "plot_two_level"]
 
 
 def _axes(ax):
@@ -91,6 +92,30 @@ def plot_interval_search(search, *, ax=None):
                label=f"exponential optimum {60 * search.exp_interval_h:.3g} min")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
+    ax.set_ylabel("ETTR (%)")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_two_level(plan, fast_cost, slow_cost, fast_restart=0.0, slow_restart=0.0, *, ks=None, ax=None):
+    """ETTR against the fast interval for several k, from a :func:`relmodel.two_level_optimum` plan.
+
+    One curve per k (slow checkpoint every k fast ones; the plan's k among
+    them), the optimum marked, and the slow-level-only optimum as a line.
+    """
+    from .multilevel import two_level_ettr
+    ax = _axes(ax)
+    ks = sorted(set(ks or {1, max(plan.k // 2, 1), plan.k, 2 * plan.k}))
+    taus = plan.fast_interval_h * np.geomspace(0.1, 10, 300)
+    args = (plan.mtbf_h, fast_cost, slow_cost, plan.fast_fraction, fast_restart, slow_restart)
+    for i, k in enumerate(ks):
+        ax.plot(taus * 60, 100 * two_level_ettr(taus, k, *args), color=f"C{i}", label=f"k = {k}")
+    ax.plot([60 * plan.fast_interval_h], [100 * plan.ettr], "k*", markersize=10,
+            label=f"best: every {60 * plan.fast_interval_h:.3g} min, k = {plan.k}")
+    ax.axhline(100 * plan.single_level_ettr, color="gray", linestyle="--",
+               label=f"slow level only {100 * plan.single_level_ettr:.2f}%")
+    ax.set_xscale("log")
+    ax.set_xlabel("fast checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.legend(fontsize="small")
     return ax

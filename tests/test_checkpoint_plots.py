@@ -49,3 +49,12 @@ def test_interval_search_plot():
     res = relmodel.best_interval(Fit(), "1min", "5min", replicas=100, grid=5, work="100h")
     ax = pc.plot_interval_search(res)
     assert len(ax.get_lines()) == 3
+
+
+def test_two_level_plot_marks_the_optimum():
+    plan = relmodel.two_level_optimum("3h", "5s", "2min", 0.8, "1min", "10min")
+    ax = pc.plot_two_level(plan, "5s", "2min", "1min", "10min")
+    star = [ln for ln in ax.get_lines() if ln.get_label().startswith("best")][0]
+    assert star.get_ydata()[0] == pytest.approx(100 * plan.ettr)
+    curves = [ln for ln in ax.get_lines() if ln.get_label().startswith("k =")]
+    assert max(max(c.get_ydata()) for c in curves) <= 100 * plan.ettr + 1e-6
