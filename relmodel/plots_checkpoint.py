@@ -16,7 +16,7 @@ def _axes(ax):
     return ax
 
 
-def plot_ettr_curve(mtbf, ckpt_cost, restart=0.0, *, ax=None, span=30.0, label=None):
+def plot_ettr_curve(mtbf, ckpt_cost, restart=0.0, *, ax=None, span=8.0, label=None):
     """ETTR against checkpoint interval (log axis) with Young, Daly and exact marked."""
     ax = _axes(ax)
     m, d, r = hours(mtbf), hours(ckpt_cost), hours(restart)
@@ -24,12 +24,13 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=0.0, *, ax=None, span=30.0, label=N
     taus = np.geomspace(best / span, min(best * span, 50 * m), 400)
     ax.plot(taus * 60, 100 * ettr(taus, m, d, r), color="C0",
             label=label or f"M = {m:.3g} h, δ = {d * 3600:.3g} s, R = {r * 60:.3g} min")
-    marks = (("Young", young_interval(d, m), "C1", "o"), ("Daly", daly_interval(d, m), "C2", "s"),
-             ("exact", best, "C3", "*"))
-    for name, tau, color, marker in marks:
+    marks = (("Young", young_interval(d, m), "C1", "o", 11), ("Daly", daly_interval(d, m), "C2", "s", 8),
+             ("exact", best, "C3", "*", 9))
+    for name, tau, color, marker, size in marks:
         e = float(ettr(tau, m, d, r))
-        ax.plot([float(tau) * 60], [100 * e], marker=marker, color=color, linestyle="none", markersize=8,
-                label=f"{name}: {float(tau) * 60:.3g} min, ETTR {100 * e:.2f}%")
+        ax.plot([float(tau) * 60], [100 * e], marker=marker, color=color, linestyle="none", markersize=size,
+                markerfacecolor="none" if name != "exact" else color, markeredgewidth=1.5,
+                label=f"{name}: {float(tau) * 60:.4g} min, ETTR {100 * e:.3f}%")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
@@ -71,7 +72,7 @@ def plot_breakdown(frame, *, ax=None):
     left = 0.0
     for i, row in enumerate(parts.itertuples()):
         w = 100 * row.share
-        ax.barh([0], [w], left=left, color=f"C{i}", label=f"{row.part}: {w:.2f}%")
+        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {w:.2f}%")
         left += w
     ax.set_xlim(0, 100)
     ax.set_yticks([])
@@ -87,6 +88,8 @@ def plot_interval_search(search, *, ax=None):
     x = 60 * c["interval_h"]
     ax.fill_between(x, 100 * c["lo"], 100 * c["hi"], color="C0", alpha=0.25)
     ax.plot(x, 100 * c["ettr"], color="C0", marker=".", label=f"simulated ({search.source})")
+    model = ettr(c["interval_h"].to_numpy(), search.mtbf_h, search.ckpt_cost_h, search.restart_h)
+    ax.plot(x, 100 * model, color="gray", linestyle=":", label="exponential model, same mean")
     ax.axvline(60 * search.interval_h, color="C3", label=f"simulated best {60 * search.interval_h:.3g} min")
     ax.axvline(60 * search.exp_interval_h, color="C2", linestyle="--",
                label=f"exponential optimum {60 * search.exp_interval_h:.3g} min")

@@ -48,7 +48,7 @@ def test_interval_search_plot():
             return stats.expon(scale=2.0).ppf(q)
     res = relmodel.best_interval(Fit(), "1min", "5min", replicas=100, grid=5, work="100h")
     ax = pc.plot_interval_search(res)
-    assert len(ax.get_lines()) == 3
+    assert len(ax.get_lines()) == 4
 
 
 def test_two_level_plot_marks_the_optimum():
