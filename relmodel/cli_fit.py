@@ -1,5 +1,6 @@
 """``relmodel fit``: which failure-time distribution fits a log, by AIC and a censored GOF test."""
 
+import warnings
 from pathlib import Path
 
 import click
@@ -7,6 +8,7 @@ import click
 from .cli_common import echo_frame, format_option, load_source, log_options
 from .compare import DEFAULT_FAMILIES, compare_fits
 from .errors import FitError, ReportError
+from .fitting import FitWarning
 
 __all__ = ["command", "durations_of", "write_plot"]
 
@@ -77,7 +79,12 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
         raise ReportError(f"{plot_path} exists; choose another file or pass --force to overwrite it")
     source = load_source(log, log_kwargs)
     data = durations_of(source, what)
-    cmp = compare_fits(data, names, n_boot=n_boot, seed=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FitWarning)
+        cmp = compare_fits(data, names, n_boot=n_boot, seed=seed)
+    for w in caught:
+        if issubclass(w.category, FitWarning):
+            click.echo(f"note: {w.message}", err=True)
     best = cmp.best
     if fmt == "table":
         name = getattr(source, "name", log)

@@ -75,3 +75,14 @@ def test_plot_of_a_family_without_its_own_paper(tmp_path):
     r = run("fit", "stepfun", "--n-boot", "0", "--families", "gengamma", "--plot", str(out))
     assert r.exit_code == 0, r.output
     assert out.stat().st_size > 1000
+
+
+def test_fit_warnings_become_notes(tmp_path):
+    starts = pd.Timestamp("2024-01-01") + pd.to_timedelta([0, 5, 9, 30, 31, 60], unit="h")
+    df = pd.DataFrame({"began": starts, "ended": starts})  # zero-length outages
+    path = tmp_path / "zero.csv"
+    df.to_csv(path, index=False)
+    r = CliRunner().invoke(cli, ["fit", str(path), "--start", "began", "--end", "ended", "--what", "interarrivals",
+                                 "--n-boot", "0", "--families", "weibull"])
+    assert r.exit_code == 0, r.output
+    assert "weibull" in r.output and "Traceback" not in r.output
