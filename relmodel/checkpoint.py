@@ -69,13 +69,21 @@ def optimal_interval(mtbf, ckpt_cost, restart=0.0):
     """Exact optimum τ* = M [1 + W0(-exp(-(1 + δ/M)))] of Daly's wall-time model.
 
     The optimum does not depend on ``restart``; the argument is accepted so
-    the call reads like :func:`ettr`.
+    the call reads like :func:`ettr`.  When δ/M is tiny the argument of W0 is
+    next to its branch point -1/e, where 1 + W0 loses digits (and becomes 0
+    once e^{-δ/M} rounds to 1); there the branch-point series
+    1 + W0 = p - p²/3 + 11p³/72 - 43p⁴/540 + 769p⁵/17280 with
+    p = sqrt(2 (1 - e^{-δ/M})) is used instead (Corless et al. 1996, "On the
+    Lambert W function", Adv. Comput. Math. 5).
     """
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
     d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
     _nonnegative("restart", restart)
-    w = lambertw(-np.exp(-(1.0 + d / m)), 0).real
-    return (m * (1.0 + w))[()]
+    eps = d / m
+    w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
+    p = np.sqrt(-2.0 * np.expm1(-np.minimum(eps, 1e-6)))
+    series = p * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
+    return (m * np.where(eps < 1e-6, series, w1))[()]
 
 
 def ettr(interval, mtbf, ckpt_cost, restart=0.0):

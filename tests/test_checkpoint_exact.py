@@ -39,6 +39,19 @@ def test_lambert_optimum_matches_numerical_minimum():
         assert optimal_interval(m, d, r) == pytest.approx(res.x, rel=1e-5)
 
 
+def test_optimum_is_accurate_for_tiny_cost_over_mtbf():
+    # near W0's branch point: continuity across the switch to the series, and the
+    # first-order limit sqrt(2 delta M) (Young) as delta/M -> 0
+    m = 1.0
+    below, above = optimal_interval(m, 1e-6 * (1 - 1e-9)), optimal_interval(m, 1e-6 * (1 + 1e-9))
+    assert below == pytest.approx(above, rel=1e-9)
+    for eps in (1e-9, 1e-14, 1e-18, 1e-25):
+        tau = optimal_interval(m, eps)
+        assert tau > 0 and tau == pytest.approx(np.sqrt(2 * eps) * (1 - np.sqrt(2 * eps) / 3), rel=1e-6)
+        # it is a stationary point of ETTR: derivative zero, i.e. e^x (1 - tau) = 1 with x = tau + delta
+        assert np.exp(tau + eps) * (1 - tau) == pytest.approx(1.0, abs=1e-15)
+
+
 def test_exact_optimum_beats_young_and_daly_on_a_grid():
     m, d = np.meshgrid(np.geomspace(0.05, 500, 60), np.geomspace(1e-3, 5, 50))
     r = 0.2
