@@ -14,7 +14,8 @@ Left-truncated rows are redrawn conditional on surviving their entry time.
 For samples larger than ``boot_size`` the replicates have ``boot_size`` rows
 and distances are compared on the sqrt(n) scale, where the statistic has a
 limiting distribution (an m-out-of-n bootstrap; Bickel, Goetze and van Zwet,
-Statistica Sinica 7, 1997), so the cost of a p-value does not grow with n.
+Statistica Sinica 7, 1997), so the cost of a p-value does not grow with n
+(left-truncated samples are always resampled at full size).
 """
 
 import html
@@ -180,10 +181,15 @@ def ks_distance(sample, dist, km=None):
 
 
 def _censoring_law(sample):
-    """Support and CDF of the censoring times (reverse Kaplan-Meier), or None."""
+    """Support and CDF of the follow-up after entry (reverse Kaplan-Meier), or None.
+
+    Censoring is measured from each row's entry (from 0 without truncation),
+    so a redrawn censoring time never falls before its row's entry.
+    """
     if sample.obs.all():
         return None
-    times, s = _km_steps(sample.t, ~sample.obs, sample.entry, sample.w)
+    follow = sample.t if sample.entry is None else sample.t - sample.entry
+    times, s = _km_steps(follow, ~sample.obs, None, sample.w)
     return times, 1 - s
 
 
@@ -208,6 +214,8 @@ def _draw(sample, res, cens, rng, m):
         c_times, c_cdf = cens
         j = np.searchsorted(c_cdf, rng.random(m), side="left")
         c = np.where(j < c_times.size, c_times[np.minimum(j, c_times.size - 1)], np.inf)
+        if entry is not None:
+            c = c + entry
         obs = t <= c
         t = np.minimum(t, c)
     t = np.maximum(t, np.finfo(float).tiny)
@@ -219,7 +227,9 @@ def _bootstrap_p(sample, res, ks, cens, sizes, rng):
     n_boot, boot_size = sizes
     fam = get_family(res.family)
     n = int(sample.t.size if sample.w is None else sample.w.sum())
-    m = n if boot_size is None else min(n, int(boot_size))
+    # Truncated samples are resampled at full size: the early Kaplan-Meier steps
+    # depend on how many rows enter early, which does not scale with sqrt(n).
+    m = n if boot_size is None or sample.entry is not None else min(n, int(boot_size))
     target = ks * np.sqrt(n / m)  # compare sqrt(m) D*_m with sqrt(n) D_n
     exceed, done = 0, 0
     with warnings.catch_warnings():
