@@ -80,7 +80,8 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
         Job MTBF (number of hours or duration string: exponential failures),
         a fitted distribution with ``mean_h`` and ``sample`` or ``ppf`` (renewal between
         job failures), :class:`~relmodel.simulate_sources.NodeRenewals`,
-        an interruption log or :class:`~relmodel.simulate_sources.LogReplay`.
+        an interruption log or :class:`~relmodel.simulate_sources.LogReplay`,
+        or a count table (exponential at its job MTBF).
     replicas : int
     seed, rng
         Seed or ``numpy.random.Generator``.
