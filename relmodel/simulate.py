@@ -261,7 +261,8 @@ def _timeline(rng, replicas, segs, r, src, busy, est):
     per_row = first / src.mean_h
     if per_row > 2e5:
         raise ModelInputError(_NEVER_ENDS)
-    batch = int(max(1, min(replicas, 1e6 // per_row)))
+    nodes = int(getattr(src, "n_nodes", 1))  # NodeRenewals draws one up time per node and replica
+    batch = int(max(1, min(replicas, 1e6 // per_row, _MAX_DRAWS // nodes)))
     parts = [_timeline_batch(rng, min(batch, replicas - i), segs, r, src, busy, first)
              for i in range(0, replicas, batch)]
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
