@@ -231,24 +231,33 @@ def _scan(g, st, segs, r):
     return any_fin, lost, rest, nfail
 
 
-def _renewal(rng, replicas, segs, r, src, est):
-    """Gap engine for independent gaps, drawn in blocks for the rows still running."""
-    out = {k: np.zeros(replicas) for k in ("lost", "rest", "nfail")}
+def _blocks(next_block, replicas, segs, r, limit=np.inf):
+    """Feed gap blocks to :func:`_scan` until every row has finished.
+
+    ``next_block(rows)`` returns the next block of gaps for the rows (an
+    index array) still running.  Blocks of at most 64 gaps keep the
+    matrices in cache, and finished rows drop out between blocks.
+    """
+    out = np.zeros((3, replicas))
     rows = np.arange(replicas)
     st = _State(replicas)
-    k = int(min(max(16, 1.2 * est / src.mean_h + 8), max(16, _MAX_DRAWS // replicas)))
-    drawn, limit = 0, max(1e5, 100 * est / src.mean_h)
+    drawn = 0
     while rows.size:
-        drawn += k
+        g = next_block(rows)
+        drawn += g.shape[1]
         if drawn > limit:
             raise ModelInputError(_NEVER_ENDS)
-        g = src.gaps(rng, rows.size, k)
         fin, lost, rest, nfail = _scan(g, st, segs, r)
-        for key, v in (("lost", lost), ("rest", rest), ("nfail", nfail)):
-            out[key][rows[fin]] = v[fin]
+        out[:, rows[fin]] = lost[fin], rest[fin], nfail[fin]
         rows = rows[~fin]
-        k = max(16, min(k, _MAX_DRAWS // max(rows.size, 1)))
-    return out["lost"], out["rest"], out["nfail"].astype(np.int64)
+    return out[0], out[1], out[2].astype(np.int64)
+
+
+def _renewal(rng, replicas, segs, r, src, est):
+    """Gap engine for independent gaps, drawn block by block for the rows still running."""
+    k = int(min(max(16, 1.2 * est / src.mean_h + 8), 64))
+    limit = max(1e5, 100 * est / src.mean_h)
+    return _blocks(lambda rows: src.gaps(rng, rows.size, k), replicas, segs, r, limit)
 
 
 def _timeline(rng, replicas, segs, r, src, busy, est):
@@ -275,8 +284,14 @@ def _timeline_batch(rng, rows, segs, r, src, busy, horizon):
         with np.errstate(invalid="ignore"):  # inf - inf past the last failure
             g = np.diff(t, axis=1, prepend=0.0)
         g[np.isnan(g)] = np.inf
-        fin, lost, rest, nfail = _scan(g, _State(rows), segs, r)
-        if fin.all() and np.all(busy + lost + rest <= horizon):
+        col = [0]
+
+        def next_block(live, g=g, col=col):
+            c0 = col[0]
+            col[0] += 64
+            return g[live, c0:c0 + 64]
+        lost, rest, nfail = _blocks(next_block, rows, segs, r)  # the last gap is inf: all finish
+        if np.all(busy + lost + rest <= horizon):
             return lost, rest, nfail
         horizon *= 2
     raise ModelInputError(_NEVER_ENDS)
