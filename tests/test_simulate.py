@@ -88,6 +88,16 @@ def test_rescaled_fit_keeps_shape_and_moves_mean():
         Rescaled(base, 0)
 
 
+def test_partial_last_segment_matches_segment_sum():
+    # a run of 20.3 tau: 20 full segments and one of 0.3 tau, each a Daly segment
+    m, d, r, tau = 2.0, 0.05, 0.2, 0.5
+    seg = lambda x: m * np.exp(r / m) * np.expm1((x + d) / m)  # noqa: E731
+    want = 20 * seg(tau) + seg(0.3 * tau)
+    s = simulate_training(20.3 * tau, tau, d, r, m, replicas=5000, seed=21)
+    se = s.wall_h.std(ddof=1) / np.sqrt(s.replicas)
+    assert abs(s.wall_h.mean() - want) < 2.576 * se
+
+
 def test_partial_last_segment_agrees_between_engines():
     args = (10.35, 1.0, 0.05, 0.2)
     a = simulate_training(*args, 4.0, replicas=6000, seed=1)
