@@ -61,6 +61,10 @@ def test_gap_engine_matches_exact_for_exponential_fit(m, d, r, tau):
     s = simulate_training(40 * tau, tau, d, r, fit, replicas=1500, seed=5)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(tau, m, d, r) <= hi
+    exact = time_breakdown(40 * tau, tau, m, d, r)
+    br = s.breakdown(0.99).set_index("part")
+    for part, want in (("lost work", exact.lost_h), ("restarts", exact.restart_time_h)):
+        assert br.loc[part, "lo"] - 1e-12 <= want <= br.loc[part, "hi"] + 1e-12
 
 
 def test_sampling_fit_and_real_fitresult_match_exact():
