@@ -47,6 +47,9 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 #: Output mimetype that carries a recorded number inside an executed notebook.
 MIMETYPE = "application/vnd.relmodel.record+json"
 
+#: A cell still running after this many seconds fails (a hung kernel cannot stall a report).
+CELL_TIMEOUT_S = 1800
+
 _RECORDED = {}
 
 
@@ -126,36 +129,6 @@ def find_notebooks(notebooks=None):
     return found
 
 
-def _kernel_env():
-    """Inline figures, and this relmodel first on the kernel's import path."""
-    root = str(Path(__file__).resolve().parents[1])
-    path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path}
-
-
-def _kernel_manager_class():
-    """An AsyncKernelManager whose kernel is always this interpreter's ipykernel.
-
-    It needs no installed kernelspec, so a fresh ``pip install`` is enough, and
-    it forces the inline matplotlib backend even when MPLBACKEND=Agg is set.
-    """
-    from jupyter_client import AsyncKernelManager
-    from jupyter_client.kernelspec import KernelSpec
-
-    class _Manager(AsyncKernelManager):
-        @property
-        def kernel_spec(self):
-            if self._kernel_spec is None:
-                self._kernel_spec = KernelSpec(
-                    argv=[sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher",
-                          "--log-level=CRITICAL", "-f", "{connection_file}"],
-                    display_name="Python (relmodel)", language="python", name="python3",
-                    env=_kernel_env())
-            return self._kernel_spec
-
-    return _Manager
-
-
 def _records(nb):
     found = {}
     for cell in nb.cells:
@@ -202,6 +175,8 @@ def execute_one(notebook, out_dir, parameters):
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    from ._kernel import KernelManager
+
     notebook, out_dir = Path(notebook), Path(out_dir)
     name = notebook.stem
     ipynb, page = out_dir / f"{name}.ipynb", out_dir / f"{name}.html"
@@ -210,7 +185,7 @@ def execute_one(notebook, out_dir, parameters):
         papermill.execute_notebook(
             str(notebook), str(ipynb), parameters=parameters, kernel_name="python3",
             language="python", progress_bar=False, start_timeout=180, cwd=str(out_dir),
-            kernel_manager_class=_kernel_manager_class())
+            execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=KernelManager)
     except PapermillExecutionError as exc:
         error = _failure(name, exc, ipynb)
     except Exception as exc:  # kernel died, bad notebook file...
