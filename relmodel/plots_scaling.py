@@ -46,7 +46,10 @@ def required_mtbf_plot(n_gpus=None, target_ettr=0.9, ckpt_costs=("30s", "1min", 
         ax.loglog(g["n_gpus"], g[_PER[per]], marker=".", label=f"checkpoint {_minutes(d)}, restart {_minutes(r)}")
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel(f"required {per} MTBF (h)")
-    ax.set_title(f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval")
+    title = f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval"
+    if fixed_rate_per_h:
+        title += f"\nper-job causes held at {24 * fixed_rate_per_h:.2g} interruptions/day"
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
     return ax
