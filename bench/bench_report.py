@@ -7,7 +7,11 @@
 2. A four-value sweep over n_gpus on 2 workers against the same sweep on one
    worker. Target: at least 1.6x faster.
 
-Usage: python bench/bench_report.py [--quick]   (--quick sweeps one notebook)
+The default report runs its notebooks in parallel (one worker per core); the
+table also shows it on one worker. Every time is the fastest of --repeat runs.
+
+Usage: python bench/bench_report.py [--quick] [--repeat N]
+       (--quick: one run each, and the sweep renders one notebook)
 """
 
 import argparse
@@ -78,29 +82,62 @@ def sweep(out, workers, notebooks):
         render(notebooks=notebooks, sweep=SWEEP, out=out, executor=pool)
 
 
+def best(repeat, fn, *args):
+    """Fastest of ``repeat`` runs, each in a fresh folder (the machine may be shared)."""
+    times = []
+    for i in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            times.append(timed(fn, Path(tmp), *args))
+    return min(times)
+
+
+def default_report(tmp, workers=None):
+    if workers is None:
+        render(out=tmp / "default")
+        return
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        render(out=tmp / "default", executor=pool)
+
+
+def baseline_trivial(tmp, n):
+    papermill_trivial(trivial_notebooks(tmp, n), tmp)
+
+
+def baseline_scripts(tmp, suite):
+    run_scripts([as_script(p, tmp) for p in suite], tmp)
+
+
+def sweep_in(tmp, workers, notebooks):
+    sweep(tmp / "sweep", workers, notebooks)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="sweep only the checkpoint notebook")
+    parser.add_argument("--quick", action="store_true", help="one repeat, sweep only the checkpoint notebook")
+    parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts")
     args = parser.parse_args()
+    repeat = 1 if args.quick else args.repeat
+    notebooks = ["03"] if args.quick else None
     suite = find_notebooks()
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        t_report = timed(render, out=tmp / "default")
-        t_trivial = timed(papermill_trivial, trivial_notebooks(tmp, len(suite)), tmp)
-        scripts = [as_script(p, tmp) for p in suite]
-        t_compute = timed(run_scripts, scripts, tmp)
-        notebooks = ["03"] if args.quick else None
-        t_par = timed(sweep, tmp / "sweep2", 2, notebooks)
-        t_seq = timed(sweep, tmp / "sweep1", 1, notebooks)
+    t_report = best(repeat, default_report)
+    t_report1 = best(repeat, default_report, 1)
+    t_trivial = best(repeat, baseline_trivial, len(suite))
+    t_compute = best(repeat, baseline_scripts, suite)
+    t_par, t_seq = float("inf"), float("inf")
+    for _ in range(repeat):  # alternate, so a busy spell hits both
+        t_par = min(t_par, best(1, sweep_in, 2, notebooks))
+        t_seq = min(t_seq, best(1, sweep_in, 1, notebooks))
     base = t_trivial + t_compute
-    print(f"{'what':<58}{'seconds':>9}")
+    print(f"{'what (fastest of %d)' % repeat:<58}{'seconds':>9}")
     print(f"{f'relmodel report, default ({len(suite)} notebooks)':<58}{t_report:>9.2f}")
+    print(f"{'relmodel report, default, 1 worker':<58}{t_report1:>9.2f}")
     print(f"{f'papermill, {len(suite)} trivial notebooks':<58}{t_trivial:>9.2f}")
     print(f"{'the computations as plain scripts':<58}{t_compute:>9.2f}")
     print(f"{'sweep n_gpus x4, 2 workers':<58}{t_par:>9.2f}")
     print(f"{'sweep n_gpus x4, 1 worker (sequential)':<58}{t_seq:>9.2f}")
     print()
     print(f"report / (papermill trivial + computations) = {t_report / base:.2f}x  (target <= 1.5x)")
+    print(f"  the same on 1 worker                       = {t_report1 / base:.2f}x")
     print(f"sweep speed-up, 2 workers vs sequential     = {t_seq / t_par:.2f}x  (target >= 1.6x)")
 
 
