@@ -218,3 +218,14 @@ def test_find_notebooks_and_record_outside_a_kernel():
         R.find_notebooks("99")
     R.record("answer", 42)
     assert R.recorded()["answer"] == 42
+
+
+def test_widget_notebook_runs_in_this_process(tmp_path, monkeypatch):
+    """The static figure and the live sliders, executed without a worker process."""
+    monkeypatch.setattr(R, "CELL_TIMEOUT_S", 300)  # a hung cell fails the test instead of stalling it
+    result = R.execute_one(R.find_notebooks("05")[0], tmp_path, {"n_gpus": 4096})
+    assert result["error"] is None
+    nb = nbformat.read(tmp_path / "05_interactive.ipynb", as_version=4)
+    kinds = [set(o.get("data", {})) for c in nb.cells for o in c.get("outputs", [])]
+    assert {"image/png", "text/plain"} in kinds  # the static figure
+    assert any("application/vnd.jupyter.widget-view+json" in k for k in kinds)  # the sliders
