@@ -194,7 +194,10 @@ def execute_one(notebook, out_dir, parameters):
     if ipynb.exists():
         nb = nbformat.read(ipynb, as_version=4)
         records = _records(nb)
-        _to_html(nb, page)
+        try:
+            _to_html(nb, page)
+        except Exception as exc:  # nbconvert templates missing, a broken output...
+            error = error or f"{name}: the notebook ran but its HTML could not be written: {exc}"
     return {"name": name, "ipynb": ipynb.name, "html": page.name if page.exists() else None,
             "records": records, "seconds": time.perf_counter() - start, "error": error}
 

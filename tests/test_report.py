@@ -229,3 +229,11 @@ def test_widget_notebook_runs_in_this_process(tmp_path, monkeypatch):
     kinds = [set(o.get("data", {})) for c in nb.cells for o in c.get("outputs", [])]
     assert {"image/png", "text/plain"} in kinds  # the static figure
     assert any("application/vnd.jupyter.widget-view+json" in k for k in kinds)  # the sliders
+
+
+def test_kernel_is_this_interpreter_without_any_kernelspec():
+    from relmodel._kernel import KernelManager
+
+    spec = KernelManager(kernel_name="no-such-kernelspec-installed").kernel_spec
+    assert spec.argv[0] == sys.executable and "ipykernel_launcher" in spec.argv
+    assert spec.env["MPLBACKEND"].endswith("backend_inline")  # figures even under MPLBACKEND=Agg
