@@ -51,13 +51,20 @@ def comparison_figure(name, rows):
     from matplotlib.figure import Figure
 
     keys = [k for k in HEADLINE if any(k in r["headline"] for r in rows)]
-    fig = Figure(figsize=(4.2 * max(len(keys), 1), 3.4), layout="constrained")
-    axes = fig.subplots(1, max(len(keys), 1), squeeze=False)[0]
+    ncols = min(2, max(len(keys), 1))
+    nrows = -(-max(len(keys), 1) // ncols)
+    fig = Figure(figsize=(5.2 * ncols, 3.4 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[len(keys):]:
+        ax.set_visible(False)
     numeric = all(isinstance(r["value"], (int, float)) for r in rows)
     for ax, key in zip(axes, keys):
         pts = [(r["value"], r["headline"][key]) for r in rows if key in r["headline"]]
         xs = [p[0] if numeric else str(p[0]) for p in pts]
-        ax.plot(xs, [p[1] for p in pts], "o-")
+        ys = [p[1] for p in pts]
+        ax.plot(xs, ys, "o-")
+        if min(ys) > 0 and max(ys) / min(ys) > 20:
+            ax.set_yscale("log")
         if numeric and min(xs) > 0 and max(xs) / min(xs) > 20:
             ax.set_xscale("log")
         ax.set_xlabel(name)
