@@ -21,15 +21,7 @@ import numpy as np
 from scipy import optimize
 
 import relmodel
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+from timing import best_of  # noqa: E402
 
 
 def row(label, seconds, points, ref=None):

@@ -31,19 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run from a clone without installing
 
 import relmodel  # noqa: E402
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
-
-
-def once(fn):
-    return best_of(fn, 1)
+from timing import best_of, once  # noqa: E402
 
 
 def censored_weibull(n, seed=1):

@@ -25,21 +25,7 @@ from lifelines import AalenJohansenFitter, KaplanMeierFitter, NelsonAalenFitter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone without installing
 import relmodel  # noqa: E402
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
-
-
-def once(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
+from timing import best_of, once  # noqa: E402
 
 
 def row(label, seconds, ref=None):

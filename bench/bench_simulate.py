@@ -34,6 +34,7 @@ import numpy as np
 import scipy.stats as st
 
 import relmodel
+from timing import best_of  # noqa: E402
 from relmodel.simulate_sources import NodeRenewals, Rescaled
 
 MTBF_H = 54 * 24 / 419
@@ -82,15 +83,6 @@ def event_loop(work, tau, d, r, mtbf, replicas, seed=0):
         walls.append(t)
         fails.append(nfail)
     return np.array(walls), np.array(fails)
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def row(label, seconds, failures, ettr, ref_rate=None):
