@@ -48,7 +48,7 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 MIMETYPE = "application/vnd.relmodel.record+json"
 
 #: A cell still running after this many seconds fails (a hung kernel cannot stall a report).
-CELL_TIMEOUT_S = 1800
+CELL_TIMEOUT_S = 600
 
 _RECORDED = {}
 
@@ -177,15 +177,16 @@ def execute_one(notebook, out_dir, parameters):
 
     from ._kernel import KernelManager
 
-    notebook, out_dir = Path(notebook), Path(out_dir)
+    notebook, out_dir = Path(notebook).resolve(), Path(out_dir).resolve()
     name = notebook.stem
     ipynb, page = out_dir / f"{name}.ipynb", out_dir / f"{name}.html"
     start, error = time.perf_counter(), None
     try:
         papermill.execute_notebook(
             str(notebook), str(ipynb), parameters=parameters, kernel_name="python3",
-            language="python", progress_bar=False, start_timeout=180, cwd=str(out_dir),
-            execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=KernelManager)
+            language="python", progress_bar=False, start_timeout=180,
+            execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=KernelManager,
+            resources={"metadata": {"path": str(out_dir)}})  # kernel cwd, without os.chdir
     except PapermillExecutionError as exc:
         error = _failure(name, exc, ipynb)
     except Exception as exc:  # kernel died, bad notebook file...

@@ -49,8 +49,9 @@ def tiny(tmp_path):
     """A fast notebook taking n_gpus that records a job MTBF and its interpreter."""
     return write_notebook(tmp_path / "tiny.ipynb", [
         "n_gpus = 16384  # GPUs\nlabel = 'x'  # a label",
-        "import sys\nfrom relmodel.report import record\n"
-        "record('job_mtbf_h', 50000.0 / n_gpus)\nrecord('python', sys.executable)",
+        "import os, sys\nfrom relmodel.report import record\n"
+        "record('job_mtbf_h', 50000.0 / n_gpus)\nrecord('python', sys.executable)\n"
+        "record('cwd', os.getcwd())",
     ])
 
 
@@ -157,16 +158,18 @@ def test_failing_cell_keeps_partial_notebook_and_names_the_cell(tmp_path, tiny):
     assert summary["headline"]["job_mtbf_h"] == pytest.approx(50000.0 / 16384)
 
 
-def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny):
+def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a relative --out, with threads sharing one working directory
     calls = []
     with ThreadPoolExecutor(2) as pool:
-        rep = R.render(notebooks=[tiny], sweep={"n_gpus": [4096, 16384, 65536]}, out=tmp_path / "sw",
+        rep = R.render(notebooks=[tiny], sweep={"n_gpus": [4096, 16384, 65536]}, out="sw",
                        executor=pool, progress=lambda done, total, name: calls.append((done, total)))
     assert sorted(calls) == [(1, 3), (2, 3), (3, 3)]
     assert [run.parameters["n_gpus"] for run in rep.runs] == [4096, 16384, 65536]
     for run in rep.runs:
         assert run.headline["job_mtbf_h"] == pytest.approx(50000.0 / run.parameters["n_gpus"])
         assert run.records["tiny"]["python"] == sys.executable  # a kernel of this interpreter
+        assert run.records["tiny"]["cwd"] == str(run.path.resolve())  # each kernel in its folder
         assert (run.path / "index.html").exists()
     page = (tmp_path / "sw" / "index.html").read_text()
     assert "n_gpus-65536/index.html" in page and f"{50000 / 65536:.4g}" in page and "<img" in page
