@@ -6,11 +6,12 @@ Imported only when a notebook is executed, so ``import relmodel`` stays light.
   any installed kernelspec, so a fresh ``pip install`` is enough; it forces
   the inline matplotlib backend (even when MPLBACKEND=Agg is set) and puts
   this relmodel first on the kernel's import path.
-* Its client's channels wait for a message in short slices instead of one
-  unbounded wait. An unbounded asyncio wait on a ZeroMQ socket can miss the
-  wake-up of a message that has already arrived, and notebook execution then
-  hangs forever after a cell that opens widget comms (nbclient issue 312);
-  polling again every half second picks such a message up.
+* Its client's channels look for a queued message with a direct,
+  non-blocking ZeroMQ poll at least every half second. An asyncio wait on a
+  ZeroMQ socket can miss a message that has already arrived (seen after a
+  cell that opens widget comms, as in nbclient issue 312): the execute reply
+  then sat in the shell socket until the cell timeout, while a direct poll
+  finds it at once.
 """
 
 import os
@@ -32,17 +33,26 @@ SLICE_S = 0.5
 
 
 class SlicedChannel(AsyncZMQSocketChannel):
-    """A channel whose waits are cut into slices of :data:`SLICE_S` seconds."""
+    """A channel that looks for a queued message at least every :data:`SLICE_S` seconds.
+
+    Each slice starts with a non-blocking poll (a direct ZeroMQ check), then
+    waits on the socket for the rest of the slice.
+    """
 
     async def get_msg(self, timeout=None):
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            left = SLICE_S if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await super().get_msg(timeout=0)
+            except Empty:
+                pass
+            left = SLICE_S if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                raise Empty
             try:
                 return await super().get_msg(timeout=min(SLICE_S, left))
             except Empty:
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise
+                continue
 
 
 class KernelClient(AsyncKernelClient):

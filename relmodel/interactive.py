@@ -110,10 +110,20 @@ def dashboard(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, 
     return fig
 
 
+def _png(fig):
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
 def controls(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
-    """ipywidgets sliders that redraw :func:`dashboard` live; returns the widget box."""
+    """ipywidgets sliders that redraw :func:`dashboard` live; returns the widget box.
+
+    The figure is an ``ipywidgets.Image`` redrawn when a slider moves (no
+    Output widget), so the box also executes cleanly under Papermill.
+    """
     import ipywidgets as w
-    from IPython.display import display
 
     style = {"description_width": "9em"}
     layout = w.Layout(width="28em")
@@ -131,10 +141,15 @@ def controls(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, s
                                 description="target ETTR", style=style, layout=layout,
                                 continuous_update=False),
     }
+    image = w.Image(format="png", layout=w.Layout(width="100%"))
 
-    def draw(n_gpus, ckpt_min, restart_min, target):
-        display(dashboard(n_gpus, ckpt_min / 60, restart_min / 60, target, source))
+    def redraw(change=None):
+        v = {name: s.value for name, s in sliders.items()}
+        image.value = _png(dashboard(v["n_gpus"], v["ckpt_min"] / 60, v["restart_min"] / 60,
+                                     v["target"], source))
 
-    out = w.interactive_output(draw, sliders)
+    for slider in sliders.values():
+        slider.observe(redraw, names="value")
+    redraw()
     return w.VBox([w.HBox([sliders["n_gpus"], sliders["ckpt_min"]]),
-                   w.HBox([sliders["restart_min"], sliders["target"]]), out])
+                   w.HBox([sliders["restart_min"], sliders["target"]]), image])
