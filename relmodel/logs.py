@@ -25,7 +25,7 @@ import pandas as pd
 from .durations import Durations
 from .errors import EndBeforeStartError, LogFormatError, where
 from .readers import parse_times, read_table, require_columns
-from .units import hours
+from .units import hours, unit_hours
 
 __all__ = ["read_log", "InterruptionLog", "LogWarning"]
 
@@ -214,7 +214,6 @@ def _to_hours(kind, t_start, t_end, window, time_format, time_unit):
 def _numeric_window(window, s_h, e_h, time_unit):
     if window is None:
         return float(s_h.min()), float(np.nanmax(np.concatenate([s_h, e_h])))
-    from .units import unit_hours
     f = unit_hours(time_unit)
     return float(window[0]) * f, float(window[1]) * f
 

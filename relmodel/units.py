@@ -111,16 +111,22 @@ def hours(x):
     return _scalar(x)
 
 
+def _per(numerator, x):
+    """``numerator / x`` as a float for a scalar, an ndarray for an array."""
+    out = numerator / np.asarray(x, dtype=float)
+    return out if np.ndim(x) else float(out)
+
+
 def fit_from_mtbf(mtbf_h):
     """FIT (failures per 10^9 device-hours) for an MTBF in hours."""
-    return 1e9 / np.asarray(mtbf_h, dtype=float) if np.ndim(mtbf_h) else 1e9 / float(mtbf_h)
+    return _per(1e9, mtbf_h)
 
 
 def mtbf_from_fit(fit):
     """MTBF in hours for a FIT rate."""
-    return 1e9 / np.asarray(fit, dtype=float) if np.ndim(fit) else 1e9 / float(fit)
+    return _per(1e9, fit)
 
 
 def afr_from_mtbf(mtbf_h):
     """Annualised failure rate, 8,766 h / MTBF (a fraction; valid for small rates)."""
-    return HOURS_PER_YEAR / np.asarray(mtbf_h, dtype=float) if np.ndim(mtbf_h) else HOURS_PER_YEAR / float(mtbf_h)
+    return _per(HOURS_PER_YEAR, mtbf_h)
