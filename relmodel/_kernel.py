@@ -15,7 +15,10 @@ Imported only when a notebook is executed, so ``import relmodel`` stays light.
 """
 
 import os
+import shutil
 import sys
+import tempfile
+import uuid
 import time
 from pathlib import Path
 from queue import Empty
@@ -72,9 +75,32 @@ def kernel_env():
 
 
 class KernelManager(AsyncKernelManager):
-    """Start this interpreter's ipykernel, whatever kernelspecs are installed."""
+    """Start this interpreter's ipykernel, whatever kernelspecs are installed.
+
+    The kernel talks over ZeroMQ ``ipc`` sockets in a folder of its own, not
+    TCP ports: kernels started at once by parallel workers cannot then race
+    for the same free port ("Address already in use", "Kernel died before
+    replying to kernel_info").
+    """
 
     client_class = DottedObjectName("relmodel._kernel.KernelClient")
+
+    def __init__(self, **kwargs):
+        if "ip" not in kwargs and kwargs.get("transport", "ipc") == "ipc":
+            kwargs["transport"] = "ipc"
+            folder = os.path.join(tempfile.gettempdir(), f"relmodel-kernel-{uuid.uuid4().hex}")
+            kwargs["ip"] = os.path.join(folder, "kernel")
+        super().__init__(**kwargs)
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.transport == "ipc":
+            os.makedirs(os.path.dirname(self.ip), mode=0o700, exist_ok=True)
+        return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart=restart)
+        if self.transport == "ipc" and not restart:
+            shutil.rmtree(os.path.dirname(self.ip), ignore_errors=True)
 
     @property
     def kernel_spec(self):
