@@ -35,7 +35,7 @@ import scipy.stats as st
 
 import relmodel
 from timing import best_of  # noqa: E402
-from relmodel.simulate_sources import NodeRenewals, Rescaled
+from relmodel.checkpoint.sources import NodeRenewals, Rescaled
 
 MTBF_H = 54 * 24 / 419
 CKPT_H = 45 / 3600

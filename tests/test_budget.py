@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from relmodel import datasets
-from relmodel.budget import share_fit, split_budget, what_if
+from relmodel.scale.budget import share_fit, split_budget, what_if
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import InfeasibleTargetError, ModelInputError
-from relmodel.scaling import scale_rates
+from relmodel.scale.scaling import scale_rates
 
 LLAMA_H = 54 * 24  # Llama 3, arXiv 2407.21783, Table 5
 

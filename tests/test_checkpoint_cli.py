@@ -51,7 +51,7 @@ def test_csv_and_step_and_work():
 
 
 def test_log_scaled_to_gpus():
-    from relmodel.scaling import scale_job_mtbf
+    from relmodel.scale.scaling import scale_job_mtbf
     import relmodel
     r = run("--log", "llama3", "--gpus", "32768", "--ckpt-cost", "45s", "--format", "json")
     assert r.exit_code == 0, r.output
@@ -62,7 +62,7 @@ def test_log_scaled_to_gpus():
 
 
 def test_async_and_two_level_rows():
-    from relmodel.multilevel import async_ettr, two_level_optimum
+    from relmodel.checkpoint.multilevel import async_ettr, two_level_optimum
     r = run("--mtbf", "3h", "--ckpt-cost", "5s", "--persist", "2min", "--restart", "10min", "--format", "json")
     rows = {m["method"]: m for m in json.loads(r.output)["methods"]}
     a = rows["async exact"]
@@ -79,7 +79,7 @@ def test_async_and_two_level_rows():
 
 def test_log_file_with_column_options(tmp_path):
     import relmodel
-    from relmodel.checkpoint_plan import job_mtbf_from_source
+    from relmodel.scale.scaling import job_mtbf_from_source
     f = tmp_path / "outages.csv"
     f.write_text("began,host\n" + "".join(f"{t},{t % 3}\n" for t in range(0, 200, 7)))
     r = run("--log", str(f), "--start", "began", "--node", "host", "--time-unit", "h", "--ckpt-cost", "1min",

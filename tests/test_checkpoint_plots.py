@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import relmodel  # noqa: E402
-from relmodel import plots_checkpoint as pc  # noqa: E402
+from relmodel.plots import checkpoint as pc  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

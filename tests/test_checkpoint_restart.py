@@ -5,7 +5,7 @@ import pytest
 
 from relmodel.checkpoint import ettr
 from relmodel.errors import DurationError, ModelInputError
-from relmodel.restart import RestartModel
+from relmodel.checkpoint.restart import RestartModel
 
 
 def _model(**kw):

@@ -1,10 +1,10 @@
-"""Cluster shapes and component counts (formulas in relmodel.cluster)."""
+"""Cluster shapes and component counts (formulas in relmodel.scale.cluster)."""
 
 import math
 
 import pytest
 
-from relmodel.cluster import COUNT_KEYS, Cluster
+from relmodel.scale.cluster import COUNT_KEYS, Cluster
 from relmodel.errors import ModelInputError
 
 

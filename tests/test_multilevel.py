@@ -6,7 +6,7 @@ import pytest
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ModelInputError
 from relmodel.checkpoint import time_breakdown
-from relmodel.multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_breakdown,
+from relmodel.checkpoint.multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_breakdown,
                                  two_level_ettr, two_level_optimum)
 
 

@@ -8,7 +8,7 @@ import papermill
 import pytest
 from click.testing import CliRunner
 
-from relmodel.params import notebook_parameters
+from relmodel.report.params import notebook_parameters
 from relmodel.report import NOTEBOOK_DIR, render
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))

@@ -10,14 +10,15 @@ import pytest
 from click.testing import CliRunner
 
 import relmodel
-from relmodel import params as P
-from relmodel import report as R
-from relmodel import sweep as S
+from relmodel.report import params as P
+from relmodel.report import run as R
+from relmodel.report import sweep as S
+from relmodel.report import render
 from relmodel.cli import cli
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ParameterError, ReportError
-from relmodel.requirements import required_node_mtbf
-from relmodel.scaling import scale_job_mtbf, scale_rates
+from relmodel.scale.requirements import required_node_mtbf
+from relmodel.scale.scaling import scale_job_mtbf, scale_rates
 
 
 def write_notebook(path, cells):
@@ -162,7 +163,7 @@ def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny, monkeypa
     monkeypatch.chdir(tmp_path)  # a relative --out, with threads sharing one working directory
     calls = []
     with ThreadPoolExecutor(2) as pool:
-        rep = R.render(notebooks=[tiny], sweep={"n_gpus": [4096, 16384, 65536]}, out="sw",
+        rep = render(notebooks=[tiny], sweep={"n_gpus": [4096, 16384, 65536]}, out="sw",
                        executor=pool, progress=lambda done, total, name: calls.append((done, total)))
     assert sorted(calls) == [(1, 3), (2, 3), (3, 3)]
     assert [run.parameters["n_gpus"] for run in rep.runs] == [4096, 16384, 65536]
@@ -235,7 +236,7 @@ def test_widget_notebook_runs_in_this_process(tmp_path, monkeypatch):
 
 
 def test_kernel_is_this_interpreter_without_any_kernelspec():
-    from relmodel._kernel import KernelManager
+    from relmodel.report.kernel import KernelManager
 
     spec = KernelManager(kernel_name="no-such-kernelspec-installed").kernel_spec
     assert spec.argv[0] == sys.executable and "ipykernel_launcher" in spec.argv

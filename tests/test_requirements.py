@@ -5,9 +5,9 @@ import pytest
 
 from relmodel import datasets
 from relmodel.checkpoint import ettr, optimal_interval
-from relmodel.cluster import Cluster
+from relmodel.scale.cluster import Cluster
 from relmodel.errors import InfeasibleTargetError, ModelInputError
-from relmodel.requirements import (best_ettr, job_mtbf, plan_requirements, required_gpu_mtbf,
+from relmodel.scale.requirements import (best_ettr, job_mtbf, plan_requirements, required_gpu_mtbf,
                                    required_job_mtbf, required_node_mtbf, requirements_table)
 
 LLAMA_H = 54 * 24  # Llama 3 Table 5 window (arXiv 2407.21783, 3.3.4)
@@ -110,7 +110,7 @@ def test_component_fit_holding_others():
 
 def test_required_mtbf_plot_lines_and_axes():
     import matplotlib.pyplot as plt
-    from relmodel.plots_scaling import interruptions_plot, required_mtbf_plot
+    from relmodel.plots.scaling import interruptions_plot, required_mtbf_plot
     fig, ax = plt.subplots()
     out = required_mtbf_plot(n_gpus=[1_000, 10_000, 1_000_000], ckpt_costs=["1min", "5min"],
                              restarts=["10min"], ax=ax)
@@ -129,7 +129,7 @@ def test_required_mtbf_plot_lines_and_axes():
 def test_bootstrap_node_interval_agrees_with_exact_garwood_propagation():
     # only the per-job count (63 of 419, Llama 3 Table 5) is uncertain in the node requirement,
     # and the node MTBF is monotone in it, so its exact interval maps through directly
-    from relmodel.scaling import garwood
+    from relmodel.scale.scaling import garwood
     r = plan_requirements(datasets.llama3_54day(), 100_000, 0.9, "1min", "10min", n_boot=20_000, seed=7)
     lo, hi = garwood(63, LLAMA_H)
     lam = 1 / required_job_mtbf(0.9, "1min", "10min")

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from relmodel.cli import cli
-from relmodel.requirements import required_node_mtbf
+from relmodel.scale.requirements import required_node_mtbf
 
 
 def run(*args):

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from relmodel.cluster import Cluster
+from relmodel.scale.cluster import Cluster
 from relmodel.errors import ModelInputError
-from relmodel.scaling import garwood, job_rates, scale_job_mtbf, scale_rates, scales_with
+from relmodel.scale.scaling import garwood, job_rates, scale_job_mtbf, scale_rates, scales_with
 
 # Llama 3 paper, section 3.3.4, Table 5: 419 unexpected interruptions in 54 days on 16,384 GPUs.
 TABLE5 = [

@@ -7,8 +7,8 @@ from scipy import stats
 
 from relmodel.checkpoint import ettr, time_breakdown
 from relmodel.errors import ModelInputError
-from relmodel.simulate import simulate_training
-from relmodel.simulate_sources import LogReplay, NodeRenewals
+from relmodel.checkpoint.simulate import simulate_training
+from relmodel.checkpoint.sources import LogReplay, NodeRenewals
 
 
 class StandInFit:
@@ -80,7 +80,7 @@ def test_sampling_fit_and_real_fitresult_match_exact():
 
 
 def test_rescaled_fit_keeps_shape_and_moves_mean():
-    from relmodel.simulate_sources import Rescaled
+    from relmodel.checkpoint.sources import Rescaled
     base = SamplingFit(stats.weibull_min(0.7, scale=10.0))
     r = Rescaled(base, "2h")
     assert r.mean_h == pytest.approx(2.0) and r.factor == pytest.approx(2.0 / base.mean_h)

@@ -8,7 +8,7 @@ from scipy import stats
 
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ModelInputError
-from relmodel.simulate_interval import best_interval
+from relmodel.checkpoint.search import best_interval
 
 
 class Fit:

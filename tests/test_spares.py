@@ -8,8 +8,8 @@ from scipy import stats
 
 from relmodel import datasets
 from relmodel.errors import ModelInputError
-from relmodel.requirements import best_ettr
-from relmodel.spares import (EmpiricalRepair, erlang_b, p_no_spare, repair_model, simulate_stalls,
+from relmodel.scale.requirements import best_ettr
+from relmodel.scale.spares import (EmpiricalRepair, erlang_b, p_no_spare, repair_model, simulate_stalls,
                              spare_pool, spares_table)
 
 
@@ -88,8 +88,8 @@ def test_bad_spare_inputs():
 
 
 def test_spares_for_a_scaled_cluster_with_interval():
-    from relmodel.scaling import scale_rates
-    from relmodel.spares import spares_for, swap_rate
+    from relmodel.scale.scaling import scale_rates
+    from relmodel.scale.spares import spares_for, swap_rate
     sc = scale_rates(datasets.llama3_54day(), None, 100_000, n_boot=10)
     lam = swap_rate(sc)
     t = sc.table

@@ -1,0 +1,294 @@
+"""Checkpoint intervals and ETTR for exponential failures (closed forms).
+
+Notation (../REFERENCE in the docs): ``ckpt_cost`` δ is the time the job is
+stalled writing one checkpoint, ``mtbf`` M the job's mean time between
+failures, ``restart`` R the time to detect, reschedule and reload, and
+``interval`` τ the compute time between checkpoints.  All accept anything
+:func:`relmodel.hours` does and broadcast over numpy arrays.
+
+* intervals: :func:`young_interval`, :func:`daly_interval`,
+  :func:`optimal_interval` (exact, Lambert W), :func:`best_step_interval`
+  (a whole number of training steps);
+* goodput: :func:`ettr`, :func:`expected_wall_time` and
+  :func:`time_breakdown` (useful work, checkpoint writes, lost work and
+  restarts, adding up exactly to the expected wall time).
+
+Asynchronous and two-level checkpointing are in :mod:`relmodel.checkpoint.multilevel`,
+restart phases in :mod:`relmodel.checkpoint.restart`, non-exponential failures in
+:mod:`relmodel.checkpoint.simulate` and :mod:`relmodel.checkpoint.search`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import lambertw
+
+from ..errors import ModelInputError
+from ..units import hours
+
+__all__ = [
+    "young_interval", "daly_interval", "optimal_interval", "ettr",
+    "expected_wall_time", "time_breakdown", "TimeBreakdown",
+    "best_step_interval", "StepInterval",
+]
+
+
+def _positive(name, x):
+    v = hours(x)
+    a = np.asarray(v, dtype=float)
+    if np.any(~np.isfinite(a)) or np.any(a <= 0):
+        raise ModelInputError(f"{name} must be a positive, finite duration; got {x!r}")
+    return v
+
+
+def _nonnegative(name, x):
+    v = hours(x)
+    a = np.asarray(v, dtype=float)
+    if np.any(~np.isfinite(a)) or np.any(a < 0):
+        raise ModelInputError(f"{name} must be a finite duration of zero or more; got {x!r}")
+    return v
+
+
+def young_interval(ckpt_cost, mtbf):
+    """Young's first-order interval sqrt(2 δ M) (Young 1974, CACM 17(9)), hours."""
+    d, m = _positive("ckpt_cost", ckpt_cost), _positive("mtbf", mtbf)
+    return np.sqrt(2.0 * np.asarray(d) * np.asarray(m))[()]
+
+
+def daly_interval(ckpt_cost, mtbf):
+    """Daly's higher-order interval (Daly 2006, FGCS 22(3)), hours; M when δ >= 2M."""
+    d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
+    m = np.asarray(_positive("mtbf", mtbf), dtype=float)
+    x = d / (2.0 * m)
+    tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    return np.where(d < 2.0 * m, tau, m)[()]
+
+
+def optimal_interval(mtbf, ckpt_cost, restart=0.0):
+    """Exact optimum τ* = M [1 + W0(-exp(-(1 + δ/M)))] of Daly's wall-time model.
+
+    The optimum does not depend on ``restart``; the argument is accepted so
+    the call reads like :func:`ettr`.  When δ/M is tiny the argument of W0 is
+    next to its branch point -1/e, where 1 + W0 loses digits (and becomes 0
+    once e^{-δ/M} rounds to 1); there the branch-point series
+    1 + W0 = p - p²/3 + 11p³/72 - 43p⁴/540 + 769p⁵/17280 with
+    p = sqrt(2 (1 - e^{-δ/M})) is used instead (Corless et al. 1996, "On the
+    Lambert W function", Adv. Comput. Math. 5).
+    """
+    m = np.asarray(_positive("mtbf", mtbf), dtype=float)
+    d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
+    _nonnegative("restart", restart)
+    eps = d / m
+    w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
+    p = np.sqrt(-2.0 * np.expm1(-np.minimum(eps, 1e-6)))
+    series = p * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
+    return (m * np.where(eps < 1e-6, series, w1))[()]
+
+
+def ettr(interval, mtbf, ckpt_cost, restart=0.0):
+    """Useful fraction of wall time, τ / (M e^{R/M} (e^{(τ+δ)/M} − 1)) (Daly 2006).
+
+    Exact for exponential failures that may also strike during checkpoints
+    and restarts.  A checkpoint cost of zero is allowed; a cost larger than
+    the MTBF gives a small but valid ETTR (0.0 once the exponential
+    overflows, never NaN).
+    """
+    t = np.asarray(_positive("interval", interval), dtype=float)
+    m = np.asarray(_positive("mtbf", mtbf), dtype=float)
+    d = np.asarray(_nonnegative("ckpt_cost", ckpt_cost), dtype=float)
+    r = np.asarray(_nonnegative("restart", restart), dtype=float)
+    with np.errstate(over="ignore"):  # overflow means an ETTR of 0, not NaN
+        return (t / (m * np.exp(r / m) * np.expm1((t + d) / m)))[()]
+
+
+def _segment_terms(interval, mtbf, ckpt_cost, restart):
+    """Expected hours per segment of Daly's model, split by where they go.
+
+    A segment is τ of compute followed by a δ checkpoint write; it needs an
+    uninterrupted span L = τ + δ.  With exponential failures (rate 1/M, also
+    during restarts) let x = L/M and p = e^{-x}.
+
+    * The number K of failed attempts before the successful one is geometric:
+      E[K] = (1 - p)/p = e^x - 1.  Every failure (also during restarts) is one
+      event of a Poisson process, so the expected count is wall time / M.
+    * A failed attempt loses its elapsed time t, an exponential truncated to
+      [0, L): E[t | t < L] = M - L p/(1 - p) = M - L/(e^x - 1).  Hence the
+      expected re-done time is E[K] E[t | t < L] = M (e^x - 1) - L
+      = M (e^x - 1 - x), summed with ``expm1`` to avoid cancellation.
+    * After each failure the restart R must run uninterrupted; failures
+      during it start it again, so one restart costs M (e^{R/M} - 1) on
+      average and all restarts of a segment M (e^x - 1)(e^{R/M} - 1).
+    * The successful attempt spends τ computing and δ writing.
+
+    The four terms add up to M e^{R/M} (e^x - 1), Daly's (2006)
+    expected time per segment, exactly:
+    τ + δ + [M(e^x - 1) - τ - δ] + M(e^x - 1)(e^{R/M} - 1) = M e^{R/M}(e^x - 1).
+    """
+    m = interval * 0 + mtbf  # broadcast
+    x = (interval + ckpt_cost) / m
+    with np.errstate(over="ignore"):
+        em = np.expm1(x)
+    # e^x - 1 - x without cancellation for small x (series to x^6)
+    small = x < 1e-2
+    xs = np.where(small, x, 0.0)
+    series = xs * xs / 2 * (1 + xs / 3 * (1 + xs / 4 * (1 + xs / 5 * (1 + xs / 6))))
+    lost = m * np.where(small, series, em - x)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 when x overflows, R = 0
+        restarts = np.where(restart > 0, m * em * np.expm1(restart / m), 0.0)
+        failures = em * np.exp(restart / m)
+    return {
+        "useful": interval * np.ones_like(x),
+        "checkpoint": ckpt_cost * np.ones_like(x),
+        "lost": lost,
+        "restart": restarts,
+        "failures": failures,
+    }
+
+
+def expected_wall_time(work, interval, mtbf, ckpt_cost, restart=0.0):
+    """Expected wall-clock hours to finish ``work`` hours of computation.
+
+    Daly (2006, FGCS 22(3)): T_w = M e^{R/M} (e^{(τ+δ)/M} - 1) T_s/τ,
+    exact for exponential failures that may also strike during checkpoint
+    writes and restarts.  As in the paper the work is cut into T_s/τ
+    segments (a fractional count is allowed).  A checkpoint that takes longer
+    than the MTBF is a valid input: the answer is finite but very large, and
+    becomes ``inf`` (never NaN) once e^{(τ+δ)/M} overflows.
+    """
+    return time_breakdown(work, interval, mtbf, ckpt_cost, restart).wall_h
+
+
+def _as(name, x, positive):
+    return np.asarray((_positive if positive else _nonnegative)(name, x), dtype=float)
+
+
+def time_breakdown(work, interval, mtbf, ckpt_cost, restart=0.0):
+    """Where the expected wall time of a run goes: a :class:`TimeBreakdown`.
+
+    Splits Daly's expected wall time (see :func:`expected_wall_time`) into
+    useful compute, checkpoint writes, lost (re-done) work and restarts; the
+    parts add up exactly to the wall time, and useful / wall equals
+    :func:`ettr`.  The derivation is in the docstring of ``_segment_terms``:
+    per segment of τ hours of work, with x = (τ + δ)/M,
+
+    * checkpoint writes: δ (the successful write; interrupted writes are lost time),
+    * lost work: M (e^x - 1) - τ - δ,
+    * restarts: M (e^x - 1)(e^{R/M} - 1), including restarts that were
+      themselves interrupted,
+
+    and the expected number of failures is wall time / M.
+    """
+    w = _as("work", work, True)
+    t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
+    d, r = _as("ckpt_cost", ckpt_cost, False), _as("restart", restart, False)
+    w, t, m, d, r = np.broadcast_arrays(w, t, m, d, r)
+    terms = _segment_terms(t, m, d, r)
+    nseg = w / t
+    parts = {k: (v * nseg)[()] for k, v in terms.items()}
+    wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"]
+    return TimeBreakdown(
+        work_h=w[()], interval_h=t[()], mtbf_h=m[()], ckpt_cost_h=d[()], restart_h=r[()],
+        wall_h=wall, checkpoint_h=parts["checkpoint"], lost_h=parts["lost"],
+        restart_time_h=parts["restart"], failures=parts["failures"],
+    )
+
+
+@dataclass(frozen=True)
+class TimeBreakdown:
+    """Expected hours of a run by destination (scalars or broadcast arrays).
+
+    ``work_h`` is the useful compute; ``wall_h`` = work + checkpoint + lost +
+    restart.  ``failures`` is the expected number of failures (wall / M).
+    """
+
+    work_h: object
+    interval_h: object
+    mtbf_h: object
+    ckpt_cost_h: object
+    restart_h: object
+    wall_h: object
+    checkpoint_h: object
+    lost_h: object
+    restart_time_h: object
+    failures: object
+
+    @property
+    def ettr(self):
+        """Useful fraction of the wall time (same as :func:`ettr`)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(np.isinf(self.wall_h), 0.0, self.work_h / self.wall_h)[()]
+
+    def to_frame(self):
+        """One row per destination (scalar inputs) or per grid point (arrays)."""
+        names = ["useful", "checkpoint writes", "lost work", "restarts"]
+        vals = [self.work_h, self.checkpoint_h, self.lost_h, self.restart_time_h]
+        if np.ndim(self.wall_h) == 0:
+            hrs = [float(v) for v in vals] + [float(self.wall_h)]
+            if np.isfinite(hrs[-1]):
+                share = [h / hrs[-1] for h in hrs]
+            else:  # overflow: shares are the limits as (τ + δ)/M grows without bound
+                f = float(np.exp(-self.restart_h / self.mtbf_h))
+                share = [0.0, 0.0, f, 1.0 - f, 1.0]
+            return pd.DataFrame({"part": names + ["total"], "hours": hrs, "share": share})
+        cols = ["interval_h", "mtbf_h", "ckpt_cost_h", "restart_h", "work_h", "checkpoint_h",
+                "lost_h", "restart_time_h", "wall_h", "failures"]
+        df = pd.DataFrame({c: np.ravel(np.broadcast_to(getattr(self, c), np.shape(self.wall_h)))
+                           for c in cols})
+        df["ettr"] = np.ravel(self.ettr)
+        return df
+
+    def _repr_html_(self):
+        head = (f"<b>Expected run</b>: τ = {_fmt(self.interval_h)} h, M = {_fmt(self.mtbf_h)} h, "
+                f"δ = {_fmt(self.ckpt_cost_h)} h, R = {_fmt(self.restart_h)} h; "
+                f"ETTR = {_fmt(self.ettr)}")
+        return head + self.to_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+
+
+def _fmt(v):
+    return f"{float(v):.4g}" if np.ndim(v) == 0 else f"array{np.shape(v)}"
+
+
+def best_step_interval(step, mtbf, ckpt_cost, restart=0.0):
+    """Best checkpoint interval that is a whole number of training steps.
+
+    A checkpoint can only be taken between steps, so τ = n * step with n a
+    positive integer.  Daly's ETTR has a single maximum in τ (at
+    :func:`optimal_interval`), so the best whole n is the floor or the
+    ceiling of τ*/step, whichever gives the higher ETTR.  When a step is
+    longer than τ* the answer is n = 1 (checkpoint after every step);
+    this is the documented answer, not an error.  Vectorised.
+    """
+    s = _as("step", step, True)
+    m, d = _as("mtbf", mtbf, True), _as("ckpt_cost", ckpt_cost, True)
+    r = _as("restart", restart, False)
+    s, m, d, r = np.broadcast_arrays(s, m, d, r)
+    tau = optimal_interval(m, d)
+    lo = np.maximum(np.floor(tau / s), 1.0)
+    hi = lo + 1.0
+    e_lo, e_hi = ettr(lo * s, m, d, r), ettr(hi * s, m, d, r)
+    n = np.where(e_hi > e_lo, hi, lo)
+    return StepInterval(
+        steps=n.astype(np.int64)[()], step_h=s[()], interval_h=(n * s)[()],
+        ettr=np.maximum(e_lo, e_hi)[()], optimal_interval_h=np.asarray(tau)[()],
+        optimal_ettr=ettr(tau, m, d, r),
+    )
+
+
+@dataclass(frozen=True)
+class StepInterval:
+    """Best whole-step checkpoint interval next to the continuous optimum."""
+
+    steps: object
+    step_h: object
+    interval_h: object
+    ettr: object
+    optimal_interval_h: object
+    optimal_ettr: object
+
+    def to_frame(self):
+        """One row per input point."""
+        return pd.DataFrame({k: np.ravel(getattr(self, k)) for k in self.__dataclass_fields__})
+
+    def _repr_html_(self):
+        return "<b>Best whole-step interval</b>" + self.to_frame().to_html(index=False)

@@ -1,0 +1,297 @@
+"""Monte Carlo simulation of a checkpointed training job.
+
+The job has ``work`` hours of computation, cut into segments of ``interval``
+hours (the last one shorter if the work is not a whole number of
+intervals), each followed by a checkpoint write of ``ckpt_cost`` hours.  A
+failure loses everything since the last completed checkpoint and costs a
+restart of ``restart`` hours; a failure during a restart starts the restart
+again.  This is the model of Daly (2006, FGCS 22(3)), so for exponential
+failures the mean wall time matches :func:`relmodel.expected_wall_time`
+when the work is a whole number of intervals (the formula treats a last,
+shorter segment as a fraction of a full one).
+
+Two engines, both vectorised across replicas with no Python loop per failure:
+
+* exponential failures: failures are memoryless, so every attempt at a
+  segment (or at a restart) is independent of the past.  Per group of
+  equal segments the number of failed attempts is then negative binomial
+  (a sum of geometric counts), each failed attempt loses a time drawn from
+  the exponential truncated to the attempt's span, and restarts likewise; all
+  lost times of all replicas are drawn in one array and summed per replica
+  with a cumulative sum.
+* any other failure process (:mod:`relmodel.checkpoint.sources`): gaps
+  between failures come as a (replicas, k) matrix; within a gap the job
+  first restarts, then completes floor(available / (τ + δ)) segments.  A
+  running (capped) cumulative sum of completed segments finds the gap in
+  which each replica finishes, all in whole-matrix numpy operations.
+"""
+
+import numpy as np
+
+from .intervals import expected_wall_time
+from ..errors import ModelInputError
+from .sim_result import SimulationResult
+from .sources import ExponentialFailures, as_failure_source
+from ..units import hours
+
+__all__ = ["simulate_training", "SimulationResult"]
+
+_MAX_DRAWS = 4_000_000  # lost-time draws held in memory at once
+_NEVER_ENDS = ("the job does not finish: with these failures it rarely gets an interval plus a checkpoint "
+               "and a restart done between two failures (ETTR near 0); shorten the interval or the costs")
+
+
+def _duration(name, x, positive):
+    v = hours(x)
+    if np.ndim(v) or not np.isfinite(v) or v < 0 or (positive and v == 0):
+        what = "positive" if positive else "zero or more"
+        raise ModelInputError(f"{name} must be one finite duration, {what}; got {x!r}")
+    return float(v)
+
+
+def _segments(work, interval, ckpt):
+    """(n full segments, span τ + δ of one, span of the shorter last one or 0)."""
+    n = int(np.floor(work / interval * (1 + 1e-12)))
+    rem = work - n * interval
+    tail = rem + ckpt if rem > 1e-9 * work else 0.0
+    return n, interval + ckpt, tail
+
+
+def _groups(segs):
+    n, span, tail = segs
+    return [g for g in ((n, span), (1, tail)) if g[0] and g[1]]
+
+
+def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=1000,
+                      seed=None, step=None, rng=None):
+    """Simulate ``replicas`` runs of a checkpointed training job.
+
+    Parameters
+    ----------
+    work : duration
+        Hours of useful computation the run needs (e.g. ``"54d"``).
+    interval : duration
+        Compute time between checkpoints τ.  With ``step`` it is rounded down
+        to a whole number of steps; an interval shorter than one step raises
+        :class:`~relmodel.errors.ModelInputError`.
+    ckpt_cost, restart : duration
+        Checkpoint write δ (zero allowed) and restart time R (zero allowed).
+    failures
+        Job MTBF (number of hours or duration string: exponential failures),
+        a fitted distribution with ``mean_h`` and ``sample`` or ``ppf`` (renewal between
+        job failures), :class:`~relmodel.checkpoint.sources.NodeRenewals`,
+        an interruption log or :class:`~relmodel.checkpoint.sources.LogReplay`,
+        or a count table (exponential at its job MTBF).
+    replicas : int
+    seed, rng
+        Seed or ``numpy.random.Generator``.
+
+    Returns
+    -------
+    SimulationResult
+        Per-replica wall time and lost-time breakdown, ETTR with confidence
+        intervals, wall-time quantiles.
+    """
+    w = _duration("work", work, True)
+    tau = _duration("interval", interval, True)
+    d, r = _duration("ckpt_cost", ckpt_cost, False), _duration("restart", restart, False)
+    if step is not None:
+        s = _duration("step", step, True)
+        if tau < s * (1 - 1e-12):
+            raise ModelInputError(f"interval ({tau:.4g} h) is shorter than one step ({s:.4g} h)")
+        tau = s * np.floor(tau / s * (1 + 1e-12))
+    if int(replicas) != replicas or replicas < 2:
+        raise ModelInputError(f"replicas must be a whole number of 2 or more; got {replicas!r}")
+    src = as_failure_source(failures)
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    segs = _segments(w, tau, d)
+    est = float(expected_wall_time(w, tau, src.mean_h, d, r))
+    _check_budget(est / src.mean_h * replicas, replicas)
+    ckpt = (segs[0] + (1 if segs[2] else 0)) * d
+    if isinstance(src, ExponentialFailures):
+        lost, rest, nfail = _exponential(rng, int(replicas), _groups(segs), r, src.mtbf_h)
+    elif src.kind == "renewal":
+        lost, rest, nfail = _renewal(rng, int(replicas), segs, r, src, est)
+    else:
+        lost, rest, nfail = _timeline(rng, int(replicas), segs, r, src, w + ckpt, est)
+    return SimulationResult(
+        work_h=w, interval_h=tau, ckpt_cost_h=d, restart_h=r, source=src.describe(),
+        mtbf_h=src.mean_h, checkpoint_h=ckpt, lost_h=lost, restart_time_h=rest, failures=nfail,
+    )
+
+
+def _check_budget(expected_draws, replicas):
+    if not np.isfinite(expected_draws) or expected_draws > 2e9 or expected_draws / replicas > 2e7:
+        raise ModelInputError(
+            f"about {expected_draws:.3g} failures would have to be simulated for {replicas} replicas: "
+            "the job almost never completes a segment (ETTR near 0); use relmodel.ettr for this case "
+            "or shorten the interval")
+
+
+def _trunc_exp_sums(rng, counts, span, mtbf):
+    """Per-row sums of ``counts[i]`` exponentials truncated to [0, span)."""
+    total = int(counts.sum())
+    out = np.zeros(counts.size)
+    if total == 0:
+        return out
+    a = -np.expm1(-span / mtbf)
+    ends = np.cumsum(counts)
+    start_row = 0
+    while start_row < counts.size:  # bound memory: chunks of rows
+        base = ends[start_row - 1] if start_row else 0
+        stop = int(np.searchsorted(ends, base + _MAX_DRAWS, side="right"))
+        stop = max(stop, start_row + 1)
+        m = int(ends[stop - 1] - base)
+        cs = np.empty(m + 1)
+        cs[0] = 0.0
+        x = rng.random(m)
+        x *= -a
+        np.cumsum(np.log1p(x, out=x), out=cs[1:])
+        hi = ends[start_row:stop] - base
+        lo = hi - counts[start_row:stop]
+        out[start_row:stop] = -mtbf * (cs[hi] - cs[lo])
+        start_row = stop
+    return out
+
+
+def _exponential(rng, replicas, groups, r, mtbf):
+    """Exact sampling for Poisson failures; returns (lost, restart, failures)."""
+    lost = np.zeros(replicas)
+    k_tot = np.zeros(replicas, dtype=np.int64)
+    for n, span in groups:
+        p = np.exp(-span / mtbf)
+        k = rng.negative_binomial(n, p, size=replicas) if p < 1 else np.zeros(replicas, np.int64)
+        lost += _trunc_exp_sums(rng, k, span, mtbf)
+        k_tot += k
+    rest = k_tot * r
+    nfail = k_tot.copy()
+    if r > 0 and k_tot.any():
+        q = np.exp(-r / mtbf)
+        has = k_tot > 0
+        j = np.zeros(replicas, dtype=np.int64)
+        j[has] = rng.negative_binomial(k_tot[has], q)
+        rest += _trunc_exp_sums(rng, j, r, mtbf)
+        nfail += j
+    return lost, rest, nfail
+
+
+class _State:
+    """Running totals of the gap engine for the rows still running."""
+
+    def __init__(self, rows):
+        self.done = np.zeros(rows)          # full segments completed (capped at n)
+        self.lost = np.zeros(rows)
+        self.rest = np.zeros(rows)
+        self.nfail = np.zeros(rows, dtype=np.int64)
+        self.need_restart = False           # the first gap starts fresh
+
+
+def _scan(g, st, segs, r):
+    """Run the rows of a (rows, k) gap matrix; return (finished mask, lost, rest, nfail).
+
+    In gap k the job restarts (except in the very first gap of the run),
+    then completes floor(available / span) full segments, capped at the n
+    it still needs.  It finishes in the first gap k* whose available time
+    covers what is left.  Before k*, the lost time telescopes to
+    sum(available) - span * (segments completed), and the restart time to
+    sum(gaps) - sum(available); so two cumulative sums along the rows give
+    both.  Unfinished rows carry their totals in ``st``.
+    """
+    n, span, tail = segs
+    rows, k = g.shape
+    avail = g - r
+    if not st.need_restart:
+        avail[:, 0] = g[:, 0]
+    np.maximum(avail, 0.0, out=avail)
+    cum = np.floor(avail / span)
+    np.cumsum(cum, axis=1, out=cum)
+    cum += st.done[:, None]
+    np.minimum(cum, n, out=cum)
+    before = np.empty_like(cum)
+    before[:, 0] = st.done
+    before[:, 1:] = cum[:, :-1]
+    fin = (n - before) * span + tail <= avail
+    any_fin = fin.any(axis=1)
+    kstar = np.where(any_fin, fin.argmax(axis=1), k)
+    ridx = np.arange(rows)
+    prev = np.maximum(kstar - 1, 0)
+    had = kstar > 0
+    s_av = np.where(had, np.cumsum(avail, axis=1)[ridx, prev], 0.0)
+    s_g = np.where(had, np.cumsum(g, axis=1)[ridx, prev], 0.0)
+    done_at = np.where(any_fin, before[ridx, np.minimum(kstar, k - 1)], cum[:, -1])
+    lost = st.lost + s_av - span * (done_at - st.done)
+    rest = st.rest + (s_g - s_av)
+    fr = ridx[any_fin]
+    first = (kstar[fr] == 0) & (not st.need_restart)
+    rest[fr] += np.where(first, 0.0, r)
+    nfail = st.nfail + kstar
+    keep = ~any_fin
+    st.done, st.lost, st.rest, st.nfail = cum[keep, -1], lost[keep], rest[keep], nfail[keep]
+    st.need_restart = True
+    return any_fin, lost, rest, nfail
+
+
+def _blocks(next_block, replicas, segs, r, limit=np.inf):
+    """Feed gap blocks to :func:`_scan` until every row has finished.
+
+    ``next_block(rows)`` returns the next block of gaps for the rows (an
+    index array) still running.  Blocks of at most 64 gaps keep the
+    matrices in cache, and finished rows drop out between blocks.
+    """
+    out = np.zeros((3, replicas))
+    rows = np.arange(replicas)
+    st = _State(replicas)
+    drawn = 0
+    while rows.size:
+        g = next_block(rows)
+        drawn += g.shape[1]
+        if drawn > limit:
+            raise ModelInputError(_NEVER_ENDS)
+        fin, lost, rest, nfail = _scan(g, st, segs, r)
+        out[:, rows[fin]] = lost[fin], rest[fin], nfail[fin]
+        rows = rows[~fin]
+    return out[0], out[1], out[2].astype(np.int64)
+
+
+def _renewal(rng, replicas, segs, r, src, est):
+    """Gap engine for independent gaps, drawn block by block for the rows still running."""
+    k = int(min(max(16, 1.2 * est / src.mean_h + 8), 64))
+    limit = max(1e5, 100 * est / src.mean_h)
+    return _blocks(lambda rows: src.gaps(rng, rows.size, k), replicas, segs, r, limit)
+
+
+def _timeline(rng, replicas, segs, r, src, busy, est):
+    """Gap engine for failure timelines, in batches of replicas.
+
+    Each batch draws its timelines up to a horizon and doubles the horizon
+    (redrawing the batch) until every run ends inside it.
+    """
+    first = 1.5 * est + 10 * src.mean_h
+    per_row = first / src.mean_h
+    if per_row > 2e5:
+        raise ModelInputError(_NEVER_ENDS)
+    nodes = int(getattr(src, "n_nodes", 1))  # NodeRenewals draws one up time per node and replica
+    batch = int(max(1, min(replicas, 1e6 // per_row, _MAX_DRAWS // nodes)))
+    parts = [_timeline_batch(rng, min(batch, replicas - i), segs, r, src, busy, first)
+             for i in range(0, replicas, batch)]
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
+
+
+def _timeline_batch(rng, rows, segs, r, src, busy, horizon):
+    for _ in range(3):  # up to 4 times the first horizon
+        t = src.times(rng, rows, horizon)
+        t = np.concatenate([t, np.full((rows, 1), np.inf)], axis=1)
+        with np.errstate(invalid="ignore"):  # inf - inf past the last failure
+            g = np.diff(t, axis=1, prepend=0.0)
+        g[np.isnan(g)] = np.inf
+        col = [0]
+
+        def next_block(live, g=g, col=col):
+            c0 = col[0]
+            col[0] += 64
+            return g[live, c0:c0 + 64]
+        lost, rest, nfail = _blocks(next_block, rows, segs, r)  # the last gap is inf: all finish
+        if np.all(busy + lost + rest <= horizon):
+            return lost, rest, nfail
+        horizon *= 2
+    raise ModelInputError(_NEVER_ENDS)

@@ -1,0 +1,62 @@
+"""Options shared by the CLI commands that read a log or count table."""
+
+import functools
+import json
+
+import click
+
+from ..data import datasets
+
+__all__ = ["log_options", "load_source", "echo_frame", "format_option"]
+
+
+def log_options(func):
+    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit to a command.
+
+    The command receives them as one ``log_kwargs`` dict for :func:`load_source`.
+    """
+    opts = [
+        click.option("--start", help="Column holding outage start times (needed for a file)."),
+        click.option("--end", help="Column holding outage end times."),
+        click.option("--node", multiple=True, help="Node column; repeat to combine columns."),
+        click.option("--cause", multiple=True, help="Cause column; repeat for several levels."),
+        click.option("--planned", help="Column marking planned outages (true/false)."),
+        click.option("--time-format", help="strftime format of the timestamps, e.g. '%m/%d/%Y %H:%M'."),
+        click.option("--time-unit", type=click.Choice(["s", "min", "h", "d"]),
+                     help="Unit of numeric times."),
+    ]
+
+    @functools.wraps(func)
+    def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, **kwargs):
+        kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
+              "planned": planned, "time_format": time_format, "time_unit": time_unit}
+        kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
+        return func(*args, **kwargs)
+
+    for opt in reversed(opts):
+        wrapper = opt(wrapper)
+    return wrapper
+
+
+def load_source(log, log_kwargs):
+    """A bundled dataset by name ("llama3", "stepfun", "lanl") or a file read with the log options."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # problems() is reported by the commands that need it
+        return datasets.load(log, **log_kwargs)
+
+
+def format_option(func):
+    """Add ``--format table|csv|json``."""
+    return click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+                        show_default=True, help="Output format.")(func)
+
+
+def echo_frame(df, fmt, floatfmt="{:,.4g}".format):
+    """Print a DataFrame as a readable table, CSV or JSON records."""
+    if fmt == "csv":
+        click.echo(df.to_csv(index=False), nl=False)
+    elif fmt == "json":
+        click.echo(json.dumps(json.loads(df.to_json(orient="records")), indent=2))
+    else:
+        click.echo(df.to_string(index=False, float_format=floatfmt))

@@ -1,0 +1,151 @@
+"""``relmodel interval``: checkpoint intervals, ETTR and where the lost time goes."""
+
+import json
+
+import click
+import numpy as np
+
+from ..checkpoint.plan import compare_intervals
+from ..scale.scaling import job_mtbf_from_source
+from .common import echo_frame, format_option, load_source, log_options
+from ..errors import ModelInputError
+from ..checkpoint.multilevel import two_level_breakdown, two_level_optimum
+from ..units import hours
+
+__all__ = ["command"]
+
+
+def _for_people(df):
+    out = df.drop(columns=["interval_h"]).copy()
+    for c in ("ettr", "checkpoint_share", "lost_share", "restart_share"):
+        out[c] = (100 * out[c]).round(3)
+    return out.rename(columns={"ettr": "ETTR_%", "checkpoint_share": "checkpoint_%", "lost_share": "lost_%",
+                               "restart_share": "restart_%"})
+
+
+@click.command("interval")
+@click.option("--mtbf", help="Job MTBF, e.g. 3h or 90min.")
+@click.option("--log", "log", help="Take the job MTBF from a log or count table: llama3, stepfun, lanl, or a "
+              "file read with the column options below.")
+@click.option("--gpus", type=int, help="With --log: scale the MTBF to a job on this many GPUs.")
+@click.option("--gpus-per-node", type=int, default=8, show_default=True, help="With --gpus.")
+@click.option("--ckpt-cost", required=True, help="Time the job is stalled writing one checkpoint, e.g. 45s.")
+@click.option("--restart", default="0", show_default=True, help="Restart time (detect, reschedule, reload).")
+@click.option("--step", help="Training step time; adds the best whole-step interval.")
+@click.option("--persist", help="Asynchronous checkpoints: background persist time (--ckpt-cost is the stall).")
+@click.option("--fast-cost", help="Two-level: cost of a fast (in-memory or peer) checkpoint.")
+@click.option("--fast-fraction", type=float, help="Two-level: share of failures the fast level can recover.")
+@click.option("--fast-restart", default="0", show_default=True, help="Two-level: restart from the fast level.")
+@click.option("--fit", "family", help="With --log: fit this distribution (e.g. weibull) to the times between "
+              "interruptions and find the best interval by simulation, beside the exponential answer.")
+@click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
+@click.option("--simulate", "replicas", type=int, default=0,
+              help="Also simulate this many runs of --work (with --fit: replicas per interval tried).")
+@click.option("--seed", type=int, default=None, help="Seed of the simulation.")
+@format_option
+@log_options
+def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
+            fast_restart, family, work, replicas, seed, fmt, log_kwargs):
+    """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
+
+    The exact interval maximises Daly's expected-wall-time model for
+    exponential failures; shares are of the expected wall time.
+
+    \b
+    Examples:
+      relmodel interval --mtbf 3h --ckpt-cost 45s --restart 10min
+      relmodel interval --log llama3 --gpus 32768 --ckpt-cost 45s --restart 10min
+      relmodel interval --log outages.csv --start began --ckpt-cost 1min --restart 10min
+      relmodel interval --mtbf 3h --ckpt-cost 45s --step 4s --work 54d --simulate 1000
+      relmodel interval --mtbf 3h --ckpt-cost 5s --persist 2min --restart 10min
+      relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
+      relmodel interval --log stepfun --fit weibull --ckpt-cost 2min --restart 10min
+    """
+    if (mtbf is None) == (log is None):
+        raise ModelInputError("give the MTBF with exactly one of --mtbf or --log")
+    if gpus is not None and log is None:
+        raise ModelInputError("--gpus needs --log (the source whose rates are scaled)")
+    if family is not None and log is None:
+        raise ModelInputError("--fit needs --log (the interruptions to fit)")
+    where, source = "given", None
+    if log is not None:
+        source = load_source(log, log_kwargs)
+        mtbf = job_mtbf_from_source(source, gpus, gpus_per_node)
+        where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
+    df = compare_intervals(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
+    plain = replicas and (work is not None or family is None)  # with --fit alone, --simulate sizes the search
+    sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if plain else None
+    two = _two_level(mtbf, ckpt_cost, restart, fast_cost, fast_fraction, fast_restart)
+    search = _search(source, family, mtbf, ckpt_cost, restart, work, replicas or 1000, seed) if family else None
+    if fmt == "json":
+        out = {"mtbf_h": hours(mtbf), "mtbf_source": where, "ckpt_cost_h": hours(ckpt_cost),
+               "restart_h": hours(restart), "methods": json.loads(df.to_json(orient="records"))}
+        if sim is not None:
+            out["simulation"] = sim
+        if two is not None:
+            out["two_level"] = json.loads(two.to_frame().to_json(orient="records"))
+        if search is not None:
+            out["fitted"] = {"family": family, "source": search.source,
+                             "intervals": json.loads(search.to_frame().to_json(orient="records"))}
+        click.echo(json.dumps(out, indent=2))
+        return
+    if fmt == "table":
+        click.echo(f"job MTBF {hours(mtbf):.4g} h ({where}), checkpoint {hours(ckpt_cost) * 3600:.4g} s, "
+                   f"restart {hours(restart) * 60:.4g} min")
+        echo_frame(_for_people(df), fmt, floatfmt="{:,.6g}".format)
+    else:
+        echo_frame(df, fmt)
+    if sim is not None and fmt == "table":
+        click.echo(f"simulated at the exact interval, {sim['replicas']} runs: ETTR {100 * sim['ettr']:.3f}% "
+                   f"(99% CI {100 * sim['ettr_lo']:.3f} to {100 * sim['ettr_hi']:.3f}), "
+                   f"wall time median {sim['wall_p50_h']:.1f} h")
+    if two is not None and fmt == "table":
+        b = _two_level_shares(two, mtbf, ckpt_cost, restart, fast_cost, fast_restart)
+        click.echo(f"two-level: fast checkpoint every {60 * two.fast_interval_h:.4g} min, 1 in {two.k} "
+                   f"to storage (every {60 * two.slow_interval_h:.4g} min): ETTR {100 * two.ettr:.3f}% "
+                   f"(storage only: {100 * two.single_level_ettr:.3f}%); checkpoint {b[0]:.3f}%, "
+                   f"lost {b[1]:.3f}%, restart {b[2]:.3f}%")
+    elif two is not None:
+        echo_frame(two.to_frame(), fmt)
+    if search is not None:
+        if fmt == "table":
+            click.echo(f"simulated with {search.source} between interruptions (99% intervals):")
+        echo_frame(search.to_frame(), fmt, floatfmt="{:,.5g}".format)
+
+
+def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
+    """Fit the times between interruptions and search the best interval by simulation."""
+    from ..stats.fitting import fit
+    from ..checkpoint.search import best_interval
+    from ..checkpoint.sources import Rescaled
+    if not hasattr(source, "interarrivals"):
+        raise ModelInputError("--fit needs an interruption log with times (stepfun, lanl or a file), "
+                              "not a count table")
+    f = fit(source.interarrivals(), family)
+    return best_interval(Rescaled(f, hours(mtbf)), ckpt_cost, restart, work=work, replicas=replicas,
+                         seed=0 if seed is None else seed)
+
+
+def _two_level_shares(plan, mtbf, slow_cost, slow_restart, fast_cost, fast_restart):
+    b = two_level_breakdown(1.0, plan.fast_interval_h, plan.k, hours(mtbf), fast_cost, slow_cost,
+                            plan.fast_fraction, fast_restart, slow_restart)
+    return [100 * float(x / b.wall_h) for x in (b.checkpoint_h, b.lost_h, b.restart_time_h)]
+
+
+def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_restart):
+    if fast_cost is None and fast_fraction is None:
+        return None
+    if fast_cost is None or fast_fraction is None:
+        raise ModelInputError("two-level checkpointing needs both --fast-cost and --fast-fraction")
+    if not 0 <= fast_fraction <= 1:
+        raise ModelInputError(f"--fast-fraction must be between 0 and 1; got {fast_fraction}")
+    return two_level_optimum(hours(mtbf), fast_cost, slow_cost, fast_fraction, fast_restart, slow_restart)
+
+
+def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):
+    from ..checkpoint.simulate import simulate_training
+    if work is None:
+        raise ModelInputError("--simulate needs --work (how much training to simulate)")
+    tau = float(df.loc[df["method"] == "exact", "interval_h"].iloc[0])
+    s = simulate_training(work, tau, ckpt_cost, restart, hours(mtbf), replicas=replicas, seed=seed)
+    return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.summary().items()}

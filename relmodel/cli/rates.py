@@ -1,0 +1,49 @@
+"""``relmodel rates``: failure rates, MTBF and FIT per component."""
+
+import click
+
+from .common import echo_frame, format_option, load_source, log_options
+from ..stats.rates import component_rates
+
+__all__ = ["command"]
+
+_COLUMNS = ["component", "category", "count", "share", "mtbf_h", "mtbf_lo", "mtbf_hi", "fit"]
+
+
+@click.command("rates")
+@click.argument("log", default="llama3")
+@click.option("--per", type=click.Choice(["job", "node", "gpu"]), default="job", show_default=True,
+              help="Rate per whole job, per node or per GPU.")
+@click.option("--conf", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True, help="Confidence level of the intervals.")
+@click.option("--method", type=click.Choice(["exact", "jeffreys"]), default="exact", show_default=True,
+              help="Garwood exact Poisson interval, or Jeffreys-prior Gamma posterior.")
+@click.option("--all-columns", is_flag=True, help="Show every column (exposure, rate and FIT bounds).")
+@format_option
+@log_options
+def command(log, per, conf, method, all_columns, fmt, log_kwargs):
+    """Failure rate, MTBF (with confidence bounds) and FIT per component.
+
+    LOG is a bundled dataset (llama3 [default], stepfun, lanl) or a log file
+    (.csv, .csv.gz, .csv.xz, .parquet, .json) read with the column options.
+
+    \b
+    Examples:
+      relmodel rates                          # Llama 3, 54 days, per job
+      relmodel rates --per gpu --format csv
+      relmodel rates stepfun --per node
+      relmodel rates outages.csv --start began --end ended --node host --cause reason
+    """
+    source = load_source(log, log_kwargs)
+    df = component_rates(source, per=per, conf=conf, method=method)
+    if fmt == "table" and not all_columns:
+        df = df[_COLUMNS].copy()
+        df["share"] = (100 * df["share"]).round(1)
+        df = df.rename(columns={"share": "share_%", "fit": f"FIT_per_{per}"})
+        name = getattr(source, "name", log)
+        click.echo(f"{name}: rates per {per}, {conf:.0%} intervals ({method})")
+    echo_frame(df, fmt)
+    if fmt == "table" and hasattr(source, "disagreements"):
+        for r in source.disagreements().itertuples():
+            click.echo(f"note: the source prints {r.printed_pct}% for {r.component}; its count gives "
+                       f"{r.count}/{source.n_unexpected} = {r.share_pct:.1f}%. The counts are used.")

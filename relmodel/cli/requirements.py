@@ -1,0 +1,108 @@
+"""``relmodel requirements``: node, GPU and component reliability needed for a target ETTR."""
+
+import json
+
+import click
+import numpy as np
+
+from .common import echo_frame, format_option, load_source, log_options
+from ..scale.cluster import Cluster
+from ..errors import InfeasibleTargetError, ModelInputError
+from ..scale.requirements import plan_requirements
+
+__all__ = ["command"]
+
+_COLUMNS = ["component", "scales_with", "units", "observed_fit", "required_fit", "required_fit_lo",
+            "required_fit_hi", "improvement", "share_fit"]
+
+
+def _target(cluster, gpus):
+    if cluster is None:
+        return None
+    return Cluster.presets()[cluster].with_gpus(gpus, name=f"{cluster} at {gpus:,} GPUs")
+
+
+def _source_cluster(source, source_gpus):
+    if source_gpus is None:
+        return None
+    return Cluster(n_gpus=source_gpus, gpus_per_node=getattr(source, "gpus_per_node", None) or 8,
+                   name=str(getattr(source, "name", "source")))
+
+
+def _units(pairs):
+    out = {}
+    for pair in pairs:
+        name, sep, unit = pair.rpartition("=")
+        if not sep or not name.strip():
+            raise ModelInputError(f"--scale takes CAUSE=UNIT, e.g. 'Network Switch/Cable=transceiver'; got {pair!r}")
+        out[name.strip()] = unit.strip()
+    return out or None
+
+
+@click.command("requirements")
+@click.option("--gpus", type=click.IntRange(min=1), required=True, help="GPUs in the planned job.")
+@click.option("--target-ettr", type=float, default=0.9, show_default=True,
+              help="Target effective training time ratio, a fraction below 1.")
+@click.option("--ckpt-cost", default="1min", show_default=True, help="Time the job stalls per checkpoint.")
+@click.option("--restart", default="10min", show_default=True, help="Time to detect, reschedule and reload.")
+@click.option("--log", "log", default="llama3", show_default=True,
+              help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
+@click.option("--cluster", type=click.Choice(sorted(Cluster.presets())),
+              help="Design of the planned cluster (default: the observed cluster's, grown).")
+@click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
+              help="Override what a cause or category scales with (gpu, node, link, transceiver, switch, job...).")
+@click.option("--source-gpus", type=click.IntRange(min=1), help="GPUs the log was observed on (for files).")
+@click.option("--share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1,
+              show_default=True, help="share_fit column: FIT keeping a cause under this share of interruptions.")
+@click.option("--conf", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True, help="Confidence level of the intervals.")
+@click.option("--n-boot", type=click.IntRange(min=100), default=2000, show_default=True,
+              help="Parametric-bootstrap draws over the Poisson counts.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@format_option
+@log_options
+def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, share, conf, n_boot, seed,
+            fmt, log_kwargs):
+    """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
+
+    Observed rates are scaled to --gpus by component counts (GPU causes per
+    GPU, host causes per node, network per link, software per job), the job
+    MTBF that reaches the target at the optimal checkpoint interval is found,
+    and what each part must achieve follows, with bootstrap intervals.
+    FIT is failures per 10^9 unit-hours.
+
+    \b
+    Examples:
+      relmodel requirements --gpus 100000 --target-ettr 0.9 --ckpt-cost 1min --restart 10min
+      relmodel requirements --gpus 100800 --cluster nvl72 --log stepfun
+      relmodel requirements --gpus 20000 --log outages.csv --start began --node host --source-gpus 2048
+    """
+    source = load_source(log, log_kwargs)
+    plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
+                             source_cluster=_source_cluster(source, source_gpus),
+                             target_cluster=_target(cluster, gpus), units=_units(scale), share=share, conf=conf,
+                             n_boot=n_boot, seed=seed)
+    if not plan.feasible:
+        raise InfeasibleTargetError(plan.message)
+    if fmt == "json":
+        out = {"summary": json.loads(plan.summary().to_json(orient="records")),
+               "components": json.loads(plan.components.to_json(orient="records"))}
+        click.echo(json.dumps(out, indent=2))
+        return
+    if fmt == "csv":
+        echo_frame(plan.components, fmt)
+        return
+    click.echo(f"Observed: {getattr(source, 'name', log)}")
+    click.echo(plan.text())
+    if plan.p_feasible < 1:
+        click.echo(f"note: in {100 * (1 - plan.p_feasible):.1f}% of bootstrap draws the per-job causes alone "
+                   "miss the target, so the upper bounds are infinite")
+    df = plan.components[_COLUMNS].copy()
+    alone = plan.components["feasible"].to_numpy()
+    cols = ["required_fit", "required_fit_lo", "required_fit_hi", "improvement"]
+    df[cols] = df[cols].astype(object)
+    df.loc[~alone, cols] = "impossible"
+    df = df.rename(columns={"share_fit": f"fit_for_{share:.0%}_share"})
+    click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({conf:.0%} intervals).")
+    click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
+    echo_frame(df, fmt)

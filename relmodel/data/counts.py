@@ -1,0 +1,102 @@
+"""Count tables: interruptions per component over a known exposure."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import CountError, MissingColumnError, where
+from ..units import hours
+
+__all__ = ["CountTable", "count_table"]
+
+
+@dataclass(frozen=True, eq=False)
+class CountTable:
+    """Interruption counts per component for a cluster observed for ``duration_h`` hours.
+
+    ``table`` has columns component, category, count (and optionally
+    printed_pct, the share a source printed).  ``n_unexpected`` is the sum of
+    the counts; ``n_planned`` planned interruptions are kept apart.
+    """
+
+    table: pd.DataFrame
+    n_gpus: int
+    gpus_per_node: int
+    duration_h: float
+    n_planned: int = 0
+    name: str = "count table"
+    source: str = ""
+
+    @property
+    def n_nodes(self):
+        """Number of nodes (servers): n_gpus / gpus_per_node."""
+        return self.n_gpus // self.gpus_per_node
+
+    @property
+    def n_unexpected(self):
+        """Unexpected interruptions: the sum of the counts."""
+        return int(self.table["count"].sum())
+
+    def shares(self):
+        """Each component's share of the counts, beside any printed share, and the difference."""
+        t = self.table.copy()
+        t["share_pct"] = 100.0 * t["count"] / self.n_unexpected
+        if "printed_pct" in t:
+            t["printed_minus_counts_pct"] = t["printed_pct"] - t["share_pct"].round(1)
+        return t
+
+    def disagreements(self, tol_pct=0.06):
+        """Rows whose printed share differs from count/total by more than rounding."""
+        t = self.shares()
+        if "printed_pct" not in t:
+            return t.iloc[0:0]
+        return t[(t["printed_pct"] - t["share_pct"]).abs() > tol_pct]
+
+    def to_frame(self):
+        """The counts with their shares."""
+        return self.shares()
+
+    def __repr__(self):
+        return (f"CountTable({self.name!r}: {self.n_unexpected} unexpected + {self.n_planned} planned "
+                f"interruptions, {self.n_gpus} GPUs, {self.duration_h / 24:g} days)")
+
+    def _repr_html_(self):
+        note = ""
+        bad = self.disagreements()
+        if len(bad):
+            rows = "; ".join(f"{r.component}: printed {r.printed_pct}%, counts give {r.share_pct:.1f}%"
+                             for r in bad.itertuples())
+            note = f"<p><i>The source's printed shares disagree with its counts: {rows}. The counts are used.</i></p>"
+        head = (f"<p><b>{self.name}</b>: {self.n_unexpected} unexpected and {self.n_planned} planned "
+                f"interruptions; {self.n_gpus:,} GPUs ({self.gpus_per_node} per node) for "
+                f"{self.duration_h / 24:g} days. {self.source}</p>")
+        return head + note + self.shares().to_html(index=False, float_format="%.1f")
+
+
+def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="count table", source=""):
+    """Build a validated :class:`CountTable` from a DataFrame with component and count columns.
+
+    Counts must be whole numbers of zero or more; ``duration`` is anything
+    :func:`relmodel.hours` reads.
+    """
+    df = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
+    for col in ("component", "count"):
+        if col not in df.columns:
+            raise MissingColumnError(f"{name}: no column {col!r}; a count table needs component and count")
+    if "category" not in df.columns:
+        df["category"] = df["component"]
+    counts = pd.to_numeric(df["count"], errors="coerce")
+    bad = counts.isna() | (counts < 0) | (counts != np.floor(counts))
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise CountError(f"{where(name, i + 1, 'count')}{df['count'].iloc[i]!r} is not a count; "
+                         "counts must be whole numbers of zero or more")
+    df["count"] = counts.astype(int)
+    dur = hours(duration)
+    if not (np.isfinite(dur) and dur > 0):
+        raise CountError(f"{name}: the exposure duration must be positive, got {duration!r}")
+    if n_gpus <= 0 or gpus_per_node <= 0 or n_gpus % gpus_per_node:
+        raise CountError(f"{name}: n_gpus ({n_gpus}) must be a positive multiple of gpus_per_node ({gpus_per_node})")
+    return CountTable(df.reset_index(drop=True), int(n_gpus), int(gpus_per_node), float(dur),
+                      int(n_planned), name, source)

@@ -1,0 +1,155 @@
+"""A what-if dashboard: cluster size, checkpoint cost, restart time, target ETTR.
+
+:func:`dashboard` draws a static figure for one set of values (what a
+rendered report shows); :func:`controls` wraps it in ipywidgets sliders that
+redraw it live in JupyterLab. Observed rates are the Llama 3 counts (Meta
+2024, arXiv 2407.21783, Table 5) scaled to the cluster size with
+:func:`relmodel.scale.scaling.scale_rates`, unless another ``source`` is given.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..checkpoint.intervals import ettr, optimal_interval
+from ..units import hours
+
+__all__ = ["what_if", "dashboard", "controls", "GPU_CHOICES"]
+
+#: Cluster sizes offered by the slider.
+GPU_CHOICES = tuple(2 ** k for k in range(10, 19))
+
+
+@lru_cache(maxsize=64)
+def _scaled(n_gpus, source_key):
+    from ..data import datasets
+    from ..scale.scaling import scale_rates
+    source = datasets.llama3_54day() if source_key is None else _SOURCES[source_key]
+    scaled = scale_rates(source, target_cluster=int(n_gpus), n_boot=1)
+    return scaled.job_mtbf_h, scaled.rate_of("job"), scaled.target.n_nodes
+
+
+_SOURCES = {}
+
+
+def _key(source):
+    if source is None:
+        return None
+    _SOURCES[id(source)] = source
+    return id(source)
+
+
+def what_if(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
+    """The dashboard's numbers as a dict: job MTBF, optimal interval, ETTR, required node MTBF.
+
+    Required node MTBF is NaN when the per-job causes alone miss the target.
+    """
+    from ..scale.requirements import required_node_mtbf
+    from ..errors import InfeasibleTargetError
+    mtbf, fixed, n_nodes = _scaled(int(n_gpus), _key(source))
+    tau = float(optimal_interval(mtbf, ckpt_cost, restart))
+    try:
+        node = required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart,
+                                  gpus_per_node=int(n_gpus) / n_nodes,
+                                  fixed_rate_per_h=fixed)
+    except InfeasibleTargetError:
+        node = float("nan")
+    return {"job_mtbf_h": mtbf, "optimal_interval_h": tau,
+            "ettr": float(ettr(tau, mtbf, ckpt_cost, restart)), "required_node_mtbf_h": node,
+            "observed_node_mtbf_h": n_nodes / (1.0 / mtbf - fixed) if 1.0 / mtbf > fixed else np.inf}
+
+
+def _ettr_panel(ax, nums, ckpt_cost, restart, target_ettr):
+    m, tau = nums["job_mtbf_h"], nums["optimal_interval_h"]
+    grid = np.geomspace(max(tau / 30, 1e-3), tau * 30, 300)
+    ax.plot(grid * 60, ettr(grid, m, ckpt_cost, restart), color="C0")
+    ax.plot(tau * 60, nums["ettr"], "o", color="C3", label=f"optimum {tau * 60:.3g} min")
+    ax.axhline(target_ettr, color="0.4", ls="--", label=f"target {target_ettr:g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("checkpoint interval (minutes)")
+    ax.set_ylabel("ETTR")
+    ax.set_title(f"job MTBF {m:.3g} h: best ETTR {nums['ettr']:.3f}", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+
+
+def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums):
+    sizes = np.unique(np.r_[np.geomspace(1024, 262144, 25).round(), n_gpus]).astype(int)
+    need = [what_if(n, ckpt_cost, restart, target_ettr, source)["required_node_mtbf_h"] for n in sizes]
+    have = [what_if(n, ckpt_cost, restart, target_ettr, source)["observed_node_mtbf_h"] for n in sizes]
+    ax.plot(sizes, need, color="C3", label="required node MTBF")
+    name = "Llama 3 rates" if source is None else f"{getattr(source, 'name', 'observed')} rates"
+    ax.plot(sizes, have, color="C0", ls="--", label=f"observed ({name})")
+    ax.plot(n_gpus, nums["required_node_mtbf_h"], "o", color="C3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("GPUs")
+    ax.set_ylabel("node MTBF (hours)")
+    need_now = nums["required_node_mtbf_h"]
+    label = "out of reach" if not np.isfinite(need_now) else f"{need_now:,.0f} h"
+    ax.set_title(f"at {n_gpus:,} GPUs the nodes need {label}", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+
+
+def dashboard(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
+    """A matplotlib Figure: ETTR against interval, and required node MTBF against size.
+
+    ``source`` is a CountTable or InterruptionLog of observed rates (default:
+    the Llama 3 counts). Durations take anything :func:`relmodel.hours` does.
+    """
+    from matplotlib.figure import Figure
+    ckpt_cost, restart = hours(ckpt_cost), hours(restart)
+    nums = what_if(n_gpus, ckpt_cost, restart, target_ettr, source)
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    _ettr_panel(left, nums, ckpt_cost, restart, target_ettr)
+    _requirement_panel(right, int(n_gpus), ckpt_cost, restart, target_ettr, source, nums)
+    fig.suptitle(f"{int(n_gpus):,} GPUs, checkpoint {ckpt_cost * 60:.3g} min, "
+                 f"restart {restart * 60:.3g} min, target ETTR {target_ettr:g}", fontsize=11)
+    return fig
+
+
+def _png(fig):
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
+def controls(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
+    """ipywidgets sliders that redraw :func:`dashboard` live; returns the widget box.
+
+    The figure is an ``ipywidgets.Image`` redrawn when a slider moves (no
+    Output widget), so the box also executes cleanly under Papermill.
+    """
+    import ipywidgets as w
+
+    style = {"description_width": "9em"}
+    layout = w.Layout(width="28em")
+    sliders = {
+        "n_gpus": w.SelectionSlider(options=sorted(set(GPU_CHOICES) | {int(n_gpus)}), value=int(n_gpus),
+                                    description="GPUs", style=style, layout=layout,
+                                    continuous_update=False),
+        "ckpt_min": w.FloatLogSlider(value=max(hours(ckpt_cost) * 60, 0.01), base=10, min=-1, max=2,
+                                     step=0.05, description="checkpoint (min)", style=style,
+                                     layout=layout, continuous_update=False),
+        "restart_min": w.FloatSlider(value=hours(restart) * 60, min=0, max=120, step=1,
+                                     description="restart (min)", style=style, layout=layout,
+                                     continuous_update=False),
+        "target": w.FloatSlider(value=target_ettr, min=0.5, max=0.99, step=0.01,
+                                description="target ETTR", style=style, layout=layout,
+                                continuous_update=False),
+    }
+    image = w.Image(format="png", layout=w.Layout(width="100%"))
+
+    def redraw(change=None):
+        v = {name: s.value for name, s in sliders.items()}
+        image.value = _png(dashboard(v["n_gpus"], v["ckpt_min"] / 60, v["restart_min"] / 60,
+                                     v["target"], source))
+
+    for slider in sliders.values():
+        slider.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([sliders["n_gpus"], sliders["ckpt_min"]]),
+                   w.HBox([sliders["restart_min"], sliders["target"]]), image])

@@ -1,0 +1,80 @@
+"""Figures for scaling: required MTBF against cluster size, interruptions by cause group.
+
+Each function takes ``ax=None`` (a new figure is made when it is None) and
+returns the matplotlib ``Axes``; nothing is shown or saved.
+"""
+
+import numpy as np
+
+from ..scale.requirements import requirements_table
+from ..units import hours
+
+__all__ = ["required_mtbf_plot", "interruptions_plot"]
+
+_PER = {"node": "node_mtbf_h", "gpu": "gpu_mtbf_h", "job": "job_mtbf_h"}
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    return ax
+
+
+def _minutes(h):
+    m = 60.0 * float(h)
+    return f"{m:g} min" if m >= 1 else f"{60 * m:g} s"
+
+
+def required_mtbf_plot(n_gpus=None, target_ettr=0.9, ckpt_costs=("30s", "1min", "5min"), restarts=("10min",),
+                       per="node", gpus_per_node=8, fixed_rate_per_h=0.0, ax=None):
+    """Log-log plot of the required MTBF (per node, GPU or job) from 1k to 1M GPUs.
+
+    One line per (checkpoint cost, restart) pair, computed by
+    :func:`relmodel.scale.requirements.requirements_table`; sizes where the target is
+    out of reach are left out of a line.
+    """
+    from ..errors import ModelInputError
+    if per not in _PER:
+        raise ModelInputError(f"per must be one of {', '.join(_PER)}; got {per!r}")
+    n = np.unique(np.logspace(3, 6, 31).round()) if n_gpus is None else np.asarray(n_gpus)
+    ax = _axes(ax)
+    table = requirements_table(n, target_ettr, ckpt_costs, restarts, gpus_per_node, fixed_rate_per_h)
+    for (d, r), g in table.groupby(["ckpt_cost_h", "restart_h"], sort=False):
+        g = g[g["feasible"]]
+        ax.loglog(g["n_gpus"], g[_PER[per]], marker=".", label=f"checkpoint {_minutes(d)}, restart {_minutes(r)}")
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel(f"required {per} MTBF (h)")
+    title = f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval"
+    if fixed_rate_per_h:
+        title += f"\nper-job causes held at {24 * fixed_rate_per_h:.2g} interruptions/day"
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, ax=None):
+    """Expected interruptions per day against cluster size, stacked by what the causes scale with.
+
+    ``source`` is a CountTable, InterruptionLog or per-job rates table
+    (with ``source_cluster``); rates are scaled by :func:`relmodel.scale.scaling.scale_rates`.
+    """
+    from ..scale.scaling import cluster_of, scale_rates
+    src = cluster_of(source if source_cluster is None else source_cluster)
+    n = np.unique(np.logspace(3, 6, 16).round()) if n_gpus is None else np.asarray(n_gpus)
+    per_unit = {}
+    for size in n:
+        t = scale_rates(source, src, int(size), units=units, n_boot=1).table
+        for unit, rate in t.groupby("scales_with", sort=False)["rate_per_h"].sum().items():
+            per_unit.setdefault(unit, []).append(24.0 * rate)
+    ax = _axes(ax)
+    ax.stackplot(n, *per_unit.values(), labels=[f"per {u}" for u in per_unit], alpha=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel("expected interruptions per day")
+    ax.set_title(f"{src.name} rates scaled by component counts")
+    ax.legend(loc="upper left", fontsize="small")
+    return ax

@@ -1,0 +1,113 @@
+"""The kernel reports run on: this interpreter's ipykernel, with robust message polling.
+
+Imported only when a notebook is executed, so ``import relmodel`` stays light.
+
+* :class:`KernelManager` starts ``sys.executable -m ipykernel_launcher`` without
+  any installed kernelspec, so a fresh ``pip install`` is enough; it forces
+  the inline matplotlib backend (even when MPLBACKEND=Agg is set) and puts
+  this relmodel first on the kernel's import path.
+* Its client's channels look for a queued message with a direct,
+  non-blocking ZeroMQ poll at least every half second. An asyncio wait on a
+  ZeroMQ socket can miss a message that has already arrived (seen after a
+  cell that opens widget comms, as in nbclient issue 312): the execute reply
+  then sat in the shell socket until the cell timeout, while a direct poll
+  finds it at once.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+import time
+from pathlib import Path
+from queue import Empty
+
+from jupyter_client import AsyncKernelManager
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.channels import AsyncZMQSocketChannel
+from jupyter_client.kernelspec import KernelSpec
+from traitlets import DottedObjectName, Type
+
+__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S"]
+
+#: Longest single wait on a socket, in seconds.
+SLICE_S = 0.5
+
+
+class SlicedChannel(AsyncZMQSocketChannel):
+    """A channel that looks for a queued message at least every :data:`SLICE_S` seconds.
+
+    Each slice starts with a non-blocking poll (a direct ZeroMQ check), then
+    waits on the socket for the rest of the slice.
+    """
+
+    async def get_msg(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return await super().get_msg(timeout=0)
+            except Empty:
+                pass
+            left = SLICE_S if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                raise Empty
+            try:
+                return await super().get_msg(timeout=min(SLICE_S, left))
+            except Empty:
+                continue
+
+
+class KernelClient(AsyncKernelClient):
+    """An asynchronous kernel client on :class:`SlicedChannel` channels."""
+
+    shell_channel_class = Type(SlicedChannel)
+    iopub_channel_class = Type(SlicedChannel)
+    stdin_channel_class = Type(SlicedChannel)
+    control_channel_class = Type(SlicedChannel)
+
+
+def kernel_env():
+    """Inline figures, and this relmodel first on the kernel's import path."""
+    root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path}
+
+
+class KernelManager(AsyncKernelManager):
+    """Start this interpreter's ipykernel, whatever kernelspecs are installed.
+
+    The kernel talks over ZeroMQ ``ipc`` sockets in a folder of its own, not
+    TCP ports: kernels started at once by parallel workers cannot then race
+    for the same free port ("Address already in use", "Kernel died before
+    replying to kernel_info").
+    """
+
+    client_class = DottedObjectName("relmodel.report.kernel.KernelClient")
+
+    def __init__(self, **kwargs):
+        if "ip" not in kwargs and kwargs.get("transport", "ipc") == "ipc":
+            kwargs["transport"] = "ipc"
+            folder = os.path.join(tempfile.gettempdir(), f"relmodel-kernel-{uuid.uuid4().hex}")
+            kwargs["ip"] = os.path.join(folder, "kernel")
+        super().__init__(**kwargs)
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.transport == "ipc":
+            os.makedirs(os.path.dirname(self.ip), mode=0o700, exist_ok=True)
+        return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart=restart)
+        if self.transport == "ipc" and not restart:
+            shutil.rmtree(os.path.dirname(self.ip), ignore_errors=True)
+
+    @property
+    def kernel_spec(self):
+        if self._kernel_spec is None:
+            self._kernel_spec = KernelSpec(
+                argv=[sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher",
+                      "--log-level=CRITICAL", "-f", "{connection_file}"],
+                display_name="Python (relmodel)", language="python", name="python3",
+                env=kernel_env())
+        return self._kernel_spec

@@ -1,0 +1,21 @@
+"""Planning layer, scale: clusters, scaling rates, requirements, budgets and spares.
+
+Belongs here: :class:`Cluster` and its component counts, scaling observed
+rates to another cluster, the MTBF each part needs for a target ETTR,
+failure budgets, what-ifs and spare pools.  May import
+:mod:`relmodel.checkpoint`, the statistics and data layers and the base;
+never presentation, never matplotlib or papermill.
+"""
+
+from . import spares
+from .budget import share_fit, split_budget, what_if
+from .cluster import Cluster
+from .requirements import (Requirements, best_ettr, job_mtbf, plan_requirements, required_gpu_mtbf,
+                           required_job_mtbf, required_node_mtbf, requirements_table)
+from .scaling import ScaledRates, scale_job_mtbf, scale_rates
+from .spares import erlang_b, repair_model, spare_pool, spares_table
+
+__all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
+           "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
+           "requirements_table", "ScaledRates", "scale_job_mtbf", "scale_rates", "erlang_b", "repair_model",
+           "spare_pool", "spares_table"]

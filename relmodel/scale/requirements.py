@@ -1,0 +1,337 @@
+"""What the parts must achieve for a target ETTR at N GPUs.
+
+The job's failures are taken as a Poisson process of rate 1/M, and the job
+checkpoints at the optimal interval of the exact exponential model (Daly 2006,
+FGCS 22(3); :func:`relmodel.checkpoint.optimal_interval` and
+:func:`relmodel.checkpoint.ettr`).  The best achievable ETTR rises
+monotonically with M, so for a target there is one required job MTBF M*,
+found by a root search.  A job of n nodes whose hardware fails independently
+with node MTBF m, plus per-job causes at rate f (software; they do not grow with
+N), has 1/M = n/m + f, hence
+
+    m* = n / (1/M* - f),
+
+which is impossible ("no node MTBF reaches the target") when f >= 1/M*.
+Per component, the same budget 1/M* less the observed rates of all other
+causes, spread over that component's units, gives the FIT it must reach.
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+
+from ..checkpoint.intervals import ettr, optimal_interval
+from ..errors import InfeasibleTargetError, ModelInputError
+from ..units import hours
+
+__all__ = [
+    "best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
+    "requirements_table", "Requirements", "plan_requirements",
+]
+
+
+def best_ettr(mtbf, ckpt_cost, restart=0.0):
+    """ETTR at the optimal checkpoint interval for job MTBF ``mtbf`` (exact exponential model)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        tau = optimal_interval(mtbf, ckpt_cost, restart)
+        return ettr(tau, mtbf, ckpt_cost, restart)
+
+
+def ettr_of_rates(rate_per_h, ckpt_cost, restart=0.0):
+    """Best ETTR for job failure rates (per hour), vectorised; a zero rate gives ETTR 1."""
+    lam = np.asarray(rate_per_h, dtype=float)
+    ok = lam > 0
+    out = np.ones(lam.shape)
+    if ok.any():
+        out[ok] = best_ettr(1.0 / lam[ok], ckpt_cost, restart)
+    return out[()]
+
+
+def _check_target(target_ettr):
+    t = float(target_ettr)
+    if not (0.0 < t <= 1.0) or math.isnan(t):
+        raise ModelInputError(f"target_ettr must be a fraction in (0, 1), e.g. 0.9; got {target_ettr!r}")
+    if t == 1.0:
+        raise InfeasibleTargetError(
+            "target_ettr 1 cannot be reached: any checkpoint cost or restart time loses some time; "
+            "choose a target below 1, e.g. 0.95")
+    return t
+
+
+def required_job_mtbf(target_ettr, ckpt_cost, restart=0.0):
+    """The job MTBF (hours) at which the best ETTR equals ``target_ettr``.
+
+    ``ckpt_cost`` must be positive; durations go through :func:`relmodel.hours`.
+    """
+    t = _check_target(target_ettr)
+    d, r = hours(ckpt_cost), hours(restart)
+    if not np.isscalar(d) or not np.isscalar(r):
+        raise ModelInputError("required_job_mtbf takes one ckpt_cost and one restart; use requirements_table for grids")
+    best_ettr(1.0, d, r)  # validates the durations with named errors
+
+    def gap(log_m):
+        return float(best_ettr(math.exp(log_m), d, r)) - t
+
+    scale = math.log(max(d + r, 1e-9))
+    lo, hi = scale - 2.0, scale + 2.0
+    while gap(lo) > 0:
+        lo -= 4.0
+    while gap(hi) < 0:
+        hi += 4.0
+        if hi > 700:
+            raise InfeasibleTargetError(f"target_ettr {t} needs a job MTBF beyond 1e300 h")
+    return math.exp(brentq(gap, lo, hi, xtol=1e-13, rtol=1e-14, maxiter=500))
+
+
+def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
+    reach = float(best_ettr(1.0 / fixed_rate_per_h, d, r))
+    return (
+        f"ETTR {t:g} is out of reach at {int(n_gpus):,} GPUs with a {d * 60:g}-min checkpoint and a "
+        f"{r * 60:g}-min restart: it needs a job MTBF of at least {m_req:.3g} h "
+        f"({24 / m_req:.3g} interruptions/day), but the per-job causes alone fail the job every "
+        f"{1 / fixed_rate_per_h:.3g} h ({24 * fixed_rate_per_h:.3g}/day), which caps ETTR at {reach:.4f} "
+        f"however reliable the hardware; lower the target, or cut restart time, checkpoint cost or software failures"
+    )
+
+
+def required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, gpus_per_node=8, *, fixed_rate_per_h=0.0,
+                       max_node_mtbf_h=None):
+    """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
+
+    ``fixed_rate_per_h`` is the rate of per-job causes (software, unknown)
+    that do not scale with nodes.  Raises :class:`InfeasibleTargetError` when
+    those alone already miss the target, or when the answer exceeds
+    ``max_node_mtbf_h`` (a ceiling on what any server could reach, if given).
+    """
+    n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    m_req = required_job_mtbf(target_ettr, ckpt_cost, restart)
+    room = 1.0 / m_req - _rate(fixed_rate_per_h)
+    if room <= 0:
+        raise InfeasibleTargetError(_infeasible_message(
+            n_gpus, float(target_ettr), hours(ckpt_cost), hours(restart), m_req, fixed_rate_per_h))
+    node = n_nodes / room
+    if max_node_mtbf_h is not None and node > hours(max_node_mtbf_h):
+        raise InfeasibleTargetError(
+            f"ETTR {float(target_ettr):g} at {int(n_gpus):,} GPUs needs a node MTBF of {node:.3g} h "
+            f"({node / 8766:.3g} years), above the {hours(max_node_mtbf_h):.3g} h ceiling; no server reaches it. "
+            "Lower the target, shorten restart and checkpoint, or use fewer GPUs per job")
+    return node
+
+
+def required_gpu_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, *, fixed_rate_per_h=0.0):
+    """The per-GPU MTBF (hours) that meets the target when every hardware fault is counted per GPU."""
+    return required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart, gpus_per_node=1,
+                              fixed_rate_per_h=fixed_rate_per_h)
+
+
+def job_mtbf(node_mtbf, n_nodes, fixed_rate_per_h=0.0):
+    """Job MTBF (hours) of ``n_nodes`` nodes of MTBF ``node_mtbf``, plus a per-job rate; vectorised."""
+    m = np.asarray(hours(node_mtbf), dtype=float)
+    n = np.asarray(n_nodes, dtype=float)
+    if np.any(~(m > 0)) or np.any(~(n >= 1)):
+        raise ModelInputError(f"node_mtbf must be positive hours and n_nodes >= 1; got {node_mtbf!r}, {n_nodes!r}")
+    return (1.0 / (n / m + _rate(fixed_rate_per_h)))[()]
+
+
+def _rate(x):
+    v = float(x)
+    if not (v >= 0 and math.isfinite(v)):
+        raise ModelInputError(f"a rate must be a finite number of failures per hour >= 0; got {x!r}")
+    return v
+
+
+def _n_nodes(n_gpus, gpus_per_node):
+    if not (float(n_gpus) >= 1 and float(gpus_per_node) >= 1):
+        raise ModelInputError(f"n_gpus and gpus_per_node must be >= 1; got {n_gpus!r}, {gpus_per_node!r}")
+    return math.ceil(float(n_gpus) / float(gpus_per_node))
+
+
+def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0.9,
+                       ckpt_costs=("1min",), restarts=("10min",), gpus_per_node=8, fixed_rate_per_h=0.0):
+    """Required job, node and GPU MTBF for every (n_gpus, ckpt_cost, restart) combination.
+
+    Infeasible rows keep NaN requirements and ``feasible`` False, not an error.
+    Columns: n_gpus, n_nodes, ckpt_cost_h, restart_h, job_mtbf_h, interval_h,
+    node_mtbf_h, gpu_mtbf_h, node_fit, feasible.
+    """
+    rows = []
+    for d in np.atleast_1d(hours(list(ckpt_costs))):
+        for r in np.atleast_1d(hours(list(restarts))):
+            m_req = required_job_mtbf(target_ettr, float(d), float(r))
+            tau = float(optimal_interval(m_req, float(d)))
+            for n in np.atleast_1d(n_gpus):
+                nodes = _n_nodes(n, gpus_per_node)
+                room = 1.0 / m_req - _rate(fixed_rate_per_h)
+                node = nodes / room if room > 0 else np.nan
+                rows.append({
+                    "n_gpus": int(n), "n_nodes": nodes, "ckpt_cost_h": float(d), "restart_h": float(r),
+                    "job_mtbf_h": m_req, "interval_h": tau, "node_mtbf_h": node,
+                    "gpu_mtbf_h": float(n) / room if room > 0 else np.nan,
+                    "node_fit": 1e9 / node if room > 0 else np.nan, "feasible": room > 0,
+                })
+    return pd.DataFrame(rows)
+
+
+def _quantiles(x, conf):
+    a = (1.0 - conf) / 2
+    lo, hi = np.quantile(np.asarray(x, dtype=float), [a, 1 - a], method="inverted_cdf", axis=0)
+    return lo, hi
+
+
+@dataclasses.dataclass(frozen=True)
+class Requirements:
+    """What a cluster's parts must achieve for a target ETTR, with bootstrap intervals.
+
+    Node and GPU figures attribute every hardware cause to nodes (or GPUs) and
+    hold the per-job causes at their observed rate.  ``components`` gives, for
+    each cause and for each group of causes (``scales_with``), the rate and FIT
+    per unit it must reach with all other causes held at their observed rates.
+    ``feasible`` is False, with ``message`` saying why, when the held causes
+    alone already miss the target.
+    """
+
+    n_gpus: int
+    n_nodes: int
+    target_ettr: float
+    ckpt_cost_h: float
+    restart_h: float
+    job_mtbf_h: float
+    interval_h: float
+    node_mtbf_h: float
+    node_mtbf_lo: float
+    node_mtbf_hi: float
+    gpu_mtbf_h: float
+    gpu_mtbf_lo: float
+    gpu_mtbf_hi: float
+    fixed_rate_per_h: float
+    observed_job_mtbf_h: float
+    observed_ettr: float
+    observed_ettr_lo: float
+    observed_ettr_hi: float
+    p_feasible: float
+    feasible: bool
+    message: str
+    components: pd.DataFrame
+    conf: float
+
+    def summary(self):
+        """One row per headline figure: quantity, value, lo, hi, unit."""
+        rows = [
+            ("required job MTBF", self.job_mtbf_h, np.nan, np.nan, "h"),
+            ("optimal interval at requirement", self.interval_h, np.nan, np.nan, "h"),
+            ("required node MTBF", self.node_mtbf_h, self.node_mtbf_lo, self.node_mtbf_hi, "h"),
+            ("required GPU MTBF", self.gpu_mtbf_h, self.gpu_mtbf_lo, self.gpu_mtbf_hi, "h"),
+            ("observed job MTBF at this scale", self.observed_job_mtbf_h, np.nan, np.nan, "h"),
+            ("ETTR at observed rates", self.observed_ettr, self.observed_ettr_lo, self.observed_ettr_hi, ""),
+        ]
+        return pd.DataFrame(rows, columns=["quantity", "value", "lo", "hi", "unit"])
+
+    def to_frame(self):
+        return self.components.copy()
+
+    def text(self):
+        """A few plain lines for a terminal or a report."""
+        pct = f"{100 * self.conf:g}%"
+        head = (f"Target ETTR {self.target_ettr:g} at {self.n_gpus:,} GPUs ({self.n_nodes:,} nodes), "
+                f"checkpoint {self.ckpt_cost_h * 60:g} min, restart {self.restart_h * 60:g} min")
+        if not self.feasible:
+            return head + "\nIMPOSSIBLE: " + self.message
+        if self.fixed_rate_per_h > 0:
+            node = f"({_k(self.node_mtbf_lo)}-{_k(self.node_mtbf_hi)} h, {pct})"
+            gpu = f"({_k(self.gpu_mtbf_lo)}-{_k(self.gpu_mtbf_hi)} h, {pct})"
+        else:
+            node = gpu = "(exact: no per-job causes observed, so no rate uncertainty enters)"
+        return "\n".join([
+            head,
+            f"required job MTBF {self.job_mtbf_h:.4g} h (optimal interval {self.interval_h * 60:.3g} min)",
+            f"required node MTBF {_k(self.node_mtbf_h)} h {node}",
+            f"required GPU MTBF {_k(self.gpu_mtbf_h)} h {gpu}",
+            f"at observed rates: job MTBF {self.observed_job_mtbf_h:.3g} h, ETTR {self.observed_ettr:.3f} "
+            f"({self.observed_ettr_lo:.3f}-{self.observed_ettr_hi:.3f}, {pct})",
+        ])
+
+    def _repr_html_(self):
+        text = self.text().replace("\n", "<br>")
+        return f"<p>{text}</p>" + self.components.to_html(index=False, float_format=lambda v: f"{v:.4g}")
+
+
+def _k(x):
+    if not np.isfinite(x):
+        return "inf"
+    return f"{x / 1e3:.3g}k" if x >= 1e4 else f"{x:.3g}"
+
+
+def _component_rows(scaled, draws, lam_req, conf, share):
+    """Per-cause and per-group FIT requirements with the others held (point and bootstrap)."""
+    t = scaled.table
+    counts = scaled.target.counts()
+    groups = [(g, (t["scales_with"] == g).to_numpy()) for g in dict.fromkeys(t["scales_with"]) if g != "job"]
+    items = [(row.component, row.category, row.scales_with, np.arange(len(t)) == i) for i, row in enumerate(t.itertuples())]
+    items += [(f"all {g} causes", "(group)", g, mask) for g, mask in groups]
+    total, total_draws = float(t["rate_per_h"].sum()), draws.sum(axis=1)
+    rows = []
+    for name, cat, unit, mask in items:
+        own, own_draws = float(t.loc[mask, "rate_per_h"].sum()), draws[:, mask].sum(axis=1)
+        n_units = counts[unit]
+        allow = lam_req - (total - own)
+        allow_draws = np.clip(lam_req - (total_draws - own_draws), 0.0, None)
+        fit_lo, fit_hi = _quantiles(allow_draws / n_units * 1e9, conf)
+        cap = share / (1.0 - share)
+        share_lo, share_hi = _quantiles(cap * (total_draws - own_draws) / n_units * 1e9, conf)
+        rows.append({
+            "component": name, "category": cat, "scales_with": unit, "units": n_units,
+            "observed_fit": own / n_units * 1e9, "required_fit": max(allow, 0.0) / n_units * 1e9,
+            "required_fit_lo": fit_lo, "required_fit_hi": fit_hi,
+            "required_mtbf_h": n_units / allow if allow > 0 else np.inf,
+            "improvement": (own / allow if allow > 0 else np.inf) if own > 0 else 0.0,
+            "feasible": allow > 0,
+            "share_fit": cap * (total - own) / n_units * 1e9, "share_fit_lo": share_lo, "share_fit_hi": share_hi,
+        })
+    return pd.DataFrame(rows)
+
+
+def plan_requirements(source, n_gpus, target_ettr, ckpt_cost, restart=0.0, *, source_cluster=None,
+                      target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=0):
+    """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
+
+    ``source`` is a CountTable, InterruptionLog or per-job rates DataFrame
+    (then give ``source_cluster``).  Intervals come from a parametric bootstrap
+    over the Poisson counts (``n_boot`` draws, ``seed``).  ``improvement`` in
+    the components table is how many times lower a cause's rate must become;
+    ``share_fit`` is the FIT per unit that keeps the cause under ``share`` of
+    all interruptions, the others held at their observed rates.
+    """
+    if not 0.0 < float(share) < 1.0:
+        raise ModelInputError(f"share must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
+    from .scaling import cluster_of, grow_cluster, scale_rates
+    src = cluster_of(source if source_cluster is None else source_cluster)
+    tgt = grow_cluster(n_gpus if target_cluster is None else target_cluster, src)
+    scaled = scale_rates(source, src, tgt, units=units, conf=conf, n_boot=n_boot, seed=seed)
+    d, r = hours(ckpt_cost), hours(restart)
+    m_req = required_job_mtbf(target_ettr, d, r)
+    lam_req = 1.0 / m_req
+    draws = scaled.draws(n_boot, seed)
+    job_mask = (scaled.table["scales_with"] == "job").to_numpy()
+    fixed, fixed_draws = scaled.rate_of("job"), draws[:, job_mask].sum(axis=1)
+    room, room_draws = lam_req - fixed, lam_req - fixed_draws
+    with np.errstate(divide="ignore"):
+        node_draws = np.where(room_draws > 0, tgt.n_nodes / np.where(room_draws > 0, room_draws, 1.0), np.inf)
+    node_lo, node_hi = _quantiles(node_draws, conf)
+    gpu_scale = tgt.n_gpus / tgt.n_nodes
+    ettr_lo, ettr_hi = _quantiles(ettr_of_rates(draws.sum(axis=1), d, r), conf)
+    feasible = room > 0
+    node = tgt.n_nodes / room if feasible else np.inf
+    message = "" if feasible else _infeasible_message(tgt.n_gpus, float(target_ettr), d, r, m_req, fixed)
+    return Requirements(
+        n_gpus=tgt.n_gpus, n_nodes=tgt.n_nodes, target_ettr=float(target_ettr), ckpt_cost_h=float(d),
+        restart_h=float(r), job_mtbf_h=m_req, interval_h=float(optimal_interval(m_req, d)),
+        node_mtbf_h=node, node_mtbf_lo=float(node_lo), node_mtbf_hi=float(node_hi),
+        gpu_mtbf_h=node * gpu_scale, gpu_mtbf_lo=float(node_lo) * gpu_scale, gpu_mtbf_hi=float(node_hi) * gpu_scale,
+        fixed_rate_per_h=fixed, observed_job_mtbf_h=scaled.job_mtbf_h,
+        observed_ettr=float(best_ettr(scaled.job_mtbf_h, d, r)), observed_ettr_lo=float(ettr_lo),
+        observed_ettr_hi=float(ettr_hi), p_feasible=float(np.mean(room_draws > 0)), feasible=bool(feasible),
+        message=message, components=_component_rows(scaled, draws, lam_req, conf, float(share)), conf=conf,
+    )

@@ -1,0 +1,19 @@
+"""Statistics layer: rates with intervals, censored fits, comparisons and tests.
+
+Belongs here: failure-time families and their likelihood, ``fit`` and
+``compare_fits``, Kaplan-Meier and friends, trend tests, recurrence and
+component rates.  May import the data layer and the base, plus numpy, pandas,
+scipy and lifelines; never planning or presentation, never matplotlib or
+papermill.
+"""
+
+from .compare import Comparison, compare_fits
+from .fitting import FitResult, FitWarning, fit
+from .nonparam import cumulative_incidence, kaplan_meier, nelson_aalen
+from .rates import component_rates, poisson_interval
+from .recurrence import mcf
+from .trends import crow_amsaa, laplace_test, lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend
+
+__all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumulative_incidence", "kaplan_meier",
+           "nelson_aalen", "component_rates", "poisson_interval", "mcf", "crow_amsaa", "laplace_test",
+           "lewis_robinson_test", "mil_hdbk_189_test", "power_law_gof", "trend"]

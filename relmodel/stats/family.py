@@ -1,0 +1,155 @@
+"""Base of every failure-time family: the :class:`Family` interface and the frozen law it builds.
+
+Concrete families live in :mod:`relmodel.stats.classic` and
+:mod:`relmodel.stats.gengamma`; :mod:`relmodel.stats.families` holds the registry.
+"""
+
+import numpy as np
+from scipy import special, stats
+
+from . import mle
+from ..errors import FitError
+
+__all__ = ["Family", "Law"]
+
+_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+
+
+class _Gumbel:
+    """Standard minimum-extreme-value law: ln of a unit exponential (Weibull)."""
+
+    @staticmethod
+    def terms(z, obs):
+        with np.errstate(over="ignore"):
+            ez = np.exp(z)
+        ob = obs.astype(float)
+        return ob * z - ez, ob - ez, -ez
+
+
+class _Normal:
+    """Standard normal law (log-normal)."""
+
+    @staticmethod
+    def terms(z, obs):
+        v = -0.5 * z * z - _LOG_SQRT_2PI
+        g = -z
+        g2 = -np.ones_like(z)
+        cen = ~obs
+        if cen.any():
+            zc = z[cen]
+            ls = special.log_ndtr(-zc)
+            lam = np.exp(-0.5 * zc * zc - _LOG_SQRT_2PI - ls)  # inverse Mills ratio
+            v[cen], g[cen], g2[cen] = ls, -lam, -lam * (lam - zc)
+        return v, g, g2
+
+
+class _Logistic:
+    """Standard logistic law (log-logistic)."""
+
+    @staticmethod
+    def terms(z, obs):
+        p = special.expit(z)
+        sp = np.logaddexp(0.0, z)  # -log S0(z)
+        q = p * (1 - p)
+        ob = obs.astype(float)
+        v = -sp + ob * (z - sp)
+        g = ob * (1 - p) - p
+        g2 = -q * (1 + ob)
+        return v, g, g2
+
+
+class Law:
+    """A ``scipy.stats`` distribution with fixed parameters, without freezing it.
+
+    Freezing builds docstrings and costs milliseconds, which dominates a
+    bootstrap of small samples; this calls the unfrozen methods instead.
+    """
+
+    def __init__(self, rv, shapes, scale):
+        self.rv, self.shapes, self.scale = rv, tuple(shapes), float(scale)
+
+    def __getattr__(self, name):
+        if name in ("sf", "cdf", "pdf", "ppf", "logpdf", "logsf", "mean", "median", "isf"):
+            method = getattr(self.rv, name)
+            return lambda *x: method(*x, *self.shapes, scale=self.scale)
+        raise AttributeError(name)
+
+    def rvs(self, size=None, random_state=None):
+        return self.rv.rvs(*self.shapes, scale=self.scale, size=size, random_state=random_state)
+
+
+class Family:
+    """Base class.  Subclasses set ``name``, ``param_names``, ``positive``."""
+
+    name = ""
+    param_names = ()
+    positive = ()
+
+    @property
+    def n_params(self):
+        return len(self.param_names)
+
+    def params(self, theta):
+        """Natural parameters (dict) from unconstrained ``theta``."""
+        return {
+            p: float(np.exp(x) if pos else x)
+            for p, x, pos in zip(self.param_names, theta, self.positive)
+        }
+
+    def theta(self, params):
+        """Unconstrained ``theta`` from natural parameters."""
+        return np.array([
+            np.log(params[p]) if pos else float(params[p])
+            for p, pos in zip(self.param_names, self.positive)
+        ])
+
+    rv = None  # the scipy.stats distribution
+
+    def shapes_scale(self, params):
+        """``(shape arguments, scale)`` of :attr:`rv` for these parameters."""
+        raise NotImplementedError
+
+    def dist(self, params):
+        """The frozen ``scipy.stats`` distribution with these parameters."""
+        shapes, scale = self.shapes_scale(params)
+        return self.rv(*shapes, scale=scale)
+
+    def law(self, params):
+        """The same distribution unfrozen (:class:`Law`): far cheaper to build in loops."""
+        shapes, scale = self.shapes_scale(params)
+        return Law(self.rv, shapes, scale)
+
+    def log_sd(self, params):
+        """Standard deviation of ln T (how many e-folds of time the law spans)."""
+        raise NotImplementedError
+
+    def loglik(self, sample, theta):
+        """Log-likelihood of a :class:`relmodel.stats.mle.Sample` (slow, generic path)."""
+        dist = self.dist(self.params(theta))
+        obs = sample.obs
+        vals = np.where(obs, 0.0, 0.0)
+        vals[obs] = dist.logpdf(sample.t[obs])
+        vals[~obs] = dist.logsf(sample.t[~obs])
+        total = sample.total(vals)
+        if sample.entry is not None:
+            total -= sample.total(dist.logsf(sample.entry))
+        return total
+
+    def maximise(self, sample):
+        """Return ``(theta, loglik, hessian)`` at the maximum likelihood."""
+        raise NotImplementedError
+
+
+def _log_moments(sample):
+    """Mean and standard deviation of ln t over failures (all rows if none)."""
+    pick = sample.obs if sample.obs.any() else slice(None)
+    y = sample.logt[pick]
+    w = None if sample.w is None else sample.w[pick]
+    if y.size > 50_000:  # start values only: a systematic subsample is plenty
+        step = y.size // 20_000
+        y, w = y[::step], (None if w is None else w[::step])
+    m = float(np.average(y, weights=w))
+    sd = float(np.sqrt(np.average((y - m) ** 2, weights=w)))
+    return m, max(sd, 1e-3)
+
+

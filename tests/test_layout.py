@@ -1,0 +1,132 @@
+"""The package tree shows the layers: no import cycles, no upward imports.
+
+Every import in every module (module level and inside functions) is read
+with ``ast``; a lower layer may not import a higher one, and below the
+presentation layer nothing imports matplotlib, papermill or nbconvert.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import relmodel
+
+PKG = Path(relmodel.__file__).resolve().parent
+
+#: Layer of each top-level part of the package; imports must not point to a higher number.
+RANK = {"errors": 0, "units": 0.5, "data": 1, "stats": 2, "checkpoint": 3, "scale": 4, "stragglers": 4,
+        "plots": 5, "report": 6, "cli": 7, "__main__": 8, "__init__": 9}
+PRESENTATION_ONLY = ("matplotlib", "papermill", "nbconvert", "nbformat", "ipywidgets", "click")
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PKG).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["relmodel"] + parts)
+
+
+def _imports(path):
+    """(target module, is package-relative) for every import statement in ``path``."""
+    mod = _module_name(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            if node.module is None or target.count(".") == 0:
+                out += [f"{target}.{a.name}" for a in node.names]
+            else:
+                out.append(target)
+    return out
+
+
+def _part(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def test_every_part_has_a_layer_and_every_subpackage_a_docstring():
+    for name, path in MODULES.items():
+        assert _part(name) in RANK, f"{name}: add its part to RANK in this test"
+        if path.name == "__init__.py":
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+            assert doc and len(doc) > 80, f"{name} needs a docstring saying what belongs there"
+
+
+def _violations(name, path):
+    part, bad = _part(name), []
+    for target in _imports(path):
+        if target.startswith("relmodel.") or target == "relmodel":
+            tpart = _part(target)
+            if tpart != part and RANK.get(tpart, 99) >= RANK[part] and part != "__init__":
+                bad.append(f"{name} imports {target}")
+        elif RANK[part] < RANK["plots"] and target.split(".")[0] in PRESENTATION_ONLY:
+            bad.append(f"{name} imports {target}")
+    return bad
+
+
+def test_no_upward_imports_and_no_presentation_libraries_below():
+    bad = [v for name, path in MODULES.items() for v in _violations(name, path)]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    graph = {}
+    for name, path in MODULES.items():
+        deps = set()
+        for target in _imports(path):
+            # resolve "relmodel.x.y.Name" to the longest module prefix
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + ".") and target != "relmodel":
+                deps.add(target)
+        graph[name] = deps
+    # package __init__ files re-export their own children; those edges are not cycles
+    state, stack, cycles = {}, [], []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in graph[n]:
+            if state.get(m) == 1:
+                cycles.append(stack[stack.index(m):] + [m])
+            elif m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in graph:
+        if n not in state:
+            visit(n)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_checker_sees_planted_upward_imports(tmp_path, monkeypatch):
+    """The walker is not blind: planted upward and matplotlib imports in a stats module are found."""
+    fake = PKG / "stats" / "rates.py"
+    src = fake.read_text(encoding="utf-8") + "\n\ndef _x():\n    from ..scale.cluster import Cluster\n    import matplotlib\n"
+    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: src)
+    found = _violations("relmodel.stats.rates", fake)
+    assert found == ["relmodel.stats.rates imports relmodel.scale.cluster", "relmodel.stats.rates imports matplotlib"]
+
+
+@pytest.mark.parametrize("layer", ["relmodel.data", "relmodel.stats", "relmodel.checkpoint", "relmodel.scale"])
+def test_lower_layers_load_without_presentation_libraries(layer):
+    code = (f"import sys, {layer}; bad = [m for m in {PRESENTATION_ONLY!r} if m in sys.modules]; "
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"importing {layer} loaded {out}"
