@@ -22,6 +22,7 @@ __all__ = [
     "InfeasibleTargetError",
     "ParameterError",
     "ReportError",
+    "ArgumentOrderWarning",
     "where",
 ]
 
@@ -84,6 +85,11 @@ class ParameterError(RelmodelError, ValueError):
 
 class ReportError(RelmodelError):
     """A report could not be rendered (a cell failed, a folder exists...)."""
+
+
+class ArgumentOrderWarning(UserWarning):
+    """Durations that look swapped (a checkpoint cost at or above the MTBF, a restart longer
+    than the whole run...).  The message names the function's argument order."""
 
 
 def where(file=None, row=None, column=None):

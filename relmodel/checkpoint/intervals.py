@@ -24,8 +24,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import lambertw
 
+from ..defaults import RESTART
 from ..errors import ModelInputError
 from ..units import hours
+from .order import check_order
 
 __all__ = [
     "young_interval", "daly_interval", "optimal_interval", "ettr",
@@ -50,56 +52,124 @@ def _nonnegative(name, x):
     return v
 
 
-def young_interval(ckpt_cost, mtbf):
-    """Young's first-order interval sqrt(2 δ M) (Young 1974, CACM 17(9)), hours."""
+def young_interval(mtbf, ckpt_cost):
+    """Young's first-order interval sqrt(2 δ M) in hours (Young 1974, CACM 17(9)).
+
+    ``mtbf`` M is the job's mean time between failures and ``ckpt_cost`` δ
+    the time one checkpoint write stalls the job; both are durations (float
+    hours, ``"3h"``, ``"45s"``...).  Vectorised.  Since 0.2.0 the order is
+    (mtbf, ckpt_cost), as everywhere else; a cost at or above the MTBF warns
+    (:class:`~relmodel.errors.ArgumentOrderWarning`).
+
+    Examples
+    --------
+    >>> round(float(young_interval("3h", "45s")), 4)        # hours
+    0.2739
+    >>> round(float(young_interval(mtbf=3.0, ckpt_cost=45 / 3600)) * 60, 2)  # minutes
+    16.43
+    """
     d, m = _positive("ckpt_cost", ckpt_cost), _positive("mtbf", mtbf)
+    check_order("young_interval(mtbf, ckpt_cost)", mtbf=m, ckpt_cost=d)
     return np.sqrt(2.0 * np.asarray(d) * np.asarray(m))[()]
 
 
-def daly_interval(ckpt_cost, mtbf):
-    """Daly's higher-order interval (Daly 2006, FGCS 22(3)), hours; M when δ >= 2M."""
+def daly_interval(mtbf, ckpt_cost):
+    """Daly's higher-order interval in hours (Daly 2006, FGCS 22(3)); M when δ >= 2M.
+
+    sqrt(2 δ M) (1 + sqrt(δ/(2M))/3 + δ/(18 M)) - δ, for job MTBF ``mtbf``
+    M and checkpoint cost ``ckpt_cost`` δ (durations).  Vectorised.  Since
+    0.2.0 the order is (mtbf, ckpt_cost); a cost at or above the MTBF warns.
+
+    Examples
+    --------
+    >>> round(float(daly_interval("3h", "45s")), 4)          # hours
+    0.2656
+    >>> round(float(daly_interval("24h", "5min")) * 60, 1)   # minutes; Daly (2006) prints 117
+    116.7
+    """
     d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
+    check_order("daly_interval(mtbf, ckpt_cost)", mtbf=m, ckpt_cost=d)
+    return _daly(m, d)
+
+
+def _daly(m, d):
+    """:func:`daly_interval` on float hours, unchecked."""
+    m, d = np.asarray(m, dtype=float), np.asarray(d, dtype=float)
     x = d / (2.0 * m)
     tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
     return np.where(d < 2.0 * m, tau, m)[()]
 
 
-def optimal_interval(mtbf, ckpt_cost, restart=0.0):
-    """Exact optimum τ* = M [1 + W0(-exp(-(1 + δ/M)))] of Daly's wall-time model.
+def optimal_interval(mtbf, ckpt_cost, *, restart=None):
+    """Exact optimum τ* = M [1 + W0(-exp(-(1 + δ/M)))] of Daly's wall-time model, in hours.
 
-    The optimum does not depend on ``restart``; the argument is accepted so
-    the call reads like :func:`ettr`.  When δ/M is tiny the argument of W0 is
-    next to its branch point -1/e, where 1 + W0 loses digits (and becomes 0
-    once e^{-δ/M} rounds to 1); there the branch-point series
+    ``mtbf`` M and ``ckpt_cost`` δ are durations.  The optimum does not
+    depend on the restart time; ``restart=`` is accepted (and ignored) so
+    keyword calls that pass it keep working.  When δ/M is tiny the argument
+    of W0 is next to its branch point -1/e, where 1 + W0 loses digits (and
+    becomes 0 once e^{-δ/M} rounds to 1); there the branch-point series
     1 + W0 = p - p²/3 + 11p³/72 - 43p⁴/540 + 769p⁵/17280 with
     p = sqrt(2 (1 - e^{-δ/M})) is used instead (Corless et al. 1996, "On the
-    Lambert W function", Adv. Comput. Math. 5).
+    Lambert W function", Adv. Comput. Math. 5).  Vectorised.
+
+    Examples
+    --------
+    >>> round(float(optimal_interval("3h", "45s")), 4)       # hours
+    0.2656
     """
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
     d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
-    _nonnegative("restart", restart)
+    if restart is not None:
+        _nonnegative("restart", restart)
+    check_order("optimal_interval(mtbf, ckpt_cost)", mtbf=m, ckpt_cost=d)
+    return _optimal(m, d)
+
+
+def _optimal(m, d):
+    """:func:`optimal_interval` on float hours, unchecked (for internal searches)."""
+    m, d = np.asarray(m, dtype=float), np.asarray(d, dtype=float)
     eps = d / m
-    w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
+    with np.errstate(over="ignore", invalid="ignore"):
+        w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
     p = np.sqrt(-2.0 * np.expm1(-np.minimum(eps, 1e-6)))
     series = p * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
     return (m * np.where(eps < 1e-6, series, w1))[()]
 
 
-def ettr(interval, mtbf, ckpt_cost, restart=0.0):
+def _ettr(t, m, d, r):
+    """:func:`ettr` on float hours, unchecked (for internal searches)."""
+    t, m, d, r = (np.asarray(x, dtype=float) for x in (t, m, d, r))
+    with np.errstate(over="ignore"):  # overflow means an ETTR of 0, not NaN
+        return (t / (m * np.exp(r / m) * np.expm1((t + d) / m)))[()]
+
+
+def ettr(interval, mtbf, ckpt_cost, restart=RESTART):
     """Useful fraction of wall time, τ / (M e^{R/M} (e^{(τ+δ)/M} − 1)) (Daly 2006).
 
-    Exact for exponential failures that may also strike during checkpoints
-    and restarts.  A checkpoint cost of zero is allowed; a cost larger than
-    the MTBF gives a small but valid ETTR (0.0 once the exponential
-    overflows, never NaN).
+    ``interval`` τ (compute between checkpoints), ``mtbf`` M, ``ckpt_cost`` δ
+    and ``restart`` R are durations (R defaults to
+    :data:`relmodel.defaults.RESTART`, 10 min); the result is a fraction in
+    [0, 1].  Exact for exponential failures that may also strike during
+    checkpoints and restarts.  A checkpoint cost of zero is allowed; a cost
+    at or above the MTBF gives a small but valid ETTR (0.0 once the
+    exponential overflows, never NaN) and an
+    :class:`~relmodel.errors.ArgumentOrderWarning`.  Vectorised.
+
+    Examples
+    --------
+    >>> tau = optimal_interval("3h", "45s")
+    >>> round(float(ettr(tau, "3h", "45s", "10min")), 4)
+    0.8622
+    >>> round(float(ettr(tau, "3h", "45s", 0)), 4)            # no restart time
+    0.9115
     """
     t = np.asarray(_positive("interval", interval), dtype=float)
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
     d = np.asarray(_nonnegative("ckpt_cost", ckpt_cost), dtype=float)
     r = np.asarray(_nonnegative("restart", restart), dtype=float)
-    with np.errstate(over="ignore"):  # overflow means an ETTR of 0, not NaN
-        return (t / (m * np.exp(r / m) * np.expm1((t + d) / m)))[()]
+    check_order("ettr(interval, mtbf, ckpt_cost, restart)", mtbf=m, ckpt_cost=d)
+    return _ettr(t, m, d, r)
 
 
 def _segment_terms(interval, mtbf, ckpt_cost, restart):
@@ -146,24 +216,33 @@ def _segment_terms(interval, mtbf, ckpt_cost, restart):
     }
 
 
-def expected_wall_time(work, interval, mtbf, ckpt_cost, restart=0.0):
+def expected_wall_time(work, interval, mtbf, ckpt_cost, restart=RESTART):
     """Expected wall-clock hours to finish ``work`` hours of computation.
+
+    ``work``, ``interval`` τ, ``mtbf`` M, ``ckpt_cost`` δ and ``restart`` R
+    are durations (R defaults to 10 min, :mod:`relmodel.defaults`).
 
     Daly (2006, FGCS 22(3)): T_w = M e^{R/M} (e^{(τ+δ)/M} - 1) T_s/τ,
     exact for exponential failures that may also strike during checkpoint
     writes and restarts.  As in the paper the work is cut into T_s/τ
     segments (a fractional count is allowed).  A checkpoint that takes longer
     than the MTBF is a valid input: the answer is finite but very large, and
-    becomes ``inf`` (never NaN) once e^{(τ+δ)/M} overflows.
+    becomes ``inf`` (never NaN) once e^{(τ+δ)/M} overflows.  Vectorised.
+
+    Examples
+    --------
+    >>> round(float(expected_wall_time("30d", "20min", "3h", "45s", "10min")) / 24, 2)   # days
+    34.87
     """
-    return time_breakdown(work, interval, mtbf, ckpt_cost, restart).wall_h
+    return _breakdown(work, interval, mtbf, ckpt_cost, restart,
+                      "expected_wall_time(work, interval, mtbf, ckpt_cost, restart)").wall_h
 
 
 def _as(name, x, positive):
     return np.asarray((_positive if positive else _nonnegative)(name, x), dtype=float)
 
 
-def time_breakdown(work, interval, mtbf, ckpt_cost, restart=0.0):
+def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
     """Where the expected wall time of a run goes: a :class:`TimeBreakdown`.
 
     Splits Daly's expected wall time (see :func:`expected_wall_time`) into
@@ -177,11 +256,26 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=0.0):
     * restarts: M (e^x - 1)(e^{R/M} - 1), including restarts that were
       themselves interrupted,
 
-    and the expected number of failures is wall time / M.
+    and the expected number of failures is wall time / M.  All arguments
+    are durations (``restart`` defaults to 10 min); every field of the
+    result is in hours except ``failures`` (a count).  Vectorised.
+
+    Examples
+    --------
+    >>> tau = optimal_interval("3h", "45s")
+    >>> b = time_breakdown("54d", tau, "3h", "45s", "10min")
+    >>> round(float(b.wall_h) / 24, 2), round(float(b.ettr), 4), round(float(b.failures))
+    (62.63, 0.8622, 501)
     """
+    return _breakdown(work, interval, mtbf, ckpt_cost, restart,
+                      "time_breakdown(work, interval, mtbf, ckpt_cost, restart)")
+
+
+def _breakdown(work, interval, mtbf, ckpt_cost, restart, signature):
     w = _as("work", work, True)
     t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
     d, r = _as("ckpt_cost", ckpt_cost, False), _as("restart", restart, False)
+    check_order(signature, work=w, interval=t, mtbf=m, ckpt_cost=d, restart=r, stacklevel=4)
     w, t, m, d, r = np.broadcast_arrays(w, t, m, d, r)
     terms = _segment_terms(t, m, d, r)
     nseg = w / t
@@ -249,7 +343,7 @@ def _fmt(v):
     return f"{float(v):.4g}" if np.ndim(v) == 0 else f"array{np.shape(v)}"
 
 
-def best_step_interval(step, mtbf, ckpt_cost, restart=0.0):
+def best_step_interval(step, mtbf, ckpt_cost, restart=RESTART):
     """Best checkpoint interval that is a whole number of training steps.
 
     A checkpoint can only be taken between steps, so τ = n * step with n a
@@ -257,21 +351,31 @@ def best_step_interval(step, mtbf, ckpt_cost, restart=0.0):
     :func:`optimal_interval`), so the best whole n is the floor or the
     ceiling of τ*/step, whichever gives the higher ETTR.  When a step is
     longer than τ* the answer is n = 1 (checkpoint after every step);
-    this is the documented answer, not an error.  Vectorised.
+    this is the documented answer, not an error.  ``step`` (the time of one
+    training step, which takes the place of the interval), ``mtbf``,
+    ``ckpt_cost`` and ``restart`` (default 10 min) are durations; the
+    result's ``*_h`` fields are hours.  Vectorised.
+
+    Examples
+    --------
+    >>> s = best_step_interval("4s", "3h", "45s", "10min")
+    >>> int(s.steps), round(float(s.interval_h), 4), round(float(s.ettr), 4)
+    (239, 0.2656, 0.8622)
     """
     s = _as("step", step, True)
     m, d = _as("mtbf", mtbf, True), _as("ckpt_cost", ckpt_cost, True)
     r = _as("restart", restart, False)
+    check_order("best_step_interval(step, mtbf, ckpt_cost, restart)", mtbf=m, ckpt_cost=d)
     s, m, d, r = np.broadcast_arrays(s, m, d, r)
-    tau = optimal_interval(m, d)
+    tau = _optimal(m, d)
     lo = np.maximum(np.floor(tau / s), 1.0)
     hi = lo + 1.0
-    e_lo, e_hi = ettr(lo * s, m, d, r), ettr(hi * s, m, d, r)
+    e_lo, e_hi = _ettr(lo * s, m, d, r), _ettr(hi * s, m, d, r)
     n = np.where(e_hi > e_lo, hi, lo)
     return StepInterval(
         steps=n.astype(np.int64)[()], step_h=s[()], interval_h=(n * s)[()],
         ettr=np.maximum(e_lo, e_hi)[()], optimal_interval_h=np.asarray(tau)[()],
-        optimal_ettr=ettr(tau, m, d, r),
+        optimal_ettr=_ettr(tau, m, d, r),
     )
 
 

@@ -20,6 +20,9 @@ snapshot waits for the previous persist.  A checkpoint is durable once its
 persist completes; a failure before that falls back to the previous durable
 checkpoint.
 
+In the functions below the blocking stall δ_b is ``ckpt_cost`` (the time a
+checkpoint stalls the job, as everywhere else) and P is ``persist``.
+
 Cycle between two durable checkpoints (the job is then already
 min(τ, P) into the next segment): it needs L = max(τ, P) + δ_b of
 uninterrupted time.  After a failure the job restarts (R) from the previous
@@ -51,8 +54,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
-from .intervals import TimeBreakdown, _as, optimal_interval, ettr
+from ..defaults import RESTART
 from ..errors import ModelInputError
+from .intervals import TimeBreakdown, _as, _ettr, _optimal
+from .order import check_order
 
 __all__ = [
     "async_ettr", "async_breakdown", "async_optimal_interval",
@@ -72,32 +77,52 @@ def _async_terms(t, m, db, p, r):
     return e, rest, db + np.maximum(p - t, 0.0)
 
 
-def async_ettr(interval, mtbf, stall, persist, restart=0.0):
-    """ETTR with asynchronous checkpoints (blocking ``stall``, background ``persist``).
+def async_ettr(interval, mtbf, ckpt_cost, persist, restart=RESTART):
+    """ETTR with asynchronous checkpoints (blocking ``ckpt_cost``, background ``persist``).
 
     τ / (M (e^{(max(τ,P) + δ_b)/M} - 1) e^{(R + min(τ,P))/M}); see the
-    module docstring for the model and derivation.  Vectorised.
+    module docstring for the model and derivation.  ``interval`` τ,
+    ``mtbf`` M, ``ckpt_cost`` δ_b (the stall), ``persist`` P and ``restart``
+    R (default 10 min) are durations; the result is a fraction.  Vectorised.
+
+    Examples
+    --------
+    >>> round(float(async_ettr("20min", "3h", "5s", "2min", "10min")), 4)
+    0.8806
+    >>> round(float(async_ettr("20min", "3h", "5s", 0, "10min")), 4)   # no persist: Daly's ETTR
+    0.8905
     """
     t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
-    db, p = _as("stall", stall, False), _as("persist", persist, False)
+    db, p = _as("ckpt_cost", ckpt_cost, False), _as("persist", persist, False)
     r = _as("restart", restart, False)
+    check_order("async_ettr(interval, mtbf, ckpt_cost, persist, restart)", mtbf=m, ckpt_cost=db)
     e, _, _ = _async_terms(t, m, db, p, r)
     with np.errstate(divide="ignore"):
         return np.where(np.isinf(e), 0.0, t / e)[()]
 
 
-def async_breakdown(work, interval, mtbf, stall, persist, restart=0.0):
+def async_breakdown(work, interval, mtbf, ckpt_cost, persist, restart=RESTART):
     """Expected hours of a run with asynchronous checkpoints, as a :class:`TimeBreakdown`.
 
     ``checkpoint_h`` counts the stalls (and the wait for a previous persist
     when τ < P) of the checkpoints that became durable; ``restart_time_h``
     all restart time; ``lost_h`` everything else that was thrown away
-    (compute and stalls after the last durable checkpoint).
+    (compute and stalls after the last durable checkpoint).  Arguments are
+    durations as in :func:`async_ettr`, with ``work`` the compute the run
+    needs; the fields of the result are hours.
+
+    Examples
+    --------
+    >>> b = async_breakdown("30d", "20min", "3h", "5s", "2min", "10min")
+    >>> round(float(b.wall_h) / 24, 2), round(float(b.ettr), 4)
+    (34.07, 0.8806)
     """
     w = _as("work", work, True)
     t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
-    db, p = _as("stall", stall, False), _as("persist", persist, False)
+    db, p = _as("ckpt_cost", ckpt_cost, False), _as("persist", persist, False)
     r = _as("restart", restart, False)
+    check_order("async_breakdown(work, interval, mtbf, ckpt_cost, persist, restart)", work=w, interval=t,
+                mtbf=m, ckpt_cost=db, restart=r)
     w, t, m, db, p, r = np.broadcast_arrays(w, t, m, db, p, r)
     e, rest, ck = _async_terms(t, m, db, p, r)
     n = w / t
@@ -109,19 +134,27 @@ def async_breakdown(work, interval, mtbf, stall, persist, restart=0.0):
     )
 
 
-def async_optimal_interval(mtbf, stall, persist, restart=0.0):
+def async_optimal_interval(mtbf, ckpt_cost, persist, restart=RESTART):
     """Interval maximising :func:`async_ettr` (hours).
 
     For τ >= P the ETTR is Daly's with δ = δ_b up to a constant factor, so
     its stationary point is Daly's exact optimum τ*(δ_b); for τ < P it is
     proportional to τ e^{-τ/M}, stationary at τ = M.  The best of τ*, P
-    and M is the global maximum.  Vectorised.
+    and M is the global maximum.  Durations in, hours out.  Vectorised.
+
+    Examples
+    --------
+    >>> round(float(async_optimal_interval("3h", "5s", "2min", "10min")) * 60, 2)   # minutes
+    5.42
     """
-    m, db = _as("mtbf", mtbf, True), _as("stall", stall, True)
+    m, db = _as("mtbf", mtbf, True), _as("ckpt_cost", ckpt_cost, True)
     p, r = _as("persist", persist, False), _as("restart", restart, False)
-    tau = optimal_interval(m, db)
+    check_order("async_optimal_interval(mtbf, ckpt_cost, persist, restart)", mtbf=m, ckpt_cost=db)
+    tau = _optimal(m, db)
     cands = np.stack(np.broadcast_arrays(tau, np.where(p > 0, p, tau), m))
-    vals = async_ettr(cands, m, db, p, r)
+    e, _, _ = _async_terms(cands, m, db, p, r)
+    with np.errstate(divide="ignore"):
+        vals = np.where(np.isinf(e), 0.0, cands / e)
     return np.take_along_axis(cands, np.argmax(vals, axis=0)[None], axis=0)[0][()]
 
 
@@ -156,18 +189,33 @@ def _period_time(t, k, m, d1, d2, f, r1, r2, restarts_only=False):
         return (alpha + beta * m * np.expm1(r2 / m)) / (1 - beta)
 
 
-def two_level_ettr(interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast_restart=0.0,
-                   slow_restart=0.0):
+def two_level_ettr(interval, mtbf, fast_cost, slow_cost, fast_restart=RESTART, slow_restart=RESTART, *,
+                   k, fast_fraction):
     """Exact ETTR of two-level checkpointing (model in the module docstring).
 
     ``interval`` τ between checkpoints, every ``k``-th of them (a whole
     number >= 1) to the slow level; ``fast_fraction`` f in [0, 1] of
     failures recover from the fast level.  With k = 1 and f = 0, or f = 1
-    and equal costs, this is :func:`relmodel.ettr`.  Vectorised over
-    everything but ``k``.
+    and equal costs, this is :func:`relmodel.ettr`.  Durations (``interval``,
+    ``mtbf``, the two costs and the two restarts, both restarts 10 min by
+    default) come first in the usual order; ``k`` and ``fast_fraction`` are
+    keyword-only.  Vectorised over everything but ``k``.
+
+    Examples
+    --------
+    >>> round(float(two_level_ettr("10min", "3h", "5s", "2min", "2min", "10min", k=4, fast_fraction=0.8)), 4)
+    0.8844
+    >>> round(float(two_level_ettr("20min", "3h", "45s", "45s", 0, "10min", k=1, fast_fraction=0.0)), 4)
+    0.8602
     """
     t, m, d1, d2, f, r1, r2 = _two_level_args(interval, k, mtbf, fast_cost, slow_cost, fast_fraction,
                                              fast_restart, slow_restart)
+    check_order("two_level_ettr(interval, mtbf, fast_cost, slow_cost, fast_restart, slow_restart, *, k, "
+                "fast_fraction)", mtbf=m, ckpt_cost=d1)
+    return _two_level_ettr(t, k, m, d1, d2, f, r1, r2)
+
+
+def _two_level_ettr(t, k, m, d1, d2, f, r1, r2):
     period = _period_time(t, int(k), m, d1, d2, f, r1, r2)
     with np.errstate(invalid="ignore"):
         return np.where(np.isfinite(period) & (period > 0), k * t / period, 0.0)[()]
@@ -185,16 +233,25 @@ def _two_level_args(interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast
     return np.broadcast_arrays(t, m, d1, d2, f, r1, r2)
 
 
-def two_level_breakdown(work, interval, k, mtbf, fast_cost, slow_cost, fast_fraction, fast_restart=0.0,
-                        slow_restart=0.0):
+def two_level_breakdown(work, interval, mtbf, fast_cost, slow_cost, fast_restart=RESTART,
+                        slow_restart=RESTART, *, k, fast_fraction):
     """Expected hours of a two-level run, as a :class:`~relmodel.checkpoint.TimeBreakdown`.
 
     Per period: useful k τ, checkpoint writes (k - 1) δ_1 + δ_2 (the writes
     that completed and were kept), restarts from the same linear system with
     only restart time counted (see ``_period_time``), lost work the rest.
     ``ckpt_cost_h`` reports the slow cost, ``restart_h`` the slow restart.
+    Arguments as in :func:`two_level_ettr`, with ``work`` first; hours out.
+
+    Examples
+    --------
+    >>> b = two_level_breakdown("30d", "10min", "3h", "5s", "2min", "2min", "10min", k=4, fast_fraction=0.8)
+    >>> round(float(b.ettr), 4)
+    0.8844
     """
     w = _as("work", work, True)
+    check_order("two_level_breakdown(work, interval, mtbf, fast_cost, slow_cost, fast_restart, slow_restart, "
+                "*, k, fast_fraction)", work=w, interval=_as("interval", interval, True))
     t, m, d1, d2, f, r1, r2 = _two_level_args(interval, k, mtbf, fast_cost, slow_cost, fast_fraction,
                                              fast_restart, slow_restart)
     k = int(k)
@@ -242,27 +299,36 @@ def _best_tau(k, m, d1, d2, f, r1, r2):
     """Best τ for a given k: log grid, then Brent's method between the grid neighbours."""
     args = (m, d1, d2, f, r1, r2)
     grid = np.geomspace(1e-4, 10.0, 121) * m
-    i = int(np.argmax(two_level_ettr(grid, k, *args)))
+    i = int(np.argmax(_two_level_ettr(grid, k, *args)))
     lo, hi = np.log(grid[max(i - 1, 0)]), np.log(grid[min(i + 1, grid.size - 1)])
-    res = minimize_scalar(lambda x: -float(two_level_ettr(np.exp(x), k, *args)), bounds=(lo, hi),
+    res = minimize_scalar(lambda x: -float(_two_level_ettr(np.exp(x), k, *args)), bounds=(lo, hi),
                           method="bounded", options={"xatol": 1e-9})
     return float(np.exp(res.x)), -float(res.fun)
 
 
-def two_level_optimum(mtbf, fast_cost, slow_cost, fast_fraction, fast_restart=0.0, slow_restart=0.0,
-                      *, k_max=1000, patience=8):
+def two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart=RESTART, slow_restart=RESTART, *,
+                      fast_fraction, k_max=1000, patience=8):
     """Best pair (τ, k) of fast interval and slow-level period, and its ETTR.
 
     For each k = 1, 2, ... the best τ is found numerically on the exact
     :func:`two_level_ettr`; the search over k stops ``patience`` steps after
     the last improvement (or at ``k_max``).  Returns a :class:`TwoLevelPlan`
     with the best slow-level-only plan (Daly's exact optimum with the slow
-    cost and restart) beside it.
+    cost and restart) beside it.  Durations in the usual order (both
+    restarts 10 min by default); ``fast_fraction`` is keyword-only.
+
+    Examples
+    --------
+    >>> plan = two_level_optimum("3h", "5s", "2min", "2min", "10min", fast_fraction=0.8)
+    >>> plan.k, round(plan.fast_interval_h * 60, 2), round(plan.ettr, 4), round(plan.single_level_ettr, 4)
+    (10, 5.72, 0.8915, 0.8119)
     """
     m, d1, d2 = float(_as("mtbf", mtbf, True)), float(_as("fast_cost", fast_cost, True)), \
         float(_as("slow_cost", slow_cost, True))
     r1, r2 = float(_as("fast_restart", fast_restart, False)), float(_as("slow_restart", slow_restart, False))
     f = float(fast_fraction)
+    check_order("two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart, slow_restart, *, fast_fraction)",
+                mtbf=m, ckpt_cost=d1)
     best, since = (None, -1.0, 0), 0
     for k in range(1, int(k_max) + 1):
         tau, val = _best_tau(k, m, d1, d2, f, r1, r2)
@@ -273,7 +339,7 @@ def two_level_optimum(mtbf, fast_cost, slow_cost, fast_fraction, fast_restart=0.
             if since >= patience:
                 break
     tau, val, k = best
-    t1 = float(optimal_interval(m, d2))
+    t1 = float(_optimal(m, d2))
     return TwoLevelPlan(fast_interval_h=tau, k=k, slow_interval_h=tau * k, ettr=val,
-                        single_level_interval_h=t1, single_level_ettr=float(ettr(t1, m, d2, r2)),
+                        single_level_interval_h=t1, single_level_ettr=float(_ettr(t1, m, d2, r2)),
                         mtbf_h=m, fast_fraction=f)

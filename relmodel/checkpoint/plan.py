@@ -2,16 +2,16 @@
 
 import pandas as pd
 
-from .intervals import (best_step_interval, daly_interval, optimal_interval, time_breakdown,
-                         young_interval)
-from ..errors import ModelInputError
-from .multilevel import async_breakdown, async_optimal_interval
+from ..defaults import RESTART
 from ..units import hours
+from .intervals import _daly, _optimal, best_step_interval, time_breakdown
+from .multilevel import async_breakdown, async_optimal_interval
+from .order import check_order
 
 __all__ = ["compare_intervals"]
 
 
-def compare_intervals(mtbf, ckpt_cost, restart=0.0, work=None, step=None, persist=None):
+def compare_intervals(mtbf, ckpt_cost, restart=RESTART, *, work=None, step=None, persist=None):
     """Young, Daly and exact intervals (and the best whole-step one) with ETTR and breakdown.
 
     One row per method: interval in hours and minutes, ETTR, the shares of
@@ -20,9 +20,21 @@ def compare_intervals(mtbf, ckpt_cost, restart=0.0, work=None, step=None, persis
     With ``persist``, ``ckpt_cost`` is also read as the blocking stall of an
     asynchronous checkpoint whose background persist takes ``persist``, and
     a row "async exact" gives its best interval (:mod:`relmodel.checkpoint.multilevel`).
+
+    ``mtbf``, ``ckpt_cost``, ``restart`` (default 10 min) and the keyword-only
+    ``work``, ``step`` and ``persist`` are durations; ``interval_h`` and
+    ``wall_h`` are hours, the shares fractions of the wall time.
+
+    Examples
+    --------
+    >>> df = compare_intervals("3h", "45s", "10min")
+    >>> [(r.method, round(r.interval_min, 2), round(r.ettr, 4)) for r in df.itertuples()]
+    [('Young', 16.43, 0.8622), ('Daly', 15.94, 0.8622), ('exact', 15.94, 0.8622)]
     """
     m, d, r = hours(mtbf), hours(ckpt_cost), hours(restart)
-    taus = {"Young": young_interval(d, m), "Daly": daly_interval(d, m), "exact": optimal_interval(m, d)}
+    check_order("compare_intervals(mtbf, ckpt_cost, restart, *, work, step, persist)", mtbf=m, ckpt_cost=d,
+                work=None if work is None else hours(work), restart=r)
+    taus = {"Young": (2.0 * d * m) ** 0.5, "Daly": _daly(m, d), "exact": _optimal(m, d)}
     if step is not None:
         taus["whole steps"] = best_step_interval(step, m, d, r).interval_h
     if persist is not None:

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .intervals import ettr, optimal_interval
+from ..defaults import RESTART
 from ..errors import ModelInputError
+from .intervals import _ettr, _optimal
+from .order import check_order
 from .simulate import simulate_training
 from .sources import as_failure_source
 from ..units import hours
@@ -62,7 +64,7 @@ class IntervalSearch:
         return pd.DataFrame([
             {"interval": "simulated best", "interval_h": self.interval_h, "ettr_sim": self.ettr,
              "ettr_lo": self.ettr_lo, "ettr_hi": self.ettr_hi,
-             "ettr_if_exponential": float(ettr(self.interval_h, self.mtbf_h, self.ckpt_cost_h, self.restart_h))},
+             "ettr_if_exponential": float(_ettr(self.interval_h, self.mtbf_h, self.ckpt_cost_h, self.restart_h))},
             {"interval": "exponential optimum", "interval_h": self.exp_interval_h,
              "ettr_sim": self.exp_interval_sim_ettr, "ettr_lo": self.exp_interval_sim_lo,
              "ettr_hi": self.exp_interval_sim_hi, "ettr_if_exponential": self.exp_ettr},
@@ -74,7 +76,7 @@ class IntervalSearch:
 
 
 def _sim_ettr(work, tau, d, r, src, replicas, seed):
-    s = simulate_training(work, tau, d, r, src, replicas=replicas, seed=seed)
+    s = simulate_training(work, tau, src, d, r, replicas=replicas, seed=seed)
     lo, hi = s.ettr_ci(0.99)
     return s.ettr, lo, hi
 
@@ -89,7 +91,7 @@ def _parabola_peak(x, y, i):
     return float(np.clip(-a[1] / (2 * a[0]), x[i - 1], x[i + 1]))
 
 
-def best_interval(failures, ckpt_cost, restart=0.0, *, work=None, replicas=2000, seed=0, grid=21,
+def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2000, seed=0, grid=21,
                   span=6.0, confirm_replicas=None):
     """Simulated best periodic checkpoint interval for ``failures``.
 
@@ -98,6 +100,7 @@ def best_interval(failures, ckpt_cost, restart=0.0, *, work=None, replicas=2000,
     failures
         Anything :func:`relmodel.simulate_training` accepts.
     ckpt_cost, restart : duration
+        Checkpoint cost and restart time (default 10 min).
     work : duration, optional
         Work per simulated run; default 300 times the mean time between
         failures, so each run sees a few hundred failures.
@@ -107,6 +110,16 @@ def best_interval(failures, ckpt_cost, restart=0.0, *, work=None, replicas=2000,
         Number of intervals, log-spaced from τ_exp/span to τ_exp*span.
     confirm_replicas
         Replicas of the two confirmation runs (default 4 x replicas).
+
+    Returns an :class:`IntervalSearch`; intervals in hours.
+
+    Examples
+    --------
+    For exponential failures the simulated best sits near Daly's exact optimum (0.2656 h):
+
+    >>> res = best_interval("3h", "45s", "10min", replicas=200, grid=7, work="300h", seed=1)
+    >>> round(res.exp_interval_h, 4), 0.15 < res.interval_h < 0.45
+    (0.2656, True)
     """
     src = as_failure_source(failures)
     d, r = hours(ckpt_cost), hours(restart)
@@ -115,7 +128,8 @@ def best_interval(failures, ckpt_cost, restart=0.0, *, work=None, replicas=2000,
     if int(grid) != grid or grid < 3 or not span > 1:
         raise ModelInputError("grid must be a whole number >= 3 and span greater than 1")
     m = src.mean_h
-    tau_exp = float(optimal_interval(m, d))
+    check_order("best_interval(failures, ckpt_cost, restart)", mtbf=m, ckpt_cost=d)
+    tau_exp = float(_optimal(m, d))
     w = hours(work) if work is not None else 300 * m
     taus = tau_exp * np.geomspace(1 / span, span, int(grid))
     rows = [(t,) + _sim_ettr(w, t, d, r, src, replicas, seed) for t in taus]
@@ -129,6 +143,6 @@ def best_interval(failures, ckpt_cost, restart=0.0, *, work=None, replicas=2000,
     e2, lo2, hi2 = _sim_ettr(w, tau_exp, d, r, src, n2, s2)
     return IntervalSearch(
         interval_h=best, ettr=e, ettr_lo=lo, ettr_hi=hi, exp_interval_h=tau_exp,
-        exp_ettr=float(ettr(tau_exp, m, d, r)), exp_interval_sim_ettr=e2, exp_interval_sim_lo=lo2,
+        exp_ettr=float(_ettr(tau_exp, m, d, r)), exp_interval_sim_ettr=e2, exp_interval_sim_lo=lo2,
         exp_interval_sim_hi=hi2, mtbf_h=m, ckpt_cost_h=d, restart_h=r, source=src.describe(), curve=curve,
     )

@@ -28,8 +28,10 @@ Two engines, both vectorised across replicas with no Python loop per failure:
 
 import numpy as np
 
+from ..defaults import RESTART
+from ..errors import DurationError, ModelInputError
 from .intervals import expected_wall_time
-from ..errors import ModelInputError
+from .order import check_order
 from .sim_result import SimulationResult
 from .sources import ExponentialFailures, as_failure_source
 from ..units import hours
@@ -41,8 +43,15 @@ _NEVER_ENDS = ("the job does not finish: with these failures it rarely gets an i
                "and a restart done between two failures (ETTR near 0); shorten the interval or the costs")
 
 
+_SIGNATURE = "simulate_training(work, interval, failures, ckpt_cost, restart)"
+
+
 def _duration(name, x, positive):
-    v = hours(x)
+    try:
+        v = hours(x)
+    except (DurationError, TypeError, ValueError) as e:
+        raise ModelInputError(f"{name} must be a duration; got {type(x).__name__} {str(x)[:60]!r}. The argument "
+                              f"order is {_SIGNATURE} since relmodel 0.2.0") from e
     if np.ndim(v) or not np.isfinite(v) or v < 0 or (positive and v == 0):
         what = "positive" if positive else "zero or more"
         raise ModelInputError(f"{name} must be one finite duration, {what}; got {x!r}")
@@ -62,7 +71,7 @@ def _groups(segs):
     return [g for g in ((n, span), (1, tail)) if g[0] and g[1]]
 
 
-def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=1000,
+def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, replicas=1000,
                       seed=None, step=None, rng=None):
     """Simulate ``replicas`` runs of a checkpointed training job.
 
@@ -74,14 +83,15 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
         Compute time between checkpoints τ.  With ``step`` it is rounded down
         to a whole number of steps; an interval shorter than one step raises
         :class:`~relmodel.errors.ModelInputError`.
-    ckpt_cost, restart : duration
-        Checkpoint write δ (zero allowed) and restart time R (zero allowed).
     failures
         Job MTBF (number of hours or duration string: exponential failures),
         a fitted distribution with ``mean_h`` and ``sample`` or ``ppf`` (renewal between
         job failures), :class:`~relmodel.checkpoint.sources.NodeRenewals`,
         an interruption log or :class:`~relmodel.checkpoint.sources.LogReplay`,
         or a count table (exponential at its job MTBF).
+    ckpt_cost, restart : duration
+        Checkpoint write δ (zero allowed) and restart time R (zero allowed;
+        default 10 min, :mod:`relmodel.defaults`).
     replicas : int
     seed, rng
         Seed or ``numpy.random.Generator``.
@@ -91,6 +101,18 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
     SimulationResult
         Per-replica wall time and lost-time breakdown, ETTR with confidence
         intervals, wall-time quantiles.
+
+    Since 0.2.0 the failures come third, where the MTBF is in every other
+    function: (work, interval, failures, ckpt_cost, restart).
+
+    Examples
+    --------
+    >>> s = simulate_training("30d", "16min", "3h", "45s", "10min", replicas=400, seed=1)
+    >>> lo, hi = s.ettr_ci(0.99)
+    >>> bool(lo < 0.8622 < hi)              # Daly's exact ETTR at this interval
+    True
+    >>> round(s.ettr, 2)
+    0.86
     """
     w = _duration("work", work, True)
     tau = _duration("interval", interval, True)
@@ -103,6 +125,7 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
     if int(replicas) != replicas or replicas < 2:
         raise ModelInputError(f"replicas must be a whole number of 2 or more; got {replicas!r}")
     src = as_failure_source(failures)
+    check_order(_SIGNATURE, work=w, interval=tau, mtbf=src.mean_h, ckpt_cost=d, restart=r)
     rng = rng if rng is not None else np.random.default_rng(seed)
     segs = _segments(w, tau, d)
     est = float(expected_wall_time(w, tau, src.mean_h, d, r))
