@@ -5,12 +5,13 @@ import json
 import click
 import numpy as np
 
-from ..checkpoint.plan import compare_intervals
-from ..scale.scaling import job_mtbf_from_source
-from .common import echo_frame, format_option, load_source, log_options
-from ..errors import ModelInputError
 from ..checkpoint.multilevel import two_level_breakdown, two_level_optimum
+from ..checkpoint.plan import compare_intervals
+from ..defaults import DEFAULTS
+from ..errors import ModelInputError
+from ..scale.scaling import job_mtbf_from_source
 from ..units import hours
+from .common import echo_frame, format_option, load_source, log_options
 
 __all__ = ["command"]
 
@@ -28,14 +29,17 @@ def _for_people(df):
 @click.option("--log", "log", help="Take the job MTBF from a log or count table: llama3, stepfun, lanl, or a "
               "file read with the column options below.")
 @click.option("--gpus", type=int, help="With --log: scale the MTBF to a job on this many GPUs.")
-@click.option("--gpus-per-node", type=int, default=8, show_default=True, help="With --gpus.")
-@click.option("--ckpt-cost", required=True, help="Time the job is stalled writing one checkpoint, e.g. 45s.")
-@click.option("--restart", default="0", show_default=True, help="Restart time (detect, reschedule, reload).")
+@click.option("--gpus-per-node", type=int, default=DEFAULTS["gpus_per_node"], show_default=True, help="With --gpus.")
+@click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
+              help="Time the job is stalled writing one checkpoint, e.g. 45s.")
+@click.option("--restart", default=DEFAULTS["restart"], show_default=True,
+              help="Restart time (detect, reschedule, reload).")
 @click.option("--step", help="Training step time; adds the best whole-step interval.")
 @click.option("--persist", help="Asynchronous checkpoints: background persist time (--ckpt-cost is the stall).")
 @click.option("--fast-cost", help="Two-level: cost of a fast (in-memory or peer) checkpoint.")
 @click.option("--fast-fraction", type=float, help="Two-level: share of failures the fast level can recover.")
-@click.option("--fast-restart", default="0", show_default=True, help="Two-level: restart from the fast level.")
+@click.option("--fast-restart", default=DEFAULTS["restart"], show_default=True,
+              help="Two-level: restart from the fast level.")
 @click.option("--fit", "family", help="With --log: fit this distribution (e.g. weibull) to the times between "
               "interruptions and find the best interval by simulation, beside the exponential answer.")
 @click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
@@ -127,8 +131,8 @@ def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
 
 
 def _two_level_shares(plan, mtbf, slow_cost, slow_restart, fast_cost, fast_restart):
-    b = two_level_breakdown(1.0, plan.fast_interval_h, plan.k, hours(mtbf), fast_cost, slow_cost,
-                            plan.fast_fraction, fast_restart, slow_restart)
+    b = two_level_breakdown(1.0, plan.fast_interval_h, hours(mtbf), fast_cost, slow_cost, fast_restart,
+                            slow_restart, k=plan.k, fast_fraction=plan.fast_fraction)
     return [100 * float(x / b.wall_h) for x in (b.checkpoint_h, b.lost_h, b.restart_time_h)]
 
 
@@ -139,7 +143,8 @@ def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_res
         raise ModelInputError("two-level checkpointing needs both --fast-cost and --fast-fraction")
     if not 0 <= fast_fraction <= 1:
         raise ModelInputError(f"--fast-fraction must be between 0 and 1; got {fast_fraction}")
-    return two_level_optimum(hours(mtbf), fast_cost, slow_cost, fast_fraction, fast_restart, slow_restart)
+    return two_level_optimum(hours(mtbf), fast_cost, slow_cost, fast_restart, slow_restart,
+                             fast_fraction=fast_fraction)
 
 
 def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):
@@ -147,5 +152,5 @@ def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):
     if work is None:
         raise ModelInputError("--simulate needs --work (how much training to simulate)")
     tau = float(df.loc[df["method"] == "exact", "interval_h"].iloc[0])
-    s = simulate_training(work, tau, ckpt_cost, restart, hours(mtbf), replicas=replicas, seed=seed)
+    s = simulate_training(work, tau, hours(mtbf), ckpt_cost, restart, replicas=replicas, seed=seed)
     return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.summary().items()}

@@ -7,6 +7,7 @@ import numpy as np
 
 from .common import echo_frame, format_option, load_source, log_options
 from ..scale.cluster import Cluster
+from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..scale.requirements import plan_requirements
 
@@ -40,11 +41,14 @@ def _units(pairs):
 
 
 @click.command("requirements")
-@click.option("--gpus", type=click.IntRange(min=1), required=True, help="GPUs in the planned job.")
-@click.option("--target-ettr", type=float, default=0.9, show_default=True,
+@click.option("--gpus", type=click.IntRange(min=1), default=DEFAULTS["n_gpus"], show_default=True,
+              help="GPUs in the planned job.")
+@click.option("--target-ettr", type=float, default=DEFAULTS["target_ettr"], show_default=True,
               help="Target effective training time ratio, a fraction below 1.")
-@click.option("--ckpt-cost", default="1min", show_default=True, help="Time the job stalls per checkpoint.")
-@click.option("--restart", default="10min", show_default=True, help="Time to detect, reschedule and reload.")
+@click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
+              help="Time the job stalls per checkpoint.")
+@click.option("--restart", default=DEFAULTS["restart"], show_default=True,
+              help="Time to detect, reschedule and reload.")
 @click.option("--log", "log", default="llama3", show_default=True,
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
 @click.option("--cluster", type=click.Choice(sorted(Cluster.presets())),
@@ -85,7 +89,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if not plan.feasible:
         raise InfeasibleTargetError(plan.message)
     if fmt == "json":
-        out = {"summary": json.loads(plan.summary().to_json(orient="records")),
+        out = {"assumption": plan.assumption, "summary": json.loads(plan.summary().to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
         click.echo(json.dumps(out, indent=2))
         return

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_interval
+from ..defaults import RESTART
 from ..units import hours
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
@@ -16,7 +17,7 @@ def _axes(ax):
     return ax
 
 
-def plot_ettr_curve(mtbf, ckpt_cost, restart=0.0, *, ax=None, span=8.0, label=None):
+def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, label=None):
     """ETTR against checkpoint interval (log axis) with Young, Daly and exact marked."""
     ax = _axes(ax)
     m, d, r = hours(mtbf), hours(ckpt_cost), hours(restart)
@@ -24,7 +25,7 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=0.0, *, ax=None, span=8.0, label=No
     taus = np.geomspace(best / span, min(best * span, 50 * m), 400)
     ax.plot(taus * 60, 100 * ettr(taus, m, d, r), color="C0",
             label=label or f"M = {m:.3g} h, δ = {d * 3600:.3g} s, R = {r * 60:.3g} min")
-    marks = (("Young", young_interval(d, m), "C1", "o", 11), ("Daly", daly_interval(d, m), "C2", "s", 8),
+    marks = (("Young", young_interval(m, d), "C1", "o", 11), ("Daly", daly_interval(m, d), "C2", "s", 8),
              ("exact", best, "C3", "*", 9))
     for name, tau, color, marker, size in marks:
         e = float(ettr(tau, m, d, r))
@@ -100,7 +101,7 @@ def plot_interval_search(search, *, ax=None):
     return ax
 
 
-def plot_two_level(plan, fast_cost, slow_cost, fast_restart=0.0, slow_restart=0.0, *, ks=None, ax=None):
+def plot_two_level(plan, fast_cost, slow_cost, fast_restart=RESTART, slow_restart=RESTART, *, ks=None, ax=None):
     """ETTR against the fast interval for several k, from a :func:`relmodel.two_level_optimum` plan.
 
     One curve per k (slow checkpoint every k fast ones; the plan's k among
@@ -110,9 +111,10 @@ def plot_two_level(plan, fast_cost, slow_cost, fast_restart=0.0, slow_restart=0.
     ax = _axes(ax)
     ks = sorted(set(ks or {1, max(plan.k // 2, 1), plan.k, 2 * plan.k}))
     taus = plan.fast_interval_h * np.geomspace(0.1, 10, 300)
-    args = (plan.mtbf_h, fast_cost, slow_cost, plan.fast_fraction, fast_restart, slow_restart)
+    args = (plan.mtbf_h, fast_cost, slow_cost, fast_restart, slow_restart)
     for i, k in enumerate(ks):
-        ax.plot(taus * 60, 100 * two_level_ettr(taus, k, *args), color=f"C{i}", label=f"k = {k}")
+        e = two_level_ettr(taus, *args, k=k, fast_fraction=plan.fast_fraction)
+        ax.plot(taus * 60, 100 * e, color=f"C{i}", label=f"k = {k}")
     ax.plot([60 * plan.fast_interval_h], [100 * plan.ettr], "k*", markersize=10,
             label=f"best: every {60 * plan.fast_interval_h:.3g} min, k = {plan.k}")
     ax.axhline(100 * plan.single_level_ettr, color="gray", linestyle="--",

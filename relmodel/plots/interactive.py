@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..checkpoint.intervals import ettr, optimal_interval
+from ..defaults import CKPT_COST, N_GPUS, RESTART, TARGET_ETTR
 from ..units import hours
 
 __all__ = ["what_if", "dashboard", "controls", "GPU_CHOICES"]
@@ -39,7 +40,7 @@ def _key(source):
     return id(source)
 
 
-def what_if(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
+def what_if(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None):
     """The dashboard's numbers as a dict: job MTBF, optimal interval, ETTR, required node MTBF.
 
     Required node MTBF is NaN when the per-job causes alone miss the target.
@@ -47,7 +48,7 @@ def what_if(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, so
     from ..scale.requirements import required_node_mtbf
     from ..errors import InfeasibleTargetError
     mtbf, fixed, n_nodes = _scaled(int(n_gpus), _key(source))
-    tau = float(optimal_interval(mtbf, ckpt_cost, restart))
+    tau = float(optimal_interval(mtbf, ckpt_cost))
     try:
         node = required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart,
                                   gpus_per_node=int(n_gpus) / n_nodes,
@@ -92,7 +93,7 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
     ax.grid(alpha=0.3, which="both")
 
 
-def dashboard(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
+def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None):
     """A matplotlib Figure: ETTR against interval, and required node MTBF against size.
 
     ``source`` is a CountTable or InterruptionLog of observed rates (default:
@@ -117,7 +118,7 @@ def _png(fig):
     return buf.getvalue()
 
 
-def controls(n_gpus=16384, ckpt_cost="1min", restart="10min", target_ettr=0.9, source=None):
+def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None):
     """ipywidgets sliders that redraw :func:`dashboard` live; returns the widget box.
 
     The figure is an ``ipywidgets.Image`` redrawn when a slider moves (no

@@ -6,6 +6,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 
 import numpy as np
 
+from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
 from ..scale.requirements import requirements_table
 from ..units import hours
 
@@ -27,28 +28,31 @@ def _minutes(h):
     return f"{m:g} min" if m >= 1 else f"{60 * m:g} s"
 
 
-def required_mtbf_plot(n_gpus=None, target_ettr=0.9, ckpt_costs=("30s", "1min", "5min"), restarts=("10min",),
-                       per="node", gpus_per_node=8, fixed_rate_per_h=0.0, ax=None):
+def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", "1min", "5min"),
+                       restarts=(RESTART,), per="node", gpus_per_node=GPUS_PER_NODE, fixed_rate_per_h=None, *,
+                       source=None, ax=None):
     """Log-log plot of the required MTBF (per node, GPU or job) from 1k to 1M GPUs.
 
     One line per (checkpoint cost, restart) pair, computed by
     :func:`relmodel.scale.requirements.requirements_table`; sizes where the target is
-    out of reach are left out of a line.
+    out of reach are left out of a line.  As there, one of
+    ``fixed_rate_per_h`` or ``source`` says which per-job rate is held; the
+    title says it.
     """
     from ..errors import ModelInputError
     if per not in _PER:
         raise ModelInputError(f"per must be one of {', '.join(_PER)}; got {per!r}")
     n = np.unique(np.logspace(3, 6, 31).round()) if n_gpus is None else np.asarray(n_gpus)
     ax = _axes(ax)
-    table = requirements_table(n, target_ettr, ckpt_costs, restarts, gpus_per_node, fixed_rate_per_h)
+    table = requirements_table(n, target_ettr, ckpt_costs, restarts, gpus_per_node, fixed_rate_per_h,
+                               source=source)
     for (d, r), g in table.groupby(["ckpt_cost_h", "restart_h"], sort=False):
         g = g[g["feasible"]]
         ax.loglog(g["n_gpus"], g[_PER[per]], marker=".", label=f"checkpoint {_minutes(d)}, restart {_minutes(r)}")
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel(f"required {per} MTBF (h)")
     title = f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval"
-    if fixed_rate_per_h:
-        title += f"\nper-job causes held at {24 * fixed_rate_per_h:.2g} interruptions/day"
+    title += f"\n{table.attrs['assumption']}"
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")

@@ -25,6 +25,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from ..defaults import CKPT_COST, RESTART
 from ..checkpoint.intervals import optimal_interval
 from ..errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
@@ -172,7 +173,7 @@ class WhatIf:
         return f"<p>What if {self.changes}</p>" + self.to_frame().to_html(index=False)
 
 
-def what_if(scaled, changes, ckpt_cost, restart=0.0, *, conf=0.95, n_boot=2000, seed=0):
+def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=0):
     """Multiply the rates of the named causes (component, category or unit) and re-plan.
 
     ``changes`` maps a name to a factor: 0.5 halves those failures, 2 doubles

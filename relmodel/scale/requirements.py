@@ -23,30 +23,69 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from ..checkpoint.intervals import ettr, optimal_interval
+from ..checkpoint.intervals import _ettr, _optimal, ettr, optimal_interval
+from ..checkpoint.order import check_order
+from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 
 __all__ = [
     "best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
-    "requirements_table", "Requirements", "plan_requirements",
+    "requirements_table", "Requirements", "plan_requirements", "assumption",
 ]
 
 
-def best_ettr(mtbf, ckpt_cost, restart=0.0):
-    """ETTR at the optimal checkpoint interval for job MTBF ``mtbf`` (exact exponential model)."""
+def best_ettr(mtbf, ckpt_cost=CKPT_COST, restart=RESTART):
+    """ETTR (a fraction) at the optimal checkpoint interval for job MTBF ``mtbf`` (exact exponential model).
+
+    ``mtbf``, ``ckpt_cost`` (default 1 min) and ``restart`` (default 10 min)
+    are durations.  Vectorised.
+
+    Examples
+    --------
+    >>> round(float(best_ettr("3h", "45s", "10min")), 4)
+    0.8622
+    """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        tau = optimal_interval(mtbf, ckpt_cost, restart)
+        tau = optimal_interval(mtbf, ckpt_cost)
         return ettr(tau, mtbf, ckpt_cost, restart)
 
 
-def ettr_of_rates(rate_per_h, ckpt_cost, restart=0.0):
-    """Best ETTR for job failure rates (per hour), vectorised; a zero rate gives ETTR 1."""
+def _best_ettr(m, d, r):
+    """:func:`best_ettr` on float hours, unchecked (for root searches)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _ettr(_optimal(m, d), m, d, r)
+
+
+def assumption(fixed_rate_per_h):
+    """The sentence that says what a requirement holds fixed, e.g. "software faults held at 1.2 a day".
+
+    Examples
+    --------
+    >>> assumption(0.05)
+    'software and other per-job faults held at 1.2 a day'
+    >>> assumption(0)
+    'every interruption counted against the nodes (no per-job faults held)'
+    """
+    rate = _rate(fixed_rate_per_h)
+    if rate == 0:
+        return "every interruption counted against the nodes (no per-job faults held)"
+    return f"software and other per-job faults held at {24 * rate:.2g} a day"
+
+
+def ettr_of_rates(rate_per_h, ckpt_cost=CKPT_COST, restart=RESTART):
+    """Best ETTR for job failure rates (per hour), vectorised; a zero rate gives ETTR 1.
+
+    Examples
+    --------
+    >>> [round(float(x), 4) for x in ettr_of_rates([1 / 3, 0.0], "45s", "10min")]
+    [0.8622, 1.0]
+    """
     lam = np.asarray(rate_per_h, dtype=float)
     ok = lam > 0
     out = np.ones(lam.shape)
     if ok.any():
-        out[ok] = best_ettr(1.0 / lam[ok], ckpt_cost, restart)
+        out[ok] = _best_ettr(1.0 / lam[ok], hours(ckpt_cost), hours(restart))
     return out[()]
 
 
@@ -61,19 +100,28 @@ def _check_target(target_ettr):
     return t
 
 
-def required_job_mtbf(target_ettr, ckpt_cost, restart=0.0):
+def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART):
     """The job MTBF (hours) at which the best ETTR equals ``target_ettr``.
 
-    ``ckpt_cost`` must be positive; durations go through :func:`relmodel.hours`.
+    ``ckpt_cost`` (default 1 min) must be positive; ``restart`` defaults to
+    10 min (:mod:`relmodel.defaults`); durations go through :func:`relmodel.hours`.
+
+    Examples
+    --------
+    >>> m = required_job_mtbf(0.9, "1min", "10min")
+    >>> round(m, 3), round(float(best_ettr(m, "1min", "10min")), 6)
+    (5.813, 0.9)
     """
     t = _check_target(target_ettr)
     d, r = hours(ckpt_cost), hours(restart)
     if not np.isscalar(d) or not np.isscalar(r):
         raise ModelInputError("required_job_mtbf takes one ckpt_cost and one restart; use requirements_table for grids")
-    best_ettr(1.0, d, r)  # validates the durations with named errors
+    ettr(1.0, 1.0, d, r)  # validates the durations with named errors
+    if not d > 0:
+        raise ModelInputError(f"ckpt_cost must be a positive duration; got {ckpt_cost!r}")
 
     def gap(log_m):
-        return float(best_ettr(math.exp(log_m), d, r)) - t
+        return float(_best_ettr(math.exp(log_m), d, r)) - t
 
     scale = math.log(max(d + r, 1e-9))
     lo, hi = scale - 2.0, scale + 2.0
@@ -87,7 +135,7 @@ def required_job_mtbf(target_ettr, ckpt_cost, restart=0.0):
 
 
 def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
-    reach = float(best_ettr(1.0 / fixed_rate_per_h, d, r))
+    reach = float(_best_ettr(1.0 / fixed_rate_per_h, d, r))
     return (
         f"ETTR {t:g} is out of reach at {int(n_gpus):,} GPUs with a {d * 60:g}-min checkpoint and a "
         f"{r * 60:g}-min restart: it needs a job MTBF of at least {m_req:.3g} h "
@@ -97,21 +145,55 @@ def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
     )
 
 
-def required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, gpus_per_node=8, *, fixed_rate_per_h=0.0,
-                       max_node_mtbf_h=None):
+def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
+    """The per-job rate a requirement holds: given, or taken from ``source`` as plan_requirements does."""
+    if (fixed_rate_per_h is None) == (source is None):
+        raise ModelInputError(
+            f"{what} needs the rate of per-job faults (software, unexplained timeouts: they do not grow with "
+            "the cluster) stated with exactly one of fixed_rate_per_h= (failures per hour; 0 counts every "
+            "interruption against the nodes) or source= (a log or count table, e.g. "
+            "relmodel.datasets.llama3_54day(), whose per-job rate is held, as plan_requirements does)")
+    if source is None:
+        return _rate(fixed_rate_per_h)
+    from .scaling import cluster_of, grow_cluster, scale_rates
+    src = cluster_of(source)
+    tgt = grow_cluster(int(n_gpus), src, gpus_per_node=gpus_per_node)
+    return float(scale_rates(source, src, tgt, n_boot=1).rate_of("job"))
+
+
+def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+                       gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None):
     """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
 
-    ``fixed_rate_per_h`` is the rate of per-job causes (software, unknown)
-    that do not scale with nodes.  Raises :class:`InfeasibleTargetError` when
-    those alone already miss the target, or when the answer exceeds
+    State what is held fixed, with exactly one of
+
+    * ``fixed_rate_per_h``: the rate (failures per hour) of per-job causes
+      (software, unexplained timeouts) that do not grow with the number of
+      nodes; 0 counts every interruption against the nodes;
+    * ``source``: a log or count table whose per-job causes are held at their
+      observed rate, exactly as :func:`plan_requirements` does, so both give
+      the same node MTBF for the same question.
+
+    Durations: ``ckpt_cost`` (default 1 min) and ``restart`` (default 10 min).
+    Raises :class:`~relmodel.errors.InfeasibleTargetError` when the per-job
+    causes alone already miss the target, or when the answer exceeds
     ``max_node_mtbf_h`` (a ceiling on what any server could reach, if given).
+
+    Examples
+    --------
+    >>> round(required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=0))
+    11906
+    >>> import relmodel
+    >>> round(required_node_mtbf(16_384, 0.9, "1min", "10min", source=relmodel.datasets.llama3_54day()))
+    16595
     """
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "required_node_mtbf")
     m_req = required_job_mtbf(target_ettr, ckpt_cost, restart)
-    room = 1.0 / m_req - _rate(fixed_rate_per_h)
+    room = 1.0 / m_req - fixed
     if room <= 0:
         raise InfeasibleTargetError(_infeasible_message(
-            n_gpus, float(target_ettr), hours(ckpt_cost), hours(restart), m_req, fixed_rate_per_h))
+            n_gpus, float(target_ettr), hours(ckpt_cost), hours(restart), m_req, fixed))
     node = n_nodes / room
     if max_node_mtbf_h is not None and node > hours(max_node_mtbf_h):
         raise InfeasibleTargetError(
@@ -121,14 +203,32 @@ def required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, gpus_per_nod
     return node
 
 
-def required_gpu_mtbf(n_gpus, target_ettr, ckpt_cost, restart=0.0, *, fixed_rate_per_h=0.0):
-    """The per-GPU MTBF (hours) that meets the target when every hardware fault is counted per GPU."""
+def required_gpu_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART, *,
+                      fixed_rate_per_h=None, source=None):
+    """The per-GPU MTBF (hours) that meets the target when every hardware fault is counted per GPU.
+
+    Arguments as in :func:`required_node_mtbf` (one of ``fixed_rate_per_h``
+    or ``source`` says which per-job rate is held).
+
+    Examples
+    --------
+    >>> round(required_gpu_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=0))
+    95245
+    """
+    if source is not None:
+        fixed_rate_per_h = _fixed_rate(None, source, n_gpus, GPUS_PER_NODE, "required_gpu_mtbf")
     return required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart, gpus_per_node=1,
                               fixed_rate_per_h=fixed_rate_per_h)
 
 
 def job_mtbf(node_mtbf, n_nodes, fixed_rate_per_h=0.0):
-    """Job MTBF (hours) of ``n_nodes`` nodes of MTBF ``node_mtbf``, plus a per-job rate; vectorised."""
+    """Job MTBF (hours) of ``n_nodes`` nodes of MTBF ``node_mtbf``, plus a per-job rate; vectorised.
+
+    Examples
+    --------
+    >>> round(float(job_mtbf("10000h", 2048, fixed_rate_per_h=0.05)), 3)
+    3.925
+    """
     m = np.asarray(hours(node_mtbf), dtype=float)
     n = np.asarray(n_nodes, dtype=float)
     if np.any(~(m > 0)) or np.any(~(n >= 1)):
@@ -149,22 +249,33 @@ def _n_nodes(n_gpus, gpus_per_node):
     return math.ceil(float(n_gpus) / float(gpus_per_node))
 
 
-def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0.9,
-                       ckpt_costs=("1min",), restarts=("10min",), gpus_per_node=8, fixed_rate_per_h=0.0):
+def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=TARGET_ETTR,
+                       ckpt_costs=(CKPT_COST,), restarts=(RESTART,), gpus_per_node=GPUS_PER_NODE,
+                       fixed_rate_per_h=None, *, source=None):
     """Required job, node and GPU MTBF for every (n_gpus, ckpt_cost, restart) combination.
 
     Infeasible rows keep NaN requirements and ``feasible`` False, not an error.
     Columns: n_gpus, n_nodes, ckpt_cost_h, restart_h, job_mtbf_h, interval_h,
-    node_mtbf_h, gpu_mtbf_h, node_fit, feasible.
+    node_mtbf_h, gpu_mtbf_h (hours), node_fit (failures per 10^9 node-hours),
+    feasible.  As in :func:`required_node_mtbf`, one of ``fixed_rate_per_h``
+    or ``source`` says which per-job rate is held; the sentence is in
+    ``table.attrs["assumption"]``.
+
+    Examples
+    --------
+    >>> t = requirements_table([16_384, 131_072], 0.9, fixed_rate_per_h=0)
+    >>> [round(x) for x in t["node_mtbf_h"]], t.attrs["assumption"][:22]
+    ([11906, 95245], 'every interruption cou')
     """
     rows = []
+    fixed = _fixed_rate(fixed_rate_per_h, source, int(np.max(n_gpus)), gpus_per_node, "requirements_table")
     for d in np.atleast_1d(hours(list(ckpt_costs))):
         for r in np.atleast_1d(hours(list(restarts))):
             m_req = required_job_mtbf(target_ettr, float(d), float(r))
-            tau = float(optimal_interval(m_req, float(d)))
+            tau = float(_optimal(m_req, float(d)))
             for n in np.atleast_1d(n_gpus):
                 nodes = _n_nodes(n, gpus_per_node)
-                room = 1.0 / m_req - _rate(fixed_rate_per_h)
+                room = 1.0 / m_req - fixed
                 node = nodes / room if room > 0 else np.nan
                 rows.append({
                     "n_gpus": int(n), "n_nodes": nodes, "ckpt_cost_h": float(d), "restart_h": float(r),
@@ -172,7 +283,9 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0
                     "gpu_mtbf_h": float(n) / room if room > 0 else np.nan,
                     "node_fit": 1e9 / node if room > 0 else np.nan, "feasible": room > 0,
                 })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["assumption"] = assumption(fixed)
+    return table
 
 
 def _quantiles(x, conf):
@@ -217,6 +330,11 @@ class Requirements:
     components: pd.DataFrame
     conf: float
 
+    @property
+    def assumption(self):
+        """What the node and GPU figures hold fixed, e.g. "software ... faults held at 1.2 a day"."""
+        return assumption(self.fixed_rate_per_h)
+
     def summary(self):
         """One row per headline figure: quantity, value, lo, hi, unit."""
         rows = [
@@ -236,7 +354,8 @@ class Requirements:
         """A few plain lines for a terminal or a report."""
         pct = f"{100 * self.conf:g}%"
         head = (f"Target ETTR {self.target_ettr:g} at {self.n_gpus:,} GPUs ({self.n_nodes:,} nodes), "
-                f"checkpoint {self.ckpt_cost_h * 60:g} min, restart {self.restart_h * 60:g} min")
+                f"checkpoint {self.ckpt_cost_h * 60:g} min, restart {self.restart_h * 60:g} min; "
+                f"{self.assumption}")
         if not self.feasible:
             return head + "\nIMPOSSIBLE: " + self.message
         if self.fixed_rate_per_h > 0:
@@ -293,8 +412,8 @@ def _component_rows(scaled, draws, lam_req, conf, share):
     return pd.DataFrame(rows)
 
 
-def plan_requirements(source, n_gpus, target_ettr, ckpt_cost, restart=0.0, *, source_cluster=None,
-                      target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=0):
+def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=0):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
 
     ``source`` is a CountTable, InterruptionLog or per-job rates DataFrame
@@ -303,6 +422,19 @@ def plan_requirements(source, n_gpus, target_ettr, ckpt_cost, restart=0.0, *, so
     the components table is how many times lower a cause's rate must become;
     ``share_fit`` is the FIT per unit that keeps the cause under ``share`` of
     all interruptions, the others held at their observed rates.
+
+    The per-job causes (software, unexplained timeouts: ``scales_with`` "job")
+    are held at their observed rate, as ``result.assumption`` says;
+    :func:`required_node_mtbf` with ``source=`` gives the same node MTBF.
+    Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default 10 min);
+    MTBFs in hours.
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> plan = plan_requirements(relmodel.datasets.llama3_54day(), 16_384, 0.9, "1min", "10min", n_boot=200)
+    >>> round(plan.node_mtbf_h), plan.assumption
+    (16595, 'software and other per-job faults held at 1.2 a day')
     """
     if not 0.0 < float(share) < 1.0:
         raise ModelInputError(f"share must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
@@ -331,7 +463,7 @@ def plan_requirements(source, n_gpus, target_ettr, ckpt_cost, restart=0.0, *, so
         node_mtbf_h=node, node_mtbf_lo=float(node_lo), node_mtbf_hi=float(node_hi),
         gpu_mtbf_h=node * gpu_scale, gpu_mtbf_lo=float(node_lo) * gpu_scale, gpu_mtbf_hi=float(node_hi) * gpu_scale,
         fixed_rate_per_h=fixed, observed_job_mtbf_h=scaled.job_mtbf_h,
-        observed_ettr=float(best_ettr(scaled.job_mtbf_h, d, r)), observed_ettr_lo=float(ettr_lo),
+        observed_ettr=float(_best_ettr(scaled.job_mtbf_h, d, r)), observed_ettr_lo=float(ettr_lo),
         observed_ettr_hi=float(ettr_hi), p_feasible=float(np.mean(room_draws > 0)), feasible=bool(feasible),
         message=message, components=_component_rows(scaled, draws, lam_req, conf, float(share)), conf=conf,
     )

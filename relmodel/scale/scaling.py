@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from .cluster import COUNT_KEYS, Cluster
+from ..defaults import GPUS_PER_NODE
 from ..errors import CountError, ModelInputError
 
 __all__ = [
@@ -237,7 +238,7 @@ def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, 
     return dataclasses.replace(out, job_rate_lo=float(lo), job_rate_hi=float(hi))
 
 
-def scale_job_mtbf(source, n_gpus, gpus_per_node=8, *, source_cluster=None, units=None):
+def scale_job_mtbf(source, n_gpus, gpus_per_node=GPUS_PER_NODE, *, source_cluster=None, units=None):
     """Job MTBF in hours at ``n_gpus`` GPUs, scaling the rates a source was observed at.
 
     ``source`` is a CountTable or InterruptionLog (through
@@ -249,7 +250,7 @@ def scale_job_mtbf(source, n_gpus, gpus_per_node=8, *, source_cluster=None, unit
     return scale_rates(source, src, tgt, units=units, n_boot=1).job_mtbf_h
 
 
-def job_mtbf_from_source(source, gpus=None, gpus_per_node=8):
+def job_mtbf_from_source(source, gpus=None, gpus_per_node=GPUS_PER_NODE):
     """Job MTBF (hours) of a count table or log, scaled to ``gpus`` GPUs when given."""
     if gpus is None:
         from ..stats.rates import component_rates

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..defaults import CKPT_COST, RESTART
 from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
@@ -207,8 +208,8 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=
     return stalled / len(gaps), stalls / len(gaps)
 
 
-def spares_table(failure_rate_per_h, repair, ckpt_cost, restart=0.0, *, job_mtbf_h=None, spares=None,
-                 n_failures=20_000, seed=0):
+def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTART, *, job_mtbf_h=None,
+                 spares=None, n_failures=20_000, seed=0):
     """ETTR lost to waiting for repairs, for each spare count.
 
     ``job_mtbf_h`` is the job's MTBF from all causes (default 1/failure rate);
