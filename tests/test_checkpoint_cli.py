@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from relmodel.checkpoint import ettr, optimal_interval, young_interval
+from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.cli import cli
 
 
@@ -25,11 +25,17 @@ def test_json_values_match_library():
     out = json.loads(r.output)
     rows = {m["method"]: m for m in out["methods"]}
     assert rows["exact"]["interval_h"] == pytest.approx(float(optimal_interval(3.0, 45 / 3600)))
-    assert rows["Young"]["interval_h"] == pytest.approx(float(young_interval(45 / 3600, 3.0)))
+    assert rows["Young"]["interval_h"] == pytest.approx((2 * 45 / 3600 * 3.0) ** 0.5)  # sqrt(2 delta M)
     assert rows["exact"]["ettr"] == pytest.approx(float(ettr(rows["exact"]["interval_h"], 3.0, 45 / 3600, 1 / 6)))
     for m in rows.values():
         total = m["ettr"] + m["checkpoint_share"] + m["lost_share"] + m["restart_share"]
         assert total == pytest.approx(1.0)
+
+
+def test_restart_and_checkpoint_default_to_the_defaults_table():
+    # one table of defaults: --restart 10 min and --ckpt-cost 1 min, as in requirements and the notebooks
+    out = json.loads(run("--mtbf", "3h", "--format", "json").output)
+    assert out["restart_h"] == pytest.approx(10 / 60) and out["ckpt_cost_h"] == pytest.approx(1 / 60)
 
 
 def test_cli_table_is_the_library_table():
@@ -71,7 +77,7 @@ def test_async_and_two_level_rows():
     r = run("--mtbf", "3h", "--ckpt-cost", "2min", "--fast-cost", "5s", "--fast-fraction", "0.8",
             "--fast-restart", "2min", "--restart", "10min")
     assert r.exit_code == 0, r.output
-    plan = two_level_optimum(3, "5s", "2min", 0.8, "2min", "10min")
+    plan = two_level_optimum(3, "5s", "2min", "2min", "10min", fast_fraction=0.8)
     assert f"1 in {plan.k} to storage" in r.output and f"{100 * plan.ettr:.3f}%" in r.output
     bad = run("--mtbf", "3h", "--ckpt-cost", "2min", "--fast-cost", "5s", "--fast-fraction", "1.5")
     assert bad.exit_code == 2

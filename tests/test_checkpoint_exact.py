@@ -7,7 +7,7 @@ from scipy import optimize, stats
 import relmodel
 from relmodel.checkpoint import (best_step_interval, daly_interval, ettr, expected_wall_time,
                                  optimal_interval, time_breakdown, young_interval)
-from relmodel.errors import ModelInputError
+from relmodel.errors import ArgumentOrderWarning, ModelInputError
 
 MIN = 1 / 60
 
@@ -18,25 +18,26 @@ def test_daly_2006_published_vectors(mtbf_h, daly_min, young_min, digits):
     # Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps",
     # Future Generation Computer Systems 22(3), 2006: delta = 5 min, R = 10 min; the paper
     # prints whole minutes (117, 57) and 9.1 min, so compare at the printed precision.
-    assert round(daly_interval("5min", mtbf_h) / MIN, digits) == daly_min
-    assert round(young_interval("5min", mtbf_h) / MIN, digits) == young_min
+    assert round(daly_interval(mtbf_h, "5min") / MIN, digits) == daly_min
+    assert round(young_interval(mtbf_h, "5min") / MIN, digits) == young_min
 
 
 def test_daly_vectors_unrounded_from_reference():
     # REFERENCE.md: the higher-order formula gives 116.69, 56.71, 9.14 minutes.
-    got = daly_interval(5 * MIN, np.array([24.0, 6.0, 0.25])) / MIN
+    got = daly_interval(np.array([24.0, 6.0, 0.25]), 5 * MIN) / MIN
     np.testing.assert_allclose(got, [116.69, 56.71, 9.14], atol=0.006)
 
 
 def test_daly_is_mtbf_when_cost_exceeds_twice_mtbf():
-    assert daly_interval(3.0, 1.0) == 1.0
+    with pytest.warns(ArgumentOrderWarning, match=r"daly_interval\(mtbf, ckpt_cost\)"):
+        assert daly_interval(1.0, 3.0) == 1.0
 
 
 def test_lambert_optimum_matches_numerical_minimum():
     for m, d, r in [(24, 5 * MIN, 10 * MIN), (3.09, 45 / 3600, 10 * MIN), (0.3, 0.2, 0.5)]:
         res = optimize.minimize_scalar(lambda t: -ettr(t, m, d, r), bounds=(1e-6, 10 * m),
                                        method="bounded", options={"xatol": 1e-10})
-        assert optimal_interval(m, d, r) == pytest.approx(res.x, rel=1e-5)
+        assert optimal_interval(m, d, restart=r) == pytest.approx(res.x, rel=1e-5)
 
 
 def test_optimum_is_accurate_for_tiny_cost_over_mtbf():
@@ -55,9 +56,10 @@ def test_optimum_is_accurate_for_tiny_cost_over_mtbf():
 def test_exact_optimum_beats_young_and_daly_on_a_grid():
     m, d = np.meshgrid(np.geomspace(0.05, 500, 60), np.geomspace(1e-3, 5, 50))
     r = 0.2
-    best = ettr(optimal_interval(m, d), m, d, r)
-    assert np.all(best >= ettr(young_interval(d, m), m, d, r) - 1e-15)
-    assert np.all(best >= ettr(daly_interval(d, m), m, d, r) - 1e-15)
+    with pytest.warns(ArgumentOrderWarning):  # the grid has costs above the MTBF
+        best = ettr(optimal_interval(m, d), m, d, r)
+        assert np.all(best >= ettr(young_interval(m, d), m, d, r) - 1e-15)
+        assert np.all(best >= ettr(daly_interval(m, d), m, d, r) - 1e-15)
     assert np.all((best > 0) & (best < 1))
 
 
@@ -94,7 +96,7 @@ def test_lost_work_has_no_cancellation_for_short_segments(x):
     import math
     m, tau = 10.0, 0.9 * x * 10.0
     want = m * math.fsum(x ** k / math.factorial(k) for k in range(2, 30)) / tau
-    got = time_breakdown(1.0, tau, m, 0.1 * x * 10.0).lost_h
+    got = time_breakdown(100.0, tau, m, 0.1 * x * 10.0).lost_h / 100.0
     assert got == pytest.approx(want, rel=1e-13)
 
 
@@ -146,20 +148,22 @@ def test_zero_costs_rejected_where_meaningless():
     with pytest.raises(ModelInputError):
         optimal_interval(3.0, 0)
     with pytest.raises(ModelInputError):
-        young_interval(0, 3.0)
+        young_interval(3.0, 0)
     with pytest.raises(ModelInputError):
         best_step_interval(0, 3.0, 0.1)
-    assert ettr(1.0, 3.0, 0.0) == pytest.approx(1 / (3 * np.expm1(1 / 3)))
+    assert ettr(1.0, 3.0, 0.0, 0.0) == pytest.approx(1 / (3 * np.expm1(1 / 3)))
 
 
 def test_checkpoint_longer_than_mtbf_is_documented_not_nan():
-    e = ettr(1.0, 0.5, 2.0, 0.1)
+    with pytest.warns(ArgumentOrderWarning, match="ckpt_cost .* is at or above mtbf"):
+        e = ettr(1.0, 0.5, 2.0, 0.1)
     assert 0 < e < 0.01
-    assert ettr(100.0, 0.01, 1.0, 1.0) == 0.0
-    b = time_breakdown(10, 100.0, 0.01, 1.0, 1.0)
+    with pytest.warns(ArgumentOrderWarning):
+        assert ettr(100.0, 0.01, 1.0, 1.0) == 0.0
+        b = time_breakdown(1000, 100.0, 0.01, 1.0, 1.0)
+        assert np.isinf(expected_wall_time(1000, 100.0, 0.01, 1.0, 1.0))
     df = b.to_frame()
     assert not df["share"].isna().any() and b.ettr == 0.0
-    assert np.isinf(expected_wall_time(10, 100.0, 0.01, 1.0, 1.0))
 
 
 def test_exports():

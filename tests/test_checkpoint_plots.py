@@ -27,7 +27,7 @@ def test_ettr_curve_marks_three_intervals():
 
 
 def test_simulated_histogram_with_exact_line():
-    s = relmodel.simulate_training("3d", "16min", "45s", "10min", "3h", replicas=300, seed=1)
+    s = relmodel.simulate_training("3d", "16min", "3h", "45s", "10min", replicas=300, seed=1)
     fig, ax = plt.subplots()
     assert pc.plot_simulated_ettr(s, ax=ax) is ax
     xs = [ln.get_xdata()[0] for ln in ax.get_lines()]
@@ -52,7 +52,7 @@ def test_interval_search_plot():
 
 
 def test_two_level_plot_marks_the_optimum():
-    plan = relmodel.two_level_optimum("3h", "5s", "2min", 0.8, "1min", "10min")
+    plan = relmodel.two_level_optimum("3h", "5s", "2min", "1min", "10min", fast_fraction=0.8)
     ax = pc.plot_two_level(plan, "5s", "2min", "1min", "10min")
     star = [ln for ln in ax.get_lines() if ln.get_label().startswith("best")][0]
     assert star.get_ydata()[0] == pytest.approx(100 * plan.ettr)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from relmodel.checkpoint import ettr, optimal_interval
-from relmodel.errors import ModelInputError
+from relmodel.errors import ArgumentOrderWarning, ModelInputError
 from relmodel.checkpoint import time_breakdown
 from relmodel.checkpoint.multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_breakdown,
                                  two_level_ettr, two_level_optimum)
@@ -134,10 +134,10 @@ def test_two_level_formula_against_event_loop(k, f):
     rng = np.random.default_rng(k)
     nper, reps = max(60 // k, 8), 2000
     walls, rests = np.array([_two_level_run(nper, k, tau, d1, d2, f, r1, r2, m, rng) for _ in range(reps)]).T
-    want = nper * k * tau / two_level_ettr(tau, k, m, d1, d2, f, r1, r2)
+    want = nper * k * tau / two_level_ettr(tau, m, d1, d2, r1, r2, k=k, fast_fraction=f)
     se = walls.std(ddof=1) / np.sqrt(reps)
     assert abs(walls.mean() - want) < 2.576 * se
-    b = two_level_breakdown(nper * k * tau, tau, k, m, d1, d2, f, r1, r2)
+    b = two_level_breakdown(nper * k * tau, tau, m, d1, d2, r1, r2, k=k, fast_fraction=f)
     assert b.wall_h == pytest.approx(want)
     se = rests.std(ddof=1) / np.sqrt(reps)
     assert abs(rests.mean() - b.restart_time_h) < 2.576 * se
@@ -146,39 +146,44 @@ def test_two_level_formula_against_event_loop(k, f):
 def test_two_level_reduces_to_daly():
     t = np.geomspace(0.05, 5, 20)
     # every checkpoint is slow and no failure can use the fast level
-    np.testing.assert_allclose(two_level_ettr(t, 1, 3.0, 0.01, 0.05, 0.0, 0.1, 0.2), ettr(t, 3.0, 0.05, 0.2),
+    np.testing.assert_allclose(two_level_ettr(t, 3.0, 0.01, 0.05, 0.1, 0.2, k=1, fast_fraction=0.0),
+                               ettr(t, 3.0, 0.05, 0.2),
                                rtol=1e-12)
     # every failure recovers from the fast level and the slow level costs no more
-    np.testing.assert_allclose(two_level_ettr(t, 7, 3.0, 0.01, 0.01, 1.0, 0.1, 0.9), ettr(t, 3.0, 0.01, 0.1),
+    np.testing.assert_allclose(two_level_ettr(t, 3.0, 0.01, 0.01, 0.1, 0.9, k=7, fast_fraction=1.0),
+                               ettr(t, 3.0, 0.01, 0.1),
                                rtol=1e-12)
     # the two levels are the same
-    np.testing.assert_allclose(two_level_ettr(t, 1, 3.0, 0.02, 0.02, 0.4, 0.3, 0.3), ettr(t, 3.0, 0.02, 0.3),
+    np.testing.assert_allclose(two_level_ettr(t, 3.0, 0.02, 0.02, 0.3, 0.3, k=1, fast_fraction=0.4),
+                               ettr(t, 3.0, 0.02, 0.3),
                                rtol=1e-12)
 
 
 def test_two_level_breakdown_reduces_to_daly_and_adds_up():
-    a = two_level_breakdown(50, 0.3, 1, 3.0, 0.01, 0.05, 0.0, 0.1, 0.2)
+    a = two_level_breakdown(50, 0.3, 3.0, 0.01, 0.05, 0.1, 0.2, k=1, fast_fraction=0.0)
     b = time_breakdown(50, 0.3, 3.0, 0.05, 0.2)
     for name in ("wall_h", "checkpoint_h", "lost_h", "restart_time_h"):
         assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-12)
-    c = two_level_breakdown(50, 0.1, 10, 3.0, 5 / 3600, 2 / 60, 0.8, 1 / 60, 1 / 6)
+    c = two_level_breakdown(50, 0.1, 3.0, 5 / 3600, 2 / 60, 1 / 60, 1 / 6, k=10, fast_fraction=0.8)
     assert c.work_h + c.checkpoint_h + c.lost_h + c.restart_time_h == pytest.approx(c.wall_h, rel=1e-12)
-    assert c.ettr == pytest.approx(two_level_ettr(0.1, 10, 3.0, 5 / 3600, 2 / 60, 0.8, 1 / 60, 1 / 6))
+    assert c.ettr == pytest.approx(two_level_ettr(0.1, 3.0, 5 / 3600, 2 / 60, 1 / 60, 1 / 6, k=10,
+                                                  fast_fraction=0.8))
     assert min(c.lost_h, c.restart_time_h) > 0
 
 
 def test_two_level_optimum_beats_single_level_and_grid():
-    plan = two_level_optimum(3.0, "5s", "2min", 0.8, "1min", "10min")
+    plan = two_level_optimum(3.0, "5s", "2min", "1min", "10min", fast_fraction=0.8)
     assert plan.ettr >= plan.single_level_ettr
     assert plan.slow_interval_h == pytest.approx(plan.k * plan.fast_interval_h)
     grid = np.geomspace(0.005, 3, 400)
     for k in range(1, 30):
-        assert plan.ettr >= two_level_ettr(grid, k, 3.0, 5 / 3600, 2 / 60, 0.8, 1 / 60, 1 / 6).max() - 1e-9
+        e = two_level_ettr(grid, 3.0, 5 / 3600, 2 / 60, 1 / 60, 1 / 6, k=k, fast_fraction=0.8)
+        assert plan.ettr >= e.max() - 1e-9
     assert plan.to_frame().shape[0] == 2 and "Two-level" in plan._repr_html_()
 
 
 def test_two_level_without_fast_recoveries_chooses_slow_only():
-    plan = two_level_optimum(3.0, "5s", "2min", 0.0, "1min", "10min")
+    plan = two_level_optimum(3.0, "5s", "2min", "1min", "10min", fast_fraction=0.0)
     assert plan.k == 1
     assert plan.fast_interval_h == pytest.approx(float(optimal_interval(3.0, 2 / 60)), rel=1e-5)
     assert plan.ettr == pytest.approx(plan.single_level_ettr, rel=1e-9)
@@ -188,11 +193,11 @@ def test_two_level_without_fast_recoveries_chooses_slow_only():
     lambda: async_ettr(0.3, -1, 0.01, 0.1),
     lambda: async_ettr(0, 3, 0.01, 0.1),
     lambda: async_ettr(0.3, 3, 0.01, -0.1),
-    lambda: two_level_ettr(0.3, 0, 3, 0.01, 0.05, 0.5),
-    lambda: two_level_ettr(0.3, 2.5, 3, 0.01, 0.05, 0.5),
-    lambda: two_level_ettr(0.3, 2, 3, 0.01, 0.05, 1.5),
-    lambda: two_level_ettr(0.3, 2, 3, 0.01, 0.05, np.nan),
-    lambda: two_level_optimum(3, 0, 0.05, 0.5),
+    lambda: two_level_ettr(0.3, 3, 0.01, 0.05, k=0, fast_fraction=0.5),
+    lambda: two_level_ettr(0.3, 3, 0.01, 0.05, k=2.5, fast_fraction=0.5),
+    lambda: two_level_ettr(0.3, 3, 0.01, 0.05, k=2, fast_fraction=1.5),
+    lambda: two_level_ettr(0.3, 3, 0.01, 0.05, k=2, fast_fraction=np.nan),
+    lambda: two_level_optimum(3, 0, 0.05, fast_fraction=0.5),
 ])
 def test_bad_input(call):
     with pytest.raises(ModelInputError):
@@ -200,5 +205,6 @@ def test_bad_input(call):
 
 
 def test_huge_costs_give_zero_not_nan():
-    assert async_ettr(100.0, 0.01, 1.0, 1.0, 1.0) == 0.0
-    assert two_level_ettr(100.0, 3, 0.01, 1.0, 2.0, 0.5, 1.0, 1.0) == 0.0
+    with pytest.warns(ArgumentOrderWarning):  # costs above the MTBF: maybe swapped, still answered
+        assert async_ettr(100.0, 0.01, 1.0, 1.0, 1.0) == 0.0
+        assert two_level_ettr(100.0, 0.01, 1.0, 2.0, 1.0, 1.0, k=3, fast_fraction=0.5) == 0.0

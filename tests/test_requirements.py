@@ -17,9 +17,9 @@ LLAMA_H = 54 * 24  # Llama 3 Table 5 window (arXiv 2407.21783, 3.3.4)
                                                  (0.99, "10s", "2min"), (0.97, "5min", 0)])
 def test_round_trip_ettr_equals_target(target, ckpt, restart):
     m = required_job_mtbf(target, ckpt, restart)
-    tau = optimal_interval(m, ckpt, restart)
+    tau = optimal_interval(m, ckpt)
     assert ettr(tau, m, ckpt, restart) == pytest.approx(target, abs=1e-6)
-    node = required_node_mtbf(100_000, target, ckpt, restart)
+    node = required_node_mtbf(100_000, target, ckpt, restart, fixed_rate_per_h=0)
     assert best_ettr(job_mtbf(node, 12_500), ckpt, restart) == pytest.approx(target, abs=1e-6)
 
 
@@ -32,20 +32,21 @@ def test_optimum_is_a_maximum_so_requirement_is_tight():
 
 def test_required_mtbf_grows_with_n_and_falls_with_cheaper_checkpoints():
     n = [1_000, 10_000, 100_000, 1_000_000]
-    t = requirements_table(n, 0.9, ckpt_costs=["30s", "1min", "5min"], restarts=["10min"])
+    t = requirements_table(n, 0.9, ckpt_costs=["30s", "1min", "5min"], restarts=["10min"], fixed_rate_per_h=0)
     for _, g in t.groupby("ckpt_cost_h"):
         assert np.all(np.diff(g.sort_values("n_gpus")["node_mtbf_h"]) > 0)
     at = t[t.n_gpus == 100_000].sort_values("ckpt_cost_h")["node_mtbf_h"].to_numpy()
     assert np.all(np.diff(at) > 0)
-    r = requirements_table([10_000], 0.9, ckpt_costs=["1min"], restarts=["1min", "10min", "30min"])
+    r = requirements_table([10_000], 0.9, ckpt_costs=["1min"], restarts=["1min", "10min", "30min"],
+                           fixed_rate_per_h=0)
     assert np.all(np.diff(r.sort_values("restart_h")["node_mtbf_h"]) > 0)
 
 
 def test_node_and_job_mtbf_are_inverse():
-    node = required_node_mtbf(16_384, 0.95, "1min", "10min")
+    node = required_node_mtbf(16_384, 0.95, "1min", "10min", fixed_rate_per_h=0)
     m = required_job_mtbf(0.95, "1min", "10min")
     assert job_mtbf(node, 2048) == pytest.approx(m, rel=1e-12)
-    assert required_gpu_mtbf(16_384, 0.95, "1min", "10min") == pytest.approx(8 * node, rel=1e-12)
+    assert required_gpu_mtbf(16_384, 0.95, "1min", "10min", fixed_rate_per_h=0) == pytest.approx(8 * node, rel=1e-12)
     assert job_mtbf(1000.0, 10, fixed_rate_per_h=0.01) == pytest.approx(1 / 0.02)
 
 
@@ -74,7 +75,7 @@ def test_bad_inputs():
     with pytest.raises(ModelInputError):
         required_job_mtbf(0.9, 0, "10min")
     with pytest.raises(ModelInputError):
-        required_node_mtbf(0, 0.9, "1min")
+        required_node_mtbf(0, 0.9, "1min", fixed_rate_per_h=0)
     with pytest.raises(ModelInputError):
         job_mtbf(-1.0, 10)
     with pytest.raises(ModelInputError):
@@ -113,16 +114,16 @@ def test_required_mtbf_plot_lines_and_axes():
     from relmodel.plots.scaling import interruptions_plot, required_mtbf_plot
     fig, ax = plt.subplots()
     out = required_mtbf_plot(n_gpus=[1_000, 10_000, 1_000_000], ckpt_costs=["1min", "5min"],
-                             restarts=["10min"], ax=ax)
+                             restarts=["10min"], fixed_rate_per_h=0, ax=ax)
     assert out is ax and ax.get_xscale() == "log" and ax.get_yscale() == "log"
     lines = ax.get_lines()
     assert len(lines) == 2
     y = lines[0].get_ydata()
-    assert y[-1] == pytest.approx(required_node_mtbf(1_000_000, 0.9, "1min", "10min"))
+    assert y[-1] == pytest.approx(required_node_mtbf(1_000_000, 0.9, "1min", "10min", fixed_rate_per_h=0))
     ax2 = interruptions_plot(datasets.llama3_54day(), [16_384, 100_000])
     assert ax2.get_ylabel() == "expected interruptions per day"
     with pytest.raises(ModelInputError):
-        required_mtbf_plot(per="rack")
+        required_mtbf_plot(per="rack", fixed_rate_per_h=0)
     plt.close("all")
 
 
@@ -144,14 +145,14 @@ def test_no_per_job_causes_gives_exact_requirement():
                           "exposure_h": [1000.0, 1000.0]})
     r = plan_requirements(rates, 8_000, 0.9, "1min", "10min", source_cluster=Cluster(n_gpus=800), n_boot=200)
     assert r.node_mtbf_lo == r.node_mtbf_h == r.node_mtbf_hi
-    assert r.node_mtbf_h == pytest.approx(required_node_mtbf(8_000, 0.9, "1min", "10min"))
+    assert r.node_mtbf_h == pytest.approx(required_node_mtbf(8_000, 0.9, "1min", "10min", fixed_rate_per_h=0))
     assert "exact" in r.text()
 
 
 def test_ceiling_on_node_mtbf():
-    node = required_node_mtbf(1_000_000, 0.999, "1min", "10min")
+    node = required_node_mtbf(1_000_000, 0.999, "1min", "10min", fixed_rate_per_h=0)
     m = required_job_mtbf(0.999, "1min", "10min")
     assert node == pytest.approx(125_000 * m) and m > 10 / 60 / 0.001  # restart alone needs M > R / (1 - E)
     with pytest.raises(InfeasibleTargetError, match="above the .* ceiling"):
-        required_node_mtbf(1_000_000, 0.999, "1min", "10min", max_node_mtbf_h="100y")
-    assert required_node_mtbf(1_000, 0.9, "1min", "10min", max_node_mtbf_h=1e7) < 1e7
+        required_node_mtbf(1_000_000, 0.999, "1min", "10min", max_node_mtbf_h="100y", fixed_rate_per_h=0)
+    assert required_node_mtbf(1_000, 0.9, "1min", "10min", max_node_mtbf_h=1e7, fixed_rate_per_h=0) < 1e7

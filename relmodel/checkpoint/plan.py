@@ -4,7 +4,7 @@ import pandas as pd
 
 from ..defaults import RESTART
 from ..units import hours
-from .intervals import _daly, _optimal, best_step_interval, time_breakdown
+from .intervals import _daly, _nonnegative, _optimal, _positive, best_step_interval, time_breakdown
 from .multilevel import async_breakdown, async_optimal_interval
 from .order import check_order
 
@@ -31,7 +31,8 @@ def compare_intervals(mtbf, ckpt_cost, restart=RESTART, *, work=None, step=None,
     >>> [(r.method, round(r.interval_min, 2), round(r.ettr, 4)) for r in df.itertuples()]
     [('Young', 16.43, 0.8622), ('Daly', 15.94, 0.8622), ('exact', 15.94, 0.8622)]
     """
-    m, d, r = hours(mtbf), hours(ckpt_cost), hours(restart)
+    m, d = float(_positive("mtbf", mtbf)), float(_positive("ckpt_cost", ckpt_cost))
+    r = float(_nonnegative("restart", restart))
     check_order("compare_intervals(mtbf, ckpt_cost, restart, *, work, step, persist)", mtbf=m, ckpt_cost=d,
                 work=None if work is None else hours(work), restart=r)
     taus = {"Young": (2.0 * d * m) ** 0.5, "Daly": _daly(m, d), "exact": _optimal(m, d)}
