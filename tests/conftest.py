@@ -20,8 +20,5 @@ def llama3():
 
 @pytest.fixture(scope="session")
 def stepfun_log():
-    import warnings
     import relmodel
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.LogWarning)
-        return relmodel.datasets.stepfun()
+    return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/test_datasets.py checks it)

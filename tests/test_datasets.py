@@ -55,9 +55,25 @@ def test_stepfun_downtimes_are_fault_durations(stepfun_log):
     assert len(d) == len(stepfun_log) - (stepfun_log.problems()["problem"] == "overlap").sum()
 
 
-def test_lanl_recipe_reports_duplicates():
+@pytest.mark.parametrize("name", ["stepfun", "lanl", "llama3_54day"])
+def test_bundled_datasets_load_quietly(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data = getattr(datasets, name)()
+    assert data is not None
+
+
+def test_bundled_problems_stay_available_and_user_logs_still_warn(stepfun_log, tmp_path):
+    # data/README.md: two StepFun faults start while their node is already down
+    assert (stepfun_log.problems()["problem"] == "overlap").sum() == 2
+    p = tmp_path / "mine.csv"
+    p.write_text("start,end,node\n0,2,a\n1,3,a\n0,2,a\n")
     with pytest.warns(relmodel.LogWarning, match="duplicate"):
-        log = datasets.lanl()
+        relmodel.read_log(p, start="start", end="end", node="node", time_unit="h")
+
+
+def test_lanl_recipe_reports_duplicates():
+    log = datasets.lanl()
     p = log.problems()
     # the datasets README: 25 rows are exact duplicates
     assert (p["problem"] == "duplicate").sum() == 25
