@@ -1,8 +1,11 @@
 """Checkpoint intervals side by side: the table behind ``relmodel interval``."""
 
+import warnings
+
 import pandas as pd
 
 from ..defaults import RESTART
+from ..errors import ArgumentOrderWarning
 from ..units import hours
 from .intervals import _daly, _nonnegative, _optimal, _positive, best_step_interval, time_breakdown
 from .multilevel import async_breakdown, async_optimal_interval
@@ -35,6 +38,12 @@ def compare_intervals(mtbf, ckpt_cost, restart=RESTART, *, work=None, step=None,
     r = float(_nonnegative("restart", restart))
     check_order("compare_intervals(mtbf, ckpt_cost, restart, *, work, step, persist)", mtbf=m, ckpt_cost=d,
                 work=None if work is None else hours(work), restart=r)
+    with warnings.catch_warnings():  # checked once above
+        warnings.simplefilter("ignore", ArgumentOrderWarning)
+        return _table(m, d, r, work, step, persist)
+
+
+def _table(m, d, r, work, step, persist):
     taus = {"Young": (2.0 * d * m) ** 0.5, "Daly": _daly(m, d), "exact": _optimal(m, d)}
     if step is not None:
         taus["whole steps"] = best_step_interval(step, m, d, r).interval_h

@@ -50,12 +50,16 @@ def _duration(name, x, positive):
     try:
         v = hours(x)
     except (DurationError, TypeError, ValueError) as e:
-        raise ModelInputError(f"{name} must be a duration; got {type(x).__name__} {str(x)[:60]!r}. The argument "
-                              f"order is {_SIGNATURE} since relmodel 0.2.0") from e
+        raise ModelInputError(f"{name} must be a duration; got {_what(x)}. The argument order is {_SIGNATURE} "
+                              "since relmodel 0.2.0") from e
     if np.ndim(v) or not np.isfinite(v) or v < 0 or (positive and v == 0):
         what = "positive" if positive else "zero or more"
         raise ModelInputError(f"{name} must be one finite duration, {what}; got {x!r}")
     return float(v)
+
+
+def _what(x):
+    return repr(x) if isinstance(x, (str, int, float)) else f"a {type(x).__name__}"
 
 
 def _segments(work, interval, ckpt):
