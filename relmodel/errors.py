@@ -96,6 +96,15 @@ def where(file=None, row=None, column=None):
     """Return a location prefix such as ``"log.csv, row 12, column 'start': "``.
 
     ``row`` is the 1-based data row (the header is not counted).
+
+    A prefix for error messages; ``file`` is a path or name.
+
+    Examples
+    --------
+    >>> where("log.csv", 12, "start")
+    "log.csv, row 12, column 'start': "
+    >>> where()
+    ''
     """
     parts = []
     if file is not None:

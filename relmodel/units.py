@@ -39,7 +39,17 @@ _VALID = '"45s", "10min", "3h", "2d", "1h30min", or a number of hours'
 
 
 def unit_hours(unit):
-    """Hours in one ``unit`` (e.g. ``"min"`` -> 1/60).  Raises :class:`UnitError`."""
+    """Hours in one ``unit`` (e.g. ``"min"`` -> 1/60).  Raises :class:`UnitError`.
+
+    Returns hours (a float).
+
+    Examples
+    --------
+    >>> unit_hours("d"), unit_hours("h")
+    (24.0, 1.0)
+    >>> round(unit_hours("min") * 60, 12)
+    1.0
+    """
     key = str(unit).strip().lower()
     if key not in _UNITS:
         raise UnitError(
@@ -95,6 +105,14 @@ def hours(x):
 
     >>> hours("90min")
     1.5
+
+    Examples
+    --------
+    >>> hours("1h30min"), hours("45s"), hours(2)
+    (1.5, 0.0125, 2.0)
+    >>> import datetime
+    >>> hours(datetime.timedelta(minutes=45))
+    0.75
     """
     if x is None:
         raise DurationError(f"a duration is required, got None; write it like {_VALID}")
@@ -118,15 +136,33 @@ def _per(numerator, x):
 
 
 def fit_from_mtbf(mtbf_h):
-    """FIT (failures per 10^9 device-hours) for an MTBF in hours."""
+    """FIT (failures per 10^9 device-hours) for an MTBF in hours.
+
+    Examples
+    --------
+    >>> fit_from_mtbf(1_000_000)          # a part with a 10^6 h MTBF
+    1000.0
+    """
     return _per(1e9, mtbf_h)
 
 
 def mtbf_from_fit(fit):
-    """MTBF in hours for a FIT rate."""
+    """MTBF in hours for a FIT rate.
+
+    Examples
+    --------
+    >>> mtbf_from_fit(1000)               # hours
+    1000000.0
+    """
     return _per(1e9, fit)
 
 
 def afr_from_mtbf(mtbf_h):
-    """Annualised failure rate, 8,766 h / MTBF (a fraction; valid for small rates)."""
+    """Annualised failure rate, 8,766 h / MTBF (a fraction; valid for small rates).
+
+    Examples
+    --------
+    >>> round(afr_from_mtbf(87_660), 6)   # 10% of units fail per year
+    0.1
+    """
     return _per(HOURS_PER_YEAR, mtbf_h)

@@ -315,7 +315,8 @@ def two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart=RESTART, slow_res
     the last improvement (or at ``k_max``).  Returns a :class:`TwoLevelPlan`
     with the best slow-level-only plan (Daly's exact optimum with the slow
     cost and restart) beside it.  Durations in the usual order (both
-    restarts 10 min by default); ``fast_fraction`` is keyword-only.
+    restarts 10 min by default); ``fast_fraction`` is keyword-only; the
+    plan's intervals are in hours.
 
     Examples
     --------

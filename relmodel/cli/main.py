@@ -14,7 +14,19 @@ __all__ = ["main", "cli", "fail"]
 
 
 def fail(exc):
-    """Print a relmodel error as one line and exit 2."""
+    """Print a relmodel error as one line and exit 2.
+
+    ``exc`` is an exception or a message; the exit status is 2 (a count of nothing: a code).
+
+    Examples
+    --------
+    >>> from relmodel.errors import ModelInputError
+    >>> try:
+    ...     fail(ModelInputError("ckpt_cost must be a positive duration"))   # one line on stderr
+    ... except SystemExit as e:
+    ...     print(e.code)
+    2
+    """
     click.echo(f"relmodel: error: {exc}", err=True)
     sys.exit(2)
 
@@ -58,5 +70,16 @@ _register()
 
 
 def main(argv=None):
-    """Entry point of the ``relmodel`` console script."""
+    """Entry point of the ``relmodel`` console script.
+
+    ``argv`` is a list of strings (default ``sys.argv``); durations in options take ``"45s"``, ``"10min"``, ``"3h"``.
+
+    Examples
+    --------
+    >>> try:
+    ...     main(["interval", "--mtbf", "-3h"])    # a bad value: one line on stderr, exit status 2
+    ... except SystemExit as e:
+    ...     print("exit", e.code)
+    exit 2
+    """
     cli.main(args=argv, prog_name="relmodel")

@@ -79,6 +79,16 @@ def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="co
 
     Counts must be whole numbers of zero or more; ``duration`` is anything
     :func:`relmodel.hours` reads.
+
+    ``n_gpus`` and ``gpus_per_node`` are counts; ``duration`` is the observation window (hours, or a string such as ``"54d"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = count_table(pd.DataFrame({"component": ["GPU", "PSU"], "category": ["GPU", "Host"], "count": [3, 1]}),
+    ...                 n_gpus=64, gpus_per_node=8, duration="10d")
+    >>> t.n_unexpected, t.n_nodes, t.duration_h
+    (4, 8, 240.0)
     """
     df = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
     for col in ("component", "count"):

@@ -52,7 +52,15 @@ def _known_problems():
 
 
 def data_dir():
-    """The folder holding bundled data: ``$RELMODEL_DATA`` or the repository's ``data/``."""
+    """The folder holding bundled data: ``$RELMODEL_DATA`` or the repository's ``data/``.
+
+    Returns a ``pathlib.Path``.
+
+    Examples
+    --------
+    >>> (data_dir() / "llama3-54day" / "table5.csv").exists()
+    True
+    """
     env = os.environ.get("RELMODEL_DATA")
     return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
 
@@ -65,6 +73,14 @@ def llama3_54day():
     paper's printed shares in ``printed_pct``; they match count/419 except
     Faulty GPU, printed as 30.1% where 148/419 is 35.3% (so the text's "GPU
     issues are 58.7%" is 64.0% by the counts).  relmodel uses the counts.
+
+    Returns a :class:`~relmodel.data.counts.CountTable` (counts; the window in hours).
+
+    Examples
+    --------
+    >>> t = llama3_54day()
+    >>> t.n_unexpected, t.n_gpus, t.n_nodes, t.duration_h
+    (419, 16384, 2048, 1296.0)
     """
     t = pd.read_csv(data_dir() / "llama3-54day" / "table5.csv")
     return count_table(t, n_gpus=16384, gpus_per_node=8, duration="54d", n_planned=47,
@@ -94,6 +110,12 @@ def stepfun():
     from the first event; causes are Level / Class / Desc; each fault's end
     gives its repair time.  Servers are taken to hold 8 GPUs.  The window runs
     from the first event to the last.
+
+    Examples
+    --------
+    >>> log = stepfun()
+    >>> log.n_nodes, round(log.duration_h / 24, 1)        # nodes, days
+    (400, 349.0)
     """
     with lzma.open(data_dir() / "stepfun-infinitehbd" / "fault_trace.json.xz", "rt") as fh:
         records = json.load(fh)
@@ -117,6 +139,14 @@ def lanl(path=None, *, systems=None):
     exact duplicate rows are reported by ``problems()``; the bundled copy
     loads without a warning (its problems are described in data/README.md),
     a ``path`` of yours warns.
+
+    Returns an :class:`~relmodel.data.logs.InterruptionLog` (times in hours).
+
+    Examples
+    --------
+    >>> log = lanl(systems=[20])
+    >>> sorted(set(log.events["category"]))[:3]
+    ['Facilities', 'Hardware', 'Human Error']
     """
     bundled = path is None
     path = Path(path) if path else data_dir() / "lanl-1996-2005" / "LA-UR-05-7318-failure-data-1996-2005.csv.xz"
@@ -141,6 +171,18 @@ def grid5000(path):
     ``path`` is the ``event_trace.tab`` file (optionally .xz) or its folder.
     Unavailability intervals (``event_type`` 0) become outages on ``node_id``;
     times are Unix seconds, read as UTC.
+
+    Returns an :class:`~relmodel.data.logs.InterruptionLog` (times in hours).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "event_trace.tab"
+    >>> _ = p.write_text("0\\t0\\t0\\t5\\tn1\\t1\\t0\\t3600\\tNULL\\n1\\t0\\t0\\t5\\tn1\\t0\\t3600\\t7200\\tNULL\\n"
+    ...                  "2\\t0\\t1\\t5\\tn2\\t1\\t0\\t10800\\tNULL\\n")
+    >>> log = grid5000(p)
+    >>> len(log), log.n_nodes, log.events["end_h"].tolist()      # one outage, 1 h to 2 h
+    (1, 2, [2.0])
     """
     path = Path(path)
     if path.is_dir():
@@ -163,7 +205,17 @@ NAMES = {"llama3": llama3_54day, "stepfun": stepfun, "lanl": lanl}
 
 
 def load(source, **read_log_kwargs):
-    """A bundled dataset by name ("llama3", "stepfun", "lanl"), or a log file read with :func:`read_log`."""
+    """A bundled dataset by name ("llama3", "stepfun", "lanl"), or a log file read with :func:`read_log`.
+
+    Returns a :class:`~relmodel.data.counts.CountTable` or an :class:`~relmodel.data.logs.InterruptionLog` (times in hours).
+
+    Examples
+    --------
+    >>> load("llama3").n_gpus
+    16384
+    >>> load("stepfun").n_nodes
+    400
+    """
     if isinstance(source, str) and source.lower() in NAMES and not read_log_kwargs:
         return NAMES[source.lower()]()
     if "start" not in read_log_kwargs:

@@ -164,6 +164,14 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
 
     Returns an :class:`InterruptionLog`.  See the module docstring for the
     rules applied to duplicate and overlapping rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"began": [0.0, 30.0, 70.0], "ended": [2.0, 31.0, 75.0], "host": ["a", "b", "a"]})
+    >>> log = read_log(df, start="began", end="ended", node="host", time_unit="h", window=(0.0, 100.0))
+    >>> len(log), log.n_nodes, log.downtimes().hours.tolist()     # outages, nodes, repair hours
+    (3, 2, [2.0, 5.0, 1.0])
     """
     df, label = read_table(source)
     nodes, causes = _as_list(node), _as_list(cause)

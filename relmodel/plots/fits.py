@@ -60,6 +60,12 @@ def plotting_positions(data, observed=None, *, method="johnson"):
     ranked before censorings.  ``method="km"``: the midpoint of the
     Kaplan-Meier step at each distinct failure time, 1 - (S(t-) + S(t)) / 2.
     Returns ``(hours, F)`` as arrays.
+
+    Examples
+    --------
+    >>> h, F = plotting_positions([10.0, 20.0, 30.0, 40.0], observed=[True, False, True, True])   # hours
+    >>> h.tolist(), F.round(4).tolist()
+    ([10.0, 30.0, 40.0], [0.1591, 0.4621, 0.7652])
     """
     d = as_durations(data, observed)
     if d.n_observed == 0:
@@ -126,6 +132,15 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
     model with ``cdf``) is drawn over the data's range.  More than
     ``max_points`` points are thinned to that many, evenly spaced in rank.
     Returns the Axes.
+
+    ``data`` in hours.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = probability_plot([10.0, 20.0, 30.0, 40.0, 80.0], "weibull", ax=Figure().subplots())
+    >>> ax.get_xscale()
+    'log'
     """
     key, logx, tr = _paper(family, fit, shape)
     t, f = _thin(*plotting_positions(data, observed, method=positions), max_points)
@@ -170,6 +185,15 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     ``data``: durations (see :func:`relmodel.kaplan_meier`) or an existing
     Kaplan-Meier :class:`~relmodel.stats.nonparam.StepEstimate`.  ``fits``: one fitted
     model or a sequence of them (anything with ``sf``).  Returns the Axes.
+
+    ``data`` in hours.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = survival_plot([10.0, 20.0, 30.0, 40.0, 80.0], ax=Figure().subplots())
+    >>> ax.get_ylabel()
+    'survival S(t)'
     """
     km = data if isinstance(data, StepEstimate) else kaplan_meier(data, observed=observed, conf=conf)
     ax = _axes(ax)
@@ -190,6 +214,12 @@ def binned_hazard(data, observed=None, *, bins=20):
     Bin edges are quantiles of the failure times (``bins`` of them, equal
     numbers of failures per bin).  Returns ``(edges, rate)`` with ``rate[k]``
     the mean hazard (failures per hour) on ``[edges[k], edges[k+1])``.
+
+    Examples
+    --------
+    >>> edges, rate = binned_hazard([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], bins=2)   # hours
+    >>> edges.round(2).tolist(), rate.round(4).tolist()    # failures per hour in each bin
+    ([0.0, 4.0, 8.0], [0.1586, 0.5208])
     """
     from ..stats.nonparam import nelson_aalen
 
@@ -208,6 +238,14 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     :func:`binned_hazard` as a step line.  ``hours``: the time grid; by default
     up to the data's last failure, or without data the smallest 99th
     percentile of the fits (from ``ppf``).  Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.stats.fitting import fit
+    >>> f = fit([10.0, 20.0, 30.0, 40.0, 80.0], "weibull")
+    >>> hazard_plot([f], ax=Figure().subplots()).get_ylabel()
+    'hazard (failures per hour)'
     """
     from ..units import hours as to_hours
 
@@ -242,6 +280,15 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
     fit Crow-AMSAA here, or a :class:`~relmodel.stats.trends.CrowAMSAA` result.
     ``loglog=True`` uses log axes, where the power law is a straight line.
     Returns the Axes.
+
+    Times in hours.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = cumulative_failures_plot([100.0, 300.0, 500.0, 650.0, 800.0], nhpp=True, end=1000.0, ax=Figure().subplots())
+    >>> ax.get_xlabel()
+    'hours since start of observation'
     """
     t, T = event_times(times_or_log, end, start=start)
     if t.size == 0:
@@ -271,6 +318,16 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
 
     ``causes`` limits the curves drawn (default all, most frequent first).
     Returns the Axes.
+
+    Times in hours, incidence as a probability.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.stats.nonparam import cumulative_incidence
+    >>> ci = cumulative_incidence([1.0, 2.0, 3.0, 4.0], ["gpu", "net", "gpu", None])
+    >>> len(cumulative_incidence_plot(ci, ax=Figure().subplots()).get_lines()) >= 2
+    True
     """
     ax = _axes(ax)
     for cause in result.causes if causes is None else causes:
@@ -283,7 +340,18 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
 
 
 def mcf_plot(result, *, ci=True, ax=None):
-    """Mean cumulative function across systems (a :func:`relmodel.mcf` result), with its band."""
+    """Mean cumulative function across systems (a :func:`relmodel.mcf` result), with its band.
+
+    Times in hours; the MCF counts failures per system.  Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.stats.recurrence import mcf
+    >>> m = mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
+    >>> mcf_plot(m, ax=Figure().subplots()).get_xlabel()
+    'hours'
+    """
     ax = _axes(ax)
     _band(ax, result, "MCF", ci=ci)
     ax.set_xlabel("hours")

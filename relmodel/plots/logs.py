@@ -46,6 +46,13 @@ def cause_counts(source, column=None, include_planned=False):
     ``source`` is an InterruptionLog (``column`` picks the cause column; default
     the second one, e.g. Class, else the first) or a CountTable (by component).
     Returns a DataFrame: cause, count, share, cum_share.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> top = cause_counts(llama3_54day()).iloc[0]
+    >>> top["cause"], int(top["count"]), round(float(top["share"]), 3)
+    ('Faulty GPU', 148, 0.353)
     """
     if hasattr(source, "table"):
         counts = source.table.groupby("component", sort=False)["count"].sum()
@@ -66,6 +73,13 @@ def repair_summary(log, column=None):
     """Repair times (hours) per cause: count, median, mean, 90th percentile, max.
 
     Uses outages with a known end; the last row, "All", covers every cause.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import stepfun
+    >>> s = repair_summary(stepfun())
+    >>> s.iloc[-1, 0]
+    'All'
     """
     col = _cause_column(log, column)
     ev = log.events.dropna(subset=["end_h"])
@@ -85,6 +99,16 @@ def plot_pareto(source, column=None, top=10, ax=None):
     """Pareto chart: bars of interruptions per cause, line of cumulative share.
 
     The ``top`` most frequent causes are drawn; the rest are pooled as "other".
+
+    ``source`` is an InterruptionLog or CountTable; bars count interruptions.  Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> ax = plot_pareto(llama3_54day(), top=5, ax=Figure().subplots())
+    >>> len(ax.patches)                 # five causes and "other"
+    6
     """
     table = cause_counts(source, column)
     if len(table) > top:
@@ -109,7 +133,17 @@ def _days(log, hours_):
 
 
 def plot_timeline(log, column=None, ax=None):
-    """Each outage as a point: time (days) against node, coloured by cause."""
+    """Each outage as a point: time (days) against node, coloured by cause.
+
+    Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.data.datasets import stepfun
+    >>> plot_timeline(stepfun(), ax=Figure().subplots()).get_xlabel()
+    'days from start of window'
+    """
     col = _cause_column(log, column)
     ev = log.events
     if ev.empty:
@@ -133,7 +167,17 @@ def plot_timeline(log, column=None, ax=None):
 
 
 def plot_cumulative(log, include_planned=False, ax=None):
-    """Cumulative number of interruptions against time, with the constant-rate line."""
+    """Cumulative number of interruptions against time, with the constant-rate line.
+
+    Time in days.  Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.data.datasets import stepfun
+    >>> plot_cumulative(stepfun(), ax=Figure().subplots()).get_xlabel()
+    'days from start of window'
+    """
     starts = np.sort(log.interruptions(include_planned)["start_h"].to_numpy())
     if starts.size == 0:
         raise EmptyDataError(f"{log.name}: no interruptions to draw")
@@ -149,7 +193,17 @@ def plot_cumulative(log, include_planned=False, ax=None):
 
 
 def plot_repair_times(log, ax=None, bins=30):
-    """Histogram of repair times (hours, log scale) with the median marked."""
+    """Histogram of repair times (hours, log scale) with the median marked.
+
+    Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.data.datasets import stepfun
+    >>> plot_repair_times(stepfun(), ax=Figure().subplots()).get_xscale()
+    'log'
+    """
     rep = log.downtimes().hours
     rep = rep[rep > 0]
     if rep.size == 0:

@@ -38,6 +38,15 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
     out of reach are left out of a line.  As there, one of
     ``fixed_rate_per_h`` or ``source`` says which per-job rate is held; the
     title says it.
+
+    MTBF in hours against GPUs.  Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = required_mtbf_plot([1_000, 10_000, 100_000], ckpt_costs=["1min"], fixed_rate_per_h=0, ax=Figure().subplots())
+    >>> ax.get_lines()[0].get_ydata().round().tolist()      # node MTBF (hours) at each size
+    [727.0, 7267.0, 72667.0]
     """
     from ..errors import ModelInputError
     if per not in _PER:
@@ -64,6 +73,15 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
 
     ``source`` is a CountTable, InterruptionLog or per-job rates table
     (with ``source_cluster``); rates are scaled by :func:`relmodel.scale.scaling.scale_rates`.
+
+    ``n_gpus`` are GPU counts.  Returns the Axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> interruptions_plot(llama3_54day(), [16_384, 100_000], ax=Figure().subplots()).get_ylabel()
+    'expected interruptions per day'
     """
     from ..scale.scaling import cluster_of, scale_rates
     src = cluster_of(source if source_cluster is None else source_cluster)

@@ -31,7 +31,15 @@ def table(header, rows):
 
 
 def fmt(value):
-    """Format a headline value for HTML."""
+    """Format a headline value for HTML.
+
+    Large numbers (hours, FIT) get thousands separators and no decimals; others four significant digits.
+
+    Examples
+    --------
+    >>> fmt(16595.4), fmt(0.31008), fmt("a<b")
+    ('16,595', '0.3101', 'a&lt;b')
+    """
     if isinstance(value, float):
         return f"{value:,.0f}" if 1e4 <= abs(value) < 1e15 else f"{value:.4g}"
     return html.escape(str(value))

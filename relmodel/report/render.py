@@ -18,6 +18,16 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     one report per value plus a comparison page, see :mod:`relmodel.report.sweep`.
     ``executor`` is any concurrent.futures.Executor; ``progress`` is True (a
     tqdm bar on stderr) or a callable ``progress(done, total, notebook)``.
+
+    Durations in ``params`` take ``"45s"``, ``"10min"``, ``"3h"`` or a number of hours. A bad value stops before any kernel starts:
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> render(params={"n_gpus": -4}, out=tempfile.mkdtemp() + "/x")
+    Traceback (most recent call last):
+    ...
+    relmodel.errors.ParameterError: ...
     """
     if sweep:
         return render_sweep(sweep, notebooks=notebooks, params=params, out=out, force=force,

@@ -57,7 +57,14 @@ def record(name, value):
 
     In a kernel the value is attached to the cell's outputs (invisible in the
     HTML) and :func:`render` reads it back into ``summary.json``; outside a kernel
-    it is kept in memory (see :func:`recorded`). ``value`` must be JSON-able.
+    it is kept in memory (see :func:`recorded`). ``value`` must be JSON-able
+    and in the units its name says (``_h`` for hours).
+
+    Examples
+    --------
+    >>> record("node_mtbf_h", 16595.4)      # hours, say
+    >>> recorded()["node_mtbf_h"]
+    16595.4
     """
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = int(value)
@@ -77,7 +84,16 @@ def record(name, value):
 
 
 def recorded():
-    """Numbers recorded in this process outside a kernel, as a dict."""
+    """Numbers recorded in this process outside a kernel, as a dict.
+
+    Values are as recorded (numbers in the units their names say, e.g. ``_h`` for hours).
+
+    Examples
+    --------
+    >>> record("ettr", 0.85)
+    >>> recorded()["ettr"]
+    0.85
+    """
     return dict(_RECORDED)
 
 
@@ -108,6 +124,13 @@ def find_notebooks(notebooks=None):
 
     A name may be a path, a file stem (``03_checkpoint_interval``) or its number
     prefix (``03``). Raises ReportError for a name that matches nothing.
+
+    Returns a list of notebook paths.
+
+    Examples
+    --------
+    >>> [p.name for p in find_notebooks(["03", "04"])]
+    ['03_checkpoint_interval.ipynb', '04_requirements_at_scale.ipynb']
     """
     suite = sorted(NOTEBOOK_DIR.glob("[0-9]*.ipynb"))
     if notebooks is None:

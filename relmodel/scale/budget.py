@@ -94,6 +94,15 @@ def split_budget(scaled, job_mtbf_h, method="proportional", *, by="component", h
     :class:`Budget` whose table has name, scales_with, units, observed_rate_per_h,
     allowed_rate_per_h, allowed_mtbf_h (per unit), observed_fit, allowed_fit,
     improvement (observed / allowed rate) and held.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.scale.scaling import scale_rates
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> b = split_budget(scaled, "6h", by="scales_with", hold=["job"])   # a 6 h job MTBF, software held
+    >>> round(float(b.table["allowed_rate_per_h"].sum()), 4), round(1 / 6, 4)   # per hour: the whole budget is used
+    (0.1667, 0.1667)
     """
     m = float(hours(job_mtbf_h))
     if not m > 0:
@@ -134,6 +143,16 @@ def share_fit(scaled, name, share=0.1, per=None):
     The other causes are held at their scaled rates.  ``per`` is the unit the
     FIT is quoted in (any :meth:`relmodel.Cluster.counts` key, e.g.
     ``"transceiver"`` for optics); by default the unit the causes scale with.
+
+    Returns FIT (failures per 10^9 unit-hours).
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.scale.scaling import scale_rates
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> round(share_fit(scaled, "Network Switch/Cable", 0.1))     # FIT per link for a 10% share
+    938
     """
     if not 0.0 < float(share) < 1.0:
         raise ModelInputError(f"share must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
@@ -179,6 +198,17 @@ def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95,
     ``changes`` maps a name to a factor: 0.5 halves those failures, 2 doubles
     them.  Returns a :class:`WhatIf`; the ETTR interval is a parametric
     bootstrap over the Poisson counts.
+
+    ``ckpt_cost`` and ``restart`` are durations; MTBFs and intervals in the result are hours.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.scale.scaling import scale_rates
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> w = what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200)   # halve HBM failures
+    >>> round(float(w.before_mtbf_h), 3), round(float(w.after_mtbf_h), 3), round(w.after_ettr - w.before_ettr, 4)
+    (3.093, 3.384, 0.008)
     """
     factor = np.ones(len(scaled.table))
     for name, f in dict(changes).items():

@@ -210,6 +210,15 @@ def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, 
     Each cause's rate is multiplied by target_units / source_units of what it
     scales with (:func:`scales_with`).  Per-cause bounds are the exact Garwood
     bounds scaled; the job total's bounds are bootstrap percentiles.
+
+    Rates are per hour; MTBFs in hours.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> s = scale_rates(llama3_54day(), target_cluster=100_000, n_boot=200)
+    >>> round(s.job_mtbf_h, 3), round(s.per_day, 1)      # job MTBF (hours), interruptions a day
+    (0.555, 43.3)
     """
     src = cluster_of(rates if source_cluster is None else source_cluster)
     tgt = grow_cluster(src.n_gpus if target_cluster is None else target_cluster, src)
@@ -244,6 +253,12 @@ def scale_job_mtbf(source, n_gpus, gpus_per_node=GPUS_PER_NODE, *, source_cluste
     ``source`` is a CountTable or InterruptionLog (through
     :func:`relmodel.component_rates`), or a per-job rates DataFrame together
     with ``source_cluster``.  E.g. the Llama 3 counts give about 3.1 h at 16,384 GPUs.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> round(scale_job_mtbf(llama3_54day(), 16_384), 3), round(scale_job_mtbf(llama3_54day(), 100_000), 3)   # hours
+    (3.093, 0.555)
     """
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus, src, gpus_per_node=gpus_per_node)

@@ -39,7 +39,17 @@ __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", 
 
 
 def erlang_b(c, offered_load):
-    """Erlang loss probability B(c, a), by the stable recursion B(k) = a B(k-1) / (k + a B(k-1))."""
+    """Erlang loss probability B(c, a), by the stable recursion B(k) = a B(k-1) / (k + a B(k-1)).
+
+    ``c`` is a count of spares (servers), ``offered_load`` in Erlangs (failure rate per hour times mean repair hours); the result is a probability.
+
+    Examples
+    --------
+    >>> float(erlang_b(2, 1.0))          # B(1) = 1/2, B(2) = (1/2) / (2 + 1/2)
+    0.2
+    >>> round(float(erlang_b(10, 5.0)), 6)
+    0.018385
+    """
     a = float(offered_load)
     if not (a >= 0 and np.isfinite(a)):
         raise ModelInputError(f"offered load must be a finite number >= 0; got {offered_load!r}")
@@ -110,6 +120,14 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
     ``failure_rate_per_h`` counts failures that need a node swap (hardware,
     not software); ``repair`` is a mean repair time (a duration) or a fitted
     repair model with ``mean_h`` (:func:`repair_model`).
+
+    Returns a :class:`SparePlan` (a count of spares and a probability).
+
+    Examples
+    --------
+    >>> plan = spare_pool(0.05, "100h", target=0.01)   # 0.05 swaps per hour, 100 h repairs: 5 busy on average
+    >>> plan.n_spares, round(plan.p_no_spare, 4)
+    (12, 0.0055)
     """
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
     if not 0 < float(target) < 1:
@@ -158,6 +176,14 @@ def repair_model(source, family="weibull"):
     fitted mean against the data: StepFun's repairs (median about 20 h, mean
     about 133 h) are heavy-tailed, and a log-normal fit puts the mean near
     765 h while the Weibull (shape about 0.42) keeps it near 129 h.
+
+    Durations are in hours.
+
+    Examples
+    --------
+    >>> m = repair_model([10.0, 20.0, 30.0], "empirical")     # repair hours
+    >>> m.mean_h
+    20.0
     """
     data = source.downtimes() if hasattr(source, "downtimes") else source
     if family == "empirical":
@@ -216,6 +242,14 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     ETTR is taken at the optimal interval for it, then divided by
     1 + λ E[stall].  Columns: spares, p_no_spare_poisson, p_no_spare_erlang,
     p_stall_sim, mean_stall_h, ettr, ettr_lost.
+
+    ``failure_rate_per_h`` per hour; ``repair``, ``ckpt_cost``, ``restart`` and ``job_mtbf_h`` are durations.
+
+    Examples
+    --------
+    >>> t = spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h", spares=[0, 5, 10], n_failures=2000)
+    >>> t["spares"].tolist(), bool(t["ettr"].is_monotonic_increasing)
+    ([0, 5, 10], True)
     """
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
     m = float(hours(job_mtbf_h)) if job_mtbf_h is not None else 1.0 / lam

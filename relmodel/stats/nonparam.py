@@ -160,6 +160,14 @@ def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
     (left truncation).  The band is lifelines' exponential Greenwood interval
     (log(-log S) scale; Kalbfleisch and Prentice 2002, section 1.4).
     Returns a :class:`StepEstimate` with ``quantity == "survival"``.
+
+    Examples
+    --------
+    >>> km = kaplan_meier([2.0, 3.0, 5.0, 8.0], observed=[True, True, False, True])   # hours
+    >>> km.value.round(4).tolist()                     # S(t) after each jump at km.hours
+    [1.0, 0.75, 0.5, 0.5, 0.0]
+    >>> km.hours.tolist(), km.median_h
+    ([0.0, 2.0, 3.0, 5.0, 8.0], 3.0)
     """
     from lifelines import KaplanMeierFitter
 
@@ -171,10 +179,16 @@ def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
 def nelson_aalen(data, *, observed=None, entry=None, conf=0.95):
     """Nelson-Aalen estimate of the cumulative hazard H(t) = sum d_i / n_i.
 
-    Same inputs as :func:`kaplan_meier`.  Uses lifelines' ``NelsonAalenFitter``
+    Same inputs as :func:`kaplan_meier` (durations in hours).  Uses lifelines' ``NelsonAalenFitter``
     without its tie smoothing, so each jump is exactly d_i / n_i (Aalen 1978);
     the band is lifelines' log-transformed interval.
     Returns a :class:`StepEstimate` with ``quantity == "cumulative hazard"``.
+
+    Examples
+    --------
+    >>> na = nelson_aalen([2.0, 3.0, 5.0, 8.0], observed=[True, True, False, True])   # hours
+    >>> na.value.round(4).tolist()                     # H(t) = sum d_i / n_i: 1/4, + 1/3, + 1/1
+    [0.0, 0.25, 0.5833, 0.5833, 1.5833]
     """
     from lifelines import NelsonAalenFitter
 
@@ -288,6 +302,12 @@ def cumulative_incidence(durations, causes=None, *, observed=None, conf=0.95):
     F_j(t) = sum_{t_i <= t} S(t_i-) d_ji / n_i with S the all-cause Kaplan-Meier
     (Aalen and Johansen 1978; Kalbfleisch and Prentice 2002, section 8.2).
     Returns a :class:`CumulativeIncidence`, causes ordered by event count.
+
+    Examples
+    --------
+    >>> ci = cumulative_incidence([1.0, 2.0, 3.0, 4.0], ["gpu", "net", "gpu", None])   # hours; None: censored
+    >>> sorted(ci.causes), round(float(ci["gpu"](3.5)), 4), round(float(ci["net"](3.5)), 4)
+    (['gpu', 'net'], 0.5, 0.25)
     """
     _check_conf(conf)
     if hasattr(durations, "events") and hasattr(durations, "window_h"):

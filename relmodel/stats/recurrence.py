@@ -113,6 +113,12 @@ def mcf(data, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
     estimator (Nelson, "Recurrent Events Data Analysis", SIAM 2003, section 4;
     Lawless and Nadeau 1995) and the band is log-transformed.
     Returns a :class:`StepEstimate` with ``quantity == "mean cumulative function"``.
+
+    Examples
+    --------
+    >>> m = mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)   # hours
+    >>> m.hours.tolist(), m.value.round(4).tolist()        # failures per system by then
+    ([0.0, 10.0, 25.0, 40.0], [0.0, 0.25, 0.5, 0.75])
     """
     _check_conf(conf)
     t, sys_idx, s, e = _mcf_inputs(data, node, start, end, n_systems)

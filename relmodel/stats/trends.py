@@ -146,6 +146,12 @@ def laplace_test(times, end=None, *, start=None, node=None, n_systems=None):
     ``n_systems`` counts failure-free systems on the common window); times
     then count from each system's start.
     Returns a :class:`TrendTest`.
+
+    Examples
+    --------
+    >>> r = laplace_test([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0)   # hours
+    >>> round(r.statistic, 3), round(r.p_value, 3), r.direction
+    (0.917, 0.359, 'wearing out')
     """
     t, Ti, Ts, trunc = _prepare(times, end, start, 1, node, n_systems)
     u = (t - Ti / 2).sum() / np.sqrt((Ti**2).sum() / 12)
@@ -160,6 +166,14 @@ def lewis_robinson_test(times, end=None, *, start=None):
     process", in Reliability and Biometry, SIAM 1974.  Robust where failures
     cluster (a renewal process that is not Poisson), which a fleet's pooled
     log often is.  Needs at least two events.  Returns a :class:`TrendTest`.
+
+    ``times`` in hours.
+
+    Examples
+    --------
+    >>> r = lewis_robinson_test([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0)
+    >>> round(r.statistic, 3), round(r.p_value, 3)
+    (2.236, 0.025)
     """
     t, Ti, _, trunc = _prepare(times, end, start, need=2)
     T = float(Ti[0])
@@ -186,6 +200,12 @@ def mil_hdbk_189_test(times, end=None, *, start=None, node=None, n_systems=None)
     ``n_systems`` counts failure-free systems on the common window); times
     then count from each system's start.
     Returns a :class:`TrendTest`.
+
+    Examples
+    --------
+    >>> r = mil_hdbk_189_test([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0)   # hours
+    >>> round(r.statistic, 3), r.df, round(r.p_value, 3), r.direction
+    (10.021, 14, 0.479, 'wearing out')
     """
     t, Ti, Ts, trunc = _prepare(times, end, start, 1, node, n_systems)
     x = 2 * np.log(Ti / t).sum()
@@ -263,6 +283,14 @@ def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=N
     ``n_systems`` counts failure-free systems on the common window); times
     then count from each system's start.
     Returns a :class:`CrowAMSAA`.
+
+    Examples
+    --------
+    >>> t = [100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0]      # hours
+    >>> f = crow_amsaa(t, end=1000.0)
+    >>> import math
+    >>> round(f.beta, 4), round(7 / sum(math.log(1000.0 / x) for x in t), 4)   # MLE n / sum ln(T/t_i)
+    (1.3971, 1.3971)
     """
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1 (e.g. 0.95), got {conf!r}")
@@ -297,6 +325,14 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_s
     the handbook's table.  Returns a :class:`TrendTest` ("wearing out" and
     "improving" do not apply: ``direction`` says "fits" or "does not fit"
     at the 5% level).
+
+    ``times`` in hours.
+
+    Examples
+    --------
+    >>> r = power_law_gof([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0, n_sim=500, seed=0)
+    >>> r.direction
+    'fits'
     """
     t, Ti, Ts, trunc = _prepare(times, end, start, 2, node, n_systems)
     m = t.size
@@ -373,6 +409,12 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     (``start``/``end`` may be mappings node -> hours), time counts from each
     system's start, and the Lewis-Robinson test, which needs one sequence of
     gaps, is left out.  Returns a :class:`TrendResult`.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import stepfun
+    >>> trend(stepfun()).verdict
+    'wearing out'
     """
     key = str(method).lower().replace("_", "-")
     if key not in _METHODS:
