@@ -151,3 +151,15 @@ def test_the_assumption_is_named_everywhere(llama3):
     assert out.exit_code == 0 and said in out.output
     js = CliRunner().invoke(cli, ["requirements", "--gpus", "16384", "--n-boot", "200", "--format", "json"])
     assert said in json.loads(js.output)["assumption"]
+
+
+def test_import_relmodel_stays_light():
+    # heavy libraries load when first used (a plot, a lifelines fit, a report, a widget); bench/bench_import.py
+    # times the import itself
+    import subprocess
+    import sys
+    from conftest import REPO
+    code = ("import sys, relmodel; heavy = ['lifelines', 'matplotlib', 'nbformat', 'papermill', 'ipywidgets']; "
+            "print([m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
