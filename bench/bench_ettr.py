@@ -16,6 +16,7 @@ Relmodel timings are the best of three runs; references run once.
 import argparse
 import math
 import time
+import warnings
 
 import numpy as np
 from scipy import optimize
@@ -58,6 +59,7 @@ def main(quick=False):
 
     ds = np.geomspace(1e-3, 1.0, n)
     mm, dd = np.meshgrid(mtbfs, ds)
+    warnings.simplefilter("ignore", relmodel.errors.ArgumentOrderWarning)  # the grid has costs above the MTBF
     t_opt, tau_star = best_of(lambda: relmodel.optimal_interval(mm, dd))
     idx = np.random.default_rng(0).choice(mm.size, 300, replace=False)
     t_sc, tau_sc = best_of(lambda: [optimum_scipy(mm.flat[i], dd.flat[i]) for i in idx], 1)

@@ -141,7 +141,7 @@ def test_the_rate_must_be_stated(llama3):
 def test_the_assumption_is_named_everywhere(llama3):
     said = f"held at {24 * LLAMA_JOB / LLAMA_H:.1f} a day"
     plan = relmodel.plan_requirements(llama3, 16_384, n_boot=200)
-    assert said in plan.assumption and said in plan.text() and said in plan._repr_html_()
+    assert said in plan.assumption and said in plan.text() and said in plan._repr_html_() and said in repr(plan)
     t = relmodel.requirements_table([16_384], source=llama3)
     assert said in t.attrs["assumption"]
     assert "every interruption counted against the nodes" in relmodel.requirements_table(

@@ -265,6 +265,9 @@ class Requirements:
             f"({self.observed_ettr_lo:.3f}-{self.observed_ettr_hi:.3f}, {pct})",
         ])
 
+    def __repr__(self):
+        return "Requirements: " + self.text()
+
     def _repr_html_(self):
         text = self.text().replace("\n", "<br>")
         return f"<p>{text}</p>" + self.components.to_html(index=False, float_format=lambda v: f"{v:.4g}")
