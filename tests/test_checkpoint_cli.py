@@ -126,3 +126,10 @@ def test_bad_input_is_one_line_exit_2(args):
     r = run(*args)
     assert r.exit_code == 2
     assert "Traceback" not in r.output
+
+
+def test_swapped_values_warn_in_one_line():
+    r = run("--mtbf", "45s", "--ckpt-cost", "3h")
+    assert r.exit_code == 0
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("relmodel: warning: ckpt_cost (3 h) is at or above mtbf")

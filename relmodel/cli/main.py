@@ -1,10 +1,12 @@
 """The ``relmodel`` command line: a thin layer over the package.
 
 Each command lives in its own ``cli_*.py`` module and is registered below.
-Errors from :mod:`relmodel.errors` become one line on stderr and exit code 2.
+Errors from :mod:`relmodel.errors` become one line on stderr and exit code 2;
+warnings (such as durations that look swapped) one line each on stderr.
 """
 
 import sys
+import warnings
 
 import click
 
@@ -31,14 +33,20 @@ def fail(exc):
     sys.exit(2)
 
 
+def _one_line(message, category, filename, lineno, file=None, line=None):
+    click.echo(f"relmodel: warning: {message}", err=True)
+
+
 class _Group(click.Group):
     def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except RelmodelError as exc:
-            fail(exc)
-        except FileNotFoundError as exc:
-            fail(f"file not found: {exc.filename}")
+        with warnings.catch_warnings():  # warnings (e.g. swapped durations) as one line each on stderr
+            warnings.showwarning = _one_line
+            try:
+                return super().invoke(ctx)
+            except RelmodelError as exc:
+                fail(exc)
+            except FileNotFoundError as exc:
+                fail(f"file not found: {exc.filename}")
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
