@@ -20,7 +20,8 @@ UNITS = re.compile(r"\b(hours?|h|minutes?|seconds?|days?|per hour|fractions?|FIT
 def _public_functions():
     mods = [relmodel, relmodel.datasets, relmodel.units, relmodel.errors]
     mods += [importlib.import_module(m) for m in SUBPACKAGES]
-    mods += [relmodel.plots.checkpoint, relmodel.plots.logs, relmodel.plots.scaling, relmodel.plots.fits]
+    from relmodel.plots import interactive  # the notebooks' widgets
+    mods += [relmodel.plots.checkpoint, relmodel.plots.logs, relmodel.plots.scaling, relmodel.plots.fits, interactive]
     found = {}
     for mod in mods:
         names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]

@@ -44,6 +44,14 @@ def what_if(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TAR
     """The dashboard's numbers as a dict: job MTBF, optimal interval, ETTR, required node MTBF.
 
     Required node MTBF is NaN when the per-job causes alone miss the target.
+
+    ``n_gpus`` GPUs; ``ckpt_cost`` and ``restart`` durations; MTBFs and the interval in hours, ETTR a fraction.
+
+    Examples
+    --------
+    >>> nums = what_if(16_384, "1min", "10min", 0.9)
+    >>> round(nums["job_mtbf_h"], 3), round(nums["ettr"], 3), round(nums["required_node_mtbf_h"])
+    (3.093, 0.853, 16595)
     """
     from ..scale.requirements import required_node_mtbf
     from ..errors import InfeasibleTargetError
@@ -98,6 +106,14 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
 
     ``source`` is a CountTable or InterruptionLog of observed rates (default:
     the Llama 3 counts). Durations take anything :func:`relmodel.hours` does.
+
+    Returns a ``matplotlib.figure.Figure`` (intervals in minutes, MTBF in hours).
+
+    Examples
+    --------
+    >>> fig = dashboard(16_384, "1min", "10min", 0.9)
+    >>> len(fig.axes), fig.axes[1].get_ylabel()
+    (2, 'node MTBF (hours)')
     """
     from matplotlib.figure import Figure
     ckpt_cost, restart = hours(ckpt_cost), hours(restart)
@@ -123,6 +139,17 @@ def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TA
 
     The figure is an ``ipywidgets.Image`` redrawn when a slider moves (no
     Output widget), so the box also executes cleanly under Papermill.
+
+    Sliders: GPUs, checkpoint cost (minutes), restart (minutes), target ETTR (a fraction).
+
+    Examples
+    --------
+    >>> box = controls(16_384, "1min", "10min", 0.9)
+    >>> slider, image = box.children[0].children[0], box.children[2]
+    >>> before = image.value
+    >>> slider.value = 65_536                 # what JupyterLab does when the slider moves
+    >>> image.value != before                # the figure was redrawn
+    True
     """
     import ipywidgets as w
 
