@@ -17,6 +17,8 @@ __all__ = [
     "EmptyDataError",
     "UnknownFileTypeError",
     "CountError",
+    "ExposureError",
+    "PriorError",
     "FitError",
     "ModelInputError",
     "InfeasibleTargetError",
@@ -64,6 +66,14 @@ class UnknownFileTypeError(LogFormatError):
 
 class CountError(RelmodelError, ValueError):
     """A count is negative, missing or not a whole number."""
+
+
+class ExposureError(CountError):
+    """An exposure (unit-hours, node-days...) that is zero, negative or missing."""
+
+
+class PriorError(RelmodelError, ValueError):
+    """No prior can be built from the fleets given (no usable row, mixed units...)."""
 
 
 class FitError(RelmodelError, ValueError):
