@@ -83,7 +83,8 @@ def _units(per, n_nodes, gpus_per_node, name):
 
 def _from_fleet(name, per):
     from ..data.fleets import fleet_exposure, fleets
-    table = fleets(primary=True)
+    table = fleets()
+    table = table[table["category"] == "all"]
     row = table[table["fleet"] == name.lower()]
     if row.empty:
         raise PriorError(f"unknown fleet {name!r}; known fleets: {', '.join(table['fleet'])}")

@@ -66,6 +66,14 @@ def _posterior(data, prior):
     return prior.shape + data.count, prior.rate_h + data.exposure_h
 
 
+def _pct(p):
+    if p < 0.001:
+        return "below 0.1%"
+    if p > 0.999:
+        return "above 99.9%"
+    return f"{p:.1%}"
+
+
 @dataclass(frozen=True)
 class RateComparison:
     """Rate of ``a`` against ``b``: ratio with its exact interval, p-value, P(a worse)."""
@@ -100,7 +108,7 @@ class RateComparison:
                    ("higher" if self.ratio > 1 else "lower") + " rate")
         return (f"{self.name_a} has {self.ratio:,.2f} times the interruption rate of {self.name_b} "
                 f"({self.conf:.0%} interval {lo:,.2f} to {hi_txt}; exact test p = {self.p_value:.3g}: {verdict}); "
-                f"the chance that {self.name_a} is worse is {self.prob_a_worse:.1%} ({self.prior} priors).")
+                f"the chance that {self.name_a} is worse is {_pct(self.prob_a_worse)} ({self.prior} priors).")
 
     def _repr_html_(self):
         return f"<p>{self.sentence()}</p>" + self.to_frame().to_html(index=False, float_format="{:,.2f}".format)
