@@ -186,8 +186,8 @@ def _by_component(a, b, per, conf, prior, correction):
         raise UnitError(f"unknown correction {correction!r}; use one of {', '.join(CORRECTIONS)}")
     ta, tb = (component_rates(s, per=per).iloc[:-1] for s in (a, b))
     ea, eb = float(ta["exposure_h"].iloc[0]), float(tb["exposure_h"].iloc[0])
-    merged = pd.merge(ta[["component", "count"]], tb[["component", "count"]], on="component", how="outer",
-                      suffixes=("_a", "_b"), sort=False).fillna(0)
+    ca, cb = (t.groupby("component", sort=False)["count"].sum().reset_index() for t in (ta, tb))
+    merged = pd.merge(ca, cb, on="component", how="outer", suffixes=("_a", "_b"), sort=False).fillna(0)
     rows = []
     for r in merged.itertuples(index=False):
         ka, kb = int(r.count_a), int(r.count_b)
