@@ -12,11 +12,13 @@ GPUs per node ``rate_per_gpu_day = rate_per_node_day / g`` (an interruption
 is charged once, spread over the node's GPUs).
 """
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from ..errors import MissingColumnError, UnitError
-from .datasets import data_dir
 
 __all__ = ["fleets", "fleet_exposure", "KINDS", "COLUMNS"]
 
@@ -25,6 +27,12 @@ COLUMNS = ("fleet", "name", "hardware", "kind", "gpus", "gpus_per_node", "nodes"
            "published_rate_per_1000_node_days", "count_basis", "counted", "category", "primary", "approx",
            "source", "note")
 _INTS = {c: "Int64" for c in ("gpus", "gpus_per_node", "nodes", "count")}
+
+
+def _default_path():
+    """``fleets/fleets.csv`` in the data folder (``$RELMODEL_DATA`` or the repository's ``data/``, as datasets use)."""
+    env = os.environ.get("RELMODEL_DATA")
+    return (Path(env) if env else Path(__file__).resolve().parents[2] / "data") / "fleets" / "fleets.csv"
 
 
 def fleets(kind=None, *, primary=None, path=None):
@@ -42,7 +50,7 @@ def fleets(kind=None, *, primary=None, path=None):
     ``rate_per_1000_node_days`` (from count and exposure, or from the
     published rate where only a rate is given; NaN where neither is known).
     """
-    path = path or data_dir() / "fleets" / "fleets.csv"
+    path = path or _default_path()
     df = pd.read_csv(path, dtype=_INTS)
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
