@@ -201,16 +201,22 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     bounds = [0] + cps + [m]
     ivals = [_position_interval(counts, widths, bounds[i], bounds[i + 1], bounds[i + 2], conf, min_size)
              for i in range(len(cps))]
-    seg_n = np.array([counts[a:b].sum() for a, b in zip(bounds[:-1], bounds[1:])])
-    seg_l = np.array([widths[a:b].sum() for a, b in zip(bounds[:-1], bounds[1:])]) * units
-    rate, lo, hi = poisson_interval(seg_n, seg_l, conf)
-    segments = pd.DataFrame({"start_h": edges[bounds[:-1]] - t0, "end_h": edges[bounds[1:]] - t0,
-                             "count": seg_n.astype(int), "exposure_h": seg_l, "rate_per_h": np.atleast_1d(rate),
-                             "rate_lo": np.atleast_1d(lo), "rate_hi": np.atleast_1d(hi)})
     rel = edges - t0
+    segments = _segments(counts, widths, rel, bounds, units, conf)
     return RateChanges(tuple(float(rel[c]) for c in cps), tuple(float(rel[a]) for a, _ in ivals),
                        tuple(float(rel[b]) for _, b in ivals), segments, rel, counts, penalty, units, per, name,
                        _shift(origin, t0), conf)
+
+
+def _segments(counts, widths, rel_edges, bounds, units, conf):
+    """Segments between consecutive bounds: times, counts, exposure and exact rate intervals."""
+    pairs = list(zip(bounds[:-1], bounds[1:]))
+    seg_n = np.array([counts[a:b].sum() for a, b in pairs])
+    seg_l = np.array([widths[a:b].sum() for a, b in pairs]) * units
+    rate, lo, hi = poisson_interval(seg_n, seg_l, conf)
+    return pd.DataFrame({"start_h": rel_edges[bounds[:-1]], "end_h": rel_edges[bounds[1:]],
+                         "count": seg_n.astype(int), "exposure_h": seg_l, "rate_per_h": np.atleast_1d(rate),
+                         "rate_lo": np.atleast_1d(lo), "rate_hi": np.atleast_1d(hi)})
 
 
 def _shift(origin, t0):

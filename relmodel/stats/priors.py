@@ -21,10 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from ..data.counts import CountTable
-from ..data.logs import InterruptionLog
 from ..errors import CountError, ExposureError, PriorError, UnitError
 from ..units import hours
+from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
@@ -32,102 +31,10 @@ __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior",
 
 VAGUE_SHAPE = 0.5   # fallback prior: the information of half an interruption
 MAX_SHAPE = 1e4     # fleets that agree exactly would push the shape to infinity
-PER = ("job", "node", "gpu")
 
 
 class PriorWarning(UserWarning):
     """A prior could not be fitted (one fleet only) and a stated vague prior was used."""
-
-
-def per_day_label(per):
-    return {"node": "node-days", "gpu": "GPU-days", "job": "job-days"}[per]
-
-
-@dataclass(frozen=True)
-class RateData:
-    """``count`` interruptions in ``exposure_h`` unit-hours (``per`` "node", "gpu" or "job")."""
-
-    count: int
-    exposure_h: float
-    per: str = "node"
-    name: str = ""
-
-    def __post_init__(self):
-        if self.per not in PER:
-            raise UnitError(f"unknown per={self.per!r}; use one of {', '.join(PER)}")
-        k = self.count
-        if not (np.isfinite(k) and k >= 0 and k == np.floor(k)):
-            raise CountError(f"{self.name or 'count'}: {k!r} is not a count; use a whole number of zero or more")
-        if not (np.isfinite(self.exposure_h) and self.exposure_h > 0):
-            raise ExposureError(f"{self.name or 'exposure'}: exposure must be a positive number of "
-                                f"{self.per}-hours, got {self.exposure_h!r}")
-
-    @property
-    def rate_per_h(self):
-        return self.count / self.exposure_h
-
-    def to_frame(self):
-        return pd.DataFrame({"name": [self.name], "count": [self.count], "exposure_h": [self.exposure_h],
-                             "per": [self.per], f"rate_per_1000_{self.per}_days": [24000 * self.rate_per_h]})
-
-
-def _units(per, n_nodes, gpus_per_node, name):
-    if per == "job":
-        return 1
-    if per == "node":
-        return n_nodes
-    if not gpus_per_node:
-        raise UnitError(f"{name}: per='gpu' needs gpus_per_node")
-    return n_nodes * gpus_per_node
-
-
-def _from_fleet(name, per):
-    from ..data.fleets import fleet_exposure, fleets
-    table = fleets()
-    table = table[table["category"] == "all"]
-    row = table[table["fleet"] == name.lower()]
-    if row.empty:
-        raise PriorError(f"unknown fleet {name!r}; known fleets: {', '.join(table['fleet'])}")
-    exposure = float(fleet_exposure(row, per).iloc[0])
-    count = row["count"].iloc[0]
-    if pd.isna(count) or not np.isfinite(exposure):
-        raise ExposureError(f"fleet {name!r} gives no count and exposure ({row['note'].iloc[0]}); "
-                            "it cannot be compared or updated")
-    return RateData(int(count), exposure, per, str(row["name"].iloc[0]))
-
-
-def rate_data(source, per="node", name=None):
-    """A :class:`RateData` from a log, count table, fleet name, ``(count, exposure)`` or RateData.
-
-    ``exposure`` in a pair is unit-hours, or anything :func:`relmodel.hours`
-    reads ("1200d" is 1,200 unit-days).  A RateData whose ``per`` differs
-    from ``per`` raises :class:`~relmodel.errors.UnitError` (mixed units).
-    """
-    if isinstance(source, RateData):
-        if source.per != per:
-            raise UnitError(f"{source.name or 'rate data'} is per {source.per} but per {per} was asked; "
-                            "give every input in the same unit")
-        return source
-    if isinstance(source, CountTable):
-        units = _units(per, source.n_nodes, source.gpus_per_node, source.name)
-        return RateData(source.n_unexpected, source.duration_h * units, per, name or source.name)
-    if isinstance(source, InterruptionLog):
-        units = _units(per, source.n_nodes, source.gpus_per_node, source.name)
-        return RateData(len(source.interruptions()), source.duration_h * units, per, name or source.name)
-    if isinstance(source, str):
-        return _from_fleet(source, per)
-    if isinstance(source, (tuple, list)) and len(source) == 2:
-        exposure = hours(source[1]) if isinstance(source[1], str) else float(source[1])
-        return RateData(_whole(source[0]), exposure, per, name or "")
-    raise CountError(f"cannot read a count and exposure from {type(source).__name__}; give a log, a count "
-                     "table, a fleet name or a (count, exposure_h) pair")
-
-
-def _whole(k):
-    k = float(k)
-    if not (np.isfinite(k) and k >= 0 and k == np.floor(k)):
-        raise CountError(f"{k!r} is not a count; use a whole number of zero or more")
-    return int(k)
 
 
 @dataclass(frozen=True)
