@@ -37,12 +37,13 @@ class FleetSummary:
     def sentences(self):
         """The findings in words."""
         f = self.forest[self.forest["role"] == "fleet"]
-        higher = int(((f["p_value"] < 1 - self.conf) & (f["ratio"] > 1)).sum())
-        lower = int(((f["p_value"] < 1 - self.conf) & (f["ratio"] < 1)).sum())
-        same = len(f) - higher - lower
+        clear = f["p_value"] < 1 - self.conf
+        groups = [("more often than", clear & (f["ratio"] > 1)), ("less often than", clear & (f["ratio"] < 1)),
+                  ("about as often as", ~clear)]
+        parts = [f"{words} {_names(f.loc[sel, 'label'])}" for words, sel in groups if sel.any()]
         out = [self.prior.sentence(self.conf), self.posterior.sentence(),
-               f"Against each published fleet (exact test at {1 - self.conf:.0%}): {self.name} fails more often "
-               f"than {higher}, less often than {lower}, and is not distinguishable from {same}."]
+               f"Against each published fleet (exact test at the {1 - self.conf:.0%} level), {self.name} fails "
+               + "; ".join(parts) + "."]
         if self.changes is not None:
             out += self.changes.sentences()
         return out
@@ -56,9 +57,32 @@ class FleetSummary:
                              f"{self.conf:.0%} high": t["hi"], "this cluster / fleet": t["ratio"],
                              "p-value": t["p_value"]})
 
+    def table_for_people(self):
+        """The forest rows as text for a report: rates to 2 decimals, p-values in words where tiny."""
+        t = self.forest
+        unit = per_day_label(self.per)
+        rate = lambda v: f"{v:,.2f}" if np.isfinite(v) else "not given"
+        return pd.DataFrame({
+            "source": t["label"],
+            "interruptions": [f"{int(k):,}" if np.isfinite(k) else "spread, not a count" for k in t["count"]],
+            f"rate per 1,000 {unit}": [rate(v) for v in t["rate"]],
+            f"{self.conf:.0%} interval": [f"{lo:,.2f} to {hi:,.2f}" if np.isfinite(hi) else "not given"
+                                         for lo, hi in zip(t["lo"], t["hi"])],
+            "this cluster / fleet": [f"{r:,.2f}" if role == "fleet" else "" for r, role in zip(t["ratio"], t["role"])],
+            "p-value": [_p_text(p) if role == "fleet" else "" for p, role in zip(t["p_value"], t["role"])]})
+
     def _repr_html_(self):
         text = "".join(f"<p>{s}</p>" for s in self.sentences())
-        return text + self.to_frame().to_html(index=False, na_rep="", float_format="{:,.3g}".format)
+        return text + self.table_for_people().to_html(index=False)
+
+
+def _names(labels):
+    labels = list(labels)
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _p_text(p):
+    return "below 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _fleet_rows(table, data, per, conf):

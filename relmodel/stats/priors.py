@@ -68,9 +68,14 @@ class GammaPrior:
 
     def sentence(self, conf=0.95):
         lo, hi = self.interval(conf)
-        return (f"Across {len(self.fleets)} published fleet{'s' * (len(self.fleets) != 1)} the rate is about "
-                f"{24000 * self.mean_per_h:,.2f} per 1,000 {per_day_label(self.per)} ({conf:.0%} of fleets between "
-                f"{24000 * lo:,.2f} and {24000 * hi:,.2f}); {self.method}.")
+        unit = f"per 1,000 {per_day_label(self.per)}"
+        if len(self.fleets) < 2:
+            return (f"With one fleet no spread between fleets can be estimated: the prior is vague, with mean "
+                    f"{24000 * self.mean_per_h:,.2f} {unit} ({conf:.0%} between {24000 * lo:,.2f} and "
+                    f"{24000 * hi:,.2f}; {self.method}).")
+        return (f"Across {len(self.fleets)} published fleets the rate is about {24000 * self.mean_per_h:,.2f} "
+                f"{unit} ({conf:.0%} of fleets between {24000 * lo:,.2f} and {24000 * hi:,.2f}; prior by "
+                f"{self.method}).")
 
     def _repr_html_(self):
         return f"<p>{self.sentence()}</p>" + (f"<p><i>{self.note}</i></p>" if self.note else "")
@@ -170,7 +175,7 @@ def fleet_prior(fleets=None, per="node"):
     if at_bound:
         note += (f" The fleets' counts are consistent with one common rate; the shape is held at {MAX_SHAPE:g}, "
                  "so the prior is nearly a point and other fleets may differ more than these do.")
-    method = (f"empirical Bayes (maximum marginal likelihood of the Poisson-Gamma model) over {len(counts)} fleets")
+    method = "empirical Bayes: maximum marginal likelihood of the Poisson-Gamma (negative binomial) model"
     return GammaPrior(shape, rate, per, method, tuple(names), note.strip())
 
 
