@@ -177,8 +177,9 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
     da, db = rate_data(a, per), rate_data(b, per)
     ratio, lo, hi, pval = rate_ratio_test(da.count, da.exposure_h, db.count, db.exposure_h, conf)
     prob = prob_greater(*_posterior(da, prior), *_posterior(db, prior))
-    return RateComparison(da.name or "cluster A", db.name or "cluster B", da.count, da.exposure_h, db.count, db.exposure_h, per,
-                          ratio, lo, hi, pval, prob, conf, "fleet" if prior is not None else "Jeffreys")
+    return RateComparison(da.name or "cluster A", db.name or "cluster B", da.count, da.exposure_h, db.count,
+                          db.exposure_h, per, ratio, lo, hi, pval, prob, conf,
+                          "fleet" if prior is not None else "Jeffreys")
 
 
 def _by_component(a, b, per, conf, prior, correction):
