@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import relmodel
-from relmodel.errors import CountError, EmptyDataError, ExposureError
+from relmodel.errors import CountError, EmptyDataError, ExposureError, UnitError
 from relmodel.plots.fleets import fleet_context, forest_plot, rate_changes_plot
 from relmodel.stats.changepoint import _partition, rate_changes, segment_cost
 
@@ -111,6 +111,8 @@ def test_bad_input():
         rate_changes([], window=(0, 100))
     with pytest.raises(CountError, match="penalty"):
         rate_changes([1.0, 2.0], window=(0, 100), penalty=-1)
+    with pytest.raises(UnitError, match="per"):
+        rate_changes([1.0, 2.0], window=(0, 100), per="gpu")
     with pytest.raises(ExposureError, match="bin"):
         rate_changes([1.0, 2.0], window=(0, 100), bin="0h")
 
@@ -124,6 +126,8 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     assert len(axes) == 2
     labels = [t.get_text() for t in axes[0].get_yticklabels()]
     assert any("Llama 3" in s for s in labels) and any("with fleet prior" in s for s in labels)
+    html = summary._repr_html_()
+    assert not any(w in html for w in ("nan", "NaN", "inf", "None"))
     sentences = summary.sentences()
     assert len(sentences) == 3 + summary.changes.n_changes
     plt.close("all")

@@ -64,6 +64,9 @@ def test_one_fleet_warns_and_falls_back_to_the_stated_vague_prior():
     assert prior.shape == 0.5
     assert prior.mean_per_h == pytest.approx(419.5 / E[0])
     assert "vague" in prior.method
+    with pytest.warns(PriorWarning, match="no fleet had an interruption"):
+        zero = fleet_prior([(0, 100.0), (0, 300.0)])
+    assert zero.mean_per_h == pytest.approx(0.5 / 400.0) and zero.shape == 0.5
 
 
 def test_no_usable_fleet_mixed_units_and_bad_rows():

@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import special
 
 from ..data.logs import InterruptionLog
-from ..errors import CountError, EmptyDataError, ExposureError
+from ..errors import CountError, EmptyDataError, ExposureError, UnitError
 from ..units import hours
 from .rates import poisson_interval
 
@@ -181,7 +181,7 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     if t.size == 0:
         raise EmptyDataError(f"{name}: no interruptions, so no rate to follow")
     if per not in ("node", "job"):
-        raise CountError(f"per must be 'node' or 'job' for change points, got {per!r}")
+        raise UnitError(f"per must be 'node' or 'job' for change points, got {per!r}")
     units = float(n_nodes) if per == "node" and n_nodes else 1.0
     per = per if units > 1 or per == "job" else "job"
     width = hours(bin) if bin is not None else _default_bin(t1 - t0)

@@ -154,10 +154,11 @@ def fleet_prior(fleets=None, per="node"):
     per : "node" or "gpu".
 
     Method: empirical Bayes, maximum marginal likelihood of the
-    Poisson-Gamma (negative binomial) model.  With one usable fleet no
-    spread can be estimated: a :class:`PriorWarning` is issued and the vague
-    prior Gamma(shape 1/2, mean (k + 1/2)/E) is returned, centred on that
-    fleet with the weight of half an interruption.
+    Poisson-Gamma (negative binomial) model.  With one usable fleet (or no
+    interruption in any) no prior can be fitted: a :class:`PriorWarning` is
+    issued and the vague prior Gamma(shape 1/2, mean (k + 1/2)/E) of the
+    pooled count k over the pooled exposure E is returned, which has the
+    weight of half an interruption.
     """
     if per not in ("node", "gpu"):
         raise UnitError(f"a fleet prior is per 'node' or 'gpu', got per={per!r}")
@@ -165,12 +166,13 @@ def fleet_prior(fleets=None, per="node"):
     note = f"Left out (no count or exposure): {', '.join(dropped)}." if dropped else ""
     if len(counts) == 0:
         raise PriorError("no fleet with a count and an exposure; a prior needs at least one (two to fit one)")
-    if len(counts) == 1:
-        warnings.warn(f"only one fleet ({names[0]}): no spread between fleets can be estimated; using the vague "
-                      f"prior Gamma(shape {VAGUE_SHAPE}, mean (k + 1/2)/E) centred on it", PriorWarning, stacklevel=2)
-        mean = (counts[0] + 0.5) / exposure[0]
-        return GammaPrior(VAGUE_SHAPE, VAGUE_SHAPE / mean, per, "vague fallback prior (one fleet: shape 1/2, "
-                          "centred on its rate)", tuple(names), note)
+    if len(counts) == 1 or counts.sum() == 0:
+        why = (f"only one fleet ({names[0]})" if len(counts) == 1 else "no fleet had an interruption")
+        warnings.warn(f"{why}: no prior can be fitted; using the vague prior Gamma(shape {VAGUE_SHAPE}, "
+                      "mean (k + 1/2)/E) of the pooled count", PriorWarning, stacklevel=2)
+        mean = (counts.sum() + 0.5) / exposure.sum()
+        return GammaPrior(VAGUE_SHAPE, VAGUE_SHAPE / mean, per, f"vague fallback prior ({why}: shape 1/2, "
+                          "mean (k + 1/2)/E)", tuple(names), note)
     shape, rate, at_bound = _fit_gamma(counts, exposure)
     if at_bound:
         note += (f" The fleets' counts are consistent with one common rate; the shape is held at {MAX_SHAPE:g}, "
