@@ -66,6 +66,10 @@ def _posterior(data, prior):
     return prior.shape + data.count, prior.rate_h + data.exposure_h
 
 
+def _p(p):
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
 def _pct(p):
     if p < 0.001:
         return "below 0.1%"
@@ -107,7 +111,7 @@ class RateComparison:
         verdict = ("no evidence of a difference" if self.p_value >= 1 - self.conf else
                    ("higher" if self.ratio > 1 else "lower") + " rate")
         return (f"{self.name_a} has {self.ratio:,.2f} times the interruption rate of {self.name_b} "
-                f"({self.conf:.0%} interval {lo:,.2f} to {hi_txt}; exact test p = {self.p_value:.3g}: {verdict}); "
+                f"({self.conf:.0%} interval {lo:,.2f} to {hi_txt}; exact test {_p(self.p_value)}: {verdict}); "
                 f"the chance that {self.name_a} is worse is {_pct(self.prob_a_worse)} ({self.prior} priors).")
 
     def _repr_html_(self):

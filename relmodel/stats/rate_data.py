@@ -21,6 +21,7 @@ PER = ("job", "node", "gpu")
 
 
 def per_day_label(per):
+    """The unit-day a per-what is counted in: "node-days", "GPU-days" or "job-days"."""
     return {"node": "node-days", "gpu": "GPU-days", "job": "job-days"}[per]
 
 
@@ -45,9 +46,11 @@ class RateData:
 
     @property
     def rate_per_h(self):
+        """Interruptions per unit-hour."""
         return self.count / self.exposure_h
 
     def to_frame(self):
+        """One row: name, count, exposure, unit and rate per 1,000 unit-days."""
         return pd.DataFrame({"name": [self.name], "count": [self.count], "exposure_h": [self.exposure_h],
                              "per": [self.per], f"rate_per_1000_{self.per}_days": [24000 * self.rate_per_h]})
 
@@ -69,6 +72,8 @@ def _from_fleet(name, per):
     row = table[table["fleet"] == name.lower()]
     if row.empty:
         raise PriorError(f"unknown fleet {name!r}; known fleets: {', '.join(table['fleet'])}")
+    if per == "gpu" and pd.isna(row["gpus"].iloc[0]):
+        raise UnitError(f"fleet {name!r} has no GPU count (it is a CPU system); compare it per node")
     exposure = float(fleet_exposure(row, per).iloc[0])
     count = row["count"].iloc[0]
     if pd.isna(count) or not np.isfinite(exposure):
