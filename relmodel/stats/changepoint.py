@@ -188,8 +188,8 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     if not width > 0:
         raise ExposureError(f"the bin width must be positive, got {bin!r}")
     edges = np.append(np.arange(t0, t1, width), t1)
-    if edges.size > 1 and edges[-1] - edges[-2] < 1e-9:
-        edges = edges[:-1]
+    if edges.size > 2 and edges[-1] - edges[-2] < 0.5 * width:
+        edges = np.delete(edges, -2)  # a short last bin joins the one before
     counts = np.histogram(np.clip(t, t0, t1), bins=edges)[0].astype(float)
     widths = np.diff(edges)
     m = counts.size
