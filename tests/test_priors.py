@@ -191,7 +191,7 @@ def test_shrinkage_toward_a_reference_fleet():
 def test_shrinkage_lowers_the_error_on_simulated_causes():
     rng = np.random.default_rng(8)
     err_raw = err_shrunk = 0.0
-    for _ in range(10):
+    for _ in range(5):
         lam = rng.gamma(1.5, 2e-6, 25)
         e = 2e5
         t = relmodel.count_table(pd.DataFrame({"component": [f"c{i}" for i in range(25)],

@@ -134,8 +134,9 @@ def _fit_gamma(counts, exposure_h):
 
     best = None
     for s0 in (0.3, 2.0, 20.0):
-        r = optimize.minimize(nll, [np.log(s0), 0.0], method="L-BFGS-B",
-                              bounds=[(np.log(1e-3), np.log(MAX_SHAPE)), (-20, 20)])
+        r = optimize.minimize(nll, [np.log(s0), 0.0], method="Nelder-Mead",
+                              bounds=[(np.log(1e-3), np.log(MAX_SHAPE)), (-20, 20)],
+                              options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 2000})
         if best is None or r.fun < best.fun:
             best = r
     shape = float(np.exp(best.x[0]))
