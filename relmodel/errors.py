@@ -73,7 +73,7 @@ class ExposureError(CountError):
 
 
 class PriorError(RelmodelError, ValueError):
-    """No prior can be built from the fleets given (no usable row, mixed units...)."""
+    """No prior can be built from what was given (no usable fleet row, an unknown fleet name...)."""
 
 
 class FitError(RelmodelError, ValueError):
