@@ -17,6 +17,8 @@ __all__ = [
     "EmptyDataError",
     "UnknownFileTypeError",
     "CountError",
+    "ExposureError",
+    "PriorError",
     "FitError",
     "ModelInputError",
     "InfeasibleTargetError",
@@ -65,6 +67,14 @@ class UnknownFileTypeError(LogFormatError):
 
 class CountError(RelmodelError, ValueError):
     """A count is negative, missing or not a whole number."""
+
+
+class ExposureError(CountError):
+    """An exposure (unit-hours, node-days...) that is zero, negative or missing."""
+
+
+class PriorError(RelmodelError, ValueError):
+    """No prior can be built from what was given (no usable fleet row, an unknown fleet name...)."""
 
 
 class FitError(RelmodelError, ValueError):

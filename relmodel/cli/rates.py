@@ -1,9 +1,14 @@
 """``relmodel rates``: failure rates, MTBF and FIT per component."""
 
+import dataclasses
+
 import click
+import pandas as pd
 
 from .common import echo_frame, format_option, load_source, log_options
+from ..data import datasets
 from ..stats.rates import component_rates
+from ..stats.rate_compare import compare_rates
 
 __all__ = ["command"]
 
@@ -19,9 +24,12 @@ _COLUMNS = ["component", "category", "count", "share", "mtbf_h", "mtbf_lo", "mtb
 @click.option("--method", type=click.Choice(["exact", "jeffreys"]), default="exact", show_default=True,
               help="Garwood exact Poisson interval, or Jeffreys-prior Gamma posterior.")
 @click.option("--all-columns", is_flag=True, help="Show every column (exposure, rate and FIT bounds).")
+@click.option("--compare", "fleet", metavar="FLEET",
+              help="Compare the total rate with a published fleet (llama3, rsc1, rsc2, stepfun, opt175b, lanl2...); "
+                   "per node unless --per gpu.")
 @format_option
 @log_options
-def command(log, per, conf, method, all_columns, fmt, log_kwargs):
+def command(log, per, conf, method, all_columns, fleet, fmt, log_kwargs):
     """Failure rate, MTBF (with confidence bounds) and FIT per component.
 
     LOG is a bundled dataset (llama3 [default], stepfun, lanl) or a log file
@@ -33,8 +41,11 @@ def command(log, per, conf, method, all_columns, fmt, log_kwargs):
       relmodel rates --per gpu --format csv
       relmodel rates stepfun --per node
       relmodel rates outages.csv --start began --end ended --node host --cause reason
+      relmodel rates stepfun --compare llama3  # rate ratio, exact test, P(worse)
     """
     source = load_source(log, log_kwargs)
+    if fleet:
+        return _compare(source, fleet, "node" if per == "job" else per, conf, fmt)
     df = component_rates(source, per=per, conf=conf, method=method)
     if fmt == "table" and not all_columns:
         df = df[_COLUMNS].copy()
@@ -47,3 +58,18 @@ def command(log, per, conf, method, all_columns, fmt, log_kwargs):
         for r in source.disagreements().itertuples():
             click.echo(f"note: the source prints {r.printed_pct}% for {r.component}; its count gives "
                        f"{r.count}/{source.n_unexpected} = {r.share_pct:.1f}%. The counts are used.")
+
+
+def _compare(source, fleet, per, conf, fmt):
+    """Print the comparison of ``source``'s total rate with a published fleet."""
+    result = compare_rates(source, fleet, per=per, conf=conf)
+    if fmt == "table":
+        click.echo(result.sentence())
+        df = result.to_frame()
+        echo_frame(df, fmt, floatfmt="{:,.2f}".format)
+        rows = datasets.fleets()
+        row = rows[(rows["fleet"] == fleet.lower()) & (rows["category"] == "all")]
+        if len(row) and bool(row["approx"].iloc[0]):
+            click.echo(f"note: {row['name'].iloc[0]}: {row['note'].iloc[0]}.")
+    else:
+        echo_frame(pd.DataFrame([dataclasses.asdict(result)]), fmt)

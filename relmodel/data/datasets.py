@@ -37,7 +37,7 @@ from ..errors import LogFormatError, MissingColumnError
 from .logs import LogWarning, read_log
 
 __all__ = ["data_dir", "llama3_54day", "stepfun", "lanl", "grid5000", "load", "NAMES",
-           "LANL_CAUSE_COLUMNS", "STEPFUN_START"]
+           "LANL_CAUSE_COLUMNS", "STEPFUN_START", "fleets"]
 
 STEPFUN_START = "2024-03-30"  # day 0 of the trace (its README)
 LANL_CAUSE_COLUMNS = ("Facilities", "Hardware", "Human Error", "Network", "Undetermined", "Software")
@@ -222,3 +222,9 @@ def load(source, **read_log_kwargs):
         raise MissingColumnError(f"{source}: say which column holds outage start times (start=...); "
                                  f"or use a bundled dataset: {', '.join(NAMES)}")
     return read_log(source, **read_log_kwargs)
+
+
+def fleets(kind=None, **kwargs):
+    """Published interruption rates of GPU fleets and HPC systems; see :func:`relmodel.data.fleets.fleets`."""
+    from .fleets import fleets as _fleets
+    return _fleets(kind, **kwargs)

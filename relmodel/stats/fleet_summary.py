@@ -1,0 +1,135 @@
+"""One cluster against the published fleets: prior, posterior, comparisons, change points.
+
+:func:`fleet_summary` gathers what a log-explorer page says about a log in
+the light of :func:`relmodel.datasets.fleets`: the fleet prior, this
+cluster's rate alone and combined with it, an exact comparison with each
+fleet, and where the rate changed.  Its ``sentences()`` are the findings in
+words; :func:`relmodel.plots.fleets.fleet_context` draws them.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.logs import InterruptionLog
+from .changepoint import rate_changes
+from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
+from .rate_compare import compare_rates
+from .rates import poisson_interval
+
+__all__ = ["FleetSummary", "fleet_summary"]
+
+
+@dataclass(frozen=True, eq=False)
+class FleetSummary:
+    """This cluster's rate beside the fleets' (``forest``), the prior and posterior, and change points."""
+
+    name: str
+    per: str
+    forest: pd.DataFrame
+    prior: object
+    posterior: object
+    changes: object = None
+    conf: float = 0.95
+
+    def sentences(self):
+        """The findings in words."""
+        f = self.forest[self.forest["role"] == "fleet"]
+        clear = f["p_value"] < 1 - self.conf
+        groups = [("more often than", clear & (f["ratio"] > 1)), ("less often than", clear & (f["ratio"] < 1)),
+                  ("about as often as", ~clear)]
+        parts = [f"{words} {_names(f.loc[sel, 'label'])}" for words, sel in groups if sel.any()]
+        out = [self.prior.sentence(self.conf), self.posterior.sentence(),
+               f"Against each published fleet (exact test at the {1 - self.conf:.0%} level), {self.name} fails "
+               + "; ".join(parts) + "."]
+        if self.changes is not None:
+            out += self.changes.sentences()
+        return out
+
+    def to_frame(self):
+        """The forest-plot rows: rates per 1,000 unit-days with intervals, ratio to this cluster, p-value."""
+        unit = per_day_label(self.per)
+        t = self.forest
+        return pd.DataFrame({"source": t["label"], "interruptions": t["count"],
+                             f"rate per 1,000 {unit}": t["rate"], f"{self.conf:.0%} low": t["lo"],
+                             f"{self.conf:.0%} high": t["hi"], "this cluster / fleet": t["ratio"],
+                             "p-value": t["p_value"]})
+
+    def table_for_people(self):
+        """The forest rows as text for a report: rates to 2 decimals, p-values in words where tiny."""
+        t = self.forest
+        unit = per_day_label(self.per)
+        rate = lambda v: f"{v:,.2f}" if np.isfinite(v) else "not given"
+        return pd.DataFrame({
+            "source": t["label"],
+            "interruptions": [f"{int(k):,}" if np.isfinite(k) else "spread, not a count" for k in t["count"]],
+            f"rate per 1,000 {unit}": [rate(v) for v in t["rate"]],
+            f"{self.conf:.0%} interval": [f"{lo:,.2f} to {hi:,.2f}" if np.isfinite(hi) else "not given"
+                                         for lo, hi in zip(t["lo"], t["hi"])],
+            "this cluster / fleet": [f"{r:,.2f}" if role == "fleet" else "" for r, role in zip(t["ratio"], t["role"])],
+            "p-value": [_p_text(p) if role == "fleet" else "" for p, role in zip(t["p_value"], t["role"])]})
+
+    def _repr_html_(self):
+        text = "".join(f"<p>{s}</p>" for s in self.sentences())
+        return text + self.table_for_people().to_html(index=False)
+
+
+def _names(labels):
+    labels = list(labels)
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _p_text(p):
+    return "below 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _fleet_rows(table, data, per, conf):
+    from ..data.fleets import fleet_exposure
+    rows = []
+    exposure = fleet_exposure(table, per)
+    for (_, r), e in zip(table.iterrows(), exposure):
+        label = f"{r['name']}"
+        if pd.notna(r["count"]) and np.isfinite(e) and e > 0:
+            rate, lo, hi = poisson_interval(int(r["count"]), e, conf)
+            c = compare_rates(data, (int(r["count"]), e), per=per, conf=conf)
+            rows.append((label, "fleet", int(r["count"]), 24000 * rate, 24000 * lo, 24000 * hi, c.ratio, c.p_value))
+        elif pd.notna(r["rate_per_node_day"]) and per == "node":
+            rows.append((label + " (rate only)", "rate only", np.nan, 1000 * r["rate_per_1000_node_days"],
+                         np.nan, np.nan, np.nan, np.nan))
+    return rows
+
+
+def fleet_summary(source, fleets=None, per="node", conf=0.95, penalty=None):
+    """Compare a log or count table with the published fleets and find its rate changes.
+
+    ``fleets`` defaults to ``relmodel.datasets.fleets("gpu", primary=True)``.
+    The prior is fitted by :func:`~relmodel.stats.priors.fleet_prior`; change
+    points (logs only) by :func:`~relmodel.stats.changepoint.rate_changes`.
+    Returns a :class:`FleetSummary`.
+    """
+    from ..data.fleets import fleets as fleet_table
+    table = fleet_table("gpu", primary=True) if fleets is None else fleets
+    if "primary" in table.columns:
+        table = table[table["primary"].astype(bool)]
+    data = rate_data(source, per)
+    name = data.name or "this cluster"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PriorWarning)  # the prior's method says it is the fallback
+        prior = fleet_prior(table, per=per)
+    post = update_rate(prior, data, conf=conf)
+    rows = _fleet_rows(table, data, per, conf)
+    plo, phi = prior.interval(conf)
+    rows.append(("fleet prior (spread of fleets)", "prior", np.nan, 24000 * prior.mean_per_h, 24000 * plo,
+                 24000 * phi, np.nan, np.nan))
+    rate, lo, hi = poisson_interval(data.count, data.exposure_h, conf)
+    rows.append((f"{name} alone", "cluster", data.count, 24000 * rate, 24000 * lo, 24000 * hi, 1.0, np.nan))
+    qlo, qhi = post.interval()
+    rows.append((f"{name} with fleet prior", "posterior", data.count, 24000 * post.mean_per_h, 24000 * qlo,
+                 24000 * qhi, np.nan, np.nan))
+    forest = pd.DataFrame(rows, columns=["label", "role", "count", "rate", "lo", "hi", "ratio", "p_value"])
+    changes = None
+    if isinstance(source, InterruptionLog):
+        changes = rate_changes(source, penalty=penalty, conf=conf, per="node")
+    return FleetSummary(name, per, forest, prior, post, changes, conf)
