@@ -20,6 +20,7 @@ __all__ = [
     "FitError",
     "ModelInputError",
     "InfeasibleTargetError",
+    "DesignError",
     "ParameterError",
     "ReportError",
     "where",
@@ -76,6 +77,10 @@ class ModelInputError(RelmodelError, ValueError):
 
 class InfeasibleTargetError(RelmodelError, ValueError):
     """A target that no component reliability can reach."""
+
+
+class DesignError(ModelInputError):
+    """An impossible cluster design (domains, spares, tolerances, shares)."""
 
 
 class ParameterError(RelmodelError, ValueError):
