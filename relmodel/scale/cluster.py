@@ -231,10 +231,10 @@ class Cluster:
             "job": 1,
         }
 
-    def fault_domains(self):
+    def fault_domains(self, readable=False):
         """What one failure takes down at each level, and GPUs lost per event (:mod:`relmodel.scale.domains`)."""
         from .domains import fault_domains
-        return fault_domains(self)
+        return fault_domains(self, readable)
 
     def to_frame(self):
         """Counts as a two-column table (component, count), plus per-GPU ratios."""

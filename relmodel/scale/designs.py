@@ -25,7 +25,7 @@ from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
 
-__all__ = ["DESIGNS", "design_presets", "DesignComparison", "compare_designs"]
+__all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs"]
 
 DESIGNS = ("h100-rail", "h100-fat-tree", "nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane")
 _YEAR = 8766.0
@@ -55,6 +55,35 @@ def design_presets(n_gpus=16_384):
     dual = rep(spares, planes=2, name="NVL72, spare trays, dual plane",
                assumptions=spares.assumptions + " Two scale-out planes: a single link or leaf failure is absorbed.")
     return dict(zip(DESIGNS, (rail, fat, whole, spares, dual)))
+
+
+def policy_variants(cluster):
+    """The same purchase under each policy it allows, with the same GPUs set aside as spares.
+
+    The design's domains (its job's and its spare pool's) are kept; the GPUs
+    it holds idle are spent as whole spare domains, as 1 or 2 spare trays per
+    domain (when a domain has more than two trays) plus what is left as spare
+    domains, or as a pool of spare nodes.  Each variant keeps at least one
+    spare domain.
+    """
+    from .policies import _gpus
+    size, gpn, trays = cluster.scaleup_gpus or cluster.gpus_per_node, cluster.gpus_per_node, cluster.trays_per_domain
+    bought, _, idle = _gpus(cluster)
+    total = bought // size
+    rep = dataclasses.replace
+    whole = max(1, round(idle / size))
+    out = [rep(cluster, n_gpus=(total - whole) * size, policy="whole-domain", domain_spares=0, spare_pool=whole,
+               name=f"whole domains, {whole} spare domain{'s' * (whole > 1)}")]
+    for k in (1, 2):
+        if trays > k + 1:
+            pool = max(1, round((idle - total * k * gpn) / (size - k * gpn)))
+            name = f"{k} spare tray{'s' * (k > 1)} per domain, {pool} spare domain{'s' * (pool > 1)}"
+            out.append(rep(cluster, n_gpus=(total - pool) * size, policy="in-domain-spares", domain_spares=k,
+                           spare_pool=pool, name=name))
+    if trays > 1:
+        out.append(rep(cluster, n_gpus=(total - whole) * size, policy="spare-pool", domain_spares=0,
+                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes"))
+    return out
 
 
 def _designs(designs, n_gpus):
@@ -112,6 +141,22 @@ class DesignComparison:
             "Transceiver MTBF needed (years)": t["required_transceiver_mtbf_h"].map(_years),
         })
 
+    def text(self):
+        """The answer in a sentence or two."""
+        t = self.table
+        best = t.loc[t["goodput_per_gpu"].idxmax()]
+        top = t.loc[t["ettr"].idxmax()]
+        lines = [f"Of {len(t)} designs, {best['design']} gives the most goodput per GPU bought: "
+                 f"{best['goodput_per_gpu']:.3f} (ETTR {best['ettr']:.3f} on {best['gpus_used']:,} of "
+                 f"{best['gpus_bought']:,} GPUs)."]
+        met = t[t["ettr"] >= self.target_ettr]
+        if met.empty:
+            lines.append(f"None reaches the target ETTR {self.target_ettr:g} at the observed rates; the best, "
+                         f"{top['design']}, reaches {top['ettr']:.3f}.")
+        else:
+            lines.append(f"{len(met)} of {len(t)} reach the target ETTR {self.target_ettr:g}.")
+        return " ".join(lines)
+
     def _repr_html_(self):
         return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
                 f"{self.optics_share:.0%} of the failure budget.</p>" + self.display().to_html(index=False))
@@ -122,8 +167,6 @@ def _num(v):
 
 
 def _pct(p):
-    if p <= 0:
-        return "never"
     return "under 0.01%" if p < 1e-4 else f"{100 * p:.2g}%"
 
 

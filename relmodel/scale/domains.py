@@ -85,17 +85,25 @@ def blast_radius(cluster, level):
     return int(min(radius, cluster.n_gpus))
 
 
-def fault_domains(cluster):
-    """One row per level: what it is, how many the cluster has, GPUs lost per event."""
+def fault_domains(cluster, readable=False):
+    """One row per level: what fails, how many the cluster has, GPUs lost per event.
+
+    ``readable=True`` gives headers in words and thousands separators, for a report.
+    """
     c = cluster.counts()
     units = {"gpu": c["gpu"], "node": c["node"], "domain": c["scaleup_domain"],
              "leaf": cluster.switches_per_tier()[0] * cluster.planes, "link": c["nic"] * cluster.planes, "job": 1}
-    return pd.DataFrame({
+    df = pd.DataFrame({
         "level": list(LEVELS),
-        "what fails": [_WHAT[lv] for lv in LEVELS],
+        "what_fails": [_WHAT[lv] for lv in LEVELS],
         "units": [int(units[lv]) for lv in LEVELS],
         "gpus_lost_per_event": [blast_radius(cluster, lv) for lv in LEVELS],
     })
+    if not readable:
+        return df
+    return pd.DataFrame({"Level": df["level"], "What one failure takes down": df["what_fails"],
+                         "Units in the design": df["units"].map("{:,}".format),
+                         "GPUs lost per failure": df["gpus_lost_per_event"].map("{:,}".format)})
 
 
 def _override(levels, keys):

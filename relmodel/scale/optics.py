@@ -109,7 +109,7 @@ class OpticsRequirements:
         t = self.table
         ok = t["fits"].to_numpy()
         field_fit = float(self.field["fit"].iloc[0])
-        gap = [("met" if field_fit <= f else f"{field_fit / f:,.1f}x better") if o else "–"
+        gap = [("met by it" if field_fit <= f else f"needs {field_fit / f:,.1f}x lower FIT") if o else "–"
                for f, o in zip(t["fit"], ok)]
         return pd.DataFrame({
             "Fabric": t["fabric"], "Tiers": t["tiers"], "GPUs": t["n_gpus"].map("{:,}".format),

@@ -271,7 +271,8 @@ class ToleranceGain:
         })
 
     def _repr_html_(self):
-        return (f"<p><b>{self.name}</b>: tolerating {self.tolerated or 'what the design absorbs'} gains "
+        what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
+        return (f"<p><b>{self.name}</b>: tolerating {what} gains "
                 f"{100 * self.ettr_gain:.2f} points of ETTR</p>"
                 + self.to_frame().to_html(index=False, float_format=lambda v: f"{v:,.3f}"))
 
