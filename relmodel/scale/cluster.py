@@ -141,7 +141,8 @@ class Cluster:
         if self.policy not in (None, *POLICIES):
             raise DesignError(f"policy must be one of {', '.join(POLICIES)} or None; got {self.policy!r}")
         if self.policy == "in-domain-spares" and not self.domain_spares:
-            raise DesignError("the 'in-domain-spares' policy needs domain_spares >= 1 spare trays per domain")
+            raise DesignError(f"the 'in-domain-spares' policy needs spare trays in each domain: use domain_spares "
+                              f"from 1 to {self.trays_per_domain - 1}, or another policy")
 
     # ----- packing -------------------------------------------------------
     @property
