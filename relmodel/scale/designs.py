@@ -144,6 +144,12 @@ class DesignComparison:
     def text(self):
         """The answer in a sentence or two."""
         t = self.table
+        if len(t) == 1:
+            r = t.iloc[0]
+            return (f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
+                    f"{self.target_ettr:g}; {r['gpus_idle']:,} of {r['gpus_bought']:,} GPUs idle as spares; a failure "
+                    f"finds no spare {_pct(r['p_no_spare'])} of the time; goodput per GPU bought "
+                    f"{r['goodput_per_gpu']:.3f}.")
         best = t.loc[t["goodput_per_gpu"].idxmax()]
         top = t.loc[t["ettr"].idxmax()]
         lines = [f"Of {len(t)} designs, {best['design']} gives the most goodput per GPU bought: "
