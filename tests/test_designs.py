@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import relmodel
 from relmodel.errors import DesignError
@@ -139,3 +141,20 @@ def test_bad_design_inputs(llama3):
         compare_designs(["nvl144"], llama3, "1min", "10min", **FAST)
     with pytest.raises(DesignError, match="share"):
         compare_designs([c], llama3, "1min", "10min", share=1.2, **FAST)
+
+
+@settings(max_examples=60, deadline=None)
+@given(groups=st.integers(1, 400), trays=st.integers(1, 24), spares=st.integers(0, 5), need=st.sampled_from([1, 2]),
+       nu=st.floats(1e-7, 1e-2), mu=st.floats(0, 1e-3), pool=st.integers(0, 30))
+def test_fuzz_one_more_pool_spare_never_raises_p_no_spare(groups, trays, spares, need, nu, mu, pool):
+    spares = min(spares, trays - 1)
+    if need > 1:
+        trays, spares, groups = 1, 0, groups * need
+    kw = dict(groups=groups, trays=trays, spares=spares, tray_rate=nu, group_rate=mu, need=need)
+    a, b = _pool_p(pool, **kw), _pool_p(pool + 1, **kw)
+    assert 0.0 <= b <= a + 1e-12 <= 1.0 + 1e-12
+
+
+def test_one_tray_domains_have_no_room_for_spares():
+    with pytest.raises(DesignError, match="spare-pool"):
+        Cluster(n_gpus=64, policy="in-domain-spares")

@@ -140,6 +140,9 @@ class Cluster:
                               f"trays for the job; use 0 to {self.trays_per_domain - 1}")
         if self.policy not in (None, *POLICIES):
             raise DesignError(f"policy must be one of {', '.join(POLICIES)} or None; got {self.policy!r}")
+        if self.policy == "in-domain-spares" and self.trays_per_domain == 1:
+            raise DesignError("a scale-up domain of one node has no room for spare trays; use the 'spare-pool' or "
+                              "'whole-domain' policy, or a scaleup_gpus of several nodes")
         if self.policy == "in-domain-spares" and not self.domain_spares:
             raise DesignError(f"the 'in-domain-spares' policy needs spare trays in each domain: use domain_spares "
                               f"from 1 to {self.trays_per_domain - 1}, or another policy")

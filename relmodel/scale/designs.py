@@ -195,6 +195,7 @@ def _row(cluster, res, lam_req, share, ckpt_cost, restart, target_ettr):
            "gpus_idle": res.gpus_idle, "interruptions_per_day": 24 * res.interruption_rate,
            "job_mtbf_h": res.job_mtbf_h, "interval_h": res.interval_h, "ettr": res.ettr, "ettr_lo": res.ettr_lo,
            "ettr_hi": res.ettr_hi, "p_no_spare": res.p_no_spare, "p_no_spare_sim": res.p_no_spare_sim,
+           "p_no_spare_sim_lo": res.p_no_spare_lo, "p_no_spare_sim_hi": res.p_no_spare_hi,
            "mean_stall_h": res.mean_stall_h, "gpus_out_mean": res.gpus_out_mean,
            "goodput_per_gpu": res.goodput_per_gpu, "required_node_mtbf_h": node,
            "transceivers": tx["transceivers"], "required_transceiver_mtbf_h": tx["mtbf_h"]}
