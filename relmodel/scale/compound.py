@@ -161,8 +161,12 @@ def _initial(rng, rate, repair, runs, mean):
     """Parts already in repair at time 0: Poisson(rate E[S]) per run, size-biased lengths cut uniformly."""
     n = rng.poisson(rate * mean, size=runs)
     total = int(n.sum())
-    cand = _draw_repairs(repair, 4 * total + 16, rng)
-    length = rng.choice(cand, size=total, p=cand / cand.sum()) if cand.sum() > 0 else np.zeros(total)
+    if hasattr(repair, "sample"):
+        cdf = np.cumsum(_draw_repairs(repair, 4 * total + 16, rng))
+        pick = np.searchsorted(cdf, rng.random(total) * cdf[-1], side="right") if cdf[-1] > 0 else None
+        length = np.diff(cdf, prepend=0.0)[pick] if pick is not None else np.zeros(total)
+    else:
+        length = rng.gamma(2.0, mean, size=total)  # an exponential repair, size-biased
     start = -rng.random(total) * length
     return np.repeat(np.arange(runs), n), start, start + length
 
@@ -212,7 +216,7 @@ def _order(major, time, minor):
     lo, span = float(time.min()), float(np.ptp(time)) or 1.0
     ticks = np.floor((time - lo) / span * (2.0 ** time_bits - 2)).astype(np.int64)
     key = (major.astype(np.int64) << (time_bits + 1)) | (ticks << 1) | minor
-    return np.argsort(key, kind="stable")
+    return np.argsort(key)
 
 
 def _sweeps(model, run, group, start, end, weight, need):
