@@ -3,7 +3,6 @@
 import math
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from scipy.optimize import brentq

@@ -265,6 +265,9 @@ class Cluster:
         planes = f", {self.planes} planes" if self.planes > 1 else ""
         head = f"<p><b>{self.name}</b>: {self.n_gpus:,} GPUs, {self.n_tiers}-tier {self.fabric}{planes}</p>"
         notes = f"<p>{self.assumptions}</p>" if self.assumptions else ""
+        if self.domain_spares or self.spare_pool:
+            notes = (f"<p>Policy {self.domain_policy}: {self.domain_spares} spare trays per domain, "
+                     f"{self.spare_pool:,} spare units in the pool</p>") + notes
         return head + self.to_frame().to_html(index=False) + notes
 
     # ----- presets -------------------------------------------------------

@@ -185,6 +185,7 @@ def _years(h):
 
 
 def _row(cluster, res, lam_req, share, ckpt_cost, restart, target_ettr):
+    """One table row: the design's result plus the node and transceiver MTBF its target needs."""
     hw = res.node_interrupt_rate
     room = lam_req - (res.interruption_rate - hw)
     used_nodes = res.gpus_used / cluster.gpus_per_node

@@ -34,6 +34,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from ..checkpoint.intervals import optimal_interval
 from ..errors import DesignError
 from ..units import hours
 from .compound import DomainModel, simulate_domains
@@ -219,7 +220,6 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     bought, used, idle = _gpus(cluster)
     out = _gpus_out(cluster, table, point[0], repair, network_repair) + \
         extra_dom * n_dom * blast_radius(cluster, "domain") * _mean_repair(repair)
-    from ..checkpoint.intervals import optimal_interval
     return DesignResult(
         name=cluster.name, policy=cluster.domain_policy, gpus_bought=bought, gpus_used=used, gpus_idle=idle,
         interruption_rate=lam, absorbed_rate=absorbed, job_mtbf_h=1.0 / lam, job_mtbf_lo=float(m_lo),
