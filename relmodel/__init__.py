@@ -29,6 +29,8 @@ from .scale import (Cluster, scale_rates, scale_job_mtbf, ScaledRates, required_
                     split_budget, what_if, share_fit, spare_pool, repair_model, spares_table, erlang_b, spares)
 from .stats import (fleet_prior, update_rate, shrink_components, compare_rates, rate_changes, fleet_summary,
                     RateData, PriorWarning)
+from .scale import (blast_radius, fault_domains, compare_designs, design_presets, evaluate_design, tolerance_gain,
+                    optics_requirements)
 from . import plots, report
 from . import defaults
 

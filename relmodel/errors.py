@@ -22,6 +22,7 @@ __all__ = [
     "FitError",
     "ModelInputError",
     "InfeasibleTargetError",
+    "DesignError",
     "ParameterError",
     "ReportError",
     "ArgumentOrderWarning",
@@ -87,6 +88,10 @@ class ModelInputError(RelmodelError, ValueError):
 
 class InfeasibleTargetError(RelmodelError, ValueError):
     """A target that no component reliability can reach."""
+
+
+class DesignError(ModelInputError):
+    """An impossible cluster design (domains, spares, tolerances, shares)."""
 
 
 class ParameterError(RelmodelError, ValueError):

@@ -13,7 +13,7 @@ from relmodel.report import NOTEBOOK_DIR, render
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXPECTED = ["01_log_explorer", "02_failure_distributions", "03_checkpoint_interval",
-            "04_requirements_at_scale", "05_interactive"]
+            "04_requirements_at_scale", "05_interactive", "06_designs"]
 
 #: Notebooks that draw no figure.
 NO_FIGURE = set()
@@ -46,7 +46,8 @@ def test_parameters_cell_is_first_tagged_literals_with_comments(path):
     tree = ast.parse(first.source)
     assert len(tree.body) == len(lines), "one assignment per line, nothing else"
     for node, line in zip(tree.body, lines):
-        assert isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name), line
+        target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
+        assert isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name), line
         ast.literal_eval(node.value)  # raises unless a literal
         name, _, comment = line.partition("#")
         assert comment.strip(), f"parameter line without a comment: {line!r}"

@@ -42,7 +42,7 @@ def _units(pairs):
 
 @click.command("requirements")
 @click.option("--gpus", type=click.IntRange(min=1), default=DEFAULTS["n_gpus"], show_default=True,
-              help="GPUs in the planned job.")
+              help="GPUs in the planned job (with --component, also marked in the 1k-1M table).")
 @click.option("--target-ettr", type=float, default=DEFAULTS["target_ettr"], show_default=True,
               help="Target effective training time ratio, a fraction below 1.")
 @click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
@@ -63,10 +63,12 @@ def _units(pairs):
 @click.option("--n-boot", type=click.IntRange(min=100), default=2000, show_default=True,
               help="Parametric-bootstrap draws over the Poisson counts.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--component", type=click.Choice(["transceiver"]),
+              help="Requirement on one part from 1k to 1M GPUs per fabric and tiers; --share is its budget share.")
 @format_option
 @log_options
 def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, share, conf, n_boot, seed,
-            fmt, log_kwargs):
+            component, fmt, log_kwargs):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
 
     Observed rates are scaled to --gpus by component counts (GPU causes per
@@ -80,7 +82,10 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
       relmodel requirements --gpus 100000 --target-ettr 0.9 --ckpt-cost 1min --restart 10min
       relmodel requirements --gpus 100800 --cluster nvl72 --log stepfun
       relmodel requirements --gpus 20000 --log outages.csv --start began --node host --source-gpus 2048
+      relmodel requirements --component transceiver --target-ettr 0.9 --share 0.1
     """
+    if component == "transceiver":
+        return _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt)
     source = load_source(log, log_kwargs)
     plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
                              source_cluster=_source_cluster(source, source_gpus),
@@ -110,3 +115,18 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({conf:.0%} intervals).")
     click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
     echo_frame(df, fmt)
+
+
+def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
+    from ..scale.optics import optics_requirements
+    sizes = sorted({1_000, 10_000, 100_000, 1_000_000} | ({gpus} if gpus else set()))
+    req = optics_requirements(sizes, target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart, share=share)
+    if fmt != "table":
+        echo_frame(req.table, fmt)
+        return
+    click.echo(f"Transceiver FIT and MTBF needed for ETTR {target_ettr:g} (job MTBF {req.job_mtbf_h:.3g} h), "
+               f"optics taking {share:.0%} of the failure budget; FIT = failures per 10^9 transceiver-hours.")
+    click.echo(req.display().to_string(index=False))
+    click.echo("\nPublished field rates for comparison:")
+    for row in req.field.itertuples():
+        click.echo(f"  {row.what}: {row.fit:,.0f} FIT per {row.per} ({row.mtbf_h / 8766:,.0f} years); {row.source}")

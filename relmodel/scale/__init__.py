@@ -2,7 +2,8 @@
 
 Belongs here: :class:`Cluster` and its component counts, scaling observed
 rates to another cluster, the MTBF each part needs for a target ETTR,
-failure budgets, what-ifs and spare pools.  May import
+failure budgets, what-ifs and spare pools; fault domains, degraded-operation
+policies, optics requirements and design comparisons.  May import
 :mod:`relmodel.checkpoint`, the statistics and data layers and the base;
 never presentation, never matplotlib or papermill.
 """
@@ -14,8 +15,15 @@ from .requirements import (Requirements, best_ettr, job_mtbf, plan_requirements,
                            required_job_mtbf, required_node_mtbf, requirements_table)
 from .scaling import ScaledRates, scale_job_mtbf, scale_rates
 from .spares import erlang_b, repair_model, spare_pool, spares_table
+from .domains import blast_radius, cause_levels, fault_domains
+from .compound import DomainModel, simulate_domains
+from .policies import evaluate_design, tolerance_gain
+from .optics import optics_requirements, transceiver_requirement
+from .designs import DESIGNS, compare_designs, design_presets
 
 __all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
            "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
            "requirements_table", "ScaledRates", "scale_job_mtbf", "scale_rates", "erlang_b", "repair_model",
-           "spare_pool", "spares_table"]
+           "spare_pool", "spares_table", "blast_radius", "cause_levels", "fault_domains", "DomainModel",
+           "simulate_domains", "evaluate_design", "tolerance_gain", "optics_requirements", "transceiver_requirement",
+           "DESIGNS", "compare_designs", "design_presets"]

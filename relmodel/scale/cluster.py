@@ -27,6 +27,14 @@ E = number of scale-out endpoints = NICs):
 
 These are idealised counts for planning, not a bill of materials: they ignore
 front-end (storage, management) networks and spare ports.
+
+Fault domains and spares (see :mod:`relmodel.scale.domains` and
+:mod:`relmodel.scale.policies`): ``planes`` independent scale-out planes
+multiply every scale-out count (each NIC has one link into each plane);
+``domain_spares`` trays of each scale-up domain are held idle as in-domain
+spares; ``spare_pool`` units (scale-up domains, or nodes under the
+``"spare-pool"`` policy) are held outside the job; ``policy`` says what the job
+needs when something fails.
 """
 
 import dataclasses
@@ -35,9 +43,12 @@ import numbers
 
 import pandas as pd
 
-from ..errors import ModelInputError
+from ..errors import DesignError, ModelInputError
 
-__all__ = ["Cluster", "COUNT_KEYS"]
+__all__ = ["Cluster", "COUNT_KEYS", "POLICIES"]
+
+#: What a job needs when part of a scale-up domain fails (see :mod:`relmodel.scale.policies`).
+POLICIES = ("whole-domain", "in-domain-spares", "spare-pool")
 
 COUNT_KEYS = (
     "gpu", "node", "rack", "scaleup_domain", "scaleup_switch", "nic",
@@ -65,6 +76,13 @@ class Cluster:
     optical_nic_links : whether NIC-to-leaf links are optical; ``None`` means
         yes for a rail fabric and no (copper inside the rack) for a fat tree.
     transceivers_per_link : pluggable optics per optical link.
+    planes : independent scale-out planes (2 = dual-plane or dual-ToR).
+    domain_spares : trays (nodes) of each scale-up domain kept idle as spares.
+    spare_pool : spare units held outside the job: scale-up domains, or nodes
+        under the ``"spare-pool"`` policy.
+    policy : ``"whole-domain"``, ``"in-domain-spares"`` or ``"spare-pool"``;
+        ``None`` picks in-domain spares when ``domain_spares`` > 0, whole
+        domains when a domain spans several nodes, else the spare pool.
     name, assumptions : free text shown in tables and reports.
     """
 
@@ -81,6 +99,10 @@ class Cluster:
     leaf_down: int = None
     optical_nic_links: bool = None
     transceivers_per_link: int = 2
+    planes: int = 1
+    domain_spares: int = 0
+    spare_pool: int = 0
+    policy: str = None
     name: str = "cluster"
     assumptions: str = ""
 
@@ -92,6 +114,10 @@ class Cluster:
                 _whole(field, getattr(self, field), minimum=1)
         _whole("scaleup_switches", self.scaleup_switches, minimum=0)
         _whole("transceivers_per_link", self.transceivers_per_link, minimum=0)
+        _whole("planes", self.planes, minimum=1)
+        _whole("domain_spares", self.domain_spares, minimum=0)
+        _whole("spare_pool", self.spare_pool, minimum=0)
+        self._check_domains()
         if self.fabric not in ("rail", "fat-tree"):
             raise ModelInputError(f"fabric must be 'rail' or 'fat-tree'; got {self.fabric!r}")
         if self.radix < 2 or self.radix % 2:
@@ -103,6 +129,23 @@ class Cluster:
                 f"{self.tiers} tiers of radix-{self.radix} switches reach only {self.capacity(self.tiers):,} "
                 f"NICs, fewer than the {self.n_nics:,} this cluster has; raise tiers or radix, or pass tiers=None"
             )
+
+    def _check_domains(self):
+        size = self.scaleup_gpus or self.gpus_per_node
+        if size % self.gpus_per_node:
+            raise DesignError(f"a scale-up domain of {size} GPUs is not a whole number of {self.gpus_per_node}-GPU "
+                              f"nodes; use a multiple of {self.gpus_per_node} for scaleup_gpus")
+        if self.domain_spares >= self.trays_per_domain and self.domain_spares:
+            raise DesignError(f"{self.domain_spares} spare trays per domain leave none of the {self.trays_per_domain} "
+                              f"trays for the job; use 0 to {self.trays_per_domain - 1}")
+        if self.policy not in (None, *POLICIES):
+            raise DesignError(f"policy must be one of {', '.join(POLICIES)} or None; got {self.policy!r}")
+        if self.policy == "in-domain-spares" and self.trays_per_domain == 1:
+            raise DesignError("a scale-up domain of one node has no room for spare trays; use the 'spare-pool' or "
+                              "'whole-domain' policy, or a scaleup_gpus of several nodes")
+        if self.policy == "in-domain-spares" and not self.domain_spares:
+            raise DesignError(f"the 'in-domain-spares' policy needs spare trays in each domain: use domain_spares "
+                              f"from 1 to {self.trays_per_domain - 1}, or another policy")
 
     # ----- packing -------------------------------------------------------
     @property
@@ -117,6 +160,20 @@ class Cluster:
     @property
     def n_scaleup_domains(self):
         return math.ceil(self.n_gpus / (self.scaleup_gpus or self.gpus_per_node))
+
+    @property
+    def trays_per_domain(self):
+        """Nodes (trays) per scale-up domain."""
+        return (self.scaleup_gpus or self.gpus_per_node) // self.gpus_per_node
+
+    @property
+    def domain_policy(self):
+        """The policy in force: ``policy``, or the one implied by the spares (see class notes)."""
+        if self.policy is not None:
+            return self.policy
+        if self.domain_spares:
+            return "in-domain-spares"
+        return "whole-domain" if self.trays_per_domain > 1 else "spare-pool"
 
     @property
     def n_nics(self):
@@ -162,7 +219,7 @@ class Cluster:
 
     def counts(self):
         """Component counts as a dict keyed by :data:`COUNT_KEYS` (``job`` is 1)."""
-        links = self.links_per_tier()
+        links = [n * self.planes for n in self.links_per_tier()]
         optical = sum(links[1:]) + (links[0] if self.nic_links_optical else 0)
         return {
             "gpu": self.n_gpus,
@@ -174,9 +231,14 @@ class Cluster:
             "link": sum(links),
             "optical_link": optical,
             "transceiver": optical * self.transceivers_per_link,
-            "switch": sum(self.switches_per_tier()),
+            "switch": sum(self.switches_per_tier()) * self.planes,
             "job": 1,
         }
+
+    def fault_domains(self, readable=False):
+        """What one failure takes down at each level, and GPUs lost per event (:mod:`relmodel.scale.domains`)."""
+        from .domains import fault_domains
+        return fault_domains(self, readable)
 
     def to_frame(self):
         """Counts as a two-column table (component, count), plus per-GPU ratios."""
@@ -200,8 +262,12 @@ class Cluster:
         return grown
 
     def _repr_html_(self):
-        head = f"<p><b>{self.name}</b>: {self.n_gpus:,} GPUs, {self.n_tiers}-tier {self.fabric}</p>"
+        planes = f", {self.planes} planes" if self.planes > 1 else ""
+        head = f"<p><b>{self.name}</b>: {self.n_gpus:,} GPUs, {self.n_tiers}-tier {self.fabric}{planes}</p>"
         notes = f"<p>{self.assumptions}</p>" if self.assumptions else ""
+        if self.domain_spares or self.spare_pool:
+            notes = (f"<p>Policy {self.domain_policy}: {self.domain_spares} spare trays per domain, "
+                     f"{self.spare_pool:,} spare units in the pool</p>") + notes
         return head + self.to_frame().to_html(index=False) + notes
 
     # ----- presets -------------------------------------------------------

@@ -1,0 +1,73 @@
+"""Figures for designs: transceiver requirements against cluster size, designs side by side.
+
+Each function takes ``ax=None`` (a new figure is made when it is None) and
+returns the matplotlib ``Axes``; nothing is shown or saved.
+"""
+
+import numpy as np
+
+from ..scale.optics import optics_requirements
+
+__all__ = ["optics_plot", "designs_plot"]
+
+_YEAR = 8766.0
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    return ax
+
+
+def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1min", restart="10min", share=0.1,
+                ax=None):
+    """Log-log plot of the MTBF each transceiver needs, from 1k to 1M GPUs, per fabric and tier count.
+
+    ``requirements`` is an :class:`relmodel.scale.optics.OpticsRequirements`;
+    without it one is computed over ``sizes`` (default 31 sizes from 10^3 to
+    10^6).  Dotted lines mark published field rates for comparison.
+    """
+    if requirements is None:
+        sizes = np.unique(np.logspace(3, 6, 31).round().astype(int)) if sizes is None else sizes
+        requirements = optics_requirements(sizes, target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart,
+                                           share=share)
+    ax = _axes(ax)
+    t = requirements.table
+    styles = {"rail": "-", "fat-tree": "--"}
+    for i, ((fabric, tiers), g) in enumerate(t.groupby(["fabric", "tiers"], sort=False)):
+        g = g[g["fits"]]
+        ax.loglog(g["n_gpus"], g["mtbf_h"] / _YEAR, styles.get(fabric, "-"), marker=".", lw=max(3.5 - i, 1.2),
+                  label=f"{fabric}, {tiers} tiers")
+    for color, row in zip(("0.35", "0.6"), requirements.field.itertuples()):
+        ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2)
+        ax.annotate(f"{row.what} ({row.mtbf_h / _YEAR:,.0f} years)", (0.99, row.mtbf_h / _YEAR),
+                    xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="x-small", color=color)
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel("MTBF each transceiver needs (years)")
+    ax.set_title(f"Optics for ETTR {requirements.target_ettr:g}, transceivers taking "
+                 f"{requirements.share:.0%} of the failure budget")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def designs_plot(comparison, ax=None):
+    """Bars of ETTR (with its interval) and goodput per GPU bought for each design of a comparison."""
+    ax = _axes(ax)
+    t = comparison.table
+    y = np.arange(len(t))
+    err = np.vstack([t["ettr"] - t["ettr_lo"], t["ettr_hi"] - t["ettr"]])
+    ax.barh(y + 0.2, t["ettr"], height=0.4, xerr=err, label="ETTR (share of time training)", color="tab:blue")
+    ax.barh(y - 0.2, t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought", color="tab:orange")
+    ax.axvline(comparison.target_ettr, color="0.3", ls="--", lw=1, label=f"target ETTR {comparison.target_ettr:g}")
+    ax.set_yticks(y, t["design"])
+    ax.invert_yaxis()
+    lo = max(0.0, float(min(t["goodput_per_gpu"].min(), t["ettr_lo"].min())) - 0.05)
+    ax.set_xlim(lo, 1.0)
+    ax.set_xlabel("fraction")
+    ax.set_title("Designs: ETTR and goodput per GPU bought")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+    return ax

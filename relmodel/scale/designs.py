@@ -1,0 +1,238 @@
+"""Compare cluster designs: ETTR, spares, goodput per GPU bought and what the parts must reach.
+
+:func:`compare_designs` evaluates each design with
+:func:`relmodel.scale.policies.evaluate_design` on the same observed rates and
+adds what the design's nodes and pluggable transceivers must reach for a
+target ETTR (:func:`relmodel.scale.optics.transceiver_requirement`).  Goodput
+per GPU bought is ETTR x GPUs used / GPUs bought: spares held idle cost as
+much as restarts.
+
+:func:`design_presets` builds the named designs (``DESIGNS``) at a job size;
+each keeps at least that many GPUs busy.  Their spare counts and fabrics are
+assumptions, stated in each design's ``assumptions``.
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DesignError
+from ..units import hours
+from .cluster import Cluster
+from .optics import transceiver_requirement
+from .policies import evaluate_design
+from .requirements import required_job_mtbf
+
+__all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs"]
+
+DESIGNS = ("h100-rail", "h100-fat-tree", "nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane")
+_YEAR = 8766.0
+
+
+def design_presets(n_gpus=16_384):
+    """The named designs (``DESIGNS``), each sized to keep at least ``n_gpus`` GPUs busy."""
+    n = int(n_gpus)
+    if n < 1:
+        raise DesignError(f"n_gpus must be a whole number of GPUs >= 1; got {n_gpus!r}")
+    nodes = math.ceil(n / 8)
+    spare_nodes = math.ceil(0.01 * nodes)
+    racks, racks64 = math.ceil(n / 72), math.ceil(n / 64)
+    rep = dataclasses.replace
+    h100 = "Assumed: spare pool of 1% of the nodes, any node replaces any other."
+    rail = rep(Cluster.megascale(nodes * 8), spare_pool=spare_nodes, policy="spare-pool", name="H100, rail fabric",
+               assumptions=Cluster.megascale().assumptions + " " + h100)
+    fat = rep(Cluster.llama3(nodes * 8), spare_pool=spare_nodes, policy="spare-pool", name="H100, fat tree",
+              assumptions=Cluster.llama3().assumptions + " " + h100)
+    nv = Cluster.nvl72(racks * 72)
+    whole = rep(nv, spare_pool=math.ceil(0.05 * racks), policy="whole-domain", name="NVL72, whole racks",
+                assumptions=nv.assumptions + " Assumed: the job needs whole racks; 5% spare racks.")
+    nv64 = Cluster.nvl72(racks64 * 72)
+    spares = rep(nv64, domain_spares=2, spare_pool=1, policy="in-domain-spares", name="NVL72, 2 spare trays per rack",
+                 assumptions=nv.assumptions + " Assumed: 64 of 72 GPUs used, 2 trays per rack held as spares, "
+                                              "one spare rack.")
+    dual = rep(spares, planes=2, name="NVL72, spare trays, dual plane",
+               assumptions=spares.assumptions + " Two scale-out planes: a single link or leaf failure is absorbed.")
+    return dict(zip(DESIGNS, (rail, fat, whole, spares, dual)))
+
+
+def policy_variants(cluster):
+    """The same purchase under each policy it allows, with the same GPUs set aside as spares.
+
+    The design's domains (its job's and its spare pool's) are kept; the GPUs
+    it holds idle are spent as whole spare domains, as 1 or 2 spare trays per
+    domain (when a domain has more than two trays) plus what is left as spare
+    domains, or as a pool of spare nodes.  Each variant keeps at least one
+    spare domain.
+    """
+    from .policies import _gpus
+    size, gpn, trays = cluster.scaleup_gpus or cluster.gpus_per_node, cluster.gpus_per_node, cluster.trays_per_domain
+    bought, _, idle = _gpus(cluster)
+    total = bought // size
+    rep = dataclasses.replace
+    whole = max(1, round(idle / size))
+    out = [rep(cluster, n_gpus=(total - whole) * size, policy="whole-domain", domain_spares=0, spare_pool=whole,
+               name=f"whole domains, {whole} spare domain{'s' * (whole > 1)}")]
+    for k in (1, 2):
+        if trays > k + 1:
+            pool = max(1, round((idle - total * k * gpn) / (size - k * gpn)))
+            name = f"{k} spare tray{'s' * (k > 1)} per domain, {pool} spare domain{'s' * (pool > 1)}"
+            out.append(rep(cluster, n_gpus=(total - pool) * size, policy="in-domain-spares", domain_spares=k,
+                           spare_pool=pool, name=name))
+    if trays > 1:
+        out.append(rep(cluster, n_gpus=(total - whole) * size, policy="spare-pool", domain_spares=0,
+                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes"))
+    return out
+
+
+def _designs(designs, n_gpus):
+    if isinstance(designs, (str, Cluster)):
+        designs = [designs]
+    presets = None
+    out = []
+    for d in designs:
+        if isinstance(d, Cluster):
+            out.append(d)
+            continue
+        if presets is None:
+            presets = design_presets(n_gpus)
+        if d not in presets:
+            raise DesignError(f"unknown design {d!r}; named designs: {', '.join(DESIGNS)}")
+        out.append(presets[d])
+    if not out:
+        raise DesignError(f"give at least one design: a Cluster or one of {', '.join(DESIGNS)}")
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class DesignComparison:
+    """One row per design; ``table`` is numeric (hours, fractions), :meth:`display` is for people."""
+
+    table: pd.DataFrame
+    results: tuple
+    target_ettr: float
+    optics_share: float
+    conf: float
+
+    def to_frame(self):
+        return self.table.copy()
+
+    def best(self):
+        """Name of the design with the highest goodput per GPU bought."""
+        return str(self.table.loc[self.table["goodput_per_gpu"].idxmax(), "design"])
+
+    def display(self):
+        """The table with headers in words, units people use and no NaN or inf cells."""
+        t = self.table
+        pct = f"{100 * self.conf:g}%"
+        return pd.DataFrame({
+            "Design": t["design"],
+            "Policy": t["policy"],
+            "GPUs bought": t["gpus_bought"].map("{:,}".format),
+            "GPUs idle as spares": t["gpus_idle"].map("{:,}".format),
+            "Job MTBF (h)": t["job_mtbf_h"].map(_num),
+            "Checkpoint every (min)": (60 * t["interval_h"]).map(_num),
+            f"ETTR ({pct} range)": [f"{e:.3f} ({lo:.3f}–{hi:.3f})" for e, lo, hi in
+                                    zip(t["ettr"], t["ettr_lo"], t["ettr_hi"])],
+            "Failure finds no spare": t["p_no_spare"].map(_pct),
+            "Goodput per GPU bought": t["goodput_per_gpu"].map("{:.3f}".format),
+            "Node MTBF needed (years)": t["required_node_mtbf_h"].map(_years),
+            "Transceiver MTBF needed (years)": t["required_transceiver_mtbf_h"].map(_years),
+        })
+
+    def text(self):
+        """The answer in a sentence or two."""
+        t = self.table
+        if len(t) == 1:
+            r = t.iloc[0]
+            return (f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
+                    f"{self.target_ettr:g}; {r['gpus_idle']:,} of {r['gpus_bought']:,} GPUs idle as spares; a failure "
+                    f"finds no spare {_pct(r['p_no_spare'])} of the time; goodput per GPU bought "
+                    f"{r['goodput_per_gpu']:.3f}.")
+        best = t.loc[t["goodput_per_gpu"].idxmax()]
+        top = t.loc[t["ettr"].idxmax()]
+        lines = [f"Of {len(t)} designs, {best['design']} gives the most goodput per GPU bought: "
+                 f"{best['goodput_per_gpu']:.3f} (ETTR {best['ettr']:.3f} on {best['gpus_used']:,} of "
+                 f"{best['gpus_bought']:,} GPUs)."]
+        met = t[t["ettr"] >= self.target_ettr]
+        if met.empty:
+            lines.append(f"None reaches the target ETTR {self.target_ettr:g} at the observed rates; the best, "
+                         f"{top['design']}, reaches {top['ettr']:.3f}.")
+        else:
+            lines.append(f"{len(met)} of {len(t)} reach the target ETTR {self.target_ettr:g}.")
+        return " ".join(lines)
+
+    def _repr_html_(self):
+        return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
+                f"{self.optics_share:.0%} of the failure budget.</p>" + self.display().to_html(index=False))
+
+
+def _num(v):
+    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
+
+
+def _pct(p):
+    return "under 0.01%" if p < 1e-4 else f"{100 * p:.2g}%"
+
+
+def _years(h):
+    if h == 0:
+        return "any (absorbed)"
+    if not np.isfinite(h):
+        return "out of reach" if h > 0 else "any"
+    return f"{h / _YEAR:,.1f}" if h >= 0.1 * _YEAR else f"{h:,.0f} h"
+
+
+def _row(cluster, res, lam_req, share, ckpt_cost, restart, target_ettr):
+    """One table row: the design's result plus the node and transceiver MTBF its target needs."""
+    hw = res.node_interrupt_rate
+    room = lam_req - (res.interruption_rate - hw)
+    used_nodes = res.gpus_used / cluster.gpus_per_node
+    node = used_nodes / room if room > 0 else np.inf
+    tx = transceiver_requirement(cluster, target_ettr, ckpt_cost=ckpt_cost, restart=restart, share=share,
+                                 tolerated=res.link_tolerated)
+    row = {"design": cluster.name, "policy": res.policy, "gpus_bought": res.gpus_bought, "gpus_used": res.gpus_used,
+           "gpus_idle": res.gpus_idle, "interruptions_per_day": 24 * res.interruption_rate,
+           "job_mtbf_h": res.job_mtbf_h, "interval_h": res.interval_h, "ettr": res.ettr, "ettr_lo": res.ettr_lo,
+           "ettr_hi": res.ettr_hi, "p_no_spare": res.p_no_spare, "p_no_spare_sim": res.p_no_spare_sim,
+           "p_no_spare_sim_lo": res.p_no_spare_lo, "p_no_spare_sim_hi": res.p_no_spare_hi,
+           "mean_stall_h": res.mean_stall_h, "gpus_out_mean": res.gpus_out_mean,
+           "goodput_per_gpu": res.goodput_per_gpu, "required_node_mtbf_h": node,
+           "transceivers": tx["transceivers"], "required_transceiver_mtbf_h": tx["mtbf_h"]}
+    return row
+
+
+def _evaluate(args):
+    cluster, source, ckpt_cost, restart, kwargs = args
+    return evaluate_design(cluster, source, ckpt_cost, restart, **kwargs)
+
+
+def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_gpus=16_384, share=0.1,
+                    repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
+                    horizon="7d", n_boot=1000, seed=0, conf=0.95, workers=1):
+    """Evaluate several designs on the same observed rates; returns a :class:`DesignComparison`.
+
+    ``designs`` holds :class:`relmodel.Cluster` objects or names from
+    ``DESIGNS`` (built at ``n_gpus`` by :func:`design_presets`).  ``source``
+    is a CountTable or InterruptionLog (e.g. ``relmodel.datasets.llama3_54day()``).
+    ``share`` is the part of the job's failure budget the transceivers may use.
+    ``workers`` > 1 evaluates designs in that many processes.  The other
+    arguments go to :func:`relmodel.scale.policies.evaluate_design`.
+    """
+    clusters = _designs(designs, n_gpus)
+    if not 0.0 < float(share) < 1.0:
+        raise DesignError(f"share of the failure budget must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
+    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
+    kwargs = dict(repair=repair, levels=levels, tolerated=tolerated, absorb=absorb, domain_fit=domain_fit,
+                  n_runs=n_runs, horizon=horizon, n_boot=n_boot, seed=seed, conf=conf)
+    jobs = [(c, source, ckpt_cost, restart, kwargs) for c in clusters]
+    if int(workers) > 1 and len(jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=int(workers)) as pool:
+            results = list(pool.map(_evaluate, jobs))
+    else:
+        results = [_evaluate(j) for j in jobs]
+    rows = [_row(c, r, 1.0 / m_req, float(share), hours(ckpt_cost), hours(restart), target_ettr)
+            for c, r in zip(clusters, results)]
+    return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)

@@ -1,0 +1,144 @@
+"""Fault domains: what one failure takes down, and how many GPUs that is.
+
+A failure's *level* says what it takes out of service until repaired:
+
+* ``gpu``: one GPU (fenced off, the rest of its node keeps running);
+* ``node``: one server or compute tray, all its GPUs;
+* ``domain``: a whole scale-up domain (an NVL72 rack: NVLink switch tray,
+  rack power, cooling loop);
+* ``leaf``: one leaf (ToR or rail) switch: every GPU whose NIC it serves;
+* ``link``: one scale-out link: the GPUs behind that NIC;
+* ``job``: nothing physical (software, configuration): no GPU is lost.
+
+:func:`blast_radius` gives GPUs lost per event.  With ``planes >= 2`` the
+other plane carries the traffic of a failed link or leaf switch, so those
+lose no GPU.  Whatever the radius, a failure that is not tolerated interrupts
+the job once (one restart); the radius sets capacity lost and spares needed.
+
+Causes from a log or count table get their level from what their rate
+scales with (:func:`relmodel.scale.scaling.scales_with`) through
+:data:`LEVEL_OF_UNIT`:
+
+=================================  ==========  ================================
+scales with                        level       why
+=================================  ==========  ================================
+gpu                                node        a GPU is repaired by swapping its tray
+node, nic                          node        host parts take the server down
+scaleup_domain, scaleup_switch,    domain      NVLink switch, rack power, cooling
+rack
+switch                             leaf        a switch cuts off the NICs it serves
+link, optical_link, transceiver    link        a cable or optic cuts off one NIC
+job                                job         software: no hardware lost
+=================================  ==========  ================================
+
+Override per component, category or unit with ``levels={"Network
+Switch/Cable": "leaf", "Faulty GPU": "gpu"}``.
+"""
+
+import math
+
+import pandas as pd
+
+from ..errors import DesignError
+
+__all__ = ["LEVELS", "LEVEL_OF_UNIT", "blast_radius", "fault_domains", "cause_levels", "level_rates"]
+
+LEVELS = ("gpu", "node", "domain", "leaf", "link", "job")
+
+LEVEL_OF_UNIT = {
+    "gpu": "node", "node": "node", "nic": "node", "scaleup_domain": "domain", "scaleup_switch": "domain",
+    "rack": "domain", "switch": "leaf", "link": "link", "optical_link": "link", "transceiver": "link", "job": "job",
+}
+
+_WHAT = {
+    "gpu": "one GPU", "node": "one node (tray)", "domain": "one scale-up domain", "leaf": "one leaf switch",
+    "link": "one NIC link", "job": "no hardware (software)",
+}
+
+
+def _check_level(level):
+    if level not in LEVELS:
+        raise DesignError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+    return level
+
+
+def _gpus_per_leaf(cluster):
+    gpus_per_nic = cluster.gpus_per_node / (cluster.nics_per_node or cluster.gpus_per_node)
+    per_leaf = cluster.radix if cluster.n_tiers == 1 else (cluster.leaf_down or cluster.radix // 2)
+    return math.ceil(per_leaf * gpus_per_nic)
+
+
+def blast_radius(cluster, level):
+    """GPUs lost per failure event at ``level`` (see module notes); never more than the cluster has."""
+    _check_level(level)
+    if level == "job":
+        return 0
+    if level in ("leaf", "link") and cluster.planes > 1:
+        return 0
+    radius = {
+        "gpu": 1,
+        "node": cluster.gpus_per_node,
+        "domain": cluster.scaleup_gpus or cluster.gpus_per_node,
+        "leaf": _gpus_per_leaf(cluster) if level == "leaf" else 0,
+        "link": math.ceil(cluster.gpus_per_node / (cluster.nics_per_node or cluster.gpus_per_node)),
+    }[level]
+    return int(min(radius, cluster.n_gpus))
+
+
+def fault_domains(cluster, readable=False):
+    """One row per level: what fails, how many the cluster has, GPUs lost per event.
+
+    ``readable=True`` gives headers in words and thousands separators, for a report.
+    """
+    c = cluster.counts()
+    units = {"gpu": c["gpu"], "node": c["node"], "domain": c["scaleup_domain"],
+             "leaf": cluster.switches_per_tier()[0] * cluster.planes, "link": c["nic"] * cluster.planes, "job": 1}
+    df = pd.DataFrame({
+        "level": list(LEVELS),
+        "what_fails": [_WHAT[lv] for lv in LEVELS],
+        "units": [int(units[lv]) for lv in LEVELS],
+        "gpus_lost_per_event": [blast_radius(cluster, lv) for lv in LEVELS],
+    })
+    if not readable:
+        return df
+    return pd.DataFrame({"Level": df["level"], "What one failure takes down": df["what_fails"],
+                         "Units in the design": df["units"].map("{:,}".format),
+                         "GPUs lost per failure": df["gpus_lost_per_event"].map("{:,}".format)})
+
+
+def _override(levels, keys):
+    for name, level in (levels or {}).items():
+        if str(name).lower() in keys:
+            return _check_level(level)
+    return None
+
+
+def cause_levels(scaled, levels=None):
+    """Each cause of a :class:`relmodel.scale.scaling.ScaledRates` with its level and blast radius.
+
+    ``levels`` maps a component, category or scales-with unit to a level and
+    wins over :data:`LEVEL_OF_UNIT`.  Columns: component, category,
+    scales_with, level, gpus_lost_per_event, rate_per_h.
+    """
+    t = scaled.table
+    known = {str(x).lower() for col in ("component", "category", "scales_with") for x in t[col]}
+    unknown = [k for k in (levels or {}) if str(k).lower() not in known]
+    if unknown:
+        raise DesignError(f"no cause, category or unit named {', '.join(map(repr, unknown))}; "
+                          f"valid: {', '.join(dict.fromkeys(map(str, t['component'])))}")
+    out = []
+    for row in t.itertuples():
+        keys = {str(row.component).lower(), str(row.category).lower(), str(row.scales_with).lower()}
+        level = _override(levels, keys) or LEVEL_OF_UNIT.get(row.scales_with, "node")
+        out.append(level)
+    df = t[["component", "category", "scales_with"]].copy()
+    df["level"] = out
+    df["gpus_lost_per_event"] = [blast_radius(scaled.target, lv) for lv in out]
+    df["rate_per_h"] = t["rate_per_h"].to_numpy(dtype=float)
+    return df.reset_index(drop=True)
+
+
+def level_rates(table):
+    """Summed rate per hour of each level in a :func:`cause_levels` table (every level present)."""
+    sums = table.groupby("level")["rate_per_h"].sum()
+    return {lv: float(sums.get(lv, 0.0)) for lv in LEVELS}

@@ -1,0 +1,288 @@
+"""Degraded operation: what a design's policy, spares and tolerated faults do to ETTR.
+
+A design (:class:`relmodel.Cluster`) says what the job needs when part of a
+scale-up domain fails (``Cluster.domain_policy``):
+
+* ``"whole-domain"``: tensor or expert parallelism spans the domain, so a
+  failed tray takes its whole domain out; ``spare_pool`` spare domains stand by;
+* ``"in-domain-spares"``: ``domain_spares`` trays of each domain are idle and
+  swapped in within minutes (e.g. run 64 of 72 GPUs); the domain is out only
+  when more trays than that are in repair at once, then a pool domain stands in;
+* ``"spare-pool"``: any node can replace any other; ``spare_pool`` spare nodes
+  stand by (a whole-domain fault needs a domain's worth of them).
+
+Observed rates are scaled to the design (:func:`relmodel.scale.scaling.scale_rates`),
+each cause gets its level (:func:`relmodel.scale.domains.cause_levels`), and:
+
+* every failure that is not tolerated interrupts the job once, whatever its
+  radius; per-job and network causes need no spare, node and domain faults do;
+* tolerated faults (``tolerated={"Network Switch/Cable": 0.9}``: the share of
+  a cause, category or level the design absorbs; by default a design with
+  ``planes >= 2`` absorbs every single link and leaf-switch failure) cost
+  ``absorb`` hours of progress each instead of a restart;
+* the chance a failure finds no spare and the mean stall waiting for one come
+  from :mod:`relmodel.scale.compound` (closed form and simulation).
+
+ETTR = ETTR*(M) x (1 - absorbed rate x absorb) / (1 + hardware interruption
+rate x mean stall), with ETTR*(M) the exact optimum of Daly's model at the
+job MTBF M of the interrupting causes.  Intervals come from a parametric
+bootstrap over the observed Poisson counts.
+"""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from ..checkpoint.intervals import optimal_interval
+from ..errors import DesignError
+from ..units import hours
+from .compound import DomainModel, simulate_domains
+from .domains import LEVELS, blast_radius, cause_levels
+from .requirements import best_ettr, ettr_of_rates
+from .spares import _mean_repair
+
+__all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
+           "ToleranceGain", "tolerance_gain"]
+
+NETWORK_LEVELS = ("leaf", "link")
+
+
+def check_design(cluster):
+    """Raise :class:`~relmodel.errors.DesignError` unless the GPUs split into whole scale-up domains."""
+    size = cluster.scaleup_gpus or cluster.gpus_per_node
+    if cluster.n_gpus % size:
+        lo, hi = cluster.n_gpus // size * size, -(-cluster.n_gpus // size) * size
+        raise DesignError(f"{cluster.name}: {cluster.n_gpus:,} GPUs do not divide into {size}-GPU scale-up domains; "
+                          f"use a multiple of {size}, e.g. {max(lo, size):,} or {hi:,}")
+    return cluster
+
+
+def _share(name, value):
+    v = float(value)
+    if not np.isfinite(v) or v < 0:
+        raise DesignError(f"tolerated share for {name!r} must be a fraction from 0 to 1; got {value!r} (negative)")
+    if v > 1:
+        raise DesignError(f"tolerated share for {name!r} must be a fraction from 0 to 1; got {value!r} (over 1)")
+    return v
+
+
+def tolerated_shares(levels_table, cluster, tolerated=None):
+    """Share of each cause's failures the design absorbs (array aligned with ``levels_table``).
+
+    ``tolerated`` maps a component, category or level to a share in [0, 1];
+    names win over levels.  Without an entry, a cause at a network level
+    (``leaf``, ``link``) is fully absorbed when the design has ``planes >= 2``.
+    """
+    t = levels_table
+    rule = np.where(t["level"].isin(NETWORK_LEVELS) & (cluster.planes > 1), 1.0, 0.0)
+    if tolerated is None:
+        return rule
+    if not isinstance(tolerated, dict):
+        raise DesignError(f"tolerated must be a dict of cause, category or level to a share; got {tolerated!r}")
+    shares = {str(k).lower(): _share(k, v) for k, v in tolerated.items()}
+    valid = {str(x).lower() for col in ("component", "category", "level") for x in t[col]} | set(LEVELS)
+    unknown = [k for k in tolerated if str(k).lower() not in valid]
+    if unknown:
+        raise DesignError(f"no cause, category or level named {', '.join(map(repr, unknown))}; valid: "
+                          f"{', '.join(dict.fromkeys(map(str, t['component'])))}, or a level: {', '.join(LEVELS)}")
+    out = rule.copy()
+    for i, row in enumerate(t.itertuples()):
+        for key in (str(row.level).lower(), str(row.category).lower(), str(row.component).lower()):
+            if key in shares:
+                out[i] = shares[key]
+    return out
+
+
+def domain_model(cluster, tray_rate, group_rate):
+    """The :class:`~relmodel.scale.compound.DomainModel` of a design's policy."""
+    trays = cluster.trays_per_domain
+    if cluster.domain_policy == "spare-pool":
+        return DomainModel(groups=cluster.n_nodes, trays=1, pool=cluster.spare_pool, tray_rate=tray_rate,
+                           group_rate=group_rate, need=trays)
+    spares = cluster.domain_spares if cluster.domain_policy == "in-domain-spares" else 0
+    return DomainModel(groups=cluster.n_scaleup_domains, trays=trays, spares=spares, pool=cluster.spare_pool,
+                       tray_rate=tray_rate, group_rate=group_rate)
+
+
+def _gpus(cluster):
+    """(GPUs bought, GPUs the job uses, GPUs idle as spares)."""
+    unit = cluster.gpus_per_node if cluster.domain_policy == "spare-pool" else (cluster.scaleup_gpus or
+                                                                                cluster.gpus_per_node)
+    pool = cluster.spare_pool * unit
+    in_domain = cluster.n_scaleup_domains * cluster.domain_spares * cluster.gpus_per_node \
+        if cluster.domain_policy == "in-domain-spares" else 0
+    return cluster.n_gpus + pool, cluster.n_gpus - in_domain, pool + in_domain
+
+
+@dataclasses.dataclass(frozen=True)
+class DesignResult:
+    """ETTR, spares and risk of one design under its policy (hours; rates per hour)."""
+
+    name: str
+    policy: str
+    gpus_bought: int
+    gpus_used: int
+    gpus_idle: int
+    interruption_rate: float
+    absorbed_rate: float
+    job_mtbf_h: float
+    job_mtbf_lo: float
+    job_mtbf_hi: float
+    interval_h: float
+    ettr: float
+    ettr_lo: float
+    ettr_hi: float
+    p_no_domain_spare: float
+    p_no_spare: float
+    p_no_spare_sim: float
+    p_no_spare_lo: float
+    p_no_spare_hi: float
+    mean_stall_h: float
+    gpus_out_mean: float
+    node_interrupt_rate: float
+    link_tolerated: float
+    conf: float
+
+    @property
+    def goodput_per_gpu(self):
+        """ETTR x GPUs used / GPUs bought."""
+        return self.ettr * self.gpus_used / self.gpus_bought
+
+    def to_frame(self):
+        row = dataclasses.asdict(self)
+        row["goodput_per_gpu"] = self.goodput_per_gpu
+        return pd.DataFrame([row])
+
+    def _repr_html_(self):
+        pct = f"{100 * self.conf:g}%"
+        return (f"<p><b>{self.name}</b> ({self.policy}): ETTR {self.ettr:.3f} ({self.ettr_lo:.3f}&ndash;"
+                f"{self.ettr_hi:.3f}, {pct}), {self.gpus_idle:,} of {self.gpus_bought:,} GPUs idle as spares, "
+                f"a failure finds no spare {100 * self.p_no_spare:.2g}% of the time; goodput per GPU bought "
+                f"{self.goodput_per_gpu:.3f}</p>")
+
+
+def _rates(cluster, source, levels, tolerated, domain_fit, n_boot, seed):
+    from .scaling import scale_rates
+    scaled = scale_rates(source, target_cluster=cluster, n_boot=max(int(n_boot), 1), seed=seed)
+    table = cause_levels(scaled, levels)
+    tol = tolerated_shares(table, cluster, tolerated)
+    draws = scaled.draws(max(int(n_boot), 1), seed) if n_boot else table["rate_per_h"].to_numpy()[None, :]
+    return table, tol, draws, float(domain_fit) * 1e-9
+
+
+def _split(table, tol, rates, share):
+    """Interrupting rate, absorbed rate, tray rate per node-total, domain rate total (each per row of ``rates``)."""
+    level = table["level"].to_numpy()
+    hw = np.isin(level, ("gpu", "node"))
+    dom = level == "domain"
+    tray_total = rates[:, hw].sum(axis=1)
+    dom_total = rates[:, dom].sum(axis=1)
+    other = rates[:, ~hw & ~dom] @ (1.0 - tol[~hw & ~dom])
+    absorbed = rates @ np.where(hw | dom, 0.0, tol)
+    interrupt = tray_total * share + dom_total + other
+    return interrupt, absorbed, tray_total, dom_total
+
+
+def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels=None, tolerated=None, absorb=0.0,
+                    domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=0,
+                    conf=0.95):
+    """ETTR, GPUs idle, P(no spare) and stalls of one design; returns a :class:`DesignResult`.
+
+    ``repair`` is the mean tray or domain repair (or a repair model);
+    ``domain_fit`` adds whole-domain faults (FIT per domain) that the source
+    does not record; ``network_repair`` sets how long a network fault keeps
+    its GPUs out (capacity only; Singh et al. 2021 report half of switch
+    failures last under 6 minutes).  ``n_boot=0`` skips the intervals.
+    """
+    check_design(cluster)
+    d, r, a = hours(ckpt_cost), hours(restart), float(hours(absorb))
+    if a < 0:
+        raise DesignError(f"absorb must be a duration >= 0; got {absorb!r}")
+    table, tol, draws, extra_dom = _rates(cluster, source, levels, tolerated, domain_fit, n_boot, seed)
+    point = table["rate_per_h"].to_numpy()[None, :]
+    model0 = domain_model(cluster, 1.0, 0.0)
+    share = model0.interrupt_share
+    lam, absorbed, tray_total, dom_total = (float(x[0]) for x in _split(table, tol, point, share))
+    n_dom = cluster.n_scaleup_domains
+    model = domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom)
+    sim = simulate_domains(model, repair, horizon=horizon, n_runs=n_runs, seed=seed, conf=conf)
+    lam += extra_dom * n_dom
+    hits = tray_total * share + (dom_total + extra_dom * n_dom)
+    stall_factor = 1.0 + hits * sim.mean_stall_h
+    ettr = float(best_ettr(mtbf=1.0 / lam, ckpt_cost=d, restart=r)) * (1.0 - absorbed * a) / stall_factor
+    lam_b, abs_b, _, _ = _split(table, tol, draws, share)
+    lam_b = lam_b + extra_dom * n_dom
+    ettr_b = ettr_of_rates(lam_b, ckpt_cost=d, restart=r) * (1.0 - abs_b * a) / stall_factor
+    q = [(1.0 - conf) / 2, (1.0 + conf) / 2]
+    e_lo, e_hi = np.quantile(ettr_b, q) if n_boot else (ettr, ettr)
+    m_lo, m_hi = np.quantile(1.0 / lam_b, q) if n_boot else (1.0 / lam, 1.0 / lam)
+    bought, used, idle = _gpus(cluster)
+    out = _gpus_out(cluster, table, point[0], repair, network_repair) + \
+        extra_dom * n_dom * blast_radius(cluster, "domain") * _mean_repair(repair)
+    return DesignResult(
+        name=cluster.name, policy=cluster.domain_policy, gpus_bought=bought, gpus_used=used, gpus_idle=idle,
+        interruption_rate=lam, absorbed_rate=absorbed, job_mtbf_h=1.0 / lam, job_mtbf_lo=float(m_lo),
+        job_mtbf_hi=float(m_hi), interval_h=float(optimal_interval(mtbf=1.0 / lam, ckpt_cost=d)), ettr=ettr,
+        ettr_lo=float(e_lo), ettr_hi=float(e_hi), p_no_domain_spare=sim.closed["p_no_group_spare"],
+        p_no_spare=sim.closed["p_no_spare"], p_no_spare_sim=sim.p_no_spare, p_no_spare_lo=sim.p_no_spare_lo,
+        p_no_spare_hi=sim.p_no_spare_hi, mean_stall_h=sim.mean_stall_h, gpus_out_mean=out,
+        node_interrupt_rate=tray_total * share, link_tolerated=_link_tolerated(cluster, table, tol), conf=conf)
+
+
+def _link_tolerated(cluster, table, tol):
+    """Share of link-level failures absorbed (the design rule when the source has none)."""
+    mask = (table["level"] == "link").to_numpy()
+    rate = table["rate_per_h"].to_numpy()[mask]
+    if rate.sum() > 0:
+        return float(rate @ tol[mask] / rate.sum())
+    return 1.0 if cluster.planes > 1 else 0.0
+
+
+def _gpus_out(cluster, table, rates, repair, network_repair):
+    """Mean GPUs out of service: rate x GPUs lost per event x repair time, summed over levels."""
+    s_hw, s_net = _mean_repair(repair), float(hours(network_repair))
+    total = 0.0
+    for level in ("gpu", "node", "domain", "leaf", "link"):
+        rate = float(rates[(table["level"] == level).to_numpy()].sum())
+        total += rate * blast_radius(cluster, level) * (s_net if level in NETWORK_LEVELS else s_hw)
+    return total
+
+
+@dataclasses.dataclass(frozen=True)
+class ToleranceGain:
+    """ETTR and interruptions of one design without and with the faults it tolerates."""
+
+    name: str
+    tolerated: dict
+    before: DesignResult
+    after: DesignResult
+
+    @property
+    def ettr_gain(self):
+        return self.after.ettr - self.before.ettr
+
+    def to_frame(self):
+        b, a = self.before, self.after
+        return pd.DataFrame({
+            "quantity": ["interruptions per day", "faults absorbed per day", "job MTBF (h)", "ETTR"],
+            "without tolerance": [24 * b.interruption_rate, 24 * b.absorbed_rate, b.job_mtbf_h, b.ettr],
+            "with tolerance": [24 * a.interruption_rate, 24 * a.absorbed_rate, a.job_mtbf_h, a.ettr],
+        })
+
+    def _repr_html_(self):
+        what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
+        return (f"<p><b>{self.name}</b>: tolerating {what} gains "
+                f"{100 * self.ettr_gain:.2f} points of ETTR</p>"
+                + self.to_frame().to_html(index=False, float_format=lambda v: f"{v:,.3f}"))
+
+
+def tolerance_gain(cluster, source, ckpt_cost, restart, tolerated=None, **kwargs):
+    """What-if: the design with no fault tolerated against ``tolerated`` (default: the design's rule).
+
+    ``kwargs`` go to :func:`evaluate_design` (``n_runs``, ``repair``, ``absorb``...).
+    """
+    none = {level: 0.0 for level in LEVELS}
+    before = evaluate_design(cluster, source, ckpt_cost, restart, tolerated=none, **kwargs)
+    after = evaluate_design(cluster, source, ckpt_cost, restart, tolerated=tolerated, **kwargs)
+    return ToleranceGain(cluster.name, dict(tolerated or {}), before, after)
