@@ -18,6 +18,8 @@ __all__ = [
     "UnknownFileTypeError",
     "CountError",
     "FitError",
+    "CovariateError",
+    "SeparationError",
     "ModelInputError",
     "InfeasibleTargetError",
     "ParameterError",
@@ -68,6 +70,14 @@ class CountError(RelmodelError, ValueError):
 
 class FitError(RelmodelError, ValueError):
     """Data that no distribution can be fitted to."""
+
+
+class CovariateError(FitError):
+    """A covariate that a regression cannot use (constant, missing values, too few failures)."""
+
+
+class SeparationError(CovariateError):
+    """A covariate separates failures from survivors perfectly: its ratio is zero or infinite."""
 
 
 class ModelInputError(RelmodelError, ValueError):

@@ -2,9 +2,10 @@
 
 Belongs here: failure-time families and their likelihood, ``fit`` and
 ``compare_fits``, Kaplan-Meier and friends, trend tests, recurrence and
-component rates.  May import the data layer and the base, plus numpy, pandas,
-scipy and lifelines; never planning or presentation, never matplotlib or
-papermill.
+component rates, regression on covariates, group comparisons, interval
+censoring, bands and Weibayes.  May import the data layer and the base, plus
+numpy, pandas, scipy and lifelines; never planning or presentation, never
+matplotlib or papermill.
 """
 
 from .compare import Comparison, compare_fits
@@ -12,8 +13,11 @@ from .fitting import FitResult, FitWarning, fit
 from .nonparam import cumulative_incidence, kaplan_meier, nelson_aalen
 from .rates import component_rates, poisson_interval
 from .recurrence import mcf
+from .regression import RegressionResult, regress
+from .recurrent_regression import andersen_gill, counting_process
 from .trends import crow_amsaa, laplace_test, lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend
 
 __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumulative_incidence", "kaplan_meier",
            "nelson_aalen", "component_rates", "poisson_interval", "mcf", "crow_amsaa", "laplace_test",
-           "lewis_robinson_test", "mil_hdbk_189_test", "power_law_gof", "trend"]
+           "lewis_robinson_test", "mil_hdbk_189_test", "power_law_gof", "trend",
+           "RegressionResult", "regress", "andersen_gill", "counting_process"]
