@@ -27,7 +27,7 @@ from .checkpoint import (young_interval, daly_interval, optimal_interval, ettr, 
 from .scale import (Cluster, scale_rates, scale_job_mtbf, ScaledRates, required_job_mtbf, required_node_mtbf,
                     required_gpu_mtbf, job_mtbf, best_ettr, requirements_table, plan_requirements, Requirements,
                     split_budget, what_if, share_fit, spare_pool, repair_model, spares_table, erlang_b, spares)
-from .stats import regress, RegressionResult, andersen_gill, counting_process
+from .stats import regress, RegressionResult, andersen_gill, counting_process, compare_groups, compare_mcf, gray_test
 from . import plots, report
 
 __version__ = "0.2.0"

@@ -21,11 +21,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..errors import CovariateError, MissingColumnError, SeparationError
+from ..errors import CovariateError, FitError, MissingColumnError, SeparationError
+from ..units import hours
 
-__all__ = ["CovariateWarning", "design", "EVENTS_PER_COEF"]
+__all__ = ["CovariateWarning", "design", "EVENTS_PER_COEF", "pick_column", "survival_columns"]
 
 EVENTS_PER_COEF = 10
+DURATION_NAMES = ("duration_h", "hours", "duration", "stop_h", "time")
+OBSERVED_NAMES = ("observed", "event", "failed")
 
 
 class CovariateWarning(UserWarning):
@@ -109,3 +112,35 @@ def _check_events_per_coef(d, p):
         warnings.warn(f"only {d / p:.1f} failures per coefficient ({d} failures, {p} coefficients): below about "
                       f"{EVENTS_PER_COEF} the ratios are biased and their intervals too narrow (Peduzzi et al. 1996); "
                       "drop covariates or merge levels", CovariateWarning, stacklevel=4)
+
+
+def pick_column(data, name, candidates, what):
+    """``name`` if it is a column (error otherwise); with ``name`` None, the first candidate present."""
+    if name is not None:
+        if name not in data.columns:
+            raise MissingColumnError(f"{what} column {name!r} not in the data; columns are {list(data.columns)}")
+        return name
+    return next((c for c in candidates if c in data.columns), None)
+
+
+def survival_columns(data, duration=None, observed=None):
+    """Durations (hours) and 0/1 failure flags from a DataFrame, checked.
+
+    The duration column defaults to the first of ``duration_h``, ``hours``,
+    ``duration``, ``stop_h``, ``time``; the observed column to ``observed``,
+    ``event`` or ``failed`` (all failures when there is none).
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise FitError("pass a DataFrame with a duration column, an observed column and the covariates")
+    dcol = pick_column(data, duration, DURATION_NAMES, "duration")
+    if dcol is None:
+        raise MissingColumnError(f"no duration column; name it with duration= (tried {', '.join(DURATION_NAMES)})")
+    ocol = pick_column(data, observed, OBSERVED_NAMES, "observed")
+    t = np.asarray(hours(data[dcol].to_numpy()), float)
+    e = np.ones(t.size) if ocol is None else data[ocol].astype(float).to_numpy()
+    bad = np.flatnonzero(~np.isfinite(t) | (t <= 0))
+    if bad.size:
+        raise FitError(f"row {bad[0]}: duration {t[bad[0]]!r} is not valid; durations must be finite hours > 0")
+    if not np.isin(e, (0.0, 1.0)).all():
+        raise FitError("the observed column must be True/False (or 1/0): True = a failure, False = censored")
+    return t, e

@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import CovariateError, FitError, MissingColumnError, SeparationError
+from ..errors import CovariateError, FitError, SeparationError
 from ..units import hours
-from .covariates import design
+from .covariates import design, pick_column, survival_columns
 from .family import _Gumbel, _Logistic, _Normal
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
@@ -41,8 +41,6 @@ _AFT = {"weibull_aft": ("WeibullAFTFitter", "lambda_", "rho_", -1.0, _Gumbel),
         "lognormal_aft": ("LogNormalAFTFitter", "mu_", "sigma_", 1.0, _Normal),
         "loglogistic_aft": ("LogLogisticAFTFitter", "alpha_", "beta_", -1.0, _Logistic)}
 MODELS = ("cox",) + tuple(_AFT)
-_DURATION_NAMES = ("duration_h", "hours", "duration", "stop_h", "time")
-_OBSERVED_NAMES = ("observed", "event", "failed")
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,40 +118,20 @@ class RegressionResult:
                 f"failures={self.n_events})")
 
 
-def _pick(data, name, candidates, what):
-    if name is not None:
-        if name not in data.columns:
-            raise MissingColumnError(f"{what} column {name!r} not in the data; columns are {list(data.columns)}")
-        return name
-    return next((c for c in candidates if c in data.columns), None)
-
-
 def _frame(data, covariates, duration, observed, entry, cluster, strata):
     """A clean working frame with columns _t, _e, (_entry), (_cluster), strata, covariates."""
-    if not isinstance(data, pd.DataFrame):
-        raise FitError("regress needs a DataFrame with a duration column, an observed column and covariates")
-    dcol = _pick(data, duration, _DURATION_NAMES, "duration")
-    if dcol is None:
-        raise MissingColumnError(f"no duration column; name it with duration= (tried {', '.join(_DURATION_NAMES)})")
-    ocol = _pick(data, observed, _OBSERVED_NAMES, "observed")
-    t = np.asarray(hours(data[dcol].to_numpy()), float)
-    e = np.ones(t.size) if ocol is None else data[ocol].astype(float).to_numpy()
-    bad = np.flatnonzero(~np.isfinite(t) | (t <= 0))
-    if bad.size:
-        raise FitError(f"row {bad[0]}: duration {t[bad[0]]!r} is not valid; durations must be finite hours > 0")
-    if not np.isin(e, (0.0, 1.0)).all():
-        raise FitError("the observed column must be True/False (or 1/0): True = a failure, False = censored")
+    t, e = survival_columns(data, duration, observed)
     work = pd.DataFrame({"_t": t, "_e": e}, index=data.index)
     if entry is not None:
-        _pick(data, entry, (), "entry")
+        pick_column(data, entry, (), "entry")
         work["_entry"] = np.asarray(hours(data[entry].to_numpy()), float)
         if (work["_entry"] >= work["_t"]).any():
             raise FitError("entry times must be before the end of each interval")
     if cluster is not None:
-        _pick(data, cluster, (), "cluster")
+        pick_column(data, cluster, (), "cluster")
         work["_cluster"] = data[cluster].astype(str).to_numpy()
     for s in [strata] if isinstance(strata, str) else list(strata or []):
-        _pick(data, s, (), "strata")
+        pick_column(data, s, (), "strata")
         work[s] = data[s].to_numpy()
     return work, data
 
