@@ -14,6 +14,8 @@ from .nonparam import cumulative_incidence, kaplan_meier, nelson_aalen
 from .rates import component_rates, poisson_interval
 from .recurrence import mcf
 from .regression import RegressionResult, regress
+from .interval import uptime_intervals
+from .turnbull import TurnbullEstimate, turnbull
 from .groups import GroupComparison, compare_groups, compare_mcf, gray_test
 from .recurrent_regression import andersen_gill, counting_process
 from .trends import crow_amsaa, laplace_test, lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend
@@ -22,4 +24,5 @@ __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumu
            "nelson_aalen", "component_rates", "poisson_interval", "mcf", "crow_amsaa", "laplace_test",
            "lewis_robinson_test", "mil_hdbk_189_test", "power_law_gof", "trend",
            "RegressionResult", "regress", "andersen_gill", "counting_process",
-           "GroupComparison", "compare_groups", "compare_mcf", "gray_test"]
+           "GroupComparison", "compare_groups", "compare_mcf", "gray_test",
+           "uptime_intervals", "TurnbullEstimate", "turnbull"]

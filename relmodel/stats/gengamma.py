@@ -22,7 +22,7 @@ from . import mle
 from .classic import Gamma, LogNormal, Weibull
 from .family import Family
 
-__all__ = ["GeneralizedGamma", "GenGammaLaw", "hessian"]
+__all__ = ["GeneralizedGamma", "GenGammaLaw"]
 
 _SMALL = 1e-4  # |lambda| below this uses the log-normal limit
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
@@ -217,20 +217,8 @@ class GeneralizedGamma(Family):
         return theta0 if theta0 is not None else np.array([np.mean(sample.logt), 0.0, 1.0])
 
     def maximise(self, sample):
-        """Newton climb, then the Hessian by Richardson-extrapolated differences (see :func:`hessian`)."""
+        """Newton climb, then the Hessian by Richardson-combined differences (``mle.richardson_hessian``)."""
         theta, ll, _ = mle.newton(lambda x: mle.numeric_derivs(lambda th: self.loglik(sample, th), x, h=1e-4),
                                   self.start(sample), tol=1e-7)
-        return theta, ll, hessian(lambda th: self.loglik(sample, th), theta)
-
-
-def hessian(loglik, theta, h=2e-3):
-    """Hessian of ``loglik`` by central differences at steps ``h`` and ``2h``, Richardson-combined.
-
-    ``(4 H(h) - H(2h)) / 3`` cancels the O(h^2) truncation term, so a step
-    large enough to swamp rounding in the likelihood (about 1e-13 per row
-    here) still gives the curvature to about 1e-8 relative.
-    """
-    small = mle.numeric_derivs(loglik, theta, h=h)[2]
-    large = mle.numeric_derivs(loglik, theta, h=2 * h)[2]
-    return (4 * small - large) / 3
+        return theta, ll, mle.richardson_hessian(lambda th: self.loglik(sample, th), theta)
 
