@@ -9,12 +9,12 @@ matplotlib or papermill.
 """
 
 from .compare import Comparison, compare_fits
-from .fitting import FitResult, FitWarning, fit
+from .fitting import FitResult, FitWarning
 from .nonparam import cumulative_incidence, kaplan_meier, nelson_aalen
 from .rates import component_rates, poisson_interval
 from .recurrence import mcf
 from .regression import RegressionResult, regress
-from .interval import uptime_intervals
+from .interval import fit, uptime_intervals
 from .turnbull import TurnbullEstimate, turnbull
 from .groups import GroupComparison, compare_groups, compare_mcf, gray_test
 from .recurrent_regression import andersen_gill, counting_process

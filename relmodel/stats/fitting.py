@@ -198,7 +198,7 @@ def _lift_zeros(t):
     return np.where(zero, floor, t)
 
 
-def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95):
+def fit(data, family, *, observed=None, entry=None, conf=0.95):
     """Fit a failure-time distribution by censored maximum likelihood.
 
     Parameters
@@ -214,10 +214,6 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95):
     entry : array of hours, optional
         Left-truncation times: how long each unit had already survived when
         observation began.
-    interval : pair (lower, upper) of arrays of hours, optional
-        Failures known only to lie in ``(lower, upper]`` (found by a periodic
-        check); ``upper = inf`` is censored at ``lower``, ``lower == upper``
-        exact.  ``data`` may then be None.  See :mod:`relmodel.stats.interval`.
     conf : float
         Confidence level of the intervals in ``ci``.
 
@@ -235,12 +231,6 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95):
     """
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1, got {conf!r}")
-    if interval is not None:
-        if entry is not None:
-            raise FitError("entry (left truncation) cannot be combined with interval censoring yet")
-        from .interval import fit_interval
-
-        return fit_interval(data, family, observed=observed, interval=interval, conf=conf)
     return fit_sample(prepare(data, observed, entry), family, conf=conf)
 
 

@@ -14,7 +14,8 @@ then the interval ``(lower_i, upper_i]``:
 :mod:`relmodel.stats.families` (Newton steps on numerical derivatives from
 the fit to the interval midpoints; Hessian by Richardson-combined
 differences) and returns the usual :class:`~relmodel.stats.fitting.FitResult`.
-:func:`uptime_intervals` turns a log with a "last seen healthy" column into
+:func:`fit` is :func:`relmodel.stats.fitting.fit` with an ``interval``
+argument (it is the ``relmodel.fit`` users call).  :func:`uptime_intervals` turns a log with a "last seen healthy" column into
 such intervals.
 """
 
@@ -28,9 +29,10 @@ from ..errors import FitError
 from ..units import hours
 from . import mle
 from .families import get_family
+from . import fitting
 from .fitting import MIN_FAILURES, FitWarning, _result, fit_sample, prepare
 
-__all__ = ["fit_interval", "interval_rows", "uptime_intervals", "log1mexp"]
+__all__ = ["fit", "fit_interval", "interval_rows", "uptime_intervals", "log1mexp"]
 
 
 def log1mexp(x):
@@ -91,6 +93,29 @@ def _pseudo(sample, lo, up):
     t = mid if sample is None else np.concatenate([sample.t, mid])
     obs = np.ones(mid.size, bool) if sample is None else np.concatenate([sample.obs, np.ones(mid.size, bool)])
     return mle.Sample(t, obs)
+
+
+def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95):
+    """:func:`relmodel.stats.fitting.fit`, plus interval-censored failures.
+
+    ``interval`` is a pair ``(lower, upper)`` of arrays of hours: failures
+    known only to lie in ``(lower, upper]`` (found by a periodic check);
+    ``upper = inf`` is censored at ``lower``, ``lower == upper`` exact.
+    ``data`` (exact and right-censored durations) may then be None.  Without
+    ``interval`` this is exactly :func:`relmodel.stats.fitting.fit` (see it
+    for ``observed``, ``entry``, ``conf`` and the rules for hard data).
+
+    >>> r = fit(None, "weibull", interval=([0, 24, 24, 48, 72], [24, 48, 48, 72, float("inf")]))
+    >>> round(r.params["shape"], 3)
+    1.74
+    """
+    if interval is None:
+        return fitting.fit(data, family, observed=observed, entry=entry, conf=conf)
+    if not 0 < conf < 1:
+        raise FitError(f"conf must be between 0 and 1, got {conf!r}")
+    if entry is not None:
+        raise FitError("entry (left truncation) cannot be combined with interval censoring; drop one")
+    return fit_interval(data, family, observed=observed, interval=interval, conf=conf)
 
 
 def fit_interval(data, family, *, observed=None, interval, conf=0.95):
