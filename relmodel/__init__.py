@@ -28,7 +28,7 @@ from .scale import (Cluster, scale_rates, scale_job_mtbf, ScaledRates, required_
                     required_gpu_mtbf, job_mtbf, best_ettr, requirements_table, plan_requirements, Requirements,
                     split_budget, what_if, share_fit, spare_pool, repair_model, spares_table, erlang_b, spares)
 from .stats import regress, RegressionResult, andersen_gill, counting_process, compare_groups, compare_mcf, gray_test
-from .stats import turnbull, uptime_intervals
+from .stats import turnbull, uptime_intervals, curve_band, b_life, profile_intervals, weibayes
 from . import plots, report
 
 __version__ = "0.2.0"

@@ -16,6 +16,8 @@ from .recurrence import mcf
 from .regression import RegressionResult, regress
 from .interval import fit, uptime_intervals
 from .turnbull import TurnbullEstimate, turnbull
+from .bands import b_life, curve_band, profile_intervals
+from .weibayes import WeibayesResult, weibayes
 from .groups import GroupComparison, compare_groups, compare_mcf, gray_test
 from .recurrent_regression import andersen_gill, counting_process
 from .trends import crow_amsaa, laplace_test, lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend
@@ -25,4 +27,5 @@ __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumu
            "lewis_robinson_test", "mil_hdbk_189_test", "power_law_gof", "trend",
            "RegressionResult", "regress", "andersen_gill", "counting_process",
            "GroupComparison", "compare_groups", "compare_mcf", "gray_test",
-           "uptime_intervals", "TurnbullEstimate", "turnbull"]
+           "uptime_intervals", "TurnbullEstimate", "turnbull",
+           "b_life", "curve_band", "profile_intervals", "WeibayesResult", "weibayes"]

@@ -20,6 +20,7 @@ such intervals.
 """
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from scipy import stats
 from ..errors import FitError
 from ..units import hours
 from . import mle
+from .bands import profile_intervals
 from .families import get_family
 from . import fitting
 from .fitting import MIN_FAILURES, FitWarning, _result, fit_sample, prepare
@@ -95,7 +97,7 @@ def _pseudo(sample, lo, up):
     return mle.Sample(t, obs)
 
 
-def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95):
+def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
     """:func:`relmodel.stats.fitting.fit`, plus interval-censored failures.
 
     ``interval`` is a pair ``(lower, upper)`` of arrays of hours: failures
@@ -104,13 +106,25 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95):
     ``data`` (exact and right-censored durations) may then be None.  Without
     ``interval`` this is exactly :func:`relmodel.stats.fitting.fit` (see it
     for ``observed``, ``entry``, ``conf`` and the rules for hard data).
+    ``ci="profile"`` replaces the Wald intervals of the parameters by
+    profile-likelihood ones (:func:`relmodel.stats.bands.profile_intervals`;
+    better in small samples), and says so in ``note``.
 
     >>> r = fit(None, "weibull", interval=([0, 24, 24, 48, 72], [24, 48, 48, 72, float("inf")]))
     >>> round(r.params["shape"], 3)
     1.74
     """
+    if ci not in ("wald", "profile"):
+        raise FitError(f"ci must be 'wald' or 'profile', got {ci!r}")
     if interval is None:
-        return fitting.fit(data, family, observed=observed, entry=entry, conf=conf)
+        res = fitting.fit(data, family, observed=observed, entry=entry, conf=conf)
+        if ci == "profile" and res.requested is None:
+            prof = profile_intervals(data, family, observed=observed, entry=entry, conf=conf)
+            res.ci[["lower", "upper"]] = prof[["lower", "upper"]].to_numpy()
+            res = replace(res, note=(res.note + "; " if res.note else "") + "profile-likelihood intervals")
+        return res
+    if ci == "profile":
+        raise FitError("profile-likelihood intervals are not available with interval censoring; use ci='wald'")
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1, got {conf!r}")
     if entry is not None:
