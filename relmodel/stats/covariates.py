@@ -39,10 +39,15 @@ def _is_categorical(col):
     return not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col))
 
 
+def _order(level):
+    """Sort key: numbers by value, then everything else by text."""
+    return (0, float(level), "") if isinstance(level, (int, float, np.integer, np.floating)) else (1, 0.0, str(level))
+
+
 def _reference(col, name, given):
     """The reference level: the one given, else the most frequent (ties: the first sorted)."""
     counts = col.value_counts()
-    levels = sorted(counts.index, key=str)
+    levels = sorted(counts.index, key=_order)
     if given is not None:
         if given not in counts.index:
             raise CovariateError(f"reference level {given!r} of covariate {name!r} is not in the data; "
@@ -52,7 +57,7 @@ def _reference(col, name, given):
     return next(lv for lv in levels if counts[lv] == top)
 
 
-def _check_column(col, name, events):
+def _check_column(col, name, events, categorical=()):
     if col.isna().any():
         raise CovariateError(f"covariate {name!r} has {int(col.isna().sum())} missing values; fill or drop "
                              "those rows before the regression")
@@ -60,7 +65,7 @@ def _check_column(col, name, events):
         value = col.iloc[0] if len(col) else None
         raise CovariateError(f"covariate {name!r} is constant (every row is {value!r}): it carries no "
                              "information; drop it from the covariates")
-    if col.nunique() == 2 or _is_categorical(col):
+    if col.nunique() == 2 or _is_categorical(col) or name in categorical:
         for level, ev in events.groupby(col.to_numpy()).sum().items():
             if ev == 0:
                 raise SeparationError(
@@ -68,13 +73,14 @@ def _check_column(col, name, events):
                     "or infinite (perfect separation); merge that level with another, or drop those rows")
 
 
-def design(data, covariates, events, *, reference=None, extra=0):
+def design(data, covariates, events, *, reference=None, extra=0, categorical=()):
     """``(X, references, labels)`` for the regression of ``data`` on ``covariates``.
 
     ``events`` is the 0/1 failure indicator per row (for the checks),
     ``reference`` a mapping column -> reference level, ``extra`` the number of
     coefficients beyond the covariates (an AFT's scale, for the events-per-
-    coefficient rule).  ``labels`` maps each design column to
+    coefficient rule), ``categorical`` numeric columns to treat as
+    categories.  ``labels`` maps each design column to
     ``(covariate, level, reference)`` (level and reference None for numeric).
     """
     covariates = [covariates] if isinstance(covariates, str) else list(covariates)
@@ -88,11 +94,11 @@ def design(data, covariates, events, *, reference=None, extra=0):
     parts, refs, labels = [], {}, {}
     for name in covariates:
         col = data[name]
-        _check_column(col, name, events)
-        if _is_categorical(col):
+        _check_column(col, name, events, categorical)
+        if _is_categorical(col) or name in categorical:
             ref = _reference(col, name, reference.get(name))
             refs[name] = ref
-            for level in sorted((lv for lv in col.unique() if lv != ref), key=str):
+            for level in sorted((lv for lv in col.unique() if lv != ref), key=_order):
                 key = f"{name}={level}"
                 parts.append(pd.Series((col == level).astype(float).to_numpy(), index=data.index, name=key))
                 labels[key] = (name, level, ref)

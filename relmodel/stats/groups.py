@@ -51,12 +51,24 @@ class GroupComparison:
 
     @property
     def verdict(self):
-        word = "differ" if self.p < 0.05 else "do not differ detectably"
-        return (f"Survival {word} across {self.by} ({self.weights} test: chi-square {self.statistic:.2f} on "
-                f"{self.df} df, p = {self.p:.2g})")
+        word = "differs" if self.p < 0.05 else "does not differ detectably"
+        p = "p below 0.001" if self.p < 1e-3 else f"p = {self.p:.3f}"
+        return (f"Survival {word} across {self.by} ({self.weights} test: chi-square {self.statistic:,.1f} on "
+                f"{self.df} degrees of freedom, {p})")
 
     def to_frame(self):
         return self.groups.copy()
+
+    def report_table(self):
+        """The per-group table as text for a report (thousands separators; "not reached" for no median)."""
+        t = self.groups.copy()
+        t[self.by] = t[self.by].astype(str)
+        for c in ("units", "failures"):
+            t[c] = t[c].map("{:,}".format)
+        t["expected failures"] = t["expected failures"].map("{:,.1f}".format)
+        t["observed / expected"] = t["observed / expected"].map("{:.2f}".format)
+        t["median (h)"] = t["median (h)"].map(lambda m: "not reached" if not np.isfinite(m) else f"{m:,.0f}")
+        return t
 
     def _repr_html_(self):
         return f"<p>{html.escape(self.verdict)}</p>" + self.groups.to_html(index=False, float_format="{:.4g}".format)

@@ -90,11 +90,20 @@ class RegressionResult:
         t = self.table
         pct = f"{100 * self.conf:g}%"
         return pd.DataFrame({
-            "covariate": t["covariate"],
+            "covariate": t["covariate"].to_numpy(),
             "level (vs reference)": [("" if lv is None else f"{lv} vs {ref}") for lv, ref in zip(t["level"],
                                                                                              t["reference"])],
             self.ratio_name: t["ratio"], f"{pct} lower": t["lower"], f"{pct} upper": t["upper"], "p-value": t["p"],
         })
+
+    def report_table(self):
+        """The coefficient table as text for a report: two decimals, p-values in words below 0.001."""
+        t = self.to_frame()
+        for c in t.columns[2:5]:
+            t[c] = t[c].map("{:,.2f}".format)
+        t["p-value"] = t["p-value"].map(lambda p: "below 0.001" if p < 1e-3 else f"{p:.3f}")
+        t["level (vs reference)"] = t["level (vs reference)"].replace("", "per unit")
+        return t
 
     def sentences(self):
         """One sentence per coefficient whose interval excludes 1."""
@@ -137,7 +146,7 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
 
 
 def regress(data, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
-            strata=None, reference=None, conf=0.95):
+            strata=None, reference=None, categorical=(), conf=0.95):
     """Regress failure times on covariates.
 
     Parameters
@@ -150,6 +159,8 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     covariates : list of column names
         Numeric columns enter as they are; others are categorical, encoded
         against ``reference[column]`` (default: the most frequent level).
+        Numeric columns named in ``categorical`` (positions, codes) are
+        treated as categories too.
     model : "cox", "weibull_aft", "lognormal_aft" or "loglogistic_aft"
     entry : column of entry times (left truncation; counting-process start)
     cluster : column naming the unit; errors become cluster-robust
@@ -171,7 +182,8 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     if strata is not None and model != "cox":
         raise FitError("strata apply to the Cox model only; for an AFT model add the column as a covariate")
     work, data = _frame(data, covariates, duration, observed, entry, cluster, strata)
-    x, refs, labels = design(data, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1)
+    x, refs, labels = design(data, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
+                             categorical=categorical)
     df = pd.concat([work, x], axis=1).reset_index(drop=True)
     if model == "cox":
         fitter, ph = _fit_cox(df, entry is not None, cluster is not None, strata, conf)
@@ -185,6 +197,7 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     scale = {} if model == "cox" else {_AFT[model][2].rstrip("_"): float(np.exp(fitter.params_[(_AFT[model][2],
                                                                                                  "Intercept")]))}
     aic = float(fitter.AIC_partial_ if model == "cox" else fitter.AIC_)
+    refs = {k: _plain(v) for k, v in refs.items()}
     return RegressionResult(model, "hazard ratio" if model == "cox" else "time ratio", table, refs, len(df),
                             int(df["_e"].sum()), float(fitter.log_likelihood_), aic,
                             float(fitter.concordance_index_), conf, cluster is not None, ph, scale, fitter)
@@ -224,8 +237,7 @@ def _ph_check(fitter, df, alpha=0.05):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = proportional_hazard_test(fitter, df.drop(columns=["_cluster"], errors="ignore"),
-                                           time_transform="rank")
+            res = proportional_hazard_test(fitter, df, time_transform="rank")
     except Exception as exc:  # lifelines cannot test some designs; say so rather than fail the fit
         return PHCheck(pd.DataFrame(columns=["term", "statistic", "p", "proportional"]),
                        f"Proportional hazards could not be checked ({type(exc).__name__})", True, alpha)
@@ -291,13 +303,18 @@ def _table(fitter, names, coef_key, labels, conf, cov):
     else:
         se = np.sqrt(np.diag(cov.loc[keys, keys].to_numpy()))
     p = 2 * stats.norm.sf(np.abs(coef / se))
-    rows = [(n, *labels[n]) for n in names]
-    t = pd.DataFrame(rows, columns=["term", "covariate", "level", "reference"])
-    t = t.astype({"level": object, "reference": object})
+    t = pd.DataFrame({"term": names, "covariate": [labels[n][0] for n in names],
+                      "level": pd.Series([_plain(labels[n][1]) for n in names], dtype=object),
+                      "reference": pd.Series([_plain(labels[n][2]) for n in names], dtype=object)})
     with np.errstate(over="ignore"):
         t["ratio"], t["lower"], t["upper"] = np.exp(coef), np.exp(coef - z * se), np.exp(coef + z * se)
     t["p"], t["coef"], t["se"] = p, coef, se
     return t
+
+
+def _plain(value):
+    """numpy scalars as plain Python values (so levels print as 2, not 2.0 or np.int64(2))."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _check_separation(table):
