@@ -27,7 +27,8 @@ import pandas as pd
 
 from ..errors import LogFormatError, MissingColumnError
 
-__all__ = ["titan", "titan_synthetic", "parse_location", "TITAN_SOURCE", "POSITION_COLUMNS"]
+__all__ = ["titan", "titan_synthetic", "titan_lives", "describe", "parse_location", "TITAN_SOURCE",
+           "POSITION_COLUMNS"]
 
 TITAN_SOURCE = ("Ostrouchov et al., GPU Lifetimes on Titan Supercomputer: Survival Analysis and Reliability, "
                 "SC 2020 (data: github.com/olcf/TitanGPULife)")
@@ -140,3 +141,33 @@ def titan_synthetic(n_gpus=3000, *, seed=0, years=6.0):
     out["cause"] = np.where(out["observed"], np.where(rng.random(len(out)) < 0.75, "DBE", "OTB"), "none")
     out.attrs.update(dropped_rows=0, source="synthetic stand-in for the Titan GPU lives (not real data)")
     return out[list(_COLUMNS)]
+
+
+def titan_lives(path=None, *, n_synthetic=3000, seed=0, max_lives=0):
+    """The Titan lives from ``path`` when given, else the synthetic stand-in; optionally a random sample.
+
+    ``max_lives > 0`` keeps that many lives drawn at random (``seed``), whole
+    GPUs at a time so repeated lives of one serial stay together.
+    ``df.attrs["source"]`` says which data these are.
+    """
+    lives = titan(path) if path else titan_synthetic(n_synthetic, seed=seed)
+    if max_lives and len(lives) > max_lives:
+        serials = lives["serial"].drop_duplicates().sample(frac=1.0, random_state=seed)
+        first = lives.groupby("serial")["serial"].size().reindex(serials).cumsum()
+        keep = set(first[first <= max_lives].index)
+        attrs = dict(lives.attrs)
+        lives = lives[lives["serial"].isin(keep)].reset_index(drop=True)
+        lives.attrs.update(attrs, sampled=True)
+    return lives
+
+
+def describe(lives):
+    """One paragraph on a table of lives: how many, how many failed and why, over how long, and the source."""
+    n, gpus = len(lives), lives["serial"].nunique()
+    causes = lives.loc[lives["observed"], "cause"].value_counts()
+    span = (lives["remove"].max() - lives["insert"].min()) / pd.Timedelta(days=365.25)
+    why = ", ".join(f"{v:,} {k}" for k, v in causes.items()) or "none"
+    sample = " (a random sample)" if lives.attrs.get("sampled") else ""
+    return (f"{n:,} GPU lives in a slot{sample}, of {gpus:,} GPUs, over {span:.1f} years; "
+            f"{int(lives['observed'].sum()):,} ended in a failure ({why}); the others were still working "
+            f"or were removed for other reasons (censored). Source: {lives.attrs.get('source', 'unknown')}.")

@@ -71,6 +71,8 @@ def notebook_parameters(path):
         raise ParameterError(f"{path.name}: parameters cell is not valid Python: {exc}") from exc
     found = {}
     for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            node = ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             raise ParameterError(f"{path.name}: parameters cell line {node.lineno}: "

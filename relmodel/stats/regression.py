@@ -110,7 +110,8 @@ class RegressionResult:
         out = []
         for _, r in self.table.iterrows():
             if r["lower"] > 1 or r["upper"] < 1:
-                what = r["covariate"] if r["level"] is None else f"{r['covariate']} = {r['level']} (vs {r['reference']})"
+                what = (f"{r['covariate']} (per unit)" if r["level"] is None
+                        else f"{r['covariate']} = {r['level']} (vs {r['reference']})")
                 faster = (r["ratio"] > 1) == (self.model == "cox")
                 out.append(f"{what}: {self.ratio_name} {r['ratio']:.2f} ({r['lower']:.2f} to {r['upper']:.2f}), "
                            f"fails {'sooner' if faster else 'later'}")
@@ -247,13 +248,17 @@ def _ph_check(fitter, df, alpha=0.05):
     table["proportional"] = table["p"] >= alpha
     bad = table[~table["proportional"]]
     if bad.empty:
-        verdict = (f"Proportional hazards: no evidence against them (smallest p = {table['p'].min():.2g}, "
+        verdict = (f"Proportional hazards: no evidence against them (smallest {_p(table['p'].min())}, "
                    "scaled Schoenfeld residuals against time rank)")
     else:
-        terms = ", ".join(f"{t} (p = {p:.2g})" for t, p in zip(bad["term"], bad["p"]))
+        terms = ", ".join(f"{t} ({_p(p)})" for t, p in zip(bad["term"], bad["p"]))
         verdict = (f"Proportional hazards doubtful for {terms}: the hazard ratio changes with time; stratify on "
                    "that covariate (strata=...) or use an AFT model")
     return PHCheck(table, verdict, bad.empty, alpha)
+
+
+def _p(p):
+    return "p below 0.001" if p < 1e-3 else f"p = {p:.3f}"
 
 
 def _fit_aft(df, model, has_entry, conf):
