@@ -135,3 +135,14 @@ def test_fit_can_report_profile_intervals():
     assert "profile" in r.note
     with pytest.raises(FitError, match="'wald' or 'profile'"):
         relmodel.fit(x, "weibull", observed=obs, ci="bootstrap")
+
+
+def test_band_plot_fills_between_the_bounds():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    x, obs = _data(seed=1, n=40)
+    b = curve_band(relmodel.fit(x, "weibull", observed=obs), np.linspace(1, 200, 50))
+    ax = relmodel.plots.band_plot(b)
+    assert ax.get_ylabel() == "survival" and len(ax.collections) == 1
+    assert "95% band" in b._repr_html_() or "band" in b._repr_html_()

@@ -104,3 +104,16 @@ def test_mcf_comparison_matches_the_closed_form_for_a_common_window():
     assert r.z == pytest.approx((np.mean(a) - np.mean(b)) / np.sqrt(va + vb), rel=1e-9)
     assert r.p < 0.01 and "old" in r.verdict
     assert list(r.to_frame().columns[:3]) == ["hours", "MCF old", "MCF new"]
+
+
+def test_group_plot_and_html():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = relmodel.compare_groups(_three_groups(), "fleet", weights="tarone-ware")
+    ax = relmodel.plots.group_survival_plot(r)
+    assert len(ax.get_lines()) == 3 and ax.get_legend().get_title().get_text() == "fleet"
+    t = r.report_table()
+    assert t["median (h)"].str.fullmatch(r"[\d,]+|not reached").all()
+    assert t["expected failures"].str.fullmatch(r"[\d,]+\.\d").all()
+    assert "tarone-ware" in r._repr_html_()

@@ -48,7 +48,7 @@ def test_interval_fits_match_lifelines(family):
 
 
 def test_gengamma_interval_fit_matches_lifelines():
-    lo, up = _checked(seed=3, n=300)
+    lo, up = _checked(seed=3, n=150)
     r = relmodel.fit(None, "gengamma", interval=(lo, up))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -106,8 +106,8 @@ def test_turnbull_is_kaplan_meier_without_interval_censoring():
 
 def test_turnbull_matches_lifelines_npmle():
     rng = np.random.default_rng(5)
-    lo = rng.uniform(0, 50, 150)
-    up = lo + rng.uniform(1, 40, 150)
+    lo = rng.uniform(0, 50, 80)
+    up = lo + rng.uniform(1, 40, 80)
     up[::7] = np.inf
     tb = turnbull(lo, up)
     with warnings.catch_warnings():

@@ -11,8 +11,8 @@ package stays cheap.  Nothing below presentation imports it.
 from . import checkpoint, fits, logs, regression, scaling
 from .fits import (PAPERS, binned_hazard, cumulative_failures_plot, cumulative_incidence_plot, hazard_plot,
                    mcf_plot, plotting_positions, probability_plot, survival_plot)
-from .regression import forest_plot, group_survival_plot
+from .regression import band_plot, forest_plot, group_survival_plot
 
 __all__ = ["checkpoint", "fits", "logs", "scaling", "PAPERS", "binned_hazard", "cumulative_failures_plot",
            "cumulative_incidence_plot", "hazard_plot", "mcf_plot", "plotting_positions", "probability_plot",
-           "survival_plot", "regression", "forest_plot", "group_survival_plot"]
+           "survival_plot", "regression", "forest_plot", "group_survival_plot", "band_plot"]

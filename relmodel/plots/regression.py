@@ -1,11 +1,11 @@
-"""Figures for regression and group comparisons: forest plot, group survival curves.
+"""Figures for regression and group comparisons: forest plot, group survival curves, curve bands.
 
 Functions take ``ax=None`` and return the matplotlib ``Axes``; nothing is shown.
 """
 
 import numpy as np
 
-__all__ = ["forest_plot", "group_survival_plot"]
+__all__ = ["forest_plot", "group_survival_plot", "band_plot"]
 
 
 def _axes(ax):
@@ -48,4 +48,17 @@ def group_survival_plot(comparison, ax=None):
     ax.set_ylabel("survival")
     ax.set_ylim(0, 1.02)
     ax.legend(title=comparison.by)
+    return ax
+
+
+def band_plot(band, ax=None, label=None):
+    """A fitted curve with its pointwise band (a :func:`relmodel.curve_band` result)."""
+    ax = _axes(ax)
+    label = label or f"{band.family} {band.quantity}"
+    line, = ax.plot(band.hours, band.estimate, label=label)
+    ax.fill_between(band.hours, band.lower, band.upper, color=line.get_color(), alpha=0.2,
+                    label=f"{100 * band.conf:g}% band")
+    ax.set_xlabel("hours")
+    ax.set_ylabel(band.quantity)
+    ax.legend()
     return ax
