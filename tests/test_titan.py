@@ -34,8 +34,11 @@ def test_titan_reads_the_upstream_format(tmp_path):
     assert d["observed"].tolist() == [False, False, True, True]
     assert d["cause"].tolist() == ["none", "none", "DBE", "OTB"]
     assert d.loc[2, ["cabinet_column", "cabinet_row", "cage", "slot", "node"]].tolist() == [15, 2, 2, 2, 2]
-    with pytest.raises(MissingColumnError, match="not bundled"):
+    with pytest.raises(FileNotFoundError, match="not bundled"):
         relmodel.datasets.titan(None)
+    (tmp_path / "other.csv").write_text("SN,where\n1,c0-0c0s0n0\n")
+    with pytest.raises(MissingColumnError, match="location"):
+        relmodel.datasets.titan(tmp_path / "other.csv")
     with pytest.raises(FileNotFoundError):
         relmodel.datasets.titan(tmp_path / "nowhere")
 

@@ -57,8 +57,8 @@ def parse_location(codes):
 def _find(path):
     path = Path(path if path is not None else os.environ.get("RELMODEL_TITAN", ""))
     if str(path) == "" or str(path) == ".":
-        raise MissingColumnError("the Titan data are not bundled (no licence): pass the folder holding "
-                                 "gc_full.csv.xz (from github.com/olcf/TitanGPULife), or set RELMODEL_TITAN")
+        raise FileNotFoundError("the Titan data are not bundled (no licence): pass the folder holding "
+                                "gc_full.csv.xz (from github.com/olcf/TitanGPULife), or set RELMODEL_TITAN")
     if path.is_dir():
         for name in ("gc_full.csv.xz", "gc_full.csv"):
             if (path / name).exists():
