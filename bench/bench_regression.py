@@ -106,7 +106,7 @@ def main(quick=False):
     rng = np.random.default_rng(0)
     k = 1 if quick else 10
     groups(5_000 * k, rng)
-    turnbull_bench(300 * k // 2 if not quick else 150, rng)
+    turnbull_bench(150 if quick else 400, rng)
     interval_fit(2_000 * k, rng)
     robust(300 if quick else 1_000, rng)
     coverage(100 if quick else 400, rng)
