@@ -15,8 +15,8 @@ then the interval ``(lower_i, upper_i]``:
 the fit to the interval midpoints; Hessian by Richardson-combined
 differences) and returns the usual :class:`~relmodel.stats.fitting.FitResult`.
 :func:`fit` is :func:`relmodel.stats.fitting.fit` with an ``interval``
-argument (it is the ``relmodel.fit`` users call).  :func:`uptime_intervals` turns a log with a "last seen healthy" column into
-such intervals.
+argument (it is the ``relmodel.fit`` users call).  :func:`uptime_intervals`
+turns a log with a "last seen healthy" column into such intervals.
 """
 
 import warnings

@@ -11,7 +11,6 @@ not identified: :class:`TurnbullEstimate` reports where the mass sits and the
 survival after each interval.
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
