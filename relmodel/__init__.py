@@ -31,6 +31,8 @@ from .stats import (fleet_prior, update_rate, shrink_components, compare_rates, 
                     RateData, PriorWarning)
 from .scale import (blast_radius, fault_domains, compare_designs, design_presets, evaluate_design, tolerance_gain,
                     optics_requirements)
+from .stats import regress, RegressionResult, andersen_gill, counting_process, compare_groups, compare_mcf, gray_test
+from .stats import turnbull, uptime_intervals, curve_band, b_life, profile_intervals, weibayes
 from . import plots, report
 from . import defaults
 

@@ -20,6 +20,8 @@ __all__ = [
     "ExposureError",
     "PriorError",
     "FitError",
+    "CovariateError",
+    "SeparationError",
     "ModelInputError",
     "InfeasibleTargetError",
     "DesignError",
@@ -80,6 +82,14 @@ class PriorError(RelmodelError, ValueError):
 
 class FitError(RelmodelError, ValueError):
     """Data that no distribution can be fitted to."""
+
+
+class CovariateError(FitError):
+    """A covariate that a regression cannot use (constant, missing values, too few failures)."""
+
+
+class SeparationError(CovariateError):
+    """A covariate separates failures from survivors perfectly: its ratio is zero or infinite."""
 
 
 class ModelInputError(RelmodelError, ValueError):

@@ -35,6 +35,7 @@ import pandas as pd
 from .counts import count_table
 from ..errors import LogFormatError, MissingColumnError
 from .logs import LogWarning, read_log
+from .titan import titan, titan_lives, titan_synthetic  # noqa: F401  (re-exported: relmodel.datasets.titan)
 
 __all__ = ["data_dir", "llama3_54day", "stepfun", "lanl", "grid5000", "load", "NAMES",
            "LANL_CAUSE_COLUMNS", "STEPFUN_START", "fleets"]

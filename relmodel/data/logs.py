@@ -145,7 +145,7 @@ def _empty_problems():
 
 
 def read_log(source, *, start, end=None, node=None, cause=None, planned=None, time_format=None,
-             time_unit=None, window=None, n_nodes=None, gpus_per_node=None, name=None):
+             time_unit=None, window=None, n_nodes=None, gpus_per_node=None, name=None, last_healthy=None):
     """Read an interruption log.
 
     Parameters
@@ -161,6 +161,10 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
         default: first to last event.
     n_nodes, gpus_per_node : size of the observed fleet, when it is known
         (nodes without outages are often not listed).
+    last_healthy : column of the last check that saw the node healthy before
+        each outage (same form as the times; may be empty), kept as
+        ``healthy_h``: the failure happened between it and ``start``
+        (interval censoring, see ``relmodel.stats.interval.uptime_intervals``).
 
     Returns an :class:`InterruptionLog`.  See the module docstring for the
     rules applied to duplicate and overlapping rows.
@@ -192,6 +196,8 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     for c in causes:
         events[c] = df[c].where(df[c].notna(), "unknown").to_numpy()
     events["planned"] = _planned(df, planned, label)
+    if last_healthy:
+        events["healthy_h"] = _healthy_hours(df, last_healthy, label, origin, time_format, time_unit)
     events, problems = _clean(events, causes, win)
     serious = problems[problems["problem"] != "simultaneous"]
     if len(serious):
@@ -200,6 +206,14 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
                       + " rows; see problems() for the rows and what was done", LogWarning, stacklevel=2)
     return InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or label,
                            n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
+
+
+def _healthy_hours(df, column, label, origin, time_format, time_unit):
+    """Hours (on the start times' clock) of each row's "last seen healthy" check; NaN where missing."""
+    require_columns(df, [column], label, "last_healthy")
+    kind, t = parse_times(df[column], label, column, time_format=time_format, time_unit=time_unit,
+                          allow_missing=True)
+    return t if kind == "numeric" else ((t - origin) / pd.Timedelta(hours=1)).to_numpy(float)
 
 
 def _to_hours(kind, t_start, t_end, window, time_format, time_unit):

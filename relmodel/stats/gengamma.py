@@ -22,7 +22,7 @@ from . import mle
 from .classic import Gamma, LogNormal, Weibull
 from .family import Family
 
-__all__ = ["GeneralizedGamma"]
+__all__ = ["GeneralizedGamma", "GenGammaLaw"]
 
 _SMALL = 1e-4  # |lambda| below this uses the log-normal limit
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
@@ -40,22 +40,74 @@ def _log_gammainc(a, x):
     return out
 
 
-def _terms(y, lam, mu, sigma, failed):
-    """Per-row ``ln f`` (failed rows) or ``ln S`` (others) at log-times ``y``."""
-    w = (y - mu) / sigma
-    out = np.empty_like(w)
-    if abs(lam) < _SMALL:
-        out[failed] = -0.5 * w[failed] ** 2 - _LOG_SQRT_2PI - np.log(sigma) - y[failed]
-        out[~failed] = special.log_ndtr(-w[~failed])
-        return out
+def _stirling_tail(k):
+    """``lnGamma(k) - ((k - 1/2) ln k - k + ln sqrt(2 pi))``, without cancellation for large ``k``."""
+    if k < 20:
+        return float(special.gammaln(k) - (k - 0.5) * np.log(k) + k - _LOG_SQRT_2PI)
+    r = 1.0 / k
+    r2 = r * r
+    return r * (1 / 12 - r2 * (1 / 360 - r2 * (1 / 1260 - r2 / 1680)))
+
+
+def _expm1_minus(x):
+    """``exp(x) - 1 - x``, accurate for small ``x`` (a Taylor series below |x| = 0.1)."""
+    small = np.abs(x) < 0.1
+    with np.errstate(over="ignore"):
+        out = np.expm1(x) - x
+    if np.any(small):
+        xs = x[small]
+        term, acc = xs * xs / 2, np.zeros_like(xs)
+        for j in range(3, 13):
+            acc += term
+            term = term * xs / j
+        out[small] = acc
+    return out
+
+
+def _log_density(y, w, lam, sigma):
+    """``ln f`` at log-times ``y`` (``w`` standardised), stable as lambda -> 0.
+
+    With ``x = lambda w`` the density's ``k ln k - lnGamma(k) + k x - k e^x``
+    is rewritten as ``-ln|lambda| - ln sqrt(2 pi) - tail(k) - (e^x - 1 - x)/lambda^2``
+    (``tail`` the Stirling remainder), which has no huge cancelling terms and
+    tends to the log-normal density as lambda -> 0.
+    """
+    base = -np.log(sigma) - y - _LOG_SQRT_2PI
+    if lam == 0:
+        return base - 0.5 * w * w
+    return base - _stirling_tail(1.0 / lam**2) - _expm1_minus(lam * w) / lam**2
+
+
+def _log_surv(w, lam):
+    """``ln S`` at standardised log-times ``w`` for ``lambda != 0`` (incomplete gamma)."""
     k = 1.0 / lam**2
     with np.errstate(over="ignore"):
         u = k * np.exp(lam * w)
-    wf = w[failed]
-    out[failed] = (np.log(abs(lam)) - np.log(sigma) - y[failed] - special.gammaln(k) + k * np.log(k)
-                   + k * lam * wf - u[failed])
-    uc = u[~failed]
-    out[~failed] = mle.log_gammaincc(k, uc) if lam > 0 else _log_gammainc(k, uc)
+    return mle.log_gammaincc(k, u) if lam > 0 else _log_gammainc(k, u)
+
+
+def _terms(y, lam, mu, sigma, failed):
+    """Per-row ``ln f`` (failed rows) or ``ln S`` (others) at log-times ``y``.
+
+    For |lambda| below ``_SMALL`` the survival term is the quadratic in lambda
+    through its values at ``-_SMALL``, 0 (the log-normal) and ``_SMALL``: the
+    incomplete gamma function of shape ``1/lambda^2`` loses digits there, and
+    the interpolation error (of order ``_SMALL^2 |lambda|``) is far below them.
+    """
+    w = (y - mu) / sigma
+    out = np.empty_like(w)
+    out[failed] = _log_density(y[failed], w[failed], lam, sigma)
+    wc = w[~failed]
+    if abs(lam) >= _SMALL:
+        out[~failed] = _log_surv(wc, lam)
+        return out
+    s0 = special.log_ndtr(-wc)
+    if lam == 0:
+        out[~failed] = s0
+        return out
+    sp, sm = _log_surv(wc, _SMALL), _log_surv(wc, -_SMALL)
+    slope, curve = (sp - sm) / (2 * _SMALL), (sp - 2 * s0 + sm) / (2 * _SMALL**2)
+    out[~failed] = s0 + lam * (slope + lam * curve)
     return out
 
 
@@ -165,6 +217,8 @@ class GeneralizedGamma(Family):
         return theta0 if theta0 is not None else np.array([np.mean(sample.logt), 0.0, 1.0])
 
     def maximise(self, sample):
-        return mle.newton(lambda x: mle.numeric_derivs(lambda th: self.loglik(sample, th), x, h=1e-4),
-                          self.start(sample), tol=1e-7)
+        """Newton climb, then the Hessian by Richardson-combined differences (``mle.richardson_hessian``)."""
+        theta, ll, _ = mle.newton(lambda x: mle.numeric_derivs(lambda th: self.loglik(sample, th), x, h=1e-4),
+                                  self.start(sample), tol=1e-7)
+        return theta, ll, mle.richardson_hessian(lambda th: self.loglik(sample, th), theta)
 

@@ -8,7 +8,7 @@ that tied times of different causes are handled exactly instead of being
 jittered; it is checked against lifelines' ``AalenJohansenFitter`` in the tests.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,7 @@ __all__ = [
     "interruptions",
     "kaplan_meier",
     "nelson_aalen",
+    "NA_VARIANCES",
     "cumulative_incidence",
 ]
 
@@ -176,13 +177,28 @@ def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
     return _lifelines_estimate(KaplanMeierFitter(alpha=1 - conf), d, conf, "Kaplan-Meier", "survival")
 
 
-def nelson_aalen(data, *, observed=None, entry=None, conf=0.95):
+NA_VARIANCES = {
+    "aalen": "Aalen variance, sum d/n^2",
+    "greenwood": "Greenwood-type variance, sum (n - d) d/n^3",
+}
+
+
+def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"):
     """Nelson-Aalen estimate of the cumulative hazard H(t) = sum d_i / n_i.
 
-    Same inputs as :func:`kaplan_meier` (durations in hours).  Uses lifelines' ``NelsonAalenFitter``
-    without its tie smoothing, so each jump is exactly d_i / n_i (Aalen 1978);
-    the band is lifelines' log-transformed interval.
-    Returns a :class:`StepEstimate` with ``quantity == "cumulative hazard"``.
+    Same inputs as :func:`kaplan_meier` (durations in hours).  Each jump is
+    exactly d_i / n_i (Aalen 1978; lifelines' ``NelsonAalenFitter`` without tie
+    smoothing gives the event table).  ``variance`` picks the variance
+    estimator of H:
+
+    * ``"aalen"`` (default): sum d_i / n_i^2, the textbook one (Klein and
+      Moeschberger, *Survival Analysis*, 2nd ed., eq. 4.2.4; R ``survfit``);
+    * ``"greenwood"``: sum (n_i - d_i) d_i / n_i^3 (lifelines' choice), which
+      adds nothing at a time where every unit at risk fails.
+
+    The band is log-transformed: H exp(+-z sd / H).  ``method`` of the result
+    names the variance used.  Returns a :class:`StepEstimate` with
+    ``quantity == "cumulative hazard"``.
 
     Examples
     --------
@@ -193,9 +209,18 @@ def nelson_aalen(data, *, observed=None, entry=None, conf=0.95):
     from lifelines import NelsonAalenFitter
 
     _check_conf(conf)
+    if variance not in NA_VARIANCES:
+        raise FitError(f"variance must be one of {', '.join(NA_VARIANCES)}, got {variance!r}")
     d = as_durations(data, observed, entry=entry)
     fitter = NelsonAalenFitter(alpha=1 - conf, nelson_aalen_smoothing=False)
-    return _lifelines_estimate(fitter, d, conf, "Nelson-Aalen", "cumulative hazard")
+    est = _lifelines_estimate(fitter, d, conf, f"Nelson-Aalen ({NA_VARIANCES[variance]})", "cumulative hazard")
+    n, dd = est.at_risk.astype(float), est.events.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inc = np.where(n > 0, dd / n**2 * (1.0 if variance == "aalen" else (n - dd) / n), 0.0)
+        sd = np.sqrt(np.cumsum(inc))
+        h = est.value
+        spread = np.exp(stats.norm.ppf(0.5 + conf / 2) * sd / np.where(h > 0, h, 1.0))
+    return replace(est, lower=h / spread, upper=h * spread)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,64 @@
+"""Figures for regression and group comparisons: forest plot, group survival curves, curve bands.
+
+Functions take ``ax=None`` and return the matplotlib ``Axes``; nothing is shown.
+"""
+
+import numpy as np
+
+__all__ = ["forest_plot", "group_survival_plot", "band_plot"]
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    return ax
+
+
+def forest_plot(result, ax=None):
+    """Ratios of a :func:`relmodel.regress` result with their intervals, on a log axis.
+
+    One row per coefficient, labelled ``covariate = level (vs reference)``;
+    the dashed line at 1 is "no effect".
+    """
+    ax = _axes(ax)
+    t = result.table
+    y = np.arange(len(t))[::-1]
+    labels = [c if lv is None else f"{c} = {lv} (vs {ref})" for c, lv, ref in zip(t["covariate"], t["level"],
+                                                                                  t["reference"])]
+    ratio, lo, hi = (t[k].to_numpy(float) for k in ("ratio", "lower", "upper"))
+    ax.errorbar(ratio, y, xerr=[ratio - lo, hi - ratio], fmt="o", color="C0", capsize=3)
+    ax.axvline(1.0, color="0.5", ls="--", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels)
+    ax.set_xlabel(f"{result.ratio_name} ({100 * result.conf:g}% interval)")
+    side = "fails sooner" if result.model == "cox" else "lasts longer"
+    ax.set_title(f"{result.model}: right of 1 {side}")
+    return ax
+
+
+def group_survival_plot(comparison, ax=None):
+    """Kaplan-Meier curves of each group of a :func:`relmodel.compare_groups` result."""
+    ax = _axes(ax)
+    for name, km in comparison.curves.items():
+        ax.step(km.hours, km.value, where="post", label=f"{name} (n = {km.n:,})")
+    ax.set_xlabel("hours")
+    ax.set_ylabel("survival")
+    ax.set_ylim(0, 1.02)
+    ax.legend(title=comparison.by)
+    return ax
+
+
+def band_plot(band, ax=None, label=None):
+    """A fitted curve with its pointwise band (a :func:`relmodel.curve_band` result)."""
+    ax = _axes(ax)
+    label = label or f"{band.family} {band.quantity}"
+    line, = ax.plot(band.hours, band.estimate, label=label)
+    ax.fill_between(band.hours, band.lower, band.upper, color=line.get_color(), alpha=0.2,
+                    label=f"{100 * band.conf:g}% band")
+    ax.set_xlabel("hours")
+    ax.set_ylabel(band.quantity)
+    ax.legend()
+    return ax

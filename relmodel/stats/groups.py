@@ -1,0 +1,287 @@
+"""Comparing groups: weighted log-rank tests, Gray's test for cumulative incidence, two MCFs.
+
+* :func:`compare_groups` - the K-sample log-rank test and its weighted
+  versions (Klein and Moeschberger, *Survival Analysis*, 2nd ed., 2003,
+  section 7.3): at each failure time t_j with n_j at risk and d_j failures,
+  group g contributes ``w_j (d_gj - n_gj d_j / n_j)``; the covariance is the
+  hypergeometric one.  Weights: log-rank 1, Gehan-Wilcoxon n_j, Tarone-Ware
+  sqrt(n_j), Peto-Peto the modified survival prod (1 - d_i/(n_i + 1)),
+  Fleming-Harrington S(t_j-)^p (1 - S(t_j-))^q.  Checked against lifelines'
+  ``multivariate_logrank_test``.
+* :func:`gray_test` - Gray's K-sample test of equal cumulative incidence of
+  one cause under competing risks (Gray, Annals of Statistics 16, 1988): the
+  score sums ``d_1k(t) - R_k(t) d_1(t) / R(t)`` over the "subdistribution
+  risk sets" ``R_k = Y_k (1 - F_1k(t-)) / S_k(t-)``; its covariance is
+  estimated by a stratified bootstrap (``n_boot`` resamples, fixed ``seed``).
+* :func:`compare_mcf` - the difference of two Nelson MCFs (two fleets or two
+  periods) with a pointwise band and a z test at the last time both are
+  observed (Nelson, *Recurrent Events Data Analysis*, SIAM 2003, chapter 8).
+"""
+
+import html
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..errors import FitError
+from ..units import hours
+from .covariates import pick_column, survival_columns
+from .nonparam import StepEstimate, _step_at, kaplan_meier
+from .recurrence import mcf
+
+__all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
+           "WEIGHTS"]
+
+WEIGHTS = ("logrank", "wilcoxon", "tarone-ware", "peto", "fleming-harrington")
+
+
+@dataclass(frozen=True, eq=False)
+class GroupComparison:
+    """A K-sample test: statistic, degrees of freedom, p-value, and per-group observed vs expected."""
+
+    by: str
+    weights: str
+    statistic: float
+    df: int
+    p: float
+    groups: pd.DataFrame
+    curves: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def verdict(self):
+        word = "differs" if self.p < 0.05 else "does not differ detectably"
+        p = "p below 0.001" if self.p < 1e-3 else f"p = {self.p:.3f}"
+        return (f"Survival {word} across {self.by} ({self.weights} test: chi-square {self.statistic:,.1f} on "
+                f"{self.df} degrees of freedom, {p})")
+
+    def to_frame(self):
+        return self.groups.copy()
+
+    def report_table(self):
+        """The per-group table as text for a report (thousands separators; "not reached" for no median)."""
+        t = self.groups.copy()
+        t[self.by] = t[self.by].astype(str)
+        for c in ("units", "failures"):
+            t[c] = t[c].map("{:,}".format)
+        t["expected failures"] = t["expected failures"].map("{:,.1f}".format)
+        t["observed / expected"] = t["observed / expected"].map("{:.2f}".format)
+        t["median (h)"] = t["median (h)"].map(lambda m: "not reached" if not np.isfinite(m) else f"{m:,.0f}")
+        return t
+
+    def _repr_html_(self):
+        return f"<p>{html.escape(self.verdict)}</p>" + self.groups.to_html(index=False, float_format="{:.4g}".format)
+
+
+def _event_table(t, e, g, k):
+    """Distinct failure times; at-risk and failure counts per group (k x times)."""
+    times = np.unique(t[e > 0])
+    at_risk = np.stack([np.searchsorted(np.sort(t[g == i]), times, side="left") for i in range(k)])
+    at_risk = (np.bincount(g, minlength=k)[:, None] - at_risk).astype(float)
+    fails = np.zeros((k, times.size))
+    idx = np.searchsorted(times, t[e > 0])
+    np.add.at(fails, (g[e > 0], idx), 1.0)
+    return times, at_risk, fails
+
+
+def _weights(kind, n, d, p, q):
+    if kind == "logrank":
+        return np.ones_like(n)
+    if kind == "wilcoxon":
+        return n
+    if kind == "tarone-ware":
+        return np.sqrt(n)
+    if kind == "peto":
+        return np.cumprod(1 - d / (n + 1))
+    s = np.cumprod(1 - d / n)
+    lag = np.concatenate([[1.0], s[:-1]])
+    return lag**p * (1 - lag) ** q
+
+
+def _logrank(n_g, d_g, w):
+    """Weighted score per group (observed - expected), its covariance, and expected counts."""
+    n, d = n_g.sum(0), d_g.sum(0)
+    e_g = n_g * d / n
+    z = (w * (d_g - e_g)).sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(n > 1, w**2 * d * (n - d) / (n - 1) / n, 0.0)
+    v = np.diag((c * n_g).sum(1)) - np.einsum("j,gj,hj->gh", c, n_g, n_g / n)
+    return z, v, e_g.sum(1)
+
+
+def compare_groups(data, by, *, duration=None, observed=None, weights="logrank", p=1.0, q=1.0, conf=0.95):
+    """Do failure times differ between groups?  The (weighted) K-sample log-rank test.
+
+    ``data``: a DataFrame with durations (hours), observed flags (see
+    :func:`relmodel.regress` for the column defaults) and the column ``by``
+    naming each row's group.  ``weights``: one of :data:`WEIGHTS` (``p``, ``q``
+    for Fleming-Harrington).  Returns a :class:`GroupComparison` with a
+    per-group table (units, failures, observed and expected failures, median)
+    and the Kaplan-Meier curve of each group in ``curves``.
+    """
+    if weights not in WEIGHTS:
+        raise FitError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+    t, e = survival_columns(data, duration, observed)
+    pick_column(data, by, (), "group")
+    labels = data[by].astype(str).to_numpy()
+    names, g = np.unique(labels, return_inverse=True)
+    if names.size < 2:
+        raise FitError(f"column {by!r} has a single group ({names[0]!r}); comparing needs two or more")
+    if e.sum() == 0:
+        raise FitError("no failures at all: groups cannot be compared")
+    times, n_g, d_g = _event_table(t, e, g, names.size)
+    w = _weights(weights, n_g.sum(0), d_g.sum(0), p, q)
+    z, v, expected = _logrank(n_g, d_g, w)
+    stat = float(z[:-1] @ np.linalg.pinv(v[:-1, :-1]) @ z[:-1])
+    df = names.size - 1
+    curves = {nm: kaplan_meier(t[g == i], observed=e[g == i].astype(bool), conf=conf) for i, nm in enumerate(names)}
+    table = pd.DataFrame({by: names, "units": np.bincount(g), "failures": d_g.sum(1).astype(int),
+                          "expected failures": expected, "observed / expected": d_g.sum(1) / expected,
+                          "median (h)": [c.median_h for c in curves.values()]})
+    return GroupComparison(by, weights, stat, df, float(stats.chi2.sf(stat, df)), table, curves)
+
+
+@dataclass(frozen=True, eq=False)
+class GrayTest:
+    """Gray's test of equal cumulative incidence of ``cause`` across groups."""
+
+    cause: object
+    statistic: float
+    df: int
+    p: float
+    score: np.ndarray
+    groups: list
+
+    def to_frame(self):
+        return pd.DataFrame({"group": self.groups, "score (observed - expected)": self.score})
+
+    def _repr_html_(self):
+        return (f"<p>Gray's test for cause {html.escape(str(self.cause))}: chi-square {self.statistic:.2f} on "
+                f"{self.df} df, p = {self.p:.2g}</p>")
+
+
+def _gray_score(t, code, g, k, cause):
+    """Gray's score per group: sum over cause times of d_1k - R_k d_1 / R."""
+    times = np.unique(t[code == cause])
+    if times.size == 0:
+        return np.zeros(k)
+    r = np.zeros((k, times.size))
+    d1 = np.zeros((k, times.size))
+    for i in range(k):
+        ti, ci = t[g == i], code[g == i]
+        if ti.size == 0:
+            continue
+        grid, inv = np.unique(ti, return_inverse=True)
+        n_at = ti.size - np.concatenate([[0], np.cumsum(np.bincount(inv))[:-1]])
+        d_all = np.bincount(inv, weights=(ci > 0).astype(float))
+        d_c = np.bincount(inv, weights=(ci == cause).astype(float))
+        s = np.cumprod(1 - d_all / n_at)
+        s_lag = np.concatenate([[1.0], s[:-1]])
+        f = np.cumsum(s_lag * d_c / n_at)
+        f_lag = np.concatenate([[0.0], f[:-1]])
+        pos = np.searchsorted(grid, times, side="left")  # first grid time >= t: left limits there
+        y = ti.size - np.searchsorted(np.sort(ti), times, side="left")
+        inside = pos < grid.size
+        sl = np.where(inside, s_lag[np.minimum(pos, grid.size - 1)], s[-1])
+        fl = np.where(inside, f_lag[np.minimum(pos, grid.size - 1)], f[-1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r[i] = np.where(y > 0, y * (1 - fl) / sl, 0.0)
+        hit = np.isin(times, grid[d_c > 0])
+        d1[i, hit] = d_c[np.searchsorted(grid, times[hit])]
+    tot_r, tot_d = r.sum(0), d1.sum(0)
+    return (d1 - r * tot_d / np.where(tot_r > 0, tot_r, 1.0)).sum(1)
+
+
+def gray_test(data, by, causes, cause, *, duration=None, n_boot=200, seed=0):
+    """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
+
+    ``causes`` names the column holding each row's cause of failure (missing
+    or ``observed == False`` = censored), ``cause`` the one to compare; the
+    other causes compete.  The covariance of the score comes from ``n_boot``
+    bootstrap resamples within groups.  Returns a :class:`GrayTest`.
+    """
+    t, e = survival_columns(data, duration, None if "observed" not in data.columns else "observed")
+    pick_column(data, by, (), "group")
+    pick_column(data, causes, (), "cause")
+    c = data[causes].to_numpy(object)
+    failed = (e > 0) & pd.notna(c)
+    levels = sorted({str(x) for x in c[failed]})
+    if str(cause) not in levels:
+        raise FitError(f"cause {cause!r} has no failures; causes seen are {', '.join(levels)}")
+    code = np.zeros(t.size, int)
+    code[failed] = [levels.index(str(x)) + 1 for x in c[failed]]
+    target = levels.index(str(cause)) + 1
+    names, g = np.unique(data[by].astype(str).to_numpy(), return_inverse=True)
+    k = names.size
+    if k < 2:
+        raise FitError(f"column {by!r} has a single group; comparing needs two or more")
+    score = _gray_score(t, code, g, k, target)
+    rng = np.random.default_rng(seed)
+    members = [np.flatnonzero(g == i) for i in range(k)]
+    boot = np.empty((n_boot, k))
+    for b in range(n_boot):
+        idx = np.concatenate([rng.choice(m, m.size) for m in members])
+        boot[b] = _gray_score(t[idx], code[idx], g[idx], k, target)
+    v = np.cov(boot[:, :-1], rowvar=False).reshape(k - 1, k - 1)
+    stat = float(score[:-1] @ np.linalg.pinv(v) @ score[:-1])
+    return GrayTest(cause, stat, k - 1, float(stats.chi2.sf(stat, k - 1)), score, list(names))
+
+
+@dataclass(frozen=True, eq=False)
+class MCFComparison:
+    """Difference of two mean cumulative functions, with a band and a test at ``at_h``."""
+
+    names: tuple
+    table: pd.DataFrame
+    at_h: float
+    difference: float
+    z: float
+    p: float
+    curves: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def verdict(self):
+        a, b = self.names
+        word = "differ" if self.p < 0.05 else "do not differ detectably"
+        return (f"By {self.at_h:,.0f} h, {a} averages {self.difference:+.3g} failures per system against {b}: "
+                f"the fleets {word} (z = {self.z:.2f}, p = {self.p:.2g})")
+
+    def to_frame(self):
+        return self.table.copy()
+
+    def _repr_html_(self):
+        return f"<p>{html.escape(self.verdict)}</p>" + self.table.tail(12).to_html(index=False)
+
+
+def _sd(est, conf):
+    z = stats.norm.ppf(0.5 + conf / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(est.value > 0, est.value * np.log(est.upper / est.value) / z, 0.0)
+
+
+def compare_mcf(first, second, *, names=("first", "second"), at=None, conf=0.95, **mcf_kwargs):
+    """Compare the MCFs of two fleets or periods: D(t) = M1(t) - M2(t) with Var = V1 + V2.
+
+    ``first`` and ``second`` are :class:`StepEstimate` MCFs (from
+    :func:`relmodel.mcf`) or anything :func:`relmodel.mcf` accepts (logs;
+    ``mcf_kwargs`` pass through).  The z test is at ``at`` (hours; default the
+    earlier of the two last failure times, beyond which one MCF is not known
+    to be flat: pass the common end of observation when you know it).
+    """
+    ests = [x if isinstance(x, StepEstimate) else mcf(x, conf=conf, **mcf_kwargs) for x in (first, second)]
+    for x in ests:
+        if x.quantity != "mean cumulative function":
+            raise FitError("compare_mcf needs mean cumulative functions (relmodel.mcf results)")
+    grid = np.union1d(ests[0].hours, ests[1].hours)
+    vals = [_step_at(x.hours, x.value, grid) for x in ests]
+    sds = [_step_at(x.hours, _sd(x, x.conf), grid) for x in ests]
+    diff, sd = vals[0] - vals[1], np.hypot(*sds)
+    zq = stats.norm.ppf(0.5 + conf / 2)
+    table = pd.DataFrame({"hours": grid, f"MCF {names[0]}": vals[0], f"MCF {names[1]}": vals[1],
+                          "difference": diff, "lower": diff - zq * sd, "upper": diff + zq * sd})
+    at = float(min(x.hours[-1] for x in ests)) if at is None else float(hours(at))
+    i = np.searchsorted(grid, at, side="right") - 1
+    z = float(diff[i] / sd[i]) if sd[i] > 0 else 0.0
+    return MCFComparison(tuple(names), table, at, float(diff[i]), z, float(2 * stats.norm.sf(abs(z))),
+                         dict(zip(names, ests)))

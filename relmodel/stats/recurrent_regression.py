@@ -1,0 +1,81 @@
+"""Recurrent failures of the same nodes: counting-process intervals and the Andersen-Gill model.
+
+A node that fails, is repaired and fails again contributes one interval per
+spell at risk: ``(start_h, stop_h]`` from the window start (or the end of a
+repair) to the next failure, then from the last repair to the window end
+(censored).  Time is hours since the window start, the same clock for every
+node, so the Cox model on these intervals is the Andersen-Gill model
+(Andersen and Gill, Annals of Statistics 10, 1982); the failures of one node
+are not independent, so errors are cluster-robust by node (Lin and Wei 1989).
+Planned outages end a spell censored; time under repair is not at risk.
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FitError, MissingColumnError
+from .regression import regress
+
+__all__ = ["counting_process", "andersen_gill"]
+
+
+def _spells(log):
+    """Outages per node, overlapping rows merged: node, start_h, end_h, planned."""
+    ev = log.events.sort_values(["node", "start_h"], kind="stable")
+    block = (~ev["overlaps"].astype(bool)).cumsum()
+    return ev.groupby(block, sort=False).agg(node=("node", "first"), start_h=("start_h", "first"),
+                                             end_h=("end_h", "max"), planned=("planned", "first"))
+
+
+def counting_process(log, nodes=None):
+    """Counting-process intervals of an :class:`~relmodel.InterruptionLog`.
+
+    Returns a DataFrame with ``node``, ``start_h``, ``stop_h`` (hours since the
+    window start) and ``observed`` (True where the interval ends in an
+    unplanned failure).  ``nodes`` lists nodes to include even when they never
+    failed (each then contributes one censored interval over the window).
+    A spell after an outage whose end is unknown is left out.
+    """
+    w0, w1 = log.window_h
+    m = _spells(log)
+    rows = []
+    for node, g in m.groupby("node", sort=False):
+        prev = w0
+        for s, e, planned in zip(g["start_h"], g["end_h"], g["planned"]):
+            if prev is not None and s > prev:
+                rows.append((node, prev - w0, s - w0, not planned))
+            prev = e if np.isfinite(e) else None
+        if prev is not None and w1 > prev:
+            rows.append((node, prev - w0, w1 - w0, False))
+    seen = set(m["node"])
+    for node in [] if nodes is None else nodes:
+        if node not in seen:
+            rows.append((node, 0.0, w1 - w0, False))
+    out = pd.DataFrame(rows, columns=["node", "start_h", "stop_h", "observed"])
+    if out.empty:
+        raise FitError("the log has no time at risk to regress on")
+    return out
+
+
+def andersen_gill(log, node_table, covariates, *, node="node", reference=None, conf=0.95):
+    """Andersen-Gill Cox regression of a log's recurrent failures on per-node covariates.
+
+    ``node_table`` has one row per node: a ``node`` column (the log's node
+    keys) and the covariate columns.  Nodes in the table that never failed
+    count as at risk over the whole window; log nodes missing from the table
+    are an error.  Returns a :class:`~relmodel.stats.regression.RegressionResult`
+    with hazard ratios and errors cluster-robust by node.
+    """
+    if node not in node_table.columns:
+        raise MissingColumnError(f"node_table needs a {node!r} column with the log's node keys")
+    table = node_table.assign(**{node: node_table[node].astype(str)})
+    cp = counting_process(log, nodes=list(table[node]))
+    cp["node"] = cp["node"].astype(str)
+    unknown = sorted(set(cp["node"]) - set(table[node]))
+    if unknown:
+        raise MissingColumnError(f"{len(unknown)} node(s) of the log are not in node_table, e.g. {unknown[:3]}; "
+                                 "give every node its covariates")
+    cols = [covariates] if isinstance(covariates, str) else list(covariates)
+    frame = cp.merge(table[[node] + cols].rename(columns={node: "node"}), on="node", how="left")
+    return regress(frame, cols, "cox", duration="stop_h", observed="observed", entry="start_h", cluster="node",
+                   reference=reference, conf=conf)
