@@ -226,6 +226,23 @@ def load(source, **read_log_kwargs):
 
 
 def fleets(kind=None, **kwargs):
-    """Published interruption rates of GPU fleets and HPC systems; see :func:`relmodel.data.fleets.fleets`."""
+    """Published interruption rates of GPU fleets and HPC systems; see :func:`relmodel.data.fleets.fleets`.
+
+    Returns a DataFrame, one row per count: ``count`` interruptions over
+    ``nodes`` x ``exposure_days``, with the rates per node-day, per GPU-day
+    and per 1,000 node-days derived from them.  ``kind`` is "gpu", "hpc" or
+    None (every row); ``primary=True`` keeps one row (the total) per fleet.
+
+    Examples
+    --------
+    >>> t = fleets("gpu", primary=True)
+    >>> list(t["fleet"])
+    ['llama3', 'rsc1', 'rsc2', 'stepfun', 'opt175b']
+    >>> r = t.set_index("fleet").loc["llama3"]     # 419 interruptions, 2,048 nodes, 54 days
+    >>> int(r["count"]), int(r["nodes"]), float(r["exposure_days"])
+    (419, 2048, 54.0)
+    >>> round(float(r["rate_per_1000_node_days"]), 3), round(1000 * 419 / (2048 * 54), 3)
+    (3.789, 3.789)
+    """
     from .fleets import fleets as _fleets
     return _fleets(kind, **kwargs)

@@ -32,7 +32,24 @@ _YEAR = 8766.0
 
 
 def design_presets(n_gpus=16_384):
-    """The named designs (``DESIGNS``), each sized to keep at least ``n_gpus`` GPUs busy."""
+    """The named designs (``DESIGNS``), each sized to keep at least ``n_gpus`` GPUs busy.
+
+    Returns a dict of design name to :class:`relmodel.Cluster`.  Spare pools
+    are counted in nodes (``spare-pool``) or scale-up domains (the others).
+
+    Examples
+    --------
+    >>> d = design_presets(16_384)
+    >>> tuple(d) == DESIGNS
+    True
+    >>> for c in d.values():
+    ...     print(f"{c.name}: {c.n_gpus:,} GPUs, {c.domain_policy}, {c.spare_pool} spare")
+    H100, rail fabric: 16,384 GPUs, spare-pool, 21 spare
+    H100, fat tree: 16,384 GPUs, spare-pool, 21 spare
+    NVL72, whole racks: 16,416 GPUs, whole-domain, 12 spare
+    NVL72, 2 spare trays per rack: 18,432 GPUs, in-domain-spares, 1 spare
+    NVL72, spare trays, dual plane: 18,432 GPUs, in-domain-spares, 1 spare
+    """
     n = int(n_gpus)
     if n < 1:
         raise DesignError(f"n_gpus must be a whole number of GPUs >= 1; got {n_gpus!r}")
@@ -219,6 +236,23 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     ``share`` is the part of the job's failure budget the transceivers may use.
     ``workers`` > 1 evaluates designs in that many processes.  The other
     arguments go to :func:`relmodel.scale.policies.evaluate_design`.
+
+    ``ckpt_cost`` and ``restart`` are durations (hours, or "1min"); the
+    table gives GPUs as counts, ETTR and probabilities as fractions, MTBF in
+    hours and rates per hour.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), "1min", "10min",
+    ...                       n_gpus=1152, n_runs=200, n_boot=0)
+    >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
+    >>> print(cmp.table[cols].round(3).to_string(index=False))
+                           design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
+               NVL72, whole racks         1224         72 0.838            0.789
+    NVL72, 2 spare trays per rack         1368        216 0.941            0.792
+    >>> cmp.best()
+    'NVL72, 2 spare trays per rack'
     """
     clusters = _designs(designs, n_gpus)
     if not 0.0 < float(share) < 1.0:

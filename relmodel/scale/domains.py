@@ -69,7 +69,21 @@ def _gpus_per_leaf(cluster):
 
 
 def blast_radius(cluster, level):
-    """GPUs lost per failure event at ``level`` (see module notes); never more than the cluster has."""
+    """GPUs lost per failure event at ``level`` (see module notes); never more than the cluster has.
+
+    ``level`` is one of :data:`LEVELS`; the result is a whole number of GPUs
+    (0 for a software fault, and for a link or leaf switch when ``planes >= 2``).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from relmodel import Cluster
+    >>> c = Cluster.nvl72(1152)          # 16 racks of 72 GPUs, 4 GPUs per tray
+    >>> [blast_radius(c, level) for level in LEVELS]      # gpu, node, domain, leaf, link, job
+    [1, 4, 72, 32, 1, 0]
+    >>> blast_radius(dataclasses.replace(c, planes=2), "leaf")   # the other plane carries the traffic
+    0
+    """
     _check_level(level)
     if level == "job":
         return 0
@@ -88,7 +102,22 @@ def blast_radius(cluster, level):
 def fault_domains(cluster, readable=False):
     """One row per level: what fails, how many the cluster has, GPUs lost per event.
 
-    ``readable=True`` gives headers in words and thousands separators, for a report.
+    Returns a DataFrame with columns level, what_fails, units (count of such
+    parts in the design) and gpus_lost_per_event (GPUs).  ``readable=True``
+    gives headers in words and thousands separators, for a report.
+
+    Examples
+    --------
+    >>> from relmodel import Cluster
+    >>> t = fault_domains(Cluster.nvl72(1152))
+    >>> print(t[["level", "units", "gpus_lost_per_event"]].to_string(index=False))
+     level  units  gpus_lost_per_event
+       gpu   1152                    1
+      node    288                    4
+    domain     16                   72
+      leaf     36                   32
+      link   1152                    1
+       job      1                    0
     """
     c = cluster.counts()
     units = {"gpu": c["gpu"], "node": c["node"], "domain": c["scaleup_domain"],
@@ -117,8 +146,23 @@ def cause_levels(scaled, levels=None):
     """Each cause of a :class:`relmodel.scale.scaling.ScaledRates` with its level and blast radius.
 
     ``levels`` maps a component, category or scales-with unit to a level and
-    wins over :data:`LEVEL_OF_UNIT`.  Columns: component, category,
-    scales_with, level, gpus_lost_per_event, rate_per_h.
+    wins over :data:`LEVEL_OF_UNIT`.  Returns a DataFrame with columns
+    component, category, scales_with, level, gpus_lost_per_event (GPUs of the
+    target cluster) and rate_per_h (failures per hour on the target cluster).
+
+    Examples
+    --------
+    >>> from relmodel import Cluster
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.scale.scaling import scale_rates
+    >>> s = scale_rates(llama3_54day(), target_cluster=Cluster.nvl72(1152), n_boot=1)
+    >>> t = cause_levels(s, levels={"Faulty GPU": "gpu"})     # a bad GPU is fenced off alone
+    >>> print(t.loc[:3, ["component", "level", "gpus_lost_per_event"]].to_string(index=False))
+               component level  gpus_lost_per_event
+              Faulty GPU   gpu                    1
+         GPU HBM3 Memory  node                    4
+            Software Bug   job                    0
+    Network Switch/Cable  link                    1
     """
     t = scaled.table
     known = {str(x).lower() for col in ("component", "category", "scales_with") for x in t[col]}

@@ -69,7 +69,21 @@ def transceiver_requirement(cluster, target_ettr, *, ckpt_cost, restart, share=0
     """FIT and MTBF each transceiver of ``cluster`` must reach: dict transceivers, fit, mtbf_h.
 
     An MTBF of 0 (FIT infinite) means any part will do: the design has no
-    optics, or absorbs all their failures.
+    optics, or absorbs all their failures.  ``ckpt_cost`` and ``restart``
+    are durations (hours, or "1min"); ``share`` and ``tolerated`` are
+    fractions; ``mtbf_h`` and ``job_mtbf_h`` are in hours.
+
+    Examples
+    --------
+    >>> r = transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost="1min", restart="10min", share=0.1)
+    >>> r["transceivers"], round(r["job_mtbf_h"], 2)          # parts, hours
+    (37450, 5.81)
+    >>> round(r["fit"], 1), round(1e9 * 0.1 / (r["job_mtbf_h"] * r["transceivers"]), 1)   # FIT = 1e9 s / (M* n)
+    (459.3, 459.3)
+    >>> round(r["mtbf_h"] / 8766)                               # years
+    248
+    >>> transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost="1min", restart="10min", tolerated=1.0)["mtbf_h"]
+    0.0
     """
     s, t = _check_share(share, tolerated)
     m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
@@ -133,6 +147,18 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
     Each row uses the smallest switch radix in ``radixes`` whose non-blocking
     fabric of that many tiers reaches the NICs; a row no radix reaches has
     ``fits`` False and NaN numbers.  Returns an :class:`OpticsRequirements`.
+    ``sizes`` are GPU counts, ``ckpt_cost`` and ``restart`` durations (hours,
+    or "1min"); the table gives FIT per transceiver and MTBF in hours.
+
+    Examples
+    --------
+    >>> o = optics_requirements(sizes=(10_000, 100_000), fabrics=("rail",), tiers=(2, 3))
+    >>> print(o.table[["tiers", "n_gpus", "radix", "transceivers", "fit"]].round(1).to_string(index=False))
+     tiers  n_gpus  radix  transceivers   fit
+         2   10000    256         40000 430.0
+         2  100000    512        400000  43.0
+         3   10000     64         60000 286.7
+         3  100000    128        600000  28.7
     """
     if not len(sizes) or any(int(n) < 1 for n in sizes):
         raise DesignError(f"sizes must be GPU counts >= 1; got {sizes!r}")

@@ -173,7 +173,22 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     per : rates per "node" (the log's nodes) or "job" (the whole cluster).
 
     Returns a :class:`RateChanges`: change times (hours from the window
-    start) with ``conf`` intervals, and the segments with their rates.
+    start) with ``conf`` intervals, and the segments with their rates per
+    unit-hour.
+
+    Examples
+    --------
+    3 interruptions in the first 10 days, then 4 a day for 10 days:
+
+    >>> t = np.concatenate([np.linspace(12, 228, 3), np.linspace(246, 474, 40)])    # hours
+    >>> rc = rate_changes(t, window=(0, 480), per="job")
+    >>> rc.change_h, rc.change_lo_h, rc.change_hi_h          # hours from the start
+    ((240.0,), (216.0,), (240.0,))
+    >>> print(rc.sentences()[0])
+    Around day 10.0 (95% interval day 9.0 to day 10.0) the rate went up from 0.30 to 4.00 per day.
+    >>> from relmodel.data.datasets import stepfun
+    >>> rate_changes(stepfun()).n_changes                    # a year of a real cluster
+    6
     """
     t, (t0, t1), n_nodes, name, origin = _events(log, window, include_planned)
     if not t1 > t0:

@@ -160,6 +160,20 @@ def fleet_prior(fleets=None, per="node"):
     issued and the vague prior Gamma(shape 1/2, mean (k + 1/2)/E) of the
     pooled count k over the pooled exposure E is returned, which has the
     weight of half an interruption.
+
+    The prior is of the rate per node-hour (or GPU-hour): ``rate_h`` is in
+    unit-hours; multiply ``mean_per_h`` by 24,000 for a rate per 1,000
+    node-days.
+
+    Examples
+    --------
+    >>> p = fleet_prior()                 # the five GPU fleets of relmodel.datasets.fleets
+    >>> p.fleets
+    ('llama3', 'rsc1', 'rsc2', 'stepfun', 'opt175b')
+    >>> round(float(24000 * p.mean_per_h), 2)      # interruptions per 1,000 node-days
+    6.09
+    >>> [round(24000 * x, 2) for x in p.interval(0.95)]    # where 95% of fleets fall
+    [1.17, 15.0]
     """
     if per not in ("node", "gpu"):
         raise UnitError(f"a fleet prior is per 'node' or 'gpu', got per={per!r}")
@@ -303,8 +317,23 @@ def update_rate(prior, count, exposure=None, conf=0.95):
     ``count`` is a whole number with ``exposure`` in unit-hours of the
     prior's unit (or "1200d" for 1,200 node-days); or ``count`` is a log,
     count table, fleet name or :class:`RateData` and ``exposure`` is None.
-    Returns a :class:`RatePosterior`; its ``predict(duration, n_gpus=...)``
-    gives the negative binomial count of future interruptions.
+    Returns a :class:`RatePosterior` of the rate per unit-hour; its
+    ``predict(duration, n_gpus=...)`` gives the negative binomial count of
+    future interruptions.
+
+    Examples
+    --------
+    A prior of mean 2 per 10,000 node-hours, then 10 interruptions in 1,200
+    node-days (28,800 node-hours):
+
+    >>> post = update_rate(GammaPrior(shape=2.0, rate_h=10_000.0), 10, "1200d")
+    >>> post.shape, post.rate_h                     # Gamma(2 + 10, 10,000 + 28,800)
+    (12.0, 38800.0)
+    >>> round(24000 * post.mean_per_h, 2)           # interruptions per 1,000 node-days
+    7.42
+    >>> future = post.predict("30d", n_nodes=100)    # 72,000 node-hours more
+    >>> round(future.mean, 2), future.interval()     # interruptions expected, 95% range
+    (22.27, (9, 40))
     """
     if not isinstance(prior, GammaPrior):
         raise PriorError(f"update_rate needs a GammaPrior (from fleet_prior), got {type(prior).__name__}")

@@ -173,6 +173,22 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
     ``by_component`` the two sources' causes are matched by name (a cause
     missing from one counts zero there) and a :class:`ComponentComparison`
     is returned; otherwise a :class:`RateComparison`.
+
+    Exposures are in unit-hours (node-hours, GPU-hours or hours of the job);
+    the ratio is of rates per unit-hour, the p-value and ``prob_a_worse``
+    are probabilities.
+
+    Examples
+    --------
+    30 interruptions against 10 in the same 10,000 hours (the exact test is
+    a binomial test of 30 of 40 against 1/2):
+
+    >>> c = compare_rates((30, 10_000.0), (10, 10_000.0), per="job")
+    >>> round(c.ratio, 2), round(c.ratio_lo, 2), round(c.ratio_hi, 2), round(c.p_value, 4)
+    (3.0, 1.43, 6.88, 0.0022)
+    >>> c = compare_rates("opt175b", "llama3")     # published fleets, per node-hour
+    >>> round(c.ratio, 2), c.p_value < 0.001
+    (3.72, True)
     """
     if prior is not None and (not isinstance(prior, GammaPrior) or prior.per != per):
         raise UnitError(f"the prior must be a GammaPrior per {per}; got {getattr(prior, 'per', prior)!r}")
