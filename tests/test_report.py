@@ -89,11 +89,11 @@ def test_cli_renders_report_with_headline_numbers(tmp_path):
 @pytest.mark.parametrize("args, needle", [
     (["-p", "foo=1"], "unknown parameter 'foo'"),
     (["-p", "n_gpus=abc"], "must be int"),
-    (["-p", "n_gpus=-4"], "whole number of GPUs > 0"),
+    (["-p", "n_gpus=-4"], "whole number of GPUs from 1"),
     (["-p", "target_ettr=1.5"], "strictly between 0 and 1"),
     (["-p", "ckpt_cost=5parsecs"], "duration"),
     (["-p", "n_gpus"], "expected NAME=VALUE"),
-    (["--sweep", "n_gpus=4096,-1"], "whole number of GPUs > 0"),
+    (["--sweep", "n_gpus=4096,-1"], "whole number of GPUs from 1"),
     (["--sweep", "n_gpus=4096,4096"], "distinct values"),
     (["--sweep", "gpus=4096,8192"], "no notebook takes 'gpus'"),
     (["--sweep", "n_gpus=4096", "-p", "n_gpus=8"], "both fixed"),
@@ -105,7 +105,7 @@ def test_bad_parameter_exits_2_before_any_kernel(tmp_path, no_kernel, args, need
     assert needle in res.output
     assert not out.exists()
     if "foo" in needle or "must be" in needle:
-        assert "n_gpus = 16384" in res.output and "GPUs in the job" in res.output  # the listing
+        assert "n_gpus: int = 16384" in res.output and "GPUs in the job" in res.output  # the listing
 
 
 def test_parameter_file_is_checked_too(tmp_path, no_kernel):
