@@ -22,6 +22,8 @@ __all__ = [
     "InfeasibleTargetError",
     "ParameterError",
     "ReportError",
+    "ReportWriteError",
+    "ReportInterrupted",
     "where",
 ]
 
@@ -84,6 +86,19 @@ class ParameterError(RelmodelError, ValueError):
 
 class ReportError(RelmodelError):
     """A report could not be rendered (a cell failed, a folder exists...)."""
+
+
+class ReportWriteError(RelmodelError, OSError):
+    """A report folder or file could not be written (disk full, permission denied...).
+
+    An environment problem rather than bad input: the CLI exits with status 1.
+    ``filename`` is the path; ``errno`` the operating system's error number.
+    """
+
+
+class ReportInterrupted(RelmodelError, KeyboardInterrupt):
+    """A report run was interrupted (Ctrl-C); its kernels are stopped and its
+    temporary folders removed. The CLI exits with status 130."""
 
 
 def where(file=None, row=None, column=None):

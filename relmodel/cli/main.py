@@ -1,7 +1,13 @@
 """The ``relmodel`` command line: a thin layer over the package.
 
-Each command lives in its own ``cli_*.py`` module and is registered below.
-Errors from :mod:`relmodel.errors` become one line on stderr and exit code 2.
+Each command lives in its own module of :mod:`relmodel.cli` and is registered
+below. Errors become one line on stderr, never a traceback, with the exit
+status saying whose problem it is:
+
+* 2: bad input (every :mod:`relmodel.errors` class, a missing file);
+* 1: the environment (:class:`~relmodel.errors.ReportWriteError`, a full
+  disk, a folder without write permission: any other ``OSError``);
+* 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first.
 """
 
 import sys
@@ -10,23 +16,37 @@ import click
 
 from ..errors import RelmodelError
 
-__all__ = ["main", "cli", "fail"]
+__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
+
+EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
 
 
-def fail(exc):
-    """Print a relmodel error as one line and exit 2."""
-    click.echo(f"relmodel: error: {exc}", err=True)
-    sys.exit(2)
+def fail(exc, status=EXIT_INPUT):
+    """Print an error as one line on stderr and exit with ``status`` (2: bad input)."""
+    text = " ".join(str(exc).split("\n")[0].split()) if status != EXIT_INPUT else str(exc)
+    click.echo(f"relmodel: error: {text}", err=True)
+    sys.exit(status)
+
+
+def _os_message(exc):
+    where = f"{exc.filename}: " if exc.filename and str(exc.filename) not in str(exc.strerror) else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
+            click.echo(f"relmodel: {text}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         except RelmodelError as exc:
-            fail(exc)
+            fail(exc, EXIT_ENVIRONMENT if isinstance(exc, OSError) else EXIT_INPUT)
         except FileNotFoundError as exc:
             fail(f"file not found: {exc.filename}")
+        except OSError as exc:  # disk full, permission denied, read-only file system
+            fail(_os_message(exc), EXIT_ENVIRONMENT)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
