@@ -95,6 +95,9 @@ class ReportWriteError(RelmodelError, OSError):
     ``filename`` is the path; ``errno`` the operating system's error number.
     """
 
+    def __str__(self):
+        return str(self.strerror if self.strerror is not None else super().__str__())
+
 
 class ReportInterrupted(RelmodelError, KeyboardInterrupt):
     """A report run was interrupted (Ctrl-C); its kernels are stopped and its

@@ -79,4 +79,14 @@ _register()
 
 def main(argv=None):
     """Entry point of the ``relmodel`` console script."""
-    cli.main(args=argv, prog_name="relmodel")
+    try:
+        cli.main(args=argv, prog_name="relmodel")
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:
+            # Kernels and temporary folders are already cleaned up; do not wait seconds for
+            # messaging threads and sockets to wind down at interpreter exit.
+            import os
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
+        raise

@@ -165,7 +165,7 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
         try:
             if executor is not None:
-                _abort(executor, futures, own)
+                _abort(executor, futures, own or getattr(executor, "_relmodel_owned", False))
             cleanup_run(run_id)
         finally:
             if previous is not None:
@@ -195,7 +195,9 @@ def worker_pool(jobs=None):
     """A context giving a spawn process pool of ``jobs`` workers (None: the default pool)."""
     if jobs is None:
         return _Nothing()
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    pool._relmodel_owned = True  # its workers may be killed on Ctrl-C
+    return pool
 
 
 class dask_client:

@@ -49,7 +49,7 @@ def read_marker(folder):
 def write_error(exc, path):
     """A ReportWriteError for an OSError met while writing ``path``."""
     reason = exc.strerror or str(exc)
-    return ReportWriteError(exc.errno, f"cannot write the report at {path}: {reason}", str(path))
+    return ReportWriteError(exc.errno, f"cannot write {path}: {reason}", str(path))
 
 
 def write_bytes(path, data):
@@ -144,7 +144,10 @@ class Staging:
             self.path.mkdir()
         except OSError as exc:
             raise write_error(exc, self.out) from None
-        self.mark("in progress")
+        try:
+            self.mark("in progress")
+        except ReportWriteError as exc:
+            self.__exit__(type(exc), exc, None)
         return self
 
     def mark(self, status, summary=None):
@@ -172,6 +175,14 @@ class Staging:
     def __exit__(self, kind, exc, tb):
         if self.committed:
             return False
+        if isinstance(exc, ReportWriteError):
+            shutil.rmtree(self.path, ignore_errors=True)
+            inside = Path(exc.filename or "")
+            part = f" ({inside.relative_to(self.path)})" if self.path in inside.parents else ""
+            kept = "the old report is unchanged" if self.out.exists() else "nothing was written"
+            reason = str(exc).rsplit(": ", 1)[-1]
+            raise ReportWriteError(exc.errno, f"cannot write the report {self.out}{part}: {reason}; "
+                                   f"{kept}", str(self.out)) from None
         if kind is not None and issubclass(kind, KeyboardInterrupt) and self.path.exists():
             try:
                 summary = json.loads((self.path / "summary.json").read_text(encoding="utf-8"))

@@ -99,6 +99,7 @@ class KernelManager(AsyncKernelManager):
             kwargs["transport"] = "ipc"
             folder = os.path.join(tempfile.gettempdir(), f"{PREFIX}{self.run_id}-{uuid.uuid4().hex}")
             kwargs["ip"] = os.path.join(folder, "kernel")
+            kwargs.setdefault("connection_file", os.path.join(folder, "connection.json"))
         super().__init__(**kwargs)
 
     async def _async_post_start_kernel(self, **kw):

@@ -212,10 +212,12 @@ def _bundled_causes(name):
 
 def _check_columns(values, log):
     given = {c: values[c] for c in COLUMNS if values.get(c) is not None}
-    if log is None or not given:
+    if log is None:
         return
     from ..data.datasets import NAMES
     if log.lower() in NAMES:
+        if not given:
+            return
         extra = [c for c in given if c != "column"]
         if extra:
             raise ParameterError(f"parameter {extra[0]!r}: the bundled log {log!r} takes no column "
