@@ -28,5 +28,6 @@ from .scale import (Cluster, scale_rates, scale_job_mtbf, ScaledRates, required_
                     required_gpu_mtbf, job_mtbf, best_ettr, requirements_table, plan_requirements, Requirements,
                     split_budget, what_if, share_fit, spare_pool, repair_model, spares_table, erlang_b, spares)
 from . import plots, report
+from .scale import sweep_grid
 
 __version__ = "0.2.0"

@@ -10,6 +10,7 @@ never presentation, never matplotlib or papermill.
 from . import spares
 from .budget import share_fit, split_budget, what_if
 from .cluster import Cluster
+from .grid import sweep_grid
 from .requirements import (Requirements, best_ettr, job_mtbf, plan_requirements, required_gpu_mtbf,
                            required_job_mtbf, required_node_mtbf, requirements_table)
 from .scaling import ScaledRates, scale_job_mtbf, scale_rates
@@ -18,4 +19,4 @@ from .spares import erlang_b, repair_model, spare_pool, spares_table
 __all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
            "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
            "requirements_table", "ScaledRates", "scale_job_mtbf", "scale_rates", "erlang_b", "repair_model",
-           "spare_pool", "spares_table"]
+           "spare_pool", "spares_table", "sweep_grid"]
