@@ -21,7 +21,7 @@ import shutil
 import uuid
 from pathlib import Path
 
-from ..errors import ReportError, ReportWriteError
+from ..errors import ReportError, ReportInterrupted, ReportWriteError
 
 __all__ = ["SIGNATURE", "marker", "read_marker", "check_target", "Staging", "write_bytes",
            "write_text", "write_error", "default_out"]
@@ -171,6 +171,13 @@ class Staging:
         self.committed = True
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
+
+    def interrupted(self):
+        """The ReportInterrupted to raise after Ctrl-C, saying where the partial report is."""
+        if self.kept_partial:
+            return ReportInterrupted(f"interrupted; the partial report in {self.out} is marked "
+                                     "as interrupted (--force replaces it)")
+        return ReportInterrupted(f"interrupted; {self.out} is unchanged")
 
     def __exit__(self, kind, exc, tb):
         if self.committed:

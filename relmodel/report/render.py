@@ -2,21 +2,13 @@
 
 from pathlib import Path
 
-from ..errors import ReportError, ReportInterrupted
+from ..errors import ReportError
 from .folders import Staging, check_target
 from .params import load_params
 from .run import finish, make_tasks, new_run_id, plan, run_tasks, store, execute
 from .sweep import render_sweep
 
-__all__ = ["render", "interrupted"]
-
-
-def interrupted(staging):
-    """The ReportInterrupted to raise after Ctrl-C, saying where the partial report is."""
-    if staging.kept_partial:
-        return ReportInterrupted(f"interrupted; the partial report in {staging.out} is marked "
-                                 "as interrupted (--force replaces it)")
-    return ReportInterrupted(f"interrupted; {staging.out} is unchanged")
+__all__ = ["render"]
 
 
 def render(notebooks=None, params=None, out=None, force=False, sweep=None, executor=None,
@@ -63,7 +55,7 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
                 error = exc
             staging.commit()
     except KeyboardInterrupt:
-        raise interrupted(staging) from None
+        raise staging.interrupted() from None
     if error is not None:
         raise error
     return report

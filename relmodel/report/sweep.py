@@ -160,8 +160,6 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
     Without ``notebooks``, only the notebooks that take a swept parameter run.
     Every combination is checked before any kernel starts or any folder is touched.
     """
-    from .render import interrupted
-
     names, combos = combinations(sweep)
     params = load_params(params)
     paths = _paths(names, notebooks, params)
@@ -183,7 +181,7 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
             report, errors = _finish_sweep(names, combos, folders, params, out, staging, results, where)
             staging.commit()
     except KeyboardInterrupt:
-        raise interrupted(staging) from None
+        raise staging.interrupted() from None
     if errors:
         raise ReportError("; ".join(errors))
     return report
