@@ -20,7 +20,6 @@ with ``y``, so a vectorised bisection finds it (checked against
 :func:`relmodel.scale.required_job_mtbf` in the tests).
 """
 
-import itertools
 import math
 
 import numpy as np
@@ -99,8 +98,20 @@ def _values(name, values):
     return out
 
 
-def _chunk(cols):
-    """The headline numbers for one chunk of rows (a dict of equal-length arrays)."""
+def _columns(axes, designs, a, b):
+    """Rows ``a`` to ``b`` of the cross product, as a dict of arrays."""
+    shape = [len(v) for v in axes.values()]
+    idx = dict(zip(axes, np.unravel_index(np.arange(a, b), shape)))
+    g, p = idx["n_gpus"], idx["gpus_per_node"]
+    return {"n_gpus": axes["n_gpus"][g], "gpus_per_node": axes["gpus_per_node"][p],
+            "ckpt_cost_h": axes["ckpt_cost"][idx["ckpt_cost"]], "restart_h": axes["restart"][idx["restart"]],
+            "target_ettr": axes["target_ettr"][idx["target_ettr"]], "n_nodes": designs["n_nodes"][g, p],
+            "job_mtbf_h": designs["job_mtbf_h"][g, p], "fixed_rate_per_h": designs["fixed_rate_per_h"][g, p]}
+
+
+def _chunk(axes, designs, a, b):
+    """The headline numbers for rows ``a`` to ``b`` (built here, so tasks carry only the axes)."""
+    cols = _columns(axes, designs, a, b)
     m, d, r, t = cols["job_mtbf_h"], cols["ckpt_cost_h"], cols["restart_h"], cols["target_ettr"]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         tau = optimal_interval(m, d, r)
@@ -108,10 +119,9 @@ def _chunk(cols):
         need = required_job_mtbf_vec(t, d, r)
         room = 1.0 / need - cols["fixed_rate_per_h"]
         node = np.where(room > 0, cols["n_nodes"] / np.where(room > 0, room, 1.0), np.nan)
-    out = dict(cols)
-    out.update(optimal_interval_h=np.atleast_1d(tau), ettr=np.atleast_1d(best),
-               required_job_mtbf_h=need, required_node_mtbf_h=node)
-    return out
+    cols.update(optimal_interval_h=np.atleast_1d(tau), ettr=np.atleast_1d(best),
+                required_job_mtbf_h=need, required_node_mtbf_h=node)
+    return cols
 
 
 def _reasons(df):
@@ -143,25 +153,18 @@ def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_e
         raise ModelInputError(f"grid key {unknown[0]!r} unknown; use " + ", ".join(GRID_KEYS))
     fixed = dict(n_gpus=n_gpus, gpus_per_node=gpus_per_node, ckpt_cost=ckpt_cost, restart=restart,
                  target_ettr=target_ettr)
-    axes = {k: _values(k, grid.get(k, fixed[k])) for k in GRID_KEYS}
+    axes = {k: np.asarray(_values(k, grid.get(k, fixed[k]))) for k in GRID_KEYS}
     base, by_unit = _rates_by_unit(source, fixed_rate_per_h)
-    designs = {(g, p): job_mtbf_for(base, by_unit, g, p)
-               for g, p in itertools.product(axes["n_gpus"], axes["gpus_per_node"])}
-    shape = [len(v) for v in axes.values()]
-    idx = np.indices(shape).reshape(len(shape), -1)
-    cols = {k: np.asarray(v)[i] for (k, v), i in zip(axes.items(), idx)}
-    design = [designs[(g, p)] for g, p in zip(cols["n_gpus"], cols["gpus_per_node"])]
-    cols = {"n_gpus": cols["n_gpus"], "gpus_per_node": cols["gpus_per_node"],
-            "ckpt_cost_h": cols["ckpt_cost"].astype(float), "restart_h": cols["restart"].astype(float),
-            "target_ettr": cols["target_ettr"].astype(float),
-            "n_nodes": np.array([x[1] for x in design]), "job_mtbf_h": np.array([x[0] for x in design]),
-            "fixed_rate_per_h": np.array([x[2] for x in design], dtype=float)}
-    n = idx.shape[1]
-    parts = [{k: v[a:a + CHUNK] for k, v in cols.items()} for a in range(0, n, CHUNK)]
+    found = [[job_mtbf_for(base, by_unit, g, p) for p in axes["gpus_per_node"]] for g in axes["n_gpus"]]
+    designs = {"job_mtbf_h": np.array([[x[0] for x in row] for row in found], dtype=float),
+               "n_nodes": np.array([[x[1] for x in row] for row in found], dtype=np.int64),
+               "fixed_rate_per_h": np.array([[x[2] for x in row] for row in found], dtype=float)}
+    n = int(np.prod([len(v) for v in axes.values()]))
+    spans = [(a, min(a + CHUNK, n)) for a in range(0, n, CHUNK)]
     if executor is None:
-        done = [_chunk(p) for p in parts]
+        done = [_chunk(axes, designs, a, b) for a, b in spans]
     else:
-        futures = [executor.submit(_chunk, p) for p in parts]
+        futures = [executor.submit(_chunk, axes, designs, a, b) for a, b in spans]
         done = [f.result() for f in futures]
     df = pd.DataFrame({k: np.concatenate([p[k] for p in done]) for k in done[0]})
     df["reason"] = _reasons(df)
