@@ -121,3 +121,38 @@ def test_a_killed_workers_task_is_retried(tmp_path, client):
         results = pool.submit(E.run_tasks, [task], _dies_once, client).result(timeout=120)
     first = int((tmp_path / "died").read_text())
     assert results[0]["error"] is None and results[0]["records"]["pid"] != first
+
+
+def test_cli_dask_option_and_several_sweeps(monkeypatch):
+    from click.testing import CliRunner
+
+    import relmodel.report
+    from relmodel.cli import cli
+    from relmodel.report.run import Report
+
+    seen = []
+
+    class FakeClient:
+        def __init__(self, address=None):
+            seen.append(address)
+
+        def __enter__(self):
+            return "the client"
+
+        def __exit__(self, *exc):
+            return False
+
+    def fake_render(**kwargs):
+        seen.append((kwargs["executor"], kwargs["sweep"]))
+        return Report(Path("r"), (), {}, {})
+
+    monkeypatch.setattr(E, "dask_client", FakeClient)
+    monkeypatch.setattr(relmodel.report, "render", fake_render)
+    base = ["report", "-q", "--sweep", "n_gpus=16384,65536", "--sweep", "ckpt_cost=30s,2min"]
+    for extra in (["--dask"], ["--dask", "tcp://10.0.0.1:8786"]):
+        res = CliRunner().invoke(cli, base + extra)
+        assert res.exit_code == 0, res.output
+    grid = {"n_gpus": [16384, 65536], "ckpt_cost": ["30s", "2min"]}
+    assert seen == ["local", ("the client", grid), "tcp://10.0.0.1:8786", ("the client", grid)]
+    res = CliRunner().invoke(cli, base + ["--sweep", "n_gpus=1,2"])
+    assert res.exit_code == 2 and "given twice" in res.output
