@@ -122,6 +122,26 @@ def _abort(executor, futures, own):
         executor.shutdown(wait=False, cancel_futures=True)
 
 
+def _collect(futures, tasks, results, store, hook):
+    """Poll ``futures`` (so Ctrl-C is seen at once) and store each result as it arrives."""
+    pending, done = set(futures), 0
+    while pending:
+        finished = [f for f in pending if f.done()]
+        if not finished:
+            time.sleep(_POLL_S)
+            continue
+        for future in finished:
+            pending.discard(future)
+            i = futures[future]
+            try:
+                result = future.result()
+            except Exception as exc:  # a worker lost for good, a task that could not run
+                result = _lost(tasks[i], exc)
+            results[i] = store(i, result)
+            done += 1
+            hook(done, results[i]["name"])
+
+
 def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_result=None, run_id=None):
     """Run ``func(task)`` for every task; return the results in task order.
 
@@ -141,24 +161,10 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
             for i, task in enumerate(tasks):
                 results[i] = store(i, func(task))
                 hook(i + 1, results[i]["name"])
+            clean = True
             return results
-        futures = {_submit(executor, func, task, i): i for i, task in enumerate(tasks)}
-        pending, done = set(futures), 0
-        while pending:
-            finished = [f for f in pending if f.done()]
-            if not finished:
-                time.sleep(_POLL_S)
-                continue
-            for future in finished:
-                pending.discard(future)
-                i = futures[future]
-                try:
-                    result = future.result()
-                except Exception as exc:  # a worker lost for good, a task that could not run
-                    result = _lost(tasks[i], exc)
-                results[i] = store(i, result)
-                done += 1
-                hook(done, results[i]["name"])
+        futures.update({_submit(executor, func, task, i): i for i, task in enumerate(tasks)})
+        _collect(futures, tasks, results, store, hook)
         clean = True
         return results
     except BaseException:
