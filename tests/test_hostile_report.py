@@ -259,6 +259,19 @@ def test_force_replaces_an_interrupted_report(tmp_path, tiny):
     assert [p.name for p in tmp_path.iterdir() if ".relmodel-" in p.name] == []
 
 
+def test_two_runs_racing_for_one_folder(tmp_path):
+    out = tmp_path / "r"
+    first, second = F.Staging(out), F.Staging(out)  # both checked before either started
+    with first:
+        with pytest.raises(ReportError, match="another run"):
+            with second:
+                pass
+        first.mark("complete")
+        first.commit()
+    assert F.read_marker(out)["status"] == "complete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
 def test_out_under_a_file_is_a_named_error(tmp_path, no_kernel):
     (tmp_path / "file").write_text("x")
     refused(invoke("-n", "05", "--out", tmp_path / "file" / "r"), "is a file")

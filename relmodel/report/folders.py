@@ -125,24 +125,37 @@ def check_target(out, force):
 class Staging:
     """A new sibling folder a report is rendered into, then swapped in for ``out``.
 
-    Use as a context manager: on leaving with an error the staging folder is
+    ``replace`` says that an existing ``out`` may be replaced (``--force``, checked by
+    :func:`check_target`); otherwise an empty folder is created at once to hold the
+    name, so a second run racing for it stops. Use as a context manager: on leaving with an error the staging folder is
     removed and ``out`` is untouched; on KeyboardInterrupt the partial report
     is marked ``"interrupted"`` and moved to ``out`` when ``out`` held nothing
     (otherwise removed, keeping the old report whole). Call :meth:`commit`
     to swap a finished report in.
     """
 
-    def __init__(self, out):
-        self.out = Path(out)
+    def __init__(self, out, replace=False):
+        self.out, self.replace = Path(out), replace
         self.path = self.out.parent / f".{self.out.name}.relmodel-new-{uuid.uuid4().hex[:8]}"
         self.committed = False
         self.kept_partial = False
+        self.reserved = False  # ``out`` did not exist: an empty folder holds the name meanwhile
 
     def __enter__(self):
         try:
             self.out.parent.mkdir(parents=True, exist_ok=True)
+            if not self.out.exists():
+                try:
+                    self.out.mkdir()  # a second run racing for the same folder stops here
+                except FileExistsError:
+                    raise ReportError(f"{self.out} was just created by another run; choose another "
+                                      "--out") from None
+                self.reserved = True
+            elif not self.replace:
+                raise ReportError(f"{self.out} was just created by another run; choose another --out")
             self.path.mkdir()
         except OSError as exc:
+            self._release()
             raise write_error(exc, self.out) from None
         try:
             self.mark("in progress")
@@ -160,7 +173,9 @@ class Staging:
         """Swap the staging folder in for ``out`` (old folder aside, new in, old deleted)."""
         aside = None
         try:
-            if self.out.exists():
+            if self.reserved:
+                self.out.rmdir()  # the empty placeholder
+            elif self.out.exists():
                 aside = self.out.parent / f".{self.out.name}.relmodel-old-{uuid.uuid4().hex[:8]}"
                 os.rename(self.out, aside)
             os.rename(self.path, self.out)
@@ -171,6 +186,13 @@ class Staging:
         self.committed = True
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
+
+    def _release(self):
+        if self.reserved:
+            try:
+                self.out.rmdir()  # only if still the empty placeholder
+            except OSError:
+                pass
 
     def interrupted(self):
         """The ReportInterrupted to raise after Ctrl-C, saying where the partial report is."""
@@ -184,6 +206,7 @@ class Staging:
             return False
         if isinstance(exc, ReportWriteError):
             shutil.rmtree(self.path, ignore_errors=True)
+            self._release()
             inside = Path(exc.filename or "")
             part = f" ({inside.relative_to(self.path)})" if self.path in inside.parents else ""
             kept = "the old report is unchanged" if self.out.exists() else "nothing was written"
@@ -204,4 +227,5 @@ class Staging:
             except (OSError, ValueError, ReportError):
                 pass
         shutil.rmtree(self.path, ignore_errors=True)
+        self._release()
         return False

@@ -38,7 +38,7 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     run_id = new_run_id()
     tasks = make_tasks(plans, run_id)
     entries = {}
-    staging = Staging(out)
+    staging = Staging(out, replace=Path(out).exists())
     try:
         with staging:
             def on_result(i, result):

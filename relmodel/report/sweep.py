@@ -18,6 +18,7 @@ import io
 import itertools
 import json
 import re
+from pathlib import Path
 
 from ..errors import ParameterError, ReportError
 from .folders import Staging, check_target, write_bytes, write_text, marker
@@ -170,7 +171,7 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
     for k, combo_plans in enumerate(plans):
         tasks += make_tasks(combo_plans, run_id)
         where += [k] * len(combo_plans)
-    staging = Staging(out)
+    staging = Staging(out, replace=Path(out).exists())
     try:
         with staging:
             for folder in folders:
