@@ -125,9 +125,13 @@ def _chunk(axes, designs, a, b):
 
 
 def _reasons(df):
-    daily = 24.0 * df["fixed_rate_per_h"]
-    return np.where(df["required_node_mtbf_h"].isna(),
-                    [f"out of reach: per-job causes alone ({x:.2g} a day) miss the target" for x in daily], "")
+    """'' where the target is reachable, else why not (one text per distinct per-job rate)."""
+    out = pd.Series("", index=df.index, dtype=object)
+    miss = df["required_node_mtbf_h"].isna()
+    texts = {x: f"out of reach: per-job causes alone ({24.0 * x:.2g} a day) miss the target"
+             for x in df.loc[miss, "fixed_rate_per_h"].unique()}
+    out[miss] = df.loc[miss, "fixed_rate_per_h"].map(texts)
+    return out.to_numpy()
 
 
 def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_ettr=0.9, gpus_per_node=8,
