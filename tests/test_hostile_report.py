@@ -272,6 +272,20 @@ def test_two_runs_racing_for_one_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
+def test_staging_left_by_a_killed_run_is_removed(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    stale = tmp_path / ".r.relmodel-new-0badc0de"
+    stale.mkdir()
+    (stale / "summary.json").write_text(json.dumps({"relmodel": {**F.marker("in progress"), "pid": int(dead)}}))
+    live = marked(tmp_path / ".r.relmodel-new-live", "in progress")  # this process: still running
+    foreign = tmp_path / ".r.relmodel-new-notours"
+    foreign.mkdir()
+    with F.Staging(tmp_path / "r") as staging:
+        staging.commit()
+    assert not stale.exists() and live.exists() and foreign.exists()
+
+
 def test_out_under_a_file_is_a_named_error(tmp_path, no_kernel):
     (tmp_path / "file").write_text("x")
     refused(invoke("-n", "05", "--out", tmp_path / "file" / "r"), "is a file")

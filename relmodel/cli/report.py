@@ -55,6 +55,9 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
       relmodel report --sweep n_gpus=16384,65536 --sweep ckpt_cost=30s,2min --dask
 
     Each notebook's parameters: papermill --help-notebook notebooks/NAME.ipynb
+
+    Exit status: 0 done, 2 bad input (nothing was run or written), 1 the report
+    could not be written (disk full, no permission), 130 interrupted (Ctrl-C).
     """
     from ..report import fmt, render
     from ..report.executors import dask_client, worker_pool

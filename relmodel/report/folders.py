@@ -24,7 +24,7 @@ from pathlib import Path
 from ..errors import ReportError, ReportInterrupted, ReportWriteError
 
 __all__ = ["SIGNATURE", "marker", "read_marker", "check_target", "Staging", "write_bytes",
-           "write_text", "write_error", "default_out"]
+           "write_text", "write_error", "default_out", "remove_stale"]
 
 #: The signature in a report's summary.json that says relmodel wrote the folder.
 SIGNATURE = "relmodel report"
@@ -32,8 +32,25 @@ SIGNATURE = "relmodel report"
 
 def marker(status):
     """The ``"relmodel"`` entry of summary.json for a report in this status."""
-    return {"signature": SIGNATURE, "status": status,
+    return {"signature": SIGNATURE, "status": status, "pid": os.getpid(),
             "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+
+
+def _gone(pid):
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError, TypeError):
+        return True
+    return False
+
+
+def remove_stale(out):
+    """Remove staging folders of ``out`` left by runs that were killed (their process is gone)."""
+    out = Path(out)
+    for folder in out.parent.glob(f".{out.name}.relmodel-new-*"):
+        mark = read_marker(folder)
+        if mark is not None and mark.get("status") == "in progress" and _gone(mark.get("pid")):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def read_marker(folder):
@@ -153,6 +170,7 @@ class Staging:
                 self.reserved = True
             elif not self.replace:
                 raise ReportError(f"{self.out} was just created by another run; choose another --out")
+            remove_stale(self.out)
             self.path.mkdir()
         except OSError as exc:
             self._release()
