@@ -35,5 +35,6 @@ from .stats import regress, RegressionResult, andersen_gill, counting_process, c
 from .stats import turnbull, uptime_intervals, curve_band, b_life, profile_intervals, weibayes
 from . import plots, report
 from . import defaults
+from .scale import sweep_grid
 
 __version__ = "0.2.0"

@@ -28,6 +28,8 @@ __all__ = [
     "ParameterError",
     "ReportError",
     "ArgumentOrderWarning",
+    "ReportWriteError",
+    "ReportInterrupted",
     "where",
 ]
 
@@ -115,6 +117,20 @@ class ReportError(RelmodelError):
 class ArgumentOrderWarning(UserWarning):
     """Durations that look swapped (a checkpoint cost at or above the MTBF, a restart longer
     than the whole run...).  The message names the function's argument order."""
+class ReportWriteError(RelmodelError, OSError):
+    """A report folder or file could not be written (disk full, permission denied...).
+
+    An environment problem rather than bad input: the CLI exits with status 1.
+    ``filename`` is the path; ``errno`` the operating system's error number.
+    """
+
+    def __str__(self):
+        return str(self.strerror if self.strerror is not None else super().__str__())
+
+
+class ReportInterrupted(RelmodelError, KeyboardInterrupt):
+    """A report run was interrupted (Ctrl-C); its kernels are stopped and its
+    temporary folders removed. The CLI exits with status 130."""
 
 
 def where(file=None, row=None, column=None):

@@ -46,8 +46,7 @@ def test_parameters_cell_is_first_tagged_literals_with_comments(path):
     tree = ast.parse(first.source)
     assert len(tree.body) == len(lines), "one assignment per line, nothing else"
     for node, line in zip(tree.body, lines):
-        target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
-        assert isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name), line
+        assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name), line  # typed
         ast.literal_eval(node.value)  # raises unless a literal
         name, _, comment = line.partition("#")
         assert comment.strip(), f"parameter line without a comment: {line!r}"
@@ -63,11 +62,11 @@ def test_papermill_help_notebook_lists_the_parameters(path):
     ours = notebook_parameters(path)
     inferred = papermill.inspect_notebook(str(path))
     # papermill's parameter pattern skips 'X | None' annotations (nteract/papermill#806)
-    source = next(c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code").source
-    optional = {line.split(":")[0].strip() for line in source.splitlines() if "| None" in line.split("=")[0]}
-    assert set(inferred) == set(ours) - optional
-    for name, param in ours.items():
-        assert name in optional or (name in result.output and param.comment in result.output)
+    readable = {n for n, p in ours.items() if "|" not in p.type_name}
+    assert set(inferred) == readable
+    for name in readable:
+        assert inferred[name]["inferred_type_name"] == ours[name].type_name  # not "Unknown type"
+        assert f"{name}: {ours[name].type_name}" in result.output and ours[name].comment in result.output
 
 
 def test_later_cells_only_call_the_package():

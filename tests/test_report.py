@@ -2,6 +2,7 @@
 
 import json
 import sys
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
@@ -14,6 +15,7 @@ from relmodel.report import params as P
 from relmodel.report import run as R
 from relmodel.report import sweep as S
 from relmodel.report import render
+from relmodel.report.folders import marker
 from relmodel.cli import cli
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ParameterError, ReportError
@@ -89,11 +91,11 @@ def test_cli_renders_report_with_headline_numbers(tmp_path):
 @pytest.mark.parametrize("args, needle", [
     (["-p", "foo=1"], "unknown parameter 'foo'"),
     (["-p", "n_gpus=abc"], "must be int"),
-    (["-p", "n_gpus=-4"], "whole number of GPUs > 0"),
+    (["-p", "n_gpus=-4"], "whole number of GPUs from 1"),
     (["-p", "target_ettr=1.5"], "strictly between 0 and 1"),
     (["-p", "ckpt_cost=5parsecs"], "duration"),
     (["-p", "n_gpus"], "expected NAME=VALUE"),
-    (["--sweep", "n_gpus=4096,-1"], "whole number of GPUs > 0"),
+    (["--sweep", "n_gpus=4096,-1"], "whole number of GPUs from 1"),
     (["--sweep", "n_gpus=4096,4096"], "distinct values"),
     (["--sweep", "gpus=4096,8192"], "no notebook takes 'gpus'"),
     (["--sweep", "n_gpus=4096", "-p", "n_gpus=8"], "both fixed"),
@@ -105,7 +107,7 @@ def test_bad_parameter_exits_2_before_any_kernel(tmp_path, no_kernel, args, need
     assert needle in res.output
     assert not out.exists()
     if "foo" in needle or "must be" in needle:
-        assert "n_gpus = 16384" in res.output and "GPUs in the job" in res.output  # the listing
+        assert "n_gpus: int = 16384" in res.output and "GPUs in the job" in res.output  # the listing
 
 
 def test_parameter_file_is_checked_too(tmp_path, no_kernel):
@@ -120,7 +122,7 @@ def test_parameter_file_is_checked_too(tmp_path, no_kernel):
 def test_existing_folder_is_never_overwritten_without_force(tmp_path, tiny, monkeypatch):
     out = tmp_path / "old"
     out.mkdir()
-    (out / "summary.json").write_text("{}")
+    (out / "summary.json").write_text(json.dumps({"relmodel": marker("complete")}))  # a relmodel report
     (out / "keep.txt").write_text("mine")
     monkeypatch.setattr(R, "run_tasks", lambda *a, **k: pytest.fail("ran before refusing"))
     res = invoke("-n", tiny, "--out", out)
@@ -170,7 +172,9 @@ def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny, monkeypa
     for run in rep.runs:
         assert run.headline["job_mtbf_h"] == pytest.approx(50000.0 / run.parameters["n_gpus"])
         assert run.records["tiny"]["python"] == sys.executable  # a kernel of this interpreter
-        assert run.records["tiny"]["cwd"] == str(run.path.resolve())  # each kernel in its folder
+        # each kernel works in a scratch folder of its own (workers write no report files), removed after
+        cwd = Path(run.records["tiny"]["cwd"])
+        assert cwd.name.startswith("relmodel-work-") and not cwd.exists()
         assert (run.path / "index.html").exists()
     page = (tmp_path / "sw" / "index.html").read_text()
     assert "n_gpus-65536/index.html" in page and f"{50000 / 65536:.4g}" in page and "<img" in page

@@ -76,7 +76,7 @@ def _groups(segs):
 
 
 def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, replicas=1000,
-                      seed=None, step=None, rng=None):
+                      seed=None, step=None, rng=None, executor=None, chunks=None):
     """Simulate ``replicas`` runs of a checkpointed training job.
 
     Parameters
@@ -99,6 +99,14 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
     replicas : int
     seed, rng
         Seed or ``numpy.random.Generator``.
+    executor, chunks
+        Run in parallel: ``executor`` is anything with ``submit()`` (a
+        concurrent.futures pool, a Dask Client); ``chunks`` the number of
+        tasks (default: one per block). With either, replicas are drawn in
+        fixed blocks of :data:`BLOCK` replicas, block ``i`` from stream ``i`` of
+        ``numpy.random.SeedSequence(seed).spawn(...)``, so the result for a
+        seed is the same for any number of chunks or workers (but differs
+        from the single-stream result without them). Needs ``seed``, not ``rng``.
 
     Returns
     -------
@@ -130,21 +138,58 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
         raise ModelInputError(f"replicas must be a whole number of 2 or more; got {replicas!r}")
     src = as_failure_source(failures)
     check_order(_SIGNATURE, work=w, interval=tau, mtbf=src.mean_h, ckpt_cost=d, restart=r)
+    if (executor is not None or chunks is not None) and (rng is not None or seed is None):
+        raise ModelInputError("parallel simulation (executor= or chunks=) needs seed=, an int, "
+                              "so that every chunk draws from its own stream")
     rng = rng if rng is not None else np.random.default_rng(seed)
     segs = _segments(w, tau, d)
     est = float(expected_wall_time(w, tau, src.mean_h, d, r))
     _check_budget(est / src.mean_h * replicas, replicas)
     ckpt = (segs[0] + (1 if segs[2] else 0)) * d
-    if isinstance(src, ExponentialFailures):
-        lost, rest, nfail = _exponential(rng, int(replicas), _groups(segs), r, src.mtbf_h)
-    elif src.kind == "renewal":
-        lost, rest, nfail = _renewal(rng, int(replicas), segs, r, src, est)
+    spec = (segs, r, src, w + ckpt, est)
+    if executor is None and chunks is None:
+        lost, rest, nfail = _draw(rng, int(replicas), spec)
     else:
-        lost, rest, nfail = _timeline(rng, int(replicas), segs, r, src, w + ckpt, est)
+        lost, rest, nfail = _parallel(seed, int(replicas), spec, executor, chunks)
     return SimulationResult(
         work_h=w, interval_h=tau, ckpt_cost_h=d, restart_h=r, source=src.describe(),
         mtbf_h=src.mean_h, checkpoint_h=ckpt, lost_h=lost, restart_time_h=rest, failures=nfail,
     )
+
+
+def _draw(rng, n, spec):
+    segs, r, src, total, est = spec
+    if isinstance(src, ExponentialFailures):
+        return _exponential(rng, n, _groups(segs), r, src.mtbf_h)
+    if src.kind == "renewal":
+        return _renewal(rng, n, segs, r, src, est)
+    return _timeline(rng, n, segs, r, src, total, est)
+
+
+#: Replicas per random stream in a parallel simulation.
+BLOCK = 250
+
+
+def _run_blocks(blocks, spec):
+    """Simulate blocks ``[(SeedSequence, n), ...]`` one after another; arrays concatenated."""
+    parts = [_draw(np.random.default_rng(ss), n, spec) for ss, n in blocks]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+def _parallel(seed, replicas, spec, executor, chunks):
+    sizes = [min(BLOCK, replicas - i) for i in range(0, replicas, BLOCK)]
+    blocks = list(zip(np.random.SeedSequence(seed).spawn(len(sizes)), sizes))
+    k = len(blocks) if chunks is None else int(chunks)
+    if k < 1 or k != chunks and chunks is not None:
+        raise ModelInputError(f"chunks must be a whole number >= 1; got {chunks!r}")
+    cuts = np.linspace(0, len(blocks), min(k, len(blocks)) + 1).round().astype(int)
+    groups = [blocks[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    if executor is None:
+        parts = [_run_blocks(g, spec) for g in groups]
+    else:
+        futures = [executor.submit(_run_blocks, g, spec) for g in groups]
+        parts = [f.result() for f in futures]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
 def _check_budget(expected_draws, replicas):

@@ -51,7 +51,7 @@ def write_plot(path, durations, comparison, *, force=False):
               help="Comma-separated families to compare.")
 @click.option("--n-boot", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the goodness-of-fit p-value (0 skips it).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of the bootstrap.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the bootstrap.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="Write a PNG: probability plot of the best family, Kaplan-Meier with the fits.")
 @click.option("--force", is_flag=True, help="Overwrite the --plot file if it exists.")

@@ -45,7 +45,7 @@ def _for_people(df):
 @click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
 @click.option("--simulate", "replicas", type=int, default=0,
               help="Also simulate this many runs of --work (with --fit: replicas per interval tried).")
-@click.option("--seed", type=int, default=None, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Seed of the simulation.")
 @format_option
 @log_options
 def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,

@@ -1,8 +1,15 @@
 """The ``relmodel`` command line: a thin layer over the package.
 
-Each command lives in its own ``cli_*.py`` module and is registered below.
-Errors from :mod:`relmodel.errors` become one line on stderr and exit code 2;
-warnings (such as durations that look swapped) one line each on stderr.
+Each command lives in its own module of :mod:`relmodel.cli` and is registered
+below. Errors become one line on stderr, never a traceback, with the exit
+status saying whose problem it is:
+
+* 2: bad input (every :mod:`relmodel.errors` class, a missing file);
+* 1: the environment (:class:`~relmodel.errors.ReportWriteError`, a full
+  disk, a folder without write permission: any other ``OSError``);
+* 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first.
+
+Warnings (such as durations that look swapped) are one line each on stderr.
 """
 
 import sys
@@ -12,13 +19,16 @@ import click
 
 from ..errors import RelmodelError
 
-__all__ = ["main", "cli", "fail"]
+__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
+
+EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
 
 
-def fail(exc):
-    """Print a relmodel error as one line and exit 2.
+def fail(exc, status=EXIT_INPUT):
+    """Print an error as one line on stderr and exit with ``status`` (2: bad input).
 
-    ``exc`` is an exception or a message; the exit status is 2 (a count of nothing: a code).
+    ``exc`` is an exception or a message; ``status`` is the exit status (a code:
+    2 bad input, 1 environment, 130 interrupted).
 
     Examples
     --------
@@ -29,8 +39,14 @@ def fail(exc):
     ...     print(e.code)
     2
     """
-    click.echo(f"relmodel: error: {exc}", err=True)
-    sys.exit(2)
+    text = " ".join(str(exc).split("\n")[0].split()) if status != EXIT_INPUT else str(exc)
+    click.echo(f"relmodel: error: {text}", err=True)
+    sys.exit(status)
+
+
+def _os_message(exc):
+    where = f"{exc.filename}: " if exc.filename and str(exc.filename) not in str(exc.strerror) else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 def _one_line(message, category, filename, lineno, file=None, line=None):
@@ -43,10 +59,16 @@ class _Group(click.Group):
             warnings.showwarning = _one_line
             try:
                 return super().invoke(ctx)
+            except KeyboardInterrupt as exc:
+                text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
+                click.echo(f"relmodel: {text}", err=True)
+                sys.exit(EXIT_INTERRUPTED)
             except RelmodelError as exc:
-                fail(exc)
+                fail(exc, EXIT_ENVIRONMENT if isinstance(exc, OSError) else EXIT_INPUT)
             except FileNotFoundError as exc:
                 fail(f"file not found: {exc.filename}")
+            except OSError as exc:  # disk full, permission denied, read-only file system
+                fail(_os_message(exc), EXIT_ENVIRONMENT)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -90,4 +112,14 @@ def main(argv=None):
     ...     print("exit", e.code)
     exit 2
     """
-    cli.main(args=argv, prog_name="relmodel")
+    try:
+        cli.main(args=argv, prog_name="relmodel")
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:
+            # Kernels and temporary folders are already cleaned up; do not wait seconds for
+            # messaging threads and sockets to wind down at interpreter exit.
+            import os
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
+        raise

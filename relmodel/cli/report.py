@@ -2,9 +2,23 @@
 
 import click
 
+from ..errors import ParameterError
 from ..report.params import load_params, parse_assignment
 
 __all__ = ["command"]
+
+
+def _sweeps(texts):
+    """Several --sweep options as one grid (a cross product)."""
+    from ..report.sweep import parse_sweep
+
+    grid = {}
+    for text in texts:
+        (name, values), = parse_sweep(text).items()
+        if name in grid:
+            raise ParameterError(f"--sweep {name} is given twice; list all its values in one option")
+        grid[name] = values
+    return grid or None
 
 
 @click.command("report")
@@ -17,12 +31,16 @@ __all__ = ["command"]
 @click.option("--notebooks", "-n", multiple=True, metavar="NAME",
               help="Notebook name, number prefix (03) or .ipynb path; repeatable [default: all].")
 @click.option("--force", is_flag=True, help="Replace an existing report folder.")
-@click.option("--sweep", metavar="NAME=V1,V2,...",
-              help="Render one report per value plus a comparison page, in parallel.")
+@click.option("--sweep", multiple=True, metavar="NAME=V1,V2,...",
+              help="Render one report per value plus a comparison page, in parallel; "
+                   "repeat for a cross product of several parameters.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Parallel workers [default: one per core].")
+@click.option("--dask", "dask_address", is_flag=False, flag_value="local", default=None,
+              metavar="[ADDRESS]", help="Run the notebooks on Dask: a scheduler address "
+              "(tcp://host:8786), or no address for a local cluster sized to this machine.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def command(params_file, assignments, out, notebooks, force, sweep, jobs, quiet):
+def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_address, quiet):
     """Run the notebooks through Papermill and write an HTML report.
 
     Parameters are checked against every notebook before any kernel starts.
@@ -34,28 +52,26 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, quiet)
       relmodel report                                 # bundled data, default parameters
       relmodel report -p n_gpus=65536 -p ckpt_cost=2min --out reports/big
       relmodel report --sweep n_gpus=4096,16384,65536,131072
+      relmodel report --sweep n_gpus=16384,65536 --sweep ckpt_cost=30s,2min --dask
 
     Each notebook's parameters: papermill --help-notebook notebooks/NAME.ipynb
+
+    Exit status: 0 done, 2 bad input (nothing was run or written), 1 the report
+    could not be written (disk full, no permission), 130 interrupted (Ctrl-C).
     """
     from ..report import fmt, render
-    from ..report.sweep import parse_sweep
+    from ..report.executors import dask_client, worker_pool
 
     params = load_params(params_file)
     for text in assignments:
         name, value = parse_assignment(text)
         params[name] = value
-    executor = None
-    if jobs is not None:
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
-        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"))
-    try:
+    grid = _sweeps(sweep)
+    if jobs is not None and dask_address is not None:
+        raise ParameterError("give --jobs or --dask, not both")
+    with (dask_client(dask_address) if dask_address is not None else worker_pool(jobs)) as executor:
         report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
-                        sweep=parse_sweep(sweep) if sweep else None, executor=executor,
-                        progress=not quiet)
-    finally:
-        if executor is not None:
-            executor.shutdown()
+                        sweep=grid, executor=executor, progress=not quiet)
     click.echo(f"report written: {report.index}")
     for key, value in report.headline.items():
         click.echo(f"  {key} = {fmt(value)}")

@@ -29,7 +29,13 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.kernelspec import KernelSpec
 from traitlets import DottedObjectName, Type
 
-__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S"]
+__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX",
+           "kernel_manager_for"]
+
+#: Name prefix of the temporary folder each kernel gets: ``relmodel-kernel-<run>-<id>``.
+#: The folder holds the kernel's sockets and a ``pid`` file, so the process that
+#: started a run can stop its kernels and remove their folders after an interrupt.
+PREFIX = "relmodel-kernel-"
 
 #: Longest single wait on a socket, in seconds.
 SLICE_S = 0.5
@@ -85,12 +91,22 @@ class KernelManager(AsyncKernelManager):
 
     client_class = DottedObjectName("relmodel.report.kernel.KernelClient")
 
+    #: The run this kernel belongs to (part of its folder name).
+    run_id = "solo"
+
     def __init__(self, **kwargs):
         if "ip" not in kwargs and kwargs.get("transport", "ipc") == "ipc":
             kwargs["transport"] = "ipc"
-            folder = os.path.join(tempfile.gettempdir(), f"relmodel-kernel-{uuid.uuid4().hex}")
+            folder = os.path.join(tempfile.gettempdir(), f"{PREFIX}{self.run_id}-{uuid.uuid4().hex}")
             kwargs["ip"] = os.path.join(folder, "kernel")
+            kwargs.setdefault("connection_file", os.path.join(folder, "connection.json"))
         super().__init__(**kwargs)
+
+    async def _async_post_start_kernel(self, **kw):
+        await super()._async_post_start_kernel(**kw)
+        process = getattr(self.provisioner, "process", None)
+        if self.transport == "ipc" and process is not None:
+            Path(os.path.dirname(self.ip), "pid").write_text(str(process.pid))
 
     async def _async_pre_start_kernel(self, **kw):
         if self.transport == "ipc":
@@ -111,3 +127,8 @@ class KernelManager(AsyncKernelManager):
                 display_name="Python (relmodel)", language="python", name="python3",
                 env=kernel_env())
         return self._kernel_spec
+
+
+def kernel_manager_for(run_id):
+    """A :class:`KernelManager` subclass whose kernels are tagged with ``run_id``."""
+    return type("RunKernelManager", (KernelManager,), {"run_id": str(run_id)})

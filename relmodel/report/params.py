@@ -1,11 +1,26 @@
-"""Notebook parameters: read them, parse them, check them before any kernel starts.
+"""Notebook parameters are data, never code: read, typed and checked before any kernel starts.
 
-A notebook's parameters are the assignments in its first code cell tagged
-``parameters`` (the Papermill convention). Each is a Python literal on one line
-with a comment saying what it is; :func:`notebook_parameters` reads them with
-:mod:`ast`, without running anything. :func:`validate` checks the values a user
-passes against those defaults (name, type) and against the value rules below,
-and raises :class:`~relmodel.errors.ParameterError` listing what is valid.
+A notebook's parameters are the lines of its first code cell tagged
+``parameters`` (the Papermill convention), one per line::
+
+    n_gpus: int = 16384  # GPUs in the job
+    start: str | None = None  # start-time column of a log file
+
+:func:`notebook_parameters` reads them with :mod:`ast`, without running
+anything. Allowed annotations: ``int``, ``float``, ``str``, ``bool``, ``str |
+None``, ``int | None``, ``float | None``, ``list[str]``, ``list[int]``,
+``list[float]``. An unannotated ``name = literal`` line still works: its type
+is inferred from the literal (a ``None`` default then takes any plain value).
+
+Values a user passes (``-p NAME=VALUE``, ``--params file.yaml``, ``--sweep``)
+are read as YAML 1.2 core schema by :mod:`relmodel.report.yaml12` (tags
+refused, ``010`` is 10, ``1:00`` is text, ``1e-3`` a float), then
+:func:`validate` checks each against its declared type (a bool is not an int;
+list elements are checked; ``None`` only where the annotation says ``| None``;
+floats must be finite) and against the value rules of
+:mod:`relmodel.report.rules`. Only str, int, float, bool, None and lists of
+those ever reach Papermill. Every problem is a
+:class:`~relmodel.errors.ParameterError` that lists what is valid.
 """
 
 import ast
@@ -13,35 +28,72 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from ..errors import DurationError, ParameterError
-from ..units import hours
+from ..errors import ParameterError
+from . import yaml12
+from .rules import DURATIONS, check_values
 
 __all__ = [
     "Parameter",
+    "TYPES",
     "notebook_parameters",
     "parse_value",
     "parse_assignment",
     "load_params",
+    "check_type",
     "validate",
     "describe",
 ]
 
+#: Annotation text -> (element type, is a list, None allowed).
+TYPES = {
+    "int": ("int", False, False), "float": ("float", False, False),
+    "str": ("str", False, False), "bool": ("bool", False, False),
+    "str | None": ("str", False, True), "int | None": ("int", False, True),
+    "float | None": ("float", False, True),
+    "list[str]": ("str", True, False), "list[int]": ("int", True, False),
+    "list[float]": ("float", True, False),
+    "any | None": ("any", False, True),  # inferred for an unannotated None default
+}
+
 
 @dataclass(frozen=True)
 class Parameter:
-    """One notebook parameter: its name, default literal and comment."""
+    """One notebook parameter: name, default literal, comment, notebook and type."""
 
     name: str
     default: object
     comment: str
     notebook: str
+    annotation: str = ""
 
     @property
     def type_name(self):
-        """The name of the default's type (``"NoneType"`` accepts anything)."""
-        return type(self.default).__name__
+        """The declared type, e.g. ``"int"``, ``"str | None"``, ``"list[float]"``."""
+        return self.annotation or _infer(self.default)
+
+
+def _infer(default):
+    if default is None:
+        return "any | None"
+    if isinstance(default, list):
+        kinds = {_infer(v) for v in default}
+        if kinds <= {"int"} and default:
+            return "list[int]"
+        if kinds <= {"int", "float"} and default:
+            return "list[float]"
+        return "list[str]"
+    return {bool: "bool", int: "int", float: "float", str: "str"}.get(type(default), "any | None")
+
+
+def _annotation(node, where):
+    text = " ".join(ast.unparse(node).replace("|", " | ").split())
+    text = text.replace("Optional[str]", "str | None").replace("List[", "list[")
+    if text.startswith("None | "):
+        text = text[7:] + " | None"
+    if text not in TYPES or text == "any | None":
+        raise ParameterError(f"{where}: annotation {text!r} is not allowed; use one of "
+                             + ", ".join(t for t in TYPES if t != "any | None"))
+    return text
 
 
 def _parameters_cell(nb):
@@ -51,11 +103,27 @@ def _parameters_cell(nb):
     return None, None
 
 
+def _line(node, name, path, lines):
+    where = f"{path.name}: parameter {name!r}"
+    try:
+        default = ast.literal_eval(node.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ParameterError(f"{where} is not a literal") from None
+    annotation = _annotation(node.annotation, where) if isinstance(node, ast.AnnAssign) else ""
+    param = Parameter(name, default, "", path.stem, annotation)
+    if default is not None or not annotation:
+        check_type(param, default, where=f"{where}: default")
+    text = lines[node.lineno - 1]
+    comment = text.split("#", 1)[1].strip() if "#" in text else ""
+    return Parameter(name, default, comment, path.stem, annotation)
+
+
 def notebook_parameters(path):
     """Return ``{name: Parameter}`` from the notebook's ``parameters`` cell.
 
-    Raises ParameterError when the notebook has no such cell or when a line in it
-    is not ``name = literal  # comment``.
+    Raises ParameterError when the notebook has no such cell, when a line is not
+    ``name: TYPE = literal  # comment`` (or ``name = literal  # comment``), or
+    when a default does not match its annotation.
     """
     import nbformat
 
@@ -71,37 +139,30 @@ def notebook_parameters(path):
         raise ParameterError(f"{path.name}: parameters cell is not valid Python: {exc}") from exc
     found = {}
     for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            node = ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
-            raise ParameterError(f"{path.name}: parameters cell line {node.lineno}: "
-                                 "only 'name = literal  # comment' lines are allowed")
-        name = node.targets[0].id
-        try:
-            default = ast.literal_eval(node.value)
-        except ValueError as exc:
-            raise ParameterError(f"{path.name}: parameter {name!r} is not a literal") from exc
-        text = lines[node.lineno - 1]
-        comment = text.split("#", 1)[1].strip() if "#" in text else ""
-        found[name] = Parameter(name, default, comment, path.stem)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            name = node.target.id
+        else:
+            raise ParameterError(f"{path.name}: parameters cell line {node.lineno}: only "
+                                 "'name: TYPE = literal  # comment' lines are allowed")
+        found[name] = _line(node, name, path, lines)
     return found
 
 
-def parse_value(text):
-    """Parse a command-line value as a YAML scalar (``4096`` -> int, ``1h`` -> str)."""
-    try:
-        return yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError as exc:
-        raise ParameterError(f"cannot read value {text!r}: {exc}") from exc
+def parse_value(text, label=None):
+    """Parse one command-line value as YAML 1.2 (``4096`` -> 4096, ``1h`` -> ``"1h"``)."""
+    if not isinstance(text, str):
+        raise ParameterError(f"a parameter value must be text to parse, got {type(text).__name__}")
+    return yaml12.load(text, label or f"value {text!r}")
 
 
 def parse_assignment(text):
-    """Split ``NAME=VALUE`` into ``(name, value)`` with the value parsed as YAML."""
+    """Split ``NAME=VALUE`` into ``(name, value)`` with the value read as YAML 1.2."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip().isidentifier():
         raise ParameterError(f"expected NAME=VALUE, got {text!r}")
-    return name.strip(), parse_value(value)
+    return name.strip(), parse_value(value, f"parameter {name.strip()!r}")
 
 
 def load_params(source):
@@ -109,142 +170,101 @@ def load_params(source):
     if source is None:
         return {}
     if isinstance(source, dict):
+        if not all(isinstance(k, str) for k in source):
+            raise ParameterError("parameter names must be text")
         return dict(source)
+    if not isinstance(source, (str, Path)):
+        raise ParameterError(f"params must be a dict of values or a YAML file path, got "
+                             f"{type(source).__name__}")
     path = Path(source)
-    if not path.exists():
+    if not path.is_file():
         raise ParameterError(f"parameter file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ParameterError(f"{path}: not valid YAML: {exc}") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
-        raise ParameterError(f"{path}: expected a mapping of parameter names to values")
-    return data
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise ParameterError(f"{path}, line {line}: not UTF-8 text; save the parameter file as "
+                             "UTF-8") from None
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read the parameter file: {exc.strerror}") from None
+    return yaml12.load(text, str(path), mapping=True)
 
 
-def _positive_int(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
-def _fraction(value):
-    return _is_number(value) and 0 < value < 1
-
-
-def _positive(value):
-    return _is_number(value) and value > 0 and math.isfinite(value)
-
-
-def _count(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _share(value):
-    return _is_number(value) and 0 <= value <= 1
-
-
-def _seed(value):
-    return value is None or _count(value)
-
-
-def _choice(*options):
-    return lambda value: value in options
-
-
-def _duration(value):
-    try:
-        h = hours(value)
-    except (DurationError, TypeError, ValueError):
+def _scalar_ok(kind, value):
+    if isinstance(value, float) and not math.isfinite(value):
         return False
-    return math.isfinite(h) and h >= 0
-
-
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-#: Value rules by parameter name: (check, what is valid).
-RULES = {
-    "n_gpus": (_positive_int, "a whole number of GPUs > 0"),
-    "gpus_per_node": (_positive_int, "a whole number > 0"),
-    "n_runs": (_positive_int, "a whole number > 0"),
-    "n_points": (_positive_int, "a whole number > 0"),
-    "n_spares_max": (_positive_int, "a whole number > 0"),
-    "top": (_positive_int, "a whole number > 0"),
-    "target_ettr": (_fraction, "a fraction strictly between 0 and 1"),
-    "conf": (_fraction, "a fraction strictly between 0 and 1"),
-    "availability": (_fraction, "a fraction strictly between 0 and 1"),
-    "ckpt_cost": (_duration, "a duration >= 0 such as '5min', '45s' or 0.1 (hours)"),
-    "restart": (_duration, "a duration >= 0 such as '10min' or 0.2 (hours)"),
-    "work": (_duration, "a duration >= 0 such as '30d' or 500 (hours)"),
-    "repair_time": (_duration, "a duration >= 0 such as '2d' or 48 (hours)"),
-    "spare_target": (_fraction, "a probability strictly between 0 and 1"),
-    "alpha": (_fraction, "a significance level strictly between 0 and 1"),
-    "fast_fraction": (_share, "a fraction from 0 to 1"),
-    "n_boot": (_count, "a whole number >= 0"),
-    "seed": (_seed, "a whole number >= 0 or null"),
-    "durations": (_choice("uptimes", "interarrivals"), "'uptimes' or 'interarrivals'"),
-    "stall": (_duration, "a duration >= 0 such as '10s'"),
-    "persist": (_duration, "a duration >= 0 such as '5min'"),
-    "fast_cost": (_duration, "a duration >= 0 such as '10s'"),
-    "mtbf_h": (_positive, "a number of hours > 0"),
-}
-
-DURATIONS = {name for name, (check, _) in RULES.items() if check is _duration}
-
-
-def _type_ok(param, value):
-    default = param.default
-    if default is None:
-        return True
-    if param.name in DURATIONS:
-        return isinstance(value, str) or _is_number(value)
-    if isinstance(default, bool):
+    if kind == "any":
+        return isinstance(value, (str, int, float, bool))
+    if kind == "bool":
         return isinstance(value, bool)
-    if isinstance(default, int):
+    if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(default, float):
-        return _is_number(value)
-    if isinstance(default, (list, tuple)):
-        return isinstance(value, (list, tuple))
-    return isinstance(value, type(default))
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def _duration_ok(value):
+    return (isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                       and math.isfinite(value)))
+
+
+def check_type(param, value, where=None):
+    """Raise ParameterError unless ``value`` has ``param``'s declared type.
+
+    A duration parameter declared ``str`` also takes a number of hours.
+    """
+    kind, is_list, nullable = TYPES[param.type_name]
+    duration = param.name in DURATIONS
+    if value is None:
+        ok = nullable
+    elif is_list:
+        ok = isinstance(value, list) and all(
+            _duration_ok(v) if duration else _scalar_ok(kind, v) for v in value)
+    else:
+        ok = _duration_ok(value) if duration else _scalar_ok(kind, value)
+    if not ok:
+        hint = " (or a number of hours)" if duration else ""
+        null = "" if nullable else ", not null"
+        raise ParameterError(f"{where or 'parameter ' + repr(param.name)} must be {param.type_name}"
+                             f"{hint}{null}, got {value!r} ({type(value).__name__})")
 
 
 def describe(parameters):
-    """One line per parameter: ``name = default  (type)  comment``."""
-    return "\n".join(f"  {p.name} = {p.default!r}  ({p.type_name})  {p.comment}"
-                     for p in parameters.values())
+    """One line per parameter: ``name: type = default  comment``."""
+    return "\n".join(f"  {p.name}: {p.type_name} = {p.default!r}  {p.comment}" for p in parameters.values())
 
 
 def _listing(by_notebook):
     return "\n".join(f"{nb}:\n{describe(params)}" for nb, params in by_notebook.items())
 
 
-def validate(params, by_notebook):
-    """Check ``params`` against each notebook's parameters.
+def validate(params, by_notebook, cwd=None):
+    """Check ``params`` against each notebook's parameters and the value rules.
 
     ``by_notebook`` maps a notebook name to its ``{name: Parameter}``. A name
-    must belong to at least one notebook; its value must have the default's type
-    and pass the rule for that name. Returns ``{notebook: {name: value}}``, the
-    subset each notebook takes. Raises ParameterError listing the parameters.
+    must belong to at least one notebook; its value must have the declared
+    type in every notebook that takes it and pass :mod:`.rules`. Relative
+    ``log`` paths resolve from ``cwd`` (default: the working folder). Returns
+    ``{notebook: {name: value}}``, the subset each notebook takes.
     """
     params = load_params(params)
     known = {}
     for nb_params in by_notebook.values():
-        known.update(nb_params)
+        for name, param in nb_params.items():
+            known.setdefault(name, []).append(param)
     for name, value in params.items():
         if name not in known:
-            raise ParameterError(f"unknown parameter {name!r}; the notebooks take:\n"
-                                 + _listing(by_notebook))
-        param = known[name]
-        if not _type_ok(param, value):
-            raise ParameterError(f"parameter {name!r} must be {param.type_name} like its default "
-                                 f"{param.default!r} ({param.comment}), got {value!r}; "
-                                 "the notebooks take:\n" + _listing(by_notebook))
-        rule = RULES.get(name)
-        if rule is not None and value is not None and not rule[0](value):
-            raise ParameterError(f"parameter {name!r} = {value!r} is invalid: it must be "
-                                 f"{rule[1]}; the notebooks take:\n" + _listing(by_notebook))
-    return {nb: {k: v for k, v in params.items() if k in nb_params}
-            for nb, nb_params in by_notebook.items()}
+            raise ParameterError(f"unknown parameter {name!r}; the notebooks take:\n" + _listing(by_notebook))
+        for param in known[name]:
+            try:
+                check_type(param, value)
+            except ParameterError as exc:
+                raise ParameterError(f"{exc} ({param.comment}); the notebooks take:\n"
+                                     + _listing(by_notebook)) from None
+    checked = {}
+    for nb, nb_params in by_notebook.items():
+        mine = {k: v for k, v in params.items() if k in nb_params}
+        defaults = {k: p.default for k, p in nb_params.items()}
+        checked[nb] = check_values(mine, defaults, cwd)
+    return checked

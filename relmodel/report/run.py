@@ -13,16 +13,15 @@ import datetime as _dt
 import html
 import json
 import numbers
-import os
 import shutil
-import sys
+import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 
 from ..errors import ReportError
+from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
+from .folders import write_bytes, write_text
 from .params import notebook_parameters, validate
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
 
@@ -35,7 +34,11 @@ __all__ = [
     "recorded",
     "find_notebooks",
     "plan",
+    "Task",
+    "make_tasks",
+    "execute",
     "execute_one",
+    "store",
     "run_tasks",
     "finish",
 ]
@@ -148,7 +151,13 @@ def find_notebooks(notebooks=None):
             names = ", ".join(p.stem for p in suite)
             raise ReportError(f"no notebook {item!r}; choose from: {names}, or give a .ipynb path")
         found.append(match[0])
-    return found
+    unique = list(dict.fromkeys(found))  # '-n 05 -n 05' runs 05 once
+    stems = [p.stem for p in unique]
+    clash = sorted({s for s in stems if stems.count(s) > 1})
+    if clash:
+        raise ReportError(f"two notebooks are named {clash[0]!r}; their outputs would overwrite "
+                          "each other in one report, so rename one")
+    return unique
 
 
 def _records(nb):
@@ -165,7 +174,7 @@ def _records(nb):
 _EXPORTER = None
 
 
-def _to_html(nb, path):
+def _to_html(nb):
     global _EXPORTER
     if _EXPORTER is None:
         from nbconvert import HTMLExporter
@@ -176,123 +185,117 @@ def _to_html(nb, path):
         if "outputs" in cell:
             cell.outputs = [o for o in cell.outputs if MIMETYPE not in o.get("data", {})]
     body, _ = _EXPORTER.from_notebook_node(nb)
-    path.write_text(body, encoding="utf-8")
+    return body
 
 
-def _failure(name, exc, ipynb):
+@dataclass(frozen=True)
+class Task:
+    """One notebook to execute: plain data, so it can travel to any worker."""
+
+    name: str
+    source: str  # the notebook's JSON text
+    parameters: dict
+    run_id: str = "solo"
+
+    def __getitem__(self, i):  # task[0] is the name, as for a tuple
+        return (self.name, self.source, self.parameters, self.run_id)[i]
+
+
+def make_tasks(plans, run_id):
+    """Tasks from ``[(path, params), ...]``, reading each notebook once."""
+    texts = {}
+    return [Task(p.stem, texts.setdefault(p, Path(p).read_text(encoding="utf-8")), dict(params), run_id)
+            for p, params in plans]
+
+
+_SKIP_TAGS = {"injected-parameters", "papermill-error-cell-tag"}
+
+
+def _own_cell_number(source_nb, executed):
+    """1-based position, in the user's notebook, of the executed notebook's failing cell."""
+    failing = next((c for c in executed.cells if any(o.get("output_type") == "error"
+                                                     for o in c.get("outputs", []))), None)
+    if failing is None:
+        return None
+    ids = [c.get("id") for c in source_nb.cells]
+    if failing.get("id") in ids and failing.get("id") is not None:
+        return ids.index(failing.get("id")) + 1
+    own = [c for c in executed.cells if not _SKIP_TAGS & set(c.metadata.get("tags", []))]
+    return next((i + 1 for i, c in enumerate(own) if c is failing), None)
+
+
+def _failure(name, exc, number):
     source = (exc.source or "").strip().splitlines()
     first = source[0] if source else ""
-    return (f"{name}: cell {exc.cell_index + 1} of the executed notebook "
-            f"(In [{exc.exec_count}]: {first!r}) failed with "
-            f"{exc.ename}: {exc.evalue}; the partly executed notebook is kept at {ipynb}")
+    where = f"cell {number} of the notebook" if number else "a cell"
+    return (f"{name}: {where} (In [{exc.exec_count}]: {first!r}) failed with "
+            f"{exc.ename}: {exc.evalue}; the partly executed notebook is kept as {name}.ipynb")
 
 
-def execute_one(notebook, out_dir, parameters):
-    """Execute one notebook into ``out_dir`` and render its HTML.
+def execute(task):
+    """Execute one :class:`Task` in a scratch folder; return its outputs as data.
 
-    Returns a dict with name, ipynb, html, records, seconds and error (None or
-    a message naming the notebook and the failing cell). Runs in a worker.
+    Returns a dict with name, ipynb_bytes, html_bytes, records, seconds and
+    error (None or a message naming the notebook and its own cell number).
+    The kernel runs in the scratch folder, which is removed afterwards: the
+    worker writes nothing else, so it needs no shared file system.
     """
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from .kernel import KernelManager
+    from .kernel import kernel_manager_for
 
-    notebook, out_dir = Path(notebook).resolve(), Path(out_dir).resolve()
-    name = notebook.stem
-    ipynb, page = out_dir / f"{name}.ipynb", out_dir / f"{name}.html"
-    start, error = time.perf_counter(), None
+    name = task.name
+    scratch = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{task.run_id}-"))
+    source, ipynb = scratch / f"{name}.source.ipynb", scratch / f"{name}.ipynb"
+    start, error, out = time.perf_counter(), None, {"ipynb_bytes": None, "html_bytes": None, "records": {}}
     try:
-        papermill.execute_notebook(
-            str(notebook), str(ipynb), parameters=parameters, kernel_name="python3",
-            language="python", progress_bar=False, start_timeout=180,
-            execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=KernelManager,
-            resources={"metadata": {"path": str(out_dir)}})  # kernel cwd, without os.chdir
-    except PapermillExecutionError as exc:
-        error = _failure(name, exc, ipynb)
-    except Exception as exc:  # kernel died, bad notebook file...
-        error = f"{name}: {type(exc).__name__}: {exc}"
-    records = {}
-    if ipynb.exists():
-        nb = nbformat.read(ipynb, as_version=4)
-        records = _records(nb)
+        source.write_text(task.source, encoding="utf-8")
         try:
-            _to_html(nb, page)
-        except Exception as exc:  # nbconvert templates missing, a broken output...
-            error = error or f"{name}: the notebook ran but its HTML could not be written: {exc}"
-    return {"name": name, "ipynb": ipynb.name, "html": page.name if page.exists() else None,
-            "records": records, "seconds": time.perf_counter() - start, "error": error}
-
-
-def _default_out():
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out, k = Path("reports") / stamp, 1
-    while out.exists():
-        k += 1
-        out = Path("reports") / f"{stamp}-{k}"
-    return out
-
-
-def _prepare_out(out, force):
-    """Check (and with force, clear) the output folder; never touch other folders."""
-    out = Path(out) if out is not None else _default_out()
-    if out.exists():
-        if not force:
-            raise ReportError(f"{out} already exists; choose another --out or pass --force to replace it")
-        if not out.is_dir():
-            raise ReportError(f"{out} is a file, not a report folder")
-        if any(out.iterdir()) and not ((out / "summary.json").exists() or (out / "index.html").exists()):
-            raise ReportError(f"{out} is not empty and holds no report; refusing to replace it")
-    return out
-
-
-def _clear(out):
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-
-
-def _progress_hook(progress, total, desc):
-    if progress is True:
-        from tqdm import tqdm
-        bar = tqdm(total=total, desc=desc, unit="notebook", file=sys.stderr)
-        return lambda done, label: (bar.set_postfix_str(label), bar.update(1),
-                                    bar.close() if done == total else None)
-    if callable(progress):
-        return lambda done, label: progress(done, total, label)
-    return lambda done, label: None
-
-
-def run_tasks(tasks, executor=None, progress=None, desc="report"):
-    """Run ``execute_one(*task)`` for every task; results in task order.
-
-    Uses ``executor`` (any concurrent.futures.Executor) or a ProcessPoolExecutor
-    with one worker per core; a single task runs in this process.
-    """
-    from concurrent.futures import as_completed
-
-    hook = _progress_hook(progress, len(tasks), desc)
-    own = executor is None and len(tasks) > 1
-    if own:
-        executor = ProcessPoolExecutor(max_workers=min(len(tasks), os.cpu_count() or 1),
-                                       mp_context=get_context("spawn"))
-    try:
-        if executor is None:
-            results = []
-            for task in tasks:
-                results.append(execute_one(*task))
-                hook(len(results), results[-1]["name"])
-            return results
-        futures = {executor.submit(execute_one, *task): i for i, task in enumerate(tasks)}
-        results = [None] * len(tasks)
-        for done, future in enumerate(as_completed(futures), 1):
-            results[futures[future]] = future.result()
-            hook(done, results[futures[future]]["name"])
-        return results
+            papermill.execute_notebook(
+                str(source), str(ipynb), parameters=task.parameters, kernel_name="python3",
+                language="python", progress_bar=False, start_timeout=180,
+                execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=kernel_manager_for(task.run_id),
+                resources={"metadata": {"path": str(scratch)}})  # kernel cwd, without os.chdir
+        except PapermillExecutionError as exc:
+            error = ("failed", exc)
+        except Exception as exc:  # kernel died, bad notebook file...
+            error = f"{name}: {type(exc).__name__}: {exc}"
+        if ipynb.exists():
+            nb = nbformat.read(ipynb, as_version=4)
+            out["ipynb_bytes"], out["records"] = ipynb.read_bytes(), _records(nb)
+            if isinstance(error, tuple):
+                error = _failure(name, error[1], _own_cell_number(nbformat.reads(task.source, 4), nb))
+            try:
+                out["html_bytes"] = _to_html(nb).encode("utf-8")
+            except Exception as exc:  # nbconvert templates missing, a broken output...
+                error = error or f"{name}: the notebook ran but its HTML could not be written: {exc}"
+        elif isinstance(error, tuple):
+            error = _failure(name, error[1], None)
     finally:
-        if own:
-            executor.shutdown()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"name": name, **out, "seconds": time.perf_counter() - start, "error": error}
+
+
+def store(result, folder):
+    """Write a result's notebook and HTML into ``folder``; return its summary entry."""
+    folder, name = Path(folder), result["name"]
+    entry = {k: result[k] for k in ("name", "records", "seconds", "error")}
+    entry["ipynb"] = entry["html"] = None
+    if result.get("ipynb_bytes") is not None:
+        write_bytes(folder / f"{name}.ipynb", result["ipynb_bytes"])
+        entry["ipynb"] = f"{name}.ipynb"
+    if result.get("html_bytes") is not None:
+        write_bytes(folder / f"{name}.html", result["html_bytes"])
+        entry["html"] = f"{name}.html"
+    return entry
+
+
+def execute_one(notebook, out_dir, parameters):
+    """Execute one notebook in this process and write it into ``out_dir``; return its entry."""
+    task = make_tasks([(Path(notebook), parameters)], new_run_id())[0]
+    return store(execute(task), out_dir)
 
 
 def plan(notebooks=None, params=None):
@@ -315,20 +318,26 @@ def _headline(records):
     return {k: merged[k] for k in HEADLINE if k in merged}
 
 
-def finish(out, results, parameters):
+def finish(out, results, parameters, folder=None):
     """Write index.html and summary.json for executed results; return a Report.
 
-    Raises ReportError naming each failed notebook and cell after writing them.
+    The files go to ``folder`` (default ``out``: a staging folder that becomes
+    ``out``). Raises ReportError naming each failed notebook and cell after
+    writing them.
     """
+    from .folders import marker
+
+    folder = Path(folder or out)
     records = {r["name"]: r["records"] for r in results}
     headline = _headline(records)
     summary = {"parameters": parameters, "headline": headline, "records": records,
                "notebooks": [{k: r[k] for k in ("name", "ipynb", "html", "seconds", "error")}
                              for r in results],
-               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
-    (out / "index.html").write_text(index_page(summary), encoding="utf-8")
+               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+               "relmodel": marker("complete")}
+    write_text(folder / "index.html", index_page(summary))
+    write_text(folder / "summary.json", json.dumps(summary, indent=2, default=str))
     errors = [r["error"] for r in results if r["error"]]
     if errors:
-        raise ReportError("; ".join(errors) + f" (report index: {out / 'index.html'})")
-    return Report(out, tuple(r["name"] for r in results), parameters, headline, records)
+        raise ReportError("; ".join(errors) + f" (report index: {Path(out) / 'index.html'})")
+    return Report(Path(out), tuple(r["name"] for r in results), parameters, headline, records)

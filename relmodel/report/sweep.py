@@ -1,76 +1,121 @@
-"""Parameter sweeps: one report per value and a comparison page.
+"""Parameter sweeps: one report per combination and a comparison page.
 
-``render(sweep={"n_gpus": [4096, 16384, 65536, 131072]})`` renders the
-notebooks that take ``n_gpus`` once per value, into ``<out>/n_gpus-4096/`` and
-so on, running every (value, notebook) pair in parallel on the executor, then
-writes ``<out>/index.html`` with a table and a plot of the headline numbers
-across the values, and ``<out>/summary.json``.
+``render(sweep={"n_gpus": [16384, 65536], "ckpt_cost": ["30s", "2min"]})``
+renders the notebooks that take a swept parameter once per combination of
+values (the cross product), into ``<out>/n_gpus-16384_ckpt_cost-30s/`` and so
+on, running every (combination, notebook) pair in parallel on the executor,
+then writes ``<out>/index.html``: a table of the headline numbers of every
+combination and small multiples (one panel per headline number against the
+first swept parameter, one line per combination of the others), and
+``<out>/summary.json``. The headline numbers are read from each report's
+summary.json, whatever they are. Values equal after normalisation (``1 min``
+and ``1  min``, ``4096`` and ``4096.0``) are refused before anything runs.
 """
 
 import base64
 import html
 import io
+import itertools
 import json
 import re
+from pathlib import Path
 
 from ..errors import ParameterError, ReportError
+from .folders import Staging, check_target, write_bytes, write_text, marker
 from .params import load_params, parse_value
-from .run import (HEADLINE, Report, _clear, _prepare_out, find_notebooks, finish, fmt,
-                     page, plan, run_tasks, table)
+from .rules import DURATIONS, normalise
+from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, new_run_id,
+                  page, plan, run_tasks, store, table)
 
-__all__ = ["parse_sweep", "render_sweep", "comparison_figure"]
+__all__ = ["parse_sweep", "render_sweep", "comparison_figure", "combinations"]
 
 
 def parse_sweep(text):
-    """Parse ``NAME=V1,V2,...`` into ``{name: [v1, v2, ...]}`` (values as YAML scalars)."""
+    """Parse ``NAME=V1,V2,...`` into ``{name: [v1, v2, ...]}`` (values read as YAML 1.2)."""
     name, sep, values = text.partition("=")
     name = name.strip()
     if not sep or not name.isidentifier() or not values.strip():
         raise ParameterError(f"expected --sweep NAME=V1,V2,..., got {text!r}")
-    return {name: [parse_value(v) for v in values.split(",")]}
+    return {name: [parse_value(v, f"--sweep {name} value {v.strip()!r}") for v in values.split(",")]}
 
 
-def _one(sweep):
+def combinations(sweep):
+    """Check a sweep and return ``(names, [combination dict, ...])`` in cross-product order."""
     if isinstance(sweep, str):
         sweep = parse_sweep(sweep)
-    if not isinstance(sweep, dict) or len(sweep) != 1:
-        raise ParameterError("a sweep takes exactly one parameter, e.g. {'n_gpus': [4096, 16384]}")
-    (name, values), = sweep.items()
-    values = list(values) if isinstance(values, (list, tuple)) else [values]
-    if not values or len(set(map(repr, values))) != len(values):
-        raise ParameterError(f"sweep {name!r} needs distinct values, got {values!r}")
-    return name, values
+    if not isinstance(sweep, dict) or not sweep:
+        raise ParameterError("a sweep maps parameter names to lists of values, "
+                             "e.g. {'n_gpus': [4096, 16384]}")
+    grid = {}
+    for name, values in sweep.items():
+        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        keys = [normalise(name, v) for v in values]
+        if not values or len(set(map(repr, keys))) != len(keys):
+            raise ParameterError(f"sweep {name!r} needs distinct values, got {values!r}"
+                                 + (" (equal as durations)" if name in DURATIONS else ""))
+        grid[name] = values
+    names = list(grid)
+    return names, [dict(zip(names, combo)) for combo in itertools.product(*grid.values())]
 
 
-def _folder(name, value):
-    return f"{name}-" + re.sub(r"[^A-Za-z0-9._-]+", "_", str(value))
+def _folders(combos):
+    used, out = set(), []
+    for combo in combos:
+        base = "_".join(f"{n}-" + re.sub(r"[^A-Za-z0-9.-]+", "", str(v).replace(" ", ""))
+                        for n, v in combo.items())
+        name, k = base, 1
+        while name.lower() in used:
+            k += 1
+            name = f"{base}-{k}"
+        used.add(name.lower())
+        out.append(name)
+    return out
 
 
-def comparison_figure(name, rows):
-    """A matplotlib Figure of each headline number against the swept value."""
+def _x(name, value):
+    key = normalise(name, value)
+    return key[1] if key[0] in ("h", "n") else str(value)
+
+
+def comparison_figure(names, rows):
+    """A matplotlib Figure: one panel per headline number against the first swept parameter."""
     from matplotlib.figure import Figure
 
-    keys = [k for k in HEADLINE if any(k in r["headline"] for r in rows)]
-    ncols = min(2, max(len(keys), 1))
+    names = [names] if isinstance(names, str) else list(names)
+    keys = [k for k in _keys(rows) if any(isinstance(r["headline"].get(k), (int, float)) for r in rows)]
+    ncols = min(3, max(len(keys), 1))
     nrows = -(-max(len(keys), 1) // ncols)
-    fig = Figure(figsize=(5.2 * ncols, 3.4 * nrows), layout="constrained")
+    fig = Figure(figsize=(4.6 * ncols, 3.3 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax in axes[len(keys):]:
         ax.set_visible(False)
-    numeric = all(isinstance(r["value"], (int, float)) for r in rows)
+    first, others = names[0], names[1:]
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(str(r["values"][n]) for n in others), []).append(r)
     for ax, key in zip(axes, keys):
-        pts = [(r["value"], r["headline"][key]) for r in rows if key in r["headline"]]
-        xs = [p[0] if numeric else str(p[0]) for p in pts]
-        ys = [p[1] for p in pts]
-        ax.plot(xs, ys, "o-")
-        if min(ys) > 0 and max(ys) / min(ys) > 20:
+        for label, members in groups.items():
+            pts = [(_x(first, r["values"][first]), r["headline"][key]) for r in members
+                   if isinstance(r["headline"].get(key), (int, float))]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
+                        label=", ".join(f"{n}={v}" for n, v in zip(others, label)) or None)
+        ys = [r["headline"][key] for r in rows if isinstance(r["headline"].get(key), (int, float))]
+        if ys and min(ys) > 0 and max(ys) / min(ys) > 20:
             ax.set_yscale("log")
-        if numeric and min(xs) > 0 and max(xs) / min(xs) > 20:
-            ax.set_xscale("log")
-        ax.set_xlabel(name)
-        ax.set_title(HEADLINE[key], fontsize=10)
+        ax.set_xlabel(first + (" (hours)" if first in DURATIONS else ""))
+        ax.set_title(HEADLINE.get(key, key.replace("_", " ")), fontsize=10)
         ax.grid(alpha=0.3)
+        if others and key == keys[0]:
+            ax.legend(fontsize=8)
     return fig
+
+
+def _keys(rows):
+    keys = []
+    for r in rows:
+        keys += [k for k in r["headline"] if k not in keys]
+    return keys
 
 
 def _png(fig):
@@ -79,68 +124,86 @@ def _png(fig):
     return buf.getvalue()
 
 
-def _comparison_page(name, rows, out):
-    keys = [k for k in HEADLINE if any(k in r["headline"] for r in rows)]
+def _comparison_page(names, rows, folder):
+    keys = _keys(rows)
     body = []
     for r in rows:
-        link = f"<a href='{html.escape(r['folder'])}/index.html'>{fmt(r['value'])}</a>"
-        body.append([link] + [fmt(r["headline"].get(k, "")) for k in keys]
+        cells = [f"<a href='{html.escape(r['folder'])}/index.html'>{fmt(r['values'][names[0]])}</a>"]
+        cells += [fmt(r["values"][n]) for n in names[1:]]
+        body.append(cells + [fmt(r["headline"][k]) if k in r["headline"] else "not recorded" for k in keys]
                     + [html.escape(r["error"] or "ok")])
-    png = _png(comparison_figure(name, rows))
-    (out / "comparison.png").write_bytes(png)
+    png = _png(comparison_figure(names, rows))
+    write_bytes(folder / "comparison.png", png)
     img = f"<img src='data:image/png;base64,{base64.b64encode(png).decode()}' alt='comparison'>"
-    return page(f"relmodel sweep over {name}",
-                table([name] + [HEADLINE[k] for k in keys] + ["status"], body) + img)
+    header = names + [HEADLINE.get(k, k.replace("_", " ")) for k in keys] + ["status"]
+    return page("relmodel sweep over " + " × ".join(names), table(header, body) + img)
+
+
+def _paths(names, notebooks, params):
+    from .params import describe, notebook_parameters
+
+    for name in names:
+        if name in params:
+            raise ParameterError(f"{name!r} is both fixed by -p/--params and swept; give it once")
+    paths = find_notebooks(notebooks)
+    taking = [p for p in paths if set(names) & set(notebook_parameters(p))]
+    for name in names:
+        if not any(name in notebook_parameters(p) for p in paths):
+            raise ParameterError(f"no notebook takes {name!r}; they take:\n" + "\n".join(
+                f"{p.stem}:\n{describe(notebook_parameters(p))}" for p in paths))
+    return taking if notebooks is None else paths
 
 
 def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, executor=None,
                  progress=None):
-    """Render one report per swept value plus a comparison page; return a Report.
+    """Render one report per combination of swept values plus a comparison page; return a Report.
 
-    Without ``notebooks``, only the notebooks that take the swept parameter run.
-    Every value is checked before any kernel starts.
+    Without ``notebooks``, only the notebooks that take a swept parameter run.
+    Every combination is checked before any kernel starts or any folder is touched.
     """
-    name, values = _one(sweep)
+    names, combos = combinations(sweep)
     params = load_params(params)
-    if name in params:
-        raise ParameterError(f"{name!r} is both fixed by -p/--params and swept; give it once")
-    paths = find_notebooks(notebooks)
-    if notebooks is None:
-        from .params import describe, notebook_parameters
-        taking = [p for p in paths if name in notebook_parameters(p)]
-        if not taking:
-            raise ParameterError(f"no notebook takes {name!r}; they take:\n" + "\n".join(
-                f"{p.stem}:\n{describe(notebook_parameters(p))}" for p in paths))
-        paths = taking
-    plans = [plan(paths, {**params, name: v}) for v in values]  # raises before any kernel
-    out = _prepare_out(out, force)
-    _clear(out)
-    tasks = []
-    for value, tasks_v in zip(values, plans):
-        (out / _folder(name, value)).mkdir()
-        tasks += [(p, out / _folder(name, value), nb_params) for p, nb_params in tasks_v]
-    results = run_tasks(tasks, executor, progress, desc=f"sweep {name}")
-    return _finish_sweep(name, values, params, out, results, len(paths))
-
-
-def _finish_sweep(name, values, params, out, results, per_value):
-    rows, runs, errors = [], [], []
-    for i, value in enumerate(values):
-        folder = out / _folder(name, value)
-        chunk = results[i * per_value:(i + 1) * per_value]
-        try:
-            run = finish(folder, chunk, {**params, name: value})
-            runs.append(run)
-            headline, error = run.headline, None
-        except ReportError as exc:
-            headline = json.loads((folder / "summary.json").read_text())["headline"]
-            error = str(exc)
-            errors.append(f"{name}={value}: {exc}")
-        rows.append({"value": value, "folder": folder.name, "headline": headline, "error": error})
-    summary = {"sweep": name, "parameters": params, "runs": rows}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
-    (out / "index.html").write_text(_comparison_page(name, rows, out), encoding="utf-8")
+    paths = _paths(names, notebooks, params)
+    plans = [plan(paths, {**params, **combo}) for combo in combos]  # raises before any kernel
+    out = check_target(out, force)
+    folders, run_id = _folders(combos), new_run_id()
+    tasks, where = [], []
+    for k, combo_plans in enumerate(plans):
+        tasks += make_tasks(combo_plans, run_id)
+        where += [k] * len(combo_plans)
+    staging = Staging(out, replace=Path(out).exists())
+    try:
+        with staging:
+            for folder in folders:
+                (staging.path / folder).mkdir()
+            results = run_tasks(tasks, execute, executor, progress, desc="sweep " + ", ".join(names),
+                                on_result=lambda i, r: store(r, staging.path / folders[where[i]]),
+                                run_id=run_id)
+            report, errors = _finish_sweep(names, combos, folders, params, out, staging, results, where)
+            staging.commit()
+    except KeyboardInterrupt:
+        raise staging.interrupted() from None
     if errors:
         raise ReportError("; ".join(errors))
-    names = tuple(r["name"] for r in results[:per_value])
-    return Report(out, names, params, {}, {"sweep": rows}, tuple(runs))
+    return report
+
+
+def _finish_sweep(names, combos, folders, params, out, staging, results, where):
+    rows, runs, errors = [], [], []
+    for k, combo in enumerate(combos):
+        chunk = [r for r, w in zip(results, where) if w == k]
+        values = {**params, **combo}
+        try:
+            runs.append(finish(out / folders[k], chunk, values, folder=staging.path / folders[k]))
+            error = None
+        except ReportError as exc:
+            error = str(exc)
+            errors.append(", ".join(f"{n}={v}" for n, v in combo.items()) + f": {exc}")
+        summary = json.loads((staging.path / folders[k] / "summary.json").read_text(encoding="utf-8"))
+        rows.append({"values": combo, "value": combo[names[0]], "folder": folders[k],
+                     "headline": summary.get("headline", {}), "error": error})
+    summary = {"sweep": names, "parameters": params, "runs": rows, "relmodel": marker("complete")}
+    write_text(staging.path / "index.html", _comparison_page(names, rows, staging.path))
+    write_text(staging.path / "summary.json", json.dumps(summary, indent=2, default=str))
+    per = [r["name"] for r, w in zip(results, where) if w == 0]
+    return Report(out, tuple(per), params, {}, {"sweep": rows}, tuple(runs)), errors

@@ -11,6 +11,7 @@ never presentation, never matplotlib or papermill.
 from . import spares
 from .budget import share_fit, split_budget, what_if
 from .cluster import Cluster
+from .grid import sweep_grid
 from .requirements import (Requirements, best_ettr, job_mtbf, plan_requirements, required_gpu_mtbf,
                            required_job_mtbf, required_node_mtbf, requirements_table)
 from .scaling import ScaledRates, scale_job_mtbf, scale_rates
@@ -26,4 +27,4 @@ __all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Require
            "requirements_table", "ScaledRates", "scale_job_mtbf", "scale_rates", "erlang_b", "repair_model",
            "spare_pool", "spares_table", "blast_radius", "cause_levels", "fault_domains", "DomainModel",
            "simulate_domains", "evaluate_design", "tolerance_gain", "optics_requirements", "transceiver_requirement",
-           "DESIGNS", "compare_designs", "design_presets"]
+           "DESIGNS", "compare_designs", "design_presets", "sweep_grid"]

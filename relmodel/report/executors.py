@@ -1,0 +1,244 @@
+"""Run report tasks on an executor; stop cleanly on Ctrl-C.
+
+:func:`run_tasks` runs one function per task on
+
+* a process pool of its own (``executor=None``, one worker per core; workers
+  ignore SIGINT so that only this process decides how to stop),
+* any :class:`concurrent.futures.Executor`, or
+* a Dask ``distributed.Client`` (submitted with ``retries=``; a task whose
+  worker dies is run again on another worker by the scheduler).
+
+Tasks return plain data (the executed notebook and its HTML as bytes), so
+workers need no shared file system; results are handed to ``on_result`` in
+this process as they arrive. A task that raises (a worker lost for good) gives
+a result whose ``error`` names the notebook; the others finish.
+
+On KeyboardInterrupt the pending tasks are cancelled, the pool's workers are
+killed, and every kernel of the run (found by its ``relmodel-kernel-<run>-*``
+folder and ``pid`` file) is stopped and its folder removed, together with the
+workers' scratch folders (``relmodel-work-<run>-*``); then the interrupt is
+raised again.
+"""
+
+import os
+import shutil
+import signal
+import tempfile
+import time
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+__all__ = ["run_tasks", "new_run_id", "cleanup_run", "is_dask", "worker_pool", "dask_client", "WORK_PREFIX",
+           "DASK_RETRIES"]
+
+#: Name prefix of a worker's scratch folder for one notebook.
+WORK_PREFIX = "relmodel-work-"
+#: Retries of a Dask task that raised (a lost worker is rescheduled by Dask itself).
+DASK_RETRIES = 2
+_POLL_S = 0.1
+
+
+def new_run_id():
+    """A short id naming the temporary folders of one run."""
+    return uuid.uuid4().hex[:12]
+
+
+def is_dask(executor):
+    """True for a ``distributed.Client``."""
+    return type(executor).__module__.startswith("distributed") and hasattr(executor, "gather")
+
+
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _kill(pid):
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if b"ipykernel" not in cmdline:
+            return
+    except OSError:
+        if not hasattr(os, "killpg"):
+            return
+    try:
+        os.killpg(pid, signal.SIGKILL)  # kernels run in a session (process group) of their own
+    except (OSError, AttributeError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def cleanup_run(run_id):
+    """Stop the kernels of run ``run_id`` and remove its temporary folders."""
+    from .kernel import PREFIX
+
+    tmp = Path(tempfile.gettempdir())
+    for folder in tmp.glob(f"{PREFIX}{run_id}-*"):
+        try:
+            _kill(int((folder / "pid").read_text()))
+        except (OSError, ValueError):
+            pass
+        shutil.rmtree(folder, ignore_errors=True)
+    for folder in tmp.glob(f"{WORK_PREFIX}{run_id}-*"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _progress_hook(progress, total, desc):
+    if progress is True:
+        from tqdm import tqdm
+        bar = tqdm(total=total, desc=desc, unit="notebook", file=__import__("sys").stderr)
+        return lambda done, label: (bar.set_postfix_str(label), bar.update(1),
+                                    bar.close() if done == total else None)
+    if callable(progress):
+        return lambda done, label: progress(done, total, label)
+    return lambda done, label: None
+
+
+def _lost(task, exc):
+    name = getattr(task, "name", None) or str(task[0])
+    return {"name": name, "ipynb": None, "html": None, "records": {}, "seconds": 0.0,
+            "error": f"{name}: the worker running it was lost ({type(exc).__name__}: {exc})"}
+
+
+def _submit(executor, func, task, i):
+    if is_dask(executor):
+        return executor.submit(func, task, retries=DASK_RETRIES, pure=False,
+                               key=f"relmodel-{i}-{uuid.uuid4().hex[:8]}")
+    return executor.submit(func, task)
+
+
+def _abort(executor, futures, own):
+    for future in futures:
+        future.cancel()
+    if own:
+        for process in list(getattr(executor, "_processes", {}).values()):
+            try:
+                process.kill()
+            except (OSError, AttributeError):
+                pass
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _collect(futures, tasks, results, store, hook):
+    """Poll ``futures`` (so Ctrl-C is seen at once) and store each result as it arrives."""
+    pending, done = set(futures), 0
+    while pending:
+        finished = [f for f in pending if f.done()]
+        if not finished:
+            time.sleep(_POLL_S)
+            continue
+        for future in finished:
+            pending.discard(future)
+            i = futures[future]
+            try:
+                result = future.result()
+            except Exception as exc:  # a worker lost for good, a task that could not run
+                result = _lost(tasks[i], exc)
+            results[i] = store(i, result)
+            done += 1
+            hook(done, results[i]["name"])
+
+
+def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_result=None, run_id=None):
+    """Run ``func(task)`` for every task; return the results in task order.
+
+    ``on_result(i, result)`` runs here as each result arrives (it writes files).
+    A single task without an executor runs in this process.
+    """
+    run_id = run_id or new_run_id()
+    hook = _progress_hook(progress, len(tasks), desc)
+    store = on_result or (lambda i, r: r)
+    own = executor is None and len(tasks) > 1
+    if own:
+        executor = ProcessPoolExecutor(max_workers=min(len(tasks), os.cpu_count() or 1),
+                                       mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    results, futures, clean = [None] * len(tasks), {}, False
+    try:
+        if executor is None:
+            for i, task in enumerate(tasks):
+                results[i] = store(i, func(task))
+                hook(i + 1, results[i]["name"])
+            clean = True
+            return results
+        futures.update({_submit(executor, func, task, i): i for i, task in enumerate(tasks)})
+        _collect(futures, tasks, results, store, hook)
+        clean = True
+        return results
+    except BaseException:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+        try:
+            if executor is not None:
+                _abort(executor, futures, own or getattr(executor, "_relmodel_owned", False))
+            cleanup_run(run_id)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        raise
+    finally:
+        if own:
+            executor.shutdown(wait=clean, cancel_futures=True)
+        if clean:
+            cleanup_run(run_id)  # anything a lost worker left behind
+
+
+def _main_thread():
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
+class _Nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def worker_pool(jobs=None):
+    """A context giving a spawn process pool of ``jobs`` workers (None: the default pool)."""
+    if jobs is None:
+        return _Nothing()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    pool._relmodel_owned = True  # its workers may be killed on Ctrl-C
+    return pool
+
+
+class dask_client:
+    """Context manager: a Dask Client on ``address``, or on a local cluster for None or "local".
+
+    The local cluster has one single-threaded worker process per core and
+    listens on the loopback interface only, without a dashboard.
+    """
+
+    def __init__(self, address=None):
+        self.address, self.cluster, self.client = address, None, None
+
+    def __enter__(self):
+        from ..errors import ReportError
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ReportError("--dask needs dask.distributed: pip install 'dask[distributed]'") from None
+        try:
+            if self.address in (None, "local"):
+                self.cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
+                                            processes=True, host="127.0.0.1", dashboard_address=None)
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(self.address, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            self.__exit__()
+            raise ReportError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+        return self.client
+
+    def __exit__(self, *exc):
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:  # closing a half-started cluster must not hide the first error
+                    pass
+        return False

@@ -1,0 +1,261 @@
+"""Value rules for report parameters, checked before any kernel starts.
+
+One table, :data:`RULES`, keyed by parameter name. A value that already has the
+parameter's declared type (see :mod:`relmodel.report.params`) must also pass
+the rule for its name; ``None`` (where the annotation allows it) skips the rule.
+
+======================  ====================================================
+parameter               valid values
+======================  ====================================================
+n_gpus, sizes[]         whole number of GPUs, 1 to 100,000,000
+gpus_per_node           whole number, 1 to 1,024
+n_runs                  whole number of simulated runs, 2 to 100,000
+n_points, top           whole number, 1 to 100,000
+n_spares_max            whole number, 1 to 100,000
+n_boot                  whole number, 0 to 100,000
+seed                    whole number, 0 to 2**32 - 1
+target_ettr, conf,      fraction strictly between 0 and 1
+alpha, availability,
+spare_target
+fast_fraction           fraction from 0 to 1
+ckpt_cost, work, stall, duration > 0 (at most 100,000 h): "45s", "5min",
+fast_cost, persist,     "3h", "2d" or a number of hours
+repair_time,
+ckpt_costs[]
+restart                 duration >= 0 (at most 100,000 h)
+mtbf_h                  number of hours > 0
+durations               "uptimes" or "interarrivals"
+families[]              known family names (relmodel.stats.families), >= 1
+repair                  "empirical" or a known family name
+log                     a bundled data set name (relmodel.datasets.NAMES) or
+                        an existing log file; a relative path is resolved
+                        from the caller's working folder
+start, end, node,       a column in the log file's header (only the header is
+cause, planned, column  read); a bundled log takes no column names except
+                        ``column``, one of its cause columns
+======================  ====================================================
+
+List parameters (``name[]`` above) must be non-empty and every element must
+pass the rule.  :func:`check_values` applies the table and returns the values
+to pass on (``log`` as an absolute path).
+"""
+
+import math
+import warnings
+from pathlib import Path
+
+from ..errors import DurationError, ParameterError
+from ..units import hours
+
+__all__ = ["RULES", "DURATIONS", "COLUMNS", "check_values", "log_header", "normalise"]
+
+_MAX_H = 100_000.0
+
+
+def _whole(lo, hi):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _open_fraction(v):
+    return _number(v) and 0 < v < 1
+
+
+def _closed_fraction(v):
+    return _number(v) and 0 <= v <= 1
+
+
+def _hours_or_none(v):
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        return None
+    try:
+        h = hours(v)
+    except (DurationError, TypeError, ValueError):
+        return None
+    return h if math.isfinite(h) else None
+
+
+def _positive_duration(v):
+    h = _hours_or_none(v)
+    return h is not None and 0 < h <= _MAX_H
+
+
+def _duration_or_zero(v):
+    h = _hours_or_none(v)
+    return h is not None and 0 <= h <= _MAX_H
+
+
+def _family(v):
+    from ..stats.families import get_family
+    try:
+        get_family(v)
+    except (ValueError, TypeError):
+        return False
+    return isinstance(v, str)
+
+
+def _families_text():
+    from ..stats.families import FAMILIES
+    return "known family names: " + ", ".join(FAMILIES)
+
+
+#: name -> (check of one value or element, what is valid, is a list)
+RULES = {
+    "n_gpus": (_whole(1, 10**8), "a whole number of GPUs from 1 to 100,000,000", False),
+    "sizes": (_whole(1, 10**8), "whole numbers of GPUs from 1 to 100,000,000", True),
+    "gpus_per_node": (_whole(1, 1024), "a whole number from 1 to 1,024", False),
+    "n_runs": (_whole(2, 100_000), "a whole number of simulated runs from 2 to 100,000", False),
+    "n_points": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
+    "top": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
+    "n_spares_max": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
+    "n_boot": (_whole(0, 100_000), "a whole number from 0 to 100,000", False),
+    "seed": (_whole(0, 2**32 - 1), "a whole number from 0 to 4,294,967,295", False),
+    "target_ettr": (_open_fraction, "a fraction strictly between 0 and 1", False),
+    "conf": (_open_fraction, "a fraction strictly between 0 and 1", False),
+    "alpha": (_open_fraction, "a significance level strictly between 0 and 1", False),
+    "availability": (_open_fraction, "a fraction strictly between 0 and 1", False),
+    "spare_target": (_open_fraction, "a probability strictly between 0 and 1", False),
+    "fast_fraction": (_closed_fraction, "a fraction from 0 to 1", False),
+    "mtbf_h": (lambda v: _number(v) and v > 0, "a number of hours > 0", False),
+    "durations": (lambda v: v in ("uptimes", "interarrivals"), "'uptimes' or 'interarrivals'", False),
+    "families": (_family, None, True),
+    "repair": (lambda v: v == "empirical" or _family(v), None, False),
+    "restart": (_duration_or_zero, "a duration >= 0 such as '10min', '0s' or 0.2 (hours)", False),
+    "ckpt_costs": (_positive_duration, "durations > 0 such as '30s', '1min', '5min'", True),
+}
+for _name, _example in (("ckpt_cost", "'1min'"), ("work", "'30d'"), ("stall", "'10s'"),
+                        ("fast_cost", "'10s'"), ("persist", "'5min'"), ("repair_time", "'2d'")):
+    RULES[_name] = (_positive_duration, f"a duration > 0 such as {_example}, '45s' or 0.5 (hours), "
+                                        "at most 100,000 hours", False)
+
+#: Parameters that hold one duration or a list of them.
+DURATIONS = {n for n, (check, _, _) in RULES.items() if check in (_positive_duration, _duration_or_zero)}
+#: Parameters that name a column of the log.
+COLUMNS = ("start", "end", "node", "cause", "planned", "column")
+
+
+def _valid_text(name):
+    text = RULES[name][1]
+    if text is None:
+        text = _families_text() + (' or "empirical"' if name == "repair" else "")
+    return text
+
+
+def normalise(name, value):
+    """A comparable key for a value: durations in hours, numbers as floats."""
+    if name in DURATIONS:
+        h = _hours_or_none(value) if not isinstance(value, list) else tuple(map(_hours_or_none, value))
+        if h is not None:
+            return ("h", h)
+    if isinstance(value, list):
+        return tuple(normalise(name, v) for v in value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("n", float(value))
+    return (type(value).__name__, value)
+
+
+def _check_rule(name, value):
+    check, _, is_list = RULES[name]
+    if is_list:
+        if not isinstance(value, list) or not value:
+            raise ParameterError(f"parameter {name!r} must be a non-empty [list] of {_valid_text(name)}, "
+                                 f"got {value!r}")
+        bad = [v for v in value if not check(v)]
+        if bad:
+            raise ParameterError(f"parameter {name!r}: element {bad[0]!r} is invalid; every element "
+                                 f"must be {_valid_text(name)}")
+    elif not check(value):
+        raise ParameterError(f"parameter {name!r} = {value!r} is invalid: it must be {_valid_text(name)}")
+
+
+def _resolve_log(value, cwd):
+    from ..data.datasets import NAMES
+    if value.lower() in NAMES:
+        return value
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    if not path.is_file():
+        raise ParameterError(f"parameter 'log' = {value!r}: no such file ({path}); give a log file "
+                             f"or a bundled data set: {', '.join(NAMES)}")
+    return str(path.resolve())
+
+
+def log_header(path):
+    """The column names of a log file, reading only its header where the format allows."""
+    import pandas as pd
+    from ..data.readers import read_table
+
+    name = str(path).lower()
+    try:
+        if ".csv" in name:
+            return [str(c).strip() for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
+        if name.endswith(".parquet"):
+            import pyarrow.parquet as pq
+            return list(pq.read_schema(path).names)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(read_table(path)[0].columns)
+    except Exception as exc:  # unreadable, wrong type, bad encoding: all say the same
+        raise ParameterError(f"parameter 'log': cannot read the columns of {path}: {exc}") from None
+
+
+def _bundled_causes(name):
+    from ..data.datasets import load
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(load(name).cause_columns)
+
+
+def _check_columns(values, log):
+    given = {c: values[c] for c in COLUMNS if values.get(c) is not None}
+    if log is None:
+        return
+    from ..data.datasets import NAMES
+    if log.lower() in NAMES:
+        if not given:
+            return
+        extra = [c for c in given if c != "column"]
+        if extra:
+            raise ParameterError(f"parameter {extra[0]!r}: the bundled log {log!r} takes no column "
+                                 "names; give 'log' a file path to name its columns")
+        causes = _bundled_causes(log)
+        if given["column"] not in causes:
+            raise ParameterError(f"parameter 'column' = {given['column']!r}: the bundled log {log!r} "
+                                 f"has the cause columns {', '.join(causes)}")
+        return
+    header = log_header(log)
+    for name, col in given.items():
+        for c in col if isinstance(col, list) else [col]:
+            if c not in header:
+                raise ParameterError(f"parameter {name!r} = {c!r}: no such column in {log}; its "
+                                     f"columns are {', '.join(header)}")
+    if "start" not in given:
+        raise ParameterError(f"parameter 'start' is needed for the log file {log}: name the column "
+                             f"that holds outage start times (one of {', '.join(header)})")
+
+
+def check_values(values, defaults=None, cwd=None):
+    """Apply :data:`RULES` to ``{name: value}``; return the values to pass on.
+
+    ``defaults`` (``{name: value}``) fills in parameters the user left out when
+    a rule relates several (columns need the log). ``cwd`` (default: this
+    process's working folder) resolves a relative ``log`` path.
+    """
+    out = dict(values)
+    for name, value in values.items():
+        if value is not None and name in RULES:
+            _check_rule(name, value)
+    merged = {**(defaults or {}), **out}
+    log = merged.get("log")
+    if isinstance(log, str):
+        resolved = _resolve_log(log, cwd or Path.cwd())
+        if "log" in out:
+            out["log"] = resolved
+        merged["log"] = resolved
+    if any(c in values for c in COLUMNS) or "log" in values:
+        _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
+    return out
