@@ -114,7 +114,7 @@ def _chunk(axes, designs, a, b):
     cols = _columns(axes, designs, a, b)
     m, d, r, t = cols["job_mtbf_h"], cols["ckpt_cost_h"], cols["restart_h"], cols["target_ettr"]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        tau = optimal_interval(m, d, r)
+        tau = optimal_interval(m, d)
         best = ettr(tau, m, d, r)
         need = required_job_mtbf_vec(t, d, r)
         room = 1.0 / need - cols["fixed_rate_per_h"]
