@@ -22,21 +22,35 @@ def _text(col):
 
 
 def _codes(col):
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        col = col.cat.remove_unused_categories()
+        codes = col.cat.codes.to_numpy().astype(np.int64)
+        uniques = list(col.cat.categories)
+        if (codes < 0).any():
+            codes = np.where(codes < 0, len(uniques), codes)
+            uniques.append(np.nan)
+        return codes, _text(pd.Series(uniques, dtype=object)).to_numpy(object)
     codes, uniques = pd.factorize(col, use_na_sentinel=False)
     text = _text(pd.Series(uniques, dtype=col.dtype if len(uniques) else object)).to_numpy(object)
     return codes.astype(np.int64), text
 
 
 def node_key(df, nodes):
-    """One text key per row ("system/node" for several node columns), built from the distinct values only."""
+    """One text key per row ("system/node" for several node columns) and integer codes in key order.
+
+    Returns ``(keys, codes, sorted distinct keys)``; built from the distinct values only.
+    """
     if not nodes:
-        return np.full(len(df), "all", dtype=object)
+        return np.full(len(df), "all", dtype=object), np.zeros(len(df), np.int64), np.array(["all"], object)
     codes, text = _codes(df[nodes[0]])
     for c in nodes[1:]:
         c2, t2 = _codes(df[c])
-        combo, codes = np.unique(codes * len(t2) + c2, return_inverse=True)
+        codes, combo = pd.factorize(codes * len(t2) + c2)
         text = np.array([f"{text[k // len(t2)]}/{t2[k % len(t2)]}" for k in combo], dtype=object)
-    return text[codes]
+    rank = np.argsort(text, kind="stable")
+    where_ = np.empty_like(rank)
+    where_[rank] = np.arange(rank.size)
+    return text[codes], where_[codes].astype(np.int64), text[rank]
 
 
 def node_codes(nodes):
@@ -45,13 +59,36 @@ def node_codes(nodes):
     return codes.astype(np.int64), np.asarray(uniques, dtype=object)
 
 
-def _nan_equal_prev(x):
-    """x[i] == x[i - 1], NaN equal to NaN (False for i = 0)."""
-    out = np.zeros(x.size, bool)
-    if x.size > 1:
-        a, b = x[1:], x[:-1]
-        out[1:] = (a == b) | (np.isnan(a) & np.isnan(b)) if x.dtype.kind == "f" else (a == b)
-    return out
+def _runs(*keys):
+    """For rows sorted by ``keys``: True where a row's keys equal the previous row's (NaN equal to NaN)."""
+    n = keys[0].size
+    same = np.zeros(n, bool)
+    if n > 1:
+        same[1:] = True
+        for k in keys:
+            a, b = k[1:], k[:-1]
+            eq = a == b
+            if k.dtype.kind == "f":
+                eq |= np.isnan(a) & np.isnan(b)
+            same[1:] &= eq
+    return same
+
+
+def _duplicates(code, start, end, cause_codes, row):
+    """Rows equal to an earlier row (by row number) in node, start, end and causes."""
+    order = np.lexsort([row, start, code])
+    tied = _runs(code[order], start[order])
+    dup = np.zeros(code.size, bool)
+    if not tied.any():
+        return dup, order
+    in_run = tied.copy()
+    in_run[:-1] |= tied[1:]
+    cand = order[in_run]  # rows sharing node and start with another row: compare them fully
+    keys = [code[cand], start[cand], end[cand]] + [c[cand] for c in cause_codes]
+    sub = np.lexsort([row[cand]] + keys[::-1])
+    same = _runs(*[k[sub] for k in keys])
+    dup[cand[sub][same]] = True
+    return dup, order
 
 
 def _group_cummax_prev(values, group):
@@ -70,64 +107,62 @@ def _group_cummax_prev(values, group):
     return prev
 
 
-def clean_events(events, causes, win):
+def clean_events(events, causes, win, codes=None):
     """Apply the log rules to ``events`` (row, start_h, end_h, node, causes, planned).
 
-    Returns ``(events, problems)``: events sorted by start then row, with an
-    ``overlaps`` column; problems one row per flagged row.
+    ``codes`` are the node keys' integer codes in key order (computed when not
+    given).  Returns ``(events, problems)``: events sorted by start then row,
+    with an ``overlaps`` column; problems one row per flagged row; and the
+    node codes of the returned events.
     """
-    flagged = []
-    s = events["start_h"].to_numpy(float)
-    outside = (s < win[0]) | (s > win[1])
-    flagged.append(flag_rows(events[outside], "outside window", "dropped"))
-    events = events[~outside]
-    code, _ = node_codes(events["node"].to_numpy(object))
-    keys = [code, events["start_h"].to_numpy(float), events["end_h"].to_numpy(float)]
-    keys += [pd.factorize(events[c], use_na_sentinel=False)[0] for c in causes]
-    row = events["row"].to_numpy()
-    order = np.lexsort([row] + keys[::-1])
-    same = np.ones(order.size, bool)
-    for k in keys:
-        same &= _nan_equal_prev(k[order])
-    dup = np.zeros(order.size, bool)
-    dup[order[same]] = True
-    flagged.append(flag_rows(events[dup], "duplicate", "dropped; the first copy is kept"))
-    events, code = events[~dup], code[~dup]
-    order = np.lexsort([events["row"].to_numpy(), events["start_h"].to_numpy(float), code])
-    events, code = events.iloc[order], code[order]
-    prev_end = _group_cummax_prev(events["end_h"].to_numpy(float), code)
+    start, row = events["start_h"].to_numpy(float), events["row"].to_numpy()
+    code = node_codes(events["node"].to_numpy(object))[0] if codes is None else np.asarray(codes)
+    keep = np.flatnonzero(~((start < win[0]) | (start > win[1])))
+    flags = [("outside window", "dropped", np.flatnonzero((start < win[0]) | (start > win[1])))]
+    s, c, r = start[keep], code[keep], row[keep]
+    e = events["end_h"].to_numpy(float)[keep]
+    cause_codes = [pd.factorize(events[k].to_numpy()[keep], use_na_sentinel=False)[0] for k in causes]
+    dup, order = _duplicates(c, s, e, cause_codes, r)
+    flags.append(("duplicate", "dropped; the first copy is kept", keep[dup]))
+    order = order[~dup[order]]  # sorted by node, start, row
+    prev_end = _group_cummax_prev(e[order], c[order])
     with np.errstate(invalid="ignore"):
-        overlaps = events["start_h"].to_numpy(float) < prev_end
-    events = events.assign(overlaps=overlaps)
-    flagged.append(flag_rows(events[overlaps], "overlap",
-                             "merged with the earlier outage on the node; not a new interruption"))
-    fresh, fcode = events[~overlaps], code[~overlaps]
-    simul = _simultaneous(fresh["start_h"].to_numpy(float), fcode)
-    flagged.append(flag_rows(fresh[simul], "simultaneous", "one interruption for interarrivals; one failure per node"))
-    order = np.lexsort([events["row"].to_numpy(), events["start_h"].to_numpy(float)])
-    events = events.iloc[order].reset_index(drop=True)
-    problems = pd.concat([p for p in flagged if len(p)] or [empty_problems()], ignore_index=True)
-    return events, problems.sort_values("row", kind="stable").reset_index(drop=True)
+        over_sorted = s[order] < prev_end
+    flags.append(("overlap", "merged with the earlier outage on the node; not a new interruption",
+                  keep[order[over_sorted]]))
+    fresh = order[~over_sorted]
+    simul = _simultaneous(s[fresh], c[fresh])
+    flags.append(("simultaneous", "one interruption for interarrivals; one failure per node", keep[fresh[simul]]))
+    overlaps = np.zeros(s.size, bool)
+    overlaps[order[over_sorted]] = True
+    kept = np.sort(order)
+    final = kept[np.lexsort([r[kept], s[kept]])]
+    out = events.iloc[keep[final]].reset_index(drop=True)
+    out["overlaps"] = overlaps[final]
+    problems = [flag_rows(events.iloc[np.sort(i)], p, a) for p, a, i in flags if len(i)]
+    problems = pd.concat(problems or [empty_problems()], ignore_index=True)
+    return out, problems.sort_values("row", kind="stable").reset_index(drop=True), c[final]
 
 
 def _simultaneous(start, code):
-    """Rows (in the given order) whose start repeats an earlier row's start, where several nodes share it."""
+    """Rows (sorted by node, start) whose start repeats an earlier row's, where several nodes share it."""
     if start.size == 0:
         return np.zeros(0, bool)
-    s_codes, s_uniq = pd.factorize(start)
-    first = np.zeros(start.size, bool)
-    first[np.unique(s_codes, return_index=True)[1]] = True
-    pairs = np.unique(s_codes.astype(np.int64) * (int(code.max()) + 1) + code)
-    nodes_per_start = np.bincount(pairs // (int(code.max()) + 1), minlength=len(s_uniq))
+    s_codes = pd.factorize(start)[0]  # numbered in order of first appearance
+    seen = np.maximum.accumulate(s_codes)
+    first = np.ones(start.size, bool)
+    first[1:] = s_codes[1:] > seen[:-1]
+    distinct_pair = ~_runs(code, start)
+    nodes_per_start = np.bincount(s_codes[distinct_pair], minlength=int(seen[-1]) + 1)
     return ~first & (nodes_per_start[s_codes] > 1)
 
 
-def merged_outages(events):
+def merged_outages(events, codes=None):
     """Per node, outages merged where they overlap, sorted by node then start.
 
     Returns ``(node code, start_h, end_h, sorted node keys)`` as arrays.
     """
-    code, keys = node_codes(events["node"].to_numpy(object))
+    code, keys = node_codes(events["node"].to_numpy(object)) if codes is None else codes
     start = events["start_h"].to_numpy(float)
     order = np.lexsort([start, code])
     code, start = code[order], start[order]
@@ -136,7 +171,7 @@ def merged_outages(events):
     if heads.size == 0:
         return code[:0], start[:0], end[:0], keys
     with np.errstate(invalid="ignore"):
-        merged_end = np.fmax.reduceat(end, heads) if end.size else end
+        merged_end = np.fmax.reduceat(end, heads)
     return code[heads], start[heads], merged_end, keys
 
 

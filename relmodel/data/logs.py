@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .clean import clean_events, empty_problems, merged_outages, node_key
+from .clean import clean_events, empty_problems, merged_outages, node_codes, node_key
 from .durations import Durations
 from ..errors import CountError, EndBeforeStartError, InputTypeError, LogFormatError
 from .readers import at, read_table, require_columns
@@ -93,7 +93,8 @@ class InterruptionLog:
         Simultaneous starts count once.  The gap from the last start to the
         window end is right-censored.
         """
-        starts = np.unique(self.interruptions(include_planned)["start_h"].to_numpy())
+        starts = np.sort(self.interruptions(include_planned)["start_h"].to_numpy(float))
+        starts = starts[np.append(True, starts[1:] != starts[:-1])] if starts.size else starts
         gaps = np.diff(starts)
         observed = np.ones(gaps.size, bool)
         tail = self.window_h[1] - starts[-1] if starts.size else self.duration_h
@@ -109,7 +110,7 @@ class InterruptionLog:
         Gaps after an outage with an unknown end are left out.  The time
         before a node's first outage is not used (when it last failed is unknown).
         """
-        code, start, end, keys = merged_outages(self.events)
+        code, start, end, keys = merged_outages(self.events, self._codes())
         last = np.ones(code.size, bool)
         last[:-1] = code[1:] != code[:-1]
         nxt_start = np.empty_like(start)
@@ -121,11 +122,18 @@ class InterruptionLog:
 
     def downtimes(self):
         """Repair durations (end − start) of outages with a known end, overlaps merged."""
-        code, start, end, keys = merged_outages(self.events)
+        code, start, end, keys = merged_outages(self.events, self._codes())
         d = end - start
         keep = np.isfinite(d)
         return Durations(d[keep], np.ones(int(keep.sum()), bool), label="downtimes",
                          groups=keys[code[keep]])
+
+    def _codes(self):
+        """Node codes in key order for ``events`` (kept while ``events`` is the same object)."""
+        cache = getattr(self, "_node_cache", None)
+        if cache is None or cache[0] is not self.events:
+            self._node_cache = (self.events, node_codes(self.events["node"].to_numpy(object)))
+        return self._node_cache[1]
 
     def to_frame(self):
         """The events table."""
@@ -167,7 +175,7 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     _check_args(start, end, planned, time_format, time_unit, name)
     n_nodes, gpus_per_node = _whole_or_none("n_nodes", n_nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     wanted = [start] + ([end] if end else []) + nodes + causes + ([planned] if planned else [])
-    df, label = read_table(source, columns=wanted)
+    df, label = read_table(source, columns=wanted, categorical=nodes + causes)
     require_columns(df, [start], label, "start")
     require_columns(df, [end] if end else [], label, "end")
     require_columns(df, nodes, label, "node")
@@ -180,20 +188,33 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
                                allow_missing=True)
     origin, s_h, e_h, win = to_hours(kind, t_start, t_end, window, time_format, time_unit, label)
     _check_order(s_h, e_h, label, end)
-    events = pd.DataFrame({"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h,
-                           "node": node_key(df, nodes)})
+    keys, codes, sorted_keys = node_key(df, nodes)
+    events = pd.DataFrame({"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h, "node": keys})
     for c in causes:
-        events[c] = df[c].where(df[c].notna(), "unknown").to_numpy()
+        events[c] = _cause_values(df[c])
     events["planned"] = _planned(df, planned, label)
     del df, t_start, t_end
-    events, problems = clean_events(events, causes, win)
+    events, problems, codes = clean_events(events, causes, win, codes)
     serious = problems[problems["problem"] != "simultaneous"]
     if len(serious):
         counts = serious["problem"].value_counts().to_dict()
         warnings.warn(f"{name or label}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
                       + " rows; see problems() for the rows and what was done", LogWarning, stacklevel=2)
-    return InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or str(label),
-                           n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
+    log = InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or str(label),
+                          n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
+    log._node_cache = (events, (codes, sorted_keys))
+    return log
+
+
+def _cause_values(col):
+    """A cause column as values, missing ones "unknown"."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        if col.isna().any():
+            if "unknown" not in col.cat.categories:
+                col = col.cat.add_categories(["unknown"])
+            col = col.fillna("unknown")
+        return np.asarray(col.cat.categories, dtype=object)[col.cat.codes.to_numpy()]
+    return col.where(col.notna(), "unknown").to_numpy()
 
 
 def _check_args(start, end, planned, time_format, time_unit, name):

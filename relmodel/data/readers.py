@@ -80,14 +80,16 @@ def _checked_path(source):
     return path, suffix
 
 
-def read_table(source, columns=None):
+def read_table(source, columns=None, categorical=()):
     """Return ``(DataFrame, label)`` for a path or a DataFrame.
 
     Paths may end in .csv, .csv.gz, .csv.xz, .csv.bz2, .parquet, .json,
     .json.gz or .json.xz.  JSON may be a list of records (nested objects are
     flattened with dots, e.g. ``fault_type.Level``) or anything
     ``pandas.read_json`` reads.  ``columns`` (a list of names) reads only those
-    from a CSV file, after checking that they exist.
+    from a CSV file, after checking that they exist; text columns named in
+    ``categorical`` come back from a CSV file as pandas categoricals (fast for
+    node and cause names repeated over millions of rows).
     """
     if isinstance(source, pd.DataFrame):
         df, label = source.copy(), Label.of("DataFrame")
@@ -95,7 +97,7 @@ def read_table(source, columns=None):
     else:
         path, suffix = _checked_path(source)
         label = Label.of(str(path), header_lines=1 if suffix.startswith(".csv") else None)
-        df = _read_path(path, suffix, columns)
+        df = _read_path(path, suffix, columns, categorical)
     if len(df) == 0:
         raise EmptyDataError(f"{label}: the table has no rows")
     df.columns = [str(c) for c in df.columns]
@@ -109,10 +111,10 @@ def _check_column_names(names, label):
         raise LogFormatError(f"{label}: column {dup!r} appears more than once; give columns unique names")
 
 
-def _read_path(path, suffix, columns):
+def _read_path(path, suffix, columns, categorical=()):
     try:
         if suffix.startswith(".csv"):
-            return _read_csv(path, suffix, columns)
+            return _read_csv(path, suffix, columns, categorical)
         if suffix == ".parquet":
             return _read_parquet(path)
         return _read_json(path, suffix)
@@ -137,7 +139,7 @@ def _opener(suffix):
     return _OPENERS[suffix[suffix.index(".", 1):] if suffix.count(".") > 1 else ""]
 
 
-def _read_csv(path, suffix, columns):
+def _read_csv(path, suffix, columns, categorical=()):
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
@@ -160,7 +162,7 @@ def _read_csv(path, suffix, columns):
             raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
         return _read_csv_pandas(path, keep)  # ragged rows and the like: pandas reads or explains them
     _check_binary(table, path, suffix)
-    return _arrow_to_pandas(table)
+    return _arrow_to_pandas(table, categorical)
 
 
 def _header_names(header, path):
@@ -206,13 +208,15 @@ def _encoding_error(path, suffix):
     return EncodingError(f"{path}: not UTF-8 text; save the file as UTF-8")
 
 
-def _arrow_to_pandas(table):
+def _arrow_to_pandas(table, categorical=()):
     import pyarrow as pa
     import pyarrow.compute as pc
     cols = []
-    for col in table.columns:
+    for name, col in zip(table.column_names, table.columns):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             col = pc.utf8_ltrim_whitespace(col)  # pandas' skipinitialspace
+            if name in categorical:
+                col = pc.dictionary_encode(col).unify_dictionaries()
         elif pa.types.is_date(col.type):
             col = col.cast(pa.timestamp("s"))
         cols.append(col)

@@ -85,9 +85,8 @@ def _ordered(win, given):
 
 
 def _inferred(s_h, e_h, label):
-    starts = np.unique(s_h)
     t0, t1 = float(s_h.min()), float(np.nanmax(np.concatenate([s_h, e_h])))
-    if starts.size < 2 or not t1 > t0:
+    if not float(s_h.max()) > t0 or not t1 > t0:
         what = "one event" if s_h.size == 1 else f"{s_h.size} events that all start at one time"
         raise WindowError(f"{label}: the observation window cannot be known from {what} (the span of an "
                           f"outage is not a period of observation); {WINDOW_HINT}")
