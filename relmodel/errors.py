@@ -36,6 +36,7 @@ __all__ = [
     "UnknownColumnError",
     "ResourceLimitError",
     "InputAccessError",
+    "OutputPathError",
     "is_environment_error",
 ]
 
@@ -176,6 +177,10 @@ class ResourceLimitError(RelmodelError, ValueError):
 
 class InputAccessError(RelmodelError, PermissionError):
     """A file relmodel may not read or write (permissions); an environment error."""
+
+
+class OutputPathError(RelmodelError, ValueError):
+    """An output file name relmodel cannot write to (wrong type, missing folder...)."""
 
 
 def is_environment_error(exc):

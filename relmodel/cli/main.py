@@ -1,22 +1,32 @@
 """The ``relmodel`` command line: a thin layer over the package.
 
 Each command lives in its own ``cli_*.py`` module and is registered below.
-Errors from :mod:`relmodel.errors` become one line on stderr and exit code 2.
+Errors from :mod:`relmodel.errors` become one line on stderr: exit code 2 for
+input errors, 1 for errors of the machine (permissions, full disk, memory).
 """
 
 import sys
 
 import click
 
-from ..errors import RelmodelError
+from ..errors import RelmodelError, is_environment_error
+from .common import cli_text
 
 __all__ = ["main", "cli", "fail"]
 
 
-def fail(exc):
-    """Print a relmodel error as one line and exit 2."""
-    click.echo(f"relmodel: error: {exc}", err=True)
-    sys.exit(2)
+def fail(exc, code=2):
+    """Print an error as one line (options named as the command line spells them) and exit."""
+    text = " ".join(cli_text(str(exc)).split())
+    click.echo(f"relmodel: error: {text}", err=True)
+    sys.exit(code)
+
+
+def _environment(exc):
+    if isinstance(exc, MemoryError):
+        return "out of memory; ask for less (fewer resamples, replicas or rows) or use a bigger machine"
+    where_ = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+    return f"{where_}{exc.strerror or exc}"
 
 
 class _Group(click.Group):
@@ -24,9 +34,11 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except RelmodelError as exc:
-            fail(exc)
+            fail(exc, 1 if is_environment_error(exc) else 2)
         except FileNotFoundError as exc:
             fail(f"file not found: {exc.filename}")
+        except (MemoryError, OSError) as exc:
+            fail(_environment(exc), 1)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -19,9 +19,13 @@ _COLUMNS = ["component", "category", "count", "share", "mtbf_h", "mtbf_lo", "mtb
 @click.option("--method", type=click.Choice(["exact", "jeffreys"]), default="exact", show_default=True,
               help="Garwood exact Poisson interval, or Jeffreys-prior Gamma posterior.")
 @click.option("--all-columns", is_flag=True, help="Show every column (exposure, rate and FIT bounds).")
+@click.option("--n-nodes", type=click.IntRange(min=1), help="For a log file: nodes observed (default: those "
+              "with an outage).")
+@click.option("--gpus-per-node", type=click.IntRange(min=1), help="For a log file: GPUs per node (needed for "
+              "--per gpu).")
 @format_option
 @log_options
-def command(log, per, conf, method, all_columns, fmt, log_kwargs):
+def command(log, per, conf, method, all_columns, n_nodes, gpus_per_node, fmt, log_kwargs):
     """Failure rate, MTBF (with confidence bounds) and FIT per component.
 
     LOG is a bundled dataset (llama3 [default], stepfun, lanl) or a log file
@@ -33,7 +37,10 @@ def command(log, per, conf, method, all_columns, fmt, log_kwargs):
       relmodel rates --per gpu --format csv
       relmodel rates stepfun --per node
       relmodel rates outages.csv --start began --end ended --node host --cause reason
+      relmodel rates outages.csv --start began --node host --per gpu --gpus-per-node 8 --n-nodes 512
     """
+    extra = {"n_nodes": n_nodes, "gpus_per_node": gpus_per_node}
+    log_kwargs.update({k: v for k, v in extra.items() if v is not None})
     source = load_source(log, log_kwargs)
     df = component_rates(source, per=per, conf=conf, method=method)
     if fmt == "table" and not all_columns:
