@@ -107,21 +107,32 @@ def _group_cummax_prev(values, group):
     return prev
 
 
-def clean_events(events, causes, win, codes=None):
+def clean_events(events, causes, win, codes=None, cause_codes=None):
     """Apply the log rules to ``events`` (row, start_h, end_h, node, causes, planned).
 
-    ``codes`` are the node keys' integer codes in key order (computed when not
-    given).  Returns ``(events, problems)``: events sorted by start then row,
+    ``events`` is a DataFrame or a dict of equal-length arrays (rows in row
+    order).  ``codes`` are the node keys' integer codes in key order and
+    ``cause_codes`` integer codes per cause column (computed when not given).
+    Returns ``(events, problems, codes)``: events sorted by start then row,
     with an ``overlaps`` column; problems one row per flagged row; and the
     node codes of the returned events.
     """
-    start, row = events["start_h"].to_numpy(float), events["row"].to_numpy()
-    code = node_codes(events["node"].to_numpy(object))[0] if codes is None else np.asarray(codes)
-    keep = np.flatnonzero(~((start < win[0]) | (start > win[1])))
-    flags = [("outside window", "dropped", np.flatnonzero((start < win[0]) | (start > win[1])))]
-    s, c, r = start[keep], code[keep], row[keep]
-    e = events["end_h"].to_numpy(float)[keep]
-    cause_codes = [pd.factorize(events[k].to_numpy()[keep], use_na_sentinel=False)[0] for k in causes]
+    cols = {c: np.asarray(events[c]) for c in events} if isinstance(events, dict) else \
+        {c: events[c].to_numpy() for c in events.columns}
+    start, row = cols["start_h"].astype(float, copy=False), cols["row"]
+    code = node_codes(cols["node"])[0] if codes is None else np.asarray(codes)
+    if cause_codes is None:
+        cause_codes = [pd.factorize(cols[k], use_na_sentinel=False)[0] for k in causes]
+    outside = (start < win[0]) | (start > win[1])
+    flags = [("outside window", "dropped", np.flatnonzero(outside))]
+    if outside.any():
+        keep = np.flatnonzero(~outside)
+        s, c, r, e = start[keep], code[keep], row[keep], cols["end_h"][keep]
+        cause_codes = [cc[keep] for cc in cause_codes]
+    else:  # views, no copies
+        keep = np.arange(start.size)
+        s, c, r, e = start, code, row, cols["end_h"]
+    del outside
     dup, order = _duplicates(c, s, e, cause_codes, r)
     flags.append(("duplicate", "dropped; the first copy is kept", keep[dup]))
     order = order[~dup[order]]  # sorted by node, start, row
@@ -137,24 +148,35 @@ def clean_events(events, causes, win, codes=None):
     overlaps[order[over_sorted]] = True
     kept = np.sort(order)
     final = kept[np.lexsort([r[kept], s[kept]])]
-    out = events.iloc[keep[final]].reset_index(drop=True)
+    take = keep[final]
+    out = pd.DataFrame({k: v[take] for k, v in cols.items()})
     out["overlaps"] = overlaps[final]
-    problems = [flag_rows(events.iloc[np.sort(i)], p, a) for p, a, i in flags if len(i)]
+    problems = [_flag(cols, np.sort(i), p, a) for p, a, i in flags if len(i)]
     problems = pd.concat(problems or [empty_problems()], ignore_index=True)
     return out, problems.sort_values("row", kind="stable").reset_index(drop=True), c[final]
 
 
+def _flag(cols, idx, problem, action):
+    return pd.DataFrame({"row": cols["row"][idx], "node": cols["node"][idx], "start_h": cols["start_h"][idx],
+                         "problem": problem, "action": action})
+
+
 def _simultaneous(start, code):
     """Rows (sorted by node, start) whose start repeats an earlier row's, where several nodes share it."""
-    if start.size == 0:
-        return np.zeros(0, bool)
-    s_codes = pd.factorize(start)[0]  # numbered in order of first appearance
-    seen = np.maximum.accumulate(s_codes)
-    first = np.ones(start.size, bool)
-    first[1:] = s_codes[1:] > seen[:-1]
-    distinct_pair = ~_runs(code, start)
-    nodes_per_start = np.bincount(s_codes[distinct_pair], minlength=int(seen[-1]) + 1)
-    return ~first & (nodes_per_start[s_codes] > 1)
+    out = np.zeros(start.size, bool)
+    if start.size < 2:
+        return out
+    by_start = np.argsort(start, kind="stable")  # ties keep node order, so the first is the first seen
+    st, cd = start[by_start], code[by_start]
+    tied = st[1:] == st[:-1]
+    if not tied.any():
+        return out
+    run = np.concatenate([[0], np.cumsum(~tied)])  # run number of each row, by start
+    new_node = np.concatenate([[True], ~tied | (cd[1:] != cd[:-1])])
+    nodes_per_run = np.bincount(run, weights=new_node).astype(np.int64)
+    later = np.concatenate([[False], tied])
+    out[by_start[later & (nodes_per_run[run] > 1)]] = True
+    return out
 
 
 def merged_outages(events, codes=None):

@@ -189,12 +189,14 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     origin, s_h, e_h, win = to_hours(kind, t_start, t_end, window, time_format, time_unit, label)
     _check_order(s_h, e_h, label, end)
     keys, codes, sorted_keys = node_key(df, nodes)
-    events = pd.DataFrame({"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h, "node": keys})
+    cols = {"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h, "node": keys}
+    cause_codes = []
     for c in causes:
-        events[c] = _cause_values(df[c])
-    events["planned"] = _planned(df, planned, label)
+        cols[c], cc = _cause_values(df[c])
+        cause_codes.append(cc)
+    cols["planned"] = _planned(df, planned, label)
     del df, t_start, t_end
-    events, problems, codes = clean_events(events, causes, win, codes)
+    events, problems, codes = clean_events(cols, causes, win, codes, cause_codes)
     serious = problems[problems["problem"] != "simultaneous"]
     if len(serious):
         counts = serious["problem"].value_counts().to_dict()
@@ -207,14 +209,16 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
 
 
 def _cause_values(col):
-    """A cause column as values, missing ones "unknown"."""
+    """A cause column as values (missing ones "unknown") and integer codes of the values."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         if col.isna().any():
             if "unknown" not in col.cat.categories:
                 col = col.cat.add_categories(["unknown"])
             col = col.fillna("unknown")
-        return np.asarray(col.cat.categories, dtype=object)[col.cat.codes.to_numpy()]
-    return col.where(col.notna(), "unknown").to_numpy()
+        codes = col.cat.codes.to_numpy()
+        return np.asarray(col.cat.categories, dtype=object)[codes], codes
+    values = col.where(col.notna(), "unknown").to_numpy()
+    return values, pd.factorize(values, use_na_sentinel=False)[0]
 
 
 def _check_args(start, end, planned, time_format, time_unit, name):
