@@ -53,7 +53,7 @@ def _nonnegative(name, x):
 def young_interval(ckpt_cost, mtbf):
     """Young's first-order interval sqrt(2 δ M) (Young 1974, CACM 17(9)), hours."""
     d, m = _positive("ckpt_cost", ckpt_cost), _positive("mtbf", mtbf)
-    return np.sqrt(2.0 * np.asarray(d) * np.asarray(m))[()]
+    return (np.sqrt(2.0 * np.asarray(d, dtype=float)) * np.sqrt(np.asarray(m, dtype=float)))[()]  # no overflow
 
 
 def daly_interval(ckpt_cost, mtbf):
@@ -61,7 +61,7 @@ def daly_interval(ckpt_cost, mtbf):
     d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
     x = d / (2.0 * m)
-    tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    tau = np.sqrt(2.0 * d) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
     return np.where(d < 2.0 * m, tau, m)[()]
 
 
@@ -81,9 +81,14 @@ def optimal_interval(mtbf, ckpt_cost, restart=0.0):
     _nonnegative("restart", restart)
     eps = d / m
     w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
-    p = np.sqrt(-2.0 * np.expm1(-np.minimum(eps, 1e-6)))
-    series = p * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
-    return (m * np.where(eps < 1e-6, series, w1))[()]
+    # p = sqrt(2 (1 - e^-eps)) = sqrt(2 ratio) sqrt(d/M); M p is formed as sqrt(d) sqrt(M) so that
+    # d/M may underflow (M = 1e300, d = 1e-300) without the answer becoming 0
+    small = np.minimum(eps, 1e-6)
+    ratio = np.where(small > 0, -np.expm1(-small) / np.where(small > 0, small, 1.0), 1.0)
+    root = np.sqrt(2.0 * ratio) * np.sqrt(d)
+    p, mp = root / np.sqrt(m), root * np.sqrt(m)
+    series = mp * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
+    return np.where(eps < 1e-6, series, m * w1)[()]
 
 
 def ettr(interval, mtbf, ckpt_cost, restart=0.0):
@@ -98,8 +103,13 @@ def ettr(interval, mtbf, ckpt_cost, restart=0.0):
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
     d = np.asarray(_nonnegative("ckpt_cost", ckpt_cost), dtype=float)
     r = np.asarray(_nonnegative("restart", restart), dtype=float)
-    with np.errstate(over="ignore"):  # overflow means an ETTR of 0, not NaN
-        return (t / (m * np.exp(r / m) * np.expm1((t + d) / m)))[()]
+    # τ / (M e^{R/M} (e^x - 1)) written as τ/(τ+δ) · x/(e^x - 1) · e^{-R/M}, x = (τ+δ)/M, so that
+    # x may underflow (M huge) or e^x overflow (ETTR 0) without inf or NaN
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        x = t / m + d / m
+        em = np.expm1(x)
+        shape = np.where(x > 0, np.where(np.isfinite(em), x / np.where(em > 0, em, 1.0), 0.0), 1.0)
+        return np.clip(shape / (1.0 + d / t) * np.exp(-r / m), 0.0, 1.0)[()]
 
 
 def _segment_terms(interval, mtbf, ckpt_cost, restart):
@@ -263,8 +273,12 @@ def best_step_interval(step, mtbf, ckpt_cost, restart=0.0):
     m, d = _as("mtbf", mtbf, True), _as("ckpt_cost", ckpt_cost, True)
     r = _as("restart", restart, False)
     s, m, d, r = np.broadcast_arrays(s, m, d, r)
-    tau = optimal_interval(m, d)
-    lo = np.maximum(np.floor(tau / s), 1.0)
+    tau = optimal_interval(mtbf=m, ckpt_cost=d)
+    with np.errstate(over="ignore"):
+        lo = np.maximum(np.floor(tau / s), 1.0)
+    if np.any(~(lo < 2.0 ** 53)):
+        raise ModelInputError(f"the best interval is more than 2^53 steps of {step!r}; a step this short "
+                              "does not constrain the interval: use optimal_interval instead")
     hi = lo + 1.0
     e_lo, e_hi = ettr(lo * s, m, d, r), ettr(hi * s, m, d, r)
     n = np.where(e_hi > e_lo, hi, lo)

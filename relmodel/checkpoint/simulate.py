@@ -103,6 +103,10 @@ def simulate_training(work, interval, ckpt_cost, restart, failures, *, replicas=
     if int(replicas) != replicas or replicas < 2:
         raise ModelInputError(f"replicas must be a whole number of 2 or more; got {replicas!r}")
     src = as_failure_source(failures)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ModelInputError(f"seed must be a whole number of 0 or more, or None; got {seed!r}")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise ModelInputError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); got {rng!r:.60}")
     rng = rng if rng is not None else np.random.default_rng(seed)
     segs = _segments(w, tau, d)
     est = float(expected_wall_time(w, tau, src.mean_h, d, r))
