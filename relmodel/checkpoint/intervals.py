@@ -143,7 +143,8 @@ def _segment_terms(interval, mtbf, ckpt_cost, restart):
     small = x < 1e-2
     xs = np.where(small, x, 0.0)
     series = xs * xs / 2 * (1 + xs / 3 * (1 + xs / 4 * (1 + xs / 5 * (1 + xs / 6))))
-    lost = m * np.where(small, series, em - x)
+    with np.errstate(invalid="ignore"):  # e^x overflowed: the lost time is unbounded, not NaN
+        lost = m * np.where(small, series, np.where(np.isinf(em), np.inf, em - x))
     with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 when x overflows, R = 0
         restarts = np.where(restart > 0, m * em * np.expm1(restart / m), 0.0)
         failures = em * np.exp(restart / m)
@@ -194,8 +195,8 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=0.0):
     d, r = _as("ckpt_cost", ckpt_cost, False), _as("restart", restart, False)
     w, t, m, d, r = np.broadcast_arrays(w, t, m, d, r)
     terms = _segment_terms(t, m, d, r)
-    nseg = w / t
-    parts = {k: (v * nseg)[()] for k, v in terms.items()}
+    with np.errstate(invalid="ignore", under="ignore"):  # per hour of interval, then times the work:
+        parts = {k: np.where(v == 0, 0.0, v / t * w)[()] for k, v in terms.items()}  # w/t may underflow
     wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"]
     return TimeBreakdown(
         work_h=w[()], interval_h=t[()], mtbf_h=m[()], ckpt_cost_h=d[()], restart_h=r[()],
