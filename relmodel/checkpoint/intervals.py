@@ -60,8 +60,9 @@ def daly_interval(ckpt_cost, mtbf):
     """Daly's higher-order interval (Daly 2006, FGCS 22(3)), hours; M when δ >= 2M."""
     d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
-    x = d / (2.0 * m)
-    tau = np.sqrt(2.0 * d) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    with np.errstate(over="ignore", invalid="ignore"):  # the branch with d >= 2M is not used
+        x = d / (2.0 * m)
+        tau = np.sqrt(2.0 * d) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
     return np.where(d < 2.0 * m, tau, m)[()]
 
 
@@ -79,7 +80,8 @@ def optimal_interval(mtbf, ckpt_cost, restart=0.0):
     m = np.asarray(_positive("mtbf", mtbf), dtype=float)
     d = np.asarray(_positive("ckpt_cost", ckpt_cost), dtype=float)
     _nonnegative("restart", restart)
-    eps = d / m
+    with np.errstate(over="ignore", under="ignore"):  # eps = inf gives tau = M, eps = 0 the series
+        eps = d / m
     w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
     # p = sqrt(2 (1 - e^-eps)) = sqrt(2 ratio) sqrt(d/M); M p is formed as sqrt(d) sqrt(M) so that
     # d/M may underflow (M = 1e300, d = 1e-300) without the answer becoming 0
@@ -87,7 +89,8 @@ def optimal_interval(mtbf, ckpt_cost, restart=0.0):
     ratio = np.where(small > 0, -np.expm1(-small) / np.where(small > 0, small, 1.0), 1.0)
     root = np.sqrt(2.0 * ratio) * np.sqrt(d)
     p, mp = root / np.sqrt(m), root * np.sqrt(m)
-    series = mp * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
+    with np.errstate(over="ignore", invalid="ignore"):  # only used where eps < 1e-6
+        series = mp * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
     return np.where(eps < 1e-6, series, m * w1)[()]
 
 
@@ -195,7 +198,7 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=0.0):
     d, r = _as("ckpt_cost", ckpt_cost, False), _as("restart", restart, False)
     w, t, m, d, r = np.broadcast_arrays(w, t, m, d, r)
     terms = _segment_terms(t, m, d, r)
-    with np.errstate(invalid="ignore", under="ignore"):  # per hour of interval, then times the work:
+    with np.errstate(invalid="ignore", under="ignore", over="ignore"):  # per hour of interval, times the work:
         parts = {k: np.where(v == 0, 0.0, v / t * w)[()] for k, v in terms.items()}  # w/t may underflow
     wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"]
     return TimeBreakdown(

@@ -74,9 +74,20 @@ def _runs(*keys):
     return same
 
 
+def _is_sorted(x):
+    return bool(x.size < 2 or np.all(x[1:] >= x[:-1]))
+
+
+def _by_node_then_start(code, start, row=None):
+    """Order by node code, start and row; one stable sort when rows are already by start then row."""
+    if _is_sorted(start) and (row is None or _is_sorted(row)):
+        return np.argsort(code, kind="stable")
+    return np.lexsort(([row] if row is not None else []) + [start, code])
+
+
 def _duplicates(code, start, end, cause_codes, row):
     """Rows equal to an earlier row (by row number) in node, start, end and causes."""
-    order = np.lexsort([row, start, code])
+    order = _by_node_then_start(code, start, row)
     tied = _runs(code[order], start[order])
     dup = np.zeros(code.size, bool)
     if not tied.any():
@@ -147,7 +158,7 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     overlaps = np.zeros(s.size, bool)
     overlaps[order[over_sorted]] = True
     kept = np.sort(order)
-    final = kept[np.lexsort([r[kept], s[kept]])]
+    final = kept if _is_sorted(s) and _is_sorted(r) else kept[np.lexsort([r[kept], s[kept]])]
     take = keep[final]
     out = pd.DataFrame({k: v[take] for k, v in cols.items()})
     out["overlaps"] = overlaps[final]
@@ -186,7 +197,7 @@ def merged_outages(events, codes=None):
     """
     code, keys = node_codes(events["node"].to_numpy(object)) if codes is None else codes
     start = events["start_h"].to_numpy(float)
-    order = np.lexsort([start, code])
+    order = _by_node_then_start(code, start)
     code, start = code[order], start[order]
     end = events["end_h"].to_numpy(float)[order]
     heads = np.flatnonzero(~events["overlaps"].to_numpy(bool)[order])

@@ -110,7 +110,7 @@ class InterruptionLog:
         Gaps after an outage with an unknown end are left out.  The time
         before a node's first outage is not used (when it last failed is unknown).
         """
-        code, start, end, keys = merged_outages(self.events, self._codes())
+        code, start, end, keys = self._merged()
         last = np.ones(code.size, bool)
         last[:-1] = code[1:] != code[:-1]
         nxt_start = np.empty_like(start)
@@ -122,11 +122,18 @@ class InterruptionLog:
 
     def downtimes(self):
         """Repair durations (end − start) of outages with a known end, overlaps merged."""
-        code, start, end, keys = merged_outages(self.events, self._codes())
+        code, start, end, keys = self._merged()
         d = end - start
         keep = np.isfinite(d)
         return Durations(d[keep], np.ones(int(keep.sum()), bool), label="downtimes",
                          groups=keys[code[keep]])
+
+    def _merged(self):
+        """Per node, outages merged where they overlap (kept while ``events`` is the same object)."""
+        cache = getattr(self, "_merged_cache", None)
+        if cache is None or cache[0] is not self.events:
+            self._merged_cache = (self.events, merged_outages(self.events, self._codes()))
+        return self._merged_cache[1]
 
     def _codes(self):
         """Node codes in key order for ``events`` (kept while ``events`` is the same object)."""
