@@ -58,29 +58,44 @@ def generate(path, rows, nodes=100_000, causes=50, seed=0):
     pacsv.write_csv(table, path, pacsv.WriteOptions(include_header=True))
 
 
+class Clock:
+    """Wall-clock and CPU seconds (all threads) per step."""
+
+    def __init__(self):
+        self.wall, self.cpu = {}, {}
+        self._t = None
+
+    def start(self):
+        self._t = (time.perf_counter(), time.process_time())
+
+    def stop(self, step):
+        self.wall[step] = time.perf_counter() - self._t[0]
+        self.cpu[step] = time.process_time() - self._t[1]
+
+
 def run_relmodel(path):
     import warnings
     sys.path.insert(0, str(ROOT))
     import relmodel
-    t = {}
-    t0 = time.perf_counter()
+    t = Clock()
+    t.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", relmodel.LogWarning)
         log = relmodel.read_log(path, start="start", end="end", node="node", cause="cause")
-    t["read_log"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t.stop("read_log")
+    t.start()
     up = log.uptimes()
-    t["uptimes"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t.stop("uptimes")
+    t.start()
     down = log.downtimes()
-    t["downtimes"] = time.perf_counter() - t0
+    t.stop("downtimes")
     return t, _digest(len(log.interruptions()), up.hours, up.observed, down.hours)
 
 
 def run_pandas(path):
     import pandas as pd
-    t = {}
-    t0 = time.perf_counter()
+    t = Clock()
+    t.start()
     df = pd.read_csv(path)
     origin = pd.to_datetime(df["start"]).min()
     ev = pd.DataFrame({"row": np.arange(1, len(df) + 1),
@@ -93,24 +108,24 @@ def run_pandas(path):
     prev_end = ev.groupby("node", sort=False)["end_h"].transform(lambda s: s.cummax().shift(1))
     ev = ev.assign(overlaps=(ev["start_h"] < prev_end).to_numpy())
     ev = ev.sort_values(["start_h", "row"], kind="stable").reset_index(drop=True)
-    t["read_log"] = time.perf_counter() - t0
+    t.stop("read_log")
 
     def merged():
         m = ev.sort_values(["node", "start_h"], kind="stable")
         block = (~m["overlaps"]).cumsum()
         return m.groupby(block, sort=False).agg(node=("node", "first"), start_h=("start_h", "first"),
                                                 end_h=("end_h", "max")).reset_index(drop=True)
-    t0 = time.perf_counter()
+    t.start()
     m = merged()
     nxt = m.groupby("node", sort=False)["start_h"].shift(-1)
     last = nxt.isna().to_numpy()
     up = np.where(last, t1, nxt) - m["end_h"].to_numpy()
     keep = np.isfinite(up) & (up >= 0) & ~(last & (up == 0))
-    t["uptimes"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t.stop("uptimes")
+    t.start()
     m = merged()
     d = (m["end_h"] - m["start_h"]).to_numpy()
-    t["downtimes"] = time.perf_counter() - t0
+    t.stop("downtimes")
     return t, _digest(int((~ev["overlaps"]).sum()), up[keep], ~last[keep], d[np.isfinite(d)])
 
 
@@ -123,7 +138,7 @@ def _digest(n_interruptions, up, up_observed, down):
 def _child(which, path):
     t, digest = (run_relmodel if which == "relmodel" else run_pandas)(path)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"times": t, "peak_mib": peak_mib, "digest": digest}))
+    print(json.dumps({"wall": t.wall, "cpu": t.cpu, "peak_mib": peak_mib, "digest": digest}))
 
 
 def main():
@@ -148,12 +163,12 @@ def main():
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     r, p = out["relmodel"], out["pandas"]
-    print(f"{'step':<12}{'relmodel s':>12}{'pandas s':>12}{'ratio':>9}")
-    for step in ("read_log", "uptimes", "downtimes"):
-        a, b = r["times"][step], p["times"][step]
-        print(f"{step:<12}{a:>12.2f}{b:>12.2f}{b / a:>8.1f}x")
-    ta, tb = sum(r["times"].values()), sum(p["times"].values())
-    print(f"{'total':<12}{ta:>12.2f}{tb:>12.2f}{tb / ta:>8.1f}x")
+    print("seconds per step, wall clock (CPU time of all threads in brackets)")
+    print(f"{'step':<12}{'relmodel':>18}{'pandas':>18}{'ratio':>8}")
+    for step in ("read_log", "uptimes", "downtimes", "total"):
+        a, b = (sum(x["wall"].values()) if step == "total" else x["wall"][step] for x in (r, p))
+        ca, cb = (sum(x["cpu"].values()) if step == "total" else x["cpu"][step] for x in (r, p))
+        print(f"{step:<12}{a:>9.2f} ({ca:>6.2f}){b:>9.2f} ({cb:>6.2f}){b / a:>7.1f}x")
     print(f"peak memory: relmodel {r['peak_mib']:,.0f} MiB, pandas {p['peak_mib']:,.0f} MiB "
           f"({p['peak_mib'] / r['peak_mib']:.1f}x)")
     same = all(np.isclose(r["digest"][k], p["digest"][k], rtol=1e-9) for k in r["digest"])

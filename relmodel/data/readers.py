@@ -214,14 +214,23 @@ def _arrow_to_pandas(table, categorical=()):
     cols = []
     for name, col in zip(table.column_names, table.columns):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            col = pc.utf8_ltrim_whitespace(col)  # pandas' skipinitialspace
-            if name in categorical:
-                col = pc.dictionary_encode(col).unify_dictionaries()
+            col = _categories(col) if name in categorical else pc.utf8_ltrim_whitespace(col)
         elif pa.types.is_date(col.type):
             col = col.cast(pa.timestamp("s"))
         cols.append(col)
     table = pa.table(cols, names=table.column_names)
     return table.to_pandas(deduplicate_objects=True, split_blocks=True, self_destruct=True)
+
+
+def _categories(col):
+    """A text column dictionary-encoded, leading blanks trimmed (pandas' skipinitialspace) in the dictionary only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    enc = pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)
+    trimmed = pc.utf8_ltrim_whitespace(enc.dictionary)
+    if len(pc.unique(trimmed)) != len(trimmed):  # " a" and "a" both present: trim every value
+        return pc.dictionary_encode(pc.utf8_ltrim_whitespace(col))
+    return pa.DictionaryArray.from_arrays(enc.indices, trimmed)
 
 
 def _read_parquet(path):
