@@ -227,6 +227,12 @@ def test_folder_named_like_a_log_is_refused(tmp_path):
         relmodel.read_log(tmp_path / "dir.csv", start="t")
 
 
+def test_file_without_line_breaks_is_not_read_whole(tmp_path):
+    p = csv(tmp_path, b"a" * (2 << 20), "blob.csv")
+    with pytest.raises(errors.LogFormatError, match="first line is longer than 1 MiB"):
+        relmodel.read_log(p, start="t")
+
+
 def test_non_utf8_log_names_the_row(tmp_path):
     p = csv(tmp_path, "t,node\n2024-01-01,a\n2024-01-02,caf\xe9\n".encode("latin-1"))
     with pytest.raises(errors.EncodingError, match=r"row 2 \(line 3\).*UTF-8"):

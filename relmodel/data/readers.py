@@ -27,6 +27,7 @@ __all__ = ["read_table", "require_columns", "parse_times", "SUFFIXES", "Label", 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
 _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 _CORRUPT = (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError)
+_MAX_HEADER = 1 << 20
 _NULLS = ["", "#N/A", "#NA", "-NaN", "-nan", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
 
 
@@ -145,7 +146,10 @@ def _read_csv(path, suffix, columns, categorical=()):
 
     opener = _opener(suffix)
     with opener(path, "rb") as fh:  # decompression errors surface here, in Python's own terms
-        header = fh.readline()
+        header = fh.readline(_MAX_HEADER)
+    if len(header) >= _MAX_HEADER and not header.endswith(b"\n"):
+        raise LogFormatError(f"{path}: the first line is longer than {_MAX_HEADER >> 20} MiB; "
+                             "a log starts with a header line of column names")
     names = _header_names(header, path)
     if columns is not None:
         require_columns(pd.DataFrame(columns=names), columns, Label.of(str(path)), "a column")
