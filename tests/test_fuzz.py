@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import relmodel
 from relmodel.errors import RelmodelError
 
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 any_float = st.floats(allow_nan=True, allow_infinity=True)
