@@ -59,6 +59,8 @@ def parse_times(values, label, column, *, time_format=None, time_unit=None, allo
     s = pd.Series(values).reset_index(drop=True)
     if time_unit is not None:
         factor = unit_hours(time_unit)
+        if pd.api.types.is_datetime64_any_dtype(s):
+            raise UnitError(f"{label}: column {column!r} holds timestamps, not numbers; leave out time_unit")
         num = pd.to_numeric(s, errors="coerce") if not pd.api.types.is_numeric_dtype(s) else s
         if pd.api.types.is_bool_dtype(num):
             num = pd.Series(np.nan, index=s.index)
