@@ -144,6 +144,7 @@ def _child(which, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=5_000_000)
+    ap.add_argument("--only", choices=["relmodel", "pandas"], help="Run one side only (no ratios).")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -156,12 +157,17 @@ def main():
         print(f"generated {args.rows:,} rows ({path.stat().st_size / 2**20:,.0f} MiB CSV) in "
               f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} cores")
         out = {}
-        for which in ("relmodel", "pandas"):
+        for which in [args.only] if args.only else ("relmodel", "pandas"):
             proc = subprocess.run([sys.executable, __file__, "--child", which, str(path)],
                                   capture_output=True, text=True, check=True)
             out[which] = json.loads(proc.stdout.strip().splitlines()[-1])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    if args.only:
+        x = out[args.only]
+        print(f"{args.only}: wall {json.dumps({k: round(v, 2) for k, v in x['wall'].items()})}, "
+              f"CPU {json.dumps({k: round(v, 2) for k, v in x['cpu'].items()})}, peak {x['peak_mib']:,.0f} MiB")
+        return
     r, p = out["relmodel"], out["pandas"]
     print("seconds per step, wall clock (CPU time of all threads in brackets)")
     print(f"{'step':<12}{'relmodel':>18}{'pandas':>18}{'ratio':>8}")
