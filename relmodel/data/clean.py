@@ -153,7 +153,7 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     flags.append(("overlap", "merged with the earlier outage on the node; not a new interruption",
                   keep[order[over_sorted]]))
     fresh = order[~over_sorted]
-    simul = _simultaneous(s[fresh], c[fresh])
+    simul = _simultaneous_fast(s, c, fresh)
     flags.append(("simultaneous", "one interruption for interarrivals; one failure per node", keep[fresh[simul]]))
     overlaps = np.zeros(s.size, bool)
     overlaps[order[over_sorted]] = True
@@ -170,6 +170,27 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
 def _flag(cols, idx, problem, action):
     return pd.DataFrame({"row": cols["row"][idx], "node": cols["node"][idx], "start_h": cols["start_h"][idx],
                          "problem": problem, "action": action})
+
+
+def _simultaneous_fast(start, code, fresh):
+    """:func:`_simultaneous` of the rows ``fresh`` (sorted by node, start); only tied starts are sorted
+    when ``start`` is already in order."""
+    if not _is_sorted(start):
+        return _simultaneous(start[fresh], code[fresh])
+    is_fresh = np.zeros(start.size, bool)
+    is_fresh[fresh] = True
+    idx = np.flatnonzero(is_fresh)  # fresh rows by start
+    st = start[idx]
+    tied = np.zeros(idx.size, bool)
+    tied[1:] = st[1:] == st[:-1]
+    tied[:-1] |= tied[1:].copy()
+    out = np.zeros(start.size, bool)
+    if tied.any():
+        cand = idx[tied]
+        order = np.lexsort([cand, code[cand]])  # by node then row: the order rows have in ``fresh``
+        flag = _simultaneous(start[cand][order], code[cand][order])
+        out[cand[order][flag]] = True
+    return out[fresh]
 
 
 def _simultaneous(start, code):
