@@ -2,7 +2,7 @@
 
 Generates a log of ``--rows`` outages (default 5,000,000 on 100,000 nodes with
 50 causes over 5 years, about 1% exact duplicates and 0.25% overlapping
-outages) as CSV in a temporary folder (deleted afterwards), then times, each
+outages, rows in time order) as CSV in a temporary folder (deleted afterwards), then times, each
 in a fresh process so peak memory is its own:
 
 * relmodel: ``read_log`` (pyarrow reader, vectorised clean-up), ``uptimes()``,
@@ -48,6 +48,8 @@ def generate(path, rows, nodes=100_000, causes=50, seed=0):
     dup = rng.integers(0, n_new, rows - n_new)  # exact copies of earlier rows
     node, start_s = np.concatenate([node, node[dup]]), np.concatenate([start_s, start_s[dup]])
     dur_s, cause = np.concatenate([dur_s, dur_s[dup]]), np.concatenate([cause, cause[dup]])
+    order = np.argsort(start_s, kind="stable")  # in time order, as loggers write them
+    node, start_s, dur_s, cause = node[order], start_s[order], dur_s[order], cause[order]
     t0 = np.datetime64("2019-01-01T00:00:00", "s")
     table = pa.table({
         "start": pa.array(t0 + start_s.astype("timedelta64[s]")),
