@@ -2,8 +2,8 @@
 
 Generates a log of ``--rows`` outages (default 5,000,000 on 100,000 nodes with
 50 causes over 5 years, about 1% exact duplicates and 0.25% overlapping
-outages, rows in time order) as CSV in a temporary folder (deleted afterwards), then times, each
-in a fresh process so peak memory is its own:
+outages, rows in time order) as CSV in a temporary folder (deleted
+afterwards), then times, each in a fresh process so peak memory is its own:
 
 * relmodel: ``read_log`` (pyarrow reader, vectorised clean-up), ``uptimes()``,
   ``downtimes()``;
