@@ -15,9 +15,9 @@ from .common import cli_text
 __all__ = ["main", "cli", "fail"]
 
 
-def fail(exc, code=2):
-    """Print an error as one line (options named as the command line spells them) and exit."""
-    text = " ".join(cli_text(str(exc)).split())
+def fail(exc, code=2, options=True):
+    """Print an error as one line (with ``options``, arguments named as the command line spells them) and exit."""
+    text = " ".join((cli_text(str(exc)) if options else str(exc)).split())
     click.echo(f"relmodel: error: {text}", err=True)
     sys.exit(code)
 
@@ -33,8 +33,8 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except RelmodelError as exc:
-            fail(exc, 1 if is_environment_error(exc) else 2)
+        except RelmodelError as exc:  # report parameters keep their own names
+            fail(exc, 1 if is_environment_error(exc) else 2, options=ctx.invoked_subcommand != "report")
         except FileNotFoundError as exc:
             fail(f"file not found: {exc.filename}")
         except (MemoryError, OSError) as exc:
