@@ -31,6 +31,21 @@ __all__ = [
     "ReportWriteError",
     "ReportInterrupted",
     "where",
+    "LogFileNotFound",
+    "NotARegularFileError",
+    "CorruptFileError",
+    "EncodingError",
+    "AmbiguousDateError",
+    "TimeZoneError",
+    "MixedTimeZoneError",
+    "WindowError",
+    "TimeRangeError",
+    "InputTypeError",
+    "UnknownColumnError",
+    "ResourceLimitError",
+    "InputAccessError",
+    "OutputPathError",
+    "is_environment_error",
 ]
 
 
@@ -146,12 +161,94 @@ def where(file=None, row=None, column=None):
     "log.csv, row 12, column 'start': "
     >>> where()
     ''
+def where(file=None, row=None, column=None, line=None):
+    """Return a location prefix such as ``"log.csv, row 12 (line 13), column 'start': "``.
+
+    ``row`` is the 1-based data row (the header is not counted); ``line`` the
+    file's own line number, when there is one.
     """
     parts = []
     if file is not None:
         parts.append(str(file))
     if row is not None:
-        parts.append(f"row {row}")
+        parts.append(f"row {row}" + (f" (line {line})" if line is not None else ""))
     if column is not None:
         parts.append(f"column {column!r}")
     return (", ".join(parts) + ": ") if parts else ""
+
+
+# ----- hostile input (files, times, windows, types, sizes) -------------------
+
+
+class LogFileNotFound(RelmodelError, FileNotFoundError):
+    """A log file that does not exist."""
+
+    def __init__(self, path):
+        super().__init__(2, f"{path}: no such file; check the path (relative paths are read from "
+                         "the folder you run in)", str(path))
+
+    def __str__(self):
+        return self.strerror
+
+
+class NotARegularFileError(LogFormatError):
+    """A path that is a device, pipe, socket or folder, not a regular file."""
+
+
+class CorruptFileError(LogFormatError):
+    """A compressed or binary file that is truncated or corrupt."""
+
+
+class EncodingError(LogFormatError):
+    """A text file that is not UTF-8."""
+
+
+class AmbiguousDateError(TimeParseError):
+    """Dates whose day/month order cannot be told, or that mix orders."""
+
+
+class TimeZoneError(TimeParseError):
+    """A time zone abbreviation (EST, CEST...) relmodel will not guess."""
+
+
+class MixedTimeZoneError(TimeParseError):
+    """Times with a UTC offset mixed with times without one in one column."""
+
+
+class WindowError(LogFormatError):
+    """An observation window that is missing, reversed, empty or unreadable."""
+
+
+class TimeRangeError(LogFormatError):
+    """Numeric times that are not finite or too large to be times."""
+
+
+class InputTypeError(RelmodelError, TypeError):
+    """An argument of the wrong type (a number where a path or column name is needed...)."""
+
+
+class UnknownColumnError(MissingColumnError):
+    """A column name asked for by an option (``by=``...) that the data lacks."""
+
+
+class ResourceLimitError(RelmodelError, ValueError):
+    """A request too large to compute (resamples, replicas...); the message gives the limit."""
+
+
+class InputAccessError(RelmodelError, PermissionError):
+    """A file relmodel may not read or write (permissions); an environment error."""
+
+
+class OutputPathError(RelmodelError, ValueError):
+    """An output file name relmodel cannot write to (wrong type, missing folder...)."""
+
+
+def is_environment_error(exc):
+    """True for errors of the machine rather than of the input: permissions, disk, memory.
+
+    The CLI exits 1 for these and 2 for input errors.  A missing input file
+    is an input error.
+    """
+    if isinstance(exc, MemoryError):
+        return True
+    return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)

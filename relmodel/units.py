@@ -64,9 +64,13 @@ def _parse_string(text):
     if not s:
         raise DurationError(f"empty duration string; write it like {_VALID}")
     try:
-        return float(s)  # a bare number is hours
+        value = float(s)  # a bare number is hours
     except ValueError:
-        pass
+        value = None
+    if value is not None:
+        if not np.isfinite(value):
+            raise DurationError(f"cannot read duration {text!r}: not a finite number; write it like {_VALID}")
+        return value
     pos, total = 0, 0.0
     for m in _PART.finditer(s):
         if m.start() != pos:
@@ -78,6 +82,8 @@ def _parse_string(text):
         pos = m.end()
     if pos != len(s) or pos == 0:
         raise DurationError(f"cannot read duration {text!r}; write it like {_VALID}")
+    if not np.isfinite(total):
+        raise DurationError(f"duration {text!r} is too large to be a number of hours")
     return total
 
 

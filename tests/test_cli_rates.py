@@ -39,7 +39,7 @@ def test_csv_from_a_file(tmp_path):
 @pytest.mark.parametrize("args, fragment", [
     (["rates", "missing.csv", "--start", "t"], "missing.csv"),
     (["rates", "{tmp}/bad.csv", "--start", "nope"], "no column 'nope'"),
-    (["rates", "{tmp}/bad.csv", "--start", "t"], "row 2, column 't'"),
+    (["rates", "{tmp}/bad.csv", "--start", "t"], "row 2 (line 3), column 't'"),
     (["rates", "{tmp}/bad.txt", "--start", "t"], "unknown file type"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, fragment):

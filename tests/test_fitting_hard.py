@@ -65,7 +65,7 @@ def test_far_extrapolation_warns():
 
 @pytest.mark.parametrize("bad", [[1.0, -2.0, 3.0], [1.0, np.nan, 3.0], [1.0, np.inf, 3.0]])
 def test_negative_or_missing_durations_are_errors(bad):
-    with pytest.raises(FitError, match="row 1"):
+    with pytest.raises(FitError, match="row 2"):
         relmodel.fit(bad, "weibull")
 
 

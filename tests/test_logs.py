@@ -120,13 +120,13 @@ def test_missing_column(tmp_path):
 
 def test_unparsable_time_names_row_and_column(tmp_path):
     bad = CSV.replace("2024-01-02 00:00", "yesterday")
-    with pytest.raises(errors.TimeParseError, match=r"l\.csv, row 3, column 'time'.*'yesterday'"):
+    with pytest.raises(errors.TimeParseError, match=r"l\.csv, row 3 \(line 4\), column 'time'.*'yesterday'"):
         relmodel.read_log(write(tmp_path, "l.csv", bad), start="time", end="end")
 
 
 def test_end_before_start(tmp_path):
     bad = CSV.replace("2024-01-01 12:00", "2024-01-01 09:00")
-    with pytest.raises(errors.EndBeforeStartError, match=r"row 2, column 'end'"):
+    with pytest.raises(errors.EndBeforeStartError, match=r"row 2 \(line 3\), column 'end'"):
         relmodel.read_log(write(tmp_path, "l.csv", bad), start="time", end="end")
 
 
@@ -152,7 +152,7 @@ def test_unknown_unit_and_numbers_without_unit():
 
 def test_bad_planned_value(tmp_path):
     bad = CSV.replace(",yes", ",perhaps")
-    with pytest.raises(errors.LogFormatError, match="row 3, column 'planned'.*perhaps"):
+    with pytest.raises(errors.LogFormatError, match=r"row 3 \(line 4\), column 'planned'.*perhaps"):
         relmodel.read_log(write(tmp_path, "l.csv", bad), start="time", planned="planned")
 
 

@@ -70,7 +70,7 @@ def young_interval(mtbf, ckpt_cost):
     """
     d, m = _positive("ckpt_cost", ckpt_cost), _positive("mtbf", mtbf)
     check_order("young_interval(mtbf, ckpt_cost)", mtbf=m, ckpt_cost=d)
-    return np.sqrt(2.0 * np.asarray(d) * np.asarray(m))[()]
+    return (np.sqrt(2.0 * np.asarray(d, dtype=float)) * np.sqrt(np.asarray(m, dtype=float)))[()]  # no overflow
 
 
 def daly_interval(mtbf, ckpt_cost):
@@ -96,8 +96,9 @@ def daly_interval(mtbf, ckpt_cost):
 def _daly(m, d):
     """:func:`daly_interval` on float hours, unchecked."""
     m, d = np.asarray(m, dtype=float), np.asarray(d, dtype=float)
-    x = d / (2.0 * m)
-    tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    with np.errstate(over="ignore", invalid="ignore"):  # the branch with d >= 2M is not used
+        x = d / (2.0 * m)
+        tau = np.sqrt(2.0 * d) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
     return np.where(d < 2.0 * m, tau, m)[()]
 
 
@@ -129,19 +130,30 @@ def optimal_interval(mtbf, ckpt_cost, *, restart=None):
 def _optimal(m, d):
     """:func:`optimal_interval` on float hours, unchecked (for internal searches)."""
     m, d = np.asarray(m, dtype=float), np.asarray(d, dtype=float)
-    eps = d / m
-    with np.errstate(over="ignore", invalid="ignore"):
-        w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
-    p = np.sqrt(-2.0 * np.expm1(-np.minimum(eps, 1e-6)))
-    series = p * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
-    return (m * np.where(eps < 1e-6, series, w1))[()]
+    with np.errstate(over="ignore", under="ignore"):  # eps = inf gives tau = M, eps = 0 the series
+        eps = d / m
+    w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
+    # p = sqrt(2 (1 - e^-eps)) = sqrt(2 ratio) sqrt(d/M); M p is formed as sqrt(d) sqrt(M) so that
+    # d/M may underflow (M = 1e300, d = 1e-300) without the answer becoming 0
+    small = np.minimum(eps, 1e-6)
+    ratio = np.where(small > 0, -np.expm1(-small) / np.where(small > 0, small, 1.0), 1.0)
+    root = np.sqrt(2.0 * ratio) * np.sqrt(d)
+    p, mp = root / np.sqrt(m), root * np.sqrt(m)
+    with np.errstate(over="ignore", invalid="ignore"):  # only used where eps < 1e-6
+        series = mp * (1 + p * (-1 / 3 + p * (11 / 72 + p * (-43 / 540 + p * 769 / 17280))))
+    return np.where(eps < 1e-6, series, m * w1)[()]
 
 
 def _ettr(t, m, d, r):
     """:func:`ettr` on float hours, unchecked (for internal searches)."""
     t, m, d, r = (np.asarray(x, dtype=float) for x in (t, m, d, r))
-    with np.errstate(over="ignore"):  # overflow means an ETTR of 0, not NaN
-        return (t / (m * np.exp(r / m) * np.expm1((t + d) / m)))[()]
+    # τ / (M e^{R/M} (e^x - 1)) written as τ/(τ+δ) · x/(e^x - 1) · e^{-R/M}, x = (τ+δ)/M, so that
+    # x may underflow (M huge) or e^x overflow (ETTR 0) without inf or NaN
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        x = t / m + d / m
+        em = np.expm1(x)
+        shape = np.where(x > 0, np.where(np.isfinite(em), x / np.where(em > 0, em, 1.0), 0.0), 1.0)
+        return np.clip(shape / (1.0 + d / t) * np.exp(-r / m), 0.0, 1.0)[()]
 
 
 def ettr(interval, mtbf, ckpt_cost, restart=RESTART):
@@ -203,7 +215,8 @@ def _segment_terms(interval, mtbf, ckpt_cost, restart):
     small = x < 1e-2
     xs = np.where(small, x, 0.0)
     series = xs * xs / 2 * (1 + xs / 3 * (1 + xs / 4 * (1 + xs / 5 * (1 + xs / 6))))
-    lost = m * np.where(small, series, em - x)
+    with np.errstate(invalid="ignore"):  # e^x overflowed: the lost time is unbounded, not NaN
+        lost = m * np.where(small, series, np.where(np.isinf(em), np.inf, em - x))
     with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 when x overflows, R = 0
         restarts = np.where(restart > 0, m * em * np.expm1(restart / m), 0.0)
         failures = em * np.exp(restart / m)
@@ -278,8 +291,8 @@ def _breakdown(work, interval, mtbf, ckpt_cost, restart, signature):
     check_order(signature, work=w, interval=t, mtbf=m, ckpt_cost=d, restart=r, stacklevel=4)
     w, t, m, d, r = np.broadcast_arrays(w, t, m, d, r)
     terms = _segment_terms(t, m, d, r)
-    nseg = w / t
-    parts = {k: (v * nseg)[()] for k, v in terms.items()}
+    with np.errstate(invalid="ignore", under="ignore", over="ignore"):  # per hour of interval, times the work:
+        parts = {k: np.where(v == 0, 0.0, v / t * w)[()] for k, v in terms.items()}  # w/t may underflow
     wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"]
     return TimeBreakdown(
         work_h=w[()], interval_h=t[()], mtbf_h=m[()], ckpt_cost_h=d[()], restart_h=r[()],
@@ -368,7 +381,11 @@ def best_step_interval(step, mtbf, ckpt_cost, restart=RESTART):
     check_order("best_step_interval(step, mtbf, ckpt_cost, restart)", mtbf=m, ckpt_cost=d)
     s, m, d, r = np.broadcast_arrays(s, m, d, r)
     tau = _optimal(m, d)
-    lo = np.maximum(np.floor(tau / s), 1.0)
+    with np.errstate(over="ignore"):
+        lo = np.maximum(np.floor(tau / s), 1.0)
+    if np.any(~(lo < 2.0 ** 53)):
+        raise ModelInputError(f"the best interval is more than 2^53 steps of {step!r}; a step this short "
+                              "does not constrain the interval: use optimal_interval instead")
     hi = lo + 1.0
     e_lo, e_hi = _ettr(lo * s, m, d, r), _ettr(hi * s, m, d, r)
     n = np.where(e_hi > e_lo, hi, lo)

@@ -141,6 +141,10 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
     if (executor is not None or chunks is not None) and (rng is not None or seed is None):
         raise ModelInputError("parallel simulation (executor= or chunks=) needs seed=, an int, "
                               "so that every chunk draws from its own stream")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ModelInputError(f"seed must be a whole number of 0 or more, or None; got {seed!r}")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise ModelInputError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); got {rng!r:.60}")
     rng = rng if rng is not None else np.random.default_rng(seed)
     segs = _segments(w, tau, d)
     est = float(expected_wall_time(w, tau, src.mean_h, d, r))

@@ -2,16 +2,30 @@
 
 import functools
 import json
+import re
 
 import click
 
 from ..data import datasets
 
-__all__ = ["log_options", "load_source", "echo_frame", "format_option"]
+__all__ = ["log_options", "load_source", "echo_frame", "format_option", "cli_text"]
+
+# Python argument names in library messages, and the options that set them here
+_OPTIONS = [(r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
+            (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start ")]
+for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot"):
+    _OPTIONS += [(rf"\b{_arg}=(?=\S)", f"--{_arg.replace('_', '-')} "), (rf"\b{_arg}\b(?!=)", f"--{_arg.replace('_', '-')}")]
+
+
+def cli_text(message):
+    """A library message with argument names replaced by the command-line options that set them."""
+    for pattern, option in _OPTIONS:
+        message = re.sub(pattern, option, message)
+    return message
 
 
 def log_options(func):
-    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit to a command.
+    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit/--window to a command.
 
     The command receives them as one ``log_kwargs`` dict for :func:`load_source`.
     """
@@ -24,12 +38,16 @@ def log_options(func):
         click.option("--time-format", help="strftime format of the timestamps, e.g. '%m/%d/%Y %H:%M'."),
         click.option("--time-unit", type=click.Choice(["s", "min", "h", "d"]),
                      help="Unit of numeric times."),
+        click.option("--window", nargs=2, metavar="T0 T1", default=None,
+                     help="Observation window, start and end, in the form of the times "
+                     "[default: first to last event]."),
     ]
 
     @functools.wraps(func)
-    def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, **kwargs):
+    def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, **kwargs):
         kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
-              "planned": planned, "time_format": time_format, "time_unit": time_unit}
+              "planned": planned, "time_format": time_format, "time_unit": time_unit,
+              "window": tuple(window) if window else None}
         kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
         return func(*args, **kwargs)
 

@@ -7,10 +7,10 @@ import click
 
 from .common import echo_frame, format_option, load_source, log_options
 from ..stats.compare import DEFAULT_FAMILIES, compare_fits
-from ..errors import FitError, ReportError
+from ..errors import FitError, OutputPathError, ReportError
 from ..stats.fitting import FitWarning
 
-__all__ = ["command", "durations_of", "write_plot"]
+__all__ = ["command", "durations_of", "write_plot", "check_plot_path"]
 
 
 def durations_of(source, what):
@@ -20,6 +20,22 @@ def durations_of(source, what):
         raise FitError(f"{name} has no event times (it is a table of counts); fit needs a log with "
                        "start times, e.g. 'stepfun', 'lanl' or a file with --start")
     return getattr(source, what)()
+
+
+_PLOT_TYPES = (".png", ".pdf", ".svg")
+
+
+def check_plot_path(path):
+    """Raise :class:`OutputPathError` unless ``path`` is a .png, .pdf or .svg in an existing folder."""
+    path = Path(path)
+    if path.suffix.lower() not in _PLOT_TYPES:
+        raise OutputPathError(f"--plot {path}: a figure is written as {', '.join(_PLOT_TYPES)}; "
+                              f"got {path.suffix or 'no extension'!r}")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise OutputPathError(f"--plot {path}: the folder {folder} does not exist")
+    if path.exists() and not path.is_file():
+        raise OutputPathError(f"--plot {path} is not a regular file")
 
 
 def write_plot(path, durations, comparison, *, force=False):
@@ -51,7 +67,8 @@ def write_plot(path, durations, comparison, *, force=False):
               help="Comma-separated families to compare.")
 @click.option("--n-boot", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the goodness-of-fit p-value (0 skips it).")
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the bootstrap.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
+              help="Random seed of the bootstrap.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="Write a PNG: probability plot of the best family, Kaplan-Meier with the fits.")
 @click.option("--force", is_flag=True, help="Overwrite the --plot file if it exists.")
@@ -75,6 +92,8 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
       relmodel fit outages.csv --start began --end ended --node host --what uptimes
     """
     names = [f.strip() for f in families.split(",") if f.strip()]
+    if plot_path:
+        check_plot_path(plot_path)
     if plot_path and Path(plot_path).exists() and not force:
         raise ReportError(f"{plot_path} exists; choose another file or pass --force to overwrite it")
     source = load_source(log, log_kwargs)

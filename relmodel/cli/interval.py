@@ -15,6 +15,8 @@ from .common import echo_frame, format_option, load_source, log_options
 
 __all__ = ["command"]
 
+_MAX_REPLICAS = 1_000_000
+
 
 def _for_people(df):
     out = df.drop(columns=["interval_h"]).copy()
@@ -43,8 +45,8 @@ def _for_people(df):
 @click.option("--fit", "family", help="With --log: fit this distribution (e.g. weibull) to the times between "
               "interruptions and find the best interval by simulation, beside the exponential answer.")
 @click.option("--work", help="Hours of training work; adds the expected wall time (e.g. 54d).")
-@click.option("--simulate", "replicas", type=int, default=0,
-              help="Also simulate this many runs of --work (with --fit: replicas per interval tried).")
+@click.option("--simulate", "replicas", type=int, default=None,
+              help="Also simulate this many runs of --work, 2 or more (with --fit: replicas per interval tried).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Seed of the simulation.")
 @format_option
 @log_options
@@ -65,6 +67,8 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
       relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
       relmodel interval --log stepfun --fit weibull --ckpt-cost 2min --restart 10min
     """
+    if replicas is not None and not 2 <= replicas <= _MAX_REPLICAS:
+        raise ModelInputError(f"--simulate takes a number of runs from 2 to {_MAX_REPLICAS:,}; got {replicas}")
     if (mtbf is None) == (log is None):
         raise ModelInputError("give the MTBF with exactly one of --mtbf or --log")
     if gpus is not None and log is None:

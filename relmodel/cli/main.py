@@ -17,18 +17,20 @@ import warnings
 
 import click
 
-from ..errors import RelmodelError
+from ..errors import RelmodelError, is_environment_error
+from .common import cli_text
 
 __all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
 
 EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
 
 
-def fail(exc, status=EXIT_INPUT):
+def fail(exc, status=EXIT_INPUT, options=True):
     """Print an error as one line on stderr and exit with ``status`` (2: bad input).
 
     ``exc`` is an exception or a message; ``status`` is the exit status (a code:
-    2 bad input, 1 environment, 130 interrupted).
+    2 bad input, 1 environment, 130 interrupted); with ``options``, arguments
+    are named as the command line spells them.
 
     Examples
     --------
@@ -39,14 +41,16 @@ def fail(exc, status=EXIT_INPUT):
     ...     print(e.code)
     2
     """
-    text = " ".join(str(exc).split("\n")[0].split()) if status != EXIT_INPUT else str(exc)
+    text = " ".join((cli_text(str(exc)) if options else str(exc)).split())
     click.echo(f"relmodel: error: {text}", err=True)
     sys.exit(status)
 
 
-def _os_message(exc):
-    where = f"{exc.filename}: " if exc.filename and str(exc.filename) not in str(exc.strerror) else ""
-    return f"{where}{exc.strerror or exc}"
+def _environment(exc):
+    if isinstance(exc, MemoryError):
+        return "out of memory; ask for less (fewer resamples, replicas or rows) or use a bigger machine"
+    where_ = f"{exc.filename}: " if getattr(exc, "filename", None) and str(exc.filename) not in str(exc.strerror) else ""
+    return f"{where_}{exc.strerror or exc}"
 
 
 def _one_line(message, category, filename, lineno, file=None, line=None):
@@ -63,12 +67,13 @@ class _Group(click.Group):
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)
                 sys.exit(EXIT_INTERRUPTED)
-            except RelmodelError as exc:
-                fail(exc, EXIT_ENVIRONMENT if isinstance(exc, OSError) else EXIT_INPUT)
+            except RelmodelError as exc:  # report parameters keep their own names
+                status = EXIT_ENVIRONMENT if is_environment_error(exc) else EXIT_INPUT
+                fail(exc, status, options=ctx.invoked_subcommand != "report")
             except FileNotFoundError as exc:
                 fail(f"file not found: {exc.filename}")
-            except OSError as exc:  # disk full, permission denied, read-only file system
-                fail(_os_message(exc), EXIT_ENVIRONMENT)
+            except (MemoryError, OSError) as exc:  # disk full, permission denied, read-only file system
+                fail(_environment(exc), EXIT_ENVIRONMENT)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

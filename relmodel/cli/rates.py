@@ -27,9 +27,13 @@ _COLUMNS = ["component", "category", "count", "share", "mtbf_h", "mtbf_lo", "mtb
 @click.option("--compare", "fleet", metavar="FLEET",
               help="Compare the total rate with a published fleet (llama3, rsc1, rsc2, stepfun, opt175b, lanl2...); "
                    "per node unless --per gpu.")
+@click.option("--n-nodes", type=click.IntRange(min=1), help="For a log file: nodes observed (default: those "
+              "with an outage).")
+@click.option("--gpus-per-node", type=click.IntRange(min=1), help="For a log file: GPUs per node (needed for "
+              "--per gpu).")
 @format_option
 @log_options
-def command(log, per, conf, method, all_columns, fleet, fmt, log_kwargs):
+def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, fmt, log_kwargs):
     """Failure rate, MTBF (with confidence bounds) and FIT per component.
 
     LOG is a bundled dataset (llama3 [default], stepfun, lanl) or a log file
@@ -42,7 +46,10 @@ def command(log, per, conf, method, all_columns, fleet, fmt, log_kwargs):
       relmodel rates stepfun --per node
       relmodel rates outages.csv --start began --end ended --node host --cause reason
       relmodel rates stepfun --compare llama3  # rate ratio, exact test, P(worse)
+      relmodel rates outages.csv --start began --node host --per gpu --gpus-per-node 8 --n-nodes 512
     """
+    extra = {"n_nodes": n_nodes, "gpus_per_node": gpus_per_node}
+    log_kwargs.update({k: v for k, v in extra.items() if v is not None})
     source = load_source(log, log_kwargs)
     if fleet:
         return _compare(source, fleet, "node" if per == "job" else per, conf, fmt)

@@ -23,9 +23,21 @@ def _target(cluster, gpus):
     return Cluster.presets()[cluster].with_gpus(gpus, name=f"{cluster} at {gpus:,} GPUs")
 
 
+def _known_gpus(source):
+    """GPUs the source says it was observed on, or None."""
+    if getattr(source, "n_gpus", None):
+        return int(source.n_gpus)
+    nodes, gpn = getattr(source, "_n_nodes", None), getattr(source, "gpus_per_node", None)
+    return int(nodes) * int(gpn) if nodes and gpn else None
+
+
 def _source_cluster(source, source_gpus):
     if source_gpus is None:
         return None
+    known = _known_gpus(source)
+    if known is not None and known != source_gpus:
+        raise ModelInputError(f"--source-gpus {source_gpus:,} contradicts {getattr(source, 'name', 'the source')}, "
+                              f"observed on {known:,} GPUs; leave --source-gpus out for a bundled dataset")
     return Cluster(n_gpus=source_gpus, gpus_per_node=getattr(source, "gpus_per_node", None) or 8,
                    name=str(getattr(source, "name", "source")))
 
@@ -62,7 +74,7 @@ def _units(pairs):
               show_default=True, help="Confidence level of the intervals.")
 @click.option("--n-boot", type=click.IntRange(min=100), default=2000, show_default=True,
               help="Parametric-bootstrap draws over the Poisson counts.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Seed of the bootstrap.")
 @click.option("--component", type=click.Choice(["transceiver"]),
               help="Requirement on one part from 1k to 1M GPUs per fabric and tiers; --share is its budget share.")
 @format_option

@@ -8,7 +8,9 @@ import pandas as pd
 from ..errors import CountError, MissingColumnError, where
 from ..units import hours
 
-__all__ = ["CountTable", "count_table"]
+__all__ = ["CountTable", "count_table", "MAX_COUNT"]
+
+MAX_COUNT = 2 ** 53  # the largest count a float (and so pandas and numpy arithmetic) holds exactly
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,17 +98,31 @@ def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="co
             raise MissingColumnError(f"{name}: no column {col!r}; a count table needs component and count")
     if "category" not in df.columns:
         df["category"] = df["component"]
-    counts = pd.to_numeric(df["count"], errors="coerce")
-    bad = counts.isna() | (counts < 0) | (counts != np.floor(counts))
+    raw = df["count"]
+    counts = pd.to_numeric(raw, errors="coerce") if raw.dtype == object else raw
+    if pd.api.types.is_bool_dtype(counts):
+        counts = pd.Series(np.nan, index=raw.index)
+    counts = counts.astype(float)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(counts) | (counts < 0) | (counts != np.floor(counts)) | (counts > MAX_COUNT)
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise CountError(f"{where(name, i + 1, 'count')}{df['count'].iloc[i]!r} is not a count; "
-                         "counts must be whole numbers of zero or more")
-    df["count"] = counts.astype(int)
+        raise CountError(f"{where(name, i + 1, 'count')}{raw.iloc[i]!r} is not a count; counts must be "
+                         f"whole numbers from 0 to 2^53 ({MAX_COUNT:,})")
+    df["count"] = counts.astype(np.int64)
     dur = hours(duration)
     if not (np.isfinite(dur) and dur > 0):
         raise CountError(f"{name}: the exposure duration must be positive, got {duration!r}")
-    if n_gpus <= 0 or gpus_per_node <= 0 or n_gpus % gpus_per_node:
+    n_gpus, gpus_per_node = _whole(name, "n_gpus", n_gpus, 1), _whole(name, "gpus_per_node", gpus_per_node, 1)
+    n_planned = _whole(name, "n_planned", n_planned, 0)
+    if n_gpus % gpus_per_node:
         raise CountError(f"{name}: n_gpus ({n_gpus}) must be a positive multiple of gpus_per_node ({gpus_per_node})")
-    return CountTable(df.reset_index(drop=True), int(n_gpus), int(gpus_per_node), float(dur),
-                      int(n_planned), name, source)
+    return CountTable(df.reset_index(drop=True), n_gpus, gpus_per_node, float(dur), n_planned, name, source)
+
+
+def _whole(name, arg, v, minimum):
+    ok = isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and np.isfinite(v)
+                                             and float(v).is_integer())
+    if isinstance(v, bool) or not ok or not minimum <= v <= MAX_COUNT:
+        raise CountError(f"{name}: {arg} must be a whole number from {minimum} to 2^53; got {v!r}")
+    return int(v)

@@ -22,10 +22,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .clean import clean_events, empty_problems, merged_outages, node_codes, node_key
 from .durations import Durations
-from ..errors import EndBeforeStartError, LogFormatError, where
-from .readers import parse_times, read_table, require_columns
-from ..units import hours, unit_hours
+from ..errors import CountError, EndBeforeStartError, InputTypeError, LogFormatError
+from .readers import at, read_table, require_columns
+from .times import check_time_format, parse_times
+from .window import to_hours
 
 __all__ = ["read_log", "InterruptionLog", "LogWarning"]
 
@@ -34,10 +36,14 @@ class LogWarning(UserWarning):
     """A log had duplicate, overlapping or out-of-window rows (see ``problems()``)."""
 
 
-def _as_list(x):
+def _as_list(x, arg):
     if x is None:
         return []
-    return [x] if isinstance(x, str) else list(x)
+    items = [x] if isinstance(x, str) else list(x) if isinstance(x, (list, tuple)) else None
+    if items is None or not all(isinstance(i, str) and i for i in items):
+        raise InputTypeError(f"{arg}= must be a column name or a list of column names; got "
+                             f"{type(x).__name__} {x!r:.60}")
+    return items
 
 
 class InterruptionLog:
@@ -52,7 +58,7 @@ class InterruptionLog:
         self.name = name
         self._n_nodes = n_nodes
         self.gpus_per_node = gpus_per_node
-        self._problems = problems if problems is not None else _empty_problems()
+        self._problems = problems if problems is not None else empty_problems()
 
     def __len__(self):
         return len(self.events)
@@ -87,7 +93,8 @@ class InterruptionLog:
         Simultaneous starts count once.  The gap from the last start to the
         window end is right-censored.
         """
-        starts = np.unique(self.interruptions(include_planned)["start_h"].to_numpy())
+        starts = np.sort(self.interruptions(include_planned)["start_h"].to_numpy(float))
+        starts = starts[np.append(True, starts[1:] != starts[:-1])] if starts.size else starts
         gaps = np.diff(starts)
         observed = np.ones(gaps.size, bool)
         tail = self.window_h[1] - starts[-1] if starts.size else self.duration_h
@@ -96,14 +103,6 @@ class InterruptionLog:
             observed = np.append(observed, False)
         return Durations(gaps, observed, label="interarrivals")
 
-    def _merged(self):
-        """Per node, outages merged where they overlap: DataFrame node, start_h, end_h."""
-        ev = self.events.sort_values(["node", "start_h"], kind="stable")
-        block = (~ev["overlaps"]).cumsum()
-        return ev.groupby(block, sort=False).agg(
-            node=("node", "first"), start_h=("start_h", "first"), end_h=("end_h", "max")
-        ).reset_index(drop=True)
-
     def uptimes(self):
         """Per node, time from the end of one outage to the start of the next.
 
@@ -111,21 +110,37 @@ class InterruptionLog:
         Gaps after an outage with an unknown end are left out.  The time
         before a node's first outage is not used (when it last failed is unknown).
         """
-        m = self._merged()
-        nxt_start = m.groupby("node", sort=False)["start_h"].shift(-1)
-        last = nxt_start.isna()
-        up = np.where(last, self.window_h[1], nxt_start) - m["end_h"].to_numpy()
-        keep = np.isfinite(up) & (up >= 0) & ~(last & (up == 0))
-        return Durations(up[keep], ~last.to_numpy()[keep], label="uptimes",
-                         groups=m["node"].to_numpy()[keep])
+        code, start, end, keys = self._merged()
+        last = np.ones(code.size, bool)
+        last[:-1] = code[1:] != code[:-1]
+        nxt_start = np.empty_like(start)
+        nxt_start[:-1] = start[1:]
+        with np.errstate(invalid="ignore"):
+            up = np.where(last, self.window_h[1], nxt_start) - end
+            keep = np.isfinite(up) & (up >= 0) & ~(last & (up == 0))
+        return Durations(up[keep], ~last[keep], label="uptimes", groups=keys[code[keep]])
 
     def downtimes(self):
         """Repair durations (end − start) of outages with a known end, overlaps merged."""
-        m = self._merged()
-        d = (m["end_h"] - m["start_h"]).to_numpy()
+        code, start, end, keys = self._merged()
+        d = end - start
         keep = np.isfinite(d)
         return Durations(d[keep], np.ones(int(keep.sum()), bool), label="downtimes",
-                         groups=m["node"].to_numpy()[keep])
+                         groups=keys[code[keep]])
+
+    def _merged(self):
+        """Per node, outages merged where they overlap (kept while ``events`` is the same object)."""
+        cache = getattr(self, "_merged_cache", None)
+        if cache is None or cache[0] is not self.events:
+            self._merged_cache = (self.events, merged_outages(self.events, self._codes()))
+        return self._merged_cache[1]
+
+    def _codes(self):
+        """Node codes in key order for ``events`` (kept while ``events`` is the same object)."""
+        cache = getattr(self, "_node_cache", None)
+        if cache is None or cache[0] is not self.events:
+            self._node_cache = (self.events, node_codes(self.events["node"].to_numpy(object)))
+        return self._node_cache[1]
 
     def to_frame(self):
         """The events table."""
@@ -138,12 +153,6 @@ class InterruptionLog:
         return head + self.events.head(10).to_html(index=False)
 
 
-def _empty_problems():
-    return pd.DataFrame({"row": pd.Series(dtype=int), "node": pd.Series(dtype=object),
-                         "start_h": pd.Series(dtype=float), "problem": pd.Series(dtype=object),
-                         "action": pd.Series(dtype=object)})
-
-
 def read_log(source, *, start, end=None, node=None, cause=None, planned=None, time_format=None,
              time_unit=None, window=None, n_nodes=None, gpus_per_node=None, name=None, last_healthy=None):
     """Read an interruption log.
@@ -154,11 +163,15 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     start, end : column names of outage start and (optional) end times. Times
         are timestamps (parsed with ``time_format`` when given; offsets
         respected) or numbers in ``time_unit`` ("s", "min", "h", "d").
+        Timestamps whose day/month order cannot be told, zone names such as
+        "EST", and times with an offset mixed with times without one are
+        refused with a named error (give ``time_format`` or offsets).
     node, cause : a column name or a list of names. Several node columns are
         joined into one key ("system/node"); cause columns are kept as given.
     planned : column of booleans (or yes/no, 1/0) marking planned outages.
     window : ``(t0, t1)`` observation window in the same form as the times;
-        default: first to last event.
+        default: first to last event.  Needed when the events cannot tell it
+        (a log of one event).
     n_nodes, gpus_per_node : size of the observed fleet, when it is known
         (nodes without outages are often not listed).
     last_healthy : column of the last check that saw the node healthy before
@@ -177,8 +190,12 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     >>> len(log), log.n_nodes, log.downtimes().hours.tolist()     # outages, nodes, repair hours
     (3, 2, [2.0, 5.0, 1.0])
     """
-    df, label = read_table(source)
-    nodes, causes = _as_list(node), _as_list(cause)
+    nodes, causes = _as_list(node, "node"), _as_list(cause, "cause")
+    _check_args(start, end, planned, time_format, time_unit, name)
+    n_nodes, gpus_per_node = _whole_or_none("n_nodes", n_nodes), _whole_or_none("gpus_per_node", gpus_per_node)
+    wanted = ([start] + ([end] if end else []) + nodes + causes + ([planned] if planned else [])
+              + ([last_healthy] if last_healthy else []))
+    df, label = read_table(source, columns=wanted, categorical=nodes + causes)
     require_columns(df, [start], label, "start")
     require_columns(df, [end] if end else [], label, "end")
     require_columns(df, nodes, label, "node")
@@ -189,23 +206,28 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     if end:
         _, t_end = parse_times(df[end], label, end, time_format=time_format, time_unit=time_unit,
                                allow_missing=True)
-    origin, s_h, e_h, win = _to_hours(kind, t_start, t_end, window, time_format, time_unit)
+    origin, s_h, e_h, win = to_hours(kind, t_start, t_end, window, time_format, time_unit, label)
     _check_order(s_h, e_h, label, end)
-    events = pd.DataFrame({"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h,
-                           "node": _node_key(df, nodes)})
+    keys, codes, sorted_keys = node_key(df, nodes)
+    cols = {"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h, "node": keys}
+    cause_codes = []
     for c in causes:
-        events[c] = df[c].where(df[c].notna(), "unknown").to_numpy()
-    events["planned"] = _planned(df, planned, label)
+        cols[c], cc = _cause_values(df[c])
+        cause_codes.append(cc)
+    cols["planned"] = _planned(df, planned, label)
     if last_healthy:
-        events["healthy_h"] = _healthy_hours(df, last_healthy, label, origin, time_format, time_unit)
-    events, problems = _clean(events, causes, win)
+        cols["healthy_h"] = _healthy_hours(df, last_healthy, label, origin, time_format, time_unit)
+    del df, t_start, t_end
+    events, problems, codes = clean_events(cols, causes, win, codes, cause_codes)
     serious = problems[problems["problem"] != "simultaneous"]
     if len(serious):
         counts = serious["problem"].value_counts().to_dict()
         warnings.warn(f"{name or label}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
                       + " rows; see problems() for the rows and what was done", LogWarning, stacklevel=2)
-    return InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or label,
-                           n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
+    log = InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or str(label),
+                          n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
+    log._node_cache = (events, (codes, sorted_keys))
+    return log
 
 
 def _healthy_hours(df, column, label, origin, time_format, time_unit):
@@ -213,47 +235,41 @@ def _healthy_hours(df, column, label, origin, time_format, time_unit):
     require_columns(df, [column], label, "last_healthy")
     kind, t = parse_times(df[column], label, column, time_format=time_format, time_unit=time_unit,
                           allow_missing=True)
-    return t if kind == "numeric" else ((t - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    return np.asarray(t, float) if kind == "numeric" else ((t - origin) / pd.Timedelta(hours=1)).to_numpy(float)
 
 
-def _to_hours(kind, t_start, t_end, window, time_format, time_unit):
-    if kind == "numeric":
-        s_h = np.asarray(t_start, float)
-        e_h = np.full(s_h.shape, np.nan) if t_end is None else np.asarray(t_end, float)
-        win = _numeric_window(window, s_h, e_h, time_unit)
-        return None, s_h, e_h, win
-    origin = _window_origin(window, t_start, time_format)
-    s_h = ((t_start - origin) / pd.Timedelta(hours=1)).to_numpy(float)
-    e_h = np.full(s_h.shape, np.nan) if t_end is None else ((t_end - origin) / pd.Timedelta(hours=1)).to_numpy(float)
-    if window is None:
-        win = (0.0, float(np.nanmax(np.concatenate([s_h, e_h]))))
-    else:
-        t1 = _as_timestamp(window[1], t_start, time_format)
-        win = (0.0, float((t1 - origin) / pd.Timedelta(hours=1)))
-    return origin, s_h, e_h, win
+def _cause_values(col):
+    """A cause column as values (missing ones "unknown") and integer codes of the values."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        if col.isna().any():
+            if "unknown" not in col.cat.categories:
+                col = col.cat.add_categories(["unknown"])
+            col = col.fillna("unknown")
+        codes = col.cat.codes.to_numpy()
+        return np.asarray(col.cat.categories, dtype=object)[codes], codes
+    values = col.where(col.notna(), "unknown").to_numpy()
+    return values, pd.factorize(values, use_na_sentinel=False)[0]
 
 
-def _numeric_window(window, s_h, e_h, time_unit):
-    if window is None:
-        return float(s_h.min()), float(np.nanmax(np.concatenate([s_h, e_h])))
-    f = unit_hours(time_unit)
-    return float(window[0]) * f, float(window[1]) * f
+def _check_args(start, end, planned, time_format, time_unit, name):
+    if not isinstance(start, str) or not start:
+        raise InputTypeError(f"start= names the column of outage start times (a string); got "
+                             f"{type(start).__name__} {start!r:.60}")
+    for arg, v in (("end", end), ("planned", planned), ("time_unit", time_unit)):
+        if v is not None and not isinstance(v, str):
+            raise InputTypeError(f"{arg}= must be a column name (a string) or None; got {type(v).__name__} {v!r:.60}")
+    if name is not None and not isinstance(name, str):
+        raise InputTypeError(f"name= must be a string; got {type(name).__name__}")
+    check_time_format(time_format)
 
 
-def _as_timestamp(value, like, time_format):
-    ts = pd.Timestamp(pd.to_datetime(value, format=time_format if isinstance(value, str) else None))
-    tz = getattr(like.dt, "tz", None)
-    if tz is not None and ts.tzinfo is None:
-        ts = ts.tz_localize("UTC")
-    elif tz is None and ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts
-
-
-def _window_origin(window, t_start, time_format):
-    if window is None:
-        return t_start.min()
-    return _as_timestamp(window[0], t_start, time_format)
+def _whole_or_none(arg, v):
+    if v is None:
+        return None
+    ok = isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer())
+    if isinstance(v, bool) or not ok or v < 1 or v > 2 ** 53:
+        raise CountError(f"{arg} must be a whole number of 1 or more; got {v!r}")
+    return int(v)
 
 
 def _check_order(s_h, e_h, label, end):
@@ -261,26 +277,8 @@ def _check_order(s_h, e_h, label, end):
     if bad.size:
         i = int(bad[0])
         raise EndBeforeStartError(
-            f"{where(label, i + 1, end)}outage ends {hours(s_h[i] - e_h[i]):.4g} h before it starts; "
+            f"{at(label, i, end)}outage ends {s_h[i] - e_h[i]:.4g} h before it starts; "
             "the end must be at or after the start")
-
-
-def _node_key(df, nodes):
-    if not nodes:
-        return np.full(len(df), "all", dtype=object)
-    key = _text(df[nodes[0]])
-    for c in nodes[1:]:
-        key = key + "/" + _text(df[c])
-    return key.to_numpy(object)
-
-
-def _text(col):
-    """Column as text; whole-number floats (ids read next to NaN) print without ".0"."""
-    if pd.api.types.is_float_dtype(col):
-        v = col.dropna()
-        if (v == np.floor(v)).all():
-            col = col.astype("Int64")
-    return col.astype(str)
 
 
 _TRUE = {"true", "yes", "y", "1", "planned", "t"}
@@ -297,33 +295,6 @@ def _planned(df, column, label):
     bad = ~text.isin(_TRUE | _FALSE)
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise LogFormatError(f"{where(label, i + 1, column)}cannot read {col.iloc[i]!r} as planned; "
+        raise LogFormatError(f"{at(label, i, column)}cannot read {col.iloc[i]!r} as planned; "
                              "use true/false, yes/no or 1/0")
     return text.isin(_TRUE).to_numpy()
-
-
-def _clean(events, causes, win):
-    """Apply the module's rules; return (events, problems)."""
-    problems = []
-    outside = (events["start_h"] < win[0]) | (events["start_h"] > win[1])
-    problems.append(_flag(events[outside], "outside window", "dropped"))
-    events = events[~outside]
-    key = ["node", "start_h", "end_h"] + causes
-    dup = events.duplicated(subset=key, keep="first")
-    problems.append(_flag(events[dup], "duplicate", "dropped; the first copy is kept"))
-    events = events[~dup].sort_values(["node", "start_h", "row"], kind="stable")
-    prev_end = events.groupby("node", sort=False)["end_h"].transform(lambda s: s.cummax().shift(1))
-    events = events.assign(overlaps=(events["start_h"] < prev_end).to_numpy())
-    problems.append(_flag(events[events["overlaps"]], "overlap",
-                          "merged with the earlier outage on the node; not a new interruption"))
-    fresh = events[~events["overlaps"]]
-    simul = fresh.duplicated(subset=["start_h"], keep="first") & (fresh.groupby("start_h")["node"].transform("nunique") > 1)
-    problems.append(_flag(fresh[simul], "simultaneous", "one interruption for interarrivals; one failure per node"))
-    events = events.sort_values(["start_h", "row"], kind="stable").reset_index(drop=True)
-    problems = pd.concat([p for p in problems if len(p)] or [_empty_problems()], ignore_index=True)
-    return events, problems.sort_values("row", kind="stable").reset_index(drop=True)
-
-
-def _flag(rows, problem, action):
-    return pd.DataFrame({"row": rows["row"].to_numpy(), "node": rows["node"].to_numpy(),
-                         "start_h": rows["start_h"].to_numpy(), "problem": problem, "action": action})

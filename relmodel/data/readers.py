@@ -1,22 +1,52 @@
-"""Reading tables and timestamps for :func:`relmodel.read_log`.
+"""Reading tables for :func:`relmodel.read_log`.
 
-Each function raises a named error from :mod:`relmodel.errors` whose message
-names the file, the row (1-based, header not counted) and the column.
+:func:`read_table` reads a path or DataFrame; CSV goes through pyarrow's
+multi-threaded reader (pandas when pyarrow cannot read a file, for its
+messages).  Each error is a named one from :mod:`relmodel.errors` whose message
+names the file, the row (1-based, header not counted; with the file's line
+number for CSV) and the column.  Timestamps are parsed in :mod:`.times`.
 """
 
-import warnings
+import bz2
+import gzip
+import lzma
+import os
+import stat
+import zlib
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from ..errors import (EmptyDataError, LogFormatError, MissingColumnError, TimeParseError,
-                     UnitError, UnknownFileTypeError, where)
-from ..units import unit_hours
+from ..errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
+                      LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
+                      UnknownFileTypeError, where)
+from .times import parse_times
 
-__all__ = ["read_table", "require_columns", "parse_times", "SUFFIXES"]
+__all__ = ["read_table", "require_columns", "parse_times", "SUFFIXES", "Label", "at"]
 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
+_OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+_CORRUPT = (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError)
+_MAX_HEADER = 1 << 20
+_NULLS = ["", "#N/A", "#NA", "-NaN", "-nan", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+
+
+class Label(str):
+    """A table's name in messages; ``header_lines`` is 1 for a CSV file (line = row + 1)."""
+
+    header_lines = None
+
+    @classmethod
+    def of(cls, text, header_lines=None):
+        out = cls(text)
+        out.header_lines = header_lines
+        return out
+
+
+def at(label, i, column=None):
+    """``where()`` for the 0-based position ``i`` of a table read by :func:`read_table`."""
+    lines = getattr(label, "header_lines", None)
+    return where(label, int(i) + 1, column, line=None if lines is None else int(i) + 1 + lines)
 
 
 def _suffix(path):
@@ -27,61 +57,216 @@ def _suffix(path):
     return None
 
 
-def read_table(source):
+def _checked_path(source):
+    if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
+        raise InputTypeError(f"a log is a file path or a pandas DataFrame; got {type(source).__name__} "
+                             f"{source!r:.60}")
+    path = Path(source)
+    suffix = _suffix(path)
+    if suffix is None:
+        raise UnknownFileTypeError(f"{path}: unknown file type; relmodel reads " + ", ".join(SUFFIXES))
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise LogFileNotFound(path) from None
+    except PermissionError:
+        raise InputAccessError(f"{path}: permission denied; relmodel cannot look at this file") from None
+    except OSError as exc:
+        raise NotARegularFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, pipe or socket)"
+        raise NotARegularFileError(f"{path} is {kind}; give a log file ({', '.join(SUFFIXES)})")
+    if not os.access(path, os.R_OK):
+        raise InputAccessError(f"{path}: permission denied; relmodel cannot read this file")
+    return path, suffix
+
+
+def read_table(source, columns=None, categorical=()):
     """Return ``(DataFrame, label)`` for a path or a DataFrame.
 
     Paths may end in .csv, .csv.gz, .csv.xz, .csv.bz2, .parquet, .json,
     .json.gz or .json.xz.  JSON may be a list of records (nested objects are
     flattened with dots, e.g. ``fault_type.Level``) or anything
-    ``pandas.read_json`` reads.
+    ``pandas.read_json`` reads.  ``columns`` (a list of names) reads only those
+    from a CSV file, after checking that they exist; text columns named in
+    ``categorical`` come back from a CSV file as pandas categoricals (fast for
+    node and cause names repeated over millions of rows).
     """
     if isinstance(source, pd.DataFrame):
-        df, label = source.copy(), "DataFrame"
+        df, label = source.copy(), Label.of("DataFrame")
+        _check_column_names(df.columns, label)
     else:
-        path = Path(source)
-        suffix = _suffix(path)
-        if suffix is None:
-            raise UnknownFileTypeError(
-                f"{path}: unknown file type; relmodel reads " + ", ".join(SUFFIXES))
-        if not path.exists():
-            raise FileNotFoundError(2, "No such file", str(path))
-        label = str(path)
-        df = _read_path(path, suffix)
+        path, suffix = _checked_path(source)
+        label = Label.of(str(path), header_lines=1 if suffix.startswith(".csv") else None)
+        df = _read_path(path, suffix, columns, categorical)
     if len(df) == 0:
         raise EmptyDataError(f"{label}: the table has no rows")
     df.columns = [str(c) for c in df.columns]
     return df.reset_index(drop=True), label
 
 
-def _read_path(path, suffix):
+def _check_column_names(names, label):
+    seen = pd.Index(names)
+    if seen.has_duplicates:
+        dup = seen[seen.duplicated()][0]
+        raise LogFormatError(f"{label}: column {dup!r} appears more than once; give columns unique names")
+
+
+def _read_path(path, suffix, columns, categorical=()):
     try:
         if suffix.startswith(".csv"):
-            return pd.read_csv(path, skipinitialspace=True)
+            return _read_csv(path, suffix, columns, categorical)
         if suffix == ".parquet":
-            return pd.read_parquet(path)
-        return _read_json(path)
+            return _read_parquet(path)
+        return _read_json(path, suffix)
     except pd.errors.EmptyDataError:
         raise EmptyDataError(f"{path}: the file is empty") from None
-    except (ValueError, UnicodeDecodeError, OSError) as exc:
-        if isinstance(exc, FileNotFoundError):
+    except UnicodeDecodeError:
+        raise _encoding_error(path, suffix) from None
+    except PermissionError:
+        raise InputAccessError(f"{path}: permission denied; relmodel cannot read this file") from None
+    except MemoryError:
+        raise
+    except _CORRUPT as exc:
+        raise CorruptFileError(f"{path}: the file is truncated or corrupt ({type(exc).__name__}: "
+                               f"{str(exc)[:120]}); get a fresh copy") from None
+    except (ValueError, pd.errors.ParserError) as exc:
+        if isinstance(exc, LogFormatError):
             raise
-        raise LogFormatError(f"{path}: cannot read as {suffix}: {exc}") from None
+        raise LogFormatError(f"{path}: cannot read as {suffix}: {str(exc)[:300]}") from None
 
 
-def _read_json(path):
+def _opener(suffix):
+    return _OPENERS[suffix[suffix.index(".", 1):] if suffix.count(".") > 1 else ""]
+
+
+def _read_csv(path, suffix, columns, categorical=()):
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    opener = _opener(suffix)
+    with opener(path, "rb") as fh:  # decompression errors surface here, in Python's own terms
+        header = fh.readline(_MAX_HEADER)
+    if len(header) >= _MAX_HEADER and not header.endswith(b"\n"):
+        raise LogFormatError(f"{path}: the first line is longer than {_MAX_HEADER >> 20} MiB; "
+                             "a log starts with a header line of column names")
+    names = _header_names(header, path)
+    if columns is not None:
+        require_columns(pd.DataFrame(columns=names), columns, Label.of(str(path)), "a column")
+    keep = None if columns is None else [n for n in dict.fromkeys(columns)]
+    try:
+        with opener(path, "rb") as fh:
+            table = pacsv.read_csv(
+                fh, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=8 << 20),
+                convert_options=pacsv.ConvertOptions(include_columns=keep, null_values=_NULLS,
+                                                     strings_can_be_null=True),
+            )
+    except pa.ArrowInvalid as exc:
+        if "decompress" in str(exc).lower() or "corrupt" in str(exc).lower():
+            raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
+        return _read_csv_pandas(path, keep)  # ragged rows and the like: pandas reads or explains them
+    _check_binary(table, path, suffix)
+    return _arrow_to_pandas(table, categorical)
+
+
+def _header_names(header, path):
+    if not header.strip():
+        raise EmptyDataError(f"{path}: the file is empty (no header line)")
+    try:
+        text = header.decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise EncodingError(f"{path}, line 1 (the header): not UTF-8 text; save the file as UTF-8") from None
+    import csv
+    names = [n.strip() for n in next(csv.reader([text]))]
+    names = [n or f"Unnamed: {i}" for i, n in enumerate(names)]
+    _check_column_names(names, path)
+    return names
+
+
+def _read_csv_pandas(path, usecols):
+    return pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False)
+
+
+def _check_binary(table, path, suffix):
+    """pyarrow reads non-UTF-8 text as binary; name the first bad row."""
+    import pyarrow as pa
+    for name, col in zip(table.column_names, table.columns):
+        if pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type):
+            for i, v in enumerate(col.to_pylist()):
+                try:
+                    if v is not None:
+                        v.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise EncodingError(f"{path}, row {i + 1} (line {i + 2}), column {name!r}: not UTF-8 "
+                                        f"text ({v[:40]!r}); save the file as UTF-8") from None
+
+
+def _encoding_error(path, suffix):
+    with _opener(suffix)(path, "rb") as fh:
+        for n, line in enumerate(fh, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                row = f"row {n - 1} (line {n})" if n > 1 and suffix.startswith(".csv") else f"line {n}"
+                return EncodingError(f"{path}, {row}: not UTF-8 text ({line[:40]!r}); save the file as UTF-8")
+    return EncodingError(f"{path}: not UTF-8 text; save the file as UTF-8")
+
+
+def _arrow_to_pandas(table, categorical=()):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    cols = []
+    for name, col in zip(table.column_names, table.columns):
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = _categories(col) if name in categorical else pc.utf8_ltrim_whitespace(col)
+        elif pa.types.is_date(col.type):
+            col = col.cast(pa.timestamp("s"))
+        cols.append(col)
+    table = pa.table(cols, names=table.column_names)
+    return table.to_pandas(deduplicate_objects=True, split_blocks=True, self_destruct=True)
+
+
+def _categories(col):
+    """A text column dictionary-encoded, leading blanks trimmed (pandas' skipinitialspace) in the dictionary only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    enc = pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)
+    trimmed = pc.utf8_ltrim_whitespace(enc.dictionary)
+    if len(pc.unique(trimmed)) != len(trimmed):  # " a" and "a" both present: trim every value
+        return pc.dictionary_encode(pc.utf8_ltrim_whitespace(col))
+    return pa.DictionaryArray.from_arrays(enc.indices, trimmed)
+
+
+def _read_parquet(path):
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, (PermissionError, FileNotFoundError)):
+            raise
+        raise CorruptFileError(f"{path}: not a readable Parquet file ({str(exc)[:120]}); get a fresh copy") from None
+
+
+def _read_json(path, suffix):
     import json
-    import lzma
-    import gzip
-    opener = {".json": open, ".json.gz": gzip.open, ".json.xz": lzma.open}[_suffix(path)]
-    with opener(path, "rt", encoding="utf-8") as fh:
-        text = fh.read()
+    opener = {".json": open, ".json.gz": gzip.open, ".json.xz": lzma.open}[suffix]
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise EncodingError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
     if not text.strip():
         raise EmptyDataError(f"{path}: the file is empty")
-    data = json.loads(text)
-    if isinstance(data, list):
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LogFormatError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    if isinstance(data, list) and all(isinstance(r, dict) for r in data):
         return pd.json_normalize(data)
-    if isinstance(data, dict) and all(isinstance(v, list) for v in data.values()):
-        return pd.DataFrame(data)
+    if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):
+        if len({len(v) for v in data.values()}) == 1:
+            return pd.DataFrame(data)
     raise LogFormatError(f"{path}: JSON must be a list of records or an object of equal-length columns")
 
 
@@ -93,56 +278,3 @@ def require_columns(df, names, label, role):
             raise MissingColumnError(
                 f"{label}: no column {name!r} (asked for as {role}); the columns are {cols}")
 
-
-def parse_times(values, label, column, *, time_format=None, time_unit=None, allow_missing=False):
-    """Parse a column of times.
-
-    Returns ``("numeric", float hours)`` for numbers with ``time_unit``, or
-    ``("datetime", datetime64 Series)`` for timestamps.  Time-zone offsets are
-    respected: timestamps with offsets are converted to UTC.
-    """
-    s = pd.Series(values).reset_index(drop=True)
-    if time_unit is not None:
-        factor = unit_hours(time_unit)
-        num = pd.to_numeric(s, errors="coerce")
-        _check_parsed(s, num, label, column, "a number in " + repr(time_unit), allow_missing)
-        return "numeric", num.to_numpy(float) * factor
-    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
-        raise UnitError(f"{label}: column {column!r} holds numbers; say their unit with "
-                        "time_unit='s', 'min', 'h' or 'd' (or give timestamps)")
-    if pd.api.types.is_datetime64_any_dtype(s):
-        return "datetime", _to_utc_if_aware(s)
-    parsed = _parse_strings(s, time_format)
-    hint = f"a timestamp matching {time_format!r}" if time_format else "a timestamp (give time_format if needed)"
-    _check_parsed(s, parsed, label, column, hint, allow_missing)
-    return "datetime", parsed
-
-
-def _parse_strings(s, time_format):
-    kw = {"format": time_format} if time_format else {"format": "mixed"}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", FutureWarning)  # pandas warns on mixed offsets
-            out = pd.to_datetime(s, errors="coerce", **kw)
-    except (ValueError, TypeError, FutureWarning):
-        out = None
-    if out is None or not pd.api.types.is_datetime64_any_dtype(out):
-        out = pd.to_datetime(s, errors="coerce", utc=True, **kw)  # mixed offsets
-    return _to_utc_if_aware(out)
-
-
-def _to_utc_if_aware(s):
-    if getattr(s.dt, "tz", None) is not None:
-        return s.dt.tz_convert("UTC")
-    return s
-
-
-def _check_parsed(raw, parsed, label, column, expected, allow_missing):
-    raw_missing = raw.isna() | (raw.astype(str).str.strip() == "")
-    bad = parsed.isna() & ~raw_missing
-    if not allow_missing:
-        bad |= raw_missing
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        value = raw.iloc[i]
-        raise TimeParseError(f"{where(label, i + 1, column)}cannot read {value!r}; expected {expected}")

@@ -137,8 +137,13 @@ def job_mtbf(node_mtbf, n_nodes, fixed_rate_per_h=0.0):
 
 
 def _n_nodes(n_gpus, gpus_per_node):
-    if not (float(n_gpus) >= 1 and float(gpus_per_node) >= 1):
-        raise ModelInputError(f"n_gpus and gpus_per_node must be >= 1; got {n_gpus!r}, {gpus_per_node!r}")
+    try:
+        ok = float(n_gpus) >= 1 and float(gpus_per_node) >= 1 and math.isfinite(float(n_gpus) * float(gpus_per_node))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ModelInputError(f"n_gpus and gpus_per_node must be finite numbers >= 1; got {n_gpus!r}, "
+                              f"{gpus_per_node!r}")
     return math.ceil(float(n_gpus) / float(gpus_per_node))
 
 

@@ -32,7 +32,7 @@ from scipy import stats
 
 from .cluster import COUNT_KEYS, Cluster
 from ..defaults import GPUS_PER_NODE
-from ..errors import CountError, ModelInputError
+from ..errors import CountError, ModelInputError, ResourceLimitError
 
 __all__ = [
     "CATEGORY_UNITS", "scales_with", "job_rates", "cluster_of", "grow_cluster",
@@ -41,6 +41,8 @@ __all__ = [
 
 # Llama 3 Table 5 categories.  "Unknown" and "Software" are left to the keywords:
 # in node logs (LANL, StepFun) they are node faults, not the job's.
+MAX_BOOT = 200_000  # bootstrap draws: beyond this memory, not precision, is what grows
+
 CATEGORY_UNITS = {
     "gpu": "gpu", "host": "node", "unplanned maintenance": "node", "network": "link", "dependency": "job",
 }
@@ -131,11 +133,20 @@ def cluster_of(source, gpus_per_node=None):
     return Cluster(n_gpus=int(n_gpus), gpus_per_node=int(gpn), name=str(getattr(source, "name", "source")))
 
 
+def gpu_count(name, value):
+    """``value`` as an int if it is a whole, finite number of GPUs (1 or more); else ModelInputError."""
+    ok = isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating)) and np.isfinite(value)
+                                                 and float(value).is_integer())
+    if isinstance(value, bool) or not ok or value < 1 or value > 2 ** 53:
+        raise ModelInputError(f"{name} must be a whole number of GPUs, 1 or more; got {value!r}")
+    return int(value)
+
+
 def grow_cluster(target, source, gpus_per_node=None):
     """A :class:`Cluster` as given, or the source's design grown to ``target`` GPUs."""
     if isinstance(target, Cluster):
         return target
-    grown = source.with_gpus(int(target))
+    grown = source.with_gpus(gpu_count("n_gpus", target))
     if gpus_per_node is not None and gpus_per_node != grown.gpus_per_node:
         grown = dataclasses.replace(grown, gpus_per_node=int(gpus_per_node), nics_per_node=None,
                                     scaleup_gpus=None)
@@ -181,7 +192,17 @@ class ScaledRates:
         return float(self.table.loc[self.table["scales_with"] == unit, "rate_per_h"].sum())
 
     def draws(self, n_boot=2000, seed=None):
-        """Parametric-bootstrap rates, shape (n_boot, causes): Poisson(count) / exposure * factor."""
+        """Parametric-bootstrap rates, shape (n_boot, causes): Poisson(count) / exposure * factor.
+
+        ``n_boot`` is at most :data:`MAX_BOOT`; more raises :class:`ResourceLimitError`.
+        """
+        if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+            raise ModelInputError(f"n_boot must be a whole number of 1 or more; got {n_boot!r}")
+        if n_boot > MAX_BOOT:
+            raise ResourceLimitError(f"n_boot={n_boot:,} bootstrap draws is more than relmodel computes "
+                                     f"(at most {MAX_BOOT:,}); a few thousand give intervals to two digits")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ModelInputError(f"seed must be a whole number of 0 or more, or None; got {seed!r}")
         rng = np.random.default_rng(seed)
         t = self.table
         counts = rng.poisson(t["count"].to_numpy(dtype=float), size=(int(n_boot), len(t)))
@@ -271,6 +292,5 @@ def job_mtbf_from_source(source, gpus=None, gpus_per_node=GPUS_PER_NODE):
         from ..stats.rates import component_rates
         df = component_rates(source, per="job")
         return float(df.loc[df["component"] == "Total", "mtbf_h"].iloc[0])
-    if gpus < 1:
-        raise ModelInputError(f"gpus must be a positive number of GPUs; got {gpus}")
+    gpus = gpu_count("gpus", gpus)
     return float(scale_job_mtbf(source, gpus, gpus_per_node=gpus_per_node))

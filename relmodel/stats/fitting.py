@@ -171,7 +171,7 @@ def prepare(data, observed=None, entry=None):
         late = np.flatnonzero(entry > t)
         if late.size:
             i = late[0]
-            raise FitError(f"row {i}: entry time {entry[i]:g} h is after the end of the duration ({t[i]:g} h); "
+            raise FitError(f"row {i + 1}: entry time {entry[i]:g} h is after the end of the duration ({t[i]:g} h); "
                            "entry must be between 0 and the duration")
         entry = entry if np.any(entry > 0) else None
     t = _lift_zeros(t)
@@ -182,7 +182,7 @@ def _check_values(x, what):
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         i = bad[0]
-        raise FitError(f"row {i}: {what} {x[i]!r} is not valid; {what}s must be finite hours >= 0 "
+        raise FitError(f"row {i + 1}: {what} {float(x[i]):g} is not valid; {what}s must be finite hours >= 0 "
                        f"({bad.size} bad value{'s' if bad.size > 1 else ''})")
 
 

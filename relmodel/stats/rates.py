@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from ..data.counts import CountTable
-from ..errors import CountError, UnitError
+from ..errors import CountError, InputTypeError, UnitError, UnknownColumnError
 from ..data.logs import InterruptionLog
 
 __all__ = ["component_rates", "poisson_interval", "PER"]
@@ -69,7 +69,7 @@ def _counts_and_exposure(source, per, by):
 
 def _log_counts(log, per, by):
     if per == "gpu" and not log.gpus_per_node:
-        raise UnitError(f"{log.name}: per='gpu' needs gpus_per_node; pass it to read_log")
+        raise UnitError(f"{log.name}: per='gpu' needs the number of GPUs per node; give gpus_per_node")
     units = {"job": 1, "node": log.n_nodes, "gpu": log.n_nodes * (log.gpus_per_node or 1)}[per]
     ev = log.interruptions()
     cols = log.cause_columns
@@ -77,6 +77,11 @@ def _log_counts(log, per, by):
         comp = cols[1] if len(cols) > 1 else (cols[0] if cols else None)
         cat = cols[0] if cols else None
     else:
+        if not isinstance(by, str):
+            raise InputTypeError(f"by= must be a column name (a string); got {type(by).__name__} {by!r:.60}")
+        if by not in log.events.columns or by in ("row", "start_h", "end_h", "overlaps"):
+            known = ", ".join(repr(c) for c in ["node"] + cols + ["planned"])
+            raise UnknownColumnError(f"{log.name}: cannot count by {by!r}: no such cause column; use one of {known}")
         comp, cat = by, (cols[0] if cols and cols[0] != by else by)
     if comp is None:
         return np.array(["All causes"]), np.array(["All"]), np.array([len(ev)]), log.duration_h * units

@@ -1,0 +1,186 @@
+"""Parsing a column of outage times, read right or not at all.
+
+Numbers need a unit and must be finite and of a sane size.  Text timestamps
+are checked before parsing: dates whose day/month order cannot be told (or
+that mix orders), time-zone abbreviations (EST, CEST...) and times with a
+UTC offset mixed with times without one raise a named error asking for
+``time_format`` or an offset, instead of being read in a way that might be
+wrong.  Offsets are respected: such times are converted to UTC.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..errors import (AmbiguousDateError, InputTypeError, MixedTimeZoneError, TimeParseError, TimeRangeError,
+                      TimeZoneError, UnitError, where)
+from ..units import unit_hours
+
+__all__ = ["parse_times", "check_time_format", "MAX_ABS_HOURS"]
+
+MAX_ABS_HOURS = 1e7  # about 1,140 years: numeric times beyond this are a wrong unit, not a log
+
+_DMY = re.compile(r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-]\d{2,4}(?!\d)")
+_ZONE = re.compile(r"\d\s*([A-Za-z]{3,5})\s*$")
+_OFFSET = re.compile(r"(?:\d\s?[+-]\d{2}(?::?\d{2})?|\dZ|\s(?:UTC|GMT|Z))\s*$", re.IGNORECASE)
+_NAMED_OK = {"UTC", "GMT"}
+_WORDS = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "SEPT", "OCT", "NOV", "DEC",
+          "JUNE", "JULY", "MARCH", "APRIL"}
+
+
+def _at(label, i, column):
+    lines = getattr(label, "header_lines", None)
+    return where(label, int(i) + 1, column, line=None if lines is None else int(i) + 1 + lines)
+
+
+def check_time_format(time_format):
+    """Raise :class:`TimeParseError` unless ``time_format`` is a usable strftime format (or None)."""
+    if time_format is None:
+        return
+    if not isinstance(time_format, str):
+        raise InputTypeError(f"time_format must be a strftime string such as '%d/%m/%Y %H:%M'; "
+                             f"got {type(time_format).__name__} {time_format!r}")
+    bad = [d for d in re.findall(r"%(.)", time_format.replace("%%", "")) if d not in "aAwdbBmyYHIpMSfzjUWcxXGuVZ"]
+    if bad or "%" not in time_format:
+        what = f"unknown directive %{bad[0]}" if bad else "no % directive"
+        raise TimeParseError(f"time_format {time_format!r}: {what}; write it like '%Y-%m-%d %H:%M' or "
+                             "'%d/%m/%Y %H:%M:%S' (Python strftime codes)")
+
+
+def parse_times(values, label, column, *, time_format=None, time_unit=None, allow_missing=False):
+    """Parse a column of times.
+
+    Returns ``("numeric", float hours)`` for numbers with ``time_unit``, or
+    ``("datetime", datetime64 Series)`` for timestamps.  Time-zone offsets are
+    respected: timestamps with offsets are converted to UTC.
+    """
+    s = pd.Series(values).reset_index(drop=True)
+    if time_unit is not None:
+        factor = unit_hours(time_unit)
+        if pd.api.types.is_datetime64_any_dtype(s):
+            raise UnitError(f"{label}: column {column!r} holds timestamps, not numbers; leave out time_unit")
+        num = pd.to_numeric(s, errors="coerce") if not pd.api.types.is_numeric_dtype(s) else s
+        if pd.api.types.is_bool_dtype(num):
+            num = pd.Series(np.nan, index=s.index)
+        num = num.astype(float)
+        _check_parsed(s, num, label, column, "a number in " + repr(time_unit), allow_missing)
+        out = num.to_numpy(float) * factor
+        _check_range(s, out, label, column, time_unit)
+        return "numeric", out
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+        raise UnitError(f"{label}: column {column!r} holds numbers; say their unit with "
+                        "time_unit='s', 'min', 'h' or 'd' (or give timestamps)")
+    if pd.api.types.is_datetime64_any_dtype(s):
+        return "datetime", _to_utc_if_aware(s)
+    check_time_format(time_format)
+    dayfirst = False if time_format else _inspect_text(s, label, column)
+    parsed = _parse_strings(s, time_format, dayfirst, label, column)
+    hint = f"a timestamp matching {time_format!r}" if time_format else "a timestamp (give time_format if needed)"
+    _check_parsed(s, parsed, label, column, hint, allow_missing)
+    return "datetime", parsed
+
+
+def _check_range(raw, hours_, label, column, unit):
+    bad = ~np.isfinite(hours_) & ~np.isnan(hours_) | (np.abs(np.nan_to_num(hours_)) > MAX_ABS_HOURS)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise TimeRangeError(f"{_at(label, i, column)}{raw.iloc[i]!r} {unit} is not a usable time; numeric "
+                             f"times must be finite and within {MAX_ABS_HOURS:,.0f} h of zero (check time_unit)")
+
+
+def _text_values(s):
+    """Distinct text values and, for each, the first position where it occurs."""
+    is_text = s.map(type).to_numpy() == str if s.dtype == object else np.zeros(len(s), bool)
+    if not is_text.any():
+        return pd.Series(dtype=object)
+    txt = s[is_text]
+    return txt.drop_duplicates()
+
+
+def _inspect_text(s, label, column):
+    """Refuse zone abbreviations, naive/offset mixtures and unknowable day/month order.
+
+    Returns ``dayfirst`` for the parser.
+    """
+    u = _text_values(s)
+    if u.empty:
+        return False
+    stripped = u.str.strip()
+    zone = stripped.str.extract(_ZONE, expand=False).str.upper()
+    named = zone.notna() & ~zone.isin(_NAMED_OK | _WORDS)
+    if named.any():
+        i = named.idxmax()
+        raise TimeZoneError(f"{_at(label, i, column)}{s.iloc[i]!r} ends in the zone name {zone[i]!r}, which "
+                            "relmodel will not guess (EST, IST, CST... mean different things); write times with "
+                            "a UTC offset such as '-05:00', or convert them to UTC")
+    has_offset = stripped.str.contains(_OFFSET)
+    if has_offset.any() and not has_offset.all():
+        i, j = has_offset.idxmin(), has_offset.idxmax()
+        raise MixedTimeZoneError(
+            f"{_at(label, i, column)}{s.iloc[i]!r} has no UTC offset, but {where(None, j + 1)}{s.iloc[j]!r} "
+            "has one; relmodel will not guess the zone of the others: give every time an offset (e.g. "
+            "'+00:00') or none")
+    return _day_first(u, s, label, column)
+
+
+def _day_first(u, s, label, column):
+    dmy = u.str.extract(_DMY).dropna()
+    if dmy.empty:
+        return False
+    a, b = dmy[0].astype(int), dmy[1].astype(int)
+    day_first, month_first = a > 12, b > 12
+    fmt = "give time_format, e.g. '%d/%m/%Y %H:%M' (day first) or '%m/%d/%Y %H:%M' (month first)"
+    if day_first.any() and month_first.any():
+        i, j = day_first.idxmax(), month_first.idxmax()
+        raise AmbiguousDateError(
+            f"{_at(label, min(i, j), column)}dates mix day-first ({s.iloc[i]!r}, row {i + 1}) and month-first "
+            f"({s.iloc[j]!r}, row {j + 1}) order; {fmt}")
+    if not (day_first.any() or month_first.any()):
+        i = dmy.index[0]
+        raise AmbiguousDateError(
+            f"{_at(label, i, column)}cannot tell day from month in {s.iloc[i]!r}: no date in the column has a "
+            f"day above 12; {fmt}")
+    return bool(day_first.any())
+
+
+def _parse_strings(s, time_format, dayfirst, label, column):
+    kw = {"format": time_format} if time_format else {"format": "mixed", "dayfirst": dayfirst}
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = pd.to_datetime(s, errors="coerce", **kw)
+        for w in caught:
+            if "timezone" in str(w.message).lower() and "un-recognized" in str(w.message).lower():
+                raise TimeZoneError(f"{label}, column {column!r}: {w.message}".split(". Dropping")[0]
+                                    + "; write times with a UTC offset such as '-05:00', or in UTC")
+        if not pd.api.types.is_datetime64_any_dtype(out):  # several offsets: convert all to UTC
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = pd.to_datetime(s, errors="coerce", utc=True, **kw)
+    except (ValueError, TypeError, OverflowError) as exc:
+        msg = str(exc)
+        if "tz" in msg.lower() or "timezone" in msg.lower() or "offset" in msg.lower():
+            raise MixedTimeZoneError(f"{label}, column {column!r}: times with and without a time zone are "
+                                     "mixed; give every time an offset (e.g. '+00:00') or none") from None
+        raise TimeParseError(f"{label}, column {column!r}: cannot read the times ({msg[:160]}); "
+                             "give time_format, e.g. '%Y-%m-%d %H:%M'") from None
+    return _to_utc_if_aware(out)
+
+
+def _to_utc_if_aware(s):
+    if getattr(s.dt, "tz", None) is not None:
+        return s.dt.tz_convert("UTC")
+    return s
+
+
+def _check_parsed(raw, parsed, label, column, expected, allow_missing):
+    raw_missing = raw.isna() | (raw.astype(str).str.strip() == "") if raw.dtype == object else raw.isna()
+    bad = parsed.isna() & ~raw_missing
+    if not allow_missing:
+        bad |= raw_missing
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        value = raw.iloc[i]
+        raise TimeParseError(f"{_at(label, i, column)}cannot read {value!r}; expected {expected}")
