@@ -5,7 +5,8 @@ belongs there and what it may import; dependencies point down this list:
 
 * presentation: :mod:`relmodel.cli`, :mod:`relmodel.report`, :mod:`relmodel.plots`
 * planning: :mod:`relmodel.scale` (clusters, requirements, budgets, spares),
-  :mod:`relmodel.checkpoint` (intervals, ETTR, the simulator)
+  :mod:`relmodel.checkpoint` (intervals, ETTR, the simulator),
+  :mod:`relmodel.stragglers` (fail-slow nodes, what-if slowdown, eviction)
 * statistics: :mod:`relmodel.stats`
 * data: :mod:`relmodel.data`
 * base: :mod:`relmodel.units`, :mod:`relmodel.errors`
@@ -27,6 +28,9 @@ from .checkpoint import (young_interval, daly_interval, optimal_interval, ettr, 
 from .scale import (Cluster, scale_rates, scale_job_mtbf, ScaledRates, required_job_mtbf, required_node_mtbf,
                     required_gpu_mtbf, job_mtbf, best_ettr, requirements_table, plan_requirements, Requirements,
                     split_budget, what_if, share_fit, spare_pool, repair_model, spares_table, erlang_b, spares)
+from .data import StepLog, read_steps, read_megatron
+from .stragglers import (slowdown, find_slow_nodes, expected_max, straggler_scaling, eviction_policy,
+                         combined_goodput, goodput_with_stragglers, synthetic_steps)
 from . import plots, report
 
 __version__ = "0.2.0"

@@ -22,6 +22,9 @@ __all__ = [
     "InfeasibleTargetError",
     "ParameterError",
     "ReportError",
+    "MissingStepsError",
+    "DuplicateStepError",
+    "NegativeTimeError",
     "where",
 ]
 
@@ -84,6 +87,18 @@ class ParameterError(RelmodelError, ValueError):
 
 class ReportError(RelmodelError):
     """A report could not be rendered (a cell failed, a folder exists...)."""
+
+
+class MissingStepsError(LogFormatError):
+    """A step-time log lacks some (step, rank) pairs, so a step's slowest rank is unknown."""
+
+
+class DuplicateStepError(LogFormatError):
+    """A step-time log has two rows for the same (step, rank) pair."""
+
+
+class NegativeTimeError(LogFormatError):
+    """A step time (or an end before its start) is negative."""
 
 
 def where(file=None, row=None, column=None):

@@ -1,0 +1,204 @@
+"""Fail-slow nodes: persistent slowness told apart from transient noise.
+
+:func:`find_slow_nodes` works on each node's step time (its slowest rank's),
+on the log scale so a slowdown by a factor is a shift:
+
+1. **Robust across nodes, per step.** d[s, n] = log t[s, n] - median over
+   nodes of log t[s, ·]: how much slower than the typical node, per step.
+2. **Persistence over steps.** Steps are cut into windows of ``window``
+   steps (aligned to the end of the log); a node's window score is the
+   median of its d over the window, so a spike or burst shorter than half a
+   window does not move it.  Scores are centred per window by the median
+   over nodes and scaled by one pooled robust spread (1.4826 × the median
+   absolute deviation over all windows and nodes), giving z[k, n], about
+   standard normal for a healthy node.
+3. **Evidence.** A fail-slow node stays slow from its onset on.  For the last
+   L windows, L in 1, 2, 4, ... up to all of them, the standardised sum
+   Σ z / √L is a one-sided test; a node's p-value is the smallest of these
+   tail probabilities times their number (Bonferroni over the lengths, so
+   at most the nominal level).
+4. **Multiple testing.** The p-values of all nodes are corrected for the
+   number of nodes tested: Holm (default; the chance of any false alarm in
+   the whole log is at most ``alpha``), Bonferroni, or Benjamini-Hochberg
+   (``"bh"``: the expected share of false alarms among those flagged is at
+   most ``alpha``).  A node is flagged when its corrected p-value is at most
+   ``alpha`` and it is at least ``min_slowdown`` slower than the typical node.
+
+The onset is the step that best splits the node's d into "before" and
+"after" (a CUSUM for a shift of the estimated size).  The test assumes
+noise that is independent from window to window; choose ``window`` longer
+than the transient episodes of the cluster (thermal throttling bursts,
+checkpoint hiccups).
+"""
+
+import html
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..errors import ModelInputError
+
+__all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues"]
+
+_CHUNK = 1_000_000
+
+
+def adjust_pvalues(p, method="holm"):
+    """P-values corrected for testing ``len(p)`` hypotheses: "holm", "bonferroni" or "bh"."""
+    p = np.asarray(p, dtype=float)
+    m = len(p)
+    if method == "bonferroni":
+        return np.minimum(1.0, p * m)
+    if method == "bh":
+        return stats.false_discovery_control(p, method="bh") if m else p
+    if method == "holm":
+        order = np.argsort(p, kind="stable")
+        adj = np.maximum.accumulate(np.minimum(1.0, p[order] * (m - np.arange(m))))
+        out = np.empty(m)
+        out[order] = adj
+        return out
+    raise ModelInputError(f"correction must be 'holm', 'bonferroni' or 'bh'; got {method!r}")
+
+
+@dataclass(frozen=True)
+class SlowNodes:
+    """Nodes flagged as fail-slow, with the evidence for each (``table``) and every node tested (``tested``)."""
+
+    table: pd.DataFrame
+    tested: pd.DataFrame
+    alpha: float
+    correction: str
+    window: int
+    level: str
+    n_tested: int
+    scores: np.ndarray  # z[k, n]: window by node
+    window_steps: np.ndarray  # first step of each window
+
+    @property
+    def nodes(self):
+        return list(self.table[self.level])
+
+    def to_frame(self):
+        """The evidence table: one row per flagged node."""
+        return self.table.copy()
+
+    def report(self, n=15):
+        """The flagged nodes formatted for people (at most ``n`` rows)."""
+        t = self.table.head(n)
+        return pd.DataFrame({self.level: t[self.level].astype(str),
+                             "slower than typical (%)": (100 * t["slowdown"]).map("{:.1f}".format),
+                             "slow since step": t["onset_step"].map("{:,}".format),
+                             "steps slow": t["steps_slow"].map("{:,}".format),
+                             "evidence (z)": t["z"].map("{:.1f}".format),
+                             "corrected p-value": t["p_adjusted"].map(_p_text),
+                             "slowest rank on it": t["slowest_rank"].astype(str)})
+
+    def _repr_html_(self):
+        what = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}[self.correction]
+        head = (f"<p><b>{len(self.table)} of {self.n_tested:,} {self.level}s flagged as fail-slow</b> "
+                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {self.level}s, "
+                f"windows of {self.window:,} steps).</p>")
+        return head + (self.report().to_html(index=False) if len(self.table) else "")
+
+
+def _p_text(p):
+    return "below 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _relative_log(grid):
+    """d[s, n] = log t[s, n] - median_n log t[s, ·], in row blocks."""
+    out = np.empty(grid.shape)
+    rows = max(1, _CHUNK // max(1, grid.shape[1]))
+    tiny = np.finfo(float).tiny
+    for i in range(0, grid.shape[0], rows):
+        x = np.log(np.maximum(grid[i:i + rows], tiny))
+        out[i:i + rows] = x - np.median(x, axis=1, keepdims=True)
+    return out
+
+
+def _window_scores(d, window):
+    k = d.shape[0] // window
+    first = d.shape[0] - k * window
+    m = np.median(d[first:].reshape(k, window, d.shape[1]), axis=1)
+    c = m - np.median(m, axis=1, keepdims=True)
+    spread = 1.4826 * np.median(np.abs(c))
+    if not spread > 0:
+        spread = max(np.abs(c).max(), 1.0) * 1e-9
+    return c / spread, c, first
+
+
+def _evidence(z):
+    """Per node: smallest Bonferroni-corrected tail probability over the dyadic tail lengths, and that length."""
+    k = z.shape[0]
+    lengths = sorted({min(k, 2 ** j) for j in range(int(np.ceil(np.log2(k))) + 1)})
+    tail = np.cumsum(z[::-1], axis=0)
+    zs = np.stack([tail[L - 1] / np.sqrt(L) for L in lengths])
+    best = zs.argmax(axis=0)
+    zmax = zs.max(axis=0)
+    p = np.minimum(1.0, len(lengths) * stats.norm.sf(zmax))
+    return zmax, p, np.asarray(lengths)[best]
+
+
+def _onset(d_node, shift):
+    """Index of the step that best splits a series into before (0) and after (shift)."""
+    gain = np.cumsum((d_node - shift / 2)[::-1])[::-1]
+    return int(np.argmax(gain))
+
+
+def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
+    """Flag persistent fail-slow nodes of a step log (see the module notes).
+
+    ``level`` is "node" (default when the log names nodes) or "rank".
+    ``window`` defaults to a twentieth of the steps, between 5 and 100.
+    Returns :class:`SlowNodes`.
+    """
+    if not 0 < alpha < 1:
+        raise ModelInputError(f"alpha (the false-alarm rate) must be in (0, 1); got {alpha!r}")
+    level = level or ("node" if log.nodes is not None else "rank")
+    if level == "node":
+        labels, grid = log.node_times_h()
+    elif level == "rank":
+        labels, grid = log.ranks, log.times_h
+    else:
+        raise ModelInputError(f"level must be 'node' or 'rank'; got {level!r}")
+    if grid.shape[1] < 3:
+        raise ModelInputError(f"{log.name}: telling a slow {level} from the others needs at least 3 {level}s; "
+                              f"the log has {grid.shape[1]}")
+    window = int(window) if window else int(np.clip(log.n_steps // 20, 5, 100))
+    if window < 1 or log.n_steps // window < 1:
+        raise ModelInputError(f"{log.name}: window must be between 1 and the number of steps "
+                              f"({log.n_steps:,}); got {window}")
+    d = _relative_log(grid)
+    z, c, first = _window_scores(d, window)
+    zmax, p, length = _evidence(z)
+    p_adj = adjust_pvalues(p, correction)
+    k = z.shape[0]
+    slow = np.array([np.median(c[k - L:, j]) for j, L in enumerate(length)])
+    tested = pd.DataFrame({level: labels, "z": zmax, "p": p, "p_adjusted": p_adj,
+                           "slowdown": np.expm1(slow), "windows_slow": length})
+    flagged = np.flatnonzero((p_adj <= alpha) & (np.expm1(slow) >= min_slowdown))
+    table = _table(log, level, labels, grid, d, tested, flagged, slow)
+    return SlowNodes(table=table, tested=tested, alpha=alpha, correction=correction, window=window, level=level,
+                     n_tested=len(labels), scores=z, window_steps=log.steps[first::window][:k])
+
+
+def _table(log, level, labels, grid, d, tested, flagged, slow):
+    rows = []
+    for j in flagged:
+        start = _onset(d[:, j], slow[j])
+        rows.append({"onset_step": log.steps[start], "steps_slow": log.n_steps - start,
+                     "slowest_rank": _slowest_rank(log, level, labels[j], start),
+                     "share_slowest": float(np.mean(grid[start:].argmax(axis=1) == j))})
+    extra = pd.DataFrame(rows, columns=["onset_step", "steps_slow", "slowest_rank", "share_slowest"])
+    table = pd.concat([tested.iloc[flagged].reset_index(drop=True), extra], axis=1)
+    return table.sort_values("slowdown", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _slowest_rank(log, level, label, start):
+    if level == "rank":
+        return label
+    cols = np.flatnonzero(log.nodes == label)
+    sub = log.times_h[start:, cols]
+    return log.ranks[cols[np.bincount(sub.argmax(axis=1), minlength=len(cols)).argmax()]]
