@@ -6,17 +6,21 @@ on the log scale so a slowdown by a factor is a shift:
 1. **Robust across nodes, per step.** d[s, n] = log t[s, n] - median over
    nodes of log t[s, ·]: how much slower than the typical node, per step.
 2. **Persistence over steps.** Steps are cut into windows of ``window``
-   steps (aligned to the end of the log); a node's window score is the
-   median of its d over the window, so a spike or burst shorter than half a
-   window does not move it.  Scores are centred per window by the median
-   over nodes and scaled by one pooled robust spread (1.4826 × the median
-   absolute deviation over all windows and nodes), giving z[k, n], about
-   standard normal for a healthy node.
+   steps (aligned to the end of the log); a node's window value is the 25%
+   trimmed mean of its d over the window, so a spike or burst shorter than a
+   quarter of a window barely moves it.  Within each window the nodes are
+   ranked and each gets the normal score Φ⁻¹((rank - ½)/N).  With no slow
+   node the ranks are a random permutation, so a node's score has a known
+   mean and variance whatever the shape of the step-time distribution (a
+   test that assumed normal window values would raise false alarms: the
+   maximum of a node's ranks is skewed).
 3. **Evidence.** A fail-slow node stays slow from its onset on.  For the last
-   L windows, L in 1, 2, 4, ... up to all of them, the standardised sum
-   Σ z / √L is a one-sided test; a node's p-value is the smallest of these
-   tail probabilities times their number (Bonferroni over the lengths, so
-   at most the nominal level).
+   L windows, L in 1, 2, 4, ... up to all of them, the node's summed scores
+   are a one-sided test, whose tail probability is a saddlepoint
+   approximation for a sum of L draws from the windows' scores; a node's
+   p-value is the smallest of these times their number (Bonferroni over the
+   lengths, counting only lengths that could reach the level: Tarone 1990,
+   Biometrics 46(2)).
 4. **Multiple testing.** The p-values of all nodes are corrected for the
    number of nodes tested: Holm (default; the chance of any false alarm in
    the whole log is at most ``alpha``), Bonferroni, or Benjamini-Hochberg
@@ -40,7 +44,7 @@ from scipy import stats
 
 from ..errors import ModelInputError
 
-__all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues"]
+__all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
 
 _CHUNK = 1_000_000
 
@@ -73,7 +77,8 @@ class SlowNodes:
     window: int
     level: str
     n_tested: int
-    scores: np.ndarray  # z[k, n]: window by node
+    scores: np.ndarray  # rank score of each node in each window (windows down, nodes across)
+    relative: np.ndarray  # log of each node's time relative to the typical node, per window
     window_steps: np.ndarray  # first step of each window
 
     @property
@@ -119,26 +124,108 @@ def _relative_log(grid):
 
 
 def _window_scores(d, window):
+    """Per window and node: relative slowness c (trimmed mean of d, centred) and its rank score."""
     k = d.shape[0] // window
     first = d.shape[0] - k * window
-    m = np.median(d[first:].reshape(k, window, d.shape[1]), axis=1)
-    c = m - np.median(m, axis=1, keepdims=True)
-    spread = 1.4826 * np.median(np.abs(c))
-    if not spread > 0:
-        spread = max(np.abs(c).max(), 1.0) * 1e-9
-    return c / spread, c, first
+    m = stats.trim_mean(d[first:].reshape(k, window, d.shape[1]), 0.25, axis=1)
+    c = m - stats.trim_mean(m, 0.25, axis=1)[:, None]
+    u = (stats.rankdata(c, axis=1) - 0.5) / c.shape[1]
+    return stats.norm.ppf(u), c, first
 
 
-def _evidence(z):
-    """Per node: smallest Bonferroni-corrected tail probability over the dyadic tail lengths, and that length."""
-    k = z.shape[0]
+def _null_values(centred, bins=256):
+    """The pooled null scores as (values, weights): a histogram of every window's centred scores."""
+    flat = centred.ravel()
+    lo, hi = flat.min(), flat.max()
+    if hi <= lo:
+        return np.array([0.0]), np.array([1.0])
+    counts, edges = np.histogram(flat, bins=bins, range=(lo, hi))
+    sums, _ = np.histogram(flat, bins=bins, range=(lo, hi), weights=flat)
+    keep = counts > 0
+    return sums[keep] / counts[keep], counts[keep] / counts.sum()
+
+
+def _cgf(t, v, w):
+    """K(t), K'(t), K''(t) of one draw from values v with weights w, for each t."""
+    a = t[:, None] * v[None, :]
+    a_max = a.max(axis=1, keepdims=True)
+    e = w[None, :] * np.exp(a - a_max)
+    z = e.sum(axis=1)
+    m1 = (e * v).sum(axis=1) / z
+    m2 = (e * v * v).sum(axis=1) / z
+    return np.log(z) + a_max[:, 0], m1, m2 - m1 * m1
+
+
+def saddlepoint_sf(x, n, values, weights):
+    """P(sum of n independent draws from (values, weights) >= x), Lugannani-Rice saddlepoint, per x."""
+    x = np.asarray(x, dtype=float) / n  # per-draw mean
+    vmax, mean = values.max(), float(np.dot(values, weights))
+    var = float(np.dot(weights, (values - mean) ** 2))
+    out = stats.norm.sf((x - mean) * np.sqrt(n / var)) if var > 0 else (x <= mean).astype(float)
+    top = x >= vmax - 1e-12
+    out[top] = weights[np.argmax(values)] ** n
+    work = np.flatnonzero(~top & (x > mean + 1e-12 * max(1.0, abs(mean))) & (var > 0))
+    if not len(work):
+        return out
+    target = x[work]
+    lo, hi = np.zeros(len(work)), np.ones(len(work))
+    for _ in range(60):  # grow the bracket until K'(hi) >= target
+        grow = _cgf(hi, values, weights)[1] < target
+        if not grow.any():
+            break
+        hi[grow] *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        below = _cgf(mid, values, weights)[1] < target
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    t = (lo + hi) / 2
+    k, _, k2 = _cgf(t, values, weights)
+    r = np.sqrt(np.maximum(2 * n * (t * target - k), 0))
+    u = t * np.sqrt(n * k2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr = stats.norm.sf(r) + stats.norm.pdf(r) * (1 / u - 1 / r)
+    good = (r > 0.5) & np.isfinite(lr) & (lr > 0)
+    out[work[good]] = np.minimum(lr[good], 1.0)
+    return out
+
+
+def _eligible(lengths, weights, level):
+    """Tarone's (1990) rule: count only the lengths whose smallest possible p-value can reach the level.
+
+    With bounded scores, a run of L windows cannot be less likely than L top
+    ranks in a row (p = w_max^L); lengths that could never be significant
+    are not tests, so they do not enter the Bonferroni count.
+    """
+    floor = np.max(weights) ** np.asarray(lengths, dtype=float)
+    for j in range(len(lengths), 0, -1):
+        keep = floor <= level / j
+        if keep.sum() <= j:
+            return keep if keep.any() else floor == floor.min()
+    return np.ones(len(lengths), dtype=bool)
+
+
+def _evidence(s, level):
+    """Per node: smallest Bonferroni-corrected tail probability over the dyadic tail lengths, and that length.
+
+    Under no fail-slow node the ranks of the nodes in a window are a random
+    permutation, so a node's score is a draw from that window's scores: its
+    distribution is known whatever the step-time distribution.  The tail of a
+    sum of L such draws is the saddlepoint approximation (Lugannani and Rice
+    1980), which keeps its accuracy far into the tail where a normal one does not.
+    """
+    k = s.shape[0]
     lengths = sorted({min(k, 2 ** j) for j in range(int(np.ceil(np.log2(k))) + 1)})
-    tail = np.cumsum(z[::-1], axis=0)
-    zs = np.stack([tail[L - 1] / np.sqrt(L) for L in lengths])
-    best = zs.argmax(axis=0)
-    zmax = zs.max(axis=0)
-    p = np.minimum(1.0, len(lengths) * stats.norm.sf(zmax))
-    return zmax, p, np.asarray(lengths)[best]
+    centred = s - s.mean(axis=1, keepdims=True)
+    values, weights = _null_values(centred)
+    lengths = list(np.asarray(lengths)[_eligible(lengths, weights, level)])
+    tail = np.cumsum(centred[::-1], axis=0)
+    ps = np.stack([saddlepoint_sf(tail[L - 1], L, values, weights) for L in lengths])
+    sd = np.sqrt(np.dot(weights, values ** 2))
+    zs = np.stack([tail[L - 1] / (np.sqrt(L) * sd) if sd > 0 else np.zeros(s.shape[1]) for L in lengths])
+    best = ps.argmin(axis=0)
+    cols = np.arange(s.shape[1])
+    p = np.minimum(1.0, len(lengths) * ps[best, cols])
+    return zs[best, cols], p, np.asarray(lengths)[best]
 
 
 def _onset(d_node, shift):
@@ -172,7 +259,7 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
                               f"({log.n_steps:,}); got {window}")
     d = _relative_log(grid)
     z, c, first = _window_scores(d, window)
-    zmax, p, length = _evidence(z)
+    zmax, p, length = _evidence(z, alpha / len(labels))
     p_adj = adjust_pvalues(p, correction)
     k = z.shape[0]
     slow = np.array([np.median(c[k - L:, j]) for j, L in enumerate(length)])
@@ -181,7 +268,7 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
     flagged = np.flatnonzero((p_adj <= alpha) & (np.expm1(slow) >= min_slowdown))
     table = _table(log, level, labels, grid, d, tested, flagged, slow)
     return SlowNodes(table=table, tested=tested, alpha=alpha, correction=correction, window=window, level=level,
-                     n_tested=len(labels), scores=z, window_steps=log.steps[first::window][:k])
+                     n_tested=len(labels), scores=z, relative=c, window_steps=log.steps[first::window][:k])
 
 
 def _table(log, level, labels, grid, d, tested, flagged, slow):
