@@ -28,8 +28,11 @@ on the log scale so a slowdown by a factor is a shift:
    most ``alpha``).  A node is flagged when its corrected p-value is at most
    ``alpha`` and it is at least ``min_slowdown`` slower than the typical node.
 
-The onset is the step that best splits the node's d into "before" and
-"after" (a CUSUM for a shift of the estimated size).  The test assumes
+Flagged nodes are then set aside and the others tested again, until a
+round flags nothing new, so one very slow node (always ranked last) does
+not hide a milder one.  The onset is the step that best splits the node's d into "before" and
+"after" (a CUSUM for a shift of the estimated size); the slowdown reported
+is the median of d from the onset on.  The test assumes
 noise that is independent from window to window; choose ``window`` longer
 than the transient episodes of the cluster (thermal throttling bursts,
 checkpoint hiccups).
@@ -258,28 +261,55 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
         raise ModelInputError(f"{log.name}: window must be between 1 and the number of steps "
                               f"({log.n_steps:,}); got {window}")
     d = _relative_log(grid)
-    z, c, first = _window_scores(d, window)
-    zmax, p, length = _evidence(z, alpha / len(labels))
+    records, flagged, active, first_round = {}, [], np.arange(grid.shape[1]), None
+    for _ in range(_MAX_ROUNDS):
+        new, out = _round(d, active, window, alpha, correction, min_slowdown, records)
+        first_round = first_round or out
+        flagged += new
+        active = np.setdiff1d(active, new)
+        if not new or len(active) < 3:
+            break
+    tested = pd.DataFrame([dict(records[j], **{level: labels[j]}) for j in range(len(labels))])
+    tested = tested[[level, "z", "p", "p_adjusted", "slowdown", "windows_slow", "onset"]]
+    table = _table(log, level, labels, grid, tested, flagged)
+    z, c, first = first_round
+    return SlowNodes(table=table, tested=tested.drop(columns="onset"), alpha=alpha, correction=correction,
+                     window=window, level=level, n_tested=len(labels), scores=z, relative=c,
+                     window_steps=log.steps[first::window][:z.shape[0]])
+
+
+_MAX_ROUNDS = 10
+
+
+def _round(d, active, window, alpha, correction, min_slowdown, records):
+    """One round of tests on the ``active`` columns; returns the newly flagged columns."""
+    z, c, first = _window_scores(d[:, active], window)
+    zmax, p, length = _evidence(z, alpha / len(active))
     p_adj = adjust_pvalues(p, correction)
     k = z.shape[0]
-    slow = np.array([np.median(c[k - L:, j]) for j, L in enumerate(length)])
-    tested = pd.DataFrame({level: labels, "z": zmax, "p": p, "p_adjusted": p_adj,
-                           "slowdown": np.expm1(slow), "windows_slow": length})
-    flagged = np.flatnonzero((p_adj <= alpha) & (np.expm1(slow) >= min_slowdown))
-    table = _table(log, level, labels, grid, d, tested, flagged, slow)
-    return SlowNodes(table=table, tested=tested, alpha=alpha, correction=correction, window=window, level=level,
-                     n_tested=len(labels), scores=z, relative=c, window_steps=log.steps[first::window][:k])
+    new = []
+    for i, j in enumerate(active):
+        shift = float(np.median(c[k - length[i]:, i]))
+        rec = {"z": zmax[i], "p": p[i], "p_adjusted": p_adj[i], "slowdown": np.expm1(shift),
+               "windows_slow": int(length[i]), "onset": -1}
+        if p_adj[i] <= alpha:
+            start = _onset(d[:, j], shift)
+            rec.update(onset=start, slowdown=float(np.expm1(np.median(d[start:, j]))))
+            if rec["slowdown"] >= min_slowdown:
+                new.append(j)
+        records[j] = rec
+    return new, (z, c, first)
 
 
-def _table(log, level, labels, grid, d, tested, flagged, slow):
+def _table(log, level, labels, grid, tested, flagged):
     rows = []
     for j in flagged:
-        start = _onset(d[:, j], slow[j])
+        start = int(tested.loc[j, "onset"])
         rows.append({"onset_step": log.steps[start], "steps_slow": log.n_steps - start,
                      "slowest_rank": _slowest_rank(log, level, labels[j], start),
                      "share_slowest": float(np.mean(grid[start:].argmax(axis=1) == j))})
     extra = pd.DataFrame(rows, columns=["onset_step", "steps_slow", "slowest_rank", "share_slowest"])
-    table = pd.concat([tested.iloc[flagged].reset_index(drop=True), extra], axis=1)
+    table = pd.concat([tested.iloc[flagged].drop(columns="onset").reset_index(drop=True), extra], axis=1)
     return table.sort_values("slowdown", ascending=False, kind="stable").reset_index(drop=True)
 
 
