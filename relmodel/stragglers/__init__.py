@@ -14,8 +14,10 @@ presentation, never matplotlib or papermill.  Reading step logs lives in
 
 from ..data.steps import register_analysis
 from .detection import SlowNodes, adjust_pvalues, find_slow_nodes
-from .policy import POLICIES, EvictionPlan, combined_goodput, eviction_policy, goodput_with_stragglers
-from .scaling import ScalingCurve, expected_max, gumbel_max, max_with_slow, straggler_scaling
+from .policy import (POLICIES, EvictionPlan, combined_goodput, event_slowdown, eviction_policy,
+                     goodput_with_stragglers)
+from .scaling import (ScalingCurve, expected_max, fit_rank_times, gumbel_max, max_with_slow, straggler_scaling,
+                      within_step_times)
 from .slowdown import Slowdown, slowdown
 from .synthetic import SyntheticSteps, synthetic_steps, write_synthetic_parquet
 
@@ -23,6 +25,6 @@ register_analysis("slowdown", slowdown)
 register_analysis("find_slow_nodes", find_slow_nodes)
 
 __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "EvictionPlan", "combined_goodput",
-           "eviction_policy", "goodput_with_stragglers", "ScalingCurve", "expected_max", "gumbel_max",
+           "event_slowdown", "eviction_policy", "goodput_with_stragglers", "fit_rank_times", "within_step_times", "ScalingCurve", "expected_max", "gumbel_max",
            "max_with_slow", "straggler_scaling", "Slowdown", "slowdown", "SyntheticSteps", "synthetic_steps",
            "write_synthetic_parquet"]

@@ -19,9 +19,14 @@ wall hours lost per event, counted from the onset:
 
 Evicting at the next checkpoint pays when s τ/2 + R + (1 - p) W < ℓ H; the
 break-even slowdown solves that with equality.  With fail-slow events at
-``rate`` per node-hour on ``n_nodes`` nodes, the share of time lost is
-rate × n_nodes × cost (first order: events rare enough not to overlap),
-and the goodput combines both kinds of fault:
+Λ = ``rate`` × ``n_nodes`` per hour, each leaves a slow node in the job for
+a time P (D + H, D, or D + (1 + s) τ/2 by policy) and costs a restart
+overhead O (0, R + τ/2 + (1 - p) W, or R + (1 - p) W).  Slow nodes do not
+add up (a step waits for the slowest), so the job is slowed whenever at
+least one is present, a share q = 1 - e^{-Λ P} of the time (Poisson
+occupancy); restarts take a share o = Λ O / (1 + Λ O).  The share of time
+lost to fail-slow is 1 - (1 - ℓ q)(1 - o), which is Λ × cost when events
+are rare, and the goodput combines both kinds of fault:
 
     goodput = ETTR (fail-stop, Daly's model) × (1 - straggler loss).
 """
@@ -37,7 +42,8 @@ from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
 
-__all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES"]
+__all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
+           "event_slowdown"]
 
 POLICIES = ("never evict", "evict at once", "evict at next checkpoint")
 
@@ -84,8 +90,8 @@ class EvictionPlan:
 
     def breakeven_text(self):
         if np.isnan(self.breakeven_slowdown):
-            return "evicting never pays here: the node would leave at the next restart before a swap pays off"
-        return (f"evicting at the next checkpoint pays for a node that slows the job by more than "
+            return "Evicting never pays here: the node would leave at the next restart before a swap pays off"
+        return (f"Evicting at the next checkpoint pays for a node that slows the job by more than "
                 f"{100 * self.breakeven_slowdown:.1f}%, or that would otherwise stay longer than "
                 f"{_dur(self.breakeven_stay_h)}")
 
@@ -105,8 +111,17 @@ def _dur(h):
 
 
 def _costs(s, d, stay, tau, r, wait):
+    """Per policy: hours lost per event, hours a slow node stays in the job, restart overhead hours."""
     loss = s / (1 + s)
-    return np.array([loss * (d + stay), loss * d + r + tau / 2 + wait, loss * d + s * tau / 2 + r + wait])
+    present = np.array([d + stay, d, d + (1 + s) * tau / 2])
+    overhead = np.array([0.0, r + tau / 2 + wait, r + wait])
+    return loss * present + overhead, present, overhead
+
+
+def _loss_share(s, events_per_h, present, overhead):
+    slowed = -np.expm1(-events_per_h * present)
+    o = events_per_h * overhead / (1 + events_per_h * overhead)
+    return 1 - (1 - s / (1 + s) * slowed) * (1 - o)
 
 
 def _breakeven(stay, tau, r, wait):
@@ -140,10 +155,10 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
     rem = np.inf if remaining is None else hours(remaining)
     stay = rem if m is None else m * -np.expm1(-rem / m)
     wait_h = (1 - spare_free) * w
-    lost = _costs(s, d, stay, tau, r, wait_h)
+    lost, present, overhead = _costs(s, d, stay, tau, r, wait_h)
     table = pd.DataFrame({"policy": POLICIES, "lost_h": lost})
     if rate is not None and n_nodes is not None:
-        table["straggler_loss"] = np.minimum(1.0, float(rate) * float(n_nodes) * lost)
+        table["straggler_loss"] = _loss_share(s, float(rate) * float(n_nodes), present, overhead)
         if m is not None and ckpt_cost is not None:
             base = ettr(interval=tau, mtbf=m, ckpt_cost=hours(ckpt_cost),
                         restart=hours(fail_stop_restart if fail_stop_restart is not None else restart))
@@ -153,3 +168,10 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
     return EvictionPlan(table=table, best=POLICIES[int(np.argmin(lost))], breakeven_slowdown=be,
                         breakeven_stay_h=be_stay,
                         inputs={"slowdown": s, "detection_h": d, "restart_h": r, "interval_h": tau, "stay_h": stay})
+
+
+def event_slowdown(found=None, default=0.2):
+    """The job slowdown one fail-slow event causes: the worst flagged node's, else ``default``."""
+    if found is not None and len(found.table):
+        return float(found.table["slowdown"].max())
+    return float(default)

@@ -30,9 +30,11 @@ import pandas as pd
 from scipy import integrate, stats
 
 from ..errors import ModelInputError
+from ..stats import fit
 from ..units import hours
 
-__all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution"]
+__all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
+           "within_step_times", "fit_rank_times"]
 
 _EULER = 0.5772156649015329
 
@@ -123,7 +125,7 @@ class ScalingCurve:
                             "expected step (s)": (t["step_h"] * 3600).map("{:,.3f}".format),
                             "lost to noise (%)": (100 * t["loss_noise"]).map("{:.1f}".format)})
         if self.fail_slow:
-            out["slow nodes at a time"] = t["mean_slow_nodes"].map("{:,.2f}".format)
+            out["slow nodes at a time"] = t["mean_slow_nodes"].map(_count_text)
             out["lost with fail-slow (%)"] = (100 * t["loss_total"]).map("{:.1f}".format)
         return out
 
@@ -132,9 +134,14 @@ class ScalingCurve:
                 f"step waits for the slowest of all ranks.</p>")
         if self.fail_slow:
             f = self.fail_slow
-            head += (f"<p>Fail-slow: {f['rate_per_node_h']:g} per node-hour, {f['factor']:g} times slower, "
-                     f"for {f['duration_h']:g} h until evicted.</p>")
+            head += (f"<p>Fail-slow nodes: one per {1 / f['rate_per_node_h']:,.0f} node-hours, each making a step "
+                     f"{100 * (f['factor'] - 1):.0f}% slower for {60 * f['duration_h']:,.0f} min until swapped "
+                     f"out.</p>")
         return head + self.report().to_html(index=False)
+
+
+def _count_text(v):
+    return "under 0.01" if v < 0.005 else f"{v:,.2f}"
 
 
 def _poisson_mix(d, n_gpus, gpus_per_node, mean_slow, factor):
@@ -172,3 +179,29 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
                           "loss_total": 1 - base / total})
     fs = ({"rate_per_node_h": fail_slow_rate, "factor": factor, "duration_h": dur} if fail_slow_rate > 0 else {})
     return ScalingCurve(table, base, typical, fs)
+
+
+def within_step_times(log, *, exclude=(), n=5000, seed=0):
+    """A sample of per-rank step times (hours) with the step-to-step variation taken out.
+
+    Each time is divided by its step's median and multiplied by the median
+    step, so what is left is how ranks differ within a step, the spread that
+    E[max of N] turns into waiting.  Ranks on the ``exclude`` nodes (e.g. the
+    flagged fail-slow ones) are left out; ``n`` values are drawn at random.
+    """
+    keep = np.ones(log.n_ranks, dtype=bool)
+    if len(exclude):
+        keep &= ~np.isin(log.nodes if log.nodes is not None else log.ranks, list(exclude))
+    if keep.sum() < 2:
+        raise ModelInputError(f"{log.name}: fewer than 2 ranks left to describe the spread between ranks")
+    rng = np.random.default_rng(seed)
+    size = min(int(n), log.n_steps * int(keep.sum()))
+    rows = rng.integers(0, log.n_steps, size=size)
+    cols = rng.choice(np.flatnonzero(keep), size=size)
+    med = np.median(log.times_h[rows], axis=1)
+    return log.times_h[rows, cols] / med * float(np.median(med))
+
+
+def fit_rank_times(log, family="lognormal", *, exclude=(), n=5000, seed=0):
+    """Fit ``family`` (see :func:`relmodel.fit`) to :func:`within_step_times` of the log."""
+    return fit(within_step_times(log, exclude=exclude, n=n, seed=seed), family)
