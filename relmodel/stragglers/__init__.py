@@ -25,6 +25,6 @@ register_analysis("slowdown", slowdown)
 register_analysis("find_slow_nodes", find_slow_nodes)
 
 __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "EvictionPlan", "combined_goodput",
-           "event_slowdown", "eviction_policy", "goodput_with_stragglers", "fit_rank_times", "within_step_times", "ScalingCurve", "expected_max", "gumbel_max",
-           "max_with_slow", "straggler_scaling", "Slowdown", "slowdown", "SyntheticSteps", "synthetic_steps",
-           "write_synthetic_parquet"]
+           "event_slowdown", "eviction_policy", "goodput_with_stragglers", "fit_rank_times", "within_step_times",
+           "ScalingCurve", "expected_max", "gumbel_max", "max_with_slow", "straggler_scaling", "Slowdown",
+           "slowdown", "SyntheticSteps", "synthetic_steps", "write_synthetic_parquet"]

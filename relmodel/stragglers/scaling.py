@@ -80,7 +80,8 @@ def gumbel_max(dist, n):
     d = as_distribution(dist)
     sizes = _sizes(n)
     a = d.isf(1.0 / sizes)
-    b = 1.0 / (sizes * d.pdf(a))
+    with np.errstate(divide="ignore"):  # n = 1: the asymptote does not exist (inf)
+        b = 1.0 / (sizes * d.pdf(a))
     return (a + _EULER * b).reshape(np.shape(n))[()]
 
 
