@@ -112,3 +112,16 @@ def test_bundled_example_is_the_documented_generator():
     assert log.times_h.shape == again.times_h.shape
     assert np.max(np.abs(log.times_h - again.times_h)) * 3600 * 1000 <= 0.005 + 1e-9
     assert list(log.nodes) == list(again.nodes)
+
+
+def test_labels_that_are_not_a_whole_integer_range(tmp_path):
+    """String ranks are hashed; integer ranks with gaps keep only the ranks that appear."""
+    t = long_table()
+    named = t.assign(rank="gpu" + t["rank"].astype(str))
+    a = relmodel.read_steps(named, step="step", rank="rank", duration="secs")
+    assert list(a.ranks) == ["gpu0", "gpu1", "gpu2", "gpu3"]
+    gappy = t.assign(rank=t["rank"] * 1000)  # ranks 0, 1000, 2000, 3000
+    gappy.to_parquet(tmp_path / "g.parquet", row_group_size=6)
+    b = relmodel.read_steps(tmp_path / "g.parquet", step="step", rank="rank", duration="secs", node="host")
+    assert list(b.ranks) == [0, 1000, 2000, 3000] and list(b.steps) == [0, 10, 20, 30, 40]
+    assert np.array_equal(a.times_h, b.times_h) and list(b.nodes) == ["h0", "h0", "h1", "h1"]

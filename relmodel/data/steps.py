@@ -139,7 +139,12 @@ def _chunks_of(source, columns, name):
         missing = [c for c in columns if c not in source.columns]
         if missing:
             raise MissingColumnError(f"{name}: no column {missing[0]!r}; columns are {list(source.columns)}")
-        return lambda: iter([{c: source[c].to_numpy() for c in columns}])
+        def one():
+            return iter([{c: source[c].to_numpy() for c in columns}])
+        one.n_rows = len(source)
+        one.ranges = {c: (int(source[c].min()), int(source[c].max())) for c in columns
+                      if source[c].dtype.kind in "iu" and len(source)}
+        return one
     path = Path(source)
     suffixes = "".join(path.suffixes[-2:]).lower()
     if path.suffix.lower() in (".parquet", ".pq"):
@@ -155,11 +160,29 @@ def _chunks_of(source, columns, name):
             for i in range(pf.num_row_groups):
                 table = pf.read_row_group(i, columns=list(columns))
                 yield {c: table.column(c).to_numpy() for c in columns}
+        groups.n_rows = pf.metadata.num_rows
+        groups.ranges = _parquet_ranges(pf, columns)
         return groups
     if suffixes.endswith((".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".csv.zst", ".txt")):
         frame = pd.read_csv(path)
         return _chunks_of(frame, columns, name)
     raise UnknownFileTypeError(f"{name}: cannot read {path.suffix!r} files; use .csv or .parquet, or a DataFrame")
+
+
+def _parquet_ranges(pf, columns):
+    """{column: (min, max)} of integer columns whose every row group records its min and max."""
+    import pyarrow as pa
+
+    md = pf.metadata
+    where = {md.schema.column(i).path: i for i in range(md.num_columns)}
+    out = {}
+    for c in columns:
+        if c not in where or not pa.types.is_integer(pf.schema_arrow.field(c).type):
+            continue
+        stats_ = [md.row_group(g).column(where[c]).statistics for g in range(md.num_row_groups)]
+        if md.num_row_groups and all(st is not None and st.has_min_max for st in stats_):
+            out[c] = (min(int(st.min) for st in stats_), max(int(st.max) for st in stats_))
+    return out
 
 
 def _durations_h(chunk, duration, start, end, factor, name, offset):
@@ -225,38 +248,72 @@ def read_steps(source, *, step, rank, duration=None, start=None, end=None, node=
     time_cols = [duration] if duration is not None else [start, end]
     columns = [step, rank] + ([node_col] if node_col else []) + time_cols
     chunks = _chunks_of(source, columns, name)
-    labels = _labels(chunks, [step, rank] + ([node_col] if node_col else []))
-    steps, ranks = labels[step], labels[rank]
-    if len(steps) == 0:
+    if chunks.n_rows == 0:
         raise EmptyDataError(f"{name}: no rows")
-    grid, node_of = _fill(chunks, step, rank, node_col, steps, ranks, labels.get(node_col),
-                          (duration, start, end, factor), name)
-    nodes = _nodes(node, node_of, labels.get(node_col), ranks, name)
-    grid, steps = _check_missing(grid, steps, ranks, missing, name)
+    index, dense = _indexers(chunks, step, rank)
+    grid, node_codes, node_labels, n_valid = _fill(chunks, step, rank, node_col, index,
+                                                   (duration, start, end, factor), name)
+    holes = np.isnan(grid)
+    if grid.size - np.count_nonzero(holes) < n_valid:
+        _raise_duplicate(chunks, step, rank, name)
+    steps, ranks = index[step].labels, index[rank].labels
+    if dense:  # labels were the whole integer range: drop steps and ranks that never appear
+        rows, cols = ~holes.all(axis=1), ~holes.all(axis=0)
+        if not (rows.all() and cols.all()):
+            grid, holes = grid[rows][:, cols], holes[rows][:, cols]
+            steps, ranks, node_codes = steps[rows], ranks[cols], None if node_codes is None else node_codes[cols]
+    nodes = _nodes(node, node_codes, node_labels, ranks, name)
+    grid, steps = _check_missing(grid, holes, steps, ranks, missing, name)
     return StepLog(grid, steps, ranks, nodes, name=name)
 
 
-def _fill(chunks, step, rank, node_col, steps, ranks, node_labels, how, name):
+class _Index:
+    """Positions of labels: arithmetic for a whole integer range, hashing otherwise."""
+
+    def __init__(self, labels, offset=None):
+        self.labels, self.offset = labels, offset
+        self._index = None if offset is not None else pd.Index(labels)
+
+    def __call__(self, values):
+        if self.offset is not None:
+            return np.asarray(values, dtype=np.int64) - self.offset
+        return self._index.get_indexer(values)
+
+
+def _indexers(chunks, step, rank):
+    """An :class:`_Index` for the step and rank columns, and whether they are whole integer ranges."""
+    r = chunks.ranges
+    if step in r and rank in r:
+        n_steps, n_ranks = r[step][1] - r[step][0] + 1, r[rank][1] - r[rank][0] + 1
+        if n_steps * n_ranks <= 2 * chunks.n_rows + 1_000_000:
+            return {step: _Index(np.arange(r[step][0], r[step][1] + 1), r[step][0]),
+                    rank: _Index(np.arange(r[rank][0], r[rank][1] + 1), r[rank][0])}, True
+    labels = _labels(chunks, [step, rank])
+    return {step: _Index(labels[step]), rank: _Index(labels[rank])}, False
+
+
+def _fill(chunks, step, rank, node_col, index, how, name):
     duration, start, end, factor = how
-    grid = np.full((len(steps), len(ranks)), np.nan)
+    n_ranks = len(index[rank].labels)
+    grid = np.full((len(index[step].labels), n_ranks), np.nan)
     flat = grid.reshape(-1)
-    step_index, rank_index = pd.Index(steps), pd.Index(ranks)
-    node_of = np.full(len(ranks), -1, dtype=np.int64) if node_col else None
-    offset = n_rows = n_nan = 0
+    node_of = np.full(n_ranks, -1, dtype=np.int64) if node_col else None
+    node_labels, node_index = [], pd.Index([])
+    offset = n_valid = 0
     for chunk in chunks():
         d = _durations_h(chunk, duration, start, end, factor, name, offset)
-        si = step_index.get_indexer(chunk[step])
-        ri = rank_index.get_indexer(chunk[rank])
+        ri = index[rank](chunk[rank])
         if node_col:
-            _check_nodes(node_of, ri, pd.Index(node_labels).get_indexer(chunk[node_col]), node_labels,
-                         ranks, name)
-        flat[si * len(ranks) + ri] = d
+            new = [v for v in pd.unique(chunk[node_col]) if v not in node_index]
+            if new:
+                node_labels += new
+                node_index = pd.Index(node_labels)
+            _check_nodes(node_of, ri, node_index.get_indexer(chunk[node_col]), node_labels, index[rank].labels,
+                         name)
+        flat[index[step](chunk[step]) * n_ranks + ri] = d
         offset += len(d)
-        n_nan += int(np.isnan(d).sum())
-        n_rows += len(d)
-    if np.count_nonzero(~np.isnan(flat)) < n_rows - n_nan:
-        _raise_duplicate(chunks, step, rank, name)
-    return grid, node_of
+        n_valid += len(d) - int(np.isnan(d).sum())
+    return grid, node_of, node_labels, n_valid
 
 
 def _check_nodes(node_of, ri, codes, node_labels, ranks, name):
@@ -282,15 +339,14 @@ def _nodes(node, node_of, node_labels, ranks, name):
     if node is None:
         return None
     if isinstance(node, str):
-        return np.asarray(node_labels)[node_of]
+        return np.asarray(node_labels, dtype=object if not node_labels else None)[node_of]
     k = int(node)
     if k < 1 or ranks.dtype.kind not in "iu":
         raise LogFormatError(f"{name}: node={node!r} as ranks per node needs integer ranks and a count >= 1")
     return ranks // k
 
 
-def _check_missing(grid, steps, ranks, missing, name):
-    holes = np.isnan(grid)
+def _check_missing(grid, holes, steps, ranks, missing, name):
     if not holes.any():
         return grid, steps
     bad_steps = holes.any(axis=1)

@@ -159,15 +159,19 @@ def _cgf(t, v, w):
     return np.log(z) + a_max[:, 0], m1, m2 - m1 * m1
 
 
-def saddlepoint_sf(x, n, values, weights):
-    """P(sum of n independent draws from (values, weights) >= x), Lugannani-Rice saddlepoint, per x."""
+def saddlepoint_sf(x, n, values, weights, *, normal_above=0.2):
+    """P(sum of n independent draws from (values, weights) >= x), Lugannani-Rice saddlepoint, per x.
+
+    Where the normal approximation already gives more than ``normal_above``
+    (far from the tail that decides a flag) it is kept, to save time.
+    """
     x = np.asarray(x, dtype=float) / n  # per-draw mean
     vmax, mean = values.max(), float(np.dot(values, weights))
     var = float(np.dot(weights, (values - mean) ** 2))
     out = stats.norm.sf((x - mean) * np.sqrt(n / var)) if var > 0 else (x <= mean).astype(float)
     top = x >= vmax - 1e-12
     out[top] = weights[np.argmax(values)] ** n
-    work = np.flatnonzero(~top & (x > mean + 1e-12 * max(1.0, abs(mean))) & (var > 0))
+    work = np.flatnonzero(~top & (x > mean + 1e-12 * max(1.0, abs(mean))) & (var > 0) & (out < normal_above))
     if not len(work):
         return out
     target = x[work]
@@ -177,7 +181,7 @@ def saddlepoint_sf(x, n, values, weights):
         if not grow.any():
             break
         hi[grow] *= 2
-    for _ in range(60):
+    for _ in range(50):
         mid = (lo + hi) / 2
         below = _cgf(mid, values, weights)[1] < target
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
@@ -287,9 +291,13 @@ def _round(d, active, window, alpha, correction, min_slowdown, records):
     zmax, p, length = _evidence(z, alpha / len(active))
     p_adj = adjust_pvalues(p, correction)
     k = z.shape[0]
+    shifts = np.empty(len(active))
+    for L in np.unique(length):
+        cols = np.flatnonzero(length == L)
+        shifts[cols] = np.median(c[k - L:, cols], axis=0)
     new = []
     for i, j in enumerate(active):
-        shift = float(np.median(c[k - length[i]:, i]))
+        shift = float(shifts[i])
         rec = {"z": zmax[i], "p": p[i], "p_adjusted": p_adj[i], "slowdown": np.expm1(shift),
                "windows_slow": int(length[i]), "onset": -1}
         if p_adj[i] <= alpha:
