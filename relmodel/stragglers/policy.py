@@ -141,6 +141,9 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
     """Compare never / at once / at the next checkpoint for a fail-slow node (see the module notes).
 
     ``slowdown`` is the fractional slowdown of the job (0.2: 20% longer steps).
+    ``spare_free`` is the chance a spare node is free (1 minus the
+    ``p_no_spare`` of :mod:`relmodel.scale.spares` for the spare pool), and
+    ``wait`` how long the job waits for a node when none is.
     Durations accept anything :func:`relmodel.hours` does.  With ``rate`` (per
     node-hour) and ``n_nodes`` the table adds each policy's share of time lost;
     with ``mtbf`` and ``ckpt_cost`` as well, the combined goodput.
