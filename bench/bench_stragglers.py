@@ -13,7 +13,9 @@ Steps:
 3. the same questions answered the way people otherwise would, with pandas
    (read_parquet, then groupby per step for max and median, and the slowest
    rank per step), on a tenth of the steps, against relmodel on the same tenth.
-The target is under 60 s and 8 GiB on 2 cores for the full size.
+The target is under 60 s and 8 GiB on 2 cores for the full size.  The CPU
+time of the analysing process is printed too: on a shared machine the wall
+time includes waiting for a core.
 """
 
 import argparse
@@ -41,8 +43,9 @@ sd = log.slowdown(n_boot=1000)
 t2 = time.perf_counter()
 found = relmodel.find_slow_nodes(log)
 t3 = time.perf_counter()
-print(json.dumps({{"read": t1 - t0, "slowdown": t2 - t1, "detect": t3 - t2,
-                  "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+use = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"read": t1 - t0, "slowdown": t2 - t1, "detect": t3 - t2, "cpu": use.ru_utime + use.ru_stime,
+                  "peak_gib": use.ru_maxrss / 2**20,
                   "share_lost": sd.share_lost, "flagged": [int(x) for x in found.nodes],
                   "rows": log.n_steps * log.n_ranks}}))
 """
@@ -88,6 +91,8 @@ def main():
         print(f"  StepLog.slowdown (1,000 bootstraps)  {ours['slowdown']:8.1f} s")
         print(f"  find_slow_nodes                      {ours['detect']:8.1f} s")
         print(f"  total                                {total:8.1f} s   (target < 60 s)")
+        print(f"  CPU time of the process              {ours['cpu']:8.1f} s   (with import; the wall time above "
+              f"includes waiting for a core when the machine is shared)")
         print(f"  peak memory                          {ours['peak_gib']:8.2f} GiB (target < 8 GiB)")
         print(f"  share of time lost {100 * ours['share_lost']:.1f}%; flagged nodes {ours['flagged']}")
         mine = run(CHILD.format(root=str(ROOT), path=str(small)))

@@ -191,7 +191,8 @@ def _durations_h(chunk, duration, start, end, factor, name, offset):
         if d.dtype.kind == "m":
             out = d.astype("timedelta64[ns]").astype(np.int64) / 3.6e12
         else:
-            out = pd.to_numeric(pd.Series(d), errors="coerce").to_numpy(float) * factor
+            num = d if d.dtype.kind in "iuf" else pd.to_numeric(pd.Series(d), errors="coerce").to_numpy()
+            out = num.astype(float) * factor
         col = duration
     else:
         s, e = chunk[start], chunk[end]
