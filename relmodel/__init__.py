@@ -5,7 +5,8 @@ belongs there and what it may import; dependencies point down this list:
 
 * presentation: :mod:`relmodel.cli`, :mod:`relmodel.report`, :mod:`relmodel.plots`
 * planning: :mod:`relmodel.scale` (clusters, requirements, budgets, spares),
-  :mod:`relmodel.checkpoint` (intervals, ETTR, the simulator)
+  :mod:`relmodel.checkpoint` (intervals, ETTR, the simulator),
+  :mod:`relmodel.stragglers` (fail-slow nodes, what-if slowdown, eviction)
 * statistics: :mod:`relmodel.stats`
 * data: :mod:`relmodel.data`
 * base: :mod:`relmodel.units`, :mod:`relmodel.errors`
@@ -33,6 +34,9 @@ from .scale import (blast_radius, fault_domains, compare_designs, design_presets
                     optics_requirements)
 from .stats import regress, RegressionResult, andersen_gill, counting_process, compare_groups, compare_mcf, gray_test
 from .stats import turnbull, uptime_intervals, curve_band, b_life, profile_intervals, weibayes
+from .data import StepLog, read_steps, read_megatron
+from .stragglers import (slowdown, find_slow_nodes, expected_max, straggler_scaling, eviction_policy,
+                         combined_goodput, goodput_with_stragglers, synthetic_steps)
 from . import plots, report
 from . import defaults
 from .scale import sweep_grid

@@ -30,6 +30,9 @@ __all__ = [
     "ArgumentOrderWarning",
     "ReportWriteError",
     "ReportInterrupted",
+    "MissingStepsError",
+    "DuplicateStepError",
+    "NegativeTimeError",
     "where",
     "LogFileNotFound",
     "NotARegularFileError",
@@ -146,6 +149,16 @@ class ReportWriteError(RelmodelError, OSError):
 class ReportInterrupted(RelmodelError, KeyboardInterrupt):
     """A report run was interrupted (Ctrl-C); its kernels are stopped and its
     temporary folders removed. The CLI exits with status 130."""
+class MissingStepsError(LogFormatError):
+    """A step-time log lacks some (step, rank) pairs, so a step's slowest rank is unknown."""
+
+
+class DuplicateStepError(LogFormatError):
+    """A step-time log has two rows for the same (step, rank) pair."""
+
+
+class NegativeTimeError(LogFormatError):
+    """A step time (or an end before its start) is negative."""
 
 
 def where(file=None, row=None, column=None):

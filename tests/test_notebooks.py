@@ -13,7 +13,7 @@ from relmodel.report import NOTEBOOK_DIR, render
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXPECTED = ["01_log_explorer", "02_failure_distributions", "03_checkpoint_interval",
-            "04_requirements_at_scale", "05_interactive", "06_designs", "08_covariates"]
+            "04_requirements_at_scale", "05_interactive", "06_designs", "07_stragglers", "08_covariates"]
 
 #: Notebooks that draw no figure.
 NO_FIGURE = set()

@@ -1,7 +1,7 @@
 """Data layer: reading, validating and shaping interruption logs and count tables.
 
 Belongs here: file readers, :class:`InterruptionLog`, count tables, the
-bundled datasets and durations with censoring.  May import only the base
+bundled datasets, durations with censoring and per-rank step-time logs.  May import only the base
 (:mod:`relmodel.units`, :mod:`relmodel.errors`), numpy and pandas; never
 statistics, planning or presentation, never matplotlib or papermill.
 """
@@ -10,5 +10,7 @@ from . import datasets
 from .counts import CountTable, count_table
 from .durations import Durations
 from .logs import InterruptionLog, LogWarning, read_log
+from .steps import StepLog, example_steps, read_megatron, read_steps
 
-__all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log"]
+__all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log",
+           "StepLog", "example_steps", "read_megatron", "read_steps"]

@@ -1,0 +1,84 @@
+"""Figures for stragglers: step times, slow nodes over time, loss against cluster size, policies.
+
+Each function takes ``ax=None`` (a new figure is made when it is None) and
+returns the matplotlib ``Axes``; nothing is shown or saved.
+"""
+
+import numpy as np
+
+__all__ = ["step_times_plot", "slow_nodes_plot", "straggler_scaling_plot", "eviction_plot"]
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    return ax
+
+
+def step_times_plot(result, *, ax=None):
+    """Each step's actual time (its slowest rank) against the typical rank's time, from a ``slowdown()`` result."""
+    ax = _axes(ax)
+    t = result.per_step
+    ax.plot(t["step"], t["actual_s"], lw=0.8, color="tab:red", label="actual step (slowest rank)")
+    ax.plot(t["step"], t["typical_s"], lw=0.8, color="tab:blue", label="without stragglers (typical rank)")
+    ax.fill_between(t["step"], t["typical_s"], t["actual_s"], color="tab:red", alpha=0.15, lw=0)
+    ax.set_xlabel("step")
+    ax.set_ylabel("step time (s)")
+    ax.set_title(f"Time lost to stragglers: {100 * result.share_lost:.1f}% of the run")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def slow_nodes_plot(found, *, top=12, ax=None):
+    """Heat map of how much slower than the typical node each node was, window by window.
+
+    Shows the flagged nodes first, then the slowest of the rest, up to ``top`` rows.
+    """
+    ax = _axes(ax)
+    rel = 100 * np.expm1(found.relative)  # windows x nodes, percent slower than typical
+    labels = np.asarray(found.tested[found.level])
+    flagged = [list(labels).index(x) for x in found.nodes]
+    rest = [j for j in np.argsort(-np.median(rel, axis=0)) if j not in flagged]
+    rows = (flagged + rest)[:top]
+    vmax = max(5.0, float(np.percentile(np.abs(rel), 99.5)))
+    steps = np.asarray(found.window_steps)
+    im = ax.imshow(rel[:, rows].T, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest",
+                   extent=(steps[0], steps[-1] + found.window, len(rows) - 0.5, -0.5))
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([f"{labels[j]}{' (flagged)' if j in flagged else ''}" for j in rows], fontsize="small")
+    ax.set_xlabel("step")
+    ax.set_ylabel(found.level)
+    ax.set_title(f"How much slower than the typical {found.level} (%), per window of {found.window:,} steps")
+    ax.figure.colorbar(im, ax=ax, label="% slower than typical")
+    return ax
+
+
+def straggler_scaling_plot(curve, *, ax=None):
+    """Share of time lost against GPUs in the job (log scale), from :func:`relmodel.straggler_scaling`."""
+    ax = _axes(ax)
+    t = curve.table
+    ax.semilogx(t["n_gpus"], 100 * t["loss_noise"], marker="o", label="step-time noise only (E[max of N])")
+    if curve.fail_slow:
+        ax.semilogx(t["n_gpus"], 100 * t["loss_total"], marker="s", label="with fail-slow nodes")
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel("share of time lost (%)")
+    ax.set_title("The slowest GPU sets the pace")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def eviction_plot(plan, *, ax=None):
+    """Hours lost per fail-slow event under each policy, from :func:`relmodel.eviction_policy`."""
+    ax = _axes(ax)
+    t = plan.table
+    colors = ["tab:green" if p == plan.best else "tab:gray" for p in t["policy"]]
+    ax.barh(t["policy"], t["lost_h"], color=colors)
+    ax.set_xlabel("wall time lost per fail-slow event (h)")
+    ax.set_title("Eviction policies (best in green)")
+    ax.invert_yaxis()
+    ax.grid(True, axis="x", alpha=0.3)
+    return ax

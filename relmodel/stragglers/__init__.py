@@ -1,0 +1,30 @@
+"""Planning layer, stragglers: fail-slow ranks and nodes, from step-time logs to decisions.
+
+Belongs here: the what-if slowdown of a step log (:mod:`.slowdown`), the
+detection of persistent fail-slow nodes (:mod:`.detection`), how straggler
+loss grows with the number of GPUs (:mod:`.scaling`: E[max of N] and
+fail-slow rates), the eviction policy and the goodput that combines
+fail-stop and fail-slow faults (:mod:`.policy`), and synthetic step logs
+with planted slow nodes (:mod:`.synthetic`).  May import the checkpoint,
+statistics and data layers and the base; never :mod:`relmodel.scale` or
+presentation, never matplotlib or papermill.  Reading step logs lives in
+:mod:`relmodel.data.steps`; this package attaches ``slowdown()`` and
+``find_slow_nodes()`` to :class:`~relmodel.data.steps.StepLog`.
+"""
+
+from ..data.steps import register_analysis
+from .detection import SlowNodes, adjust_pvalues, find_slow_nodes
+from .policy import (POLICIES, EvictionPlan, combined_goodput, event_slowdown, eviction_policy,
+                     goodput_with_stragglers)
+from .scaling import (ScalingCurve, expected_max, fit_rank_times, gumbel_max, max_with_slow, straggler_scaling,
+                      within_step_times)
+from .slowdown import Slowdown, slowdown
+from .synthetic import SyntheticSteps, synthetic_steps, write_synthetic_parquet
+
+register_analysis("slowdown", slowdown)
+register_analysis("find_slow_nodes", find_slow_nodes)
+
+__all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "EvictionPlan", "combined_goodput",
+           "event_slowdown", "eviction_policy", "goodput_with_stragglers", "fit_rank_times", "within_step_times",
+           "ScalingCurve", "expected_max", "gumbel_max", "max_with_slow", "straggler_scaling", "Slowdown",
+           "slowdown", "SyntheticSteps", "synthetic_steps", "write_synthetic_parquet"]

@@ -1,0 +1,208 @@
+"""How straggler loss grows with the number of ranks: E[max of N] and fail-slow nodes.
+
+A synchronous step on N ranks whose step times X_1..X_N are independent
+with distribution F takes max_i X_i.  Its mean is computed exactly by
+numerical integration, with the substitution u = e^{-y/N} in
+E[max] = ∫_0^1 Q(u^{1/N}) du:
+
+    E[max of N] = ∫_0^∞ Q̄(1 - e^{-y/N}) e^{-y} dy,
+
+where Q̄(p) is the inverse survival function (the value exceeded with
+probability p), evaluated at -expm1(-y/N) so it keeps its digits for N up
+to 10^6 and beyond.  :func:`gumbel_max` gives the extreme-value asymptote
+a_N + γ b_N (a_N = Q̄(1/N), b_N = 1/(N f(a_N))) for comparison.
+
+**Fail-slow nodes.** Nodes turn slow at ``rate`` per node-hour, by
+``factor``, and stay slow until detected and evicted ``duration`` hours
+later.  By Little's law the number slow at any moment is Poisson with mean
+rate × nodes × duration.  With m slow ranks among N the step takes
+E[max] = ∫ (1 - F(x)^{N-m} F(x/factor)^m) dx (positive step times),
+averaged over the Poisson count of slow nodes.  The share of time lost is
+1 - typical / E[step], against the typical (median, or mean) step time of
+one rank, the straggler-free pace.
+"""
+
+import html
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import integrate, stats
+
+from ..errors import ModelInputError
+from ..stats import fit
+from ..units import hours
+
+__all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
+           "within_step_times", "fit_rank_times"]
+
+_EULER = 0.5772156649015329
+
+
+def as_distribution(dist):
+    """A frozen scipy distribution from a :func:`relmodel.fit` result or a frozen distribution."""
+    d = dist.dist if hasattr(dist, "family") and hasattr(dist, "params") else dist
+    if not all(hasattr(d, a) for a in ("isf", "cdf", "ppf")):
+        raise ModelInputError(f"need a fitted distribution (relmodel.fit result) or a frozen scipy "
+                              f"distribution; got {type(dist).__name__}")
+    return d
+
+
+def _sizes(n):
+    arr = np.atleast_1d(np.asarray(n, dtype=float))
+    if np.any(arr < 1) or np.any(arr != np.round(arr)):
+        raise ModelInputError(f"numbers of ranks must be whole numbers >= 1; got {n!r}")
+    return arr
+
+
+def _emax_one(d, n):
+    def f(y):
+        u = np.exp(-y / n)  # the quantile level; its complement keeps its digits through expm1
+        q = d.ppf(u) if u < 0.5 else d.isf(-np.expm1(-y / n))
+        return q * np.exp(-y)
+
+    total = 0.0  # beyond y = 700 the weight e^{-y} is below 1e-304
+    for a, b in ((0.0, 1e-6), (1e-6, 1.0), (1.0, 10.0), (10.0, 50.0), (50.0, 700.0)):
+        total += integrate.quad(f, a, b, limit=200, epsabs=0, epsrel=1e-10)[0]
+    return total
+
+
+def expected_max(dist, n):
+    """E[max of n] independent draws from ``dist``, by numerical integration (see the module notes)."""
+    d = as_distribution(dist)
+    sizes = _sizes(n)
+    out = np.array([_emax_one(d, k) for k in sizes])
+    return out.reshape(np.shape(n))[()]
+
+
+def gumbel_max(dist, n):
+    """The Gumbel asymptote a_n + γ b_n of E[max of n] (a_n = Q̄(1/n), b_n = 1/(n f(a_n)))."""
+    d = as_distribution(dist)
+    sizes = _sizes(n)
+    a = d.isf(1.0 / sizes)
+    with np.errstate(divide="ignore"):  # n = 1: the asymptote does not exist (inf)
+        b = 1.0 / (sizes * d.pdf(a))
+    return (a + _EULER * b).reshape(np.shape(n))[()]
+
+
+def max_with_slow(dist, n, n_slow=0, factor=1.0):
+    """E[max] of n - n_slow draws from ``dist`` and n_slow draws of ``factor`` × ``dist`` (positive times)."""
+    d = as_distribution(dist)
+    n, m, factor = float(n), float(n_slow), float(factor)
+    if m == 0 or factor == 1.0:
+        return float(expected_max(d, n))
+    if not (0 <= m <= n and factor > 0):
+        raise ModelInputError(f"need 0 <= n_slow <= n and factor > 0; got n={n}, n_slow={m}, factor={factor}")
+    if d.ppf(0) < 0:
+        raise ModelInputError("max_with_slow needs positive step times (a distribution on [0, inf))")
+
+    def surv(x):
+        with np.errstate(divide="ignore"):
+            return -np.expm1((n - m) * d.logcdf(x) + m * d.logcdf(x / factor))
+
+    hi = max(d.isf(1e-15 / n), factor * d.isf(1e-15 / max(m, 1)))
+    pts = sorted({float(d.ppf(0.5)), float(factor * d.ppf(0.5)), float(d.isf(1 / n)),
+                  float(factor * d.isf(1 / max(m, 1)))})
+    pts = [p for p in pts if 0 < p < hi]
+    return float(integrate.quad(surv, 0, hi, points=pts, limit=400, epsrel=1e-10)[0])
+
+
+@dataclass(frozen=True)
+class ScalingCurve:
+    """Expected step time and share of time lost against the number of GPUs (``table``)."""
+
+    table: pd.DataFrame
+    typical_h: float
+    typical: str
+    fail_slow: dict
+
+    def to_frame(self):
+        return self.table.copy()
+
+    def report(self):
+        """The table formatted for people."""
+        t = self.table
+        out = pd.DataFrame({"GPUs": t["n_gpus"].map("{:,.0f}".format),
+                            "expected step (s)": (t["step_h"] * 3600).map("{:,.3f}".format),
+                            "lost to noise (%)": (100 * t["loss_noise"]).map("{:.1f}".format)})
+        if self.fail_slow:
+            out["slow nodes at a time"] = t["mean_slow_nodes"].map(_count_text)
+            out["lost with fail-slow (%)"] = (100 * t["loss_total"]).map("{:.1f}".format)
+        return out
+
+    def _repr_html_(self):
+        head = (f"<p>Typical step ({self.typical}) of one rank: {self.typical_h * 3600:,.3f} s; a synchronous "
+                f"step waits for the slowest of all ranks.</p>")
+        if self.fail_slow:
+            f = self.fail_slow
+            head += (f"<p>Fail-slow nodes: one per {1 / f['rate_per_node_h']:,.0f} node-hours, each making a step "
+                     f"{100 * (f['factor'] - 1):.0f}% slower for {60 * f['duration_h']:,.0f} min until swapped "
+                     f"out.</p>")
+        return head + self.report().to_html(index=False)
+
+
+def _count_text(v):
+    return "under 0.01" if v < 0.005 else f"{v:,.2f}"
+
+
+def _poisson_mix(d, n_gpus, gpus_per_node, mean_slow, factor):
+    if mean_slow <= 0:
+        return float(expected_max(d, n_gpus))
+    n_nodes = n_gpus / gpus_per_node
+    k_max = int(min(n_nodes, stats.poisson.isf(1e-9, mean_slow)))
+    ks = np.arange(k_max + 1)
+    w = stats.poisson.pmf(ks, mean_slow)
+    vals = [max_with_slow(d, n_gpus, min(k * gpus_per_node, n_gpus), factor) for k in ks]
+    return float(np.dot(w, vals) / w.sum())
+
+
+def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *, typical="median",
+                      gpus_per_node=8, fail_slow_rate=0.0, factor=1.5, duration="1h"):
+    """Expected synchronous step time and share of time lost for each cluster size in ``sizes`` (GPUs).
+
+    ``dist`` is one rank's step-time distribution in hours (a :func:`relmodel.fit`
+    result or a frozen scipy distribution).  ``fail_slow_rate`` (per node-hour),
+    ``factor`` and ``duration`` (until evicted) add fail-slow nodes.
+    """
+    d = as_distribution(dist)
+    if typical not in ("median", "mean"):
+        raise ModelInputError(f"typical must be 'median' or 'mean'; got {typical!r}")
+    if fail_slow_rate < 0 or factor < 1:
+        raise ModelInputError(f"need fail_slow_rate >= 0 and factor >= 1; got {fail_slow_rate!r}, {factor!r}")
+    base = float(d.median() if typical == "median" else d.mean())
+    sizes = _sizes(sizes)
+    dur = hours(duration)
+    step = expected_max(d, sizes)
+    mean_slow = fail_slow_rate * sizes / gpus_per_node * dur
+    total = np.array([_poisson_mix(d, n, gpus_per_node, ms, factor) for n, ms in zip(sizes, mean_slow)])
+    table = pd.DataFrame({"n_gpus": sizes.astype(np.int64), "step_h": step, "slowdown": step / base,
+                          "loss_noise": 1 - base / step, "mean_slow_nodes": mean_slow, "step_total_h": total,
+                          "loss_total": 1 - base / total})
+    fs = ({"rate_per_node_h": fail_slow_rate, "factor": factor, "duration_h": dur} if fail_slow_rate > 0 else {})
+    return ScalingCurve(table, base, typical, fs)
+
+
+def within_step_times(log, *, exclude=(), n=5000, seed=0):
+    """A sample of per-rank step times (hours) with the step-to-step variation taken out.
+
+    Each time is divided by its step's median and multiplied by the median
+    step, so what is left is how ranks differ within a step, the spread that
+    E[max of N] turns into waiting.  Ranks on the ``exclude`` nodes (e.g. the
+    flagged fail-slow ones) are left out; ``n`` values are drawn at random.
+    """
+    keep = np.ones(log.n_ranks, dtype=bool)
+    if len(exclude):
+        keep &= ~np.isin(log.nodes if log.nodes is not None else log.ranks, list(exclude))
+    if keep.sum() < 2:
+        raise ModelInputError(f"{log.name}: fewer than 2 ranks left to describe the spread between ranks")
+    rng = np.random.default_rng(seed)
+    size = min(int(n), log.n_steps * int(keep.sum()))
+    rows = rng.integers(0, log.n_steps, size=size)
+    cols = rng.choice(np.flatnonzero(keep), size=size)
+    med = np.median(log.times_h[rows], axis=1)
+    return log.times_h[rows, cols] / med * float(np.median(med))
+
+
+def fit_rank_times(log, family="lognormal", *, exclude=(), n=5000, seed=0):
+    """Fit ``family`` (see :func:`relmodel.fit`) to :func:`within_step_times` of the log."""
+    return fit(within_step_times(log, exclude=exclude, n=n, seed=seed), family)

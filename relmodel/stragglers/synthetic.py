@@ -1,0 +1,148 @@
+"""Synthetic step-time logs with planted slow nodes, for tests, examples and benchmarks.
+
+:func:`synthetic_steps` draws a log of ``n_steps`` synchronous steps on
+``n_nodes`` × ``ranks_per_node`` ranks:
+
+* every rank's step time is ``step_time`` × a log-normal factor with log
+  standard deviation ``noise`` (per rank and step, independent);
+* **spikes** (transient noise): each rank-step is, with probability
+  ``spike_prob``, ``spike_factor`` times slower for that one step;
+* **bursts** (transient noise): each node starts, with probability
+  ``burst_prob`` per step, a burst of ``burst_len`` steps during which all its
+  ranks are ``burst_factor`` times slower (thermal throttling, a noisy
+  neighbour);
+* **slow nodes** (fail-slow, planted): ``n_slow`` nodes chosen at random
+  become ``slow_factor`` times slower from their onset step (uniform over
+  the first ``onset_within`` share of the run, unless ``onsets`` is given)
+  to the end.
+
+The result carries the log and the truth (which nodes were slow, from when).
+:func:`write_synthetic_parquet` streams the same model to a Parquet file in
+row groups of whole steps (for logs too large for one table in memory).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.steps import StepLog
+from ..errors import ModelInputError
+from ..units import hours
+
+__all__ = ["SyntheticSteps", "synthetic_steps", "write_synthetic_parquet", "plant"]
+
+
+@dataclass(frozen=True)
+class SyntheticSteps:
+    """A synthetic :class:`StepLog` and its planted slow nodes (``slow``: node, onset_step, factor)."""
+
+    log: StepLog
+    slow: pd.DataFrame
+    settings: dict
+
+    def to_frame(self):
+        return self.slow.copy()
+
+    def _repr_html_(self):
+        return (f"<p>Synthetic log: {self.log.n_steps:,} steps on {self.log.n_ranks:,} ranks; "
+                f"{len(self.slow)} planted slow nodes.</p>" + self.slow.to_html(index=False))
+
+
+def plant(n_nodes, n_steps, *, n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=0):
+    """The planted slow nodes: a table of node, onset_step and factor (drawn with ``seed``)."""
+    rng = np.random.default_rng([seed, 1])
+    if not 0 <= n_slow <= n_nodes:
+        raise ModelInputError(f"n_slow must be between 0 and n_nodes ({n_nodes}); got {n_slow}")
+    nodes = np.sort(rng.choice(n_nodes, size=n_slow, replace=False))
+    if onsets is None:
+        onsets = rng.integers(0, max(1, int(onset_within * n_steps)), size=n_slow)
+    onsets = np.broadcast_to(np.asarray(onsets, dtype=np.int64), (n_slow,))
+    factors = np.broadcast_to(np.asarray(slow_factor, dtype=float), (n_slow,))
+    return pd.DataFrame({"node": nodes, "onset_step": onsets, "factor": factors})
+
+
+def _check(n_nodes, ranks_per_node, n_steps, noise, spike_prob, burst_prob):
+    for name, v in (("n_nodes", n_nodes), ("ranks_per_node", ranks_per_node), ("n_steps", n_steps)):
+        if int(v) < 1:
+            raise ModelInputError(f"{name} must be a whole number >= 1; got {v!r}")
+    if noise < 0:
+        raise ModelInputError(f"noise (log standard deviation) must be >= 0; got {noise!r}")
+    for name, v in (("spike_prob", spike_prob), ("burst_prob", burst_prob)):
+        if not 0 <= v <= 1:
+            raise ModelInputError(f"{name} must be a probability in [0, 1]; got {v!r}")
+
+
+def _block(rng, first, n, cfg, slow):
+    """Step times (hours) of steps first .. first+n-1: shape (n, ranks)."""
+    k, r = cfg["n_nodes"], cfg["ranks_per_node"]
+    out = rng.standard_normal((n, k * r), dtype=np.float64)
+    out *= cfg["noise"]
+    np.exp(out, out=out)
+    out *= cfg["step_time_h"]
+    if cfg["spike_prob"] > 0:
+        hit = rng.random((n, k * r)) < cfg["spike_prob"]
+        out[hit] *= cfg["spike_factor"]
+    node_factor = np.ones((n, k))
+    if cfg["burst_prob"] > 0:
+        start_s, start_n = np.nonzero(rng.random((n, k)) < cfg["burst_prob"])
+        for s, j in zip(start_s, start_n):
+            node_factor[s:s + cfg["burst_len"], j] *= cfg["burst_factor"]
+    steps = first + np.arange(n)
+    for node, onset, factor in slow.itertuples(index=False):
+        node_factor[steps >= onset, node] *= factor
+    out.reshape(n, k, r)[...] *= node_factor[:, :, None]
+    return out
+
+
+def _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_factor, burst_prob, burst_len,
+            burst_factor, n_steps):
+    _check(n_nodes, ranks_per_node, n_steps, noise, spike_prob, burst_prob)
+    return {"n_nodes": int(n_nodes), "ranks_per_node": int(ranks_per_node), "step_time_h": hours(step_time),
+            "noise": float(noise), "spike_prob": float(spike_prob), "spike_factor": float(spike_factor),
+            "burst_prob": float(burst_prob), "burst_len": int(burst_len), "burst_factor": float(burst_factor)}
+
+
+def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s", noise=0.02,
+                    spike_prob=0.001, spike_factor=1.5, burst_prob=0.002, burst_len=5, burst_factor=1.3,
+                    n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=0):
+    """Draw a synthetic step log (see the module notes); returns :class:`SyntheticSteps`."""
+    cfg = _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_factor, burst_prob, burst_len,
+                  burst_factor, n_steps)
+    slow = plant(n_nodes, n_steps, n_slow=n_slow, slow_factor=slow_factor, onsets=onsets,
+                 onset_within=onset_within, seed=seed)
+    grid = _block(np.random.default_rng([seed, 2]), 0, int(n_steps), cfg, slow)
+    ranks = np.arange(n_nodes * ranks_per_node)
+    log = StepLog(grid, np.arange(n_steps), ranks, ranks // ranks_per_node, name=f"synthetic (seed {seed})")
+    return SyntheticSteps(log, slow, dict(cfg, n_steps=int(n_steps), n_slow=n_slow, seed=seed))
+
+
+def write_synthetic_parquet(path, n_nodes=16, ranks_per_node=8, n_steps=1000, *, steps_per_group=100,
+                            step_time="2s", noise=0.02, spike_prob=0.001, spike_factor=1.5, burst_prob=0.002,
+                            burst_len=5, burst_factor=1.3, n_slow=2, slow_factor=1.2, onsets=None,
+                            onset_within=0.5, seed=0):
+    """Stream a synthetic log to Parquet (columns step, rank, node, duration_s), one row group per block of steps.
+
+    Returns the planted slow nodes.  Memory stays at one block of steps.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cfg = _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_factor, burst_prob, burst_len,
+                  burst_factor, n_steps)
+    slow = plant(n_nodes, n_steps, n_slow=n_slow, slow_factor=slow_factor, onsets=onsets,
+                 onset_within=onset_within, seed=seed)
+    rng = np.random.default_rng([seed, 2])
+    n_ranks = n_nodes * ranks_per_node
+    schema = pa.schema([("step", pa.int32()), ("rank", pa.int32()), ("node", pa.int32()),
+                        ("duration_s", pa.float32())])
+    ranks = np.arange(n_ranks, dtype=np.int32)
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        for first in range(0, n_steps, steps_per_group):
+            n = min(steps_per_group, n_steps - first)
+            grid = _block(rng, first, n, cfg, slow)
+            table = pa.table({"step": np.repeat(np.arange(first, first + n, dtype=np.int32), n_ranks),
+                              "rank": np.tile(ranks, n), "node": np.tile(ranks // ranks_per_node, n),
+                              "duration_s": (grid * 3600).astype(np.float32).ravel()}, schema=schema)
+            writer.write_table(table, row_group_size=len(table))
+    return slow
