@@ -161,24 +161,21 @@ class NegativeTimeError(LogFormatError):
     """A step time (or an end before its start) is negative."""
 
 
-def where(file=None, row=None, column=None):
-    """Return a location prefix such as ``"log.csv, row 12, column 'start': "``.
+def where(file=None, row=None, column=None, line=None):
+    """Return a location prefix such as ``"log.csv, row 12 (line 13), column 'start': "``.
 
-    ``row`` is the 1-based data row (the header is not counted).
-
-    A prefix for error messages; ``file`` is a path or name.
+    ``row`` is the 1-based data row (the header is not counted); ``line`` the
+    file's own line number, when there is one.  A prefix for error messages;
+    ``file`` is a path or name.
 
     Examples
     --------
     >>> where("log.csv", 12, "start")
     "log.csv, row 12, column 'start': "
+    >>> where("log.csv", 12, "start", line=13)
+    "log.csv, row 12 (line 13), column 'start': "
     >>> where()
     ''
-def where(file=None, row=None, column=None, line=None):
-    """Return a location prefix such as ``"log.csv, row 12 (line 13), column 'start': "``.
-
-    ``row`` is the 1-based data row (the header is not counted); ``line`` the
-    file's own line number, when there is one.
     """
     parts = []
     if file is not None:
