@@ -27,6 +27,8 @@ from .checkpoint import (young_interval, daly_interval, optimal_interval, ettr, 
 from .scale import (Cluster, scale_rates, scale_job_mtbf, ScaledRates, required_job_mtbf, required_node_mtbf,
                     required_gpu_mtbf, job_mtbf, best_ettr, requirements_table, plan_requirements, Requirements,
                     split_budget, what_if, share_fit, spare_pool, repair_model, spares_table, erlang_b, spares)
+from .data import Source, load_source
+from .scale.decision import Decision, decide
 from . import plots, report
 
 __version__ = "0.2.0"

@@ -46,7 +46,7 @@ def test_parameters_cell_is_first_tagged_literals_with_comments(path):
     tree = ast.parse(first.source)
     assert len(tree.body) == len(lines), "one assignment per line, nothing else"
     for node, line in zip(tree.body, lines):
-        assert isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name), line
+        assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name), line
         ast.literal_eval(node.value)  # raises unless a literal
         name, _, comment = line.partition("#")
         assert comment.strip(), f"parameter line without a comment: {line!r}"

@@ -10,5 +10,7 @@ from . import datasets
 from .counts import CountTable, count_table
 from .durations import Durations
 from .logs import InterruptionLog, LogWarning, read_log
+from .source import Source, load_source
 
-__all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log"]
+__all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log", "Source",
+           "load_source"]

@@ -71,11 +71,14 @@ def notebook_parameters(path):
         raise ParameterError(f"{path.name}: parameters cell is not valid Python: {exc}") from exc
     found = {}
     for node in tree.body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            target = node.target  # name: type = literal  # comment
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target = node.targets[0]
+        else:
             raise ParameterError(f"{path.name}: parameters cell line {node.lineno}: "
-                                 "only 'name = literal  # comment' lines are allowed")
-        name = node.targets[0].id
+                                 "only 'name: type = literal  # comment' lines are allowed")
+        name = target.id
         try:
             default = ast.literal_eval(node.value)
         except ValueError as exc:

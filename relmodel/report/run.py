@@ -25,6 +25,7 @@ from pathlib import Path
 from ..errors import ReportError
 from .params import notebook_parameters, validate
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
+from .summary import clean
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -38,6 +39,7 @@ __all__ = [
     "execute_one",
     "run_tasks",
     "finish",
+    "merged_records",
 ]
 
 #: The notebook suite shipped with the project.
@@ -52,19 +54,25 @@ CELL_TIMEOUT_S = 600
 _RECORDED = {}
 
 
-def record(name, value):
+def record(name, value, reason=None):
     """Record a headline number from inside a notebook.
 
     In a kernel the value is attached to the cell's outputs (invisible in the
     HTML) and :func:`render` reads it back into ``summary.json``; outside a kernel
-    it is kept in memory (see :func:`recorded`). ``value`` must be JSON-able.
+    it is kept in memory (see :func:`recorded`). ``value`` must be JSON-able;
+    None, NaN and infinity are stored as None with ``reason`` (default "out
+    of reach" for infinity) in the summary's ``reasons``.
     """
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = int(value)
-    elif isinstance(value, numbers.Real):
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
         value = float(value)
     elif hasattr(value, "item"):  # a numpy scalar or 0-d array
         value = value.item()
+    reasons = {}
+    value = clean(value, reasons, name)
+    if reason is not None and (value is None or reasons):
+        reasons = {k: reason for k in reasons} or {name: reason}
     json.dumps(value)
     _RECORDED[name] = value
     try:
@@ -73,7 +81,7 @@ def record(name, value):
         return
     if get_ipython() is not None:
         from IPython.display import display
-        display({MIMETYPE: {"name": name, "value": value}}, raw=True)
+        display({MIMETYPE: {"name": name, "value": value, "reasons": reasons}}, raw=True)
 
 
 def recorded():
@@ -98,7 +106,7 @@ class Report:
         return self.path / "index.html"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{fmt(v)}</td></tr>"
+        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{fmt(v, k)}</td></tr>"
                        for k, v in self.headline.items())
         return f"<p>Report <code>{html.escape(str(self.index))}</code></p><table>{rows}</table>"
 
@@ -129,13 +137,16 @@ def find_notebooks(notebooks=None):
 
 
 def _records(nb):
-    found = {}
+    found, reasons = {}, {}
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if MIMETYPE in data:
                 item = data[MIMETYPE]
                 found[item["name"]] = item["value"]
+                reasons.update(item.get("reasons") or {})
+    if reasons:
+        found["reasons"] = reasons
     return found
 
 
@@ -285,26 +296,44 @@ def plan(notebooks=None, params=None):
     return [(p, chosen[p.stem]) for p in paths]
 
 
-def _headline(records):
-    merged = {}
+def merged_records(records):
+    """One dict of every notebook's records, later notebooks winning; reasons merged too."""
+    merged, reasons = {}, {}
     for nb_records in records.values():
-        merged.update(nb_records)
+        merged.update({k: v for k, v in nb_records.items() if k != "reasons"})
+        reasons.update(nb_records.get("reasons") or {})
+    merged["reasons"] = reasons
+    return merged
+
+
+def _headline(records):
+    merged = merged_records(records)
     return {k: merged[k] for k in HEADLINE if k in merged}
 
 
 def finish(out, results, parameters):
     """Write index.html and summary.json for executed results; return a Report.
 
+    summary.json holds numbers or null: every null has its ``reasons`` entry.
     Raises ReportError naming each failed notebook and cell after writing them.
     """
-    records = {r["name"]: r["records"] for r in results}
+    from .summary import answer_sentences, warning_lines
+
+    reasons = {}
+    records = clean({r["name"]: r["records"] for r in results}, reasons)
+    merged = merged_records(records)
     headline = _headline(records)
-    summary = {"parameters": parameters, "headline": headline, "records": records,
+    reasons = {**reasons, **merged.pop("reasons")}
+    summary = {"parameters": clean(parameters, {}), "headline": headline,
+               "reasons": reasons,
+               "answers": answer_sentences(merged), "warnings": warning_lines(merged),
+               "records": records,
                "notebooks": [{k: r[k] for k in ("name", "ipynb", "html", "seconds", "error")}
                              for r in results],
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
-    (out / "index.html").write_text(index_page(summary), encoding="utf-8")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str, allow_nan=False),
+                                      encoding="utf-8")
+    (out / "index.html").write_text(index_page(summary, merged, folder=out), encoding="utf-8")
     errors = [r["error"] for r in results if r["error"]]
     if errors:
         raise ReportError("; ".join(errors) + f" (report index: {out / 'index.html'})")
