@@ -90,7 +90,7 @@ def fit_records(comparison, alpha=0.05):
 def fit_block(comparison, durations, alpha=0.05):
     """AIC ranking with the bootstrap verdict for each family, in words."""
     t = comparison.table.copy()
-    longest = float(np.max(durations.t)) if hasattr(durations, "t") else float(np.max(durations))
+    longest = float(np.max(getattr(durations, "hours", durations)))
     t["mean"] = [_family_mean(comparison.fits[f], longest) for f in t["family"]]
     t["median"] = [P.duration(comparison.fits[f].median_h) for f in t["family"]]
     has_p = np.isfinite(t["p_value"]).any()
@@ -214,9 +214,10 @@ def sizes_block(decisions):
     rows = [{"n_gpus": d.n_gpus, "job_mtbf_h": d.job_mtbf_h, "interval_h": d.interval_h, "ettr": d.ettr,
              "need": (P.hours_text(d.required_node_mtbf_h) if d.reachable
                       else f"out of reach (cap {P.pct(d.cap_ettr)})"),
-             "times": (f"{P.number(d.improvement, 2)}×" if d.improvement else "—")} for d in decisions]
+             "times": ("already met" if d.meets_target else f"{P.number(d.improvement, 2)}×" if d.improvement
+                       else "—")} for d in decisions]
     return P.table(pd.DataFrame(rows), [
-        ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today", P.duration),
+        ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today (h)", lambda v: P.number(v, 2)),
         ("interval_h", "Checkpoint every", P.duration), ("ettr", "ETTR today", P.pct),
         ("need", "Node MTBF needed", str), ("times", "× today's nodes", str)])
 

@@ -58,12 +58,16 @@ def simulation_sentence(s):
     """How the simulation with the data's failure law compares with the exponential formula."""
     gap = 100 * (s["formula_ettr"] - s["formula_interval_sim_ettr"])
     off = 100 * (s["formula_interval_h"] / s["best_interval_h"] - 1)
-    size = "within the simulation's noise" if abs(gap) < 0.2 else f"off by {abs(gap):.1f} points of ETTR"
-    return (f"Simulated with {s['law']}, the best interval is {P.duration(s['best_interval_h'])} for an ETTR of "
-            f"{P.pct(s['ettr'])} ({P.pct_range(s['ettr_lo'], s['ettr_hi'])}); at the exponential formula's "
-            f"{P.duration(s['formula_interval_h'])} ({abs(off):.0f}% {'longer' if off > 0 else 'shorter'}) the "
-            f"simulation gives {P.pct(s['formula_interval_sim_ettr'])} where the formula predicts "
-            f"{P.pct(s['formula_ettr'])}: the exponential answer is {size} for this data.")
+    size = ("within the simulation's noise" if abs(gap) < 0.2
+            else f"{'optimistic' if gap > 0 else 'pessimistic'} by {abs(gap):.1f} points of ETTR")
+    if abs(off) < 3:
+        where = "practically the formula's interval"
+    else:
+        where = f"{abs(off):.0f}% {'shorter' if off > 0 else 'longer'} than the formula's {P.duration(s['formula_interval_h'])}"
+    return (f"Simulated with {s['law']}, the best interval is {P.duration(s['best_interval_h'])} ({where}) for "
+            f"an ETTR of {P.pct(s['ettr'])} ({P.pct_range(s['ettr_lo'], s['ettr_hi'])}). At the formula's interval "
+            f"the simulation gives {P.pct(s['formula_interval_sim_ettr'])} where the formula predicts "
+            f"{P.pct(s['formula_ettr'])}: for this data the exponential answer is {size}.")
 
 
 def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulation")):

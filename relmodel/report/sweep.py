@@ -7,7 +7,6 @@ writes ``<out>/index.html`` with a table and a plot of the headline numbers
 across the values, and ``<out>/summary.json``.
 """
 
-import base64
 import html
 import io
 import json
@@ -16,7 +15,7 @@ import re
 from ..errors import ParameterError, ReportError
 from .params import load_params, parse_value
 from .run import (HEADLINE, Report, _clear, _prepare_out, find_notebooks, finish, fmt,
-                     page, plan, run_tasks, table)
+                     merged_records, page, plan, run_tasks, table)
 
 __all__ = ["parse_sweep", "render_sweep", "comparison_figure"]
 
@@ -59,7 +58,17 @@ def comparison_figure(name, rows):
         ax.set_visible(False)
     numeric = all(isinstance(r["value"], (int, float)) for r in rows)
     for ax, key in zip(axes, keys):
-        pts = [(r["value"], r["headline"][key]) for r in rows if key in r["headline"]]
+        pts = [(r["value"], r["headline"][key]) for r in rows
+               if isinstance(r["headline"].get(key), (int, float)) and r["headline"].get(key) is not None]
+        gone = [str(r["value"]) for r in rows if key in r["headline"] and r["headline"][key] is None]
+        ax.set_xlabel(name)
+        ax.set_title(HEADLINE[key], fontsize=10)
+        ax.grid(alpha=0.3)
+        if gone:
+            ax.text(0.02, 0.96, f"out of reach at {name} = {', '.join(gone)}", transform=ax.transAxes,
+                    fontsize=8, va="top", bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
+        if not pts:
+            continue
         xs = [p[0] if numeric else str(p[0]) for p in pts]
         ys = [p[1] for p in pts]
         ax.plot(xs, ys, "o-")
@@ -67,9 +76,6 @@ def comparison_figure(name, rows):
             ax.set_yscale("log")
         if numeric and min(xs) > 0 and max(xs) / min(xs) > 20:
             ax.set_xscale("log")
-        ax.set_xlabel(name)
-        ax.set_title(HEADLINE[key], fontsize=10)
-        ax.grid(alpha=0.3)
     return fig
 
 
@@ -79,18 +85,31 @@ def _png(fig):
     return buf.getvalue()
 
 
-def _comparison_page(name, rows, out):
+def _comparison_page(name, rows, out, params=None):
+    from .summary import answer_sentences
+
     keys = [k for k in HEADLINE if any(k in r["headline"] for r in rows)]
     body = []
     for r in rows:
         link = f"<a href='{html.escape(r['folder'])}/index.html'>{fmt(r['value'])}</a>"
-        body.append([link] + [fmt(r["headline"].get(k, "")) for k in keys]
-                    + [html.escape(r["error"] or "ok")])
+        reasons = r.get("reasons") or {}
+        cells = [fmt(r["headline"][k], k, "out of reach" if k in reasons else None)
+                 if k in r["headline"] else "—" for k in keys]
+        body.append([link] + cells + [html.escape(r["error"] or "ok")])
     png = _png(comparison_figure(name, rows))
     (out / "comparison.png").write_bytes(png)
-    img = f"<img src='data:image/png;base64,{base64.b64encode(png).decode()}' alt='comparison'>"
+    img = "<p><img src='comparison.png' alt='headline numbers against the swept value'></p>"
+    fixed = ", ".join(f"{html.escape(k)} = {html.escape(str(v))}" for k, v in (params or {}).items())
+    intro = (f"<p>One report per value of <b>{html.escape(name)}</b>; fixed inputs: "
+             f"{fixed or 'the defaults (assumptions)'}.</p>")
+    answers = "".join(
+        f"<h3>{html.escape(name)} = {fmt(r['value'])}</h3>"
+        + "".join(f"<p>{html.escape(s)}</p>" for s in answer_sentences(r.get("records") or {},
+                                                                      parts=("interval", "ettr", "requirement")))
+        for r in rows)
     return page(f"relmodel sweep over {name}",
-                table([name] + [HEADLINE[k] for k in keys] + ["status"], body) + img)
+                intro + table([name] + [HEADLINE[k] for k in keys] + ["status"], body) + img
+                + "<h2>Answers</h2>" + answers)
 
 
 def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, executor=None,
@@ -131,15 +150,20 @@ def _finish_sweep(name, values, params, out, results, per_value):
         try:
             run = finish(folder, chunk, {**params, name: value})
             runs.append(run)
-            headline, error = run.headline, None
+            error = None
         except ReportError as exc:
-            headline = json.loads((folder / "summary.json").read_text())["headline"]
             error = str(exc)
             errors.append(f"{name}={value}: {exc}")
-        rows.append({"value": value, "folder": folder.name, "headline": headline, "error": error})
-    summary = {"sweep": name, "parameters": params, "runs": rows}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
-    (out / "index.html").write_text(_comparison_page(name, rows, out), encoding="utf-8")
+        saved = json.loads((folder / "summary.json").read_text())
+        merged = merged_records(saved["records"])
+        merged.pop("reasons", None)
+        rows.append({"value": value, "folder": folder.name, "headline": saved["headline"],
+                     "reasons": saved.get("reasons", {}), "records": merged, "error": error})
+    summary = {"sweep": name, "parameters": params,
+               "runs": [{k: r[k] for k in ("value", "folder", "headline", "reasons", "error")} for r in rows]}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str, allow_nan=False),
+                                      encoding="utf-8")
+    (out / "index.html").write_text(_comparison_page(name, rows, out, params), encoding="utf-8")
     if errors:
         raise ReportError("; ".join(errors))
     names = tuple(r["name"] for r in results[:per_value])
