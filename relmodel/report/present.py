@@ -178,4 +178,4 @@ def captured_notes(caught, keep=("LogWarning", "FitWarning", "InfeasibleTarget")
         if text not in seen:
             seen.add(text)
             out.append(note(text, "warning"))
-    return blocks(*out) if out else None
+    return blocks(*out)
