@@ -34,11 +34,19 @@ def shoot(folder, out, height=1600):
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": height})
         for name, png in PAGES.items():
-            page.goto((folder / name).resolve().as_uri())
-            page.wait_for_load_state("load")
-            page.screenshot(path=str(out / png), full_page=False)
+            for attempt in range(3):  # a loaded machine can miss a frame: try again on a fresh page
+                page = browser.new_page(viewport={"width": 1280, "height": height})
+                try:
+                    page.goto((folder / name).resolve().as_uri())
+                    page.wait_for_load_state("load")
+                    page.screenshot(path=str(out / png), full_page=False, timeout=60_000)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        raise
+                finally:
+                    page.close()
             print(f"wrote {out / png}")
         browser.close()
 
