@@ -12,7 +12,7 @@ import pandas as pd
 from . import present as P
 from .summary import answer_sentences
 
-__all__ = ["source_block", "cause_block", "rates_block", "repair_block", "counts_only", "fit_block",
+__all__ = ["source_block", "job_block", "cause_block", "rates_block", "repair_block", "counts_only", "fit_block",
            "trend_block", "interval_block", "schemes_block", "simulation_records", "P_h", "simulation_block", "decision_block", "sizes_block",
            "impact_block", "spares_block", "fit_records"]
 
@@ -27,6 +27,16 @@ def source_block(src):
             out.append(P.paragraph(f"{flagged:,} rows were duplicates, overlaps, simultaneous or outside the "
                                    "window and were merged or dropped as the log reader's rules say."))
     return P.blocks(*out)
+
+
+def job_block(dec):
+    """How often the job is interrupted at its size, with the interval when there is one."""
+    rng = ""
+    if dec.job_mtbf_lo is not None and dec.job_mtbf_hi is not None:
+        rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)})"
+    return P.paragraph(f"Scaled to {dec.n_gpus:,} GPUs ({dec.n_nodes:,} nodes), the job is interrupted "
+                       f"{P.number(dec.fixed_per_day + dec.hardware_per_day, 2)} times a day: every "
+                       f"{P.duration(dec.job_mtbf_h)} on average{rng}.")
 
 
 def counts_only(src, what):

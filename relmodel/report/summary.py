@@ -26,7 +26,9 @@ def _interval(d):
 
 
 def _ettr(d):
-    return (f"Expected ETTR {P.pct(d['ettr'])} ({P.pct_range(d.get('ettr_lo'), d.get('ettr_hi'))}) at "
+    rng = P.pct_range(d.get("ettr_lo"), d.get("ettr_hi"))
+    rng = f" ({rng})" if rng != P.DASH else ""
+    return (f"Expected ETTR {P.pct(d['ettr'])}{rng} at "
             f"{d['n_gpus']:,} GPUs, where the job is interrupted every {P.duration(d['job_mtbf_h'])} on average.")
 
 

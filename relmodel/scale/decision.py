@@ -121,6 +121,12 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart, *, gpus_per_node=Non
     data = getattr(source, "data", source)
     src = source_cluster(source)
     tgt = grow_cluster(int(n_gpus), src, gpus_per_node=gpus_per_node)
+    if int(n_boot) < 2:  # no bootstrap: point answers, no intervals
+        point = decide(source, n_gpus, target_ettr, ckpt_cost, restart, gpus_per_node=gpus_per_node, conf=conf,
+                       n_boot=2, seed=seed)
+        return dataclasses.replace(point, **{k: None for k in (
+            "job_mtbf_lo", "job_mtbf_hi", "interval_lo", "interval_hi", "ettr_lo", "ettr_hi", "required_node_lo",
+            "required_node_hi")}, p_reachable=float(point.reachable))
     d, r = float(hours(ckpt_cost)), float(hours(restart))
     req = plan_requirements(data, tgt.n_gpus, target_ettr, d, r, source_cluster=src, target_cluster=tgt,
                             conf=conf, n_boot=n_boot, seed=seed)
