@@ -89,8 +89,8 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
     else:
         ax.set_title(f"at {n_gpus:,} GPUs ETTR {target_ettr:g} is out of reach", fontsize=10)
     if not np.isfinite(need).any():
-        ax.text(0.03, 0.5, f"ETTR {target_ettr:g} is out of reach at every size:\nper-job causes alone "
-                "cap ETTR below the target", transform=ax.transAxes, fontsize=9,
+        ax.text(0.03, 0.95, f"ETTR {target_ettr:g} is out of reach at every size:\nper-job causes alone "
+                "cap ETTR below the target", transform=ax.transAxes, fontsize=9, va="top",
                 bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -101,7 +101,7 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
         ax.set_ylim(mid / np.sqrt(span) / 1.5, mid * np.sqrt(span) * 1.5)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("node MTBF (hours)")
-    ax.legend(fontsize=8, loc="lower left" if np.isfinite(need).any() else "upper right")
+    ax.legend(fontsize=8, loc="lower left" if np.isfinite(need).any() else "lower right")
     ax.grid(alpha=0.3, which="both")
 
 

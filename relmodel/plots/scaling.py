@@ -57,8 +57,8 @@ def required_mtbf_plot(n_gpus=None, target_ettr=0.9, ckpt_costs=("30s", "1min", 
     ax.set_xscale("log")
     ax.set_yscale("log")
     if missing:
-        ax.text(0.02, 0.04, "Out of reach at every size (per-job causes cap ETTR):\n" + "\n".join(missing),
-                transform=ax.transAxes, fontsize="small", va="bottom",
+        ax.text(0.98, 0.04, "Out of reach at every size (per-job causes cap ETTR):\n" + "\n".join(missing),
+                transform=ax.transAxes, fontsize="small", va="bottom", ha="right",
                 bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel(f"required {per} MTBF (h)")

@@ -83,6 +83,8 @@ def repair_block(src, summary):
 
 
 def _family_mean(fit, longest):
+    if not np.isfinite(fit.mean_h):
+        return "no finite mean (heavy tail)"
     text = P.duration(fit.mean_h)
     if np.isfinite(fit.mean_h) and fit.mean_h > 10 * longest:
         return f"{text} (far beyond the longest observed {P.duration(longest)}: extrapolated)"
@@ -113,18 +115,18 @@ def fit_block(comparison, durations, alpha=0.05):
         rejected = (t["p_value"] < alpha).sum()
         if rejected == len(t):
             sentence += (f" The bootstrap goodness-of-fit test rejects every family at {alpha:g} (the best has "
-                         f"p = {P.number(p, 2)}): none describes these data well, so read fitted tails with care.")
+                         f"p = {P.number(p, 3)}): none describes these data well, so read fitted tails with care.")
         elif p < alpha:
-            sentence += (f" Its bootstrap goodness-of-fit test rejects it (p = {P.number(p, 2)}), so it is only "
+            sentence += (f" Its bootstrap goodness-of-fit test rejects it (p = {P.number(p, 3)}), so it is only "
                          "the least bad of the families tried.")
         else:
-            sentence += f" Its bootstrap goodness-of-fit test does not reject it (p = {P.number(p, 2)})."
+            sentence += f" Its bootstrap goodness-of-fit test does not reject it (p = {P.number(p, 3)})."
     else:
         sentence += " No bootstrap test was run (n_boot = 0), so the fit's adequacy is not checked."
     cols = [("family", "Family", str), ("delta_aic", "AIC above the best", lambda v: P.number(v, 3)),
             ("akaike_weight", "Akaike weight", P.pct), ("ks", "KS distance", lambda v: P.number(v, 2)),
-            ("p_value", "Bootstrap p", lambda v: P.number(v, 2)), ("verdict", f"At {alpha:g}", str),
-            ("mean", "Mean time between failures", str), ("median", "Median", str)]
+            ("p_value", "Bootstrap p", lambda v: P.number(v, 3)), ("verdict", f"At {alpha:g}", str),
+            ("mean", "Mean", str), ("median", "Median", str)]
     return P.blocks(P.note(sentence, "answer"), P.table(t, cols))
 
 
@@ -142,10 +144,10 @@ def trend_block(tr):
         text = f"The failure rate is {verdict}: every test agrees at {tr.alpha:g}."
     else:
         verdict = "inconclusive"
-        split = "; ".join(f"{r['test']} says {r['says']} (p = {P.number(r['p'], 2)})" for r in rows)
+        split = "; ".join(f"{r['test']} says {r['says']} (p = {P.number(r['p'], 3)})" for r in rows)
         text = f"Inconclusive: the tests disagree ({split}). They differ because {_WHY}."
     t = pd.DataFrame(rows)
-    table = P.table(t, [("test", "Test", str), ("p", "p-value", lambda v: P.number(v, 2)),
+    table = P.table(t, [("test", "Test", str), ("p", "p-value", lambda v: P.number(v, 3)),
                         ("direction", "Direction of the data", str), ("says", f"Verdict at {tr.alpha:g}", str)])
     beta = (f"Crow-AMSAA shape β = {P.number(tr.fit.beta, 3)} ({P.number(tr.fit.beta_lo, 3)}–"
             f"{P.number(tr.fit.beta_hi, 3)}); below 1 the rate falls, above 1 it rises.")
