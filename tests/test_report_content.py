@@ -206,3 +206,46 @@ def test_out_of_reach_sweep_finishes_with_null_and_reason(tmp_path):
     json.loads((out / "n_gpus-4096" / "summary.json").read_text(), parse_constant=pytest.fail)
     assert "cap ETTR at" in res.output
     assert math.isfinite(summary["runs"][0]["headline"]["job_mtbf_h"])
+
+
+# --- honest statistics -----------------------------------------------------------------------
+
+def _trend(ps, directions=("wearing out", "wearing out", "wearing out"), alpha=0.05):
+    from types import SimpleNamespace as NS
+    tests = tuple(NS(test=n, p_value=p, direction=d)
+                  for n, p, d in zip(("MIL-HDBK-189", "Laplace", "Lewis-Robinson"), ps, directions))
+    return NS(tests=tests, alpha=alpha, fit=NS(beta=1.13, beta_lo=1.04, beta_hi=1.23))
+
+
+def test_trend_verdict_only_when_the_tests_agree():
+    from relmodel.report.pages import trend_block
+    verdict, block = trend_block(_trend([0.003, 0.56, 0.74]))  # the StepFun case of the issue
+    assert verdict == "inconclusive"
+    assert "MIL-HDBK-189 says wearing out (p = 0.003)" in str(block) and "Laplace says steady" in str(block)
+    assert "weighs the early failures" in str(block)
+    assert trend_block(_trend([0.003, 0.01, 0.02]))[0] == "wearing out"
+    assert trend_block(_trend([0.3, 0.5, 0.7]))[0] == "steady"
+
+
+def _comparison(pvalues, means=(500.0, 100.0, float("inf"))):
+    from types import SimpleNamespace as NS
+    fams = ["lognormal", "weibull", "loglogistic"][:len(pvalues)]
+    table = pd.DataFrame({"family": fams, "delta_aic": [0, 5.9, 10.7][:len(fams)],
+                          "akaike_weight": [0.94, 0.05, 0.01][:len(fams)], "ks": [0.14, 0.1, 0.13][:len(fams)],
+                          "p_value": pvalues})
+    fits = {f: NS(mean_h=m, median_h=40.0) for f, m in zip(fams, means)}
+    return NS(table=table, fits=fits)
+
+
+def test_fit_comparison_names_the_aic_best_and_whether_the_bootstrap_rejects_it():
+    from relmodel.report.pages import fit_block, fit_records
+    durations = relmodel.Durations(np.array([1.0, 5.0, 20.0]), np.ones(3, bool))
+    text = str(fit_block(_comparison([0.02, 0.3, 0.2]), durations))
+    assert "best family by AIC is lognormal" in text and "rejects it (p = 0.02)" in text
+    assert "far beyond the longest observed" in text  # a mean of 500 h from data up to 20 h
+    assert "no finite mean" in text
+    assert fit_records(_comparison([0.02, 0.3, 0.2])) == {
+        "best_family": "lognormal", "best_family_p": 0.02, "best_family_rejected": True}
+    assert "rejects every family" in str(fit_block(_comparison([0.01, 0.02, 0.03]), durations))
+    assert "does not reject it" in str(fit_block(_comparison([0.4, 0.3, 0.2]), durations))
+    assert "No bootstrap test was run" in str(fit_block(_comparison([np.nan] * 3), durations))
