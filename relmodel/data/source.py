@@ -158,7 +158,9 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LogWarning)
             data = read_log(log, **mapping)
-        notes += [str(w.message) for w in caught if issubclass(w.category, LogWarning)]
+        notes += [str(w.message).replace("; see problems() for the rows and what was done",
+                                         "; they were merged or dropped (the data page says how many)")
+                  for w in caught if issubclass(w.category, LogWarning)]
         gpn = int(gpus_per_node)
     gpus, how, more = _log_cluster(data, source_gpus, gpn)
     if source_gpus is not None or data._n_nodes is None:
