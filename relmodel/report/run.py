@@ -317,13 +317,14 @@ def finish(out, results, parameters):
     summary.json holds numbers or null: every null has its ``reasons`` entry.
     Raises ReportError naming each failed notebook and cell after writing them.
     """
-    from .summary import answer_sentences, warning_lines
+    from .summary import answer_sentences, null_reasons, warning_lines
 
     reasons = {}
     records = clean({r["name"]: r["records"] for r in results}, reasons)
     merged = merged_records(records)
     headline = _headline(records)
     reasons = {**reasons, **merged.pop("reasons")}
+    reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
     summary = {"parameters": clean(parameters, {}), "headline": headline,
                "reasons": reasons,
                "answers": answer_sentences(merged), "warnings": warning_lines(merged),

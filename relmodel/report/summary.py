@@ -11,7 +11,7 @@ import math
 
 from . import present as P
 
-__all__ = ["answer_sentences", "simulation_sentence", "warning_lines", "clean"]
+__all__ = ["answer_sentences", "simulation_sentence", "warning_lines", "clean", "null_reasons"]
 
 
 def _ok(x):
@@ -120,3 +120,28 @@ def clean(value, reasons, key="value"):
         reasons.setdefault(key, "out of reach" if "inf" in value.lower() else "not defined for this data")
         return None
     return value
+
+
+_NULL = {
+    "observed_node_mtbf_h": "no hardware failures in the data",
+    "best_family_p": "no bootstrap test was run (n_boot = 0)",
+    "best_family_rejected": "no bootstrap test was run (n_boot = 0)",
+}
+
+
+def null_reasons(records, reasons, path=""):
+    """Add a reason to ``reasons`` for every null in ``records`` that has none yet."""
+    for k, v in records.items():
+        key = f"{path}.{k}" if path else k
+        if isinstance(v, dict):
+            null_reasons(v, reasons, key)
+        elif v is None and key not in reasons and k not in reasons:
+            if k in ("required_node_mtbf_h", "required_node_lo", "required_node_hi", "improvement") \
+                    and records.get("reachable") is False:
+                why = f"out of reach: per-job causes cap ETTR at {P.pct(records.get('cap_ettr'))}"
+            elif k.endswith(("_lo", "_hi")):
+                why = "no interval: the bootstrap was turned off (n_boot below 2)"
+            else:
+                why = _NULL.get(k, "not available for this data")
+            reasons[key] = why
+    return reasons
