@@ -32,6 +32,15 @@ def _ettr(d):
             f"{d['n_gpus']:,} GPUs, where the job is interrupted every {P.duration(d['job_mtbf_h'])} on average.")
 
 
+def _reach(d):
+    allowed, hw = d["max_fixed_per_day"], d.get("hardware_per_day") or 0.0
+    if hw < allowed:
+        return (f"with today's hardware ({P.number(hw, 2)} a day) the per-job causes must fall below "
+                f"{P.number(allowed - hw, 2)} a day.")
+    return (f"the per-job causes must fall below that, and the hardware's {P.number(hw, 2)} a day with "
+            "them.")
+
+
 def _requirement(d):
     target = P.pct(d["target_ettr"], 1).replace(".0%", "%")
     if d.get("meets_target"):
@@ -40,8 +49,8 @@ def _requirement(d):
         return (f"A {target} ETTR is out of reach: the per-job causes alone (software and other failures that do "
                 f"not grow with the cluster, {P.number(d['fixed_per_day'], 2)} a day) cap ETTR at "
                 f"{P.pct(d['cap_ettr'])}, however reliable the hardware. The target needs a job MTBF of "
-                f"{P.duration(d['required_job_mtbf_h'])}, so the per-job causes must fall below "
-                f"{P.number(d['max_fixed_per_day'], 2)} a day; otherwise aim for at most {P.pct(d['cap_ettr'])}.")
+                f"{P.duration(d['required_job_mtbf_h'])}, at most {P.number(d['max_fixed_per_day'], 2)} "
+                f"interruptions a day in all; {_reach(d)} Otherwise aim for at most {P.pct(d['cap_ettr'])}.")
     held = (f"holding per-job failures at their observed {P.number(d['fixed_per_day'], 2)} a day, "
             if d.get("fixed_per_day") else "with no per-job failures observed, ")
     node = P.hours_text(d["required_node_mtbf_h"])
