@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 
 from . import present as P
-from .summary import answer_sentences
+from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["source_block", "job_block", "cause_block", "rates_block", "repair_block", "counts_only", "fit_block",
-           "trend_block", "interval_block", "schemes_block", "simulation_records", "P_h", "simulation_block", "decision_block", "sizes_block",
-           "impact_block", "spares_block", "fit_records"]
+           "fit_records", "trend_block", "interval_block", "schemes_block", "simulation_block", "simulation_records",
+           "decision_block", "sizes_block", "impact_block", "spares_block"]
 
 
 def source_block(src):
@@ -176,16 +176,17 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
                                fast_restart=r, slow_restart=r)
     rows = pd.DataFrame([
         {"scheme": "synchronous: the job waits for each write", "interval_h": dec.interval_h, "ettr": dec.ettr},
-        {"scheme": f"asynchronous: stall {P.duration(P_h(stall))}, write {P.duration(P_h(persist))} in the background",
+        {"scheme": (f"asynchronous: stall {P.duration(_hours(stall))}, write {P.duration(_hours(persist))} "
+                    "in the background"),
          "interval_h": t_async,
          "ettr": float(ml.async_ettr(interval=t_async, mtbf=m, stall=stall, persist=persist, restart=r))},
-        {"scheme": f"two-level: fast {P.duration(P_h(fast_cost))} checkpoints, every {two.k}th to storage",
+        {"scheme": f"two-level: fast {P.duration(_hours(fast_cost))} checkpoints, every {two.k}th to storage",
          "interval_h": two.fast_interval_h, "ettr": two.ettr}])
     return P.table(rows, [("scheme", "Scheme", str), ("interval_h", "Checkpoint every", P.duration),
                           ("ettr", "ETTR", P.pct)])
 
 
-def P_h(x):
+def _hours(x):
     """Hours of a duration parameter."""
     from ..units import hours
     return float(hours(x))
@@ -201,7 +202,6 @@ def simulation_block(search, law, exp_ettr):
          "range": P.pct_range(search.exp_interval_sim_lo, search.exp_interval_sim_hi)},
         {"what": "exponential formula's prediction", "interval_h": search.exp_interval_h, "ettr": exp_ettr,
          "range": "exact"}])
-    from .summary import simulation_sentence
     text = simulation_sentence(simulation_records(search, law, exp_ettr))
     return P.blocks(P.note(text, "answer"), P.table(rows, [
         ("what", "", str), ("interval_h", "Checkpoint interval", P.duration), ("ettr", "ETTR", P.pct),

@@ -74,7 +74,8 @@ def simulation_sentence(s):
     if abs(off) < 3:
         where = "practically the formula's interval"
     else:
-        where = f"{abs(off):.0f}% {'shorter' if off > 0 else 'longer'} than the formula's {P.duration(s['formula_interval_h'])}"
+        side = "shorter" if off > 0 else "longer"
+        where = f"{abs(off):.0f}% {side} than the formula's {P.duration(s['formula_interval_h'])}"
     return (f"Simulated with {s['law']}, the best interval is {P.duration(s['best_interval_h'])} ({where}) for "
             f"an ETTR of {P.pct(s['ettr'])} ({P.pct_range(s['ettr_lo'], s['ettr_hi'])}). At the formula's interval "
             f"the simulation gives {P.pct(s['formula_interval_sim_ettr'])} where the formula predicts "

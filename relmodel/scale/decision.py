@@ -16,7 +16,6 @@ time and the ETTR gained by removing each.
 import dataclasses
 import math
 
-import numpy as np
 import pandas as pd
 
 from ..checkpoint.intervals import optimal_interval
