@@ -37,6 +37,8 @@ from .stats import turnbull, uptime_intervals, curve_band, b_life, profile_inter
 from .data import StepLog, read_steps, read_megatron
 from .stragglers import (slowdown, find_slow_nodes, expected_max, straggler_scaling, eviction_policy,
                          combined_goodput, goodput_with_stragglers, synthetic_steps)
+from .data import Source, load_source
+from .scale.decision import Decision, decide
 from . import plots, report
 from . import defaults
 from .scale import sweep_grid

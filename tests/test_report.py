@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import relmodel
 from relmodel.report import params as P
+from relmodel.report import present
 from relmodel.report import run as R
 from relmodel.report import sweep as S
 from relmodel.report import render
@@ -77,10 +78,11 @@ def test_cli_renders_report_with_headline_numbers(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     index = (out / "index.html").read_text()
     assert summary["parameters"] == {"n_gpus": 65536, "ckpt_cost": "2min", "n_runs": 20, "work": "5d"}
+    shown = {"job_mtbf_h": present.duration, "optimal_interval_h": present.duration, "ettr": present.pct,
+             "required_node_mtbf_h": present.sig}
     for key, value in expected.items():
         assert summary["headline"][key] == pytest.approx(value, rel=1e-9), key
-        shown = f"{value:,.0f}" if value >= 1e4 else f"{value:.4g}"
-        assert shown in index and shown in res.output, key
+        assert shown[key](value) in index and shown[key](value) in res.output, key
     for name in ("03_checkpoint_interval", "04_requirements_at_scale"):
         assert (out / f"{name}.ipynb").exists() and f"href='{name}.html'" in index
         html = (out / f"{name}.html").read_text()
@@ -177,7 +179,7 @@ def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny, monkeypa
         assert cwd.name.startswith("relmodel-work-") and not cwd.exists()
         assert (run.path / "index.html").exists()
     page = (tmp_path / "sw" / "index.html").read_text()
-    assert "n_gpus-65536/index.html" in page and f"{50000 / 65536:.4g}" in page and "<img" in page
+    assert "n_gpus-65536/index.html" in page and present.duration(50000 / 65536) in page and "<img" in page
     assert (tmp_path / "sw" / "comparison.png").stat().st_size > 1000
     summary = json.loads((tmp_path / "sw" / "summary.json").read_text())
     assert [r["value"] for r in summary["runs"]] == [4096, 16384, 65536]

@@ -1,5 +1,7 @@
 """``relmodel report``: render the notebook suite to HTML (a thin layer over relmodel.report.render)."""
 
+import json
+
 import click
 
 from ..errors import ParameterError
@@ -73,5 +75,9 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
         report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
                         sweep=grid, executor=executor, progress=not quiet)
     click.echo(f"report written: {report.index}")
-    for key, value in report.headline.items():
-        click.echo(f"  {key} = {fmt(value)}")
+    for run in report.runs or (report,):
+        answers = json.loads((run.path / "summary.json").read_text(encoding="utf-8")).get("answers")
+        if report.runs:
+            click.echo(f"{run.path.name}:")
+        for line in answers or [f"{key} = {fmt(value, key)}" for key, value in run.headline.items()]:
+            click.echo(f"  {line}")

@@ -155,6 +155,9 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
         y = np.concatenate([y, yfit[np.isfinite(yfit)]])
     if logx:
         ax.set_xscale("log")
+    else:
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(4))  # long hour labels on narrow panels
     _probability_ticks(ax, tr, y[np.isfinite(y)])
     ax.set_xlabel("hours")
     ax.set_ylabel("unreliability F(t)")

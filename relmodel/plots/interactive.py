@@ -56,7 +56,7 @@ def what_if(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TAR
     from ..scale.requirements import required_node_mtbf
     from ..errors import InfeasibleTargetError
     mtbf, fixed, n_nodes = _scaled(int(n_gpus), _key(source))
-    tau = float(optimal_interval(mtbf, ckpt_cost))
+    tau = float(optimal_interval(mtbf=mtbf, ckpt_cost=ckpt_cost))
     try:
         node = required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart,
                                   gpus_per_node=int(n_gpus) / n_nodes,
@@ -64,40 +64,53 @@ def what_if(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TAR
     except InfeasibleTargetError:
         node = float("nan")
     return {"job_mtbf_h": mtbf, "optimal_interval_h": tau,
-            "ettr": float(ettr(tau, mtbf, ckpt_cost, restart)), "required_node_mtbf_h": node,
+            "ettr": float(ettr(interval=tau, mtbf=mtbf, ckpt_cost=ckpt_cost, restart=restart)),
+            "required_node_mtbf_h": node,
             "observed_node_mtbf_h": n_nodes / (1.0 / mtbf - fixed) if 1.0 / mtbf > fixed else np.inf}
 
 
 def _ettr_panel(ax, nums, ckpt_cost, restart, target_ettr):
     m, tau = nums["job_mtbf_h"], nums["optimal_interval_h"]
     grid = np.geomspace(max(tau / 30, 1e-3), tau * 30, 300)
-    ax.plot(grid * 60, ettr(grid, m, ckpt_cost, restart), color="C0")
-    ax.plot(tau * 60, nums["ettr"], "o", color="C3", label=f"optimum {tau * 60:.3g} min")
+    ax.plot(grid * 60, ettr(interval=grid, mtbf=m, ckpt_cost=ckpt_cost, restart=restart), color="C0")
+    ax.plot(tau * 60, nums["ettr"], "o", color="C3", label=f"optimum {tau * 60:.0f} min")
     ax.axhline(target_ettr, color="0.4", ls="--", label=f"target {target_ettr:g}")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR")
-    ax.set_title(f"job MTBF {m:.3g} h: best ETTR {nums['ettr']:.3f}", fontsize=10)
+    ax.set_title(f"job MTBF {m:.2f} h: best ETTR {100 * nums['ettr']:.1f}%", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
 
 
 def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums):
     sizes = np.unique(np.r_[np.geomspace(1024, 262144, 25).round(), n_gpus]).astype(int)
-    need = [what_if(n, ckpt_cost, restart, target_ettr, source)["required_node_mtbf_h"] for n in sizes]
-    have = [what_if(n, ckpt_cost, restart, target_ettr, source)["observed_node_mtbf_h"] for n in sizes]
-    ax.plot(sizes, need, color="C3", label="required node MTBF")
+    points = [what_if(n, ckpt_cost, restart, target_ettr, source) for n in sizes]
+    need = np.array([p["required_node_mtbf_h"] for p in points], dtype=float)
+    have = np.array([p["observed_node_mtbf_h"] for p in points], dtype=float)
     name = "Llama 3 rates" if source is None else f"{getattr(source, 'name', 'observed')} rates"
-    ax.plot(sizes, have, color="C0", ls="--", label=f"observed ({name})")
-    ax.plot(n_gpus, nums["required_node_mtbf_h"], "o", color="C3")
+    ax.plot(sizes, need, color="C3", label="node MTBF needed")
+    ax.plot(sizes, have, color="C0", ls="--", label=f"today ({name})")
+    need_now = nums["required_node_mtbf_h"]
+    if np.isfinite(need_now):
+        ax.plot(n_gpus, need_now, "o", color="C3")
+        ax.set_title(f"at {n_gpus:,} GPUs the nodes need an MTBF of {need_now:,.0f} h", fontsize=10)
+    else:
+        ax.set_title(f"at {n_gpus:,} GPUs ETTR {target_ettr:g} is out of reach", fontsize=10)
+    if not np.isfinite(need).any():
+        ax.text(0.03, 0.95, f"ETTR {target_ettr:g} is out of reach at every size:\nper-job causes alone "
+                "cap ETTR below the target", transform=ax.transAxes, fontsize=9, va="top",
+                bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
     ax.set_xscale("log")
     ax.set_yscale("log")
+    shown = np.r_[need[np.isfinite(need)], have[np.isfinite(have)]]
+    if shown.size:  # at least two decades, so a near-flat line is not drawn as a cliff
+        mid = np.sqrt(shown.min() * shown.max())
+        span = max(shown.max() / shown.min(), 100.0)
+        ax.set_ylim(mid / np.sqrt(span) / 1.5, mid * np.sqrt(span) * 1.5)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("node MTBF (hours)")
-    need_now = nums["required_node_mtbf_h"]
-    label = "out of reach" if not np.isfinite(need_now) else f"{need_now:,.0f} h"
-    ax.set_title(f"at {n_gpus:,} GPUs the nodes need {label}", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower left" if np.isfinite(need).any() else "lower right")
     ax.grid(alpha=0.3, which="both")
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import MissingColumnError, EmptyDataError
 
-__all__ = [
+__all__ = ["plot_rates", 
     "cause_counts",
     "repair_summary",
     "plot_pareto",
@@ -217,4 +217,28 @@ def plot_repair_times(log, ax=None, bins=30):
     ax.set_xlabel("repair time (hours)")
     ax.set_ylabel("outages")
     ax.legend()
+    return ax
+
+
+def plot_rates(rates, top=10, per="node-year", ax=None):
+    """Rate per cause with its exact (Garwood) interval, largest first, as horizontal bars.
+
+    ``rates`` is :func:`relmodel.component_rates` output (rate_per_h, rate_lo,
+    rate_hi per hour and unit); rates are drawn per ``per`` ("node-year" or
+    "node-day").  Causes past ``top`` are left out (the title says how many).
+    """
+    scale = {"node-year": 8766.0, "node-day": 24.0}[per]
+    t = rates[rates["component"].astype(str) != "Total"].sort_values("rate_per_h", ascending=False)
+    shown = t.head(int(top)).iloc[::-1]
+    ax = _axes(ax)
+    y = np.arange(len(shown))
+    r = scale * shown["rate_per_h"].to_numpy()
+    err = [r - scale * shown["rate_lo"].to_numpy(), scale * shown["rate_hi"].to_numpy() - r]
+    ax.barh(y, r, color="C0", alpha=0.7)
+    ax.errorbar(r, y, xerr=err, fmt="none", ecolor="k", capsize=3, lw=1)
+    ax.set_yticks(y, shown["component"].astype(str))
+    ax.set_xlabel(f"interruptions per {per} (95% exact interval)")
+    more = f" ({len(t) - len(shown)} rarer causes not shown)" if len(t) > len(shown) else ""
+    ax.set_title("Failure rate by cause" + more)
+    ax.grid(axis="x", alpha=0.3)
     return ax

@@ -10,7 +10,7 @@ from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
 from ..scale.requirements import requirements_table
 from ..units import hours
 
-__all__ = ["required_mtbf_plot", "interruptions_plot"]
+__all__ = ["required_mtbf_plot", "interruptions_plot", "spares_plot"]
 
 _PER = {"node": "node_mtbf_h", "gpu": "gpu_mtbf_h", "job": "job_mtbf_h"}
 
@@ -30,14 +30,16 @@ def _minutes(h):
 
 def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", "1min", "5min"),
                        restarts=(RESTART,), per="node", gpus_per_node=GPUS_PER_NODE, fixed_rate_per_h=None, *,
-                       source=None, ax=None):
+                       source=None, observed=None, ax=None):
     """Log-log plot of the required MTBF (per node, GPU or job) from 1k to 1M GPUs.
 
     One line per (checkpoint cost, restart) pair, computed by
     :func:`relmodel.scale.requirements.requirements_table`; sizes where the target is
-    out of reach are left out of a line.  As there, one of
+    out of reach are left out of a line, and a line out of reach at every size
+    is named in a note on the axes instead.  As there, one of
     ``fixed_rate_per_h`` or ``source`` says which per-job rate is held; the
-    title says it.
+    title says it.  ``observed`` is an optional ``(n_gpus, mtbf_h)`` point:
+    today's MTBF, marked for comparison.
 
     MTBF in hours against GPUs.  Returns the Axes.
 
@@ -55,9 +57,23 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
     ax = _axes(ax)
     table = requirements_table(n, target_ettr, ckpt_costs, restarts, gpus_per_node, fixed_rate_per_h,
                                source=source)
+    missing = []
     for (d, r), g in table.groupby(["ckpt_cost_h", "restart_h"], sort=False):
         g = g[g["feasible"]]
-        ax.loglog(g["n_gpus"], g[_PER[per]], marker=".", label=f"checkpoint {_minutes(d)}, restart {_minutes(r)}")
+        label = f"checkpoint {_minutes(d)}, restart {_minutes(r)}"
+        if g.empty:
+            missing.append(label)
+            ax.plot([], [], marker=".", label=label + ": out of reach")
+            continue
+        ax.loglog(g["n_gpus"], g[_PER[per]], marker=".", label=label)
+    if observed is not None and observed[1] is not None and np.isfinite(observed[1]):
+        ax.plot([observed[0]], [observed[1]], "k*", ms=11, label=f"today's {per} MTBF at {int(observed[0]):,} GPUs")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    if missing:
+        ax.text(0.98, 0.04, "Out of reach at every size (per-job causes cap ETTR):\n" + "\n".join(missing),
+                transform=ax.transAxes, fontsize="small", va="bottom", ha="right",
+                bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel(f"required {per} MTBF (h)")
     title = f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval"
@@ -99,4 +115,31 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
     ax.set_ylabel("expected interruptions per day")
     ax.set_title(f"{src.name} rates scaled by component counts")
     ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
+def spares_plot(pool, n_spares, target=0.01, ax=None):
+    """Chance that a node failure finds no spare free, and ETTR, against the pool size.
+
+    ``pool`` is the table of :func:`relmodel.scale.spares.spares_table`
+    (columns spares, p_no_spare_poisson, ettr); the chosen ``n_spares`` and
+    the ``target`` chance are marked.
+    """
+    ax = _axes(ax)
+    x = pool["spares"].to_numpy()
+    ax.plot(x, pool["p_no_spare_poisson"], "o-", color="C3", label="chance a failure finds no spare free")
+    ax.axhline(target, color="C3", ls=":", lw=1, label=f"acceptable chance ({100 * target:g}%)")
+    ax.axvline(n_spares, color="0.3", ls="--", lw=1, label=f"chosen: {n_spares} spares")
+    ax.set_xlabel("spare nodes in the pool")
+    ax.set_ylabel("chance a failure finds no spare", color="C3")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    right = ax.twinx()
+    right.plot(x, 100 * pool["ettr"], "s-", color="C0", label="ETTR")
+    right.set_ylabel("ETTR (%)", color="C0")
+    lo = float(np.nanmin(100 * pool["ettr"]))
+    right.set_ylim(max(0.0, lo - 5), 100)
+    lines = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+    ax.legend(lines, [h.get_label() for h in lines], loc="center right", fontsize="small")
+    ax.set_title("Spare pool: waits for repair against ETTR")
     return ax

@@ -6,10 +6,35 @@ on executors (:mod:`.executors`) into marked report folders
 (:mod:`.folders`), HTML pages (:mod:`.html`), sweeps (:mod:`.sweep`) and the
 one entry point :func:`render`.  May import every lower layer; only the CLI
 imports it.
+
+Presentation rules (every page of a report keeps them; :mod:`.present`
+holds the formatters that do):
+
+1. A page reads as a document for a head of infrastructure: the question,
+   the inputs (defaults marked as assumptions), the answers as sentences with
+   their intervals, then figures, then the warnings that matter.
+2. A table shows at most about 15 rows; a longer one becomes a plot or folds
+   into a collapsed ``<details>`` block.  No pandas index column.
+3. Headers are words with units ("Required node MTBF (h)"), never
+   snake_case column names.
+4. Durations are in the unit a person would say (s, min, h, d, years);
+   MTBFs in hours; thousands separators everywhere; no scientific notation
+   between 0.001 and 10^7.
+5. No NaN, inf or None in a cell or a sentence: say what it means ("—",
+   "none observed", "out of reach").  summary.json holds JSON numbers, or
+   null with a ``reason``.
+6. Tables fit the page width or scroll inside their own box; figures fit
+   1280 px.  A figure whose quantity is out of reach says so instead of
+   zooming on a flat line.
+7. No warnings, stderr or tracebacks in the HTML: they are caught, and the
+   ones a reader needs become styled notes.
+8. Statistics are read honestly: a verdict only when the tests agree, the
+   AIC-best family together with whether its bootstrap test rejects it, and
+   means or quantiles far beyond the data carry that caveat.
 """
 
 from .html import fmt
 from .render import render
-from .run import NOTEBOOK_DIR, Report, find_notebooks, record, recorded
+from .run import NOTEBOOK_DIR, Report, find_notebooks, key_figure, record, recorded
 
-__all__ = ["fmt", "render", "NOTEBOOK_DIR", "Report", "find_notebooks", "record", "recorded"]
+__all__ = ["fmt", "render", "NOTEBOOK_DIR", "Report", "find_notebooks", "record", "recorded", "key_figure"]

@@ -1,68 +1,155 @@
-"""Small standalone HTML pages for reports: the index of a run and its tables."""
+"""Standalone HTML pages for reports: the index of a run that states question, inputs and answers.
+
+The index follows the presentation rules of :mod:`relmodel.report`: the
+question, the inputs (defaults marked as assumptions), the answers as
+sentences, key figures, the warnings that matter, then links to the pages.
+"""
 
 import html
+from pathlib import Path
 
-__all__ = ["HEADLINE", "page", "table", "fmt", "index_page"]
+from . import present as P
+from .summary import answer_sentences, warning_lines
+
+__all__ = ["HEADLINE", "STYLE", "page", "table", "fmt", "index_page", "inputs_rows", "NOTEBOOK_TITLES"]
 
 #: Headline numbers collected into summary.json, with their labels.
 HEADLINE = {
-    "job_mtbf_h": "Job MTBF (hours)",
-    "optimal_interval_h": "Optimal checkpoint interval (hours)",
-    "ettr": "ETTR at the optimal interval",
-    "required_node_mtbf_h": "Required node MTBF (hours)",
+    "job_mtbf_h": "Job MTBF (time between interruptions)",
+    "optimal_interval_h": "Checkpoint interval",
+    "ettr": "ETTR at that interval",
+    "required_node_mtbf_h": "Node MTBF needed for the target",
 }
 
-_STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}"
-          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .7em;text-align:left}"
-          ".err{color:#a00}")
+#: One line per notebook of the suite, for the index's links.
+NOTEBOOK_TITLES = {
+    "01_log_explorer": "The data: what broke, how often, how long repairs took",
+    "02_failure_distributions": "Failure-time distributions and trends",
+    "03_checkpoint_interval": "Checkpoint interval, ETTR and a simulation with the data's failure law",
+    "04_requirements_at_scale": "What the hardware must reach; causes to fix first; spare nodes",
+    "05_interactive": "What-if: cluster size, checkpoint cost, restart time, target",
+}
+
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222;"
+         "line-height:1.45}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;"
+         "padding:.3em .7em;text-align:left;vertical-align:top}.err{color:#a00}.answer{font-size:1.1em}"
+         ".note{border-left:4px solid #c98a00;background:#fdf6e3;padding:.4em .8em;margin:.4em 0}"
+         ".assumed{color:#8a5a00}img{max-width:100%;height:auto}.scroll{overflow-x:auto;max-width:100%}")
 
 
 def page(title, body):
     """A small standalone HTML page."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
+            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
 
 
 def table(header, rows):
-    """An HTML table from a header list and rows of already-escaped cells."""
+    """An HTML table from a header list and rows of already-escaped cells, in its own scroll box."""
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<div class='scroll'><table><tr>{head}</tr>{body}</table></div>"
 
 
-def fmt(value):
-    """Format a headline value for HTML.
+def fmt(value, key=None, reason=None):
+    """Format a headline value for people: durations by key, fractions as %, no inf/NaN.
 
-    Large numbers (hours, FIT) get thousands separators and no decimals; others four significant digits.
+    ``key`` names the quantity (``_h`` keys are hours, ``ettr`` keys fractions);
+    ``reason`` is shown for a missing value.
 
     Examples
     --------
-    >>> fmt(16595.4), fmt(0.31008), fmt("a<b")
-    ('16,595', '0.3101', 'a&lt;b')
+    >>> fmt(16595.4, "required_node_mtbf_h"), fmt(0.85312, "ettr"), fmt("a<b"), fmt(None, reason="out of reach")
+    ('16,595 h', '85.3%', 'a&lt;b', 'out of reach')
     """
-    if isinstance(value, float):
-        return f"{value:,.0f}" if 1e4 <= abs(value) < 1e15 else f"{value:.4g}"
+    if value is None:
+        return html.escape(reason or "—")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        if key == "ettr" or (key or "").endswith("ettr"):
+            return P.pct(value)
+        if key in ("optimal_interval_h",) or (key or "").endswith("interval_h"):
+            return P.duration(value)
+        if (key or "").endswith("mtbf_h") and key != "job_mtbf_h":
+            return P.hours_text(value)
+        if (key or "").endswith("_h"):
+            return P.duration(value)
+        return P.number(value, 4) if isinstance(value, float) else f"{value:,}"
     return html.escape(str(value))
 
 
-def index_page(summary, title="relmodel report"):
-    """The index.html of one report: headline numbers, parameters, notebook links."""
-    head = table(["quantity", "value"], [[html.escape(HEADLINE[k]), fmt(v)]
-                                         for k, v in summary["headline"].items()])
-    params = summary["parameters"]
-    par = (table(["parameter", "value"], [[html.escape(k), fmt(v)] for k, v in params.items()])
-           if params else "<p>Default parameters (bundled data).</p>")
+def inputs_rows(summary, merged):
+    """(label, value, given-or-assumed) rows for the inputs the answers rest on."""
+    given = set(summary.get("parameters") or {})
+    d, src = merged.get("decision") or {}, merged.get("source") or {}
+    rows = []
+    if src:
+        what = "interruptions" if src.get("kind") == "counts" else "outages"
+        rows.append(("Data", f"{src['name']}: {P.count(src['events'])} {what} over "
+                             f"{P.duration(src['span_h'])}", "log" in given))
+        rows.append(("Observed cluster", f"{P.count(src['source_gpus'])} GPUs ({src.get('cluster_from', '')})",
+                     "source_gpus" in given))
+    if d:
+        rows += [("Planned job", f"{P.count(d['n_gpus'])} GPUs ({P.count(d['n_nodes'])} nodes)", "n_gpus" in given),
+                 ("GPUs per node", f"{d['gpus_per_node']}", "gpus_per_node" in given),
+                 ("Checkpoint cost", P.duration(d["ckpt_cost_h"]), "ckpt_cost" in given),
+                 ("Restart time", P.duration(d["restart_h"]), "restart" in given),
+                 ("Target ETTR", P.pct(d["target_ettr"]), "target_ettr" in given)]
+    return rows
+
+
+def _question(d):
+    if not d:
+        return ""
+    return (f"<p><b>The question.</b> A training job on {P.count(d['n_gpus'])} GPUs: how often should it "
+            f"checkpoint, what share of its wall time will be useful training (ETTR), and what must the "
+            f"hardware reach for an ETTR of {P.pct(d['target_ettr'])}?</p>")
+
+
+def _figures(folder):
+    if folder is None:
+        return ""
+    imgs = sorted(Path(folder).glob("key-*.png"))
+    return "".join(f"<p><img src='{html.escape(p.name)}' alt='{html.escape(p.stem[4:].replace('-', ' '))}'></p>"
+                   for p in imgs)
+
+
+def _links(summary):
     rows = []
     for nb in summary["notebooks"]:
-        link = (f"<a href='{html.escape(nb['html'])}'>{html.escape(nb['name'])}</a>"
-                if nb["html"] else html.escape(nb["name"]))
+        title = NOTEBOOK_TITLES.get(nb["name"], nb["name"])
+        link = (f"<a href='{html.escape(nb['html'])}'>{html.escape(title)}</a>" if nb["html"]
+                else html.escape(title))
         status = (f"<span class='err'>{html.escape(nb['error'])}</span>" if nb["error"] else "ok")
-        rows.append([link, f"<a href='{html.escape(nb['ipynb'])}'>ipynb</a>",
-                     f"{nb['seconds']:.1f} s", status])
-    other = [[html.escape(nb), html.escape(k), fmt(v)]
-             for nb, recs in summary["records"].items() for k, v in recs.items() if k not in HEADLINE]
-    more = ("<h2>Other recorded numbers</h2>" + table(["notebook", "quantity", "value"], other)
-            if other else "")
-    return page(title, "<h2>Headline numbers</h2>" + head + "<h2>Parameters</h2>" + par
-                + "<h2>Notebooks</h2>" + table(["notebook", "executed", "time", "status"], rows) + more
-                + f"<p>Created {html.escape(summary['created'])}.</p>")
+        rows.append([link, f"<a href='{html.escape(nb['ipynb'])}'>notebook</a>",
+                     f"{nb['seconds']:.0f} s", status])
+    return table(["page", "executed notebook", "time", "status"], rows)
+
+
+def index_page(summary, merged=None, title="relmodel report", folder=None):
+    """The index.html of one report: question, inputs, answers, key figures, warnings, links."""
+    merged = merged or {}
+    d = merged.get("decision") or {}
+    parts = [_question(d)]
+    rows = inputs_rows(summary, merged)
+    if rows:
+        parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
+            [html.escape(a), html.escape(b), "given" if g else "<span class='assumed'>default (assumption)</span>"]
+            for a, b, g in rows]))
+    answers = summary.get("answers") or answer_sentences(merged)
+    if answers:
+        parts.append("<h2>Answers</h2>" + "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in answers))
+    elif summary.get("headline"):
+        reasons = summary.get("reasons") or {}
+        parts.append("<h2>Headline numbers</h2>" + table(["quantity", "value"], [
+            [html.escape(HEADLINE.get(k, k)), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()]))
+    parts.append(_figures(folder))
+    warns = summary.get("warnings") if "warnings" in summary else warning_lines(merged)
+    failed = [nb["error"] for nb in summary["notebooks"] if nb["error"]]
+    if warns or failed:
+        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>"
+                                                   for w in list(warns) + failed))
+    parts.append("<h2>Detail pages</h2>" + _links(summary))
+    parts.append(f"<p>Created {html.escape(summary['created'])} by relmodel.</p>")
+    name = (merged.get("source") or {}).get("name")
+    return page(f"{title}: {name}" if name else title, "".join(parts))

@@ -24,6 +24,7 @@ from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-expo
 from .folders import write_bytes, write_text
 from .params import notebook_parameters, validate
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
+from .summary import clean
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -32,6 +33,7 @@ __all__ = [
     "Report",
     "record",
     "recorded",
+    "key_figure",
     "find_notebooks",
     "plan",
     "Task",
@@ -41,6 +43,7 @@ __all__ = [
     "store",
     "run_tasks",
     "finish",
+    "merged_records",
 ]
 
 #: The notebook suite shipped with the project.
@@ -55,13 +58,15 @@ CELL_TIMEOUT_S = 600
 _RECORDED = {}
 
 
-def record(name, value):
+def record(name, value, reason=None):
     """Record a headline number from inside a notebook.
 
     In a kernel the value is attached to the cell's outputs (invisible in the
     HTML) and :func:`render` reads it back into ``summary.json``; outside a kernel
     it is kept in memory (see :func:`recorded`). ``value`` must be JSON-able
-    and in the units its name says (``_h`` for hours).
+    and in the units its name says (``_h`` for hours); None, NaN and infinity
+    are stored as None with ``reason`` (default "out of reach" for infinity)
+    in the summary's ``reasons``.
 
     Examples
     --------
@@ -71,10 +76,14 @@ def record(name, value):
     """
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = int(value)
-    elif isinstance(value, numbers.Real):
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
         value = float(value)
     elif hasattr(value, "item"):  # a numpy scalar or 0-d array
         value = value.item()
+    reasons = {}
+    value = clean(value, reasons, name)
+    if reason is not None and (value is None or reasons):
+        reasons = {k: reason for k in reasons} or {name: reason}
     json.dumps(value)
     _RECORDED[name] = value
     try:
@@ -83,7 +92,35 @@ def record(name, value):
         return
     if get_ipython() is not None:
         from IPython.display import display
-        display({MIMETYPE: {"name": name, "value": value}}, raw=True)
+        display({MIMETYPE: {"name": name, "value": value, "reasons": reasons}}, raw=True)
+
+
+#: Record names that carry a key figure (PNG, base64) rather than a number.
+FIGURE_PREFIX = "figure:"
+
+
+def key_figure(fig, name, dpi=80):
+    """Mark a matplotlib figure as a key figure of the report's summary page.
+
+    The figure is kept as PNG bytes in the notebook's records; the process
+    that writes the report folder saves it as ``key-<name>.png`` beside
+    ``index.html`` (so workers need no shared folder).  ``name`` orders the
+    figures (e.g. ``"1-ettr-against-interval"``); ``dpi`` is dots per inch.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(figsize=(2, 1)); _ = fig.subplots().plot([0, 1])
+    >>> key_figure(fig, "1-demo")
+    >>> recorded()["figure:1-demo"][:8]      # base64 of a PNG signature
+    'iVBORw0K'
+    """
+    import base64
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    record(FIGURE_PREFIX + str(name), base64.b64encode(buf.getvalue()).decode("ascii"))
 
 
 def recorded():
@@ -117,7 +154,7 @@ class Report:
         return self.path / "index.html"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{fmt(v)}</td></tr>"
+        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{fmt(v, k)}</td></tr>"
                        for k, v in self.headline.items())
         return f"<p>Report <code>{html.escape(str(self.index))}</code></p><table>{rows}</table>"
 
@@ -161,13 +198,16 @@ def find_notebooks(notebooks=None):
 
 
 def _records(nb):
-    found = {}
+    found, reasons = {}, {}
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if MIMETYPE in data:
                 item = data[MIMETYPE]
                 found[item["name"]] = item["value"]
+                reasons.update(item.get("reasons") or {})
+    if reasons:
+        found["reasons"] = reasons
     return found
 
 
@@ -282,6 +322,13 @@ def store(result, folder):
     """Write a result's notebook and HTML into ``folder``; return its summary entry."""
     folder, name = Path(folder), result["name"]
     entry = {k: result[k] for k in ("name", "records", "seconds", "error")}
+    entry["records"] = dict(entry["records"] or {})
+    for key in [k for k in entry["records"] if k.startswith(FIGURE_PREFIX)]:
+        import base64
+        png = entry["records"].pop(key)
+        if isinstance(png, str):
+            safe = "".join(c if c.isalnum() or c == "-" else "-" for c in key[len(FIGURE_PREFIX):])
+            write_bytes(folder / f"key-{safe}.png", base64.b64decode(png))
     entry["ipynb"] = entry["html"] = None
     if result.get("ipynb_bytes") is not None:
         write_bytes(folder / f"{name}.ipynb", result["ipynb_bytes"])
@@ -311,10 +358,18 @@ def plan(notebooks=None, params=None):
     return [(p, chosen[p.stem]) for p in paths]
 
 
-def _headline(records):
-    merged = {}
+def merged_records(records):
+    """One dict of every notebook's records, later notebooks winning; reasons merged too."""
+    merged, reasons = {}, {}
     for nb_records in records.values():
-        merged.update(nb_records)
+        merged.update({k: v for k, v in nb_records.items() if k != "reasons"})
+        reasons.update(nb_records.get("reasons") or {})
+    merged["reasons"] = reasons
+    return merged
+
+
+def _headline(records):
+    merged = merged_records(records)
     return {k: merged[k] for k in HEADLINE if k in merged}
 
 
@@ -322,21 +377,30 @@ def finish(out, results, parameters, folder=None):
     """Write index.html and summary.json for executed results; return a Report.
 
     The files go to ``folder`` (default ``out``: a staging folder that becomes
-    ``out``). Raises ReportError naming each failed notebook and cell after
-    writing them.
+    ``out``).  summary.json holds numbers or null: every null has its
+    ``reasons`` entry.  Raises ReportError naming each failed notebook and
+    cell after writing them.
     """
     from .folders import marker
+    from .summary import answer_sentences, null_reasons, warning_lines
 
     folder = Path(folder or out)
-    records = {r["name"]: r["records"] for r in results}
+    reasons = {}
+    records = clean({r["name"]: r["records"] for r in results}, reasons)
+    merged = merged_records(records)
     headline = _headline(records)
-    summary = {"parameters": parameters, "headline": headline, "records": records,
+    reasons = {**reasons, **merged.pop("reasons")}
+    reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
+    summary = {"parameters": clean(parameters, {}), "headline": headline,
+               "reasons": reasons,
+               "answers": answer_sentences(merged), "warnings": warning_lines(merged),
+               "records": records,
                "notebooks": [{k: r[k] for k in ("name", "ipynb", "html", "seconds", "error")}
                              for r in results],
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                "relmodel": marker("complete")}
-    write_text(folder / "index.html", index_page(summary))
-    write_text(folder / "summary.json", json.dumps(summary, indent=2, default=str))
+    write_text(folder / "index.html", index_page(summary, merged, folder=folder))
+    write_text(folder / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
     errors = [r["error"] for r in results if r["error"]]
     if errors:
         raise ReportError("; ".join(errors) + f" (report index: {Path(out) / 'index.html'})")

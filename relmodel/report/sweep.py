@@ -12,7 +12,6 @@ summary.json, whatever they are. Values equal after normalisation (``1 min``
 and ``1  min``, ``4096`` and ``4096.0``) are refused before anything runs.
 """
 
-import base64
 import html
 import io
 import itertools
@@ -24,7 +23,7 @@ from ..errors import ParameterError, ReportError
 from .folders import Staging, check_target, write_bytes, write_text, marker
 from .params import load_params, parse_value
 from .rules import DURATIONS, normalise
-from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, new_run_id,
+from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, merged_records, new_run_id,
                   page, plan, run_tasks, store, table)
 
 __all__ = ["parse_sweep", "render_sweep", "comparison_figure", "combinations"]
@@ -100,13 +99,21 @@ def comparison_figure(names, rows):
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
                         label=", ".join(f"{n}={v}" for n, v in zip(others, label)) or None)
+        gone = [", ".join(f"{n}={r['values'][n]}" for n in names) for r in rows
+                if key in r["headline"] and r["headline"][key] is None]
+        if gone:
+            ax.text(0.02, 0.96, "out of reach at " + "; ".join(gone), transform=ax.transAxes, fontsize=8,
+                    va="top", wrap=True, bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
         ys = [r["headline"][key] for r in rows if isinstance(r["headline"].get(key), (int, float))]
         if ys and min(ys) > 0 and max(ys) / min(ys) > 20:
             ax.set_yscale("log")
+        xs = [_x(first, r["values"][first]) for r in rows]
+        if all(isinstance(x, (int, float)) for x in xs) and min(xs) > 0 and max(xs) / min(xs) > 20:
+            ax.set_xscale("log")
         ax.set_xlabel(first + (" (hours)" if first in DURATIONS else ""))
         ax.set_title(HEADLINE.get(key, key.replace("_", " ")), fontsize=10)
         ax.grid(alpha=0.3)
-        if others and key == keys[0]:
+        if others and key == keys[0] and groups and any(ax.get_lines()):
             ax.legend(fontsize=8)
     return fig
 
@@ -124,19 +131,32 @@ def _png(fig):
     return buf.getvalue()
 
 
-def _comparison_page(names, rows, folder):
+def _comparison_page(names, rows, folder, params=None):
+    from .summary import answer_sentences
+
     keys = _keys(rows)
     body = []
     for r in rows:
         cells = [f"<a href='{html.escape(r['folder'])}/index.html'>{fmt(r['values'][names[0]])}</a>"]
         cells += [fmt(r["values"][n]) for n in names[1:]]
-        body.append(cells + [fmt(r["headline"][k]) if k in r["headline"] else "not recorded" for k in keys]
+        reasons = r.get("reasons") or {}
+        body.append(cells + [fmt(r["headline"][k], k, reasons.get(k, "out of reach"))
+                             if k in r["headline"] else "—" for k in keys]
                     + [html.escape(r["error"] or "ok")])
     png = _png(comparison_figure(names, rows))
     write_bytes(folder / "comparison.png", png)
-    img = f"<img src='data:image/png;base64,{base64.b64encode(png).decode()}' alt='comparison'>"
+    img = "<p><img src='comparison.png' alt='headline numbers against the swept values'></p>"
+    fixed = ", ".join(f"{html.escape(k)} = {html.escape(str(v))}" for k, v in (params or {}).items())
+    intro = (f"<p>One report per combination of <b>{html.escape(' × '.join(names))}</b>; fixed inputs: "
+             f"{fixed or 'the defaults (assumptions)'}.</p>")
+    answers = "".join(
+        "<h3>" + html.escape(", ".join(f"{n} = {r['values'][n]}" for n in names)) + "</h3>"
+        + "".join(f"<p>{html.escape(s)}</p>" for s in answer_sentences(r.get("records") or {},
+                                                                      parts=("interval", "ettr", "requirement")))
+        for r in rows)
     header = names + [HEADLINE.get(k, k.replace("_", " ")) for k in keys] + ["status"]
-    return page("relmodel sweep over " + " × ".join(names), table(header, body) + img)
+    return page("relmodel sweep over " + " × ".join(names),
+                intro + table(header, body) + img + "<h2>Answers</h2>" + answers)
 
 
 def _paths(names, notebooks, params):
@@ -200,10 +220,14 @@ def _finish_sweep(names, combos, folders, params, out, staging, results, where):
             error = str(exc)
             errors.append(", ".join(f"{n}={v}" for n, v in combo.items()) + f": {exc}")
         summary = json.loads((staging.path / folders[k] / "summary.json").read_text(encoding="utf-8"))
+        merged = merged_records(summary.get("records", {}))
+        merged.pop("reasons", None)
         rows.append({"values": combo, "value": combo[names[0]], "folder": folders[k],
-                     "headline": summary.get("headline", {}), "error": error})
-    summary = {"sweep": names, "parameters": params, "runs": rows, "relmodel": marker("complete")}
-    write_text(staging.path / "index.html", _comparison_page(names, rows, staging.path))
-    write_text(staging.path / "summary.json", json.dumps(summary, indent=2, default=str))
+                     "headline": summary.get("headline", {}), "reasons": summary.get("reasons", {}),
+                     "records": merged, "error": error})
+    runs_json = [{k: r[k] for k in ("values", "value", "folder", "headline", "reasons", "error")} for r in rows]
+    summary = {"sweep": names, "parameters": params, "runs": runs_json, "relmodel": marker("complete")}
+    write_text(staging.path / "index.html", _comparison_page(names, rows, staging.path, params))
+    write_text(staging.path / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
     per = [r["name"] for r, w in zip(results, where) if w == 0]
     return Report(out, tuple(per), params, {}, {"sweep": rows}, tuple(runs)), errors

@@ -1,0 +1,172 @@
+"""One data source for the whole report suite: a bundled name or a user's file.
+
+:func:`load_source` takes what a report's parameters say (``log`` plus the
+:func:`~relmodel.data.logs.read_log` column mapping and the observed cluster)
+and returns a :class:`Source`: the :class:`~relmodel.data.logs.InterruptionLog`
+or :class:`~relmodel.data.counts.CountTable` together with the cluster it was
+observed on (``source_gpus``, ``gpus_per_node``) and where those numbers came
+from.  A CSV with ``component`` and ``count`` columns is read as a count table;
+its exposure is the ``exposure`` argument or an ``exposure_h`` / ``days``
+column, its cluster ``source_gpus`` or an ``n_gpus`` column.
+"""
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import MissingColumnError
+from .counts import CountTable, count_table
+from .datasets import NAMES, load
+from .logs import InterruptionLog, LogWarning, read_log
+from .readers import read_table
+
+__all__ = ["Source", "load_source"]
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """A log or count table with the cluster it was observed on.
+
+    ``kind`` is "log" (event times: fits, trends, replays) or "counts" (counts
+    over an exposure only).  ``cluster_from`` says how ``source_gpus`` was
+    found; ``notes`` lists what a reader should know about the data.
+    """
+
+    data: object
+    kind: str
+    name: str
+    source_gpus: int
+    gpus_per_node: int
+    n_events: int
+    span_h: float
+    cluster_from: str
+    notes: tuple = ()
+
+    @property
+    def is_log(self):
+        """True when the source has event times (so durations can be fitted)."""
+        return self.kind == "log"
+
+    @property
+    def has_repairs(self):
+        """True when the log gives outage end times."""
+        return self.is_log and bool(self.data.events["end_h"].notna().any())
+
+    @property
+    def n_nodes(self):
+        """Nodes of the observed cluster."""
+        return max(1, self.source_gpus // self.gpus_per_node)
+
+    def describe(self):
+        """One sentence: what the data is, its size and time span."""
+        what = "interruptions" if self.kind == "counts" else "outages"
+        return (f"{self.name}: {self.n_events:,} {what} over {self.span_h / 24:,.0f} days on "
+                f"{self.source_gpus:,} GPUs ({self.cluster_from})")
+
+    def to_dict(self):
+        """The facts a report index states about its data (JSON-able)."""
+        return {"name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
+                "source_gpus": self.source_gpus, "gpus_per_node": self.gpus_per_node,
+                "cluster_from": self.cluster_from, "notes": list(self.notes)}
+
+    def _repr_html_(self):
+        notes = "".join(f"<br><i>{n}</i>" for n in self.notes)
+        return f"<p>{self.describe()}.{notes}</p>"
+
+
+def _is_count_csv(path):
+    try:
+        head = pd.read_csv(path, nrows=2)
+    except Exception:  # not a CSV: an event log in another format
+        return False
+    cols = {str(c).strip().lower() for c in head.columns}
+    return {"component", "count"} <= cols
+
+
+def _counts_from_csv(path, source_gpus, gpus_per_node, exposure):
+    table, _ = read_table(path)
+    table.columns = [str(c).strip().lower() for c in table.columns]
+    notes = []
+    if exposure is None:
+        if "exposure_h" in table:
+            exposure = float(table["exposure_h"].iloc[0])
+        elif "days" in table:
+            exposure = 24.0 * float(table["days"].iloc[0])
+        else:
+            raise MissingColumnError(f"{path}: a count table needs its observation time: pass exposure "
+                                     "(e.g. '54d') or add an exposure_h or days column")
+    if source_gpus is None and "n_gpus" in table:
+        source_gpus = int(table["n_gpus"].iloc[0])
+    if source_gpus is None:
+        raise MissingColumnError(f"{path}: a count table does not say how many GPUs it covers; pass "
+                                 "source_gpus (the GPUs observed) or add an n_gpus column")
+    data = count_table(table, n_gpus=int(source_gpus), gpus_per_node=int(gpus_per_node),
+                       duration=exposure, name=Path(path).name)
+    return data, "as given", notes
+
+
+def _log_cluster(data, source_gpus, gpus_per_node):
+    if source_gpus is not None:
+        return int(source_gpus), "as given", ()
+    if getattr(data, "_n_nodes", None):
+        return int(data.n_nodes) * int(gpus_per_node), "from the data set's description", ()
+    nodes = int(data.events["node"].nunique())
+    if nodes <= 1:
+        raise MissingColumnError(
+            f"{data.name}: the log names no nodes, so the GPUs it covers are unknown; pass source_gpus "
+            "(GPUs observed) or node (the column naming the node of each outage)")
+    note = (f"The observed cluster is taken as the {nodes:,} nodes that appear in the log; nodes that never "
+            "failed are not in it, so rates per node may be too high. Pass source_gpus to correct this.")
+    return nodes * int(gpus_per_node), f"{nodes:,} nodes seen in the log × {gpus_per_node} GPUs", (note,)
+
+
+def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
+                time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None):
+    """Read the report's one data source; returns a :class:`Source`.
+
+    ``log`` is a bundled name ("llama3", "stepfun", "lanl") or a path: a CSV
+    with component and count columns is a count table (give ``exposure``, a
+    duration, and ``source_gpus`` unless columns exposure_h/days and n_gpus
+    hold them); any other file is an event log read with ``start`` and the
+    other column names.  ``source_gpus`` is the number of GPUs observed; for a
+    log it defaults to the distinct nodes in the log times ``gpus_per_node``.
+    """
+    mapping = {k: v for k, v in dict(start=start, end=end, node=node, cause=cause, planned=planned,
+                                     time_format=time_format, time_unit=time_unit).items() if v is not None}
+    notes = []
+    if str(log).lower() in NAMES and not mapping:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LogWarning)
+            data = load(str(log).lower())
+        if isinstance(data, CountTable):
+            gpn = data.gpus_per_node
+            return Source(data, "counts", data.name, data.n_gpus, gpn, data.n_unexpected, data.duration_h,
+                          "as published", (data.source,) if data.source else ())
+        gpn = int(data.gpus_per_node or gpus_per_node)
+    elif "start" not in mapping and Path(str(log)).suffix.lower() in (".csv", ".gz", ".xz") \
+            and Path(str(log)).exists() and _is_count_csv(log):
+        data, how, notes = _counts_from_csv(log, source_gpus, gpus_per_node, exposure)
+        return Source(data, "counts", data.name, data.n_gpus, data.gpus_per_node, data.n_unexpected,
+                      data.duration_h, how, tuple(notes))
+    else:
+        if "start" not in mapping:
+            raise MissingColumnError(
+                f"{log}: say which column holds outage start times (start=...), or give a count table "
+                f"(CSV with component and count columns), or a bundled name: {', '.join(NAMES)}")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LogWarning)
+            data = read_log(log, **mapping)
+        notes += [str(w.message).replace("; see problems() for the rows and what was done",
+                                         "; they were merged or dropped (the data page says how many)")
+                  for w in caught if issubclass(w.category, LogWarning)]
+        gpn = int(gpus_per_node)
+    gpus, how, more = _log_cluster(data, source_gpus, gpn)
+    if source_gpus is not None or data._n_nodes is None:
+        data = InterruptionLog(data.events, data.window_h, origin=data.origin, cause_columns=data.cause_columns,
+                               name=data.name, n_nodes=max(1, gpus // gpn), gpus_per_node=gpn,
+                               problems=data.problems())
+    n = len(data.interruptions())
+    return Source(data, "log", data.name, gpus, gpn, n, data.duration_h, how, tuple(notes) + tuple(more))
+

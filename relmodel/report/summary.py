@@ -1,0 +1,157 @@
+"""Answer sentences from a report's recorded numbers (index page, notebooks and terminal alike).
+
+:func:`answer_sentences` reads the ``decision`` and ``simulation`` records
+(plain dicts, as summary.json keeps them) and returns the answers as
+sentences with their intervals; :func:`warning_lines` the warnings that
+matter; :func:`clean` makes any record JSON-safe (non-finite numbers become
+None with a reason).
+"""
+
+import math
+
+from . import present as P
+
+__all__ = ["answer_sentences", "simulation_sentence", "warning_lines", "clean", "null_reasons"]
+
+
+def _ok(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _interval(d):
+    rng = ""
+    if _ok(d.get("interval_lo")) and _ok(d.get("interval_hi")):
+        rng = f" ({P.duration(d['interval_lo'])} to {P.duration(d['interval_hi'])})"
+    return f"Checkpoint every {P.duration(d['interval_h'])}{rng}."
+
+
+def _ettr(d):
+    rng = P.pct_range(d.get("ettr_lo"), d.get("ettr_hi"))
+    rng = f" ({rng})" if rng != P.DASH else ""
+    return (f"Expected ETTR {P.pct(d['ettr'])}{rng} at "
+            f"{d['n_gpus']:,} GPUs, where the job is interrupted every {P.duration(d['job_mtbf_h'])} on average.")
+
+
+def _reach(d):
+    allowed, hw = d["max_fixed_per_day"], d.get("hardware_per_day") or 0.0
+    if hw < allowed:
+        return (f"with today's hardware ({P.number(hw, 2)} a day) the per-job causes must fall below "
+                f"{P.number(allowed - hw, 2)} a day.")
+    return (f"the per-job causes must fall below that, and the hardware's {P.number(hw, 2)} a day with "
+            "them.")
+
+
+def _requirement(d):
+    target = P.pct(d["target_ettr"], 1).replace(".0%", "%")
+    if d.get("meets_target"):
+        return f"That meets the {target} target at today's failure rates."
+    if not d.get("reachable"):
+        return (f"A {target} ETTR is out of reach: the per-job causes alone (software and other failures that do "
+                f"not grow with the cluster, {P.number(d['fixed_per_day'], 2)} a day) cap ETTR at "
+                f"{P.pct(d['cap_ettr'])}, however reliable the hardware. The target needs a job MTBF of "
+                f"{P.duration(d['required_job_mtbf_h'])}, at most {P.number(d['max_fixed_per_day'], 2)} "
+                f"interruptions a day in all; {_reach(d)} Otherwise aim for at most {P.pct(d['cap_ettr'])}.")
+    held = (f"holding per-job failures at their observed {P.number(d['fixed_per_day'], 2)} a day, "
+            if d.get("fixed_per_day") else "with no per-job failures observed, ")
+    node = P.hours_text(d["required_node_mtbf_h"])
+    rng = ""
+    if _ok(d.get("required_node_lo")) and _ok(d.get("required_node_hi")) \
+            and d["required_node_lo"] != d["required_node_hi"]:
+        rng = f" ({P.sig(d['required_node_lo'])}–{P.sig(d['required_node_hi'])})"
+    times = ""
+    if _ok(d.get("improvement")) and _ok(d.get("observed_node_mtbf_h")):
+        times = f", {P.number(d['improvement'], 2)}× the observed {P.hours_text(d['observed_node_mtbf_h'])}"
+    return (f"To reach {target}, the job needs an MTBF of {P.duration(d['required_job_mtbf_h'])}; {held}"
+            f"nodes must reach {node}{rng}{times}.")
+
+
+def simulation_sentence(s):
+    """How the simulation with the data's failure law compares with the exponential formula."""
+    gap = 100 * (s["formula_ettr"] - s["formula_interval_sim_ettr"])
+    off = 100 * (s["formula_interval_h"] / s["best_interval_h"] - 1)
+    size = ("within the simulation's noise" if abs(gap) < 0.2
+            else f"{'optimistic' if gap > 0 else 'pessimistic'} by {abs(gap):.1f} points of ETTR")
+    if abs(off) < 3:
+        where = "practically the formula's interval"
+    else:
+        side = "shorter" if off > 0 else "longer"
+        where = f"{abs(off):.0f}% {side} than the formula's {P.duration(s['formula_interval_h'])}"
+    return (f"Simulated with {s['law']}, the best interval is {P.duration(s['best_interval_h'])} ({where}) for "
+            f"an ETTR of {P.pct(s['ettr'])} ({P.pct_range(s['ettr_lo'], s['ettr_hi'])}). At the formula's interval "
+            f"the simulation gives {P.pct(s['formula_interval_sim_ettr'])} where the formula predicts "
+            f"{P.pct(s['formula_ettr'])}: for this data the exponential answer is {size}.")
+
+
+def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulation")):
+    """The report's answers as sentences, from merged records (``decision``, ``simulation``)."""
+    out = []
+    d = records.get("decision")
+    if d:
+        if "interval" in parts:
+            out.append(_interval(d))
+        if "ettr" in parts:
+            out.append(_ettr(d))
+        if "requirement" in parts:
+            out.append(_requirement(d))
+    s = records.get("simulation")
+    if s and "simulation" in parts:
+        out.append(simulation_sentence(s))
+    return out
+
+
+def warning_lines(records):
+    """The warnings that matter: out of reach, small samples, tests that disagree, rejected fits."""
+    out = []
+    d = records.get("decision") or {}
+    if d and not d.get("reachable", True):
+        out.append(f"The {P.pct(d['target_ettr'], 0)} target is out of reach at {d['n_gpus']:,} GPUs: per-job "
+                   f"causes cap ETTR at {P.pct(d['cap_ettr'])}.")
+    src = records.get("source") or {}
+    if _ok(src.get("events")) and src["events"] < 30:
+        out.append(f"Only {src['events']} interruptions in the data: rates and fits are uncertain.")
+    out += list(src.get("notes") or [])[:3]
+    if records.get("trend") == "inconclusive":
+        out.append("The trend tests disagree, so no trend verdict is given (see the distributions page).")
+    if records.get("best_family_rejected"):
+        out.append(f"The best-fitting family ({records.get('best_family')}) is rejected by its bootstrap test.")
+    return [w for w in out if not w.startswith("Source:")]
+
+
+def clean(value, reasons, key="value"):
+    """``value`` with non-finite floats replaced by None; each replacement's reason goes into ``reasons``."""
+    if isinstance(value, dict):
+        return {k: clean(v, reasons, f"{key}.{k}" if key != "value" else k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v, reasons, key) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        reasons.setdefault(key, "out of reach" if value == math.inf else "not defined for this data")
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("inf", "nan", "-inf"):
+        reasons.setdefault(key, "out of reach" if "inf" in value.lower() else "not defined for this data")
+        return None
+    return value
+
+
+_NULL = {
+    "observed_node_mtbf_h": "no hardware failures in the data",
+    "best_family_p": "no bootstrap test was run (n_boot = 0)",
+    "best_family_rejected": "no bootstrap test was run (n_boot = 0)",
+}
+
+
+def null_reasons(records, reasons, path=""):
+    """Add a reason to ``reasons`` for every null in ``records`` that has none yet."""
+    for k, v in records.items():
+        key = f"{path}.{k}" if path else k
+        if isinstance(v, dict):
+            null_reasons(v, reasons, key)
+        elif v is None and key not in reasons and k not in reasons:
+            if k in ("required_node_mtbf_h", "required_node_lo", "required_node_hi", "improvement") \
+                    and records.get("reachable") is False:
+                why = f"out of reach: per-job causes cap ETTR at {P.pct(records.get('cap_ettr'))}"
+            elif k.endswith(("_lo", "_hi")):
+                why = "no interval: the bootstrap was turned off (n_boot below 2)"
+            else:
+                why = _NULL.get(k, "not available for this data")
+            reasons[key] = why
+    return reasons
