@@ -103,7 +103,7 @@ def test_decision_uses_the_sources_own_rates(tmp_path):
     # GPU and host causes grow 4x with the GPU count; the software bug (per job) does not
     rate = (4 * 90 + 10) / 720
     assert dec.job_mtbf_h == pytest.approx(1 / rate)
-    assert dec.interval_h == pytest.approx(float(optimal_interval(1 / rate, "1min", "10min")))
+    assert dec.interval_h == pytest.approx(float(optimal_interval(1 / rate, "1min")))
     assert dec.fixed_per_day == pytest.approx(24 * 10 / 720)
     m_req = required_job_mtbf(0.9, "1min", "10min")
     assert dec.required_node_mtbf_h == pytest.approx(2048 / (1 / m_req - 10 / 720))
@@ -114,7 +114,7 @@ def test_out_of_reach_is_an_answer_not_inf():
     dec = decide(src, 16384, 0.95, "2min", "15min", n_boot=50)
     assert not dec.reachable and dec.required_node_mtbf_h is None
     fixed = 54 / (54 * 24)  # Llama 3 Table 5: 54 software bugs ... per-job causes over 54 days
-    cap = float(ettr(optimal_interval(1 / dec.fixed_per_day * 24, "2min", "15min"), 24 / dec.fixed_per_day,
+    cap = float(ettr(optimal_interval(1 / dec.fixed_per_day * 24, "2min"), 24 / dec.fixed_per_day,
                      "2min", "15min"))
     assert dec.cap_ettr == pytest.approx(cap) and dec.cap_ettr < 0.95 and fixed > 0
     assert dec.max_fixed_per_day == pytest.approx(24 / required_job_mtbf(0.95, "2min", "15min"))

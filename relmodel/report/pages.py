@@ -171,7 +171,7 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
     """Synchronous, asynchronous and two-level checkpoints side by side."""
     from ..checkpoint import multilevel as ml
     m, d, r = dec.job_mtbf_h, dec.ckpt_cost_h, dec.restart_h
-    t_async = float(ml.async_optimal_interval(mtbf=m, stall=stall, persist=persist, restart=r))
+    t_async = float(ml.async_optimal_interval(mtbf=m, ckpt_cost=stall, persist=persist, restart=r))
     two = ml.two_level_optimum(mtbf=m, fast_cost=fast_cost, slow_cost=d, fast_fraction=fast_fraction,
                                fast_restart=r, slow_restart=r)
     rows = pd.DataFrame([
@@ -179,7 +179,7 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
         {"scheme": (f"asynchronous: stall {P.duration(_hours(stall))}, write {P.duration(_hours(persist))} "
                     "in the background"),
          "interval_h": t_async,
-         "ettr": float(ml.async_ettr(interval=t_async, mtbf=m, stall=stall, persist=persist, restart=r))},
+         "ettr": float(ml.async_ettr(interval=t_async, mtbf=m, ckpt_cost=stall, persist=persist, restart=r))},
         {"scheme": f"two-level: fast {P.duration(_hours(fast_cost))} checkpoints, every {two.k}th to storage",
          "interval_h": two.fast_interval_h, "ettr": two.ettr}])
     return P.table(rows, [("scheme", "Scheme", str), ("interval_h", "Checkpoint every", P.duration),
