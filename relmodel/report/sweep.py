@@ -45,6 +45,11 @@ def _folder(name, value):
     return f"{name}-" + re.sub(r"[^A-Za-z0-9._-]+", "_", str(value))
 
 
+#: Axis label and scale of each headline number in the comparison figure.
+_AXIS = {"job_mtbf_h": ("hours", 1.0), "optimal_interval_h": ("minutes", 60.0), "ettr": ("ETTR (%)", 100.0),
+         "required_node_mtbf_h": ("hours", 1.0)}
+
+
 def comparison_figure(name, rows):
     """A matplotlib Figure of each headline number against the swept value."""
     from matplotlib.figure import Figure
@@ -58,19 +63,25 @@ def comparison_figure(name, rows):
         ax.set_visible(False)
     numeric = all(isinstance(r["value"], (int, float)) for r in rows)
     for ax, key in zip(axes, keys):
+        label, scale = _AXIS.get(key, (HEADLINE[key], 1.0))
         pts = [(r["value"], r["headline"][key]) for r in rows
                if isinstance(r["headline"].get(key), (int, float)) and r["headline"].get(key) is not None]
         gone = [str(r["value"]) for r in rows if key in r["headline"] and r["headline"][key] is None]
-        ax.set_xlabel(name)
         ax.set_title(HEADLINE[key], fontsize=10)
+        if not pts:  # nothing to draw: say so instead of an empty frame
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, f"out of reach at every {name}\n(per-job causes cap ETTR)", ha="center",
+                    va="center", transform=ax.transAxes, fontsize=10)
+            continue
+        ax.set_xlabel(name)
+        ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         if gone:
             ax.text(0.02, 0.96, f"out of reach at {name} = {', '.join(gone)}", transform=ax.transAxes,
                     fontsize=8, va="top", bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
-        if not pts:
-            continue
         xs = [p[0] if numeric else str(p[0]) for p in pts]
-        ys = [p[1] for p in pts]
+        ys = [scale * p[1] for p in pts]
         ax.plot(xs, ys, "o-")
         if min(ys) > 0 and max(ys) / min(ys) > 20:
             ax.set_yscale("log")
