@@ -65,6 +65,8 @@ def _check_page(page, path):
         url = urlparse(href)
         if url.scheme == "file" and not Path(unquote(url.path)).exists():
             problems.append(f"broken link {href}")
+    if page.locator("table.dataframe").count():
+        problems.append("a raw DataFrame table")
     text = page.inner_text("body")
     for pattern, what in BAD:
         m = pattern.search(text)
@@ -101,8 +103,9 @@ def test_the_checks_catch_a_bad_page(tmp_path, browser):
     bad = tmp_path / "bad.html"
     bad.write_text("<html><body><table><tr><td style='min-width:3000px'>wide</td></tr></table>"
                    "<img src='missing.png'><a href='gone.html'>x</a><p>Traceback (most recent call last)</p>"
-                   "<pre>UserWarning: careful</pre><p>MTBF nan h, 1.6e+04 h</p></body></html>")
+                   "<pre>UserWarning: careful</pre><p>MTBF nan h, 1.6e+04 h</p>"
+                   "<table class='dataframe'><tr><td>1</td></tr></table></body></html>")
     problems = " | ".join(_check_page(browser.new_page(viewport={"width": 1280, "height": 900}), bad))
     for what in ("scrolls horizontally", "image(s) not loaded", "broken link", "a traceback",
-                 "a Python warning line", "nan/inf/None", "scientific notation"):
+                 "a Python warning line", "nan/inf/None", "scientific notation", "a raw DataFrame table"):
         assert what in problems, what

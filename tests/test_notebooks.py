@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from relmodel.report.params import notebook_parameters
 from relmodel.report import NOTEBOOK_DIR, render
 
+from test_report_content import no_raw_output
+
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXPECTED = ["01_log_explorer", "02_failure_distributions", "03_checkpoint_interval",
             "04_requirements_at_scale", "05_interactive", "06_designs", "07_stragglers", "08_covariates"]
@@ -93,6 +95,7 @@ def test_every_notebook_executes_under_papermill(tmp_path):
         assert bool(injected) == bool(taken)
         html = (tmp_path / "suite" / f"{name}.html").read_text(encoding="utf-8")
         assert "<img" in html or name in NO_FIGURE
+        no_raw_output(tmp_path / "suite" / f"{name}.html")
     summary = json.loads((tmp_path / "suite" / "summary.json").read_text())
     assert set(summary["headline"]) == {"job_mtbf_h", "optimal_interval_h", "ettr", "required_node_mtbf_h"}
     assert summary["parameters"] == SMALL

@@ -76,12 +76,17 @@ def _x(name, value):
     return key[1] if key[0] in ("h", "n") else str(value)
 
 
+#: Axis label and scale of each headline number in the comparison figure.
+_AXIS = {"job_mtbf_h": ("hours", 1.0), "optimal_interval_h": ("minutes", 60.0), "ettr": ("ETTR (%)", 100.0),
+         "required_node_mtbf_h": ("hours", 1.0)}
+
+
 def comparison_figure(names, rows):
     """A matplotlib Figure: one panel per headline number against the first swept parameter."""
     from matplotlib.figure import Figure
 
     names = [names] if isinstance(names, str) else list(names)
-    keys = [k for k in _keys(rows) if any(isinstance(r["headline"].get(k), (int, float)) for r in rows)]
+    keys = [k for k in _keys(rows) if any(isinstance(r["headline"].get(k), (int, float)) or r["headline"].get(k, 0) is None for r in rows)]
     ncols = min(3, max(len(keys), 1))
     nrows = -(-max(len(keys), 1) // ncols)
     fig = Figure(figsize=(4.6 * ncols, 3.3 * nrows), layout="constrained")
@@ -93,8 +98,16 @@ def comparison_figure(names, rows):
     for r in rows:
         groups.setdefault(tuple(str(r["values"][n]) for n in others), []).append(r)
     for ax, key in zip(axes, keys):
+        ylabel, scale = _AXIS.get(key, (HEADLINE.get(key, key.replace("_", " ")), 1.0))
+        ax.set_title(HEADLINE.get(key, key.replace("_", " ")), fontsize=10)
+        if not any(isinstance(r["headline"].get(key), (int, float)) for r in rows):
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, "out of reach at every value\n(per-job causes cap ETTR)", ha="center",
+                    va="center", transform=ax.transAxes, fontsize=10)
+            continue
         for label, members in groups.items():
-            pts = [(_x(first, r["values"][first]), r["headline"][key]) for r in members
+            pts = [(_x(first, r["values"][first]), scale * r["headline"][key]) for r in members
                    if isinstance(r["headline"].get(key), (int, float))]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
@@ -111,7 +124,7 @@ def comparison_figure(names, rows):
         if all(isinstance(x, (int, float)) for x in xs) and min(xs) > 0 and max(xs) / min(xs) > 20:
             ax.set_xscale("log")
         ax.set_xlabel(first + (" (hours)" if first in DURATIONS else ""))
-        ax.set_title(HEADLINE.get(key, key.replace("_", " ")), fontsize=10)
+        ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         if others and key == keys[0] and groups and any(ax.get_lines()):
             ax.legend(fontsize=8)
