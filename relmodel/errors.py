@@ -257,7 +257,14 @@ def is_environment_error(exc):
     """True for errors of the machine rather than of the input: permissions, disk, memory.
 
     The CLI exits 1 for these and 2 for input errors.  A missing input file
-    is an input error.
+    (a wrong path) is an input error.
+
+    Examples
+    --------
+    >>> is_environment_error(PermissionError("/data/log.csv")), is_environment_error(MemoryError())
+    (True, True)
+    >>> is_environment_error(FileNotFoundError("/data/log.csv")), is_environment_error(ValueError("bad"))
+    (False, False)
     """
     if isinstance(exc, MemoryError):
         return True

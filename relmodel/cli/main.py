@@ -28,9 +28,11 @@ EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
 def fail(exc, status=EXIT_INPUT, options=True):
     """Print an error as one line on stderr and exit with ``status`` (2: bad input).
 
-    ``exc`` is an exception or a message; ``status`` is the exit status (a code:
-    2 bad input, 1 environment, 130 interrupted); with ``options``, arguments
-    are named as the command line spells them.
+    ``exc`` is an exception or a message (for a bad file, naming its path);
+    ``status`` is the exit status (a code: 2 bad input, 1 environment,
+    130 interrupted); with ``options``, arguments are named as the command
+    line spells them (``--time-unit`` for ``time_unit``).  Never returns: it
+    raises ``SystemExit``.
 
     Examples
     --------

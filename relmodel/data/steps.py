@@ -237,6 +237,18 @@ def read_steps(source, *, step, rank, duration=None, start=None, end=None, node=
     node, or an int (ranks per node: node = rank // node, for integer ranks).
     ``time_unit`` is the unit of numeric times (seconds when None).
     ``missing="drop"`` drops steps lacking a rank instead of raising.
+
+    The :class:`StepLog` holds step times in hours.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"step": [0, 0, 1, 1], "rank": [0, 1, 0, 1], "seconds": [2.0, 2.1, 2.0, 2.6]})
+    >>> log = read_steps(df, step="step", rank="rank", duration="seconds")
+    >>> log
+    StepLog(step table: 2 steps x 2 ranks)
+    >>> (log.times_h * 3600).round(2).tolist()          # seconds again, one row per step
+    [[2.0, 2.1], [2.0, 2.6]]
     """
     if name is None:
         name = "step table" if isinstance(source, pd.DataFrame) else Path(source).name
@@ -365,12 +377,24 @@ _MEGATRON = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per i
 
 
 def read_megatron(path_or_text, *, name=None):
-    """Job-level step times from a Megatron-LM style training log.
+    r"""Job-level step times from a Megatron-LM style training log.
 
     Lines like ``iteration 100/ 500000 | ... | elapsed time per iteration (ms): 1234.5 | ...``
     become one step each (the line's iteration number), on a single rank ``"job"``.
     Other lines are ignored; an iteration logged twice (a run resumed from a
     checkpoint) keeps its last time.  Accepts a path or the log text itself.
+
+    Times in the log are milliseconds; the :class:`StepLog` holds them in hours.
+
+    Examples
+    --------
+    >>> text = ("iteration 1/ 10 | elapsed time per iteration (ms): 1200.0 |\n"
+    ...         "iteration 2/ 10 | elapsed time per iteration (ms): 1300.5 |\n")
+    >>> log = read_megatron(text)
+    >>> log, log.steps.tolist()
+    (StepLog(megatron log: 2 steps x 1 ranks), [1, 2])
+    >>> (log.times_h[:, 0] * 3600).round(4).tolist()    # back to seconds
+    [1.2, 1.3005]
     """
     text = str(path_or_text)
     if "\n" not in text and Path(text).exists():
@@ -387,7 +411,18 @@ def read_megatron(path_or_text, *, name=None):
 
 
 def example_steps():
-    """The bundled example step log (synthetic, planted slow nodes; see ``data/README.md``)."""
+    """The bundled example step log (synthetic, planted slow nodes; see ``data/README.md``).
+
+    Returns a :class:`StepLog` with step times in hours, 8 ranks (GPUs) on each of 16 nodes.
+
+    Examples
+    --------
+    >>> log = example_steps()
+    >>> log
+    StepLog(example step log: 1,200 steps x 128 ranks on 16 nodes)
+    >>> log.times_h.shape
+    (1200, 128)
+    """
     from .datasets import data_dir
 
     return read_steps(data_dir() / "steps-example" / "steps.parquet", step="step", rank="rank",

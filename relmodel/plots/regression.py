@@ -20,7 +20,21 @@ def forest_plot(result, ax=None):
     """Ratios of a :func:`relmodel.regress` result with their intervals, on a log axis.
 
     One row per coefficient, labelled ``covariate = level (vs reference)``;
-    the dashed line at 1 is "no effect".
+    the dashed line at 1 is "no effect".  Draws on ``ax`` (a new figure when
+    None) and returns the matplotlib Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from relmodel.stats.regression import regress
+    >>> df = pd.DataFrame({"duration_h": [12.0, 30, 45, 60, 80, 95, 110, 150, 200, 260,
+    ...                                   5, 9, 14, 22, 28, 35, 41, 55, 70, 90], "hot": [0] * 10 + [1] * 10})
+    >>> ax = forest_plot(regress(df, ["hot"]))
+    >>> ax.get_title(), [t.get_text() for t in ax.get_yticklabels()], ax.get_xscale()
+    ('cox: right of 1 fails sooner', ['hot'], 'log')
+    >>> import matplotlib.pyplot as plt; plt.close(ax.figure)
     """
     ax = _axes(ax)
     t = result.table
@@ -40,7 +54,24 @@ def forest_plot(result, ax=None):
 
 
 def group_survival_plot(comparison, ax=None):
-    """Kaplan-Meier curves of each group of a :func:`relmodel.compare_groups` result."""
+    """Kaplan-Meier curves of each group of a :func:`relmodel.compare_groups` result.
+
+    Survival probability against hours, one step line per group; draws on
+    ``ax`` (a new figure when None) and returns the matplotlib Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from relmodel.stats.groups import compare_groups
+    >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11],
+    ...                    "observed": [1, 1, 1, 0, 1, 1, 1, 1, 1, 0], "fleet": list("aaaaabbbbb")})
+    >>> ax = group_survival_plot(compare_groups(df, "fleet"))
+    >>> len(ax.lines), [t.get_text() for t in ax.get_legend().get_texts()], ax.get_xlabel()
+    (2, ['a (n = 5)', 'b (n = 5)'], 'hours')
+    >>> import matplotlib.pyplot as plt; plt.close(ax.figure)
+    """
     ax = _axes(ax)
     for name, km in comparison.curves.items():
         ax.step(km.hours, km.value, where="post", label=f"{name} (n = {km.n:,})")
@@ -52,7 +83,24 @@ def group_survival_plot(comparison, ax=None):
 
 
 def band_plot(band, ax=None, label=None):
-    """A fitted curve with its pointwise band (a :func:`relmodel.curve_band` result)."""
+    """A fitted curve with its pointwise band (a :func:`relmodel.curve_band` result).
+
+    The curve is plotted against hours with its band shaded; ``label`` names
+    the curve in the legend.  Draws on ``ax`` (a new figure when None) and
+    returns the matplotlib Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from relmodel.stats.bands import curve_band
+    >>> from relmodel.stats.fitting import fit
+    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
+    >>> ax = band_plot(curve_band(r, [1, 10, 20, 40, 60]))
+    >>> len(ax.lines), ax.get_legend_handles_labels()[1]
+    (1, ['weibull survival', '95% band'])
+    >>> import matplotlib.pyplot as plt; plt.close(ax.figure)
+    """
     ax = _axes(ax)
     label = label or f"{band.family} {band.quantity}"
     line, = ax.plot(band.hours, band.estimate, label=label)

@@ -149,6 +149,14 @@ def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_e
     n_nodes, job_mtbf_h, fixed_rate_per_h, optimal_interval_h, ettr (at the
     optimal interval), required_job_mtbf_h, required_node_mtbf_h (NaN when out
     of reach), reason (why it is out of reach, else empty).
+
+    Examples
+    --------
+    >>> t = sweep_grid({"n_gpus": [1024, 16384], "ckpt_cost": ["1min", "5min"]})   # Llama 3 rates scaled
+    >>> t["n_nodes"].tolist(), t["ckpt_cost_h"].round(3).tolist()
+    ([128, 128, 2048, 2048], [0.017, 0.083, 0.017, 0.083])
+    >>> t["job_mtbf_h"].round(2).tolist(), t["ettr"].round(3).tolist()
+    ([15.2, 15.2, 3.09, 3.09], [0.944, 0.889, 0.853, 0.744])
     """
     if not isinstance(grid, dict) or not grid:
         raise ModelInputError("grid must be a dict of parameter lists, e.g. {'n_gpus': [4096, 16384]}")

@@ -85,6 +85,16 @@ def curve_band(result, t, *, quantity="survival", conf=None):
     ``result`` is a :class:`~relmodel.stats.fitting.FitResult`; ``quantity``
     is ``"survival"``, ``"cumulative hazard"`` or ``"hazard"``; ``conf``
     defaults to the fit's level.  Returns a :class:`Band`.
+
+    Examples
+    --------
+    >>> from relmodel.stats.fitting import fit
+    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
+    >>> b = curve_band(r, [10, "1d"])
+    >>> b.hours.tolist(), b.estimate.round(3).tolist()    # survival probability at 10 h and 24 h
+    ([10.0, 24.0], [0.832, 0.534])
+    >>> b.lower.round(3).tolist(), b.upper.round(3).tolist()
+    ([0.405, 0.188], [0.963, 0.79])
     """
     if quantity not in _CURVES:
         raise FitError(f"quantity must be one of {', '.join(_CURVES)}, got {quantity!r}")
@@ -106,7 +116,19 @@ def curve_band(result, t, *, quantity="survival", conf=None):
 
 
 def b_life(result, q=0.10, *, conf=None):
-    """``(estimate, lower, upper)`` of the time by which a fraction ``q`` has failed (B10 life: q = 0.1)."""
+    """``(estimate, lower, upper)`` of the time by which a fraction ``q`` has failed (B10 life: q = 0.1).
+
+    ``result`` is a :class:`~relmodel.stats.fitting.FitResult`; the three
+    times are in hours; ``q`` is a fraction in (0, 1); ``conf`` defaults to
+    the fit's level.
+
+    Examples
+    --------
+    >>> from relmodel.stats.fitting import fit
+    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
+    >>> [round(float(x), 2) for x in b_life(r, 0.1)]       # B10 life and its 95% bounds, hours
+    [6.73, 1.69, 26.83]
+    """
     if not 0 < q < 1:
         raise FitError(f"q must be a fraction between 0 and 1 (0.1 for the B10 life), got {q!r}")
     _check_fit(result)
@@ -151,9 +173,18 @@ def _bound(fam, sample, theta_hat, i, ll_max, cut, se, sign):
 def profile_intervals(data, family, *, observed=None, entry=None, conf=0.95):
     """Likelihood-ratio (profile) intervals for each parameter of a fit.
 
-    Same inputs as :func:`relmodel.fit`.  Returns a DataFrame ``param,
-    estimate, lower, upper, wald_lower, wald_upper`` (natural parameters).
-    An unbounded side is reported as 0 (positive parameters) or infinity.
+    Same inputs as :func:`relmodel.fit` (durations in hours).  Returns a DataFrame ``param,
+    estimate, lower, upper, wald_lower, wald_upper`` (natural parameters; the
+    scale in hours).  An unbounded side is reported as 0 (positive parameters)
+    or infinity.
+
+    Examples
+    --------
+    >>> p = profile_intervals([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])
+    >>> print(p.round(3).to_string(index=False))   # profile bounds are asymmetric, unlike Wald's
+    param  estimate  lower  upper  wald_lower  wald_upper
+    shape     1.404  0.589  2.638       0.681       2.894
+    scale    33.453 15.927 82.290      17.838      62.738
     """
     sample = prepare(data, observed, entry)
     res = fit_sample(sample, family, conf=conf)

@@ -119,6 +119,17 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
     for Fleming-Harrington).  Returns a :class:`GroupComparison` with a
     per-group table (units, failures, observed and expected failures, median)
     and the Kaplan-Meier curve of each group in ``curves``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11],
+    ...                    "observed": [1, 1, 1, 0, 1, 1, 1, 1, 1, 0], "fleet": list("aaaaabbbbb")})
+    >>> g = compare_groups(df, "fleet")
+    >>> round(g.statistic, 3), g.df, round(g.p, 3)        # chi-square, degrees of freedom, p-value
+    (1.603, 1, 0.205)
+    >>> g.groups["expected failures"].round(2).tolist(), g.groups["median (h)"].tolist()
+    ([5.52, 2.48], [12.0, 6.0])
     """
     if weights not in WEIGHTS:
         raise FitError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
@@ -196,10 +207,21 @@ def _gray_score(t, code, g, k, cause):
 def gray_test(data, by, causes, cause, *, duration=None, n_boot=200, seed=0):
     """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
 
+    ``data`` is a DataFrame with durations (hours; column defaults as in
+    :func:`relmodel.regress`) and the group column ``by``.
     ``causes`` names the column holding each row's cause of failure (missing
     or ``observed == False`` = censored), ``cause`` the one to compare; the
     other causes compete.  The covariance of the score comes from ``n_boot``
-    bootstrap resamples within groups.  Returns a :class:`GrayTest`.
+    bootstrap resamples within groups (``seed`` fixes them).  Returns a :class:`GrayTest`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11], "fleet": list("aaaaabbbbb"),
+    ...                    "cause": ["gpu", "net", "gpu", None, "net", "gpu", "gpu", "gpu", "net", None]})
+    >>> g = gray_test(df, "fleet", "cause", "gpu", n_boot=50)
+    >>> g.groups, g.df, round(g.statistic, 2), round(g.p, 2)
+    (['a', 'b'], 1, 2.26, 0.13)
     """
     t, e = survival_columns(data, duration, None if "observed" not in data.columns else "observed")
     pick_column(data, by, (), "group")
@@ -268,6 +290,16 @@ def compare_mcf(first, second, *, names=("first", "second"), at=None, conf=0.95,
     ``mcf_kwargs`` pass through).  The z test is at ``at`` (hours; default the
     earlier of the two last failure times, beyond which one MCF is not known
     to be flat: pass the common end of observation when you know it).
+    Returns a :class:`MCFComparison` (MCFs in failures per system).
+
+    Examples
+    --------
+    >>> from relmodel.stats.recurrence import mcf
+    >>> old = mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)   # hours
+    >>> new = mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
+    >>> c = compare_mcf(old, new, names=("old", "new"), at=50.0)
+    >>> c.difference, round(c.z, 3), round(c.p, 3)       # 0.75 - 1.25 failures per system at 50 h
+    (-0.5, -1.069, 0.285)
     """
     ests = [x if isinstance(x, StepEstimate) else mcf(x, conf=conf, **mcf_kwargs) for x in (first, second)]
     for x in ests:

@@ -98,21 +98,50 @@ def _pseudo(sample, lo, up):
 
 
 def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
-    """:func:`relmodel.stats.fitting.fit`, plus interval-censored failures.
+    """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
 
-    ``interval`` is a pair ``(lower, upper)`` of arrays of hours: failures
-    known only to lie in ``(lower, upper]`` (found by a periodic check);
-    ``upper = inf`` is censored at ``lower``, ``lower == upper`` exact.
-    ``data`` (exact and right-censored durations) may then be None.  Without
-    ``interval`` this is exactly :func:`relmodel.stats.fitting.fit` (see it
-    for ``observed``, ``entry``, ``conf`` and the rules for hard data).
-    ``ci="profile"`` replaces the Wald intervals of the parameters by
-    profile-likelihood ones (:func:`relmodel.stats.bands.profile_intervals`;
-    better in small samples), and says so in ``note``.
+    This is :func:`relmodel.fit`.  Without ``interval`` it is exactly
+    :func:`relmodel.stats.fitting.fit` (and follows its rules for hard data).
 
+    Parameters
+    ----------
+    data : Durations, array of hours, list or Series, or None
+        Durations (hours, or strings/timedeltas).  A ``Durations`` carries its
+        own ``observed`` mask and ``entry`` times.  May be None when
+        ``interval`` holds all the data.
+    family : str
+        ``"exponential"``, ``"weibull"``, ``"lognormal"``, ``"gamma"`` or
+        ``"loglogistic"`` (see :mod:`relmodel.stats.families` for the parameters).
+    observed : bool array, optional
+        False where the duration is right-censored (the unit was still up).
+    entry : array of hours, optional
+        Left-truncation times: how long each unit had already survived when
+        observation began.
+    interval : pair ``(lower, upper)`` of arrays of hours, optional
+        Failures known only to lie in ``(lower, upper]`` (found by a periodic
+        check); ``upper = inf`` is censored at ``lower``, ``lower == upper`` exact.
+    conf : float
+        Confidence level of the intervals in ``ci``.
+    ci : "wald" or "profile"
+        ``"profile"`` replaces the Wald intervals of the parameters by
+        profile-likelihood ones (:func:`relmodel.stats.bands.profile_intervals`;
+        better in small samples), and says so in ``note``.
+
+    Returns
+    -------
+    FitResult
+
+    Examples
+    --------
+    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
+    >>> round(r.params["shape"], 3), round(r.median_h, 1)
+    (1.404, 25.8)
     >>> r = fit(None, "weibull", interval=([0, 24, 24, 48, 72], [24, 48, 48, 72, float("inf")]))
-    >>> round(r.params["shape"], 3)
+    >>> round(r.params["shape"], 3)                      # failures seen only at daily checks
     1.74
+    >>> p = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1], ci="profile")
+    >>> p.ci.round(3).to_string(index=False).splitlines()[1]
+    'shape     1.404  0.589  2.638  0.518'
     """
     if ci not in ("wald", "profile"):
         raise FitError(f"ci must be 'wald' or 'profile', got {ci!r}")
@@ -175,7 +204,21 @@ def uptime_intervals(log):
     censored.  Where the outage row has ``healthy_h`` (read with
     ``read_log(..., last_healthy=...)``), the failure happened after that
     check: ``lower = healthy_h - previous end``, ``upper = start - previous end``.
-    Returns a DataFrame ``node``, ``lower_h``, ``upper_h``.
+    Returns a DataFrame ``node``, ``lower_h``, ``upper_h`` (hours).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from relmodel.data.logs import read_log
+    >>> df = pd.DataFrame({"began": [0.0, 50.0, 70.0], "ended": [2.0, 51.0, 75.0], "ok": [None, 40.0, 60.0],
+    ...                    "host": ["a", "a", "a"]})
+    >>> log = read_log(df, start="began", end="ended", node="host", time_unit="h", window=(0.0, 100.0),
+    ...                last_healthy="ok")
+    >>> print(uptime_intervals(log).to_string(index=False))   # failed between the last check and the outage
+    node  lower_h  upper_h
+       a     38.0     48.0
+       a      9.0     19.0
+       a     25.0      inf
     """
     ev = log.events
     if "healthy_h" not in ev.columns:

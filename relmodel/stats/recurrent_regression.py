@@ -35,6 +35,21 @@ def counting_process(log, nodes=None):
     unplanned failure).  ``nodes`` lists nodes to include even when they never
     failed (each then contributes one censored interval over the window).
     A spell after an outage whose end is unknown is left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from relmodel.data.logs import read_log
+    >>> df = pd.DataFrame({"began": [10.0, 30.0, 70.0], "ended": [12.0, 31.0, 75.0], "host": ["a", "b", "a"]})
+    >>> log = read_log(df, start="began", end="ended", node="host", time_unit="h", window=(0.0, 100.0))
+    >>> print(counting_process(log, nodes=["a", "b", "c"]).to_string(index=False))
+    node  start_h  stop_h  observed
+       a      0.0    10.0      True
+       a     12.0    70.0      True
+       a     75.0   100.0     False
+       b      0.0    30.0      True
+       b     31.0   100.0     False
+       c      0.0   100.0     False
     """
     w0, w1 = log.window_h
     m = _spells(log)
@@ -62,9 +77,22 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
 
     ``node_table`` has one row per node: a ``node`` column (the log's node
     keys) and the covariate columns.  Nodes in the table that never failed
-    count as at risk over the whole window; log nodes missing from the table
+    count as at risk over the whole window (hours); log nodes missing from the table
     are an error.  Returns a :class:`~relmodel.stats.regression.RegressionResult`
     with hazard ratios and errors cluster-robust by node.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from relmodel.data.logs import read_log
+    >>> starts = [10.0, 20, 30, 40, 50, 60, 25, 55, 85, 45, 90, 70]          # hours
+    >>> df = pd.DataFrame({"t": starts, "u": [s + 1 for s in starts], "host": list("aaaaaabbbccd")})
+    >>> log = read_log(df, start="t", end="u", node="host", time_unit="h", window=(0.0, 100.0))
+    >>> nodes = pd.DataFrame({"node": list("abcdef"), "age_y": [5.0, 3.0, 2.0, 1.0, 1.5, 0.5]})
+    >>> r = andersen_gill(log, nodes, ["age_y"])
+    >>> t = r.table.iloc[0]
+    >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # per year of age
+    ('age_y', [1.77, 1.45, 2.14])
     """
     if node not in node_table.columns:
         raise MissingColumnError(f"node_table needs a {node!r} column with the log's node keys")

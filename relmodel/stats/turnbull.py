@@ -100,7 +100,16 @@ def turnbull(lower, upper=None, *, tol=1e-9, max_iter=20_000):
 
     ``lower`` may also be the pair ``(lower, upper)``.  Exact times
     (``lower == upper``) are taken as ``(t - eps, t]`` with eps one part in
-    10^9 of the largest finite time.
+    10^9 of the largest finite time.  Returns a :class:`TurnbullEstimate`
+    (probability mass on each interval and the survival after it).
+
+    Examples
+    --------
+    >>> est = turnbull([0, 24, 24, 48, 72], [24, 48, 48, 72, float("inf")])   # failures found at daily checks
+    >>> est.left_h.tolist(), est.right_h.tolist()
+    ([0.0, 24.0, 48.0, 72.0], [24.0, 48.0, 72.0, inf])
+    >>> est.mass.round(3).tolist(), est.survival.round(3).tolist()
+    ([0.2, 0.4, 0.2, 0.2], [0.8, 0.4, 0.2, 0.0])
     """
     lo, up = interval_rows(lower if upper is None else (lower, upper))
     scale = float(np.max(np.where(np.isfinite(up), up, lo))) or 1.0

@@ -74,6 +74,17 @@ def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):
     :class:`~relmodel.stats.fitting.FitResult` of a similar fleet (its shape is
     used).  With no failure the scale is a one-sided lower bound: ``scale``
     is then that bound and ``upper`` is infinite.
+
+    Examples
+    --------
+    >>> w = weibayes([100.0, 250.0, 400.0], 2.0, observed=[1, 0, 0])   # one failure in three units, hours
+    >>> round(w.scale, 1), round((100**2 + 250**2 + 400**2) ** 0.5, 1)  # (sum t^k / r)^(1/k)
+    (482.2, 482.2)
+    >>> round(float(w.lower), 1), round(float(w.upper), 1)
+    (204.3, 3030.4)
+    >>> w0 = weibayes([100.0, 250.0, 400.0], 1.5, observed=[0, 0, 0])  # no failure yet
+    >>> round(float(w0.scale), 1), w0.upper
+    (265.4, inf)
     """
     if hasattr(shape, "params"):
         if getattr(shape, "family", None) != "weibull":

@@ -246,9 +246,22 @@ def _onset(d_node, shift):
 def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
     """Flag persistent fail-slow nodes of a step log (see the module notes).
 
+    ``log`` is a :class:`~relmodel.data.steps.StepLog` (step times in hours).
     ``level`` is "node" (default when the log names nodes) or "rank".
     ``window`` defaults to a twentieth of the steps, between 5 and 100.
-    Returns :class:`SlowNodes`.
+    ``alpha`` is the false-alarm probability (family-wise for "holm" and
+    "bonferroni", the false-discovery rate for "bh"), ``min_slowdown`` the
+    smallest fractional slowdown worth flagging.  Returns :class:`SlowNodes`.
+
+    Examples
+    --------
+    >>> from relmodel.stragglers.synthetic import synthetic_steps
+    >>> s = synthetic_steps(n_nodes=4, ranks_per_node=2, n_steps=200, n_slow=1, seed=1)   # 2 s steps
+    >>> s.slow["node"].tolist(), s.slow["onset_step"].tolist()      # the planted slow node
+    ([2], [33])
+    >>> found = find_slow_nodes(s.log)
+    >>> found.table["node"].tolist(), int(found.table["steps_slow"].iloc[0])
+    ([2], 163)
     """
     if not 0 < alpha < 1:
         raise ModelInputError(f"alpha (the false-alarm rate) must be in (0, 1); got {alpha!r}")

@@ -49,7 +49,16 @@ POLICIES = ("never evict", "evict at once", "evict at next checkpoint")
 
 
 def combined_goodput(ettr_value, straggler_loss):
-    """Goodput with both kinds of fault: ETTR (fail-stop) × (1 - straggler loss)."""
+    """Goodput with both kinds of fault: ETTR (fail-stop) × (1 - straggler loss).
+
+    Both arguments are fractions of wall time in [0, 1] (numbers or arrays);
+    the result is the fraction of wall time spent on useful training.
+
+    Examples
+    --------
+    >>> round(float(combined_goodput(0.9, 0.05)), 4)     # 90% ETTR, 5% of time lost to stragglers
+    0.855
+    """
     e, s = np.asarray(ettr_value, dtype=float), np.asarray(straggler_loss, dtype=float)
     if np.any((e < 0) | (e > 1)) or np.any((s < 0) | (s > 1)):
         raise ModelInputError(f"ETTR and straggler loss must be shares in [0, 1]; got {ettr_value!r}, "
@@ -58,7 +67,18 @@ def combined_goodput(ettr_value, straggler_loss):
 
 
 def goodput_with_stragglers(*, mtbf, ckpt_cost, restart, straggler_loss, interval=None):
-    """Daly's ETTR at ``interval`` (the exact optimum when None) times (1 - ``straggler_loss``)."""
+    """Daly's ETTR at ``interval`` (the exact optimum when None) times (1 - ``straggler_loss``).
+
+    ``mtbf``, ``ckpt_cost``, ``restart`` and ``interval`` are durations (hours
+    or anything :func:`relmodel.hours` accepts); ``straggler_loss`` is the
+    fraction of time lost to slow nodes.  Returns the goodput as a fraction.
+
+    Examples
+    --------
+    >>> g = goodput_with_stragglers(mtbf="10h", ckpt_cost="5min", restart="10min", straggler_loss=0.05)
+    >>> round(float(g), 4)
+    0.8188
+    """
     if interval is None:
         interval = optimal_interval(mtbf=hours(mtbf), ckpt_cost=hours(ckpt_cost), restart=hours(restart))
     e = ettr(interval=hours(interval), mtbf=hours(mtbf), ckpt_cost=hours(ckpt_cost), restart=hours(restart))
@@ -147,6 +167,17 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
     Durations accept anything :func:`relmodel.hours` does.  With ``rate`` (per
     node-hour) and ``n_nodes`` the table adds each policy's share of time lost;
     with ``mtbf`` and ``ckpt_cost`` as well, the combined goodput.
+
+    Examples
+    --------
+    >>> p = eviction_policy(slowdown=0.2, detection="30min", restart="10min", interval="1h", remaining="100h")
+    >>> print(p.table[["policy", "lost_h"]].round(2).to_string(index=False))   # hours lost per event
+                      policy  lost_h
+                 never evict   16.75
+               evict at once    0.75
+    evict at next checkpoint    0.35
+    >>> p.best
+    'evict at next checkpoint'
     """
     s = float(slowdown)
     if not s >= 0 or not 0 <= spare_free <= 1:

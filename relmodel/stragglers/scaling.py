@@ -68,7 +68,22 @@ def _emax_one(d, n):
 
 
 def expected_max(dist, n):
-    """E[max of n] independent draws from ``dist``, by numerical integration (see the module notes)."""
+    """E[max of n] independent draws from ``dist``, by numerical integration (see the module notes).
+
+    ``dist`` is a frozen scipy distribution or a :func:`relmodel.fit` result
+    (step times in hours, or any unit: the result is in the unit of ``dist``);
+    ``n`` is the number of draws (ranks).
+
+    Examples
+    --------
+    >>> import math
+    >>> from scipy import stats
+    >>> d = stats.norm(1.0, 0.1)
+    >>> round(float(expected_max(d, 1)), 6), round(float(expected_max(d, 2)), 6)
+    (1.0, 1.056419)
+    >>> round(1.0 + 0.1 / math.sqrt(math.pi), 6)        # closed form for the max of two normals
+    1.056419
+    """
     d = as_distribution(dist)
     sizes = _sizes(n)
     out = np.array([_emax_one(d, k) for k in sizes])
@@ -163,6 +178,16 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     ``dist`` is one rank's step-time distribution in hours (a :func:`relmodel.fit`
     result or a frozen scipy distribution).  ``fail_slow_rate`` (per node-hour),
     ``factor`` and ``duration`` (until evicted) add fail-slow nodes.
+
+    Returns a :class:`ScalingCurve`; its ``table`` has step times in hours and
+    the share of time lost (a fraction) per size.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> c = straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), sizes=(8, 1024))   # 2 s median step
+    >>> c.table["n_gpus"].tolist(), c.table["slowdown"].round(3).tolist()
+    ([8, 1024], [1.074, 1.177])
     """
     d = as_distribution(dist)
     if typical not in ("median", "mean"):

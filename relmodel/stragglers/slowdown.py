@@ -168,6 +168,20 @@ def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, blo
 
     ``n_boot`` bootstrap resamples of blocks of ``block`` steps (default the
     square root of the number of steps) give the interval; 0 skips it.
+
+    Step times are in hours; the result's ``share_lost`` (with its interval
+    ``share_lo``, ``share_hi``) is the fraction of wall time lost to waiting for
+    slower ranks and ``factor`` the ratio of actual to ideal time.
+
+    Examples
+    --------
+    >>> from relmodel.stragglers.synthetic import synthetic_steps
+    >>> s = synthetic_steps(n_nodes=4, ranks_per_node=2, n_steps=200, n_slow=1, seed=1)   # 2 s steps
+    >>> d = slowdown(s.log, n_boot=50)
+    >>> round(d.share_lost, 3), round(d.factor, 3)
+    (0.165, 1.198)
+    >>> d.share_lo < d.share_lost < d.share_hi
+    True
     """
     across = across or ("ranks" if log.n_ranks > 1 else "steps")
     if across not in ("ranks", "steps"):

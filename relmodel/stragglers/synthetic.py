@@ -106,7 +106,24 @@ def _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_factor,
 def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s", noise=0.02,
                     spike_prob=0.001, spike_factor=1.5, burst_prob=0.002, burst_len=5, burst_factor=1.3,
                     n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=0):
-    """Draw a synthetic step log (see the module notes); returns :class:`SyntheticSteps`."""
+    """Draw a synthetic step log (see the module notes); returns :class:`SyntheticSteps`.
+
+    ``n_nodes`` nodes of ``ranks_per_node`` ranks run ``n_steps`` steps of
+    ``step_time`` (a duration, "2s" or hours) with relative ``noise``; spikes and
+    bursts occur with the given probabilities per step; ``n_slow`` nodes turn
+    ``slow_factor`` times slower at an onset within the first ``onset_within``
+    fraction of the run.  ``seed`` fixes the draw.
+
+    Examples
+    --------
+    >>> from relmodel.stragglers.synthetic import synthetic_steps
+    >>> s = synthetic_steps(n_nodes=4, ranks_per_node=2, n_steps=200, n_slow=1, seed=1)   # 2 s steps
+    >>> s.log
+    StepLog(synthetic (seed 1): 200 steps x 8 ranks on 4 nodes)
+    >>> print(s.slow.to_string(index=False))
+     node  onset_step  factor
+        2          33     1.2
+    """
     cfg = _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_factor, burst_prob, burst_len,
                   burst_factor, n_steps)
     slow = plant(n_nodes, n_steps, n_slow=n_slow, slow_factor=slow_factor, onsets=onsets,
