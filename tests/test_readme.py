@@ -157,8 +157,10 @@ def test_report_headline_numbers_shown():
     m = LLAMA_H / LLAMA_N
     tau, e = _best(m, 1 / 60, 10 / 60)
     node = 2048 / (1 / _required_job_mtbf(0.9, 1 / 60, 10 / 60) - LLAMA_JOB / LLAMA_H)
-    _says(f"job_mtbf_h = {m:.3f}", f"optimal_interval_h = {tau:.4f}", f"ettr = {e:.4f}",
-          f"required_node_mtbf_h = {node:,.0f}", f"reaches ETTR {e:.2f}")
+    need = _required_job_mtbf(0.9, 1 / 60, 10 / 60)
+    _says(f"Checkpoint every {60 * tau:.0f} min", f"Expected ETTR {100 * e:.1f}%", f"every {m:.1f} h on average",
+          f"needs an MTBF of {need:.1f} h", f"observed {24 * LLAMA_JOB / LLAMA_H:.1f} a day",
+          f"nodes must reach {float(f'{node:.3g}'):,.0f} h", f"reaches ETTR {e:.2f}")
 
 
 @pytest.mark.parametrize("name, value", [("restart", "10min"), ("ckpt_cost", "1min"), ("target_ettr", 0.9),

@@ -76,7 +76,10 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
                         sweep=grid, executor=executor, progress=not quiet)
     click.echo(f"report written: {report.index}")
     for run in report.runs or (report,):
-        answers = json.loads((run.path / "summary.json").read_text(encoding="utf-8")).get("answers")
+        try:
+            answers = json.loads((run.path / "summary.json").read_text(encoding="utf-8")).get("answers")
+        except (OSError, ValueError):  # the headline numbers are enough
+            answers = None
         if report.runs:
             click.echo(f"{run.path.name}:")
         for line in answers or [f"{key} = {fmt(value, key)}" for key, value in run.headline.items()]:

@@ -120,14 +120,17 @@ RULES = {
     "spare_target": (_open_fraction, "a probability strictly between 0 and 1", False),
     "fast_fraction": (_closed_fraction, "a fraction from 0 to 1", False),
     "mtbf_h": (lambda v: _number(v) and v > 0, "a number of hours > 0", False),
-    "durations": (lambda v: v in ("uptimes", "interarrivals"), "'uptimes' or 'interarrivals'", False),
+    "durations": (lambda v: v in ("auto", "uptimes", "interarrivals"), "'auto', 'uptimes' or 'interarrivals'", False),
+    "source_gpus": (_whole(1, 10**8), "a whole number of GPUs from 1 to 100,000,000, or null", False),
+    "time_unit": (lambda v: v in ("s", "min", "h", "d"), "one of 's', 'min', 'h', 'd', or null", False),
     "families": (_family, None, True),
     "repair": (lambda v: v == "empirical" or _family(v), None, False),
     "restart": (_duration_or_zero, "a duration >= 0 such as '10min', '0s' or 0.2 (hours)", False),
     "ckpt_costs": (_positive_duration, "durations > 0 such as '30s', '1min', '5min'", True),
 }
 for _name, _example in (("ckpt_cost", "'1min'"), ("work", "'30d'"), ("stall", "'10s'"),
-                        ("fast_cost", "'10s'"), ("persist", "'5min'"), ("repair_time", "'2d'")):
+                        ("fast_cost", "'10s'"), ("persist", "'5min'"), ("repair_time", "'2d'"),
+                        ("exposure", "'54d'")):
     RULES[_name] = (_positive_duration, f"a duration > 0 such as {_example}, '45s' or 0.5 (hours), "
                                         "at most 100,000 hours", False)
 
@@ -207,7 +210,9 @@ def _bundled_causes(name):
     from ..data.datasets import load
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return list(load(name).cause_columns)
+        data = load(name)
+    # a count table (llama3) has its component and category as its causes
+    return list(getattr(data, "cause_columns", None) or ("component", "category"))
 
 
 def _check_columns(values, log):
@@ -233,7 +238,7 @@ def _check_columns(values, log):
             if c not in header:
                 raise ParameterError(f"parameter {name!r} = {c!r}: no such column in {log}; its "
                                      f"columns are {', '.join(header)}")
-    if "start" not in given:
+    if "start" not in given and not {"component", "count"} <= set(header):  # a count table needs none
         raise ParameterError(f"parameter 'start' is needed for the log file {log}: name the column "
                              f"that holds outage start times (one of {', '.join(header)})")
 

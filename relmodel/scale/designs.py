@@ -24,6 +24,7 @@ from .cluster import Cluster
 from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
+from .tables import html_table
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs"]
 
@@ -182,7 +183,7 @@ class DesignComparison:
 
     def _repr_html_(self):
         return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
-                f"{self.optics_share:.0%} of the failure budget.</p>" + self.display().to_html(index=False))
+                f"{self.optics_share:.0%} of the failure budget.</p>" + html_table(self.display()))
 
 
 def _num(v):

@@ -30,6 +30,7 @@ import pandas as pd
 from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
+from .tables import html_table
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
 
@@ -136,7 +137,7 @@ class OpticsRequirements:
 
     def _repr_html_(self):
         return (f"<p>Transceivers may use {self.share:.0%} of the failure budget of a job that must reach ETTR "
-                f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).</p>" + self.display().to_html(index=False))
+                f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).</p>" + html_table(self.display()))
 
 
 def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rail", "fat-tree"), tiers=(2, 3), *,

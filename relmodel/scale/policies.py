@@ -41,6 +41,7 @@ from .compound import DomainModel, simulate_domains
 from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
+from .tables import html_table
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
            "ToleranceGain", "tolerance_gain"]
@@ -290,7 +291,7 @@ class ToleranceGain:
         what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
         return (f"<p><b>{self.name}</b>: tolerating {what} gains "
                 f"{100 * self.ettr_gain:.2f} points of ETTR</p>"
-                + self.to_frame().to_html(index=False, float_format=lambda v: f"{v:,.3f}"))
+                + html_table(self.to_frame(), float_format=lambda v: f"{v:,.3f}"))
 
 
 def tolerance_gain(cluster, source, ckpt_cost, restart, tolerated=None, **kwargs):
