@@ -28,6 +28,7 @@ from ..defaults import RESTART
 from ..errors import ModelInputError
 from ..units import hours
 from .order import check_order
+from ..tables import html_table
 
 __all__ = [
     "young_interval", "daly_interval", "optimal_interval", "ettr",
@@ -349,7 +350,7 @@ class TimeBreakdown:
         head = (f"<b>Expected run</b>: τ = {_fmt(self.interval_h)} h, M = {_fmt(self.mtbf_h)} h, "
                 f"δ = {_fmt(self.ckpt_cost_h)} h, R = {_fmt(self.restart_h)} h; "
                 f"ETTR = {_fmt(self.ettr)}")
-        return head + self.to_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        return head + html_table(self.to_frame(), index=False, float_format=lambda v: f"{v:.4g}")
 
 
 def _fmt(v):
@@ -412,4 +413,4 @@ class StepInterval:
         return pd.DataFrame({k: np.ravel(getattr(self, k)) for k in self.__dataclass_fields__})
 
     def _repr_html_(self):
-        return "<b>Best whole-step interval</b>" + self.to_frame().to_html(index=False)
+        return "<b>Best whole-step interval</b>" + html_table(self.to_frame(), index=False)

@@ -58,6 +58,7 @@ from ..defaults import RESTART
 from ..errors import ModelInputError
 from .intervals import TimeBreakdown, _as, _ettr, _optimal
 from .order import check_order
+from ..tables import html_table
 
 __all__ = [
     "async_ettr", "async_breakdown", "async_optimal_interval",
@@ -292,7 +293,7 @@ class TwoLevelPlan:
 
     def _repr_html_(self):
         return (f"<b>Two-level checkpointing</b> (M = {self.mtbf_h:.4g} h, {self.fast_fraction:.0%} of "
-                f"failures recover from the fast level)" + self.to_frame().to_html(index=False))
+                f"failures recover from the fast level)" + html_table(self.to_frame()))
 
 
 def _best_tau(k, m, d1, d2, f, r1, r2):

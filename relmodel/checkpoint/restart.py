@@ -40,6 +40,7 @@ import pandas as pd
 
 from ..errors import ModelInputError
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["RestartModel"]
 
@@ -143,5 +144,5 @@ class RestartModel:
                          ignore_index=True)
 
     def _repr_html_(self):
-        return (f"<b>Restart</b>: mean {self.mean_h * 60:.3g} min" + self.to_frame().to_html(index=False)
-                + self.scenarios().to_html(index=False))
+        return (f"<b>Restart</b>: mean {self.mean_h * 60:.3g} min" + html_table(self.to_frame())
+                + html_table(self.scenarios()))

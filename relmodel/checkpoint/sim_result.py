@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import binom, norm
+from ..tables import html_table
 
 __all__ = ["SimulationResult"]
 
@@ -111,4 +112,4 @@ class SimulationResult:
                 f"{s['wall_p50_h']:.4g} h (5% {s['wall_p05_h']:.4g}, 95% {s['wall_p95_h']:.4g}); "
                 f"{s['mean_failures']:.4g} failures per run")
         fmt = {"float_format": lambda v: f"{v:.4g}", "index": False}
-        return head + self.breakdown().to_html(**fmt) + self.wall_quantiles().to_html(**fmt)
+        return head + html_table(self.breakdown(), **fmt) + html_table(self.wall_quantiles(), **fmt)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..errors import CountError, MissingColumnError, where
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["CountTable", "count_table", "MAX_COUNT"]
 
@@ -73,7 +74,7 @@ class CountTable:
         head = (f"<p><b>{self.name}</b>: {self.n_unexpected} unexpected and {self.n_planned} planned "
                 f"interruptions; {self.n_gpus:,} GPUs ({self.gpus_per_node} per node) for "
                 f"{self.duration_h / 24:g} days. {self.source}</p>")
-        return head + note + self.shares().to_html(index=False, float_format="%.1f")
+        return head + note + html_table(self.shares(), index=False, float_format="%.1f")
 
 
 def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="count table", source=""):

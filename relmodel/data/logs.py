@@ -28,6 +28,7 @@ from ..errors import CountError, EndBeforeStartError, InputTypeError, LogFormatE
 from .readers import at, read_table, require_columns
 from .times import check_time_format, parse_times
 from .window import to_hours
+from ..tables import html_table
 
 __all__ = ["read_log", "InterruptionLog", "LogWarning"]
 
@@ -150,7 +151,7 @@ class InterruptionLog:
         t0, t1 = self.window_h
         head = (f"<p><b>{self.name}</b>: {len(self)} outages on {self.n_nodes} nodes over "
                 f"{(t1 - t0) / 24:.1f} days; {len(self._problems)} rows flagged in problems()</p>")
-        return head + self.events.head(10).to_html(index=False)
+        return head + html_table(self.events.head(10), index=False)
 
 
 def read_log(source, *, start, end=None, node=None, cause=None, planned=None, time_format=None,

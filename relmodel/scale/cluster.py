@@ -44,6 +44,7 @@ import numbers
 import pandas as pd
 
 from ..errors import DesignError, ModelInputError
+from ..tables import html_table
 
 __all__ = ["Cluster", "COUNT_KEYS", "POLICIES"]
 
@@ -268,7 +269,7 @@ class Cluster:
         if self.domain_spares or self.spare_pool:
             notes = (f"<p>Policy {self.domain_policy}: {self.domain_spares} spare trays per domain, "
                      f"{self.spare_pool:,} spare units in the pool</p>") + notes
-        return head + self.to_frame().to_html(index=False) + notes
+        return head + html_table(self.to_frame(), index=False) + notes
 
     # ----- presets -------------------------------------------------------
     @classmethod

@@ -37,6 +37,7 @@ from scipy import stats
 from ..errors import DesignError
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair
+from ..tables import html_table
 
 __all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains"]
 
@@ -154,7 +155,7 @@ class CompoundResult:
 
     def _repr_html_(self):
         return (f"<p>{self.n_runs:,} simulated runs of {self.horizon_h:,.0f} h, {self.n_events:,} interruptions</p>"
-                + self.to_frame().to_html(index=False, na_rep="no closed form"))
+                + html_table(self.to_frame(), index=False, na_rep="no closed form"))
 
 
 def _initial(rng, rate, repair, runs, mean):

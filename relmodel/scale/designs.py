@@ -24,7 +24,7 @@ from .cluster import Cluster
 from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
-from .tables import html_table
+from ..tables import html_table
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs"]
 
@@ -175,7 +175,7 @@ class DesignComparison:
                  f"{best['gpus_bought']:,} GPUs)."]
         met = t[t["ettr"] >= self.target_ettr]
         if met.empty:
-            lines.append(f"None reaches the target ETTR {self.target_ettr:g} at the observed rates; the best, "
+            lines.append(f"No design reaches the target ETTR {self.target_ettr:g} at the observed rates; the best, "
                          f"{top['design']}, reaches {top['ettr']:.3f}.")
         else:
             lines.append(f"{len(met)} of {len(t)} reach the target ETTR {self.target_ettr:g}.")

@@ -30,7 +30,7 @@ import pandas as pd
 from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
-from .tables import html_table
+from ..tables import html_table
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
 

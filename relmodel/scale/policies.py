@@ -41,7 +41,7 @@ from .compound import DomainModel, simulate_domains
 from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
-from .tables import html_table
+from ..tables import html_table
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
            "ToleranceGain", "tolerance_gain"]

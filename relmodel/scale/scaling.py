@@ -33,6 +33,7 @@ from scipy import stats
 from .cluster import COUNT_KEYS, Cluster
 from ..defaults import GPUS_PER_NODE
 from ..errors import CountError, ModelInputError, ResourceLimitError
+from ..tables import html_table
 
 __all__ = [
     "CATEGORY_UNITS", "scales_with", "job_rates", "cluster_of", "grow_cluster",
@@ -221,7 +222,7 @@ class ScaledRates:
         head = (f"<p>{self.source.name} ({self.source.n_gpus:,} GPUs) scaled to {self.target.n_gpus:,} GPUs: "
                 f"{self.per_day:.2f} interruptions/day, job MTBF {self.job_mtbf_h:.3g} h "
                 f"({self.job_mtbf_lo:.3g}&ndash;{self.job_mtbf_hi:.3g} h, {pct})</p>")
-        return head + self.to_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        return head + html_table(self.to_frame(), index=False, float_format=lambda v: f"{v:.4g}")
 
 
 def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=0):

@@ -33,6 +33,7 @@ from ..defaults import CKPT_COST, RESTART
 from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",
            "simulate_stalls", "spares_table", "swap_rate", "spares_for"]
@@ -96,7 +97,7 @@ class SparePlan:
         rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}&ndash;{self.n_spares_hi} over the rate interval)"
         return (f"<p>{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} &lt; {self.target:g} "
                 f"(offered load {self.offered_load:.3g} Erlangs, {self.model} model)</p>"
-                + self.table.to_html(index=False))
+                + html_table(self.table, index=False))
 
 
 def _mean_repair(repair):
@@ -163,7 +164,7 @@ class EmpiricalRepair:
                              "p90_h": [q[1]], "p99_h": [q[2]]})
 
     def _repr_html_(self):
-        return "<p>Empirical repair times</p>" + self.to_frame().to_html(index=False)
+        return "<p>Empirical repair times</p>" + html_table(self.to_frame(), index=False)
 
 
 def repair_model(source, family="weibull"):

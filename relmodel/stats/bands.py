@@ -24,6 +24,7 @@ from ..errors import FitError
 from ..units import hours
 from .families import get_family
 from .fitting import fit_sample, prepare
+from ..tables import html_table
 
 __all__ = ["curve_band", "Band", "b_life", "profile_intervals"]
 
@@ -49,7 +50,7 @@ class Band:
 
     def _repr_html_(self):
         return (f"<p>{html.escape(self.family)} {html.escape(self.quantity)} with {100 * self.conf:g}% band</p>"
-                + self.to_frame().head(15).to_html(index=False, float_format="{:.4g}".format))
+                + html_table(self.to_frame().head(15), index=False, float_format="{:.4g}".format))
 
 
 def _curve(fam, params, quantity, t):

@@ -28,6 +28,7 @@ from ..data.logs import InterruptionLog
 from ..errors import CountError, EmptyDataError, ExposureError, UnitError
 from ..units import hours
 from .rates import poisson_interval
+from ..tables import html_table
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
 
@@ -139,7 +140,7 @@ class RateChanges:
 
     def _repr_html_(self):
         text = "".join(f"<p>{s}</p>" for s in self.sentences())
-        return text + self.to_frame().to_html(index=False, float_format="{:,.2f}".format)
+        return text + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
 
 
 def _default_bin(duration_h):

@@ -29,6 +29,7 @@ from ..errors import FitError
 from .families import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
+from ..tables import html_table
 
 __all__ = ["compare_fits", "Comparison", "DEFAULT_FAMILIES", "ks_distance"]
 
@@ -59,7 +60,7 @@ class Comparison:
         head = (f"<b>Model comparison</b>: n = {self.best.n}, failures = {self.best.n_observed}; "
                 f"best by AIC: <b>{html.escape(self.best.family)}</b>; "
                 f"p-values from {self.n_boot} bootstrap resamples")
-        return head + self.table.to_html(index=False, float_format=lambda x: f"{x:.6g}")
+        return head + html_table(self.table, index=False, float_format=lambda x: f"{x:.6g}")
 
     def __repr__(self):
         return f"Comparison(best={self.best.family})\n{self.table.to_string(index=False)}"

@@ -44,6 +44,7 @@ from ..errors import FitError
 from .families import get_family
 from .mle import Sample
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare"]
 
@@ -132,7 +133,7 @@ class FitResult:
                 f"log-likelihood = {self.loglik:.4f}, AIC = {self.aic:.2f}, "
                 f"mean = {self.mean_h:.4g} h, median = {self.median_h:.4g} h")
         note = f"<br><i>{html.escape(self.note)}</i>" if self.note else ""
-        return head + note + self.ci.to_html(index=False, float_format=lambda x: f"{x:.6g}")
+        return head + note + html_table(self.ci, index=False, float_format=lambda x: f"{x:.6g}")
 
     def __repr__(self):
         ps = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())

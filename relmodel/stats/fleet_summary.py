@@ -18,6 +18,7 @@ from .changepoint import rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .rate_compare import compare_rates
 from .rates import poisson_interval
+from ..tables import html_table
 
 __all__ = ["FleetSummary", "fleet_summary"]
 
@@ -73,7 +74,7 @@ class FleetSummary:
 
     def _repr_html_(self):
         text = "".join(f"<p>{s}</p>" for s in self.sentences())
-        return text + self.table_for_people().to_html(index=False)
+        return text + html_table(self.table_for_people(), index=False)
 
 
 def _names(labels):

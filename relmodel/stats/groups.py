@@ -30,6 +30,7 @@ from ..units import hours
 from .covariates import pick_column, survival_columns
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
+from ..tables import html_table
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -71,7 +72,7 @@ class GroupComparison:
         return t
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + self.groups.to_html(index=False, float_format="{:.4g}".format)
+        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
 
 
 def _event_table(t, e, g, k):
@@ -273,7 +274,7 @@ class MCFComparison:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + self.table.tail(12).to_html(index=False)
+        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table.tail(12), index=False)
 
 
 def _sd(est, conf):

@@ -17,6 +17,7 @@ from scipy import stats
 from ..data.durations import Durations
 from ..errors import FitError, MissingColumnError
 from ..units import hours
+from ..tables import html_table
 
 __all__ = [
     "StepEstimate",
@@ -128,7 +129,7 @@ class StepEstimate:
     def _repr_html_(self):
         head = (f"<p><b>{self.method}</b> estimate of {self.quantity} ({self.label}): "
                 f"n={self.n}, events={self.n_observed}, {100 * self.conf:g}% band</p>")
-        return head + self.to_frame().to_html(max_rows=12)
+        return head + html_table(self.to_frame(), max_rows=12)
 
     def __repr__(self):
         return f"StepEstimate({self.method}, {self.quantity}, n={self.n}, events={self.n_observed})"
@@ -260,7 +261,7 @@ class CumulativeIncidence:
 
     def _repr_html_(self):
         return (f"<p><b>Cumulative incidence</b> by cause (Aalen-Johansen), n={self.n}, "
-                f"{100 * self.conf:g}% bands</p>" + self.summary.to_html(index=False))
+                f"{100 * self.conf:g}% bands</p>" + html_table(self.summary, index=False))
 
 
 def _cif_table(h, code, k):

@@ -25,6 +25,7 @@ from ..errors import CountError, ExposureError, PriorError, UnitError
 from ..units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
+from ..tables import html_table
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
            "PredictiveCounts", "VAGUE_SHAPE", "MAX_SHAPE"]
@@ -233,7 +234,7 @@ class PredictiveCounts:
                 f"{self.mean:,.0f} interruptions ({conf:.0%}: {lo:,} to {hi:,}).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + self.to_frame().to_html(index=False)
+        return f"<p>{self.sentence()}</p>" + html_table(self.to_frame(), index=False)
 
 
 @dataclass(frozen=True)
@@ -288,7 +289,7 @@ class RatePosterior:
                 f"{24000 * lo:,.2f} to {24000 * hi:,.2f}).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + self.to_frame().to_html(index=False, float_format="{:,.3f}".format)
+        return f"<p>{self.sentence()}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.3f}".format)
 
 
 def _future_units(per, n_gpus, n_nodes, gpus_per_node):

@@ -27,6 +27,7 @@ from scipy import stats
 from ..errors import UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
+from ..tables import html_table
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
            "adjust_pvalues", "CORRECTIONS"]
@@ -115,7 +116,7 @@ class RateComparison:
                 f"the chance that {self.name_a} is worse is {_pct(self.prob_a_worse)} ({self.prior} priors).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + self.to_frame().to_html(index=False, float_format="{:,.2f}".format)
+        return f"<p>{self.sentence()}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,7 +141,7 @@ class ComponentComparison:
     def _repr_html_(self):
         head = (f"<p>{self.name_a} against {self.name_b} by cause; p-values adjusted by {self.correction} for "
                 f"{len(self.table)} causes.</p>")
-        return head + self.table.head(15).to_html(index=False, float_format="{:,.3g}".format)
+        return head + html_table(self.table.head(15), index=False, float_format="{:,.3g}".format)
 
 
 def adjust_pvalues(p, method="holm"):

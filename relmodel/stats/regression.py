@@ -33,6 +33,7 @@ from ..errors import CovariateError, FitError, SeparationError
 from ..units import hours
 from .covariates import design, pick_column, survival_columns
 from .family import _Gumbel, _Logistic, _Normal
+from ..tables import html_table
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
@@ -56,7 +57,7 @@ class PHCheck:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + self.table.to_html(index=False, float_format="{:.3g}".format)
+        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,7 +122,7 @@ class RegressionResult:
         head = (f"<p><b>{self.model} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
                 f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
         ph = "" if self.ph_check is None else f"<p>{html.escape(self.ph_check.verdict)}</p>"
-        return head + self.to_frame().to_html(index=False, float_format="{:.3g}".format) + ph
+        return head + html_table(self.to_frame(), index=False, float_format="{:.3g}".format) + ph
 
     def __repr__(self):
         return (f"RegressionResult({self.model}: {len(self.table)} coefficients, n={self.n}, "

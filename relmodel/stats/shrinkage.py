@@ -23,6 +23,7 @@ from scipy import optimize, stats
 from ..errors import PriorError, UnitError
 from .priors import MAX_SHAPE, _fit_gamma, marginal_loglik, per_day_label
 from .rates import component_rates, poisson_interval
+from ..tables import html_table
 
 __all__ = ["ComponentShrinkage", "shrink_components"]
 
@@ -49,7 +50,7 @@ class ComponentShrinkage:
             "weight on own data": t["weight"]})
 
     def _repr_html_(self):
-        return f"<p>Rates by cause, shrunk by {self.method}.</p>" + self.to_frame().head(15).to_html(
+        return f"<p>Rates by cause, shrunk by {self.method}.</p>" + html_table(self.to_frame().head(15),
             index=False, float_format="{:,.3f}".format)
 
 

@@ -37,6 +37,7 @@ from ..errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
 from ..units import hours
+from ..tables import html_table
 
 __all__ = [
     "TrendTest",
@@ -129,7 +130,7 @@ class TrendTest:
         return pd.DataFrame([self.__dict__])
 
     def _repr_html_(self):
-        return self.to_frame().to_html(index=False)
+        return html_table(self.to_frame(), index=False)
 
 
 def laplace_test(times, end=None, *, start=None, node=None, n_systems=None):
@@ -266,7 +267,7 @@ class CrowAMSAA:
     def _repr_html_(self):
         return (f"<p><b>Crow-AMSAA</b> power-law NHPP: beta = {self.beta:.3g} "
                 f"({100 * self.conf:g}% CI {self.beta_lo:.3g} to {self.beta_hi:.3g})</p>"
-                + self.to_frame().to_html(index=False))
+                + html_table(self.to_frame(), index=False))
 
 
 def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=None):
@@ -383,7 +384,7 @@ class TrendResult:
         return (f"<p><b>Trend: {self.verdict}</b> (p = {self.p_value:.3g}, {self.method}, "
                 f"alpha = {self.alpha:g}); Crow-AMSAA beta = {f.beta:.3g} "
                 f"[{f.beta_lo:.3g}, {f.beta_hi:.3g}], n = {f.n}, T = {f.end_h:.4g} h</p>"
-                + self.to_frame().to_html(index=False))
+                + html_table(self.to_frame(), index=False))
 
     def __str__(self):
         return f"{self.verdict} (p = {self.p_value:.3g}, {self.method}; beta = {self.beta:.3g})"

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..errors import FitError
 from .interval import interval_rows
+from ..tables import html_table
 
 __all__ = ["turnbull", "TurnbullEstimate"]
 
@@ -58,7 +59,7 @@ class TurnbullEstimate:
     def _repr_html_(self):
         head = (f"<p><b>Turnbull estimate</b> from {self.n:,} intervals: mass on {self.mass.size} innermost "
                 f"intervals ({self.iterations} iterations)</p>")
-        return head + self.to_frame().head(15).to_html(index=False, float_format="{:.4g}".format)
+        return head + html_table(self.to_frame().head(15), index=False, float_format="{:.4g}".format)
 
 
 def _innermost(lo, up):

@@ -24,6 +24,7 @@ from scipy import stats
 
 from ..errors import FitError
 from .fitting import prepare
+from ..tables import html_table
 
 __all__ = ["weibayes", "WeibayesResult"]
 
@@ -62,7 +63,7 @@ class WeibayesResult:
                              "upper": [self.upper, b10[2]]})
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.sentence)}</p>" + self.to_frame().to_html(index=False)
+        return f"<p>{html.escape(self.sentence)}</p>" + html_table(self.to_frame(), index=False)
 
 
 def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):

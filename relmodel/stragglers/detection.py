@@ -48,6 +48,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError
+from ..tables import html_table
 
 __all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
 
@@ -110,7 +111,7 @@ class SlowNodes:
         head = (f"<p><b>{len(self.table)} of {self.n_tested:,} {self.level}s flagged as fail-slow</b> "
                 f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {self.level}s, "
                 f"windows of {self.window:,} steps).</p>")
-        return head + (self.report().to_html(index=False) if len(self.table) else "")
+        return head + (html_table(self.report(), index=False) if len(self.table) else "")
 
 
 def _p_text(p):

@@ -41,6 +41,7 @@ from scipy import optimize
 from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
            "event_slowdown"]
@@ -117,7 +118,7 @@ class EvictionPlan:
 
     def _repr_html_(self):
         return (f"<p><b>Best: {html.escape(self.best)}.</b> {html.escape(self.breakeven_text())}.</p>"
-                + self.report().to_html(index=False))
+                + html_table(self.report(), index=False))
 
 
 def _dur(h):

@@ -32,6 +32,7 @@ from scipy import integrate, stats
 from ..errors import ModelInputError
 from ..stats import fit
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
            "within_step_times", "fit_rank_times"]
@@ -153,7 +154,7 @@ class ScalingCurve:
             head += (f"<p>Fail-slow nodes: one per {1 / f['rate_per_node_h']:,.0f} node-hours, each making a step "
                      f"{100 * (f['factor'] - 1):.0f}% slower for {60 * f['duration_h']:,.0f} min until swapped "
                      f"out.</p>")
-        return head + self.report().to_html(index=False)
+        return head + html_table(self.report(), index=False)
 
 
 def _count_text(v):

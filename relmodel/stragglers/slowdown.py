@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError
+from ..tables import html_table
 
 __all__ = ["Slowdown", "slowdown", "step_stats", "block_bootstrap_ratio"]
 
@@ -138,7 +139,7 @@ class Slowdown:
         head = (f"<p><b>Stragglers cost {100 * self.share_lost:.1f}% of the run</b> "
                 f"({html.escape(self.interval_text())}); the run took {self.factor:.3f} times as long as "
                 f"it would have without them.</p>")
-        return head + self.summary().to_html(index=False) + self.top_nodes().to_html(index=False)
+        return head + html_table(self.summary(), index=False) + html_table(self.top_nodes())
 
 
 def _baseline_text(baseline):

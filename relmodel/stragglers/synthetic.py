@@ -29,6 +29,7 @@ import pandas as pd
 from ..data.steps import StepLog
 from ..errors import ModelInputError
 from ..units import hours
+from ..tables import html_table
 
 __all__ = ["SyntheticSteps", "synthetic_steps", "write_synthetic_parquet", "plant"]
 
@@ -46,7 +47,7 @@ class SyntheticSteps:
 
     def _repr_html_(self):
         return (f"<p>Synthetic log: {self.log.n_steps:,} steps on {self.log.n_ranks:,} ranks; "
-                f"{len(self.slow)} planted slow nodes.</p>" + self.slow.to_html(index=False))
+                f"{len(self.slow)} planted slow nodes.</p>" + html_table(self.slow, index=False))
 
 
 def plant(n_nodes, n_steps, *, n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=0):
