@@ -132,6 +132,12 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
     hold them); any other file is an event log read with ``start`` and the
     other column names.  ``source_gpus`` is the number of GPUs observed; for a
     log it defaults to the distinct nodes in the log times ``gpus_per_node``.
+
+    Examples
+    --------
+    >>> s = load_source("llama3")            # Meta's 54-day count table
+    >>> s.kind, s.source_gpus, s.n_events, round(s.span_h / 24)   # GPUs, counts, days
+    ('counts', 16384, 419, 54)
     """
     mapping = {k: v for k, v in dict(start=start, end=end, node=node, cause=cause, planned=planned,
                                      time_format=time_format, time_unit=time_unit).items() if v is not None}

@@ -226,6 +226,16 @@ def plot_rates(rates, top=10, per="node-year", ax=None):
     ``rates`` is :func:`relmodel.component_rates` output (rate_per_h, rate_lo,
     rate_hi per hour and unit); rates are drawn per ``per`` ("node-year" or
     "node-day").  Causes past ``top`` are left out (the title says how many).
+    Returns the Axes.
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> from matplotlib.figure import Figure
+    >>> rates = relmodel.component_rates(relmodel.datasets.llama3_54day(), per="node")
+    >>> ax = plot_rates(rates, top=3, ax=Figure().subplots())
+    >>> len(ax.patches), ax.get_xlabel()
+    (3, 'interruptions per node-year (95% exact interval)')
     """
     scale = {"node-year": 8766.0, "node-day": 24.0}[per]
     t = rates[rates["component"].astype(str) != "Total"].sort_values("rate_per_h", ascending=False)

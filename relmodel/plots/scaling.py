@@ -124,6 +124,17 @@ def spares_plot(pool, n_spares, target=0.01, ax=None):
     ``pool`` is the table of :func:`relmodel.scale.spares.spares_table`
     (columns spares, p_no_spare_poisson, ettr); the chosen ``n_spares`` and
     the ``target`` chance are marked.
+    Returns the Axes (pool size in nodes against probability and ETTR).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from matplotlib.figure import Figure
+    >>> pool = pd.DataFrame({"spares": [0, 1, 2, 3], "p_no_spare_poisson": [1.0, 0.3, 0.05, 0.005],
+    ...                      "ettr": [0.80, 0.84, 0.85, 0.85]})
+    >>> ax = spares_plot(pool, 3, ax=Figure().subplots())
+    >>> ax.get_xlabel()
+    'spare nodes in the pool'
     """
     ax = _axes(ax)
     x = pool["spares"].to_numpy()

@@ -59,7 +59,7 @@ def fmt(value, key=None, reason=None):
     Examples
     --------
     >>> fmt(16595.4, "required_node_mtbf_h"), fmt(0.85312, "ettr"), fmt("a<b"), fmt(None, reason="out of reach")
-    ('16,595 h', '85.3%', 'a&lt;b', 'out of reach')
+    ('16,600 h', '85.3%', 'a&lt;b', 'out of reach')
     """
     if value is None:
         return html.escape(reason or "—")

@@ -105,7 +105,8 @@ def key_figure(fig, name, dpi=80):
     The figure is kept as PNG bytes in the notebook's records; the process
     that writes the report folder saves it as ``key-<name>.png`` beside
     ``index.html`` (so workers need no shared folder).  ``name`` orders the
-    figures (e.g. ``"1-ettr-against-interval"``); ``dpi`` is dots per inch.
+    figures (e.g. ``"1-ettr-against-interval"``); ``dpi`` is a count of dots
+    per inch of the PNG.
 
     Examples
     --------
