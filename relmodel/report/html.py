@@ -19,6 +19,8 @@ HEADLINE = {
     "optimal_interval_h": "Checkpoint interval",
     "ettr": "ETTR at that interval",
     "required_node_mtbf_h": "Node MTBF needed for the target",
+    "design_ettr": "ETTR of the examined design",
+    "design_goodput_per_gpu": "Goodput per GPU bought (design)",
 }
 
 #: One line per notebook of the suite, for the index's links.

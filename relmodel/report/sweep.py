@@ -78,7 +78,8 @@ def _x(name, value):
 
 #: Axis label and scale of each headline number in the comparison figure.
 _AXIS = {"job_mtbf_h": ("hours", 1.0), "optimal_interval_h": ("minutes", 60.0), "ettr": ("ETTR (%)", 100.0),
-         "required_node_mtbf_h": ("hours", 1.0)}
+         "required_node_mtbf_h": ("hours", 1.0), "design_ettr": ("ETTR (%)", 100.0),
+         "design_goodput_per_gpu": ("goodput per GPU bought", 1.0)}
 
 
 def comparison_figure(names, rows):
