@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from relmodel.errors import ParameterError
 from relmodel.report import params as P
 from relmodel.report.run import find_notebooks
+from relmodel.report.rules import DURATIONS
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BY_NOTEBOOK = {p.stem: P.notebook_parameters(p) for p in find_notebooks(["02", "03", "04", "05"])}
@@ -34,7 +35,7 @@ def has_declared_type(param, value):
     for v in items:
         if isinstance(v, float) and not math.isfinite(v):
             return False
-        if param.name in {"ckpt_cost", "restart", "work", "stall", "persist", "fast_cost", "ckpt_costs"}:
+        if param.name in DURATIONS:  # durations also take a number of hours
             ok = isinstance(v, (str, int, float)) and not isinstance(v, bool)
         else:
             ok = {"int": isinstance(v, int) and not isinstance(v, bool), "bool": isinstance(v, bool),

@@ -97,5 +97,6 @@ def test_every_notebook_executes_under_papermill(tmp_path):
         assert "<img" in html or name in NO_FIGURE
         no_raw_output(tmp_path / "suite" / f"{name}.html")
     summary = json.loads((tmp_path / "suite" / "summary.json").read_text())
-    assert set(summary["headline"]) == {"job_mtbf_h", "optimal_interval_h", "ettr", "required_node_mtbf_h"}
+    assert set(summary["headline"]) == {"job_mtbf_h", "optimal_interval_h", "ettr", "required_node_mtbf_h",
+                                        "design_ettr", "design_goodput_per_gpu"}
     assert summary["parameters"] == SMALL
