@@ -45,6 +45,10 @@ def forest_plot(result, ax=None):
     ax.errorbar(ratio, y, xerr=[ratio - lo, hi - ratio], fmt="o", color="C0", capsize=3)
     ax.axvline(1.0, color="0.5", ls="--", lw=1)
     ax.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.25, 0.5, 1.0, 2.0, 4.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_xlabel(f"{result.ratio_name} ({100 * result.conf:g}% interval)")

@@ -30,6 +30,9 @@ NOTEBOOK_TITLES = {
     "03_checkpoint_interval": "Checkpoint interval, ETTR and a simulation with the data's failure law",
     "04_requirements_at_scale": "What the hardware must reach; causes to fix first; spare nodes",
     "05_interactive": "What-if: cluster size, checkpoint cost, restart time, target",
+    "06_designs": "Cluster designs: fault domains, spares, tolerated faults and optics",
+    "07_stragglers": "Stragglers and fail-slow nodes: time lost, nodes to evict, growth with size",
+    "08_covariates": "Why some parts fail sooner: position, groups and regression",
 }
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222;"
