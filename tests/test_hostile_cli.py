@@ -185,3 +185,19 @@ def test_real_process_prints_one_line(tmp_path, single, args):
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args, says", [(["interval", "--seed", "-1", "--simulate", "5"], "--seed"),
+                                        (["rates", "--per", "bogus"], "--per"),
+                                        (["requirements", "--gpus", "many"], "--gpus")])
+def test_bad_option_values_are_one_line_with_exit_2(args, says):
+    res = subprocess.run([sys.executable, "-m", "relmodel", *args], capture_output=True, text=True, timeout=120)
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert lines[0].startswith("relmodel: error:") and says in lines[0] and "Usage:" not in res.stderr
+
+
+def test_lanl_recipe_on_a_missing_path_is_a_named_error(tmp_path):
+    import relmodel
+    with pytest.raises(relmodel.errors.LogFileNotFound, match="no such file"):
+        relmodel.datasets.lanl(tmp_path / "missing.csv")

@@ -69,6 +69,9 @@ class _Group(click.Group):
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)
                 sys.exit(EXIT_INTERRUPTED)
+            except click.UsageError as exc:  # a bad option value: one line, not click's usage block
+                hint = f" (see 'relmodel {ctx.invoked_subcommand} --help')" if ctx.invoked_subcommand else ""
+                fail(exc.format_message() + hint, EXIT_INPUT, options=False)
             except RelmodelError as exc:  # report parameters keep their own names
                 status = EXIT_ENVIRONMENT if is_environment_error(exc) else EXIT_INPUT
                 fail(exc, status, options=ctx.invoked_subcommand != "report")

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .counts import count_table
-from ..errors import LogFormatError, MissingColumnError
+from ..errors import LogFileNotFound, LogFormatError, MissingColumnError
 from .logs import LogWarning, read_log
 from .titan import titan, titan_lives, titan_synthetic  # noqa: F401  (re-exported: relmodel.datasets.titan)
 
@@ -151,6 +151,8 @@ def lanl(path=None, *, systems=None):
     """
     bundled = path is None
     path = Path(path) if path else data_dir() / "lanl-1996-2005" / "LA-UR-05-7318-failure-data-1996-2005.csv.xz"
+    if not Path(path).is_file():
+        raise LogFileNotFound(path)
     raw = pd.read_csv(path, skipinitialspace=True, low_memory=False)
     missing = [c for c in LANL_CAUSE_COLUMNS + ("System", "nodenum", "Prob Started", "Prob Fixed") if c not in raw]
     if missing:
