@@ -22,3 +22,18 @@ def llama3():
 def stepfun_log():
     import relmodel
     return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/test_datasets.py checks it)
+
+
+def write_notebook(path, cells):
+    """A notebook of code ``cells`` whose first cell is the tagged parameters cell; returns ``path``."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for i, source in enumerate(cells):
+        cell = nbformat.v4.new_code_cell(source)
+        if i == 0:
+            cell.metadata["tags"] = ["parameters"]
+        nb.cells.append(cell)
+    nbformat.write(nb, path)
+    return path

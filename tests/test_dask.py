@@ -6,7 +6,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,6 +18,7 @@ from relmodel.report import executors as E
 from relmodel.scale import grid as G
 from relmodel.scale.requirements import required_node_mtbf
 from relmodel.scale.scaling import scale_job_mtbf, scale_rates
+from conftest import write_notebook
 
 distributed = pytest.importorskip("distributed")
 
@@ -33,18 +33,6 @@ def client():
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
-
-
-def write_notebook(path, cells):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    for i, source in enumerate(cells):
-        cell = nbformat.v4.new_code_cell(source)
-        if i == 0:
-            cell.metadata["tags"] = ["parameters"]
-        nb.cells.append(cell)
-    nbformat.write(nb, path)
-    return path
 
 
 def test_report_sweep_on_dask_names_the_failure_and_finishes_the_rest(tmp_path, client):

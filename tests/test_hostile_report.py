@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
 import papermill
 import pytest
 from click.testing import CliRunner
@@ -26,21 +25,10 @@ from relmodel.report import folders as F
 from relmodel.report import params as P
 from relmodel.report import run as R
 from relmodel.report import sweep as S
+from conftest import write_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 EVIL = "IitzdHIoX19pbXBvcnRfXygib3MiKS5zeXN0ZW0oInRvdWNoIFBXTkVEIikpKyI="  # os.system("touch PWNED")
-
-
-def write_notebook(path, cells):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    for i, source in enumerate(cells):
-        cell = nbformat.v4.new_code_cell(source)
-        if i == 0:
-            cell.metadata["tags"] = ["parameters"]
-        nb.cells.append(cell)
-    nbformat.write(nb, path)
-    return path
 
 
 @pytest.fixture

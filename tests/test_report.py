@@ -22,19 +22,7 @@ from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ParameterError, ReportError
 from relmodel.scale.requirements import required_node_mtbf
 from relmodel.scale.scaling import scale_job_mtbf, scale_rates
-
-
-def write_notebook(path, cells):
-    """A notebook whose first cell is the parameters cell."""
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    for i, source in enumerate(cells):
-        cell = nbformat.v4.new_code_cell(source)
-        if i == 0:
-            cell.metadata["tags"] = ["parameters"]
-        nb.cells.append(cell)
-    nbformat.write(nb, path)
-    return path
+from conftest import write_notebook
 
 
 @pytest.fixture

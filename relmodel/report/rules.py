@@ -208,9 +208,7 @@ def log_header(path):
 
 def _bundled_causes(name):
     from ..data.datasets import load
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        data = load(name)
+    data = load(name)  # bundled data load without warnings
     # a count table (llama3) has its component and category as its causes
     return list(getattr(data, "cause_columns", None) or ("component", "category"))
 

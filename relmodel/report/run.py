@@ -8,9 +8,11 @@ kernel of the current interpreter, renders it to HTML with the code hidden
 ``summary.json`` of the headline numbers the notebooks :func:`record`.
 """
 
+import base64
 import copy
 import datetime as _dt
 import html
+import io
 import json
 import numbers
 import shutil
@@ -116,9 +118,6 @@ def key_figure(fig, name, dpi=80):
     >>> recorded()["figure:1-demo"][:8]      # base64 of a PNG signature
     'iVBORw0K'
     """
-    import base64
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     record(FIGURE_PREFIX + str(name), base64.b64encode(buf.getvalue()).decode("ascii"))
@@ -325,7 +324,6 @@ def store(result, folder):
     entry = {k: result[k] for k in ("name", "records", "seconds", "error")}
     entry["records"] = dict(entry["records"] or {})
     for key in [k for k in entry["records"] if k.startswith(FIGURE_PREFIX)]:
-        import base64
         png = entry["records"].pop(key)
         if isinstance(png, str):
             safe = "".join(c if c.isalnum() or c == "-" else "-" for c in key[len(FIGURE_PREFIX):])

@@ -87,7 +87,9 @@ def comparison_figure(names, rows):
     from matplotlib.figure import Figure
 
     names = [names] if isinstance(names, str) else list(names)
-    keys = [k for k in _keys(rows) if any(isinstance(r["headline"].get(k), (int, float)) or r["headline"].get(k, 0) is None for r in rows)]
+    # a panel per number (None: out of reach, said on the panel); text values get none
+    keys = [k for k in _keys(rows)
+            if any(k in r["headline"] and isinstance(r["headline"][k], (int, float, type(None))) for r in rows)]
     ncols = min(3, max(len(keys), 1))
     nrows = -(-max(len(keys), 1) // ncols)
     fig = Figure(figsize=(4.6 * ncols, 3.3 * nrows), layout="constrained")
