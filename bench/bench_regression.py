@@ -22,7 +22,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import relmodel  # noqa: E402
-from relmodel.stats.turnbull import turnbull  # noqa: E402
+from relmodel.stats.survival.turnbull import turnbull  # noqa: E402
 from timing import best_of, once  # noqa: E402
 
 

@@ -7,8 +7,8 @@ from scipy import optimize, stats
 
 import relmodel
 from relmodel.errors import FitError
-from relmodel.stats.bands import b_life, curve_band, profile_intervals
-from relmodel.stats.weibayes import weibayes
+from relmodel.stats.lifetimes.bands import b_life, curve_band, profile_intervals
+from relmodel.stats.lifetimes.weibayes import weibayes
 
 Z = stats.norm.ppf(0.975)
 

@@ -11,7 +11,7 @@ from scipy import stats
 import relmodel
 from relmodel.errors import CountError, EmptyDataError, ExposureError, UnitError
 from relmodel.plots.fleets import fleet_context, forest_plot, rate_changes_plot
-from relmodel.stats.changepoint import _partition, rate_changes, segment_cost
+from relmodel.stats.rates.changepoint import _partition, rate_changes, segment_cost
 
 DAY = 24.0
 

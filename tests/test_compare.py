@@ -7,9 +7,9 @@ import pytest
 from lifelines import KaplanMeierFitter
 
 import relmodel
-from relmodel.stats.compare import _draw, _censoring_law, ks_distance
+from relmodel.stats.lifetimes.compare import _draw, _censoring_law, ks_distance
 from relmodel.errors import FitError
-from relmodel.stats.fitting import FitWarning, prepare
+from relmodel.stats.lifetimes.fitting import FitWarning, prepare
 
 
 def weibull_sample(n=300, seed=0, shape=1.6):

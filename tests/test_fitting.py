@@ -9,8 +9,8 @@ import scipy.stats as st
 from lifelines import ExponentialFitter, LogLogisticFitter, LogNormalFitter, WeibullFitter
 
 import relmodel
-from relmodel.stats.families import FAMILIES
-from relmodel.stats.fitting import prepare
+from relmodel.stats.lifetimes.families import FAMILIES
+from relmodel.stats.lifetimes.fitting import prepare
 
 RTOL = 1e-5
 TIGHT = {"ftol": 1e-15, "gtol": 1e-12}  # lifelines' L-BFGS-B defaults stop early on flat likelihoods
@@ -98,7 +98,7 @@ def test_engine_loglik_matches_scipy_formula(family):
 
 @pytest.mark.parametrize("family", ["weibull", "lognormal", "loglogistic", "gamma"])
 def test_analytic_hessian_matches_finite_differences(family):
-    from relmodel.stats.mle import numeric_derivs
+    from relmodel.stats.lifetimes.mle import numeric_derivs
     x, obs = censored(n=200)
     s = prepare(x, obs, x * 0.2)
     fam = FAMILIES[family]
@@ -188,7 +188,7 @@ def test_exponential_interval_is_chi_square():
 
 
 def test_ties_are_compressed_without_changing_the_fit():
-    from relmodel.stats.mle import Sample
+    from relmodel.stats.lifetimes.mle import Sample
     x, obs = censored(n=2000)
     x = np.ceil(x)  # whole hours: many ties
     s = Sample(x, obs)

@@ -59,7 +59,7 @@ def test_lanl_fits_agree_with_lifelines(lanl_log, what):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", relmodel.FitWarning)  # a few zero-length records
         cmp = relmodel.compare_fits(d, n_boot=0)
-        hours = relmodel.stats.fitting.prepare(d).t
+        hours = relmodel.stats.lifetimes.fitting.prepare(d).t
     ref = lifelines_fit(LogLogisticFitter, relmodel.Durations(hours, d.observed))
     ll = cmp.fits["loglogistic"]
     assert ll.params["shape"] == pytest.approx(ref.beta_, rel=1e-5)

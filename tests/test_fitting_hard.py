@@ -8,7 +8,7 @@ import scipy.stats as st
 
 import relmodel
 from relmodel.errors import FitError
-from relmodel.stats.fitting import FitWarning
+from relmodel.stats.lifetimes.fitting import FitWarning
 
 SHAPED = ["weibull", "lognormal", "gamma", "loglogistic"]
 

@@ -12,8 +12,8 @@ import pytest
 from scipy import optimize
 
 import relmodel
-from relmodel.stats.fitting import prepare
-from relmodel.stats.gengamma import GeneralizedGamma, _terms
+from relmodel.stats.lifetimes.fitting import prepare
+from relmodel.stats.lifetimes.gengamma import GeneralizedGamma, _terms
 
 X = [3.2, 11.5, 17, 25, 25, 40, 55, 60]
 OBS = [1, 0, 1, 0, 0, 1, 0, 0]

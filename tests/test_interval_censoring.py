@@ -12,8 +12,8 @@ from scipy import optimize, stats
 
 import relmodel
 from relmodel.errors import FitError
-from relmodel.stats.interval import uptime_intervals
-from relmodel.stats.turnbull import turnbull
+from relmodel.stats.lifetimes.interval import uptime_intervals
+from relmodel.stats.survival.turnbull import turnbull
 
 
 def _checked(seed=0, n=200, every=24.0, stop=300.0):

@@ -117,11 +117,11 @@ def test_no_import_cycles():
 
 def test_the_checker_sees_planted_upward_imports(tmp_path, monkeypatch):
     """The walker is not blind: planted upward and matplotlib imports in a stats module are found."""
-    fake = PKG / "stats" / "rates.py"
-    src = fake.read_text(encoding="utf-8") + "\n\ndef _x():\n    from ..scale.cluster import Cluster\n    import matplotlib\n"
+    fake = PKG / "stats" / "rates" / "rates.py"
+    src = fake.read_text(encoding="utf-8") + "\n\ndef _x():\n    from ...scale.cluster import Cluster\n    import matplotlib\n"
     monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: src)
-    found = _violations("relmodel.stats.rates", fake)
-    assert found == ["relmodel.stats.rates imports relmodel.scale.cluster", "relmodel.stats.rates imports matplotlib"]
+    found = _violations("relmodel.stats.rates.rates", fake)
+    assert found == ["relmodel.stats.rates.rates imports relmodel.scale.cluster", "relmodel.stats.rates.rates imports matplotlib"]
 
 
 @pytest.mark.parametrize("layer", ["relmodel.data", "relmodel.stats", "relmodel.checkpoint", "relmodel.scale"])
@@ -130,3 +130,14 @@ def test_lower_layers_load_without_presentation_libraries(layer):
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"importing {layer} loaded {out}"
+
+
+@pytest.mark.parametrize("old, new", [("fitting", "lifetimes.fitting"), ("nonparam", "survival.nonparam"),
+                                      ("covariates", "regression.covariates"), ("priors", "rates.priors"),
+                                      ("fleet_summary", "rates.fleet_summary")])
+def test_flat_stats_module_paths_still_import(old, new):
+    """Code written against the flat 0.2 layout (``relmodel.stats.fitting``) still imports the moved module."""
+    code = (f"import importlib; a = importlib.import_module('relmodel.stats.{old}'); "
+            f"b = importlib.import_module('relmodel.stats.{new}'); print(a is b, a.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", f"relmodel.stats.{new}"]

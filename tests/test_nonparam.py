@@ -7,7 +7,7 @@ from lifelines import AalenJohansenFitter, KaplanMeierFitter, NelsonAalenFitter
 
 import relmodel
 from relmodel.errors import FitError
-from relmodel.stats.nonparam import StepEstimate
+from relmodel.stats.survival.nonparam import StepEstimate
 
 
 def _censored(seed=0, n=400, ties=True):

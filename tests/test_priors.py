@@ -9,9 +9,9 @@ from scipy import integrate, optimize, stats
 
 import relmodel
 from relmodel.errors import CountError, ExposureError, PriorError, UnitError
-from relmodel.stats.priors import (GammaPrior, PriorWarning, RateData, fleet_prior, marginal_loglik, rate_data,
+from relmodel.stats.rates.priors import (GammaPrior, PriorWarning, RateData, fleet_prior, marginal_loglik, rate_data,
                                    update_rate)
-from relmodel.stats.shrinkage import shrink_components
+from relmodel.stats.rates.shrinkage import shrink_components
 
 K = np.array([419, 4355, 784, 582, 105, 30, 12])
 E = np.array([2048 * 54, 2000 * 335, 1000 * 335, 400 * 349, 124 * 60, 64 * 30, 16 * 90]) * 24.0

@@ -12,8 +12,8 @@ from lifelines.statistics import proportional_hazard_test
 
 import relmodel
 from relmodel.errors import CovariateError, FitError, MissingColumnError, SeparationError
-from relmodel.stats.covariates import CovariateWarning
-from relmodel.stats.recurrent_regression import andersen_gill, counting_process
+from relmodel.stats.regression.covariates import CovariateWarning
+from relmodel.stats.regression.recurrent_regression import andersen_gill, counting_process
 
 COVS = ["fin", "age", "race", "wexp", "mar", "paro", "prio"]
 LIFELINES = {"weibull_aft": WeibullAFTFitter, "lognormal_aft": LogNormalAFTFitter,

@@ -13,7 +13,7 @@ numpy.  Two kinds exist:
 :func:`as_failure_source` turns what a user passes as ``failures`` into one
 of these: a number or duration string is the job MTBF (exponential); an
 object with ``mean_h`` and ``sample(n, rng)`` or a vectorised ``ppf`` (a
-fitted distribution such as :class:`relmodel.stats.fitting.FitResult`) is the
+fitted distribution such as :class:`relmodel.stats.lifetimes.fitting.FitResult`) is the
 distribution of the time between job failures; an object with ``events``
 and ``window_h`` (an :class:`relmodel.InterruptionLog`) is replayed; a count
 table (counts only, such as the Llama 3 table) gives exponential failures at

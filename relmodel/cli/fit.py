@@ -6,9 +6,9 @@ from pathlib import Path
 import click
 
 from .common import echo_frame, format_option, load_source, log_options
-from ..stats.compare import DEFAULT_FAMILIES, compare_fits
+from ..stats.lifetimes.compare import DEFAULT_FAMILIES, compare_fits
 from ..errors import FitError, OutputPathError, ReportError
-from ..stats.fitting import FitWarning
+from ..stats.lifetimes.fitting import FitWarning
 
 __all__ = ["command", "durations_of", "write_plot", "check_plot_path"]
 

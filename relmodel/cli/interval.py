@@ -123,7 +123,7 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
 
 def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
     """Fit the times between interruptions and search the best interval by simulation."""
-    from ..stats.fitting import fit
+    from ..stats.lifetimes.fitting import fit
     from ..checkpoint.search import best_interval
     from ..checkpoint.sources import Rescaled
     if not hasattr(source, "interarrivals"):

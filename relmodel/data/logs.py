@@ -178,7 +178,7 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     last_healthy : column of the last check that saw the node healthy before
         each outage (same form as the times; may be empty), kept as
         ``healthy_h``: the failure happened between it and ``start``
-        (interval censoring, see ``relmodel.stats.interval.uptime_intervals``).
+        (interval censoring, see ``relmodel.stats.lifetimes.interval.uptime_intervals``).
 
     Returns an :class:`InterruptionLog`.  See the module docstring for the
     rules applied to duplicate and overlapping rows.

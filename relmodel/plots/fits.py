@@ -10,8 +10,8 @@ import numpy as np
 from scipy import special, stats
 
 from ..errors import FitError
-from ..stats.nonparam import StepEstimate, as_durations, kaplan_meier
-from ..stats.trends import CrowAMSAA, crow_amsaa, event_times
+from ..stats.survival.nonparam import StepEstimate, as_durations, kaplan_meier
+from ..stats.survival.trends import CrowAMSAA, crow_amsaa, event_times
 
 __all__ = [
     "PAPERS",
@@ -186,7 +186,7 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     """Kaplan-Meier curve with its band, and fitted survival curves overlaid.
 
     ``data``: durations (see :func:`relmodel.kaplan_meier`) or an existing
-    Kaplan-Meier :class:`~relmodel.stats.nonparam.StepEstimate`.  ``fits``: one fitted
+    Kaplan-Meier :class:`~relmodel.stats.survival.nonparam.StepEstimate`.  ``fits``: one fitted
     model or a sequence of them (anything with ``sf``).  Returns the Axes.
 
     ``data`` in hours.
@@ -224,7 +224,7 @@ def binned_hazard(data, observed=None, *, bins=20):
     >>> edges.round(2).tolist(), rate.round(4).tolist()    # failures per hour in each bin
     ([0.0, 4.0, 8.0], [0.1586, 0.5208])
     """
-    from ..stats.nonparam import nelson_aalen
+    from ..stats.survival.nonparam import nelson_aalen
 
     na = nelson_aalen(data, observed=observed)
     failures = na.hours[na.events > 0]
@@ -245,7 +245,7 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.stats.fitting import fit
+    >>> from relmodel.stats.lifetimes.fitting import fit
     >>> f = fit([10.0, 20.0, 30.0, 40.0, 80.0], "weibull")
     >>> hazard_plot([f], ax=Figure().subplots()).get_ylabel()
     'hazard (failures per hour)'
@@ -279,8 +279,8 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
     """Cumulative failures against time, with a power-law NHPP fit overlaid.
 
     ``times_or_log``: an InterruptionLog or event times in hours (see
-    :func:`relmodel.stats.trends.event_times`).  ``nhpp``: None for no overlay, True to
-    fit Crow-AMSAA here, or a :class:`~relmodel.stats.trends.CrowAMSAA` result.
+    :func:`relmodel.stats.survival.trends.event_times`).  ``nhpp``: None for no overlay, True to
+    fit Crow-AMSAA here, or a :class:`~relmodel.stats.survival.trends.CrowAMSAA` result.
     ``loglog=True`` uses log axes, where the power law is a straight line.
     Returns the Axes.
 
@@ -327,7 +327,7 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.stats.nonparam import cumulative_incidence
+    >>> from relmodel.stats.survival.nonparam import cumulative_incidence
     >>> ci = cumulative_incidence([1.0, 2.0, 3.0, 4.0], ["gpu", "net", "gpu", None])
     >>> len(cumulative_incidence_plot(ci, ax=Figure().subplots()).get_lines()) >= 2
     True
@@ -350,7 +350,7 @@ def mcf_plot(result, *, ci=True, ax=None):
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.stats.recurrence import mcf
+    >>> from relmodel.stats.survival.recurrence import mcf
     >>> m = mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
     >>> mcf_plot(m, ax=Figure().subplots()).get_xlabel()
     'hours'

@@ -4,7 +4,7 @@
   interval, the fleet prior's spread, and this cluster alone and with the
   prior;
 * :func:`rate_changes_plot` - binned interruption rate over time, the
-  segments found by :func:`relmodel.stats.changepoint.rate_changes` with
+  segments found by :func:`relmodel.stats.rates.changepoint.rate_changes` with
   their intervals, and the change times with theirs;
 * :func:`fleet_context` - both for one log, ready for a notebook cell.
 
@@ -13,9 +13,9 @@ Each takes ``ax=None`` and returns the Axes; nothing is shown or saved.
 
 import numpy as np
 
-from ..stats.changepoint import RateChanges, rate_changes
-from ..stats.fleet_summary import FleetSummary, fleet_summary
-from ..stats.priors import per_day_label
+from ..stats.rates.changepoint import RateChanges, rate_changes
+from ..stats.rates.fleet_summary import FleetSummary, fleet_summary
+from ..stats.rates.priors import per_day_label
 
 __all__ = ["forest_plot", "rate_changes_plot", "fleet_context"]
 

@@ -68,7 +68,7 @@ def group_survival_plot(comparison, ax=None):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import pandas as pd
-    >>> from relmodel.stats.groups import compare_groups
+    >>> from relmodel.stats.survival.groups import compare_groups
     >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11],
     ...                    "observed": [1, 1, 1, 0, 1, 1, 1, 1, 1, 0], "fleet": list("aaaaabbbbb")})
     >>> ax = group_survival_plot(compare_groups(df, "fleet"))
@@ -97,8 +97,8 @@ def band_plot(band, ax=None, label=None):
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from relmodel.stats.bands import curve_band
-    >>> from relmodel.stats.fitting import fit
+    >>> from relmodel.stats.lifetimes.bands import curve_band
+    >>> from relmodel.stats.lifetimes.fitting import fit
     >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
     >>> ax = band_plot(curve_band(r, [1, 10, 20, 40, 60]))
     >>> len(ax.lines), ax.get_legend_handles_labels()[1]

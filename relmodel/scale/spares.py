@@ -171,7 +171,7 @@ def repair_model(source, family="weibull"):
     """A repair-time model from a log's downtimes, a Durations or an array of hours.
 
     ``family`` is ``"empirical"`` (resample what was seen) or any family of
-    :func:`relmodel.stats.fitting.fit` (``"lognormal"``, ``"weibull"``,
+    :func:`relmodel.stats.lifetimes.fitting.fit` (``"lognormal"``, ``"weibull"``,
     ``"exponential"``, ``"gamma"``, ``"loglogistic"``); the fit handles
     censored repairs and zero durations as that module documents.  Check the
     fitted mean against the data: StepFun's repairs (median about 20 h, mean
@@ -193,7 +193,7 @@ def repair_model(source, family="weibull"):
         if h.size == 0 or not h.sum() > 0:
             raise ModelInputError("empirical repair model needs some positive repair times")
         return EmpiricalRepair(h)
-    from ..stats.fitting import fit
+    from ..stats.lifetimes.fitting import fit
     return fit(data, family)
 
 

@@ -1,31 +1,36 @@
 """Statistics layer: rates with intervals, censored fits, comparisons and tests.
 
-Belongs here: failure-time families and their likelihood, ``fit`` and
-``compare_fits``, Kaplan-Meier and friends, trend tests, recurrence,
-component rates, fleet priors, rate comparisons and change points, regression
-on covariates, group comparisons, interval censoring, bands and Weibayes.  May
-import the data layer and the base, plus numpy, pandas, scipy and lifelines;
-never planning or presentation, never matplotlib or papermill.
+Cut by concept, one subpackage each (each ``__init__`` says what it may import):
+
+* :mod:`~relmodel.stats.lifetimes`: failure-time families, likelihood, one
+  ``fit`` (right-, left- and interval-censored), comparison, bands, Weibayes;
+* :mod:`~relmodel.stats.regression`: covariates, proportional hazards and AFT
+  models, Andersen-Gill for recurrent failures;
+* :mod:`~relmodel.stats.survival`: Kaplan-Meier and friends, Turnbull, group
+  tests, the mean cumulative function and trend tests;
+* :mod:`~relmodel.stats.rates`: component rates, fleet priors, shrinkage, rate
+  comparisons, change points and fleet summaries.
+
+Inside the layer, lifetimes and rates import nothing else of it, regression
+may import lifetimes, survival may import lifetimes and regression.  The layer
+may import the data layer and the base, plus numpy, pandas, scipy and
+lifelines; never planning or presentation, never matplotlib or papermill.
+The module paths of the flat layout before 0.3 (``relmodel.stats.fitting`` and
+so on) still import, as aliases of the moved modules.
 """
 
-from .compare import Comparison, compare_fits
-from .fitting import FitResult, FitWarning
-from .nonparam import cumulative_incidence, kaplan_meier, nelson_aalen
-from .rates import component_rates, poisson_interval
-from .recurrence import mcf
-from .regression import RegressionResult, regress
-from .interval import fit, uptime_intervals
-from .turnbull import TurnbullEstimate, turnbull
-from .bands import b_life, curve_band, profile_intervals
-from .weibayes import WeibayesResult, weibayes
-from .groups import GroupComparison, compare_groups, compare_mcf, gray_test
-from .recurrent_regression import andersen_gill, counting_process
-from .trends import crow_amsaa, laplace_test, lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend
-from .priors import GammaPrior, PriorWarning, RateData, RatePosterior, fleet_prior, update_rate
-from .shrinkage import ComponentShrinkage, shrink_components
-from .rate_compare import ComponentComparison, RateComparison, compare_rates
-from .changepoint import RateChanges, rate_changes
-from .fleet_summary import FleetSummary, fleet_summary
+import sys as _sys
+
+from . import lifetimes, rates, regression, survival
+from .lifetimes import (Comparison, FitResult, FitWarning, WeibayesResult, b_life, compare_fits, curve_band, fit,
+                        profile_intervals, uptime_intervals, weibayes)
+from .survival import (GroupComparison, TurnbullEstimate, compare_groups, compare_mcf, crow_amsaa,
+                       cumulative_incidence, gray_test, kaplan_meier, laplace_test, lewis_robinson_test, mcf,
+                       mil_hdbk_189_test, nelson_aalen, power_law_gof, trend, turnbull)
+from .regression import RegressionResult, andersen_gill, counting_process, regress
+from .rates import (ComponentComparison, ComponentShrinkage, FleetSummary, GammaPrior, PriorWarning, RateChanges,
+                    RateComparison, RateData, RatePosterior, component_rates, compare_rates, fleet_prior,
+                    fleet_summary, poisson_interval, rate_changes, shrink_components, update_rate)
 
 __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumulative_incidence", "kaplan_meier",
            "nelson_aalen", "component_rates", "poisson_interval", "mcf", "crow_amsaa", "laplace_test",
@@ -36,4 +41,32 @@ __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumu
            "RegressionResult", "regress", "andersen_gill", "counting_process",
            "GroupComparison", "compare_groups", "compare_mcf", "gray_test",
            "uptime_intervals", "TurnbullEstimate", "turnbull",
-           "b_life", "curve_band", "profile_intervals", "WeibayesResult", "weibayes"]
+           "b_life", "curve_band", "profile_intervals", "WeibayesResult", "weibayes",
+           "lifetimes", "survival", "regression", "rates"]
+
+#: Flat module name of 0.2 -> the subpackage that now holds it.
+MOVED = {
+    "family": "lifetimes", "families": "lifetimes", "classic": "lifetimes", "gengamma": "lifetimes",
+    "mle": "lifetimes", "fitting": "lifetimes", "interval": "lifetimes", "compare": "lifetimes",
+    "bands": "lifetimes", "weibayes": "lifetimes",
+    "nonparam": "survival", "turnbull": "survival", "groups": "survival", "recurrence": "survival",
+    "trends": "survival",
+    "covariates": "regression", "recurrent_regression": "regression",
+    "rate_data": "rates", "priors": "rates", "shrinkage": "rates", "rate_compare": "rates",
+    "changepoint": "rates", "fleet_summary": "rates",
+}
+
+
+def _alias_flat_paths():
+    """Make ``relmodel.stats.<old module>`` import the moved module, as an attribute too where no
+    function of the same name takes it (``regression`` and ``rates`` name both a subpackage and a
+    module in it; the subpackage re-exports the module's names)."""
+    here = _sys.modules[__name__]
+    for name, sub in MOVED.items():
+        module = _sys.modules[f"{__name__}.{sub}.{name}"]
+        _sys.modules.setdefault(f"{__name__}.{name}", module)
+        if not hasattr(here, name):
+            setattr(here, name, module)
+
+
+_alias_flat_paths()

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data.durations import Durations
-from ..errors import FitError, MissingColumnError
-from ..units import hours
-from ..tables import html_table
+from ...data.durations import Durations
+from ...errors import FitError, MissingColumnError
+from ...units import hours
+from ...tables import html_table
 
 __all__ = [
     "StepEstimate",

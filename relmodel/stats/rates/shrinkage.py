@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ..errors import PriorError, UnitError
+from ...errors import PriorError, UnitError
 from .priors import MAX_SHAPE, _fit_gamma, marginal_loglik, per_day_label
 from .rates import component_rates, poisson_interval
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["ComponentShrinkage", "shrink_components"]
 

@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from ..errors import CountError, ExposureError, PriorError, UnitError
-from ..units import hours
+from ...errors import CountError, ExposureError, PriorError, UnitError
+from ...units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
            "PredictiveCounts", "VAGUE_SHAPE", "MAX_SHAPE"]
@@ -85,7 +85,7 @@ class GammaPrior:
 def _fleet_inputs(fleets, per):
     """(counts, exposures, names, dropped) from a fleets table or a list of RateData / pairs."""
     if fleets is None:
-        from ..data.fleets import fleets as table
+        from ...data.fleets import fleets as table
         fleets = table("gpu", primary=True)
     if isinstance(fleets, pd.DataFrame):
         return _table_inputs(fleets, per)
@@ -95,7 +95,7 @@ def _fleet_inputs(fleets, per):
 
 
 def _table_inputs(table, per):
-    from ..data.fleets import fleet_exposure
+    from ...data.fleets import fleet_exposure
     if "per" in table.columns and table["per"].nunique() > 1:
         raise UnitError(f"the fleets table mixes units ({', '.join(map(str, table['per'].unique()))}); "
                         "give rows of one unit")

@@ -1,14 +1,14 @@
 """Base of every failure-time family: the :class:`Family` interface and the frozen law it builds.
 
-Concrete families live in :mod:`relmodel.stats.classic` and
-:mod:`relmodel.stats.gengamma`; :mod:`relmodel.stats.families` holds the registry.
+Concrete families live in :mod:`relmodel.stats.lifetimes.classic` and
+:mod:`relmodel.stats.lifetimes.gengamma`; :mod:`relmodel.stats.lifetimes.families` holds the registry.
 """
 
 import numpy as np
 from scipy import special, stats
 
 from . import mle
-from ..errors import FitError
+from ...errors import FitError
 
 __all__ = ["Family", "Law"]
 
@@ -124,7 +124,7 @@ class Family:
         raise NotImplementedError
 
     def loglik(self, sample, theta):
-        """Log-likelihood of a :class:`relmodel.stats.mle.Sample` (slow, generic path)."""
+        """Log-likelihood of a :class:`relmodel.stats.lifetimes.mle.Sample` (slow, generic path)."""
         dist = self.dist(self.params(theta))
         obs = sample.obs
         vals = np.where(obs, 0.0, 0.0)

@@ -5,7 +5,7 @@ firmware, vendor).  It is built on lifelines (``CoxPHFitter``,
 ``WeibullAFTFitter``, ``LogNormalAFTFitter``, ``LogLogisticAFTFitter``) with
 relmodel's conventions on top: durations in hours (strings and timedeltas
 accepted), categorical covariates encoded against a named reference level
-(:mod:`relmodel.stats.covariates`), named errors for covariates a regression
+(:mod:`relmodel.stats.regression.covariates`), named errors for covariates a regression
 cannot use, and a :class:`RegressionResult` whose table reads in words.
 
 * Cox: hazard ratios (above 1 fails sooner), Efron ties, optional strata and
@@ -18,7 +18,7 @@ cannot use, and a :class:`RegressionResult` whose table reads in words.
   for the AFT models (checked against lifelines' row-robust errors).
 
 The Andersen-Gill form for recurrent failures of the same nodes lives in
-:mod:`relmodel.stats.recurrent_regression`.
+:mod:`relmodel.stats.regression.recurrent_regression`.
 """
 
 import html
@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import CovariateError, FitError, SeparationError
-from ..units import hours
+from ...errors import CovariateError, FitError, SeparationError
+from ...units import hours
 from .covariates import design, pick_column, survival_columns
-from .family import _Gumbel, _Logistic, _Normal
-from ..tables import html_table
+from ..lifetimes.family import _Gumbel, _Logistic, _Normal
+from ...tables import html_table
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
@@ -174,7 +174,7 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     values, fewer failures than coefficients) and
     :class:`~relmodel.errors.SeparationError` (a level without failures, or a
     fit whose ratio runs off to 0 or infinity); warns
-    :class:`~relmodel.stats.covariates.CovariateWarning` below 10 failures per
+    :class:`~relmodel.stats.regression.covariates.CovariateWarning` below 10 failures per
     coefficient.
 
     Examples

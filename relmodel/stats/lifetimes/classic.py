@@ -4,7 +4,7 @@ import numpy as np
 from scipy import special, stats
 
 from . import mle
-from ..errors import FitError
+from ...errors import FitError
 from .family import Family, _Gumbel, _Logistic, _Normal, _log_moments
 
 __all__ = ["Exponential", "Weibull", "LogNormal", "Gamma", "LogLogistic"]

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.logs import InterruptionLog
+from ...data.logs import InterruptionLog
 from .changepoint import rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .rate_compare import compare_rates
 from .rates import poisson_interval
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["FleetSummary", "fleet_summary"]
 
@@ -87,7 +87,7 @@ def _p_text(p):
 
 
 def _fleet_rows(table, data, per, conf):
-    from ..data.fleets import fleet_exposure
+    from ...data.fleets import fleet_exposure
     rows = []
     exposure = fleet_exposure(table, per)
     for (_, r), e in zip(table.iterrows(), exposure):
@@ -106,8 +106,8 @@ def fleet_summary(source, fleets=None, per="node", conf=0.95, penalty=None):
     """Compare a log or count table with the published fleets and find its rate changes.
 
     ``fleets`` defaults to ``relmodel.datasets.fleets("gpu", primary=True)``.
-    The prior is fitted by :func:`~relmodel.stats.priors.fleet_prior`; change
-    points (logs only) by :func:`~relmodel.stats.changepoint.rate_changes`.
+    The prior is fitted by :func:`~relmodel.stats.rates.priors.fleet_prior`; change
+    points (logs only) by :func:`~relmodel.stats.rates.changepoint.rate_changes`.
     Returns a :class:`FleetSummary`; its ``forest`` gives counts, rates per
     1,000 node-days (or GPU-days) with intervals, the rate ratio of this
     cluster to each fleet and the exact test's p-value (a probability).
@@ -127,7 +127,7 @@ def fleet_summary(source, fleets=None, per="node", conf=0.95, penalty=None):
     419 interruptions in 110,592 node-days, combined with the fleets, give 3.80 per 1,000 node-days
     (95% credible interval 3.44 to 4.17).
     """
-    from ..data.fleets import fleets as fleet_table
+    from ...data.fleets import fleets as fleet_table
     table = fleet_table("gpu", primary=True) if fleets is None else fleets
     if "primary" in table.columns:
         table = table[table["primary"].astype(bool)]

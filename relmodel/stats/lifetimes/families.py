@@ -3,7 +3,7 @@
 Each family is a small class.  It names its parameters, maps them to and from
 unconstrained coordinates ``theta`` (logs of positive parameters), gives
 starting values, builds the matching frozen ``scipy.stats`` distribution and
-says which engine of :mod:`relmodel.stats.mle` maximises its likelihood.  All times
+says which engine of :mod:`relmodel.stats.lifetimes.mle` maximises its likelihood.  All times
 are hours.
 
 ==============  =====================  =======================================
@@ -17,14 +17,14 @@ loglogistic     shape b, scale a       1/(1 + (t/a)^b)
 ==============  =====================  =======================================
 
 The generalized gamma (``"gengamma"``: mu, sigma, lambda) lives in
-:mod:`relmodel.stats.gengamma`; the base class in :mod:`relmodel.stats.family`.
+:mod:`relmodel.stats.lifetimes.gengamma`; the base class in :mod:`relmodel.stats.lifetimes.family`.
 
 Parameter names map to lifelines as: WeibullFitter ``lambda_`` = scale,
 ``rho_`` = shape; LogNormalFitter ``mu_``, ``sigma_``; LogLogisticFitter
 ``alpha_`` = scale, ``beta_`` = shape; ExponentialFitter ``lambda_`` = scale.
 """
 
-from ..errors import FitError
+from ...errors import FitError
 from .classic import Exponential, Gamma, LogLogistic, LogNormal, Weibull
 from .family import Family, Law
 from .gengamma import GeneralizedGamma

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data.counts import CountTable
-from ..errors import CountError, InputTypeError, UnitError, UnknownColumnError
-from ..data.logs import InterruptionLog
+from ...data.counts import CountTable
+from ...errors import CountError, InputTypeError, UnitError, UnknownColumnError
+from ...data.logs import InterruptionLog
 
 __all__ = ["component_rates", "poisson_interval", "PER"]
 

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import FitError
+from ...errors import FitError
 from .fitting import prepare
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["weibayes", "WeibayesResult"]
 
@@ -72,7 +72,7 @@ def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):
     ``data``: durations (hours) of every unit, failed or still running, with
     ``observed`` (False = still running) and optional ``entry`` times, as for
     :func:`relmodel.fit`.  ``shape``: the Weibull shape, a number or a Weibull
-    :class:`~relmodel.stats.fitting.FitResult` of a similar fleet (its shape is
+    :class:`~relmodel.stats.lifetimes.fitting.FitResult` of a similar fleet (its shape is
     used).  With no failure the scale is a one-sided lower bound: ``scale``
     is then that bound and ``upper`` is infinite.
 

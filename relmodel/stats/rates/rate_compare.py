@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import UnitError
+from ...errors import UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
            "adjust_pvalues", "CORRECTIONS"]
@@ -168,7 +168,7 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
     """Compare the interruption rate of ``a`` with ``b``.
 
     ``a`` and ``b`` are logs, count tables, fleet names ("llama3", "rsc1"...),
-    :class:`~relmodel.stats.priors.RateData` or ``(count, exposure_h)`` pairs,
+    :class:`~relmodel.stats.rates.priors.RateData` or ``(count, exposure_h)`` pairs,
     all per ``per`` ("node", "gpu" or "job").  ``prior`` (a fleet prior)
     replaces the Jeffreys priors of the Bayesian probability.  With
     ``by_component`` the two sources' causes are matched by name (a cause

@@ -1,6 +1,6 @@
 """Censored maximum-likelihood fits of failure-time distributions.
 
-:func:`fit` fits one family (see :mod:`relmodel.stats.families`) to durations in
+:func:`fit` fits one family (see :mod:`relmodel.stats.lifetimes.families`) to durations in
 hours, with right-censoring and optional left-truncation, and returns a
 :class:`FitResult` with the estimates, confidence intervals from the observed
 information, the log-likelihood, AIC/BIC and the fitted curves.
@@ -39,12 +39,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data.durations import Durations
-from ..errors import FitError
+from ...data.durations import Durations
+from ...errors import FitError
 from .families import get_family
 from .mle import Sample
-from ..units import hours
-from ..tables import html_table
+from ...units import hours
+from ...tables import html_table
 
 __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare"]
 
@@ -141,7 +141,7 @@ class FitResult:
 
 
 def prepare(data, observed=None, entry=None):
-    """Check and convert input to a :class:`relmodel.stats.mle.Sample` (hours).
+    """Check and convert input to a :class:`relmodel.stats.lifetimes.mle.Sample` (hours).
 
     ``data`` is a :class:`~relmodel.data.durations.Durations`, a Series, or an
     array/list of durations (numbers are hours; strings such as ``"3h"`` and
@@ -210,7 +210,7 @@ def fit(data, family, *, observed=None, entry=None, conf=0.95):
         own ``observed`` mask and ``entry`` times.
     family : str
         ``"exponential"``, ``"weibull"``, ``"lognormal"``, ``"gamma"`` or
-        ``"loglogistic"`` (see :mod:`relmodel.stats.families` for the parameters).
+        ``"loglogistic"`` (see :mod:`relmodel.stats.lifetimes.families` for the parameters).
     observed : bool array, optional
         False where the duration is right-censored (the unit was still up).
     entry : array of hours, optional
@@ -237,7 +237,7 @@ def fit(data, family, *, observed=None, entry=None, conf=0.95):
 
 
 def fit_sample(sample, family, *, conf=0.95):
-    """Fit ``family`` to a prepared :class:`relmodel.stats.mle.Sample` (see :func:`fit`)."""
+    """Fit ``family`` to a prepared :class:`relmodel.stats.lifetimes.mle.Sample` (see :func:`fit`)."""
     fam = get_family(family)
     n = int(sample.t.size if sample.w is None else sample.w.sum())
     d = sample.d

@@ -7,7 +7,7 @@ The log-likelihood of a sample is
   - sum over truncated  of log S(e_i)
 
 (Klein and Moeschberger, *Survival Analysis*, 2nd ed., 2003, section 3.5).
-Three engines cover the families in :mod:`relmodel.stats.families`:
+Three engines cover the families in :mod:`relmodel.stats.lifetimes.families`:
 
 * closed forms for the exponential;
 * a one-dimensional Newton solve of the profile likelihood for the Weibull
@@ -18,7 +18,7 @@ Three engines cover the families in :mod:`relmodel.stats.families`:
   solver with central-difference derivatives for the others (gamma).
 
 Every engine returns ``(theta, loglik, hessian)`` in the family's unconstrained
-coordinates; :mod:`relmodel.stats.fitting` turns those into a result.
+coordinates; :mod:`relmodel.stats.lifetimes.fitting` turns those into a result.
 """
 
 from dataclasses import dataclass
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..errors import FitError
+from ...errors import FitError
 
 __all__ = ["Sample", "newton", "numeric_derivs", "richardson_hessian", "aft_derivs", "weibull_profile", "exponential_mle",
            "gamma_derivs", "log_gammaincc"]
@@ -174,7 +174,7 @@ def aft_derivs(base, sample, theta):
     """Log-likelihood, gradient and Hessian of a log-location-scale model.
 
     ``ln T = m + s W`` where ``W`` has the standard law ``base`` (see
-    :mod:`relmodel.stats.families`) and ``theta = (m, ln s)``.  With
+    :mod:`relmodel.stats.lifetimes.families`) and ``theta = (m, ln s)``.  With
     ``z = (ln t - m)/s``, a failure contributes ``log f0(z) - ln s - ln t``
     and a censored row ``log S0(z)``; a truncated row subtracts
     ``log S0(z_entry)``.  Derivatives follow from ``dz/dm = -1/s`` and

@@ -1,7 +1,7 @@
 """Choose among failure-time families: AIC, Akaike weights and a censored GOF test.
 
 :func:`compare_fits` fits each family by censored maximum likelihood
-(:func:`relmodel.stats.fitting.fit`) and ranks them by AIC (Burnham and Anderson,
+(:func:`relmodel.stats.lifetimes.fitting.fit`) and ranks them by AIC (Burnham and Anderson,
 *Model Selection and Multimodel Inference*, 2nd ed., 2002, section 2.9 for
 Akaike weights).  Goodness of fit is the Kolmogorov-Smirnov distance between
 the Kaplan-Meier estimate and the fitted distribution function; because the
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import FitError
+from ...errors import FitError
 from .families import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["compare_fits", "Comparison", "DEFAULT_FAMILIES", "ks_distance"]
 

@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ..data.logs import InterruptionLog
-from ..errors import CountError, EmptyDataError, ExposureError, UnitError
-from ..units import hours
+from ...data.logs import InterruptionLog
+from ...errors import CountError, EmptyDataError, ExposureError, UnitError
+from ...units import hours
 from .rates import poisson_interval
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
 

@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import FitError
+from ...errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
-from ..units import hours
-from ..tables import html_table
+from ...units import hours
+from ...tables import html_table
 
 __all__ = [
     "TrendTest",

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ..errors import FitError
-from ..units import hours
+from ...errors import FitError
+from ...units import hours
 from .families import get_family
 from .fitting import fit_sample, prepare
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["curve_band", "Band", "b_life", "profile_intervals"]
 
@@ -83,13 +83,13 @@ def _check_fit(result):
 def curve_band(result, t, *, quantity="survival", conf=None):
     """Pointwise band on a fitted curve at times ``t`` (hours or duration strings).
 
-    ``result`` is a :class:`~relmodel.stats.fitting.FitResult`; ``quantity``
+    ``result`` is a :class:`~relmodel.stats.lifetimes.fitting.FitResult`; ``quantity``
     is ``"survival"``, ``"cumulative hazard"`` or ``"hazard"``; ``conf``
     defaults to the fit's level.  Returns a :class:`Band`.
 
     Examples
     --------
-    >>> from relmodel.stats.fitting import fit
+    >>> from relmodel.stats.lifetimes.fitting import fit
     >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
     >>> b = curve_band(r, [10, "1d"])
     >>> b.hours.tolist(), b.estimate.round(3).tolist()    # survival probability at 10 h and 24 h
@@ -119,13 +119,13 @@ def curve_band(result, t, *, quantity="survival", conf=None):
 def b_life(result, q=0.10, *, conf=None):
     """``(estimate, lower, upper)`` of the time by which a fraction ``q`` has failed (B10 life: q = 0.1).
 
-    ``result`` is a :class:`~relmodel.stats.fitting.FitResult`; the three
+    ``result`` is a :class:`~relmodel.stats.lifetimes.fitting.FitResult`; the three
     times are in hours; ``q`` is a fraction in (0, 1); ``conf`` defaults to
     the fit's level.
 
     Examples
     --------
-    >>> from relmodel.stats.fitting import fit
+    >>> from relmodel.stats.lifetimes.fitting import fit
     >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
     >>> [round(float(x), 2) for x in b_life(r, 0.1)]       # B10 life and its 95% bounds, hours
     [6.73, 1.69, 26.83]

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import FitError
-from .interval import interval_rows
-from ..tables import html_table
+from ...errors import FitError
+from ..lifetimes.interval import interval_rows
+from ...tables import html_table
 
 __all__ = ["turnbull", "TurnbullEstimate"]
 

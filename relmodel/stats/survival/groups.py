@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import FitError
-from ..units import hours
-from .covariates import pick_column, survival_columns
+from ...errors import FitError
+from ...units import hours
+from ..regression.covariates import pick_column, survival_columns
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ..tables import html_table
+from ...tables import html_table
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -295,7 +295,7 @@ def compare_mcf(first, second, *, names=("first", "second"), at=None, conf=0.95,
 
     Examples
     --------
-    >>> from relmodel.stats.recurrence import mcf
+    >>> from relmodel.stats.survival.recurrence import mcf
     >>> old = mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)   # hours
     >>> new = mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
     >>> c = compare_mcf(old, new, names=("old", "new"), at=50.0)

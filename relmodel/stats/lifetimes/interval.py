@@ -11,10 +11,10 @@ then the interval ``(lower_i, upper_i]``:
   (Klein and Moeschberger, *Survival Analysis*, 2nd ed., 2003, section 3.5).
 
 :func:`fit_interval` maximises that likelihood for every family of
-:mod:`relmodel.stats.families` (Newton steps on numerical derivatives from
+:mod:`relmodel.stats.lifetimes.families` (Newton steps on numerical derivatives from
 the fit to the interval midpoints; Hessian by Richardson-combined
-differences) and returns the usual :class:`~relmodel.stats.fitting.FitResult`.
-:func:`fit` is :func:`relmodel.stats.fitting.fit` with an ``interval``
+differences) and returns the usual :class:`~relmodel.stats.lifetimes.fitting.FitResult`.
+:func:`fit` is :func:`relmodel.stats.lifetimes.fitting.fit` with an ``interval``
 argument (it is the ``relmodel.fit`` users call).  :func:`uptime_intervals`
 turns a log with a "last seen healthy" column into such intervals.
 """
@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import FitError
-from ..units import hours
+from ...errors import FitError
+from ...units import hours
 from . import mle
 from .bands import profile_intervals
 from .families import get_family
@@ -101,7 +101,7 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
     """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
 
     This is :func:`relmodel.fit`.  Without ``interval`` it is exactly
-    :func:`relmodel.stats.fitting.fit` (and follows its rules for hard data).
+    :func:`relmodel.stats.lifetimes.fitting.fit` (and follows its rules for hard data).
 
     Parameters
     ----------
@@ -111,7 +111,7 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
         ``interval`` holds all the data.
     family : str
         ``"exponential"``, ``"weibull"``, ``"lognormal"``, ``"gamma"`` or
-        ``"loglogistic"`` (see :mod:`relmodel.stats.families` for the parameters).
+        ``"loglogistic"`` (see :mod:`relmodel.stats.lifetimes.families` for the parameters).
     observed : bool array, optional
         False where the duration is right-censored (the unit was still up).
     entry : array of hours, optional
@@ -124,7 +124,7 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
         Confidence level of the intervals in ``ci``.
     ci : "wald" or "profile"
         ``"profile"`` replaces the Wald intervals of the parameters by
-        profile-likelihood ones (:func:`relmodel.stats.bands.profile_intervals`;
+        profile-likelihood ones (:func:`relmodel.stats.lifetimes.bands.profile_intervals`;
         better in small samples), and says so in ``note``.
 
     Returns

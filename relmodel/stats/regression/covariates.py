@@ -21,8 +21,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..errors import CovariateError, FitError, MissingColumnError, SeparationError
-from ..units import hours
+from ...errors import CovariateError, FitError, MissingColumnError, SeparationError
+from ...units import hours
 
 __all__ = ["CovariateWarning", "design", "EVENTS_PER_COEF", "pick_column", "survival_columns"]
 

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import FitError
+from ...errors import FitError
 from .nonparam import StepEstimate, _check_conf, interruptions
-from ..units import hours
+from ...units import hours
 
 __all__ = ["mcf"]
 
@@ -103,7 +103,7 @@ def mcf(data, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
     """Nelson's mean cumulative function (MCF) of recurrent failures across systems.
 
     ``data``: an :class:`~relmodel.InterruptionLog` (unplanned interruptions, as
-    in :func:`relmodel.stats.trends.event_times`, one system
+    in :func:`relmodel.stats.survival.trends.event_times`, one system
     per node, all observed over the log's window; ``n_systems`` defaults to the
     log's ``n_nodes`` and counts nodes that never failed), or event times in
     hours with ``node`` labels and the observation ``start``/``end`` (scalars, or

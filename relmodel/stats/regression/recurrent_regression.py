@@ -13,7 +13,7 @@ Planned outages end a spell censored; time under repair is not at risk.
 import numpy as np
 import pandas as pd
 
-from ..errors import FitError, MissingColumnError
+from ...errors import FitError, MissingColumnError
 from .regression import regress
 
 __all__ = ["counting_process", "andersen_gill"]
@@ -78,7 +78,7 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
     ``node_table`` has one row per node: a ``node`` column (the log's node
     keys) and the covariate columns.  Nodes in the table that never failed
     count as at risk over the whole window (hours); log nodes missing from the table
-    are an error.  Returns a :class:`~relmodel.stats.regression.RegressionResult`
+    are an error.  Returns a :class:`~relmodel.stats.regression.regression.RegressionResult`
     with hazard ratios and errors cluster-robust by node.
 
     Examples
