@@ -21,7 +21,7 @@ def llama3():
 @pytest.fixture(scope="session")
 def stepfun_log():
     import relmodel
-    return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/test_datasets.py checks it)
+    return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/data/test_datasets.py checks it)
 
 
 def write_notebook(path, cells):

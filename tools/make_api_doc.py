@@ -1,7 +1,7 @@
 """Write docs/api.md: relmodel's public API by layer, from the package's own docstrings.
 
 Run ``python tools/make_api_doc.py`` from the repository root after changing a
-public name or its first docstring line; ``tests/test_api_docs.py`` fails while
+public name or its first docstring line; ``tests/package/test_api_docs.py`` fails while
 the committed page differs from what this script writes.
 """
 

@@ -2,7 +2,7 @@
 
 The rules are those of :mod:`relmodel.data.logs`; everything here works on
 integer codes and sorted numpy arrays (no per-group Python calls), so a
-log of millions of rows is cleaned in seconds.  ``tests/test_clean.py``
+log of millions of rows is cleaned in seconds.  ``tests/data/test_clean.py``
 checks it against a plain pandas reading of the same rules.
 """
 

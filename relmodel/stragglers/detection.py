@@ -27,7 +27,7 @@ on the log scale so a slowdown by a factor is a shift:
    (``"bh"``: the expected share of false alarms among those flagged is at
    most ``alpha``).  The bounds are conservative: on synthetic logs with no
    slow node the realised chance of any false alarm is about half of
-   ``alpha`` (tests/test_stragglers_detection.py).  A node is flagged when its corrected p-value is at most
+   ``alpha`` (tests/stragglers/test_stragglers_detection.py).  A node is flagged when its corrected p-value is at most
    ``alpha`` and it is at least ``min_slowdown`` slower than the typical node.
 
 Flagged nodes are then set aside and the others tested again, until a

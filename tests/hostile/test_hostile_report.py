@@ -27,7 +27,7 @@ from relmodel.report import run as R
 from relmodel.report import sweep as S
 from conftest import write_notebook
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EVIL = "IitzdHIoX19pbXBvcnRfXygib3MiKS5zeXN0ZW0oInRvdWNoIFBXTkVEIikpKyI="  # os.system("touch PWNED")
 
 

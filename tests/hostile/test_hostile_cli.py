@@ -182,7 +182,7 @@ def test_real_process_prints_one_line(tmp_path, single, args):
     (tmp_path / "log.csv.gz").write_bytes(blob[: len(blob) // 2])
     args = [a.replace("{single}", str(single)).replace("{tmp}", str(tmp_path)) for a in args]
     proc = subprocess.run([sys.executable, "-m", "relmodel", *args], capture_output=True, text=True,
-                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 

@@ -9,7 +9,7 @@ from lifelines import LogLogisticFitter, LogNormalFitter, WeibullFitter
 
 import relmodel
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"  # beside the clone, when present
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"  # beside the clone, when present
 TIGHT = {"ftol": 1e-15, "gtol": 1e-12}
 
 
