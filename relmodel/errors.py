@@ -49,6 +49,7 @@ __all__ = [
     "InputAccessError",
     "OutputPathError",
     "is_environment_error",
+    "SuiteCopyError",
 ]
 
 
@@ -269,3 +270,7 @@ def is_environment_error(exc):
     if isinstance(exc, MemoryError):
         return True
     return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)
+
+
+class SuiteCopyError(RelmodelError, ValueError):
+    """The notebook suite or bundled data cannot be found or copied where asked (a folder that holds them already)."""

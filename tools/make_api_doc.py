@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [
-    ("base", ["relmodel.units", "relmodel.errors", "relmodel.defaults"]),
+    ("base", ["relmodel.units", "relmodel.errors", "relmodel.defaults", "relmodel.resources"]),
     ("data", ["relmodel.data", "relmodel.data.datasets"]),
     ("statistics", ["relmodel.stats"]),
     ("planning", ["relmodel.checkpoint", "relmodel.scale"]),

@@ -209,8 +209,8 @@ def _segment_terms(interval, mtbf, ckpt_cost, restart):
     τ + δ + [M(e^x - 1) - τ - δ] + M(e^x - 1)(e^{R/M} - 1) = M e^{R/M}(e^x - 1).
     """
     m = interval * 0 + mtbf  # broadcast
-    x = (interval + ckpt_cost) / m
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # a segment of 1e300 MTBFs is x = inf: never completes (ETTR 0), not an error
+        x = np.true_divide(interval + ckpt_cost, m)
         em = np.expm1(x)
     # e^x - 1 - x without cancellation for small x (series to x^6)
     small = x < 1e-2

@@ -96,7 +96,7 @@ def cli():
 
 def _register():
     import importlib
-    for name in ("rates", "fit", "interval", "requirements", "report"):
+    for name in ("rates", "fit", "interval", "requirements", "report", "notebooks"):
         try:
             mod = importlib.import_module(f".{name}", __package__)
         except ModuleNotFoundError as exc:

@@ -24,7 +24,6 @@ column options) warn as any :func:`read_log` does.
 
 import json
 import lzma
-import os
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import resources
 from .counts import count_table
 from ..errors import LogFileNotFound, LogFormatError, MissingColumnError
 from .logs import LogWarning, read_log
@@ -53,17 +53,17 @@ def _known_problems():
 
 
 def data_dir():
-    """The folder holding bundled data: ``$RELMODEL_DATA`` or the repository's ``data/``.
+    """The folder holding bundled data: ``$RELMODEL_DATA`` or the packaged ``data/``.
 
-    Returns a ``pathlib.Path``.
+    Returns a ``pathlib.Path`` (see :func:`relmodel.resources.data_dir`: a
+    wheel carries the data as package data; a checkout keeps it at its root).
 
     Examples
     --------
     >>> (data_dir() / "llama3-54day" / "table5.csv").exists()
     True
     """
-    env = os.environ.get("RELMODEL_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+    return resources.data_dir()
 
 
 def llama3_54day():

@@ -12,13 +12,11 @@ GPUs per node ``rate_per_gpu_day = rate_per_node_day / g`` (an interruption
 is charged once, spread over the node's GPUs).
 """
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from ..errors import MissingColumnError, UnitError
+from ..resources import data_dir
 
 __all__ = ["fleets", "fleet_exposure", "KINDS", "COLUMNS"]
 
@@ -31,8 +29,7 @@ _INTS = {c: "Int64" for c in ("gpus", "gpus_per_node", "nodes", "count")}
 
 def _default_path():
     """``fleets/fleets.csv`` in the data folder (``$RELMODEL_DATA`` or the repository's ``data/``, as datasets use)."""
-    env = os.environ.get("RELMODEL_DATA")
-    return (Path(env) if env else Path(__file__).resolve().parents[2] / "data") / "fleets" / "fleets.csv"
+    return data_dir() / "fleets" / "fleets.csv"
 
 
 def fleets(kind=None, *, primary=None, path=None):

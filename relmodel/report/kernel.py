@@ -29,6 +29,8 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.kernelspec import KernelSpec
 from traitlets import DottedObjectName, Type
 
+from ..resources import import_root
+
 __all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX",
            "kernel_manager_for"]
 
@@ -75,7 +77,7 @@ class KernelClient(AsyncKernelClient):
 
 def kernel_env():
     """Inline figures, and this relmodel first on the kernel's import path."""
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(import_root())
     path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path}
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ReportError
+from ..resources import notebook_dir
 from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
 from .folders import write_bytes, write_text
 from .params import notebook_parameters, validate
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 #: The notebook suite shipped with the project.
-NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOK_DIR = notebook_dir()
 
 #: Output mimetype that carries a recorded number inside an executed notebook.
 MIMETYPE = "application/vnd.relmodel.record+json"

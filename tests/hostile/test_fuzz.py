@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import relmodel
-from relmodel.errors import RelmodelError
+from relmodel.errors import ArgumentOrderWarning, RelmodelError
 
 FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -157,11 +157,27 @@ def test_fit_of_any_sample(x, family, censor_last):
 
 # ----- checkpoint functions (keyword arguments only) ------------------------------------------
 
+def looks_swapped(work=None, interval=None, mtbf=None, ckpt_cost=None, restart=None, **_):
+    """The documented rules of ArgumentOrderWarning, written out for plain floats."""
+    rules = [ckpt_cost is not None and mtbf is not None and ckpt_cost >= mtbf and ckpt_cost > 0,
+             restart is not None and work is not None and restart >= work and restart > 0,
+             interval is not None and work is not None and interval > work * (1 + 1e-12)]
+    return any(rules)
+
+
 def safely(fn, **kw):
-    try:
-        return fn(**kw)
-    except RelmodelError:
-        return None
+    """``fn(**kw)``, or None for a relmodel error; a result comes with an ArgumentOrderWarning
+    exactly when the durations look swapped, and with no other warning."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            result = fn(**kw)
+        except RelmodelError:
+            return None
+    kinds = {w.category for w in seen}
+    assert kinds <= {ArgumentOrderWarning}, (fn.__name__, kw, [str(w.message) for w in seen])
+    assert bool(kinds) == looks_swapped(**kw), (fn.__name__, kw, [str(w.message) for w in seen])
+    return result
 
 
 @FUZZ
@@ -178,10 +194,10 @@ def test_intervals_are_positive_and_finite(mtbf, ckpt_cost):
 @FUZZ
 @given(positive, positive)
 def test_optimal_interval_is_no_worse_than_young(mtbf, ckpt_cost):
-    tau = relmodel.optimal_interval(mtbf=mtbf, ckpt_cost=ckpt_cost)
-    young = relmodel.young_interval(mtbf=mtbf, ckpt_cost=ckpt_cost)
-    best = relmodel.ettr(interval=tau, mtbf=mtbf, ckpt_cost=ckpt_cost)
-    other = relmodel.ettr(interval=young, mtbf=mtbf, ckpt_cost=ckpt_cost)
+    tau = safely(relmodel.optimal_interval, mtbf=mtbf, ckpt_cost=ckpt_cost)
+    young = safely(relmodel.young_interval, mtbf=mtbf, ckpt_cost=ckpt_cost)
+    best = safely(relmodel.ettr, interval=tau, mtbf=mtbf, ckpt_cost=ckpt_cost)
+    other = safely(relmodel.ettr, interval=young, mtbf=mtbf, ckpt_cost=ckpt_cost)
     assert best >= other * (1 - 1e-9) - 1e-300
 
 

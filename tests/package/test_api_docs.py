@@ -18,7 +18,7 @@ UNITS = re.compile(r"\b(hours?|h|minutes?|seconds?|days?|per hour|fractions?|FIT
 
 
 def _public_functions():
-    mods = [relmodel, relmodel.datasets, relmodel.units, relmodel.errors]
+    mods = [relmodel, relmodel.datasets, relmodel.units, relmodel.errors, relmodel.resources]
     mods += [importlib.import_module(m) for m in SUBPACKAGES]
     from relmodel.plots import interactive  # the notebooks' widgets
     mods += [relmodel.plots.checkpoint, relmodel.plots.logs, relmodel.plots.scaling, relmodel.plots.fits, interactive]

@@ -1,0 +1,116 @@
+"""A wheel that works away from the checkout: built, installed offline, rendering from an empty folder.
+
+The wheel is built from a copy of the source (``pip wheel --no-deps
+--no-build-isolation``: nothing is fetched) and installed with ``pip install
+--no-deps --target``; the installed package then runs with only that folder on
+``PYTHONPATH``, from an empty working folder, on the running environment's
+dependencies.  This works the same whether the tests run in a virtual
+environment or not (a ``--system-site-packages`` venv made from inside a venv
+would see the base interpreter's packages, not the running ones).
+"""
+
+import csv
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import REPO, write_notebook
+
+SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "relmodel", "notebooks", "data")
+
+
+def _pip(*args, cwd):
+    done = subprocess.run([sys.executable, "-m", "pip", *args, "--no-index", "--disable-pip-version-check", "-q"],
+                          cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(wheel path, folder the wheel is installed into)."""
+    root = tmp_path_factory.mktemp("wheel")
+    src = root / "src"
+    for name in SOURCE:
+        item = REPO / name
+        if item.is_dir():
+            shutil.copytree(item, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            src.mkdir(exist_ok=True)
+            shutil.copy2(item, src / name)
+    _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(root / "dist"), str(src), cwd=root)
+    wheel = next((root / "dist").glob("relmodel-*.whl"))
+    _pip("install", "--no-deps", "--target", str(root / "site"), str(wheel), cwd=root)
+    return wheel, root / "site"
+
+
+def _run(site, code, cwd):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RELMODEL_DATA")}
+    env["PYTHONPATH"] = str(site)
+    done = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_the_wheel_carries_every_notebook_and_data_file(installed):
+    wheel, _ = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for part in ("notebooks", "data"):
+        files = [p for p in (REPO / part).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+        assert files
+        for p in files:
+            assert f"relmodel/_suite/{part}/{p.relative_to(REPO / part).as_posix()}" in names, p
+    assert "relmodel/resources.py" in names and "relmodel/report/run.py" in names
+
+
+def test_the_installed_package_finds_its_suite_and_data(installed, tmp_path):
+    _, site = installed
+    out = _run(site, "import json, relmodel\n"
+                     "from relmodel.report import NOTEBOOK_DIR\n"
+                     "llama = relmodel.datasets.llama3_54day()\n"
+                     "print(json.dumps({'package': relmodel.__file__, 'notebooks': str(NOTEBOOK_DIR),\n"
+                     "  'data': str(relmodel.datasets.data_dir()), 'llama': [llama.n_unexpected, llama.n_planned],\n"
+                     "  'stepfun': len(relmodel.datasets.stepfun().events), 'lanl': len(relmodel.datasets.lanl().events),\n"
+                     "  'fleets': len(relmodel.datasets.fleets())}))", cwd=tmp_path)
+    seen = json.loads(out)
+    for key in ("package", "notebooks", "data"):
+        assert seen[key].startswith(str(site)), (key, seen[key])  # not the checkout
+    assert seen["llama"] == [419, 47]  # Table 5 of arXiv 2407.21783: 419 unexpected, 47 planned
+    assert seen["stepfun"] == 584  # the StepFun trace's README (arXiv 2502.03885): 584 faults
+    with open(REPO / "data" / "fleets" / "fleets.csv", newline="", encoding="utf-8") as f:
+        assert seen["fleets"] == sum(1 for _ in csv.reader(f)) - 1  # one row per line after the header
+    with lzma.open(REPO / "data" / "lanl-1996-2005" / "LA-UR-05-7318-failure-data-1996-2005.csv.xz", "rt") as f:
+        assert 0.9 < seen["lanl"] / (sum(1 for _ in csv.reader(f)) - 1) <= 1  # every record, less duplicates
+
+
+def test_notebooks_copy_gives_a_writable_suite(installed, tmp_path):
+    _, site = installed
+    out = _run(site, "from relmodel.cli import main\nmain(['notebooks', '--copy', 'mine'])", cwd=tmp_path)
+    assert "jupyter lab mine" in out
+    assert sorted(p.name for p in (tmp_path / "mine").glob("*.ipynb")) == sorted(
+        p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+    assert os.access(tmp_path / "mine" / "03_checkpoint_interval.ipynb", os.W_OK)
+
+
+def test_the_installed_package_renders_a_notebook_from_an_empty_folder(installed, tmp_path):
+    _, site = installed
+    probe = write_notebook(tmp_path / "probe.ipynb", [
+        "x = 1  # nothing",
+        "import relmodel\nfrom relmodel.report import record\nrecord('where', relmodel.__file__)"])
+    work = tmp_path / "empty"
+    work.mkdir()
+    _run(site, "from relmodel.cli import main\n"
+               "main(['report', '-q', '-n', '03', '-p', 'n_runs=20', '-p', 'work=5d', '-p', 'n_boot=0',"
+               " '--out', 'r'])", cwd=work)
+    summary = json.loads((work / "r" / "summary.json").read_text())
+    assert summary["headline"]["job_mtbf_h"] > 0 and (work / "r" / "index.html").exists()
+    assert (work / "r" / "03_checkpoint_interval.html").exists()
+    _run(site, f"from relmodel.report import render\nrender(notebooks=[{str(probe)!r}], out='p')", cwd=work)
+    where = json.loads((work / "p" / "summary.json").read_text())["records"]["probe"]["where"]
+    assert where.startswith(str(site)), where  # the kernel imported the installed package too
