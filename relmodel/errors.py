@@ -269,3 +269,23 @@ def is_environment_error(exc):
     if isinstance(exc, MemoryError):
         return True
     return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)
+
+
+# ----- operators' logs (Slurm accounting, kernel logs) ------------------------
+
+
+class SacctFormatError(LogFormatError):
+    """A Slurm ``sacct`` export that cannot be read (missing field, bad time, state or node list);
+    the message names the file, the line and the field."""
+
+
+class KernelLogError(LogFormatError):
+    """A kernel log (syslog, dmesg, journalctl) line that cannot be read; the message names the
+    file and the line."""
+
+
+class UnknownJobError(LogFormatError):
+    """A job name or id that a Slurm export does not hold; the message lists the jobs it has."""
+
+
+__all__ += ["SacctFormatError", "KernelLogError", "UnknownJobError"]
