@@ -12,7 +12,7 @@ import re
 
 from ..errors import LogFormatError
 
-__all__ = ["expand_nodelist", "count_nodelist", "MAX_NODES"]
+__all__ = ["expand_nodelist", "count_nodelist", "compress_nodelist", "MAX_NODES"]
 
 MAX_NODES = 10_000_000  # one host list never names more nodes than this
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -56,7 +56,10 @@ def _numbers(group, text):
         if int(hi) - int(lo) >= MAX_NODES:
             raise LogFormatError(f"node list {text!r}: range {item!r} names more than {MAX_NODES:,} nodes")
         width = len(lo) if lo.startswith("0") and len(lo) > 1 else 0
-        out.extend(str(i).zfill(width) for i in range(int(lo), int(hi) + 1))
+        if width:
+            out.extend(f"{i:0{width}d}" for i in range(int(lo), int(hi) + 1))
+        else:
+            out.extend(map(str, range(int(lo), int(hi) + 1)))
     return out
 
 
@@ -73,6 +76,9 @@ def _expand_one(name, text):
         if size > MAX_NODES:
             raise LogFormatError(f"node list {text!r} names more than {MAX_NODES:,} nodes")
         choices.append(nums)
+    if len(choices) == 1:  # the common case, one bracket group
+        head, tail = literal
+        return [head + num + tail for num in choices[0]]
     out = []
     for combo in itertools.product(*choices):
         out.append("".join(lit + num for lit, num in zip(literal, combo)) + literal[-1])
@@ -111,3 +117,38 @@ def count_nodelist(text):
     512
     """
     return len(expand_nodelist(text))
+
+
+_NAME = re.compile(r"^(.*?)(\d+)$")
+
+
+def compress_nodelist(names):
+    """A host list naming ``names`` (the inverse of :func:`expand_nodelist`; order by prefix and number).
+
+    Examples
+    --------
+    >>> compress_nodelist(["gpu0001", "gpu0002", "gpu0003", "gpu0007", "login1"])
+    'gpu[0001-0003,0007],login1'
+    """
+    groups, plain = {}, []
+    for n in dict.fromkeys(names):
+        m = _NAME.match(n)
+        if not m or "[" in n:
+            plain.append(n)
+            continue
+        prefix, num = m.groups()
+        width = len(num) if num.startswith("0") and len(num) > 1 else 0
+        groups.setdefault((prefix, width), []).append(int(num))
+    parts = []
+    for (prefix, width), nums in sorted(groups.items()):
+        nums = sorted(set(nums))
+        if len(nums) == 1:
+            parts.append(prefix + str(nums[0]).zfill(width))
+            continue
+        runs, lo = [], nums[0]
+        for a, b in zip(nums, nums[1:] + [None]):
+            if b != a + 1:
+                runs.append(str(lo).zfill(width) + ("" if lo == a else "-" + str(a).zfill(width)))
+                lo = b
+        parts.append(f"{prefix}[{','.join(runs)}]")
+    return ",".join(parts + plain)

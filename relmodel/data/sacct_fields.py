@@ -66,7 +66,7 @@ SHORT_STATES = {"NF": "NODE_FAIL", "F": "FAILED", "BF": "BOOT_FAIL", "OOM": "OUT
                 "RS": "RESIZING", "CG": "COMPLETING", "CF": "CONFIGURING", "SI": "SIGNALING", "SO": "STAGE_OUT"}
 
 _JOB_ID = re.compile(r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.([A-Za-z0-9_+-]+))?$")
-_STATE = re.compile(r"^([A-Z_]+)\+?(?:\s+by\s+(\d+))?$")
+_STATE = re.compile(r"^([A-Z_]+)\+?(?:\s+BY\s+(\d+))?$")
 _EXIT = re.compile(r"^(\d+):(\d+)$")
 _ELAPSED = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$")
 MISSING = {"", "unknown", "none", "n/a"}
