@@ -43,4 +43,7 @@ from . import plots, report
 from . import defaults
 from .scale import sweep_grid
 
+from .data import read_sacct, read_xid, JobLog, XidLog, expand_nodelist
+from .checkpoint import backtest, Backtest
+
 __version__ = "0.2.0"

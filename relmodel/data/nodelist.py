@@ -137,8 +137,7 @@ def compress_nodelist(names):
             plain.append(n)
             continue
         prefix, num = m.groups()
-        width = len(num) if num.startswith("0") and len(num) > 1 else 0
-        groups.setdefault((prefix, width), []).append(int(num))
+        groups.setdefault((prefix, len(num)), []).append(int(num))  # same digit count: one padded group
     parts = []
     for (prefix, width), nums in sorted(groups.items()):
         nums = sorted(set(nums))
