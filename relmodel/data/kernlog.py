@@ -27,6 +27,8 @@ The rules (see :mod:`relmodel.data.xid` for the code table):
   (its repair time; a NIC link comes back without one) and is itself an unexpected reboot when no clean
   shutdown line and no open outage comes before it (and the node logged
   something earlier);
+* GPUs of one node that fail in the same second with the same component
+  are one outage of the node (the duplicate rule of :func:`~relmodel.data.logs.read_log`);
 * unknown Xid codes are kept as "unknown Xid N" and listed in ``problems()``;
 * the observed cluster is every host that wrote a line (``nodes`` overrides);
   times are as the log writes them (offsets converted to UTC).

@@ -25,11 +25,10 @@ from .nodelist import compress_nodelist
 __all__ = ["synthetic_sacct", "synthetic_syslog", "SyntheticTruth", "NODE_RATES"]
 
 #: Default per-node outage rates (per hour) of :func:`synthetic_syslog`, by what the log shows;
-#: together one outage per 5,540 node-hours.
-NODE_RATES = {"xid79": 1 / 18_000, "xid48": 1 / 40_000, "xid74": 1 / 30_000, "xid94": 1 / 60_000,
-              "xid119": 1 / 50_000, "nic_down": 1 / 45_000, "edac_ue": 1 / 90_000, "psu": 1 / 120_000,
-              "reboot": 1 / 60_000}
-_TOTAL = sum(NODE_RATES.values())
+#: together one outage per 5,504 node-hours.
+NODE_RATES = {"xid79": 1 / 25_000, "xid48": 1 / 40_000, "xid74": 1 / 40_000, "xid94": 1 / 60_000,
+              "xid119": 1 / 60_000, "nic_down": 1 / 60_000, "edac_ue": 1 / 120_000, "psu": 1 / 120_000,
+              "reboot": 1 / 40_000}
 
 
 @dataclass
