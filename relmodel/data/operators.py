@@ -74,7 +74,7 @@ def operator_source(log, format, mapping, *, job=None, year=None, source_gpus=No
     data = read_operator_log(log, format, job=job, year=year, nodes=nodes, gpus_per_node=gpus_per_node)
     if source_gpus is None and data.n_nodes:
         gpus, how = data.n_nodes * int(gpus_per_node), (
-            f"{data.n_nodes:,} nodes {'allocated to the job' if format == 'sacct' else 'that wrote to the log'}"
+            f"{data.n_nodes:,} nodes {'held by the job at once' if format == 'sacct' else 'that wrote to the log'}"
             f" × {gpus_per_node} GPUs")
     else:
         gpus, how = int(source_gpus), "as given"

@@ -22,9 +22,11 @@ whose events are the interruptions of the chosen job(s).  The rules:
   time; its **restart gap** runs to the start of the run's next segment;
 * sacct does not name the node that failed: an interruption's ``node`` is
   the run's name, and its segment's node list is kept in ``nodelist``;
-* the **observed cluster** (``n_nodes``) is the distinct nodes allocated to
-  the chosen runs (a replaced node adds one); ``nodes_at_once`` is the
-  largest single allocation;
+* the **observed cluster** is counted two ways: ``nodes_seen``, the distinct
+  nodes allocated to the chosen runs (a replaced node adds one), and
+  ``nodes_at_once``, the largest single allocation.  ``n_nodes`` (the
+  exposure of rates per node) is ``nodes_at_once`` for one run, which held
+  that many nodes at a time, and ``nodes_seen`` for several runs;
 * a segment still running (``End`` Unknown) ends at ``Start + Elapsed``, or
   at the latest time in the export when there is no Elapsed field.
 """
@@ -54,10 +56,11 @@ class JobLog(InterruptionLog):
     gap_h (to the run's next segment).
     """
 
-    def __init__(self, events, window_h, *, segments, nodes_at_once=None, **kwargs):
+    def __init__(self, events, window_h, *, segments, nodes_at_once=None, nodes_seen=None, **kwargs):
         super().__init__(events, window_h, **kwargs)
         self.segments = segments
         self.nodes_at_once = nodes_at_once
+        self.nodes_seen = nodes_seen
 
     @property
     def running_h(self):
@@ -241,8 +244,8 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
     ... 11|train|COMPLETED|0:0|2024-03-02T00:30:00|2024-03-03T00:30:00|gpu[01-03,05]
     ... '''
     >>> log = read_sacct(text, job="train")
-    >>> len(log), log.n_nodes, log.restart_gaps().hours.tolist(), round(log.availability(), 4)
-    (1, 5, [0.5], 0.9897)
+    >>> len(log), log.n_nodes, log.nodes_seen, log.restart_gaps().hours.tolist(), round(log.availability(), 4)
+    (1, 4, 5, [0.5], 0.9897)
     """
     states = _check_states(interruptions)
     lines, label = read_text(path_or_text, "Slurm export")
@@ -265,10 +268,11 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
             "planned": np.zeros(len(hit), bool)}
     win = (0.0, float(seg["end_h"].max()))
     events, problems, _ = clean_events(cols, ["category", "state"], win)
-    all_nodes = {n for nodes in seg["nodes"] for n in nodes}
-    n_nodes = len(all_nodes) or None
+    seen = len({n for nodes in seg["nodes"] for n in nodes}) or None
+    at_once = int(seg["nodes"].map(len).max()) or None
     runs = sorted(set(seg["run"]))
-    log = JobLog(events, win, segments=seg, nodes_at_once=int(seg["nodes"].map(len).max()) or None,
+    n_nodes = at_once if len(runs) == 1 else seen
+    log = JobLog(events, win, segments=seg, nodes_at_once=at_once, nodes_seen=seen,
                  origin=origin, cause_columns=["category", "state"],
                  name=name or (runs[0] if len(runs) == 1 else f"{label} ({len(runs)} jobs)"),
                  n_nodes=n_nodes, gpus_per_node=gpus_per_node,

@@ -28,7 +28,7 @@ def test_sniffing(folder):
 def test_sniffed_forms_are_said_and_the_cluster_is_counted(folder):
     s = load_source(folder / "sacct.txt", job="pretrain")
     assert s.kind == "log" and "Slurm accounting export" in s.notes[0]
-    assert s.source_gpus == s.data.n_nodes * 8 and "allocated to the job" in s.cluster_from
+    assert s.source_gpus == s.data.n_nodes * 8 and "held by the job at once" in s.cluster_from and s.data.n_nodes == 50
     k = load_source(folder / "kern.log", year=2024)
     assert k.source_gpus == 40 * 8 and "kernel log" in k.notes[0]
 

@@ -40,7 +40,7 @@ def test_the_fixture_by_hand():
     assert len(log.segments) == 5
     assert list(log.events["state"]) == ["NODE_FAIL", "FAILED"]          # TIMEOUT and FAILED 0:0 do not count
     assert log.restart_gaps().hours.tolist() == [0.5, 0.5]              # 10:00 -> 10:30, 20:30 -> 21:00
-    assert log.n_nodes == 5 and log.nodes_at_once == 4                  # gpu001-005
+    assert log.nodes_seen == 5 and log.nodes_at_once == log.n_nodes == 4  # gpu001-005, four at a time
     # running: 10 + 10 + 24 + 1 + 2 = 47 h; wall 00:00 Mar 1 to 01:15 Mar 3 = 49.25 h
     assert log.running_h == pytest.approx(47.0)
     assert log.availability() == pytest.approx(47 / 49.25)
@@ -78,7 +78,7 @@ def test_known_truth_of_a_60_day_1000_node_run(tmp_path):
     log = read_sacct(tmp_path / "sacct.txt", job="pretrain")
     assert log.events["state"].value_counts().to_dict() == truth.counts
     assert len(log.segments) == truth.extra["segments"]
-    assert log.n_nodes == truth.n_nodes
+    assert log.nodes_seen == truth.n_nodes and log.n_nodes == 1000
     # times are written to the second: 0.5 s of rounding per time at most
     assert log.running_h == pytest.approx(truth.extra["running_h"], abs=len(log.segments) / 3600)
     assert np.allclose(log.restart_gaps().hours, truth.extra["gaps_h"], atol=1 / 1800)
