@@ -88,6 +88,8 @@ def _expand_one(name, text):
 def expand_nodelist(text):
     """Node names of a Slurm host list, in order; ``None``, "" and "None" give ``[]``.
 
+    Returns a list of node names (strings).
+
     Examples
     --------
     >>> expand_nodelist("gpu[0001-0003,0007]")
@@ -124,6 +126,8 @@ _NAME = re.compile(r"^(.*?)(\d+)$")
 
 def compress_nodelist(names):
     """A host list naming ``names`` (the inverse of :func:`expand_nodelist`; order by prefix and number).
+
+    Returns one string naming the same nodes.
 
     Examples
     --------
