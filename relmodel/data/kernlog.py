@@ -47,7 +47,7 @@ from ..errors import InputTypeError, KernelLogError
 from ..units import hours
 from .clean import clean_events, empty_problems
 from .logs import InterruptionLog
-from .textinput import read_text
+from .textinput import read_raw
 from .xid import BOOT, BURST_WINDOW, KERNEL_EVENTS, REBOOT, SHUTDOWN, classify_xid
 
 __all__ = ["read_xid", "XidLog", "FORMATS", "sniff_format"]
@@ -196,10 +196,33 @@ def _kind(msg, label, n):
     return None, None, None
 
 
-def _records(lines, fmt, host, label):
+_LITERALS = ("NVRM: Xid", "ink down", "ink Down", "ink is down", "ink is Down", "EDAC", "ower supply", "ower Supply",
+             "Linux version", "reboot: ", "systemd-shutdown")  # every line _KEY can match holds one of these
+
+
+def _candidates(text):
+    """0-based numbers of the lines holding a keyword: C-speed ``str.find`` over the whole text."""
+    pos = []
+    for lit in _LITERALS:
+        i = text.find(lit)
+        while i >= 0:
+            pos.append(i)
+            i = text.find(lit, i + 1)
+    pos.sort()
+    out, prev, line = [], 0, 0
+    for p in pos:
+        line += text.count("\n", prev, p)
+        prev = p
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def _records(text, lines, fmt, host, label):
     """One record per line that reports something: (line, time text, host, kind, gpu, xid, message)."""
     out = []
-    for i, line in enumerate(lines):
+    for i in _candidates(text):
+        line = lines[i]
         if not _KEY.search(line):
             continue
         t, h, msg = _split(line, fmt, host, label, i + 1)
@@ -291,7 +314,10 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     if log_format is not None and log_format not in FORMATS:
         raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
     burst_h = float(hours(burst))
-    lines, label = read_text(path_or_text, "kernel log")
+    text, label = read_raw(path_or_text, "kernel log")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
     fmt = log_format or sniff_format(lines)
     if fmt is None:
         raise KernelLogError(f"{label}: cannot tell the form of the log from its first lines; give log_format= "
@@ -302,8 +328,9 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
         year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
     host = host or "localhost"
     hosts_ok = _hosts_and_ok(lines, fmt, host)
-    first_line = {h: i + 1 for i, h in reversed(list(enumerate(hosts_ok))) if h is not None}
-    rec = _records(lines, fmt, host, label)
+    hosts = pd.Series(hosts_ok, dtype=object).dropna().drop_duplicates()
+    first_line = dict(zip(hosts.to_numpy(), hosts.index.to_numpy() + 1))
+    rec = _records(text, lines, fmt, host, label)
     edges = _edge_times(lines, fmt, host, hosts_ok)
     texts = [e[0] for e in edges[:1]] + [r[1] for r in rec] + [e[0] for e in edges[1:]]
     at = [e[1] for e in edges[:1]] + [r[0] for r in rec] + [e[1] for e in edges[1:]]

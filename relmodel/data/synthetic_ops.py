@@ -191,8 +191,8 @@ def _node_lines(rng, host, hours_total, rates, noise_per_day):
             lines.append((t + repair, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP"))
         t += max(repair, 0.1)
     n = rng.poisson(noise_per_day * hours_total / 24)
-    for h in rng.uniform(0, hours_total, n):
-        lines.append((h, _NOISE[int(rng.integers(len(_NOISE)))].format(n=int(rng.integers(1, 9999)))))
+    at, which, num = rng.uniform(0, hours_total, n), rng.integers(len(_NOISE), size=n), rng.integers(1, 9999, size=n)
+    lines += [(h, _NOISE[w].format(n=k)) for h, w, k in zip(at.tolist(), which.tolist(), num.tolist())]
     return lines, counts
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, NotARegularFileError)
 
-__all__ = ["read_text"]
+__all__ = ["read_text", "read_raw"]
 
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
@@ -27,8 +27,14 @@ def _is_text(source):
 
 def read_text(source, what="log"):
     """``(lines, label)`` of a path or a text; the label names the file ("text" for a string)."""
+    text, label = read_raw(source, what)
+    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), label
+
+
+def read_raw(source, what="log"):
+    """``(text, label)`` of a path or a text, line ends made "\\n"; the label names the file."""
     if _is_text(source):
-        lines = source.splitlines()
+        text = source
         label = "text"
     else:
         if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
@@ -39,16 +45,18 @@ def read_text(source, what="log"):
         opener = _OPENERS.get(path.suffix.lower(), open)
         try:
             with opener(path, "rt", encoding="utf-8", errors="strict", newline="") as fh:
-                lines = fh.read().splitlines()
+                text = fh.read()
         except UnicodeDecodeError as exc:
             raise EncodingError(f"{path}: not UTF-8 text (byte {exc.start}); convert it with "
                                 "iconv -t UTF-8") from None
         except (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError) as exc:
             raise CorruptFileError(f"{path}: truncated or corrupt ({exc}); give the whole file") from None
         label = str(path)
-    if not any(line.strip() for line in lines):
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
         raise EmptyDataError(f"{label}: the {what} has no lines")
-    return lines, label
+    return text, label
 
 
 def _check_path(path, what):
