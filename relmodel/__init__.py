@@ -44,4 +44,7 @@ from . import defaults
 from .scale import sweep_grid
 from . import resources
 
+from .data import read_sacct, read_xid, JobLog, XidLog, expand_nodelist
+from .checkpoint import backtest, Backtest
+
 __version__ = "0.2.0"

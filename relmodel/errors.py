@@ -274,3 +274,21 @@ def is_environment_error(exc):
 
 class SuiteCopyError(RelmodelError, ValueError):
     """The notebook suite or bundled data cannot be found or copied where asked (a folder that holds them already)."""
+# ----- operators' logs (Slurm accounting, kernel logs) ------------------------
+
+
+class SacctFormatError(LogFormatError):
+    """A Slurm ``sacct`` export that cannot be read (missing field, bad time, state or node list);
+    the message names the file, the line and the field."""
+
+
+class KernelLogError(LogFormatError):
+    """A kernel log (syslog, dmesg, journalctl) line that cannot be read; the message names the
+    file and the line."""
+
+
+class UnknownJobError(LogFormatError):
+    """A job name or id that a Slurm export does not hold; the message lists the jobs it has."""
+
+
+__all__ += ["SacctFormatError", "KernelLogError", "UnknownJobError"]

@@ -22,3 +22,6 @@ __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval
            "async_optimal_interval", "two_level_breakdown", "two_level_ettr", "two_level_optimum",
            "compare_intervals", "RestartModel", "IntervalSearch", "best_interval", "SimulationResult",
            "simulate_training", "LogReplay", "NodeRenewals"]
+from .backtest import Backtest, backtest
+
+__all__ += ["Backtest", "backtest"]

@@ -25,7 +25,7 @@ def cli_text(message):
 
 
 def log_options(func):
-    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit/--window to a command.
+    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit/--window/--log-format/--job/--year.
 
     The command receives them as one ``log_kwargs`` dict for :func:`load_source`.
     """
@@ -41,13 +41,20 @@ def log_options(func):
         click.option("--window", nargs=2, metavar="T0 T1", default=None,
                      help="Observation window, start and end, in the form of the times "
                      "[default: first to last event]."),
+        click.option("--log-format", type=click.Choice(["table", "sacct", "xid"]),
+                     help="What LOG is: a table of outages, a Slurm 'sacct -P' export or a kernel log "
+                     "(syslog, dmesg -T, journalctl) [default: recognised from the file's first lines]."),
+        click.option("--job", help="For a Slurm export: the job name, id or array task id of the run."),
+        click.option("--year", type=click.IntRange(1970, 9999),
+                     help="For a syslog that omits years: the year of its first line."),
     ]
 
     @functools.wraps(func)
-    def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, **kwargs):
+    def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, log_format, job, year,
+                **kwargs):
         kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
               "planned": planned, "time_format": time_format, "time_unit": time_unit,
-              "window": tuple(window) if window else None}
+              "window": tuple(window) if window else None, "format": log_format, "job": job, "year": year}
         kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
         return func(*args, **kwargs)
 
@@ -59,9 +66,28 @@ def log_options(func):
 def load_source(log, log_kwargs):
     """A bundled dataset by name ("llama3", "stepfun", "lanl") or a file read with the log options."""
     import warnings
+    ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year") if k in log_kwargs}
+    operator_log = _operator_log(log, log_kwargs, ops)
+    if operator_log is not None:
+        return operator_log
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # problems() is reported by the commands that need it
         return datasets.load(log, **log_kwargs)
+
+
+def _operator_log(log, log_kwargs, ops):
+    """A Slurm export or kernel log named by --log-format or recognised; None for a table or a bundled name."""
+    from ..data.operators import operator_source
+    columns = {k: v for k, v in log_kwargs.items() if k not in ("n_nodes", "gpus_per_node")}
+    gpn = log_kwargs.get("gpus_per_node") or 8
+    gpus = log_kwargs["n_nodes"] * gpn if log_kwargs.get("n_nodes") else None
+    found = operator_source(log, ops.get("format"), columns, job=ops.get("job"), year=ops.get("year"),
+                            source_gpus=gpus, gpus_per_node=gpn)
+    if found is None:
+        return None
+    for note in found[-1]:
+        click.echo(f"note: {note} Pass --log-format to choose.", err=True)
+    return found[0]
 
 
 def format_option(func):

@@ -15,3 +15,10 @@ from .steps import StepLog, example_steps, read_megatron, read_steps
 
 __all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log", "Source",
            "load_source", "StepLog", "example_steps", "read_megatron", "read_steps"]
+from .sacct import JobLog, read_sacct
+from .kernlog import XidLog, read_xid
+from .nodelist import expand_nodelist, compress_nodelist
+from . import xid, synthetic_ops
+
+__all__ += ["JobLog", "read_sacct", "XidLog", "read_xid", "expand_nodelist", "compress_nodelist", "xid",
+            "synthetic_ops"]

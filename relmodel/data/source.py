@@ -123,7 +123,8 @@ def _log_cluster(data, source_gpus, gpus_per_node):
 
 
 def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
-                time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None):
+                time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
+                format=None, job=None, year=None):
     """Read the report's one data source; returns a :class:`Source`.
 
     ``log`` is a bundled name ("llama3", "stepfun", "lanl") or a path: a CSV
@@ -132,6 +133,11 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
     hold them); any other file is an event log read with ``start`` and the
     other column names.  ``source_gpus`` is the number of GPUs observed; for a
     log it defaults to the distinct nodes in the log times ``gpus_per_node``.
+
+    ``format`` is "sacct" (a Slurm export, read with :func:`~relmodel.data.sacct.read_sacct`
+    and ``job``), "xid" (a kernel log, read with :func:`~relmodel.data.kernlog.read_xid`
+    and ``year``) or "table"; for a file it is sniffed when not given, and the
+    notes say so.
 
     Examples
     --------
@@ -142,6 +148,11 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
     mapping = {k: v for k, v in dict(start=start, end=end, node=node, cause=cause, planned=planned,
                                      time_format=time_format, time_unit=time_unit).items() if v is not None}
     notes = []
+    from .operators import operator_source
+    ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
+                          gpus_per_node=gpus_per_node)
+    if ops is not None:
+        return Source(*ops)
     if str(log).lower() in NAMES and not mapping:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", LogWarning)
