@@ -23,9 +23,10 @@ from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, Mode
                       OverlappingOpsError)
 from .graph import COMPUTE, build_graph
 
-__all__ = ["OpTrace", "read_ops", "read_meta"]
+__all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED"]
 
 NEEDED = ("dp_rank", "stage", "step", "optype", "seq_id", "start_ts", "duration")
+BUNDLED = ("AR", "ST")  # traces of Lin et al. (OSDI 2025) bundled in data/bytedance-stragglers (Apache-2.0)
 OVERLAP_TOL_S = 1e-3  # clock jitter allowed between consecutive computes of one worker
 
 
@@ -219,5 +220,21 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
     end = start + dur
     _check_overlap(graph, start, end, steps, label)
     recorded = end.max(axis=(0, 2)) - start.min(axis=(0, 2))
-    return OpTrace(name=name or str(label).split("/")[-1], dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp),
+    return OpTrace(name=name or ("the job" if isinstance(source, pd.DataFrame) else Path(str(label)).name.split(".")[0]), dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp),
                    steps=steps, graph=graph, x=_effective(graph, start, dur), recorded_s=recorded, n_ops=len(df))
+
+
+def example_ops(name="AR"):
+    """A bundled op-level trace of Lin et al. (OSDI 2025): "AR" (64 GPUs, one slowed worker) or "ST" (a long
+    last stage).  Both come from github.com/ByteDance-Seed/StragglerAnalysis (Apache-2.0; see data/README.md).
+
+    Examples
+    --------
+    >>> example_ops("ST")
+    OpTrace('trace-ST': 6,784 operations, 32 steps, dp 2 x pp 4 x tp 1)
+    """
+    from ..data.datasets import data_dir
+
+    if name not in BUNDLED:
+        raise ModelInputError(f"bundled op-level traces are {', '.join(BUNDLED)}; got {name!r}")
+    return read_ops(data_dir() / "bytedance-stragglers" / f"trace-{name}.parquet", name=f"trace-{name}")

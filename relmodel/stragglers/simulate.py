@@ -13,7 +13,7 @@ The step ends when its last operation ends.
 
 import numpy as np
 
-__all__ = ["simulate_steps"]
+__all__ = ["simulate_steps", "simulate_timeline"]
 
 
 def _last_use(graph):
@@ -24,6 +24,26 @@ def _last_use(graph):
             for u in graph.deps[v]:
                 pos[u] = k
     return pos
+
+
+def _unit(graph, unit, ends, value):
+    """Start and end times of one unit's nodes, given the end times of everything before it."""
+    starts = []
+    for v in unit:
+        d = graph.deps[v]
+        s = ends[d[0]] if d else 0.0
+        for u in d[1:]:
+            s = np.maximum(s, ends[u])
+        starts.append(s)
+    g = graph.group[unit[0]]
+    if g < 0:
+        return starts, [starts[0] + value(unit[0])]
+    t = starts[0]
+    for s in starts[1:]:
+        t = np.maximum(t, s)
+    if graph.group_dp[g] and np.ndim(t):
+        t = np.max(t, axis=-1, keepdims=True)
+    return starts, [t + value(v) for v in unit]
 
 
 def simulate_steps(graph, value):
@@ -37,24 +57,8 @@ def simulate_steps(graph, value):
     last = _last_use(graph)
     ends, step_end = {}, None
     for k, unit in enumerate(graph.order):
-        starts = []
-        for v in unit:
-            d = graph.deps[v]
-            s = ends[d[0]] if d else 0.0
-            for u in d[1:]:
-                s = np.maximum(s, ends[u])
-            starts.append(s)
-        g = graph.group[unit[0]]
-        if g >= 0:
-            t = starts[0]
-            for s in starts[1:]:
-                t = np.maximum(t, s)
-            if graph.group_dp[g]:
-                t = np.max(t, axis=-1, keepdims=True) if np.ndim(t) else t
-            new = {v: t + value(v) for v in unit}
-        else:
-            new = {unit[0]: starts[0] + value(unit[0])}
-        for v, e in new.items():
+        _, new = _unit(graph, unit, ends, value)
+        for v, e in zip(unit, new):
             if last[v] < 0:  # nothing waits for it: it may end the step
                 top = np.max(e, axis=-1) if np.ndim(e) else e
                 step_end = top if step_end is None else np.maximum(step_end, top)
@@ -65,3 +69,15 @@ def simulate_steps(graph, value):
                 if last[u] == k:
                     ends.pop(u, None)
     return step_end
+
+
+def simulate_timeline(graph, value, shape):
+    """Start and end times of every operation: two arrays of shape ``(n_nodes,) + shape``."""
+    start, end = np.zeros((graph.n_nodes,) + tuple(shape)), np.zeros((graph.n_nodes,) + tuple(shape))
+    ends = {}
+    for unit in graph.order:
+        starts, new = _unit(graph, unit, ends, value)
+        for v, s, e in zip(unit, starts, new):
+            start[v], end[v] = s, e
+            ends[v] = end[v]
+    return start, end
