@@ -36,6 +36,7 @@ from .simulate import simulate_steps
 
 __all__ = ["WhatIf", "whatif", "typical_times", "op_group"]
 
+_NONE = 1e-9  # a relative gap below this is rounding, not slowdown
 TOP_SHARE = 0.03  # the share of workers M_W sets to typical times (Lin et al., artifact's compute_mw)
 
 
@@ -161,7 +162,7 @@ def _top(df, key):
 
 def _by(groups, step_t, ideal, key, slowdown):
     mean = np.array([t.mean() for t in step_t]) / ideal
-    share = (mean - 1) / (slowdown - 1) if slowdown > 1 else np.zeros(len(mean))
+    share = (mean - 1) / (slowdown - 1) if slowdown - 1 > _NONE else np.zeros(len(mean))
     out = pd.DataFrame({key: groups, "S": mean, "share of slowdown": share})
     return out.sort_values("S", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -239,9 +240,10 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=0, top_share=TOP_SHARE):
     n_top = max(1, int(np.ceil(len(workers) * top_share - 1e-9)))
     top = [workers[w] for w in order[:n_top]]
     orig_mean = orig.mean()
-    mw = float((orig_mean - _remove(trace, typ, top).mean()) / (orig_mean - ideal)) if slow > 1 else 0.0
+    some = slow - 1 > _NONE
+    mw = float((orig_mean - _remove(trace, typ, top).mean()) / (orig_mean - ideal)) if some else 0.0
     last = [(trace.pp - 1, d) for d in range(trace.dp)]
-    ms = float((orig_mean - _remove(trace, typ, last).mean()) / (orig_mean - ideal)) if slow > 1 else 0.0
+    ms = float((orig_mean - _remove(trace, typ, last).mean()) / (orig_mean - ideal)) if some else 0.0
     per_stage = np.stack(stage_t) / ideal  # (pp, steps)
     per_dp = dp_t / ideal  # (dp, steps)
     grid = np.minimum(per_stage[:, None, :], per_dp[None, :, :]).reshape(len(workers), -1).T
