@@ -145,6 +145,30 @@ class WhatIf:
         return (f"Stage partitioning imbalance explains {_pct(self.ms)} of the slowdown (M_S): giving the "
                 f"last pipeline stage typical times removes that share, so imbalance between stages is {kind}.")
 
+    def step_log(self):
+        """Steps x workers as a step log (see :func:`relmodel.stragglers.plan.worker_steps`)."""
+        from .plan import worker_steps
+
+        return worker_steps(self)
+
+    def find_slow_workers(self, **kw):
+        """Persistently slow workers (see :func:`relmodel.stragglers.plan.slow_workers`)."""
+        from .plan import slow_workers
+
+        return slow_workers(self, **kw)
+
+    def eviction_policy(self, **kw):
+        """Evict the worker whose removal recovers most of S? (see :func:`relmodel.stragglers.plan.evict_worker`)."""
+        from .plan import evict_worker
+
+        return evict_worker(self, **kw)
+
+    def goodput(self, ettr_value):
+        """ETTR x 1/S: the share of wall time left for training (see :func:`relmodel.combined_goodput`)."""
+        from .plan import whatif_goodput
+
+        return whatif_goodput(self, ettr_value)
+
     def _repr_html_(self):
         head = "".join(f"<p>{html.escape(s)}</p>" for s in self.text())
         return head + html_table(self.table(), index=False)
