@@ -60,7 +60,8 @@ def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, slow=(), last_stage=1.0,
     for i in range(graph.n_nodes):  # row by row keeps the temporary arrays small
         t = graph.optype[i]
         scale = base[t] * (last_stage if graph.stage[i] == pp - 1 and t.endswith("compute") else 1.0)
-        x[i] = scale * np.exp(noise * rng.standard_normal((n_steps, dp)) - noise ** 2 / 2)
+        z = rng.standard_normal((n_steps, dp), dtype=np.float32 if dtype == np.float32 else np.float64)
+        x[i] = scale * np.exp(noise * z - noise ** 2 / 2)
     for s, d, f in slow:
         if not (0 <= s < pp and 0 <= d < dp) or not f > 0:
             raise ModelInputError(f"slow workers are (stage in 0..{pp - 1}, DP rank in 0..{dp - 1}, factor > 0); "

@@ -137,7 +137,7 @@ class WhatIf:
         kind = ("sits in particular workers" if self.mw >= 0.5 else "is spread over many workers" if self.mw < 0.2
                 else "sits partly in particular workers")
         return (f"Individual workers explain {_pct(self.mw)} of the slowdown (M_W): giving the "
-                f"{'worker' if n == 1 else f'{n} workers'} that slow the job most ({'; '.join(self.top_workers)}) "
+                f"{'worker' if n == 1 else f'{n:,} workers'} that slow the job most ({_names(self.top_workers)}) "
                 f"typical times removes that share, so the cause {kind}.")
 
     def stages_sentence(self):
@@ -172,6 +172,11 @@ class WhatIf:
     def _repr_html_(self):
         head = "".join(f"<p>{html.escape(s)}</p>" for s in self.text())
         return head + html_table(self.table(), index=False)
+
+
+def _names(workers, show=3):
+    shown = "; ".join(workers[:show])
+    return shown if len(workers) <= show else f"{shown} and {len(workers) - show:,} more"
 
 
 def _pct(share):
