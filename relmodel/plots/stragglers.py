@@ -19,7 +19,12 @@ def _axes(ax):
 
 
 def step_times_plot(result, *, ax=None):
-    """Each step's actual time (its slowest rank) against the typical rank's time, from a ``slowdown()`` result."""
+    """Each step's actual time (its slowest rank) against the typical rank's time, from a ``slowdown()`` result.
+
+    Given a what-if result (:func:`relmodel.whatif`) it draws :func:`whatif_steps_plot`.
+    """
+    if hasattr(result, "step_workers"):
+        return whatif_steps_plot(result, ax=ax)
     ax = _axes(ax)
     t = result.per_step
     ax.plot(t["step"], t["actual_s"], lw=0.8, color="tab:red", label="actual step (slowest rank)")

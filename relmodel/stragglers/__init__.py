@@ -26,7 +26,7 @@ from .graph import OpGraph, build_graph, one_f_one_b
 from .ops import OpTrace, read_ops, read_meta
 from .simulate import simulate_steps
 from .whatif import WhatIf, whatif, typical_times
-from .plan import evict_worker, slow_workers, whatif_goodput, worker_steps
+from .plan import analyse_trace, evict_worker, slow_workers, whatif_goodput, worker_steps
 from .ops import example_ops
 from .synthetic_ops import synthetic_ops
 
@@ -38,5 +38,5 @@ __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "Evicti
            "ScalingCurve", "expected_max", "gumbel_max", "max_with_slow", "straggler_scaling", "Slowdown",
            "slowdown", "SyntheticSteps", "synthetic_steps", "write_synthetic_parquet"]
 __all__ += ["OpGraph", "build_graph", "one_f_one_b", "OpTrace", "read_ops", "read_meta", "simulate_steps", "WhatIf",
-            "whatif", "typical_times", "evict_worker", "slow_workers", "whatif_goodput", "worker_steps", "example_ops",
+            "whatif", "typical_times", "analyse_trace", "evict_worker", "slow_workers", "whatif_goodput", "worker_steps", "example_ops",
             "synthetic_ops"]
