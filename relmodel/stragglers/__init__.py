@@ -23,7 +23,7 @@ from .scaling import (ScalingCurve, expected_max, fit_rank_times, gumbel_max, ma
 from .slowdown import Slowdown, slowdown
 from .synthetic import SyntheticSteps, synthetic_steps, write_synthetic_parquet
 from .graph import OpGraph, build_graph, one_f_one_b
-from .ops import OpTrace, read_ops, read_meta
+from .ops import OpTrace, read_ops, read_meta, register_trace_analysis
 from .simulate import simulate_steps
 from .whatif import WhatIf, whatif, typical_times
 from .plan import analyse_trace, evict_worker, slow_workers, whatif_goodput, worker_steps
@@ -32,6 +32,7 @@ from .synthetic_ops import synthetic_ops
 
 register_analysis("slowdown", slowdown)
 register_analysis("find_slow_nodes", find_slow_nodes)
+register_trace_analysis("whatif", whatif)
 
 __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "EvictionPlan", "combined_goodput",
            "event_slowdown", "eviction_policy", "goodput_with_stragglers", "fit_rank_times", "within_step_times",

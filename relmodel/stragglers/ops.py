@@ -23,11 +23,19 @@ from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, Mode
                       OverlappingOpsError)
 from .graph import COMPUTE, build_graph
 
-__all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED"]
+__all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED", "register_trace_analysis"]
 
 NEEDED = ("dp_rank", "stage", "step", "optype", "seq_id", "start_ts", "duration")
 BUNDLED = ("AR", "ST")  # traces of Lin et al. (OSDI 2025) bundled in data/bytedance-stragglers (Apache-2.0)
 OVERLAP_TOL_S = 1e-3  # clock jitter allowed between consecutive computes of one worker
+
+
+_ANALYSES = {}
+
+
+def register_trace_analysis(name, func):
+    """Attach an analysis to :class:`OpTrace` (the planning code registers ``whatif``; keeps imports one way)."""
+    _ANALYSES[name] = func
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,9 +73,9 @@ class OpTrace:
 
     def whatif(self, **kw):
         """The what-if analysis of this trace: see :func:`relmodel.stragglers.whatif.whatif`."""
-        from .whatif import whatif
-
-        return whatif(self, **kw)
+        if "whatif" not in _ANALYSES:
+            raise OpTraceError("the what-if analysis is not loaded; import relmodel.stragglers")
+        return _ANALYSES["whatif"](self, **kw)
 
 
 def read_meta(path):
@@ -193,7 +201,15 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
     :class:`~relmodel.errors.MissingOpsError`,
     :class:`~relmodel.errors.DuplicateOpError` or
     :class:`~relmodel.errors.OverlappingOpsError` for a trace that does not
-    fit the parallelism.
+    fit the parallelism.  Times in the trace are seconds; the result keeps
+    them in seconds (step times of a few seconds read best so).
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import data_dir
+    >>> t = read_ops(data_dir() / "bytedance-stragglers" / "trace-ST.parquet")   # dp 2 x pp 4, meta-ST.yaml
+    >>> t.n_workers, t.n_steps, round(float(t.recorded_s.mean()), 3)              # seconds per step
+    (8, 32, 2.214)
     """
     if dp is None or pp is None:
         if meta is None and isinstance(source, pd.DataFrame):

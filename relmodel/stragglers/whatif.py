@@ -244,6 +244,14 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=0, top_share=TOP_SHARE):
 
     ``n_boot`` bootstrap resamples of the steps give the interval on S (0
     skips it); ``top_share`` is the share of workers M_W sets to typical times.
+    Step times in the result are seconds; S, M_W and M_S are ratios and shares.
+
+    Examples
+    --------
+    >>> from relmodel.stragglers.ops import example_ops
+    >>> r = whatif(example_ops("ST"), n_boot=0)     # a long last stage (Lin et al., OSDI 2025)
+    >>> round(r.slowdown, 4), round(r.ms, 2), int(r.by_stage.iloc[0]["stage"])   # published: 1.1787, 1.22, 3
+    (1.1787, 1.22, 3)
     """
     if not 0 < conf < 1:
         raise ModelInputError(f"conf must be in (0, 1); got {conf!r}")
