@@ -269,32 +269,39 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=0, top_share=TOP_SHARE):
     dp_t = _keep_dp(trace, typ)
     by_stage = _by(list(range(trace.pp)), stage_t, ideal, "stage", slow)
     by_dp = _by(list(range(trace.dp)), list(dp_t), ideal, "DP rank", slow)
-    s_stage = np.array([t.mean() for t in stage_t]) / ideal
-    s_dp = dp_t.mean(axis=1) / ideal
-    score = np.minimum(s_stage[:, None], s_dp[None, :])  # (pp, dp)
-    workers = [(s, d) for s in range(trace.pp) for d in range(trace.dp)]
-    order = sorted(range(len(workers)), key=lambda w: -score[workers[w]])
-    n_top = max(1, int(np.ceil(len(workers) * top_share - 1e-9)))
-    top = [workers[w] for w in order[:n_top]]
-    orig_mean = orig.mean()
-    some = slow - 1 > _NONE
-    mw = float((orig_mean - _remove(trace, typ, top).mean()) / (orig_mean - ideal)) if some else 0.0
-    last = [(trace.pp - 1, d) for d in range(trace.dp)]
-    ms = float((orig_mean - _remove(trace, typ, last).mean()) / (orig_mean - ideal)) if some else 0.0
-    per_stage = np.stack(stage_t) / ideal  # (pp, steps)
-    per_dp = dp_t / ideal  # (dp, steps)
-    grid = np.minimum(per_stage[:, None, :], per_dp[None, :, :]).reshape(len(workers), -1).T
+    workers, score, grid = _worker_scores(trace, stage_t, dp_t, ideal)
+    order = sorted(range(len(workers)), key=lambda w: -score[w])
+    top = [workers[w] for w in order[:max(1, int(np.ceil(len(workers) * top_share - 1e-9)))]]
+    mw = _explained(trace, typ, orig, ideal, top)
+    ms = _explained(trace, typ, orig, ideal, [(trace.pp - 1, d) for d in range(trace.dp)])
     labels = [_worker_label(s, d) for s, d in workers]
     by_worker = pd.DataFrame({"worker": labels, "stage": [s for s, _ in workers], "DP rank": [d for _, d in workers],
-                              "S": score.ravel()}).sort_values("S", ascending=False, kind="stable")
+                              "S": score}).sort_values("S", ascending=False, kind="stable").reset_index(drop=True)
     per_step = pd.DataFrame({"step": trace.steps, "recorded_s": trace.recorded_s, "simulated_s": orig,
                              "ideal_s": ideal, "slowdown": orig / ideal})
-    return WhatIf(name=trace.name, slowdown=slow, lo=lo, hi=hi, conf=conf, original_s=float(orig_mean),
+    return WhatIf(name=trace.name, slowdown=slow, lo=lo, hi=hi, conf=conf, original_s=float(orig.mean()),
                   ideal_s=ideal, recorded_s=float(trace.recorded_s.mean()), per_step=per_step, by_optype=by_type,
-                  by_stage=by_stage, by_dp_rank=by_dp, by_worker=by_worker.reset_index(drop=True),
+                  by_stage=by_stage, by_dp_rank=by_dp, by_worker=by_worker,
                   step_workers=pd.DataFrame(grid, index=pd.Index(trace.steps, name="step"), columns=labels),
                   mw=mw, ms=ms, top_workers=tuple(_worker_label(s, d) for s, d in top),
-                  recoverable=_recoverable(trace, typ, orig_mean, by_worker.head(3)))
+                  recoverable=_recoverable(trace, typ, orig.mean(), by_worker.head(3)))
+
+
+def _worker_scores(trace, stage_t, dp_t, ideal):
+    """Workers (stage, DP rank), stage-major; each one's score min(S_dp, S_stage) overall and per step."""
+    per_stage = np.stack(stage_t) / ideal  # (pp, steps)
+    per_dp = dp_t / ideal  # (dp, steps)
+    score = np.minimum(per_stage.mean(axis=1)[:, None], per_dp.mean(axis=1)[None, :]).ravel()
+    grid = np.minimum(per_stage[:, None, :], per_dp[None, :, :]).reshape(trace.pp * trace.dp, -1).T
+    return [(s, d) for s in range(trace.pp) for d in range(trace.dp)], score, grid
+
+
+def _explained(trace, typ, orig, ideal, workers):
+    """Share of the slowdown removed by giving ``workers`` typical times: (original - that) / (original - ideal)."""
+    gap = orig.mean() - ideal
+    if gap <= _NONE * ideal:
+        return 0.0
+    return float((orig.mean() - _remove(trace, typ, workers).mean()) / gap)
 
 
 def _recoverable(trace, typ, orig_mean, candidates):
