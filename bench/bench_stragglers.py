@@ -1,7 +1,19 @@
-"""Speed and memory of the straggler analysis on a 10^8-row Parquet step log.
+"""Speed and memory of the straggler analysis on a 10^8-row Parquet step log, and of the op-level what-if.
 
     python bench/bench_stragglers.py            # 10,000 ranks x 10,000 steps (10^8 rows)
     python bench/bench_stragglers.py --quick    # 1,000 ranks x 2,000 steps
+    python bench/bench_stragglers.py --whatif [--traces DIR] [--artifact CLONE] [--quick]
+
+The ``--whatif`` part times relmodel.read_ops + OpTrace.whatif() (S, its
+bootstrap interval, attribution to op types, stages and DP ranks, M_W and
+M_S) on the three public traces of Lin et al. (OSDI 2025; DIR holds
+trace-{AR,SE,ST}.parquet and meta-*.yaml, default the shared datasets or the
+bundled AR and ST), prints S against the published values, and, given a clone
+of github.com/ByteDance-Seed/StragglerAnalysis, times that artifact's
+analyzer (wia.py, compute_mw.py, compute_ms.py: the same outputs) on the same
+traces and prints the ratio.  Then a synthetic 4,096-worker (dp 512 x pp 8),
+1,000-step 1F1B op trace (float32, one slowed worker) is analysed in a fresh
+process; the target is under 60 s on 2 cores.
 
 Steps:
 1. a synthetic log (1,250 nodes of 8 ranks, 3 planted slow nodes) is streamed
@@ -70,10 +82,87 @@ def run(code):
     return json.loads(out.strip().splitlines()[-1])
 
 
+PUBLISHED_S = {"AR": 1.9730450967262543, "SE": 1.5373613711484118, "ST": 1.1787021836556841}  # result-*.json
+
+WHATIF = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+import relmodel
+t0 = time.perf_counter()
+trace = relmodel.read_ops({path!r})
+t1 = time.perf_counter()
+r = trace.whatif(n_boot=1000)
+t2 = time.perf_counter()
+print(json.dumps({{"read": t1 - t0, "whatif": t2 - t1, "S": r.slowdown, "mw": r.mw, "ms": r.ms,
+                  "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}}))
+"""
+
+SYNTHETIC = r"""
+import json, resource, sys, time
+import numpy as np
+sys.path.insert(0, {root!r})
+from relmodel.stragglers.synthetic_ops import synthetic_ops
+t0 = time.perf_counter()
+trace = synthetic_ops(dp={dp}, pp=8, n_micro=4, n_steps={steps}, slow=[(3, 100 % {dp}, 1.3)], dtype=np.float32, seed=1)
+t1 = time.perf_counter()
+r = trace.whatif(n_boot=1000)
+t2 = time.perf_counter()
+use = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"make": t1 - t0, "whatif": t2 - t1, "S": r.slowdown, "top": r.top_workers[0],
+                  "ops": trace.n_ops, "cpu": use.ru_utime + use.ru_stime, "peak_gib": use.ru_maxrss / 2**20}}))
+"""
+
+
+def _artifact(clone, trace, meta, out):
+    """Wall time of the artifact's what-if, M_W and M_S on one trace (its own commands, run_all.sh order)."""
+    name = Path(trace).stem.split("-")[-1]
+    steps = [[sys.executable, "-m", "analyzer.wia", "--trace", str(trace), "--metadata", str(meta), "--root",
+              str(out), "--dump-dir", str(out)]]
+    for tool in ("compute_mw", "compute_ms"):
+        steps.append([sys.executable, "-m", f"analyzer.{tool}", "--analysis-result", str(out / f"{name}.json"),
+                      "--trial", name, "--root", str(out), "--dump-dir", str(out)])
+    t0 = time.perf_counter()
+    for cmd in steps:
+        subprocess.run(cmd, cwd=clone, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def whatif_main(args):
+    shared = [p / "shared" / "datasets" / "bytedance-stragglers" for p in ROOT.parents]
+    shared = next((p for p in shared if p.exists()), ROOT / "data" / "bytedance-stragglers")
+    folder = Path(args.traces) if args.traces else shared
+    names = [n for n in ("AR", "SE", "ST") if (folder / f"trace-{n}.parquet").exists()]
+    print(f"op-level what-if on the public traces in {folder}:")
+    for n in names:
+        path = folder / f"trace-{n}.parquet"
+        ours = run(WHATIF.format(root=str(ROOT), path=str(path)))
+        total = ours["read"] + ours["whatif"]
+        line = (f"  {n}: S {ours['S']:.4f} (published {PUBLISHED_S[n]:.4f}), M_W {100 * ours['mw']:.1f}%, "
+                f"M_S {100 * ours['ms']:.1f}%; relmodel read {ours['read']:.2f} s + what-if {ours['whatif']:.2f} s")
+        if args.artifact:
+            with tempfile.TemporaryDirectory() as tmp:
+                theirs = _artifact(Path(args.artifact), path, folder / f"meta-{n}.yaml", Path(tmp))
+            line += f"; artifact {theirs:.1f} s, {theirs / total:.1f}x"
+        print(line)
+    if not args.artifact:
+        print("  (the artifact was not timed: pass --artifact with a clone of ByteDance-Seed/StragglerAnalysis "
+              "and its requirements installed)")
+    dp, steps = (64, 200) if args.quick else (512, 1000)
+    syn = run(SYNTHETIC.format(root=str(ROOT), dp=dp, steps=steps))
+    print(f"synthetic 1F1B trace, {dp * 8:,} workers (dp {dp} x pp 8) x {steps:,} steps ({syn['ops']:,} operations):")
+    print(f"  made in {syn['make']:.1f} s; what-if in {syn['whatif']:.1f} s (target < 60 s); "
+          f"CPU {syn['cpu']:.1f} s; peak {syn['peak_gib']:.2f} GiB; S {syn['S']:.3f}, top worker {syn['top']}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--whatif", action="store_true", help="time the op-level what-if instead of the step log")
+    ap.add_argument("--traces", help="folder with trace-{AR,SE,ST}.parquet and meta-*.yaml")
+    ap.add_argument("--artifact", help="a clone of ByteDance-Seed/StragglerAnalysis to time against")
     args = ap.parse_args()
+    if args.whatif:
+        return whatif_main(args)
     n_nodes, n_steps = (125, 2000) if args.quick else (1250, 10_000)
     with tempfile.TemporaryDirectory() as tmp:
         big, small = Path(tmp) / "steps.parquet", Path(tmp) / "steps_tenth.parquet"

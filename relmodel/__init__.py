@@ -46,5 +46,6 @@ from . import resources
 
 from .data import read_sacct, read_xid, JobLog, XidLog, expand_nodelist
 from .checkpoint import backtest, Backtest
+from .stragglers import OpTrace, read_ops, WhatIf, whatif
 
 __version__ = "0.2.0"

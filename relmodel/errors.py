@@ -292,3 +292,29 @@ class UnknownJobError(LogFormatError):
 
 
 __all__ += ["SacctFormatError", "KernelLogError", "UnknownJobError"]
+class OpTraceError(LogFormatError):
+    """An operation-level training trace that cannot be analysed; the message says what is expected."""
+
+
+class MissingOpsError(OpTraceError):
+    """Operations missing from an op-level trace: a worker or step lacks ops the others have."""
+
+
+class MissingRanksError(OpTraceError):
+    """Data-parallel ranks or pipeline stages missing from an op-level trace, against the stated parallelism."""
+
+
+class DuplicateOpError(OpTraceError):
+    """The same operation (step, worker, op type, sequence number) recorded more than once."""
+
+
+class OverlappingOpsError(OpTraceError):
+    """Two operations of one stream of one worker overlap in time (a stream runs one op at a time)."""
+
+
+class OpGraphError(OpTraceError):
+    """A dependency model that cannot be built or simulated (unknown op types, a cycle)."""
+
+
+__all__ += ["OpTraceError", "MissingOpsError", "MissingRanksError", "DuplicateOpError", "OverlappingOpsError",
+            "OpGraphError"]

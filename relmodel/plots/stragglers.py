@@ -6,7 +6,8 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 
 import numpy as np
 
-__all__ = ["step_times_plot", "slow_nodes_plot", "straggler_scaling_plot", "eviction_plot"]
+__all__ = ["step_times_plot", "slow_nodes_plot", "straggler_scaling_plot", "eviction_plot", "straggler_heatmap",
+           "whatif_steps_plot"]
 
 
 def _axes(ax):
@@ -18,7 +19,12 @@ def _axes(ax):
 
 
 def step_times_plot(result, *, ax=None):
-    """Each step's actual time (its slowest rank) against the typical rank's time, from a ``slowdown()`` result."""
+    """Each step's actual time (its slowest rank) against the typical rank's time, from a ``slowdown()`` result.
+
+    Given a what-if result (:func:`relmodel.whatif`) it draws :func:`whatif_steps_plot`.
+    """
+    if hasattr(result, "step_workers"):
+        return whatif_steps_plot(result, ax=ax)
     ax = _axes(ax)
     t = result.per_step
     ax.plot(t["step"], t["actual_s"], lw=0.8, color="tab:red", label="actual step (slowest rank)")
@@ -81,4 +87,51 @@ def eviction_plot(plan, *, ax=None):
     ax.set_title("Eviction policies (best in green)")
     ax.invert_yaxis()
     ax.grid(True, axis="x", alpha=0.3)
+    return ax
+
+
+def straggler_heatmap(result, *, vmax=None, ax=None):
+    """Steps x workers: how much each worker alone slows each step, from :func:`relmodel.whatif`.
+
+    A worker's value in a step is the smaller of its DP rank's and its
+    stage's slowdown in that step (each simulated with only that group at its
+    recorded times, Lin et al., OSDI 2025); 1 means no slower than the
+    straggler-free step.
+    """
+    ax = _axes(ax)
+    grid = result.step_workers
+    vals = grid.to_numpy().T  # workers x steps
+    top = vmax if vmax is not None else max(1.05, float(np.percentile(vals, 99.5)))
+    im = ax.imshow(vals, aspect="auto", cmap="Reds", vmin=1.0, vmax=top, interpolation="nearest")
+    n_w, n_s = vals.shape
+    if n_w <= 40:
+        ax.set_yticks(range(n_w))
+        ax.set_yticklabels(grid.columns, fontsize="x-small")
+    ax.set_ylabel("worker")
+    ticks = np.unique(np.linspace(0, n_s - 1, min(n_s, 10)).round().astype(int))
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{s:,}" for s in grid.index[ticks]], fontsize="small")
+    ax.set_xlabel("step (as recorded)")
+    ax.set_title(f"Slowdown each worker alone causes, per step (job slowdown {result.slowdown:.2f})")
+    ax.figure.colorbar(im, ax=ax, label="slowdown (1 = none)")
+    return ax
+
+
+def whatif_steps_plot(result, *, ax=None):
+    """Each step's simulated time against the straggler-free step, from :func:`relmodel.whatif`."""
+    ax = _axes(ax)
+    t = result.per_step
+    x = np.arange(len(t))
+    ax.plot(x, t["simulated_s"], marker="o", ms=3, lw=0.8, color="tab:red", label="as recorded (simulated)")
+    ax.axhline(result.ideal_s, color="tab:blue", lw=1, label="every operation at its typical time")
+    ax.fill_between(x, result.ideal_s, t["simulated_s"], color="tab:red", alpha=0.15, lw=0)
+    ticks = np.unique(np.linspace(0, len(t) - 1, min(len(t), 10)).round().astype(int))
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{s:,}" for s in t["step"].to_numpy()[ticks]], fontsize="small")
+    ax.set_xlabel("step (as recorded)")
+    ax.set_ylabel("step time (s)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"Stragglers slow each step {result.slowdown:.2f} times on average")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="lower right")
     return ax

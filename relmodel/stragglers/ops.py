@@ -1,0 +1,256 @@
+"""Operation-level training traces: one row per operation of every worker and step.
+
+The format is that of the public traces of Lin et al. (OSDI 2025,
+github.com/ByteDance-Seed/StragglerAnalysis): columns ``dp_rank``, ``stage``,
+``step``, ``optype``, ``seq_id`` (the operation's number among those of its
+type on that worker in that step), ``start_ts`` and ``duration`` (seconds);
+``rank``, ``mc``, ``gmc`` and ``mb_id`` may be present and are not needed.
+:func:`read_ops` checks the trace against the stated parallelism and builds
+the step's dependency model from the operations of DP rank 0 in the first
+step; every other worker and step must run the same operations.  Times are
+kept as dense arrays (operation x step x DP rank), so the analysis is
+vectorised over steps and ranks.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data.readers import read_table, require_columns
+from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, ModelInputError, OpTraceError,
+                      OverlappingOpsError)
+from .graph import COMPUTE, build_graph
+
+__all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED", "register_trace_analysis"]
+
+NEEDED = ("dp_rank", "stage", "step", "optype", "seq_id", "start_ts", "duration")
+BUNDLED = ("AR", "ST")  # traces of Lin et al. (OSDI 2025) bundled in data/bytedance-stragglers (Apache-2.0)
+OVERLAP_TOL_S = 1e-3  # clock jitter allowed between consecutive computes of one worker
+
+
+_ANALYSES = {}
+
+
+def register_trace_analysis(name, func):
+    """Attach an analysis to :class:`OpTrace` (the planning code registers ``whatif``; keeps imports one way)."""
+    _ANALYSES[name] = func
+
+
+@dataclass(frozen=True, eq=False)
+class OpTrace:
+    """An op-level trace as dense arrays over (operation, step, DP rank).
+
+    ``x`` holds what the simulator needs per operation: the duration of a
+    compute, the transfer time of a communication (its end minus the latest
+    start among the ranks it waits for).  ``recorded_s`` is each step's
+    recorded wall time (last end minus first start).
+    """
+
+    name: str
+    dp: int
+    pp: int
+    tp: int
+    vpp: int
+    steps: np.ndarray
+    graph: object
+    x: np.ndarray
+    recorded_s: np.ndarray
+    n_ops: int
+
+    @property
+    def n_steps(self):
+        return len(self.steps)
+
+    @property
+    def n_workers(self):
+        return self.dp * self.pp
+
+    def __repr__(self):
+        return (f"OpTrace({self.name!r}: {self.n_ops:,} operations, {self.n_steps:,} steps, "
+                f"dp {self.dp} x pp {self.pp} x tp {self.tp})")
+
+    def whatif(self, **kw):
+        """The what-if analysis of this trace: see :func:`relmodel.stragglers.whatif.whatif`."""
+        if "whatif" not in _ANALYSES:
+            raise OpTraceError("the what-if analysis is not loaded; import relmodel.stragglers")
+        return _ANALYSES["whatif"](self, **kw)
+
+
+def read_meta(path):
+    """The parallelism of a trace from its ``meta-*.yaml`` (keys dp_size, pp_size, tp_size, vpp_size)."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = yaml.safe_load(f)
+    except FileNotFoundError:
+        raise OpTraceError(f"{path}: no such metadata file; pass dp= and pp= (and tp=, vpp=) instead") from None
+    if not isinstance(meta, dict):
+        raise OpTraceError(f"{path}: expected a mapping with dp_size, pp_size, tp_size, vpp_size")
+    try:
+        return {k: int(meta.get(f"{k}_size", 1)) for k in ("dp", "pp", "tp", "vpp")}
+    except (TypeError, ValueError):
+        raise OpTraceError(f"{path}: dp_size, pp_size, tp_size and vpp_size must be whole numbers") from None
+
+
+def _meta_beside(path):
+    p = Path(path)
+    stem = p.name.split(".")[0]
+    return p.with_name("meta-" + (stem[len("trace-"):] if stem.startswith("trace-") else stem) + ".yaml")
+
+
+def _check_sizes(df, dp, pp, label):
+    for col, n in (("dp_rank", dp), ("stage", pp)):
+        seen = np.unique(df[col].to_numpy())
+        bad = seen[(seen < 0) | (seen >= n)]
+        if len(bad):
+            raise OpTraceError(f"{label}: column {col!r} holds {bad[:5].tolist()}, outside 0..{n - 1} for {n} ranks")
+        missing = sorted(set(range(n)) - set(seen.tolist()))
+        if missing:
+            raise MissingRanksError(f"{label}: no operations for {col} {missing[:10]} of 0..{n - 1}; a trace must "
+                                    f"record every {'data-parallel rank' if col == 'dp_rank' else 'pipeline stage'}")
+
+
+def _template(df, pp, label):
+    """Per stage: op counts and the compute order, from DP rank 0 in the first step."""
+    first = df["step"].min()
+    t = df[(df["dp_rank"] == 0) & (df["step"] == first)]
+    counts, orders = [], []
+    for s in range(pp):
+        ts = t[t["stage"] == s]
+        c = ts.groupby("optype", observed=True)["seq_id"].agg(["size", "max"])
+        if (c["size"] != c["max"] + 1).any():
+            bad = c.index[c["size"] != c["max"] + 1][0]
+            raise OpTraceError(f"{label}: step {first}, DP rank 0, stage {s}: {bad!r} seq_id values are not "
+                               f"0, 1, 2, ... (each op type numbers its operations from 0 within a step)")
+        counts.append({str(k): int(v) for k, v in c["size"].items()})
+        comp = ts[ts["optype"].isin(COMPUTE)].sort_values(["start_ts", "seq_id", "optype"], kind="stable")
+        orders.append(list(zip(comp["optype"].astype(str), comp["seq_id"].astype(int))))
+    return counts, orders
+
+
+def _cells(df, graph, steps, dp, label):
+    key = graph.index()
+    codes = pd.Series(range(len(key)), index=pd.MultiIndex.from_tuples(list(key), names=["stage", "optype", "seq_id"]))
+    rows = pd.MultiIndex.from_arrays([df["stage"].astype(int), df["optype"].astype(str), df["seq_id"].astype(int)])
+    node = codes.reindex(rows).to_numpy()
+    if np.isnan(node).any():
+        i = int(np.flatnonzero(np.isnan(node))[0])
+        r = df.iloc[i]
+        raise MissingOpsError(f"{label}, row {i + 1}: step {r['step']}, DP rank {r['dp_rank']}, stage {r['stage']} "
+                              f"has {r['optype']!r} #{r['seq_id']}, which DP rank 0 lacks in step {steps[0]}; every "
+                              "worker and step must run the same operations")
+    step_i = np.searchsorted(steps, df["step"].to_numpy())
+    return (node.astype(np.int64) * len(steps) + step_i) * dp + df["dp_rank"].to_numpy().astype(np.int64)
+
+
+def _dense(df, graph, steps, dp, label):
+    cell = _cells(df, graph, steps, dp, label)
+    size = graph.n_nodes * len(steps) * dp
+    count = np.bincount(cell, minlength=size)
+    shape = (graph.n_nodes, len(steps), dp)
+    if (count > 1).any():
+        n, s, d = np.unravel_index(int(np.argmax(count > 1)), shape)
+        raise DuplicateOpError(f"{label}: step {steps[s]}, DP rank {d}: {graph.optype[n]!r} #{graph.seq[n]} of stage "
+                               f"{graph.stage[n]} is recorded {count.max()} times; each operation once")
+    if (count == 0).any():
+        n, s, d = np.unravel_index(int(np.argmin(count)), shape)
+        raise MissingOpsError(f"{label}: step {steps[s]}, DP rank {d}: {graph.optype[n]!r} #{graph.seq[n]} of stage "
+                              f"{graph.stage[n]} is missing ({int((count == 0).sum()):,} operations missing in all); "
+                              "every worker and step must run the same operations")
+    start, dur = np.empty(size), np.empty(size)
+    start[cell] = df["start_ts"].to_numpy(dtype=float)
+    dur[cell] = df["duration"].to_numpy(dtype=float)
+    return start.reshape(shape), dur.reshape(shape)
+
+
+def _check_overlap(graph, start, end, steps, label):
+    for s in np.unique(graph.stage):
+        comp = [i for unit in graph.order for i in unit if graph.stage[i] == s and graph.optype[i] in COMPUTE]
+        for a, b in zip(comp[:-1], comp[1:]):
+            gap = start[b] - end[a]
+            if (gap < -OVERLAP_TOL_S).any():
+                si, d = np.unravel_index(int(np.argmin(gap)), gap.shape)
+                raise OverlappingOpsError(
+                    f"{label}: step {steps[si]}, DP rank {d}, stage {s}: {graph.optype[b]!r} #{graph.seq[b]} starts "
+                    f"{-gap[si, d]:.4f} s before {graph.optype[a]!r} #{graph.seq[a]} ends on the compute stream; "
+                    "computes of one worker run one at a time, in the same order in every step")
+
+
+def _effective(graph, start, dur):
+    x = dur.copy()
+    end = start + dur
+    for g, members in enumerate(graph.group_members):
+        t = np.max(start[list(members)], axis=0)
+        if graph.group_dp[g]:
+            t = t.max(axis=-1, keepdims=True)
+        x[list(members)] = np.maximum(end[list(members)] - t, 0.0)
+    return x
+
+
+def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=None):
+    """Read an op-level trace (Parquet, CSV or a DataFrame) into an :class:`OpTrace`.
+
+    ``dp`` and ``pp`` are the data- and pipeline-parallel sizes (``tp`` the
+    tensor-parallel size, kept for the record).  Without them the sizes come
+    from ``meta`` (a ``meta-*.yaml`` as published with the traces), by default
+    the one beside the trace file (``trace-AR.parquet`` -> ``meta-AR.yaml``).
+    Raises :class:`~relmodel.errors.MissingRanksError`,
+    :class:`~relmodel.errors.MissingOpsError`,
+    :class:`~relmodel.errors.DuplicateOpError` or
+    :class:`~relmodel.errors.OverlappingOpsError` for a trace that does not
+    fit the parallelism.  Times in the trace are seconds; the result keeps
+    them in seconds (step times of a few seconds read best so).
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import data_dir
+    >>> t = read_ops(data_dir() / "bytedance-stragglers" / "trace-ST.parquet")   # dp 2 x pp 4, meta-ST.yaml
+    >>> t.n_workers, t.n_steps, round(float(t.recorded_s.mean()), 3)              # seconds per step
+    (8, 32, 2.214)
+    """
+    if dp is None or pp is None:
+        if meta is None and isinstance(source, pd.DataFrame):
+            raise ModelInputError("give dp= and pp= (the data- and pipeline-parallel sizes) for a DataFrame")
+        sizes = read_meta(meta if meta is not None else _meta_beside(source))
+        dp, pp, tp, vpp = (sizes[k] if v is None else v for k, v in (("dp", dp), ("pp", pp), ("tp", tp), ("vpp", vpp)))
+    tp, vpp = 1 if tp is None else tp, 1 if vpp is None else vpp
+    for k, v in (("dp", dp), ("pp", pp), ("tp", tp), ("vpp", vpp)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ModelInputError(f"{k} must be a whole number of at least 1; got {v!r}")
+    if vpp > 1:
+        raise OpTraceError(f"vpp={vpp}: traces of interleaved pipeline schedules (virtual stages) are not supported "
+                           "yet; relmodel reads 1F1B traces (vpp=1)")
+    df, label = read_table(source)
+    require_columns(df, NEEDED, label, "an op-level trace column")
+    df["optype"] = df["optype"].astype(str)
+    _check_sizes(df, dp, pp, label)
+    counts, orders = _template(df, pp, label)
+    graph = build_graph(pp, counts, orders)
+    steps = np.unique(df["step"].to_numpy())
+    start, dur = _dense(df, graph, steps, dp, label)
+    if (dur < 0).any():
+        raise OpTraceError(f"{label}: negative durations; durations are seconds, at least 0")
+    end = start + dur
+    _check_overlap(graph, start, end, steps, label)
+    recorded = end.max(axis=(0, 2)) - start.min(axis=(0, 2))
+    return OpTrace(name=name or ("the job" if isinstance(source, pd.DataFrame) else Path(str(label)).name.split(".")[0]), dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp),
+                   steps=steps, graph=graph, x=_effective(graph, start, dur), recorded_s=recorded, n_ops=len(df))
+
+
+def example_ops(name="AR"):
+    """A bundled op-level trace of Lin et al. (OSDI 2025): "AR" (64 GPUs, one slowed worker) or "ST" (a long
+    last stage).  Both come from github.com/ByteDance-Seed/StragglerAnalysis (Apache-2.0; see data/README.md).
+
+    Examples
+    --------
+    >>> example_ops("ST")
+    OpTrace('trace-ST': 6,784 operations, 32 steps, dp 2 x pp 4 x tp 1)
+    """
+    from ..data.datasets import data_dir
+
+    if name not in BUNDLED:
+        raise ModelInputError(f"bundled op-level traces are {', '.join(BUNDLED)}; got {name!r}")
+    return read_ops(data_dir() / "bytedance-stragglers" / f"trace-{name}.parquet", name=f"trace-{name}")

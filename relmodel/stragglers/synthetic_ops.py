@@ -1,0 +1,88 @@
+"""Synthetic op-level traces of a 1F1B job, with planted slow workers and a longer last stage.
+
+For tests and scaling studies: :func:`synthetic_ops` builds an
+:class:`~relmodel.stragglers.ops.OpTrace` directly as dense arrays (no rows),
+so a 4,096-worker, 1,000-step trace fits in memory; ``to_frame`` turns a
+small one into the rows of an op-level trace file (times from the
+simulator), which :func:`~relmodel.stragglers.ops.read_ops` reads back.
+Every operation's time is its type's base time x a log-normal factor
+(``noise``: its sigma) x the slowdown of its worker.
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ModelInputError
+from .graph import AG, CLIP, EMB, GC, LN, OPT, RS, build_graph, one_f_one_b
+from .ops import OpTrace
+from .simulate import simulate_timeline
+
+__all__ = ["synthetic_ops", "counts_1f1b", "to_frame", "BASE_S"]
+
+BASE_S = {"forward-compute": 0.10, "backward-compute": 0.20, "forward-send": 0.002, "forward-recv": 0.002,
+          "backward-send": 0.002, "backward-recv": 0.002, AG: 0.03, RS: 0.05, GC: 0.001, LN: 0.002, EMB: 0.01,
+          CLIP: 0.003, OPT: 0.02}  # seconds; a made-up but plausible mix
+
+
+def counts_1f1b(pp, n_micro):
+    """Op counts per stage of one 1F1B step with ``n_micro`` microbatches."""
+    out = []
+    for s in range(pp):
+        c = {"forward-compute": n_micro, "backward-compute": n_micro, AG: 1, RS: 1, GC: 1, LN: 1, CLIP: 1, OPT: 1}
+        if s < pp - 1:
+            c.update({"forward-send": n_micro, "backward-recv": n_micro})
+        if s > 0:
+            c.update({"forward-recv": n_micro, "backward-send": n_micro})
+        if s in (0, pp - 1):
+            c[EMB] = 1
+        out.append(c)
+    return out
+
+
+def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, slow=(), last_stage=1.0, noise=0.02, base=None,
+                  seed=0, dtype=np.float64, name="synthetic ops"):
+    """A synthetic :class:`OpTrace`.
+
+    ``slow`` lists planted slow workers as (stage, DP rank, factor); every
+    operation of theirs takes ``factor`` times as long.  ``last_stage``
+    multiplies the computes of the last stage (stage partitioning imbalance).
+    ``dtype=np.float32`` halves the memory of large traces.
+    """
+    for k, v in (("dp", dp), ("pp", pp), ("n_micro", n_micro), ("n_steps", n_steps)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ModelInputError(f"{k} must be a whole number of at least 1; got {v!r}")
+    base = {**BASE_S, **(base or {})}
+    counts = counts_1f1b(pp, n_micro)
+    orders = [[(t, m) for t, m in one_f_one_b(pp, s, n_micro)] for s in range(pp)]
+    graph = build_graph(pp, counts, orders)
+    rng = np.random.default_rng(seed)
+    x = np.empty((graph.n_nodes, n_steps, dp), dtype=dtype)
+    for i in range(graph.n_nodes):  # row by row keeps the temporary arrays small
+        t = graph.optype[i]
+        scale = base[t] * (last_stage if graph.stage[i] == pp - 1 and t.endswith("compute") else 1.0)
+        z = rng.standard_normal((n_steps, dp), dtype=np.float32 if dtype == np.float32 else np.float64)
+        x[i] = scale * np.exp(noise * z - noise ** 2 / 2)
+    for s, d, f in slow:
+        if not (0 <= s < pp and 0 <= d < dp) or not f > 0:
+            raise ModelInputError(f"slow workers are (stage in 0..{pp - 1}, DP rank in 0..{dp - 1}, factor > 0); "
+                                  f"got {(s, d, f)!r}")
+        x[graph.stage == s, :, d] *= f
+    return OpTrace(name=name, dp=dp, pp=pp, tp=1, vpp=1, steps=np.arange(n_steps), graph=graph, x=x,
+                   recorded_s=np.full(n_steps, np.nan), n_ops=graph.n_nodes * n_steps * dp)
+
+
+def to_frame(trace, *, step_gap_s=1.0):
+    """The rows of an op-level trace for a (small) trace: start times from the simulator, steps one after another.
+
+    A communication's recorded duration includes its wait for the slowest
+    member of its group, as a profiler would record it.
+    """
+    g = trace.graph
+    start, end = simulate_timeline(g, lambda i: trace.x[i], (trace.n_steps, trace.dp))
+    offset = np.r_[0.0, np.cumsum(end.max(axis=(0, 2)) + step_gap_s)[:-1]]
+    start, end = start + offset[None, :, None], end + offset[None, :, None]
+    n, s, d = np.meshgrid(np.arange(g.n_nodes), np.arange(trace.n_steps), np.arange(trace.dp), indexing="ij")
+    n, s, d = n.ravel(), s.ravel(), d.ravel()
+    return pd.DataFrame({"dp_rank": d, "stage": g.stage[n], "rank": g.stage[n] * trace.dp + d,
+                         "step": trace.steps[s], "optype": g.optype[n].astype(str), "start_ts": start.ravel(),
+                         "duration": (end - start).ravel(), "seq_id": g.seq[n]})

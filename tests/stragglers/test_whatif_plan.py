@@ -1,0 +1,40 @@
+"""From the what-if to the plan: slow workers, eviction and goodput on the AR trace."""
+
+import pytest
+
+import relmodel
+from relmodel.stragglers.ops import example_ops
+from relmodel.stragglers.plan import eviction_sentence, worker_steps
+
+# data/mw-AR.json of github.com/ByteDance-Seed/StragglerAnalysis: mean step time of the original
+# (tori) and with the slowest worker at typical times (trem), seconds
+TORI, TREM = 46.33637259691022, 23.44582316843448
+
+
+@pytest.fixture(scope="module")
+def ar():
+    return example_ops("AR").whatif(n_boot=0)
+
+
+def test_find_slow_nodes_flags_the_one_slowed_worker(ar):
+    found = ar.find_slow_workers()
+    assert found.nodes == ["DP rank 0, stage 0"]
+    log = worker_steps(ar)
+    assert (log.n_steps, log.n_ranks) == (44, 16)
+
+
+def test_eviction_uses_what_removing_the_worker_recovers(ar):
+    best = ar.recoverable.iloc[0]
+    assert best["worker"] == "DP rank 0, stage 0"
+    assert best["slowdown_removed"] == pytest.approx(TORI / TREM - 1, rel=1e-5)
+    kw = dict(detection="30min", restart="10min", interval="1h", remaining="100h")
+    plan = ar.eviction_policy(**kw)
+    direct = relmodel.eviction_policy(slowdown=TORI / TREM - 1, **kw)
+    assert plan.table["lost_h"].to_numpy() == pytest.approx(direct.table["lost_h"].to_numpy(), rel=1e-5)
+    assert plan.best != "never evict"
+    assert "Evicting DP rank 0, stage 0" in eviction_sentence(ar, plan)
+
+
+def test_goodput_is_ettr_over_s(ar):
+    # published S of AR: 1.9730450967262543 (data/result-AR.json, blocking_slowdown)
+    assert ar.goodput(0.9) == pytest.approx(0.9 / 1.9730450967262543, rel=1e-5)
