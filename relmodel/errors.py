@@ -269,3 +269,11 @@ def is_environment_error(exc):
     if isinstance(exc, MemoryError):
         return True
     return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)
+
+
+class SeparationWarning(UserWarning):
+    """A regression fitted, but a covariate (level) separates failures from survivors: its
+    estimate runs off to +-infinity, as R's ``coxph`` and ``survreg`` report it."""
+
+
+__all__ += ["SeparationWarning"]
