@@ -1,9 +1,10 @@
 """Regression of failure times on covariates: Cox and accelerated-failure-time models.
 
 :func:`regress` asks *why* some units fail sooner (GPU SKU, rack position,
-firmware, vendor).  It is built on lifelines (``CoxPHFitter``,
-``WeibullAFTFitter``, ``LogNormalAFTFitter``, ``LogLogisticAFTFitter``) with
-relmodel's conventions on top: durations in hours (strings and timedeltas
+firmware, vendor).  It runs relmodel's own Newton-Raphson engines
+(:mod:`relmodel.stats.cox_engine`, :mod:`relmodel.stats.aft_engine`; equal to
+R's ``coxph`` and ``survreg``, with lifelines as the cross-check in the tests)
+with relmodel's conventions on top: durations in hours (strings and timedeltas
 accepted), categorical covariates encoded against a named reference level
 (:mod:`relmodel.stats.covariates`), named errors for covariates a regression
 cannot use, and a :class:`RegressionResult` whose table reads in words.
@@ -13,7 +14,9 @@ cannot use, and a :class:`RegressionResult` whose table reads in words.
   truncation or counting-process ``entry``, weights, offsets; equal to R's
   ``coxph``), and the proportional-hazards score test of R's ``cox.zph``
   (:mod:`relmodel.stats.cox_zph`) with a verdict.
-* AFT: time ratios (below 1 fails sooner): ``ln T = x'b + s W``.
+* AFT: time ratios (below 1 fails sooner): ``ln T = x'b + s W`` (Weibull,
+  lognormal, log-logistic), with entry times and weights; the sandwich, like
+  ``survreg``'s, sums unweighted scores.
 * ``cluster`` or ``robust=True``: Lin and Wei's sandwich errors (JASA 84,
   1989), by cluster or with each row its own cluster, as ``coxph`` and
   ``survreg``.
@@ -40,17 +43,16 @@ from ..errors import CovariateError, FitError, SeparationError, SeparationWarnin
 from ..units import hours
 from .concordance import concordance_index
 from .covariates import design, pick_column, survival_columns
+from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
-from .family import _Gumbel, _Logistic, _Normal
 from ..tables import html_table
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
-# model -> (lifelines fitter, location parameter, scale parameter, sign of ln s in its scale coefficient, law)
-_AFT = {"weibull_aft": ("WeibullAFTFitter", "lambda_", "rho_", -1.0, _Gumbel),
-        "lognormal_aft": ("LogNormalAFTFitter", "mu_", "sigma_", 1.0, _Normal),
-        "loglogistic_aft": ("LogLogisticAFTFitter", "alpha_", "beta_", -1.0, _Logistic)}
+# model -> (law of the engine, name of the scale parameter, power of s it is: rho = 1/s, sigma = s, beta = 1/s)
+_AFT = {"weibull_aft": ("weibull", "rho", -1), "lognormal_aft": ("lognormal", "sigma", 1),
+        "loglogistic_aft": ("loglogistic", "beta", -1)}
 MODELS = ("cox",) + tuple(_AFT)
 
 
@@ -216,13 +218,14 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
         loglik, aic, scale, score = fit.loglik, -2 * fit.loglik + 2 * len(names), {}, fit.risk
         _separation(table, fit.infinite, on_separation)
     else:
-        fitter = _fit_aft(df, model, entry is not None, conf)
-        cov = _covariance(fitter, df, model, entry is not None) if (cluster is not None or robust) else None
-        table = _table(fitter, names, _AFT[model][1], labels, conf, cov)
-        _check_separation(table)
-        fit, ph, loglik, aic = fitter, None, float(fitter.log_likelihood_), float(fitter.AIC_)
-        scale = {_AFT[model][2].rstrip("_"): float(np.exp(fitter.params_[(_AFT[model][2], "Intercept")]))}
-        score = -fitter.predict_median(df[names]).to_numpy(float)
+        fit = _fit_aft(df, names, model, robust)
+        var = fit.var if fit.robust_var is None else fit.robust_var
+        k = len(names)
+        table = _coef_table(names, labels, fit.coef[1:k + 1], np.sqrt(np.diag(var))[1:k + 1], conf)
+        _separation(table, fit.infinite[1:k + 1], on_separation)
+        law, scale_name, power = _AFT[model]
+        ph, loglik, aic, score = None, fit.loglik, -2 * fit.loglik + 2 * (k + 2), -fit.eta
+        scale = {scale_name: fit.scale**power}
     refs = {k: _plain(v) for k, v in refs.items()}
     return RegressionResult(model, "hazard ratio" if model == "cox" else "time ratio", table, refs, len(df),
                             int(df["_e"].sum()), float(loglik), float(aic), conf,
@@ -275,6 +278,14 @@ def _fit_cox(df, names, strata, ties, robust):
                    cluster=df["_cluster"].to_numpy() if "_cluster" in df else None, robust=robust)
 
 
+def _fit_aft(df, names, model, robust):
+    x = np.column_stack([np.ones(len(df)), df[names].to_numpy(float)])
+    return aft_fit(df["_t"].to_numpy(), df["_e"].to_numpy(), x, _AFT[model][0],
+                   entry=df["_entry"].to_numpy() if "_entry" in df else None,
+                   weights=df["_w"].to_numpy() if "_w" in df else None,
+                   cluster=df["_cluster"].to_numpy() if "_cluster" in df else None, robust=robust)
+
+
 def _cox_table(fit, names, labels, conf):
     var = fit.var if fit.robust_var is None else fit.robust_var
     return _coef_table(names, labels, fit.coef, np.sqrt(np.diag(var)), conf)
@@ -308,91 +319,6 @@ def _separation(table, infinite, on_separation):
         warnings.warn(msg, SeparationWarning, stacklevel=3)
 
 
-def _lifelines_fit(fitter, df, **kw):
-    from lifelines.exceptions import ConvergenceError
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            fitter.fit(df, "_t", "_e", **kw)
-        except ConvergenceError as exc:
-            raise CovariateError("the regression did not converge: covariates are probably collinear (one is "
-                                 "a combination of others) or separate failures from survivors; drop one. "
-                                 f"lifelines said: {str(exc).splitlines()[0]}") from None
-    for w in caught:
-        if "separation" in str(w.message).lower():
-            raise SeparationError("a covariate separates failures from survivors (perfect separation): its ratio "
-                                  "runs off to 0 or infinity; drop it, merge levels or coarsen it")
-    return fitter
-
-
-def _fit_aft(df, model, has_entry, conf):
-    import lifelines
-
-    cls = getattr(lifelines, _AFT[model][0])
-    return _lifelines_fit(cls(alpha=1 - conf), df.drop(columns=["_cluster"], errors="ignore"),
-                          entry_col="_entry" if has_entry else None)
-
-
-def _aft_scores(fitter, df, model, has_entry):
-    """Per-row score vectors of the AFT log-likelihood, in the order of ``fitter.params_``."""
-    _, loc, scl, sign, law = _AFT[model]
-    params = fitter.params_
-    terms = [c for (p, c) in params.index if p == loc]
-    xm = np.column_stack([np.ones(len(df)) if c == "Intercept" else df[c].to_numpy(float) for c in terms])
-    m = xm @ params[loc].loc[terms].to_numpy()
-    s = np.exp(sign * params[(scl, "Intercept")])
-    obs = df["_e"].to_numpy(bool)
-    z = (np.log(df["_t"].to_numpy()) - m) / s
-    _, g, _ = law.terms(z, obs)
-    d_m, d_lns = -g / s, -g * z - obs
-    if has_entry:
-        e = df["_entry"].to_numpy()
-        cut = e > 0
-        ze = (np.log(np.where(cut, e, 1.0)) - m) / s
-        _, ge, _ = law.terms(ze, np.zeros(ze.size, bool))
-        d_m, d_lns = d_m + np.where(cut, ge / s, 0.0), d_lns + np.where(cut, ge * ze, 0.0)
-    cols = {(loc, c): d_m * xm[:, i] for i, c in enumerate(terms)}
-    cols[(scl, "Intercept")] = sign * d_lns
-    return np.column_stack([cols[k] for k in params.index])
-
-
-def _covariance(fitter, df, model, has_entry):
-    """Cluster-robust covariance V (sum_c U_c U_c') V of the AFT coefficients."""
-    groups = df["_cluster"].to_numpy() if "_cluster" in df else np.arange(len(df))
-    u = pd.DataFrame(_aft_scores(fitter, df, model, has_entry)).groupby(groups).sum().to_numpy()
-    v = fitter.variance_matrix_.to_numpy()
-    return pd.DataFrame(v @ (u.T @ u) @ v, index=fitter.params_.index, columns=fitter.params_.index)
-
-
-def _table(fitter, names, coef_key, labels, conf, cov):
-    z = stats.norm.ppf(0.5 + conf / 2)
-    keys = names if coef_key is None else [(coef_key, n) for n in names]
-    coef = fitter.params_.loc[keys].to_numpy(float)
-    if cov is None:
-        se = fitter.standard_errors_.loc[keys].to_numpy(float)
-    else:
-        se = np.sqrt(np.diag(cov.loc[keys, keys].to_numpy()))
-    p = 2 * stats.norm.sf(np.abs(coef / se))
-    t = pd.DataFrame({"term": names, "covariate": [labels[n][0] for n in names],
-                      "level": pd.Series([_plain(labels[n][1]) for n in names], dtype=object),
-                      "reference": pd.Series([_plain(labels[n][2]) for n in names], dtype=object)})
-    with np.errstate(over="ignore"):
-        t["ratio"], t["lower"], t["upper"] = np.exp(coef), np.exp(coef - z * se), np.exp(coef + z * se)
-    t["p"], t["coef"], t["se"] = p, coef, se
-    return t
-
-
 def _plain(value):
     """numpy scalars as plain Python values (so levels print as 2, not 2.0 or np.int64(2))."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _check_separation(table):
-    """A ratio beyond e^+-15 with a huge interval is a likelihood running off: perfect separation."""
-    run = table[(table["coef"].abs() > 15) | ~np.isfinite(table["se"]) | (table["se"] > 1e3)]
-    if len(run):
-        term = run["term"].iloc[0]
-        raise SeparationError(f"covariate {term!r} separates failures from survivors (its ratio runs off to "
-                              f"{'infinity' if run['coef'].iloc[0] > 0 else 'zero'}); drop it, merge levels or "
-                              "coarsen it")

@@ -34,3 +34,12 @@ fc <- coxph(Surv(entry, stop, event) ~ age + rack + strata(site) + offset(off), 
 print(cox.zph(fc)$table)
 fe <- coxph(Surv(start, stop, event) ~ age_y + rack + cluster(node), data = g)
 print(cox.zph(fe)$table)
+cat("== survreg\n")
+for (dist in c("weibull", "lognormal", "loglogistic")) {
+  f <- survreg(Surv(stop, event) ~ age + rack, data = d, dist = dist)
+  cat(dist, "\n"); print(coef(f)); print(log(f$scale)); print(sqrt(diag(f$var))); print(f$loglik)
+  f <- survreg(Surv(stop, event) ~ age + rack, data = d, dist = dist, weights = w, cluster = unit)
+  print(coef(f)); print(log(f$scale)); print(sqrt(diag(f$var))); print(sqrt(diag(f$naive.var))); print(f$loglik)
+  f <- survreg(Surv(stop, event) ~ age + rack, data = d, dist = dist, robust = TRUE)
+  print(sqrt(diag(f$var)))
+}
