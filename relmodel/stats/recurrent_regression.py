@@ -92,7 +92,7 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
     >>> r = andersen_gill(log, nodes, ["age_y"])
     >>> t = r.table.iloc[0]
     >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # per year of age
-    ('age_y', [1.77, 1.45, 2.14])
+    ('age_y', [1.77, 1.44, 2.17])
     """
     if node not in node_table.columns:
         raise MissingColumnError(f"node_table needs a {node!r} column with the log's node keys")

@@ -43,3 +43,12 @@ for (dist in c("weibull", "lognormal", "loglogistic")) {
   f <- survreg(Surv(stop, event) ~ age + rack, data = d, dist = dist, robust = TRUE)
   print(sqrt(diag(f$var)))
 }
+cat("== cuminc\n")
+for (f in c("competing_40.csv", "competing_300.csv")) {
+  cc <- read.csv(file.path(here, f))
+  print(cuminc(cc$time, cc$cause, cc$group, cencode = 0)$Tests)
+  print(cuminc(cc$time, cc$cause, cc$group, cc$strat, cencode = 0)$Tests)
+  print(cuminc(cc$time, cc$cause, cc$group, rho = 1, cencode = 0)$Tests)
+  two <- cc$group != "g3"
+  print(cuminc(cc$time[two], cc$cause[two], cc$group[two], cencode = 0)$Tests)
+}
