@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .cox_engine import gram
+
 __all__ = ["AFTFit", "aft_fit", "LAWS"]
 
 LAWS = ("weibull", "lognormal", "loglogistic")
@@ -71,7 +73,7 @@ def _pieces(law, z, observed, w):
 def _evaluate(law, x, logt, observed, w, log_entry, theta):
     b, th = theta[:-1], theta[-1]
     s = np.exp(th)
-    eta = x @ b
+    eta = np.einsum("ij,j->i", x, b)
     z = (logt - eta) / s
     ll, de, dt, hee, het, htt = _pieces(law, z, observed, w)
     ll = ll - observed * w * th
@@ -82,10 +84,10 @@ def _evaluate(law, x, logt, observed, w, log_entry, theta):
         ll, de, dt, hee, het, htt = ll - p[0], de - p[1], dt - p[2], hee - p[3], het - p[4], htt - p[5]
     de = de / s
     hee, het = hee / s**2, het / s
-    score = np.concatenate([x.T @ de, [dt.sum()]])
+    score = np.concatenate([np.einsum("ij,i->j", x, de), [dt.sum()]])
     info = np.empty((b.size + 1, b.size + 1))
-    info[:-1, :-1] = -(x * hee[:, None]).T @ x
-    info[:-1, -1] = info[-1, :-1] = -(x.T @ het)
+    info[:-1, :-1] = -gram(x * hee[:, None], x)
+    info[:-1, -1] = info[-1, :-1] = -np.einsum("ij,i->j", x, het)
     info[-1, -1] = -htt.sum()
     rows = np.column_stack([x * de[:, None], dt])
     return float(ll.sum()), score, info, rows, eta
@@ -150,7 +152,7 @@ def aft_fit(time, event, x, law, *, entry=None, weights=None, cluster=None, robu
             summed = np.column_stack([np.bincount(grp, weights=plain[:, k]) for k in range(rows.shape[1])])
         else:
             summed = plain
-        d = summed @ var
-        robust_var = d.T @ d
+        d = np.einsum("ij,jk->ik", summed, var)
+        robust_var = gram(d, d)
     ll_time = ll - float((w * observed) @ logt)
     return AFTFit(law, theta, var, robust_var, ll_time, it, infinite, rows, eta)

@@ -60,7 +60,8 @@ def _check_column(col, name, events, categorical=(), separation="raise"):
     if col.isna().any():
         raise CovariateError(f"covariate {name!r} has {int(col.isna().sum())} missing values; fill or drop "
                              "those rows before the regression")
-    if col.nunique() < 2:
+    numeric = not (_is_categorical(col) or name in categorical)
+    if (col.min() == col.max()) if (numeric and len(col)) else col.nunique() < 2:
         value = col.iloc[0] if len(col) else None
         raise CovariateError(f"covariate {name!r} is constant (every row is {value!r}): it carries no "
                              "information; drop it from the covariates")

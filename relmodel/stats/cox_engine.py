@@ -5,7 +5,8 @@
 or Breslow ties, strata, case weights and offsets, as R's ``coxph`` does
 (Therneau and Grambsch, *Modeling Survival Data*, 2000, chapters 3 and 7).
 Every risk-set sum is a suffix sum over rows sorted once by a composite
-(stratum, time) key, so an iteration costs a few passes over the rows and one
+(stratum, time) key (less the rows that entered later, or that belong to a
+later stratum), so an iteration costs a few passes over the rows and one
 ``X' diag(v) X`` product; the information never forms per-time p x p sums.
 
 The robust (sandwich) variance is Lin and Wei's (JASA 84, 1989):
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CoxFit", "cox_fit", "information", "TIES"]
+__all__ = ["CoxFit", "cox_fit", "information", "gram", "TIES"]
 
 TIES = ("efron", "breslow")
 
@@ -54,51 +55,75 @@ def _keys(stop, entry, strata):
     base = np.zeros(stop.size, np.int64) if strata is None else np.unique(strata, return_inverse=True)[1] * span
     k_stop = base + np.searchsorted(grid, stop)
     k_entry = base - 1 if entry is None else base + np.searchsorted(grid, entry)
-    return k_stop, k_entry
+    return k_stop, k_entry, span
 
 
 class _Layout:
-    """Everything about the data that does not depend on the coefficients."""
+    """Everything about the data that does not depend on the coefficients (rows sorted by stratum, stop)."""
 
     def __init__(self, stop, event, x, entry, strata, weights, offset, ties):
-        self.x = x - x.mean(axis=0)
-        self.w = weights
-        self.offset = offset
-        self.dead = event > 0
-        k_stop, k_entry = _keys(stop, entry, strata)
-        self.order_stop = np.argsort(k_stop, kind="stable")
-        self.order_entry = np.argsort(k_entry, kind="stable")
+        k_stop, k_entry, span = _keys(stop, entry, strata)
+        self.perm = np.argsort(k_stop, kind="stable")
+        k_stop, k_entry = k_stop[self.perm], k_entry[self.perm]
+        self.x = (x - x.mean(axis=0))[self.perm]
+        self.w, self.offset = weights[self.perm], offset[self.perm]
+        self.dead = event[self.perm] > 0
         self.k_events, dead_idx = np.unique(k_stop[self.dead], return_inverse=True)
         self.dead_rows = np.flatnonzero(self.dead)
         self.dead_event = dead_idx
         m = self.k_events.size
-        self.pos_stop = np.searchsorted(k_stop[self.order_stop], self.k_events, side="left")
-        self.pos_entry = np.searchsorted(k_entry[self.order_entry], self.k_events, side="left")
+        self.pos_stop = np.searchsorted(k_stop, self.k_events, side="left")
+        self.order_entry = self.cut = None
+        if entry is not None:
+            self.order_entry = np.argsort(k_entry, kind="stable")
+            self.pos_entry = np.searchsorted(k_entry[self.order_entry], self.k_events, side="left")
+        elif strata is not None:     # the risk set ends where the stratum does
+            self.cut = np.searchsorted(k_stop, (self.k_events // span + 1) * span, side="left")
         # per row: event times in (entry, stop] are those with index in [lo, hi)
         self.hi = np.searchsorted(self.k_events, k_stop, side="right")
         self.lo = np.searchsorted(self.k_events, k_entry, side="right")
-        n_dead = np.bincount(dead_idx, minlength=m)
-        self.dead_w = np.bincount(dead_idx, weights=weights[self.dead], minlength=m)
+        self._pairs(ties, np.bincount(dead_idx, minlength=m),
+                    np.bincount(dead_idx, weights=self.w[self.dead], minlength=m))
+
+    def _pairs(self, ties, n_dead, dead_w):
+        """Efron's steps at each event time (one step of the whole weight for Breslow)."""
+        m = n_dead.size
         if ties == "efron":
             self.pair_event = np.repeat(np.arange(m), n_dead)
             first = np.concatenate([[0], np.cumsum(n_dead)[:-1]])
             step = np.arange(self.pair_event.size) - np.repeat(first, n_dead)
             self.pair_c = step / n_dead[self.pair_event]
-            self.pair_a = (self.dead_w / n_dead)[self.pair_event]
+            self.pair_a = (dead_w / n_dead)[self.pair_event]
         else:
             self.pair_event = np.arange(m)
             self.pair_c = np.zeros(m)
-            self.pair_a = self.dead_w
+            self.pair_a = dead_w
         self.pairs_per_event = np.bincount(self.pair_event, minlength=m)
+
+
+def gram(a, b):
+    """``a' b`` by numpy's own loop: a threaded BLAS on a busy machine can be many times slower."""
+    return np.einsum("ij,ik->jk", a, b)
+
+
+def _reverse_cumsum(v):
+    """``out[k]`` = sum of the last k rows of ``v`` (``out[0]`` = 0)."""
+    out = np.empty((v.shape[0] + 1,) + v.shape[1:])
+    out[0] = 0
+    np.cumsum(v[::-1], axis=0, out=out[1:])
+    return out
 
 
 def _risk_sums(lay, v):
     """Sums of ``v`` (rows, or rows x columns) over each event time's risk set."""
-    def suffix(order, pos):
-        s = np.cumsum(v[order][::-1], axis=0)[::-1]
-        s = np.concatenate([s, np.zeros((1,) + v.shape[1:])])
-        return s[pos]
-    return suffix(lay.order_stop, lay.pos_stop) - suffix(lay.order_entry, lay.pos_entry)
+    n = v.shape[0]
+    tail = _reverse_cumsum(v)
+    s = tail[n - lay.pos_stop]
+    if lay.order_entry is not None:
+        s -= _reverse_cumsum(v[lay.order_entry])[n - lay.pos_entry]
+    elif lay.cut is not None:
+        s -= tail[n - lay.cut]
+    return s
 
 
 def _over_interval(lay, per_event):
@@ -116,7 +141,7 @@ def _by_event(index, values, m):
 def _evaluate(lay, beta, want_info=True):
     """Log partial likelihood, score and information at ``beta``; plus the pieces residuals need."""
     x, w, m = lay.x, lay.w, lay.k_events.size
-    eta = x @ beta + lay.offset
+    eta = np.einsum("ij,j->i", x, beta) + lay.offset
     shift = eta.max() if eta.size else 0.0
     wr = w * np.exp(eta - shift)
     s0 = _risk_sums(lay, wr)
@@ -128,7 +153,7 @@ def _evaluate(lay, beta, want_info=True):
     mean = (s1[j] - c[:, None] * e1[j]) / den[:, None]
     wd = w[lay.dead]
     loglik = float(wd @ (eta[lay.dead] - shift) - a @ np.log(den))
-    score = wd @ x[lay.dead] - a @ mean
+    score = np.einsum("i,ij->j", wd, x[lay.dead]) - np.einsum("i,ij->j", a, mean)
     out = {"loglik": loglik, "score": score, "wr": wr, "mean": mean, "den": den, "eta": eta}
     if want_info:
         out["h1"] = np.bincount(j, weights=a / den, minlength=m)
@@ -147,7 +172,7 @@ def information(lay, ev, g=None, h=None):
     gh = np.ones(lay.k_events.size) if g is None else g * (1.0 if h is None else h)
     row = wr * _over_interval(lay, ev["h1"] * gh)
     row[lay.dead] -= wr[lay.dead] * (ev["h2"] * gh)[lay.dead_event]
-    return (x * row[:, None]).T @ x - (mean * (a * gh[j])[:, None]).T @ mean
+    return gram(x * row[:, None], x) - gram(mean * (a * gh[j])[:, None], mean)
 
 
 def _residuals(lay, ev):
@@ -218,7 +243,10 @@ def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=Non
     step = np.abs(var @ ev["score"])
     diverged = (np.abs(beta) > 8) & (np.diag(var) > 1e2)
     infinite = ((step > 1e-9) & (step > np.sqrt(1e-9) * np.abs(beta))) | diverged
-    res = _residuals(lay, ev)
+    res = np.empty_like(lay.x)
+    res[lay.perm] = _residuals(lay, ev)
+    risk = np.empty(stop.size)
+    risk[lay.perm] = ev["eta"]
     robust_var = None
     if robust or cluster is not None:
         if cluster is not None:
@@ -226,6 +254,6 @@ def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=Non
             res_c = np.column_stack([np.bincount(grp, weights=res[:, k]) for k in range(p)])
         else:
             res_c = res
-        dfbeta = res_c @ var
-        robust_var = dfbeta.T @ dfbeta
-    return CoxFit(beta, var, robust_var, ev["loglik"], null, it, infinite, res, ev["eta"], ties, lay, ev)
+        dfbeta = np.einsum("ij,jk->ik", res_c, var)
+        robust_var = gram(dfbeta, dfbeta)
+    return CoxFit(beta, var, robust_var, ev["loglik"], null, it, infinite, res, risk, ties, lay, ev)

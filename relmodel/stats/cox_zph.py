@@ -72,7 +72,7 @@ def ph_test(fit, stop, event, terms, *, entry=None, transform="km"):
     lay, ev = fit.layout, fit.state
     stop, event = np.asarray(stop, float), np.asarray(event, float)
     g_row = _g_rows(stop, event, None if entry is None else np.asarray(entry, float), transform)
-    g_row = g_row - g_row[event > 0].mean()
+    g_row = (g_row - g_row[event > 0].mean())[lay.perm]      # in the engine's row order
     m, p = lay.k_events.size, lay.x.shape[1]
     g = np.zeros(m)
     g[lay.dead_event] = g_row[lay.dead_rows]
