@@ -318,3 +318,9 @@ class OpGraphError(OpTraceError):
 
 __all__ += ["OpTraceError", "MissingOpsError", "MissingRanksError", "DuplicateOpError", "OverlappingOpsError",
             "OpGraphError"]
+class SeparationWarning(UserWarning):
+    """A regression fitted, but a covariate (level) separates failures from survivors: its
+    estimate runs off to +-infinity, as R's ``coxph`` and ``survreg`` report it."""
+
+
+__all__ += ["SeparationWarning"]

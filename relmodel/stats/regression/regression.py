@@ -1,21 +1,30 @@
 """Regression of failure times on covariates: Cox and accelerated-failure-time models.
 
 :func:`regress` asks *why* some units fail sooner (GPU SKU, rack position,
-firmware, vendor).  It is built on lifelines (``CoxPHFitter``,
-``WeibullAFTFitter``, ``LogNormalAFTFitter``, ``LogLogisticAFTFitter``) with
-relmodel's conventions on top: durations in hours (strings and timedeltas
+firmware, vendor).  It runs relmodel's own Newton-Raphson engines
+(:mod:`relmodel.stats.regression.cox_engine`, :mod:`relmodel.stats.regression.aft_engine`; equal to
+R's ``coxph`` and ``survreg``, with lifelines as the cross-check in the tests)
+with relmodel's conventions on top: durations in hours (strings and timedeltas
 accepted), categorical covariates encoded against a named reference level
 (:mod:`relmodel.stats.regression.covariates`), named errors for covariates a regression
 cannot use, and a :class:`RegressionResult` whose table reads in words.
 
-* Cox: hazard ratios (above 1 fails sooner), Efron ties, optional strata and
-  left truncation (``entry``), and the proportional-hazards check on scaled
-  Schoenfeld residuals (Grambsch and Therneau, Biometrika 81, 1994) with a
-  verdict.
-* AFT: time ratios (below 1 fails sooner): ``ln T = x'b + s W``.
-* ``cluster``: cluster-robust (sandwich) errors when units repeat (Lin and Wei,
-  JASA 84, 1989); lifelines' for Cox, computed here from the per-row scores
-  for the AFT models (checked against lifelines' row-robust errors).
+* Cox: hazard ratios (above 1 fails sooner), fitted by relmodel's own engine
+  (:mod:`relmodel.stats.regression.cox_engine`: Efron or Breslow ties, strata, left
+  truncation or counting-process ``entry``, weights, offsets; equal to R's
+  ``coxph``), and the proportional-hazards score test of R's ``cox.zph``
+  (:mod:`relmodel.stats.regression.cox_zph`) with a verdict.
+* AFT: time ratios (below 1 fails sooner): ``ln T = x'b + s W`` (Weibull,
+  lognormal, log-logistic), with entry times and weights; the sandwich, like
+  ``survreg``'s, sums unweighted scores.
+* ``cluster`` or ``robust=True``: Lin and Wei's sandwich errors (JASA 84,
+  1989), by cluster or with each row its own cluster, as ``coxph`` and
+  ``survreg``.
+* Categorical covariates are coded against their first level (sorted, R's
+  default) unless ``reference`` names another; a level whose estimate runs
+  off to infinity (quasi-separation) fits with a
+  :class:`~relmodel.errors.SeparationWarning`, as R does
+  (``on_separation="raise"`` raises :class:`~relmodel.errors.SeparationError`).
 
 The Andersen-Gill form for recurrent failures of the same nodes lives in
 :mod:`relmodel.stats.regression.recurrent_regression`.
@@ -24,40 +33,27 @@ The Andersen-Gill form for recurrent failures of the same nodes lives in
 import html
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...errors import CovariateError, FitError, SeparationError
+from ...errors import CovariateError, FitError, SeparationError, SeparationWarning
 from ...units import hours
+from .concordance import concordance_index
 from .covariates import design, pick_column, survival_columns
-from ..lifetimes.family import _Gumbel, _Logistic, _Normal
+from .aft_engine import aft_fit
+from .cox_engine import TIES, cox_fit
+from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ...tables import html_table
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
-# model -> (lifelines fitter, location parameter, scale parameter, sign of ln s in its scale coefficient, law)
-_AFT = {"weibull_aft": ("WeibullAFTFitter", "lambda_", "rho_", -1.0, _Gumbel),
-        "lognormal_aft": ("LogNormalAFTFitter", "mu_", "sigma_", 1.0, _Normal),
-        "loglogistic_aft": ("LogLogisticAFTFitter", "alpha_", "beta_", -1.0, _Logistic)}
+# model -> (law of the engine, name of the scale parameter, power of s it is: rho = 1/s, sigma = s, beta = 1/s)
+_AFT = {"weibull_aft": ("weibull", "rho", -1), "lognormal_aft": ("lognormal", "sigma", 1),
+        "loglogistic_aft": ("loglogistic", "beta", -1)}
 MODELS = ("cox",) + tuple(_AFT)
-
-
-@dataclass(frozen=True, eq=False)
-class PHCheck:
-    """Proportional-hazards check: one row per coefficient, and a verdict in words."""
-
-    table: pd.DataFrame
-    verdict: str
-    ok: bool
-    alpha: float = 0.05
-
-    def to_frame(self):
-        return self.table.copy()
-
-    def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,8 +63,10 @@ class RegressionResult:
     ``table`` columns: ``term`` (design column), ``covariate``, ``level``,
     ``reference``, ``ratio`` (hazard ratio for Cox, time ratio for AFT),
     ``lower``, ``upper``, ``p``, ``coef``, ``se``.  ``references`` maps each
-    categorical covariate to its reference level.  ``fitter`` is the lifelines
-    object, for anything not summarised here.
+    categorical covariate to its reference level.  ``fitter`` is the fit
+    object (a :class:`~relmodel.stats.regression.cox_engine.CoxFit` for Cox), for
+    anything not summarised here.  ``concordance`` (Harrell's C) is computed
+    when first read.
     """
 
     model: str
@@ -79,12 +77,18 @@ class RegressionResult:
     n_events: int
     loglik: float
     aic: float
-    concordance: float
     conf: float
     robust: bool
     ph_check: PHCheck | None = None
     scale: dict = field(default_factory=dict)
     fitter: object = field(default=None, repr=False)
+    concordance_data: tuple = field(default=None, repr=False)
+
+    @cached_property
+    def concordance(self):
+        """Harrell's C of the fitted risk scores (0.5: no better than chance)."""
+        time, score, event = self.concordance_data
+        return concordance_index(time, score, event)
 
     def to_frame(self):
         """The coefficient table with headers in words."""
@@ -102,7 +106,8 @@ class RegressionResult:
         t = self.to_frame()
         for c in t.columns[2:5]:
             t[c] = t[c].map("{:,.2f}".format)
-        t["p-value"] = t["p-value"].map(lambda p: "below 0.001" if p < 1e-3 else f"{p:.3f}")
+        t["p-value"] = t["p-value"].map(lambda p: "not estimable" if not np.isfinite(p) else
+                                        "below 0.001" if p < 1e-3 else f"{p:.3f}")
         t["level (vs reference)"] = t["level (vs reference)"].replace("", "per unit")
         return t
 
@@ -140,7 +145,7 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
             raise FitError("entry times must be before the end of each interval")
     if cluster is not None:
         pick_column(data, cluster, (), "cluster")
-        work["_cluster"] = data[cluster].astype(str).to_numpy()
+        work["_cluster"] = data[cluster].to_numpy()
     for s in [strata] if isinstance(strata, str) else list(strata or []):
         pick_column(data, s, (), "strata")
         work[s] = data[s].to_numpy()
@@ -148,7 +153,8 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
 
 
 def regress(data, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
-            strata=None, reference=None, categorical=(), conf=0.95):
+            strata=None, reference=None, categorical=(), conf=0.95, ties="efron", robust=False, weights=None,
+            offset=None, on_separation="warn", ph_transform="km"):
     """Regress failure times on covariates.
 
     Parameters
@@ -159,21 +165,28 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
         ``stop_h``, ``time``), an observed column (True = failure; default
         ``observed``, ``event`` or ``failed``, else all failures) and the covariates.
     covariates : list of column names
-        Numeric columns enter as they are; others are categorical, encoded
-        against ``reference[column]`` (default: the most frequent level).
-        Numeric columns named in ``categorical`` (positions, codes) are
-        treated as categories too.
+        Numeric columns enter as they are; others are categorical, coded
+        against ``reference[column]`` (default: the first level, sorted, as
+        R does).  Numeric columns named in ``categorical`` (positions, codes)
+        are treated as categories too.
     model : "cox", "weibull_aft", "lognormal_aft" or "loglogistic_aft"
-    entry : column of entry times (left truncation; counting-process start)
+    entry : column of entry times (left truncation; counting-process start):
+        a row is at risk on (entry, duration]
     cluster : column naming the unit; errors become cluster-robust
     strata : column(s) with their own baseline hazard (Cox only)
     conf : level of the intervals
+    ties : "efron" (default, as ``coxph``) or "breslow" (Cox only)
+    robust : sandwich errors with each row its own cluster when no ``cluster`` is given
+    weights : column of case weights
+    offset : column added to the linear predictor with coefficient 1 (Cox only)
+    on_separation : "warn" (default: fit, and warn with
+        :class:`~relmodel.errors.SeparationWarning` naming each infinite
+        estimate) or "raise" (:class:`~relmodel.errors.SeparationError`)
+    ph_transform : time scale of the Cox proportional-hazards test: "km", "rank" or "identity"
 
     Returns a :class:`RegressionResult`.  Raises
     :class:`~relmodel.errors.CovariateError` (constant covariate, missing
-    values, fewer failures than coefficients) and
-    :class:`~relmodel.errors.SeparationError` (a level without failures, or a
-    fit whose ratio runs off to 0 or infinity); warns
+    values, fewer failures than coefficients); warns
     :class:`~relmodel.stats.regression.covariates.CovariateWarning` below 10 failures per
     coefficient.
 
@@ -187,138 +200,101 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # hazard ratio, hot vs cool
     ('hot', [4.18, 1.38, 12.69])
     """
+    _check_options(model, conf, strata, ties, on_separation, ph_transform, offset)
+    work, data = _frame(data, covariates, duration, observed, entry, cluster, strata)
+    for name, col in (("_w", weights), ("_off", offset)):
+        if col is not None:
+            pick_column(data, col, (), "weights" if name == "_w" else "offset")
+            work[name] = _finite(data[col], col, positive=name == "_w")
+    x, refs, labels = design(data, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
+                             categorical=categorical, separation=on_separation)
+    df = pd.concat([work, x], axis=1).reset_index(drop=True)
+    names = list(x.columns)
+    if model == "cox":
+        fit = _fit_cox(df, names, strata, ties, robust)
+        table = _cox_table(fit, names, labels, conf)
+        ph = ph_check(fit, df["_t"], df["_e"], _terms(names, labels),
+                      entry=df["_entry"] if "_entry" in df else None, transform=ph_transform)
+        loglik, aic, scale, score = fit.loglik, -2 * fit.loglik + 2 * len(names), {}, fit.risk
+        _separation(table, fit.infinite, on_separation)
+    else:
+        fit = _fit_aft(df, names, model, robust)
+        var = fit.var if fit.robust_var is None else fit.robust_var
+        k = len(names)
+        table = _coef_table(names, labels, fit.coef[1:k + 1], np.sqrt(np.diag(var))[1:k + 1], conf)
+        _separation(table, fit.infinite[1:k + 1], on_separation)
+        law, scale_name, power = _AFT[model]
+        ph, loglik, aic, score = None, fit.loglik, -2 * fit.loglik + 2 * (k + 2), -fit.eta
+        scale = {scale_name: fit.scale**power}
+    refs = {k: _plain(v) for k, v in refs.items()}
+    return RegressionResult(model, "hazard ratio" if model == "cox" else "time ratio", table, refs, len(df),
+                            int(df["_e"].sum()), float(loglik), float(aic), conf,
+                            cluster is not None or bool(robust), ph, scale, fit,
+                            (df["_t"].to_numpy(), np.asarray(score, float), df["_e"].to_numpy() > 0))
+
+
+def _check_options(model, conf, strata, ties, on_separation, ph_transform, offset):
     if model not in MODELS:
         raise FitError(f"unknown model {model!r}; valid models are {', '.join(MODELS)}")
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1, got {conf!r}")
     if strata is not None and model != "cox":
         raise FitError("strata apply to the Cox model only; for an AFT model add the column as a covariate")
-    work, data = _frame(data, covariates, duration, observed, entry, cluster, strata)
-    x, refs, labels = design(data, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
-                             categorical=categorical)
-    df = pd.concat([work, x], axis=1).reset_index(drop=True)
-    if model == "cox":
-        fitter, ph = _fit_cox(df, entry is not None, cluster is not None, strata, conf)
-        names, coef_key = list(x.columns), None
-    else:
-        fitter, ph = _fit_aft(df, model, entry is not None, conf), None
-        names, coef_key = list(x.columns), _AFT[model][1]
-    cov = _covariance(fitter, df, model, entry is not None) if (cluster is not None and model != "cox") else None
-    table = _table(fitter, names, coef_key, labels, conf, cov)
-    _check_separation(table)
-    scale = {} if model == "cox" else {_AFT[model][2].rstrip("_"): float(np.exp(fitter.params_[(_AFT[model][2],
-                                                                                                 "Intercept")]))}
-    aic = float(fitter.AIC_partial_ if model == "cox" else fitter.AIC_)
-    refs = {k: _plain(v) for k, v in refs.items()}
-    return RegressionResult(model, "hazard ratio" if model == "cox" else "time ratio", table, refs, len(df),
-                            int(df["_e"].sum()), float(fitter.log_likelihood_), aic,
-                            float(fitter.concordance_index_), conf, cluster is not None, ph, scale, fitter)
+    if offset is not None and model != "cox":
+        raise FitError("offset applies to the Cox model only")
+    if ties not in TIES:
+        raise FitError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
+    if on_separation not in ("warn", "raise"):
+        raise FitError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
+    if ph_transform not in TRANSFORMS:
+        raise FitError(f"ph_transform must be one of {', '.join(TRANSFORMS)}, got {ph_transform!r}")
 
 
-def _lifelines_fit(fitter, df, **kw):
-    from lifelines.exceptions import ConvergenceError
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            fitter.fit(df, "_t", "_e", **kw)
-        except ConvergenceError as exc:
-            raise CovariateError("the regression did not converge: covariates are probably collinear (one is "
-                                 "a combination of others) or separate failures from survivors; drop one. "
-                                 f"lifelines said: {str(exc).splitlines()[0]}") from None
-    for w in caught:
-        if "separation" in str(w.message).lower():
-            raise SeparationError("a covariate separates failures from survivors (perfect separation): its ratio "
-                                  "runs off to 0 or infinity; drop it, merge levels or coarsen it")
-    return fitter
+def _finite(col, name, positive=False):
+    v = pd.to_numeric(col, errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(v) | ((v <= 0) if positive else False)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        need = "finite numbers > 0" if positive else "finite numbers"
+        raise FitError(f"column {name!r}, row {i}: {col.iloc[i]!r} is not valid; {name} must be {need}")
+    return v
 
 
-def _fit_cox(df, has_entry, clustered, strata, conf):
-    from lifelines import CoxPHFitter
-
-    kw = {"entry_col": "_entry" if has_entry else None, "strata": strata,
-          "cluster_col": "_cluster" if clustered else None}
-    fitter = _lifelines_fit(CoxPHFitter(alpha=1 - conf), df, **kw)
-    return fitter, _ph_check(fitter, df)
-
-
-def _ph_check(fitter, df, alpha=0.05):
-    """Scaled-Schoenfeld test of each coefficient against rank(time) (lifelines' proportional_hazard_test)."""
-    from lifelines.statistics import proportional_hazard_test
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = proportional_hazard_test(fitter, df, time_transform="rank")
-    except Exception as exc:  # lifelines cannot test some designs; say so rather than fail the fit
-        return PHCheck(pd.DataFrame(columns=["term", "statistic", "p", "proportional"]),
-                       f"Proportional hazards could not be checked ({type(exc).__name__})", True, alpha)
-    s = res.summary
-    table = pd.DataFrame({"term": [str(i) for i in s.index], "statistic": s["test_statistic"].to_numpy(float),
-                          "p": s["p"].to_numpy(float)})
-    table["proportional"] = table["p"] >= alpha
-    bad = table[~table["proportional"]]
-    if bad.empty:
-        verdict = (f"Proportional hazards: no evidence against them (smallest {_p(table['p'].min())}, "
-                   "scaled Schoenfeld residuals against time rank)")
-    else:
-        terms = ", ".join(f"{t} ({_p(p)})" for t, p in zip(bad["term"], bad["p"]))
-        verdict = (f"Proportional hazards doubtful for {terms}: the hazard ratio changes with time; stratify on "
-                   "that covariate (strata=...) or use an AFT model")
-    return PHCheck(table, verdict, bad.empty, alpha)
+def _terms(names, labels):
+    """Covariate -> indices of its design columns (one term per covariate, as R's cox.zph)."""
+    out = {}
+    for i, n in enumerate(names):
+        out.setdefault(labels[n][0], []).append(i)
+    return out
 
 
-def _p(p):
-    return "p below 0.001" if p < 1e-3 else f"p = {p:.3f}"
+def _fit_cox(df, names, strata, ties, robust):
+    cols = [strata] if isinstance(strata, str) else list(strata or [])
+    groups = df.groupby(cols, sort=True).ngroup().to_numpy() if cols else None
+    return cox_fit(df["_t"].to_numpy(), df["_e"].to_numpy(), df[names].to_numpy(float),
+                   entry=df["_entry"].to_numpy() if "_entry" in df else None, strata=groups,
+                   weights=df["_w"].to_numpy() if "_w" in df else None,
+                   offset=df["_off"].to_numpy() if "_off" in df else None, ties=ties,
+                   cluster=df["_cluster"].to_numpy() if "_cluster" in df else None, robust=robust)
 
 
-def _fit_aft(df, model, has_entry, conf):
-    import lifelines
-
-    cls = getattr(lifelines, _AFT[model][0])
-    return _lifelines_fit(cls(alpha=1 - conf), df.drop(columns=["_cluster"], errors="ignore"),
-                          entry_col="_entry" if has_entry else None)
-
-
-def _aft_scores(fitter, df, model, has_entry):
-    """Per-row score vectors of the AFT log-likelihood, in the order of ``fitter.params_``."""
-    _, loc, scl, sign, law = _AFT[model]
-    params = fitter.params_
-    terms = [c for (p, c) in params.index if p == loc]
-    xm = np.column_stack([np.ones(len(df)) if c == "Intercept" else df[c].to_numpy(float) for c in terms])
-    m = xm @ params[loc].loc[terms].to_numpy()
-    s = np.exp(sign * params[(scl, "Intercept")])
-    obs = df["_e"].to_numpy(bool)
-    z = (np.log(df["_t"].to_numpy()) - m) / s
-    _, g, _ = law.terms(z, obs)
-    d_m, d_lns = -g / s, -g * z - obs
-    if has_entry:
-        e = df["_entry"].to_numpy()
-        cut = e > 0
-        ze = (np.log(np.where(cut, e, 1.0)) - m) / s
-        _, ge, _ = law.terms(ze, np.zeros(ze.size, bool))
-        d_m, d_lns = d_m + np.where(cut, ge / s, 0.0), d_lns + np.where(cut, ge * ze, 0.0)
-    cols = {(loc, c): d_m * xm[:, i] for i, c in enumerate(terms)}
-    cols[(scl, "Intercept")] = sign * d_lns
-    return np.column_stack([cols[k] for k in params.index])
+def _fit_aft(df, names, model, robust):
+    x = np.column_stack([np.ones(len(df)), df[names].to_numpy(float)])
+    return aft_fit(df["_t"].to_numpy(), df["_e"].to_numpy(), x, _AFT[model][0],
+                   entry=df["_entry"].to_numpy() if "_entry" in df else None,
+                   weights=df["_w"].to_numpy() if "_w" in df else None,
+                   cluster=df["_cluster"].to_numpy() if "_cluster" in df else None, robust=robust)
 
 
-def _covariance(fitter, df, model, has_entry):
-    """Cluster-robust covariance V (sum_c U_c U_c') V of the AFT coefficients."""
-    u = pd.DataFrame(_aft_scores(fitter, df, model, has_entry)).groupby(df["_cluster"].to_numpy()).sum().to_numpy()
-    v = fitter.variance_matrix_.to_numpy()
-    return pd.DataFrame(v @ (u.T @ u) @ v, index=fitter.params_.index, columns=fitter.params_.index)
+def _cox_table(fit, names, labels, conf):
+    var = fit.var if fit.robust_var is None else fit.robust_var
+    return _coef_table(names, labels, fit.coef, np.sqrt(np.diag(var)), conf)
 
 
-def _table(fitter, names, coef_key, labels, conf, cov):
+def _coef_table(names, labels, coef, se, conf):
     z = stats.norm.ppf(0.5 + conf / 2)
-    keys = names if coef_key is None else [(coef_key, n) for n in names]
-    coef = fitter.params_.loc[keys].to_numpy(float)
-    if cov is None:
-        se = fitter.standard_errors_.loc[keys].to_numpy(float)
-    else:
-        se = np.sqrt(np.diag(cov.loc[keys, keys].to_numpy()))
-    p = 2 * stats.norm.sf(np.abs(coef / se))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 2 * stats.norm.sf(np.abs(coef / se))
     t = pd.DataFrame({"term": names, "covariate": [labels[n][0] for n in names],
                       "level": pd.Series([_plain(labels[n][1]) for n in names], dtype=object),
                       "reference": pd.Series([_plain(labels[n][2]) for n in names], dtype=object)})
@@ -328,16 +304,21 @@ def _table(fitter, names, coef_key, labels, conf, cov):
     return t
 
 
+def _separation(table, infinite, on_separation):
+    """Warn (or raise) for each estimate that runs off to infinity."""
+    for i in np.flatnonzero(infinite):
+        r = table.iloc[i]
+        what = (f"covariate {r['covariate']!r}" if r["level"] is None
+                else f"level {r['level']!r} of covariate {r['covariate']!r}")
+        where = "infinity" if r["coef"] > 0 else "zero"
+        msg = (f"{what} separates failures from survivors: its ratio runs off to {where} (estimate "
+               f"{'+' if r['coef'] > 0 else '-'}infinity; the fit stopped at coefficient {r['coef']:.1f}, as R's "
+               "coxph and survreg report it); merge levels, drop it or coarsen it")
+        if on_separation == "raise":
+            raise SeparationError(msg)
+        warnings.warn(msg, SeparationWarning, stacklevel=3)
+
+
 def _plain(value):
     """numpy scalars as plain Python values (so levels print as 2, not 2.0 or np.int64(2))."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _check_separation(table):
-    """A ratio beyond e^+-15 with a huge interval is a likelihood running off: perfect separation."""
-    run = table[(table["coef"].abs() > 15) | ~np.isfinite(table["se"]) | (table["se"] > 1e3)]
-    if len(run):
-        term = run["term"].iloc[0]
-        raise SeparationError(f"covariate {term!r} separates failures from survivors (its ratio runs off to "
-                              f"{'infinity' if run['coef'].iloc[0] > 0 else 'zero'}); drop it, merge levels or "
-                              "coarsen it")

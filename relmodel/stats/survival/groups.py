@@ -11,8 +11,10 @@
 * :func:`gray_test` - Gray's K-sample test of equal cumulative incidence of
   one cause under competing risks (Gray, Annals of Statistics 16, 1988): the
   score sums ``d_1k(t) - R_k(t) d_1(t) / R(t)`` over the "subdistribution
-  risk sets" ``R_k = Y_k (1 - F_1k(t-)) / S_k(t-)``; its covariance is
-  estimated by a stratified bootstrap (``n_boot`` resamples, fixed ``seed``).
+  risk sets" ``R_k = Y_k (1 - F_1k(t-)) / S_k(t-)``, weighted by
+  ``(1 - F(t-))^rho``, with strata; its covariance is Gray's estimate
+  (:mod:`relmodel.stats.survival.gray`, equal to ``cmprsk::cuminc``), or a bootstrap
+  on request.
 * :func:`compare_mcf` - the difference of two Nelson MCFs (two fleets or two
   periods) with a pointwise band and a z test at the last time both are
   observed (Nelson, *Recurrent Events Data Analysis*, SIAM 2003, chapter 8).
@@ -28,6 +30,7 @@ from scipy import stats
 from ...errors import FitError
 from ...units import hours
 from ..regression.covariates import pick_column, survival_columns
+from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
 from ...tables import html_table
@@ -173,82 +176,74 @@ class GrayTest:
                 f"{self.df} df, p = {self.p:.2g}</p>")
 
 
-def _gray_score(t, code, g, k, cause):
-    """Gray's score per group: sum over cause times of d_1k - R_k d_1 / R."""
-    times = np.unique(t[code == cause])
-    if times.size == 0:
-        return np.zeros(k)
-    r = np.zeros((k, times.size))
-    d1 = np.zeros((k, times.size))
-    for i in range(k):
-        ti, ci = t[g == i], code[g == i]
-        if ti.size == 0:
-            continue
-        grid, inv = np.unique(ti, return_inverse=True)
-        n_at = ti.size - np.concatenate([[0], np.cumsum(np.bincount(inv))[:-1]])
-        d_all = np.bincount(inv, weights=(ci > 0).astype(float))
-        d_c = np.bincount(inv, weights=(ci == cause).astype(float))
-        s = np.cumprod(1 - d_all / n_at)
-        s_lag = np.concatenate([[1.0], s[:-1]])
-        f = np.cumsum(s_lag * d_c / n_at)
-        f_lag = np.concatenate([[0.0], f[:-1]])
-        pos = np.searchsorted(grid, times, side="left")  # first grid time >= t: left limits there
-        y = ti.size - np.searchsorted(np.sort(ti), times, side="left")
-        inside = pos < grid.size
-        sl = np.where(inside, s_lag[np.minimum(pos, grid.size - 1)], s[-1])
-        fl = np.where(inside, f_lag[np.minimum(pos, grid.size - 1)], f[-1])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r[i] = np.where(y > 0, y * (1 - fl) / sl, 0.0)
-        hit = np.isin(times, grid[d_c > 0])
-        d1[i, hit] = d_c[np.searchsorted(grid, times[hit])]
-    tot_r, tot_d = r.sum(0), d1.sum(0)
-    return (d1 - r * tot_d / np.where(tot_r > 0, tot_r, 1.0)).sum(1)
-
-
-def gray_test(data, by, causes, cause, *, duration=None, n_boot=200, seed=0):
+def gray_test(data, by, causes, cause, *, duration=None, strata=None, rho=0.0, variance="gray", n_boot=200, seed=0):
     """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
 
     ``data`` is a DataFrame with durations (hours; column defaults as in
     :func:`relmodel.regress`) and the group column ``by``.
     ``causes`` names the column holding each row's cause of failure (missing
     or ``observed == False`` = censored), ``cause`` the one to compare; the
-    other causes compete.  The covariance of the score comes from ``n_boot``
-    bootstrap resamples within groups (``seed`` fixes them).  Returns a :class:`GrayTest`.
+    other causes compete.  ``strata`` names a column whose levels get their
+    own risk sets (scores and variances summed, as ``cmprsk::cuminc``);
+    ``rho`` is the power of the weight ``(1 - F(t-))^rho``.  ``variance``:
+    ``"gray"`` (default; Gray 1988, as ``cmprsk::crstm``) or ``"bootstrap"``
+    (``n_boot`` resamples within groups and strata, ``seed`` fixes them).
+    Returns a :class:`GrayTest`.
 
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11], "fleet": list("aaaaabbbbb"),
     ...                    "cause": ["gpu", "net", "gpu", None, "net", "gpu", "gpu", "gpu", "net", None]})
-    >>> g = gray_test(df, "fleet", "cause", "gpu", n_boot=50)
-    >>> g.groups, g.df, round(g.statistic, 2), round(g.p, 2)
-    (['a', 'b'], 1, 2.26, 0.13)
+    >>> g = gray_test(df, "fleet", "cause", "gpu")
+    >>> g.groups, g.df, round(g.statistic, 3), round(g.p, 3)
+    (['a', 'b'], 1, 1.585, 0.208)
     """
+    if variance not in ("gray", "bootstrap"):
+        raise FitError(f"variance must be 'gray' or 'bootstrap', got {variance!r}")
+    if not np.isfinite(rho) or rho < 0:
+        raise FitError(f"rho must be a number >= 0, got {rho!r}")
+    t, code, g, names, st = _gray_inputs(data, by, causes, cause, duration, strata)
+    k = names.size
+    score, v = gray_score_variance(t, code, g, k, st, rho)
+    if variance == "bootstrap":
+        v = _gray_bootstrap(t, code, g, k, st, rho, n_boot, seed)
+    stat = float(score[:-1] @ np.linalg.pinv(v[:-1, :-1]) @ score[:-1])
+    return GrayTest(cause, stat, k - 1, float(stats.chi2.sf(stat, k - 1)), score, list(names))
+
+
+def _gray_inputs(data, by, causes, cause, duration, strata):
+    """Times, codes (1 the cause, 2 another, 0 censored), group and stratum indices."""
     t, e = survival_columns(data, duration, None if "observed" not in data.columns else "observed")
     pick_column(data, by, (), "group")
     pick_column(data, causes, (), "cause")
     c = data[causes].to_numpy(object)
     failed = (e > 0) & pd.notna(c)
     levels = sorted({str(x) for x in c[failed]})
-    if str(cause) not in levels:
+    is_cause = np.array([x == cause or str(x) == str(cause) for x in c[failed]], bool)
+    if not is_cause.any():
         raise FitError(f"cause {cause!r} has no failures; causes seen are {', '.join(levels)}")
     code = np.zeros(t.size, int)
-    code[failed] = [levels.index(str(x)) + 1 for x in c[failed]]
-    target = levels.index(str(cause)) + 1
+    code[failed] = np.where(is_cause, 1, 2)
     names, g = np.unique(data[by].astype(str).to_numpy(), return_inverse=True)
-    k = names.size
-    if k < 2:
+    if names.size < 2:
         raise FitError(f"column {by!r} has a single group; comparing needs two or more")
-    score = _gray_score(t, code, g, k, target)
+    st = None
+    if strata is not None:
+        pick_column(data, strata, (), "strata")
+        st = np.unique(data[strata].astype(str).to_numpy(), return_inverse=True)[1]
+    return t, code, g, names, st
+
+
+def _gray_bootstrap(t, code, g, k, st, rho, n_boot, seed):
     rng = np.random.default_rng(seed)
-    members = [np.flatnonzero(g == i) for i in range(k)]
+    cells = g if st is None else g * (st.max() + 1) + st
+    members = [np.flatnonzero(cells == c) for c in np.unique(cells)]
     boot = np.empty((n_boot, k))
     for b in range(n_boot):
         idx = np.concatenate([rng.choice(m, m.size) for m in members])
-        boot[b] = _gray_score(t[idx], code[idx], g[idx], k, target)
-    v = np.cov(boot[:, :-1], rowvar=False).reshape(k - 1, k - 1)
-    stat = float(score[:-1] @ np.linalg.pinv(v) @ score[:-1])
-    return GrayTest(cause, stat, k - 1, float(stats.chi2.sf(stat, k - 1)), score, list(names))
+        boot[b] = gray_score_variance(t[idx], code[idx], g[idx], k, None if st is None else st[idx], rho)[0]
+    return np.cov(boot, rowvar=False).reshape(k, k)
 
 
 @dataclass(frozen=True, eq=False)

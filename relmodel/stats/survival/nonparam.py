@@ -1,14 +1,16 @@
 """Nonparametric estimators: Kaplan-Meier, Nelson-Aalen and cumulative incidence.
 
-Kaplan-Meier and Nelson-Aalen come from lifelines (``KaplanMeierFitter``,
-``NelsonAalenFitter``) and are wrapped in :class:`StepEstimate`, a small result
-with plain arrays, ``to_frame()`` and ``_repr_html_``.  The cumulative incidence
+Kaplan-Meier and Nelson-Aalen are computed here on the risk sets R's
+``survfit`` uses (a unit that enters at t is at risk after t, not at t) and
+returned as :class:`StepEstimate`, a small result with plain arrays,
+``to_frame()`` and ``_repr_html_``; lifelines' fitters are the cross-check in
+the tests.  The cumulative incidence
 of competing causes (Aalen-Johansen) is computed here with vectorised numpy so
 that tied times of different causes are handled exactly instead of being
 jittered; it is checked against lifelines' ``AalenJohansenFitter`` in the tests.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,7 @@ __all__ = [
     "kaplan_meier",
     "nelson_aalen",
     "NA_VARIANCES",
+    "risk_table",
     "cumulative_incidence",
 ]
 
@@ -135,18 +138,39 @@ class StepEstimate:
         return f"StepEstimate({self.method}, {self.quantity}, n={self.n}, events={self.n_observed})"
 
 
-def _lifelines_estimate(fitter, d, conf, method, quantity):
-    fitter.fit(d.hours, event_observed=d.observed, entry=d.entry)
-    est = fitter.survival_function_ if quantity == "survival" else fitter.cumulative_hazard_
-    ci = fitter.confidence_interval_
-    table = fitter.event_table
-    return StepEstimate(
-        method=method, quantity=quantity, hours=est.index.to_numpy(float),
-        value=est.iloc[:, 0].to_numpy(float), lower=ci.iloc[:, 0].to_numpy(float),
-        upper=ci.iloc[:, 1].to_numpy(float), at_risk=table["at_risk"].to_numpy(int),
-        events=table["observed"].to_numpy(int), conf=conf, label=d.label, n=len(d),
-        n_observed=d.n_observed,
-    )
+def risk_table(stop, observed, entry=None):
+    """Event table as R's ``survfit`` counts it: times 0 and each distinct stop time,
+    units at risk (a unit with entry time e is at risk on (e, stop]) and failures.
+
+    At time 0 the count is the units under observation from the start (entry 0).
+    """
+    stop = np.asarray(stop, float)
+    obs = np.asarray(observed, bool)
+    times = np.unique(np.concatenate([[0.0], stop]))
+    ends = np.sort(stop)
+    at_risk = stop.size - np.searchsorted(ends, times, side="left")
+    if entry is not None:
+        entry = np.asarray(entry, float)
+        at_risk = at_risk - (stop.size - np.searchsorted(np.sort(entry), times, side="left"))
+        at_risk[0] = int(np.sum((entry <= 0) & (stop >= 0)))
+    events = np.bincount(np.searchsorted(times, stop[obs]), minlength=times.size)
+    return times, at_risk.astype(int), events.astype(int)
+
+
+def _product_limit(d, conf):
+    """Kaplan-Meier estimate and its log(-log) Greenwood band on the ``survfit`` risk sets."""
+    times, n, dd = risk_table(d.hours, d.observed, d.entry)
+    nf, df = n.astype(float), dd.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.cumprod(np.where(nf > 0, 1 - df / nf, 1.0))
+        var = np.cumsum(np.where((nf > df) & (df > 0), df / (nf * (nf - df)), 0.0))
+        z = stats.norm.ppf(0.5 + conf / 2)
+        spread = np.exp(z * np.sqrt(var) / np.abs(np.log(s)))
+        inside = (s > 0) & (s < 1)
+        lower = np.where(inside, s**spread, s)
+        upper = np.where(inside, s ** (1 / spread), s)
+    return StepEstimate("Kaplan-Meier", "survival", times, s, lower, upper, n, dd, conf, d.label, len(d),
+                        d.n_observed)
 
 
 def _check_conf(conf):
@@ -171,11 +195,8 @@ def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
     >>> km.hours.tolist(), km.median_h
     ([0.0, 2.0, 3.0, 5.0, 8.0], 3.0)
     """
-    from lifelines import KaplanMeierFitter
-
     _check_conf(conf)
-    d = as_durations(data, observed, entry=entry)
-    return _lifelines_estimate(KaplanMeierFitter(alpha=1 - conf), d, conf, "Kaplan-Meier", "survival")
+    return _product_limit(as_durations(data, observed, entry=entry), conf)
 
 
 NA_VARIANCES = {
@@ -207,21 +228,19 @@ def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"
     >>> na.value.round(4).tolist()                     # H(t) = sum d_i / n_i: 1/4, + 1/3, + 1/1
     [0.0, 0.25, 0.5833, 0.5833, 1.5833]
     """
-    from lifelines import NelsonAalenFitter
-
     _check_conf(conf)
     if variance not in NA_VARIANCES:
         raise FitError(f"variance must be one of {', '.join(NA_VARIANCES)}, got {variance!r}")
     d = as_durations(data, observed, entry=entry)
-    fitter = NelsonAalenFitter(alpha=1 - conf, nelson_aalen_smoothing=False)
-    est = _lifelines_estimate(fitter, d, conf, f"Nelson-Aalen ({NA_VARIANCES[variance]})", "cumulative hazard")
-    n, dd = est.at_risk.astype(float), est.events.astype(float)
+    times, at_risk, events = risk_table(d.hours, d.observed, d.entry)
+    n, dd = at_risk.astype(float), events.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.cumsum(np.where(n > 0, dd / n, 0.0))
         inc = np.where(n > 0, dd / n**2 * (1.0 if variance == "aalen" else (n - dd) / n), 0.0)
         sd = np.sqrt(np.cumsum(inc))
-        h = est.value
         spread = np.exp(stats.norm.ppf(0.5 + conf / 2) * sd / np.where(h > 0, h, 1.0))
-    return replace(est, lower=h / spread, upper=h * spread)
+    return StepEstimate(f"Nelson-Aalen ({NA_VARIANCES[variance]})", "cumulative hazard", times, h, h / spread,
+                        h * spread, at_risk, events, conf, d.label, len(d), d.n_observed)
 
 
 @dataclass(frozen=True, eq=False)
