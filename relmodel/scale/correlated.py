@@ -26,7 +26,7 @@ Defaults, and where public figures exist:
   public figure for a source without them is :data:`SWITCH_FIT_SINGH2021`:
   Singh et al. ("Surviving switch failures in cloud datacenters", SIGCOMM CCR
   51(2), 2021) report about a 2% chance of a switch failure within 3 months
-  of entering production, -ln(0.98) / 2,191.5 h = 9,218 FIT.  Spine and
+  of entering production, -ln(0.98) / 2,191.5 h = 9,219 FIT.  Spine and
   middle-tier failures of a non-blocking Clos cut no NIC off (the other
   paths carry the traffic), so they are not counted here.
 """

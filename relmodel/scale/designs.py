@@ -65,7 +65,8 @@ def design_presets(n_gpus=16_384):
               assumptions=Cluster.llama3().assumptions + " " + h100)
     nv = Cluster.nvl72(racks * 72)
     whole = rep(nv, spare_pool=math.ceil(0.05 * racks), policy="whole-domain", name="NVL72, whole racks",
-                assumptions=nv.assumptions + " Assumed: the job needs whole racks; 5% spare racks.")
+                tp_span=72, assumptions=nv.assumptions + " Assumed: tensor and expert parallelism span the rack, so "
+                                                         "the job needs whole racks; 5% spare racks.")
     nv64 = Cluster.nvl72(racks64 * 72)
     spares = rep(nv64, domain_spares=2, spare_pool=1, policy="in-domain-spares", name="NVL72, 2 spare trays per rack",
                  assumptions=nv.assumptions + " Assumed: 64 of 72 GPUs used, 2 trays per rack held as spares, "
@@ -83,6 +84,12 @@ def policy_variants(cluster):
     domain (when a domain has more than two trays) plus what is left as spare
     domains, or as a pool of spare nodes.  Each variant keeps at least one
     spare domain.
+
+    A pool of spare nodes across domains is offered only when the job's
+    parallel groups fit in a node: when the design's ``tp_span`` says a
+    tensor- or expert-parallel group spans the scale-up domain, a node from
+    another domain cannot stand in, and that variant is left out.  When
+    ``tp_span`` is not stated, the variant's name says it assumes so.
     """
     from .policies import _gpus
     size, gpn, trays = cluster.scaleup_gpus or cluster.gpus_per_node, cluster.gpus_per_node, cluster.trays_per_domain
@@ -98,9 +105,10 @@ def policy_variants(cluster):
             name = f"{k} spare tray{'s' * (k > 1)} per domain, {pool} spare domain{'s' * (pool > 1)}"
             out.append(rep(cluster, n_gpus=(total - pool) * size, policy="in-domain-spares", domain_spares=k,
                            spare_pool=pool, name=name))
-    if trays > 1:
+    if trays > 1 and not cluster.spans_domain:
+        note = "" if cluster.tp_span is not None else " (if no parallel group spans a domain)"
         out.append(rep(cluster, n_gpus=(total - whole) * size, policy="spare-pool", domain_spares=0,
-                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes"))
+                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes{note}"))
     return out
 
 
