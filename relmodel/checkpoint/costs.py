@@ -131,8 +131,6 @@ def cost_hours(value, n_gpus=None, name="ckpt_cost"):
     """
     if hasattr(value, "hours_at"):
         return float(value.hours_at(n_gpus))
-    if value is None:
-        raise ModelInputError(f"{name} must be a duration or a cost model; got None")
     return hours(value)
 
 

@@ -27,6 +27,7 @@ from scipy.special import lambertw
 from ..defaults import RESTART
 from ..errors import ModelInputError
 from ..units import hours
+from .costs import cost_hours
 from .order import check_order
 from ..tables import html_table
 
@@ -38,7 +39,7 @@ __all__ = [
 
 
 def _positive(name, x):
-    v = hours(x)
+    v = cost_hours(x, name=name)
     a = np.asarray(v, dtype=float)
     if np.any(~np.isfinite(a)) or np.any(a <= 0):
         raise ModelInputError(f"{name} must be a positive, finite duration; got {x!r}")
@@ -46,7 +47,7 @@ def _positive(name, x):
 
 
 def _nonnegative(name, x):
-    v = hours(x)
+    v = cost_hours(x, name=name)
     a = np.asarray(v, dtype=float)
     if np.any(~np.isfinite(a)) or np.any(a < 0):
         raise ModelInputError(f"{name} must be a finite duration of zero or more; got {x!r}")

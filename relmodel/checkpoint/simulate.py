@@ -30,6 +30,7 @@ import numpy as np
 
 from ..defaults import RESTART
 from ..errors import DurationError, ModelInputError
+from .costs import cost_hours
 from .intervals import expected_wall_time
 from .order import check_order
 from .sim_result import SimulationResult
@@ -48,7 +49,7 @@ _SIGNATURE = "simulate_training(work, interval, failures, ckpt_cost, restart)"
 
 def _duration(name, x, positive):
     try:
-        v = hours(x)
+        v = cost_hours(x, name=name)
     except (DurationError, TypeError, ValueError) as e:
         raise ModelInputError(f"{name} must be a duration; got {_what(x)}. The argument order is {_SIGNATURE} "
                               "since relmodel 0.2.0") from e

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from ..checkpoint.costs import cost_hours
 from ..checkpoint.intervals import _ettr, _optimal, ettr, optimal_interval
 from ..defaults import CKPT_COST, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
@@ -71,7 +72,7 @@ def ettr_of_rates(rate_per_h, ckpt_cost=CKPT_COST, restart=RESTART):
     ok = lam > 0
     out = np.ones(lam.shape)
     if ok.any():
-        out[ok] = _best_ettr(1.0 / lam[ok], hours(ckpt_cost), hours(restart))
+        out[ok] = _best_ettr(1.0 / lam[ok], cost_hours(ckpt_cost, name="ckpt_cost"), cost_hours(restart, name="restart"))
     return out[()]
 
 
@@ -99,7 +100,7 @@ def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=REST
     (5.813, 0.9)
     """
     t = _check_target(target_ettr)
-    d, r = hours(ckpt_cost), hours(restart)
+    d, r = cost_hours(ckpt_cost, name="ckpt_cost"), cost_hours(restart, name="restart")
     if not np.isscalar(d) or not np.isscalar(r):
         raise ModelInputError("required_job_mtbf takes one ckpt_cost and one restart; use requirements_table for grids")
     ettr(1.0, 1.0, d, r)  # validates the durations with named errors
