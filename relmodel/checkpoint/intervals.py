@@ -257,7 +257,8 @@ def _as(name, x, positive):
     return np.asarray((_positive if positive else _nonnegative)(name, x), dtype=float)
 
 
-def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
+def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART, *, sdc_rate=0.0, sdc_delay=0.0, latency=0.0,
+                   keep=2):
     """Where the expected wall time of a run goes: a :class:`TimeBreakdown`.
 
     Splits Daly's expected wall time (see :func:`expected_wall_time`) into
@@ -275,6 +276,13 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
     are durations (``restart`` defaults to 10 min); every field of the
     result is in hours except ``failures`` (a count).  Vectorised.
 
+    ``latency`` (fail-stop detection latency), ``sdc_rate`` (silent
+    corruptions per hour) with ``sdc_delay`` (how long one goes unnoticed)
+    and ``keep`` (checkpoints kept) add the time spent before a failure is
+    noticed (``detection_h``) and the chance a corruption outlives every
+    kept clean checkpoint (``p_unrecoverable``); see
+    :mod:`relmodel.checkpoint.detection`.
+
     Examples
     --------
     >>> tau = optimal_interval("3h", "45s")
@@ -282,6 +290,10 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
     >>> round(float(b.wall_h) / 24, 2), round(float(b.ettr), 4), round(float(b.failures))
     (62.63, 0.8622, 501)
     """
+    if sdc_rate or latency or sdc_delay:
+        from .detection import detection_breakdown
+        return detection_breakdown(work, interval, mtbf, ckpt_cost, restart, sdc_rate=sdc_rate,
+                                   sdc_delay=sdc_delay, latency=latency, keep=keep)
     return _breakdown(work, interval, mtbf, ckpt_cost, restart,
                       "time_breakdown(work, interval, mtbf, ckpt_cost, restart)")
 
@@ -321,6 +333,8 @@ class TimeBreakdown:
     lost_h: object
     restart_time_h: object
     failures: object
+    detection_h: object = 0.0
+    p_unrecoverable: float = 0.0
 
     @property
     def ettr(self):
@@ -332,13 +346,15 @@ class TimeBreakdown:
         """One row per destination (scalar inputs) or per grid point (arrays)."""
         names = ["useful", "checkpoint writes", "lost work", "restarts"]
         vals = [self.work_h, self.checkpoint_h, self.lost_h, self.restart_time_h]
+        if np.any(np.asarray(self.detection_h) != 0) and np.ndim(self.wall_h) == 0:
+            names, vals = names + ["until failures are noticed"], vals + [self.detection_h]
         if np.ndim(self.wall_h) == 0:
             hrs = [float(v) for v in vals] + [float(self.wall_h)]
             if np.isfinite(hrs[-1]):
                 share = [h / hrs[-1] for h in hrs]
             else:  # overflow: shares are the limits as (τ + δ)/M grows without bound
                 f = float(np.exp(-self.restart_h / self.mtbf_h))
-                share = [0.0, 0.0, f, 1.0 - f, 1.0]
+                share = [0.0, 0.0, f, 1.0 - f] + [0.0] * (len(names) - 4) + [1.0]
             return pd.DataFrame({"part": names + ["total"], "hours": hrs, "share": share})
         cols = ["interval_h", "mtbf_h", "ckpt_cost_h", "restart_h", "work_h", "checkpoint_h",
                 "lost_h", "restart_time_h", "wall_h", "failures"]
