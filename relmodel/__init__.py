@@ -42,5 +42,7 @@ from .scale.decision import Decision, decide
 from . import plots, report
 from . import defaults
 from .scale import sweep_grid
+from .checkpoint import CheckpointModel
+from .scale import domain_fit_sensitivity, spares_over_time
 
 __version__ = "0.2.0"

@@ -36,8 +36,7 @@ import numpy as np
 from ..errors import ModelInputError
 from ..units import hours
 
-__all__ = ["mean_latency", "detection_terms", "p_unrecoverable", "checkpoints_to_keep", "detection_breakdown",
-           "detection_ettr", "detection_optimal_interval"]
+__all__ = ["mean_latency", "detection_terms", "p_unrecoverable", "checkpoints_to_keep"]
 
 
 def mean_latency(latency):
@@ -119,47 +118,3 @@ def checkpoints_to_keep(interval, ckpt_cost, sdc_delay):
     period = float(hours(interval)) + float(hours(ckpt_cost))
     return int(math.floor(float(hours(sdc_delay)) / period)) + 2
 
-
-def detection_breakdown(work, interval, mtbf, ckpt_cost, restart, *, sdc_rate=0.0, sdc_delay=0.0, latency=0.0,
-                        keep=2):
-    """:func:`relmodel.checkpoint.time_breakdown` with detection latency and silent corruption (module notes).
-
-    Per segment, with x = (τ + δ)/M' and the e^x - 1 failed attempts each
-    followed by a restart cycle: lost work M'(e^x - 1) - τ - δ, restarts
-    M'(e^x - 1)(e^{R/M'} - 1), time until failures are noticed
-    (e^x - 1) E[D] e^{R/M'} (a stretch D before every restart attempt).
-    """
-    from .intervals import TimeBreakdown, _as, _segment_terms
-    w = _as("work", work, True)
-    t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
-    d, r = _as("ckpt_cost", ckpt_cost, False), _as("restart", restart, False)
-    m_all, dwell, _ = detection_terms(m, sdc_rate, sdc_delay, latency)
-    w, t, m_all, d, r, dwell = np.broadcast_arrays(w, t, m_all, d, r, np.asarray(dwell, float))
-    terms = _segment_terms(t, m_all, d, r)
-    with np.errstate(over="ignore", invalid="ignore"):
-        terms["detection"] = np.expm1((t + d) / m_all) * dwell * np.exp(r / m_all)
-    with np.errstate(invalid="ignore", under="ignore", over="ignore"):
-        parts = {k: np.where(v == 0, 0.0, v / t * w)[()] for k, v in terms.items()}
-    wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"] + parts["detection"]
-    p_lost = p_unrecoverable(float(np.ravel(t)[0]), float(np.ravel(d)[0]), sdc_delay, keep) \
-        if float(sdc_rate) > 0 else 0.0
-    return TimeBreakdown(
-        work_h=w[()], interval_h=t[()], mtbf_h=m_all[()], ckpt_cost_h=d[()], restart_h=r[()],
-        wall_h=wall, checkpoint_h=parts["checkpoint"], lost_h=parts["lost"],
-        restart_time_h=parts["restart"], failures=parts["failures"], detection_h=parts["detection"],
-        p_unrecoverable=p_lost)
-
-
-def detection_ettr(interval, mtbf, ckpt_cost, restart, *, sdc_rate=0.0, sdc_delay=0.0, latency=0.0):
-    """ETTR with detection latency and silent corruption: Daly's ETTR at M' with restart R' (module notes)."""
-    from .intervals import _as, _ettr
-    m_all, _, extra = detection_terms(_as("mtbf", mtbf, True), sdc_rate, sdc_delay, latency)
-    r = _as("restart", restart, False)
-    return _ettr(_as("interval", interval, True), m_all, _as("ckpt_cost", ckpt_cost, False), r + extra)
-
-
-def detection_optimal_interval(mtbf, ckpt_cost, *, sdc_rate=0.0, sdc_delay=0.0, latency=0.0):
-    """The interval that maximises :func:`detection_ettr`: Daly's exact optimum at M' (R' does not move it)."""
-    from .intervals import _as, _optimal
-    m_all, _, _ = detection_terms(_as("mtbf", mtbf, True), sdc_rate, sdc_delay, latency)
-    return _optimal(m_all, _as("ckpt_cost", ckpt_cost, True))

@@ -7,8 +7,8 @@ import pytest
 
 import relmodel
 from relmodel.checkpoint import optimal_interval, time_breakdown
-from relmodel.checkpoint.detection import (checkpoints_to_keep, detection_ettr, detection_optimal_interval,
-                                           mean_latency, p_unrecoverable)
+from relmodel.checkpoint.detected import detection_ettr, detection_optimal_interval
+from relmodel.checkpoint.detection import checkpoints_to_keep, mean_latency, p_unrecoverable
 from relmodel.errors import InfeasibleTargetError, ModelInputError
 from relmodel.scale.goodput import required_job_mtbf
 
