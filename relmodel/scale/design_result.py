@@ -85,8 +85,19 @@ class DesignResult:
                 f"{_share(self.stall_share)} of the time; goodput per GPU bought {self.goodput_per_gpu:.3f}.")
         return " ".join((head,) + tuple(self.warnings))
 
+    def table(self):
+        """The headline figures for people: quantity and value, in words."""
+        rows = [("ETTR", f"{self.ettr:.3f} ({self.ettr_lo:.3f}–{self.ettr_hi:.3f})"),
+                ("Interruptions per day", f"{24 * self.interruption_rate:.3g}"),
+                ("Time waiting for a spare", _share(self.stall_share)),
+                ("Failure finds no spare", _share(self.p_no_spare)),
+                ("GPUs out of the job on average", f"{self.gpus_out_mean:,.0f}"),
+                ("GPUs idle as spares", f"{self.gpus_idle:,} of {self.gpus_bought:,}"),
+                ("Goodput per GPU bought", f"{self.goodput_per_gpu:.3f}")]
+        return pd.DataFrame(rows, columns=["Quantity", "Value"])
+
     def _repr_html_(self):
-        return f"<p>{self.text()}</p>" + html_table(self.to_frame().drop(columns=["warnings"]))
+        return f"<p>{self.text()}</p>" + html_table(self.table())
 
 
 def _share(p):
