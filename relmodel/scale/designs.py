@@ -289,7 +289,7 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     >>> print(cmp.table[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
                NVL72, whole racks         1224         72 0.864            0.813
-    NVL72, 2 spare trays per rack         1368        216 0.941            0.793
+    NVL72, 2 spare trays per rack         1368        216 0.941            0.792
     >>> cmp.best()
     'NVL72, whole racks'
     """
