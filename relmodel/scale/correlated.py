@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import DesignError
 
-__all__ = ["SWITCH_FIT_SINGH2021", "parse_span", "cause_spans", "burst_groups"]
+__all__ = ["SWITCH_FIT_SINGH2021", "parse_span", "cause_spans", "burst_groups", "correlated_table"]
 
 #: Leaf-switch FIT from Singh et al. 2021 (about 2% fail within 3 months): -ln(0.98) / (8,766 h / 4) x 1e9.
 SWITCH_FIT_SINGH2021 = -math.log(0.98) / (8766.0 / 4) * 1e9
@@ -47,8 +47,8 @@ _PHRASE = re.compile(r"^\s*(\d+)\s*(nodes?|trays?|racks?|domains?)\s*$")
 
 
 def _leaf_nodes(cluster):
-    from .domains import blast_radius
-    return max(1, math.ceil(blast_radius(cluster, "leaf", physical=True) / cluster.gpus_per_node))
+    from .domains import leaf_nodes
+    return max(1, leaf_nodes(cluster))
 
 
 def parse_span(value, cluster, name="correlated"):
@@ -101,3 +101,53 @@ def burst_groups(cluster, nodes):
     if cluster.domain_policy == "spare-pool":
         return int(min(nodes, cluster.n_nodes))
     return int(min(math.ceil(nodes / cluster.trays_per_domain), cluster.n_scaleup_domains))
+
+
+_LEVEL_NODES = {"gpu": 1, "node": 1, "link": 1, "job": 0}
+
+
+def correlated_table(cluster, source, correlated=None, levels=None):
+    """Cause -> what one event takes out on ``cluster``: the table ``correlated`` overrides.
+
+    One row per cause of ``source`` (a CountTable or InterruptionLog) with
+    its level, nodes and scale-up domains one event takes out of the job
+    (under the design's policy: a tray fault under whole domains takes its
+    domain), and whether that comes from the level or from ``correlated``.
+
+    Examples
+    --------
+    >>> from relmodel import Cluster
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> t = correlated_table(Cluster.nvl72(1152), llama3_54day(), {"Network Switch/Cable": "leaf"})
+    >>> rows = t["component"].isin(["Faulty GPU", "Network Switch/Cable", "Software Bug"])
+    >>> print(t.loc[rows, ["component", "nodes_per_event", "domains_per_event", "from"]].to_string(index=False))
+               component  nodes_per_event  domains_per_event     from
+              Faulty GPU               18                  1    level
+            Software Bug                0                  0    level
+    Network Switch/Cable               36                  2 override
+    """
+    from .domains import cause_levels
+    from .scaling import scale_rates
+    table = cause_levels(scale_rates(source, target_cluster=cluster, n_boot=1), levels)
+    spans = cause_spans(table, cluster, correlated)
+    trays = cluster.trays_per_domain
+    whole = cluster.domain_policy == "whole-domain"
+    nodes = []
+    for level, span in zip(table["level"], spans):
+        if span:
+            n = int(span)
+        elif level == "domain":
+            n = trays
+        elif level == "leaf":
+            n = _leaf_nodes(cluster) if cluster.planes == 1 else 0
+        else:
+            n = _LEVEL_NODES.get(level, 1) if not (level == "link" and cluster.planes > 1) else 0
+        if whole and n:
+            n = math.ceil(n / trays) * trays
+        nodes.append(min(n, cluster.n_nodes))
+    out = table[["component", "category", "level"]].copy()
+    out["nodes_per_event"] = nodes
+    out["domains_per_event"] = [math.ceil(n / trays) if n else 0 for n in nodes]
+    out["from"] = np.where(spans > 0, "override", "level")
+    out["rate_per_h"] = table["rate_per_h"].to_numpy()
+    return out.reset_index(drop=True)

@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..errors import DesignError
 
-__all__ = ["LEVELS", "LEVEL_OF_UNIT", "blast_radius", "fault_domains", "cause_levels", "level_rates"]
+__all__ = ["LEVELS", "LEVEL_OF_UNIT", "leaf_nodes", "blast_radius", "fault_domains", "cause_levels", "level_rates"]
 
 LEVELS = ("gpu", "node", "domain", "leaf", "link", "job")
 
@@ -83,6 +83,15 @@ def _part_radius(cluster, level):
     return math.ceil(cluster.gpus_per_node / (cluster.nics_per_node or cluster.gpus_per_node))
 
 
+def leaf_nodes(cluster):
+    """Nodes one leaf switch reaches: one NIC on each of its nodes in a rail fabric (the same slot of every
+    server), whole nodes under a top-of-rack leaf."""
+    nics = cluster.radix if cluster.n_tiers == 1 else (cluster.leaf_down or cluster.radix // 2)
+    per_node = cluster.nics_per_node or cluster.gpus_per_node
+    reach = nics if cluster.fabric == "rail" else math.ceil(nics / per_node)
+    return int(min(reach, cluster.n_nodes))
+
+
 def blast_radius(cluster, level, physical=False):
     """GPUs out of the job per failure event at ``level`` under the design's policy; never more than it has.
 
@@ -90,8 +99,8 @@ def blast_radius(cluster, level, physical=False):
     (0 for a software fault, and for a link or leaf switch when ``planes >= 2``).
     Under the ``"whole-domain"`` policy (tensor or expert parallelism spans
     the scale-up domain) any fault that takes a GPU out takes its whole
-    domain out; a leaf switch takes out every domain it serves (counted as
-    consecutive domains).  Under ``"in-domain-spares"`` and ``"spare-pool"``
+    domain out; a leaf switch takes out every domain its nodes are in
+    (:func:`leaf_nodes`, taken as consecutive nodes).  Under ``"in-domain-spares"`` and ``"spare-pool"``
     only the failed part is out.  ``physical=True`` gives the GPUs the
     failed part itself serves, whatever the policy.
 
@@ -102,8 +111,8 @@ def blast_radius(cluster, level, physical=False):
     >>> c = Cluster.nvl72(1152)          # 16 racks of 72 GPUs, 4 GPUs per tray; the job needs whole racks
     >>> [blast_radius(c, level, physical=True) for level in LEVELS]      # gpu, node, domain, leaf, link, job
     [1, 4, 72, 32, 1, 0]
-    >>> [blast_radius(c, level) for level in LEVELS]                     # a tray fault takes its rack
-    [72, 72, 72, 72, 72, 0]
+    >>> [blast_radius(c, level) for level in LEVELS]    # a tray fault takes its rack; a rail leaf, 2 racks
+    [72, 72, 72, 144, 72, 0]
     >>> blast_radius(dataclasses.replace(c, domain_spares=2), "node")   # a spare tray stands in
     4
     >>> blast_radius(dataclasses.replace(c, planes=2), "leaf")   # the other plane carries the traffic
@@ -113,7 +122,8 @@ def blast_radius(cluster, level, physical=False):
     radius = _part_radius(cluster, level)
     size = cluster.scaleup_gpus or cluster.gpus_per_node
     if radius and cluster.domain_policy == "whole-domain" and not physical:
-        radius = math.ceil(radius / size) * size
+        reach = leaf_nodes(cluster) * cluster.gpus_per_node if level == "leaf" else radius
+        radius = math.ceil(reach / size) * size
     return int(min(radius, cluster.n_gpus))
 
 
@@ -135,7 +145,7 @@ def fault_domains(cluster, readable=False):
        gpu   1152                   72             1
       node    288                   72             4
     domain     16                   72            72
-      leaf     36                   72            32
+      leaf     36                  144            32
       link   1152                   72             1
        job      1                    0             0
     """

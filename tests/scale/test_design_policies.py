@@ -195,3 +195,19 @@ def test_megascale_published_case():
     assert r.ettr > 0.90                                  # the published "over 90%"
     assert r.goodput == pytest.approx(0.552 * r.ettr, rel=1e-12)
     assert r.goodput == pytest.approx(0.511, abs=0.002)
+
+
+def test_correlated_table_by_hand(llama3):
+    from relmodel.scale.correlated import correlated_table
+    from relmodel.scale.domains import leaf_nodes
+    whole = design_presets(16_384)["nvl72-whole-rack"]
+    # a rail leaf of a radix-64 non-blocking fabric has 32 NIC ports, one NIC on each of 32 trays: 2 racks
+    assert leaf_nodes(whole) == 32 and relmodel.blast_radius(whole, "leaf") == 144
+    fat = Cluster.llama3()                                   # a ToR over 16 NICs: the 2 servers of a rack
+    assert leaf_nodes(fat) == 2
+    t = correlated_table(whole, llama3, {"Host Maintenance": "3 racks"}).set_index("component")
+    assert t.loc["Faulty GPU", "nodes_per_event"] == 18 and t.loc["Faulty GPU", "from"] == "level"
+    assert t.loc["Software Bug", "nodes_per_event"] == 0
+    assert (t.loc["Host Maintenance", "domains_per_event"], t.loc["Host Maintenance", "from"]) == (3, "override")
+    spares = correlated_table(design_presets(16_384)["nvl72-in-rack-spares"], llama3).set_index("component")
+    assert spares.loc["Faulty GPU", "nodes_per_event"] == 1                   # a spare tray stands in
