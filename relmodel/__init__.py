@@ -47,5 +47,7 @@ from . import resources
 from .data import read_sacct, read_xid, JobLog, XidLog, expand_nodelist
 from .checkpoint import backtest, Backtest
 from .stragglers import OpTrace, read_ops, WhatIf, whatif
+from .checkpoint import CheckpointModel
+from .scale import domain_fit_sensitivity, spares_over_time
 
 __version__ = "0.2.0"

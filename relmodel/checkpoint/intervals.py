@@ -27,6 +27,9 @@ from scipy.special import lambertw
 from ..defaults import RESTART
 from ..errors import ModelInputError
 from ..units import hours
+from .breakdown import TimeBreakdown
+from .costs import cost_hours
+from .detection import detection_terms, p_unrecoverable
 from .order import check_order
 from ..tables import html_table
 
@@ -38,7 +41,7 @@ __all__ = [
 
 
 def _positive(name, x):
-    v = hours(x)
+    v = cost_hours(x, name=name)
     a = np.asarray(v, dtype=float)
     if np.any(~np.isfinite(a)) or np.any(a <= 0):
         raise ModelInputError(f"{name} must be a positive, finite duration; got {x!r}")
@@ -46,7 +49,7 @@ def _positive(name, x):
 
 
 def _nonnegative(name, x):
-    v = hours(x)
+    v = cost_hours(x, name=name)
     a = np.asarray(v, dtype=float)
     if np.any(~np.isfinite(a)) or np.any(a < 0):
         raise ModelInputError(f"{name} must be a finite duration of zero or more; got {x!r}")
@@ -256,7 +259,8 @@ def _as(name, x, positive):
     return np.asarray((_positive if positive else _nonnegative)(name, x), dtype=float)
 
 
-def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
+def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART, *, sdc_rate=0.0, sdc_delay=0.0, latency=0.0,
+                   keep=2):
     """Where the expected wall time of a run goes: a :class:`TimeBreakdown`.
 
     Splits Daly's expected wall time (see :func:`expected_wall_time`) into
@@ -274,6 +278,13 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
     are durations (``restart`` defaults to 10 min); every field of the
     result is in hours except ``failures`` (a count).  Vectorised.
 
+    ``latency`` (fail-stop detection latency), ``sdc_rate`` (silent
+    corruptions per hour) with ``sdc_delay`` (how long one goes unnoticed)
+    and ``keep`` (checkpoints kept) add the time spent before a failure is
+    noticed (``detection_h``) and the chance a corruption outlives every
+    kept clean checkpoint (``p_unrecoverable``); see
+    :mod:`relmodel.checkpoint.detection`.
+
     Examples
     --------
     >>> tau = optimal_interval("3h", "45s")
@@ -281,80 +292,37 @@ def time_breakdown(work, interval, mtbf, ckpt_cost, restart=RESTART):
     >>> round(float(b.wall_h) / 24, 2), round(float(b.ettr), 4), round(float(b.failures))
     (62.63, 0.8622, 501)
     """
+    detect = (sdc_rate, sdc_delay, latency, keep) if (sdc_rate or latency or sdc_delay) else None
     return _breakdown(work, interval, mtbf, ckpt_cost, restart,
-                      "time_breakdown(work, interval, mtbf, ckpt_cost, restart)")
+                      "time_breakdown(work, interval, mtbf, ckpt_cost, restart)", detect)
 
 
-def _breakdown(work, interval, mtbf, ckpt_cost, restart, signature):
+def _breakdown(work, interval, mtbf, ckpt_cost, restart, signature, detect=None):
+    """Daly's terms scaled to the work; with ``detect`` = (sdc_rate, sdc_delay, latency, keep) the failures come
+    at the combined rate and each restart cycle starts after the time until the failure is noticed
+    (:mod:`relmodel.checkpoint.detection`): (e^x - 1) E[D] e^{R/M'} per segment."""
     w = _as("work", work, True)
     t, m = _as("interval", interval, True), _as("mtbf", mtbf, True)
     d, r = _as("ckpt_cost", ckpt_cost, False), _as("restart", restart, False)
     check_order(signature, work=w, interval=t, mtbf=m, ckpt_cost=d, restart=r, stacklevel=4)
-    w, t, m, d, r = np.broadcast_arrays(w, t, m, d, r)
+    dwell, p_lost = 0.0, 0.0
+    if detect is not None:
+        m, dwell, _ = detection_terms(m, *detect[:3])
+        p_lost = p_unrecoverable(float(np.ravel(t)[0]), float(np.ravel(d)[0]), detect[1], detect[3]) \
+            if float(detect[0]) > 0 else 0.0
+    w, t, m, d, r, dwell = np.broadcast_arrays(w, t, m, d, r, np.asarray(dwell, dtype=float))
     terms = _segment_terms(t, m, d, r)
+    with np.errstate(over="ignore", invalid="ignore"):
+        terms["detection"] = np.where(dwell > 0, np.expm1((t + d) / m) * dwell * np.exp(r / m), 0.0)
     with np.errstate(invalid="ignore", under="ignore", over="ignore"):  # per hour of interval, times the work:
         parts = {k: np.where(v == 0, 0.0, v / t * w)[()] for k, v in terms.items()}  # w/t may underflow
-    wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"]
+    wall = parts["useful"] + parts["checkpoint"] + parts["lost"] + parts["restart"] + parts["detection"]
     return TimeBreakdown(
         work_h=w[()], interval_h=t[()], mtbf_h=m[()], ckpt_cost_h=d[()], restart_h=r[()],
         wall_h=wall, checkpoint_h=parts["checkpoint"], lost_h=parts["lost"],
-        restart_time_h=parts["restart"], failures=parts["failures"],
+        restart_time_h=parts["restart"], failures=parts["failures"], detection_h=parts["detection"],
+        p_unrecoverable=p_lost,
     )
-
-
-@dataclass(frozen=True)
-class TimeBreakdown:
-    """Expected hours of a run by destination (scalars or broadcast arrays).
-
-    ``work_h`` is the useful compute; ``wall_h`` = work + checkpoint + lost +
-    restart.  ``failures`` is the expected number of failures (wall / M).
-    """
-
-    work_h: object
-    interval_h: object
-    mtbf_h: object
-    ckpt_cost_h: object
-    restart_h: object
-    wall_h: object
-    checkpoint_h: object
-    lost_h: object
-    restart_time_h: object
-    failures: object
-
-    @property
-    def ettr(self):
-        """Useful fraction of the wall time (same as :func:`ettr`)."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(np.isinf(self.wall_h), 0.0, self.work_h / self.wall_h)[()]
-
-    def to_frame(self):
-        """One row per destination (scalar inputs) or per grid point (arrays)."""
-        names = ["useful", "checkpoint writes", "lost work", "restarts"]
-        vals = [self.work_h, self.checkpoint_h, self.lost_h, self.restart_time_h]
-        if np.ndim(self.wall_h) == 0:
-            hrs = [float(v) for v in vals] + [float(self.wall_h)]
-            if np.isfinite(hrs[-1]):
-                share = [h / hrs[-1] for h in hrs]
-            else:  # overflow: shares are the limits as (τ + δ)/M grows without bound
-                f = float(np.exp(-self.restart_h / self.mtbf_h))
-                share = [0.0, 0.0, f, 1.0 - f, 1.0]
-            return pd.DataFrame({"part": names + ["total"], "hours": hrs, "share": share})
-        cols = ["interval_h", "mtbf_h", "ckpt_cost_h", "restart_h", "work_h", "checkpoint_h",
-                "lost_h", "restart_time_h", "wall_h", "failures"]
-        df = pd.DataFrame({c: np.ravel(np.broadcast_to(getattr(self, c), np.shape(self.wall_h)))
-                           for c in cols})
-        df["ettr"] = np.ravel(self.ettr)
-        return df
-
-    def _repr_html_(self):
-        head = (f"<b>Expected run</b>: τ = {_fmt(self.interval_h)} h, M = {_fmt(self.mtbf_h)} h, "
-                f"δ = {_fmt(self.ckpt_cost_h)} h, R = {_fmt(self.restart_h)} h; "
-                f"ETTR = {_fmt(self.ettr)}")
-        return head + html_table(self.to_frame(), index=False, float_format=lambda v: f"{v:.4g}")
-
-
-def _fmt(v):
-    return f"{float(v):.4g}" if np.ndim(v) == 0 else f"array{np.shape(v)}"
 
 
 def best_step_interval(step, mtbf, ckpt_cost, restart=RESTART):

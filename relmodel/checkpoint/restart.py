@@ -31,6 +31,15 @@ so ``ettr(τ, M, δ, model.effective_h(M))`` is exact for this restart.
 R_eff <= E[D] + R_l: the downtime is cheaper than the same time spent
 reloading, because no failure can lengthen it.  Only the mean downtime
 matters, so a sample of repair times enters through its mean.
+
+**Terms that grow with the job.**  Scheduling, communicator (NCCL)
+initialisation and health checks grow with the number of ranks N; the
+model adds ``per_doubling`` x log2 N + ``per_1k_ranks`` x N / 1,000 to the
+downtime (tree-shaped set-up grows with log N, one-by-one checks with N).
+Both default to 0 (no public per-rank figures are bundled; fit them with
+:func:`relmodel.checkpoint.costs.fit_growth`).  ``n_gpus`` is the size the
+model describes; functions that know the cluster evaluate it at theirs
+(:meth:`RestartModel.hours_at`).
 """
 
 from dataclasses import dataclass, field
@@ -75,10 +84,13 @@ class RestartModel:
     repair: object = 0.0
     hardware_fraction: float = 1.0
     spare_probability: float = 1.0
+    per_doubling: object = 0.0
+    per_1k_ranks: object = 0.0
+    n_gpus: int = None
     _repair_h: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        for name in ("detection", "diagnosis", "reload", "spare_swap"):
+        for name in ("detection", "diagnosis", "reload", "spare_swap", "per_doubling", "per_1k_ranks"):
             v = _nonneg(name, getattr(self, name))
             if np.ndim(v):
                 raise ModelInputError(f"{name} must be one duration; got {getattr(self, name)!r}")
@@ -86,6 +98,30 @@ class RestartModel:
         object.__setattr__(self, "_repair_h", np.atleast_1d(np.asarray(_nonneg("repair", self.repair), float)))
         object.__setattr__(self, "hardware_fraction", _prob("hardware_fraction", self.hardware_fraction))
         object.__setattr__(self, "spare_probability", _prob("spare_probability", self.spare_probability))
+        if self.n_gpus is not None and (isinstance(self.n_gpus, bool) or not float(self.n_gpus) >= 1):
+            raise ModelInputError(f"n_gpus must be a whole number of GPUs >= 1; got {self.n_gpus!r}")
+
+    def growth_h(self, n_gpus=None):
+        """Hours of start-up that grow with the ranks: per_doubling x log2 N + per_1k_ranks x N / 1,000."""
+        if not (self.per_doubling or self.per_1k_ranks):
+            return 0.0
+        n = self.n_gpus if n_gpus is None else n_gpus
+        if n is None or isinstance(n, bool) or not float(n) >= 1:
+            raise ModelInputError(f"a restart that grows with the ranks needs the job's size: build it with "
+                                  f"n_gpus=..., or pass it where the cluster is known; got {n!r}")
+        return float(self.per_doubling * np.log2(float(n)) + self.per_1k_ranks * float(n) / 1000.0)
+
+    def hours_at(self, n_gpus=None):
+        """Mean restart in hours for a job of ``n_gpus`` GPUs (default the model's ``n_gpus``)."""
+        return self._scenario_mean() + self.growth_h(n_gpus)
+
+    def describe(self, n_gpus=None):
+        """One phrase: the mean restart at that size and how much of it grows with the ranks."""
+        n = self.n_gpus if n_gpus is None else n_gpus
+        grow = self.growth_h(n)
+        at = f" at {int(n):,} GPUs" if n is not None else ""
+        extra = f", {60 * grow:,.3g} min of it growing with the ranks" if grow else ""
+        return f"{60 * self.hours_at(n):,.3g} min{at} (restart model{extra})"
 
     @property
     def base_h(self):
@@ -100,23 +136,27 @@ class RestartModel:
         extra = np.where(u < hw * sp, self.spare_swap, 0.0)
         wait = u >= 1 - hw * (1 - sp)
         extra[wait] = rng.choice(self._repair_h, size=int(wait.sum()))
-        return self.detection + self.diagnosis + extra
+        grow = self.growth_h() if self.n_gpus is not None else 0.0
+        return self.detection + self.diagnosis + grow + extra
 
     def scenarios(self):
         """Scenarios with their probability and mean restart hours."""
         hw, sp = self.hardware_fraction, self.spare_probability
-        b = self.base_h
+        b = self.base_h + (self.growth_h() if self.n_gpus is not None else 0.0)
         return pd.DataFrame({
             "scenario": ["no replacement", "hot spare", "wait for repair"],
             "probability": [1 - hw, hw * sp, hw * (1 - sp)],
             "hours": [b, b + self.spare_swap, b + float(self._repair_h.mean())],
         })
 
+    def _scenario_mean(self):
+        hw, sp = self.hardware_fraction, self.spare_probability
+        return self.base_h + hw * sp * self.spare_swap + hw * (1 - sp) * float(self._repair_h.mean())
+
     @property
     def mean_h(self):
-        """Expected restart time in hours."""
-        s = self.scenarios()
-        return float((s["probability"] * s["hours"]).sum())
+        """Expected restart time in hours (with the terms that grow with the ranks at ``n_gpus``, when given)."""
+        return self._scenario_mean() + (self.growth_h() if self.n_gpus is not None else 0.0)
 
     @property
     def downtime_h(self):
@@ -137,6 +177,8 @@ class RestartModel:
                 ("node replacement: hot spare", hw * sp * self.spare_swap),
                 ("node replacement: wait for repair", hw * (1 - sp) * float(self._repair_h.mean())),
                 ("reload", self.reload)]
+        if self.n_gpus is not None and self.growth_h():
+            rows.insert(2, ("start-up that grows with the ranks", self.growth_h()))
         df = pd.DataFrame(rows, columns=["phase", "hours"])
         total = df["hours"].sum()
         df["share"] = df["hours"] / total if total > 0 else 0.0

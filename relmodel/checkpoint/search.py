@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..defaults import RESTART
 from ..errors import ModelInputError
+from .costs import cost_hours
 from .intervals import _ettr, _optimal
 from .order import check_order
 from .simulate import simulate_training
@@ -123,7 +124,7 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     (0.2656, True)
     """
     src = as_failure_source(failures)
-    d, r = hours(ckpt_cost), hours(restart)
+    d, r = cost_hours(ckpt_cost, name="ckpt_cost"), cost_hours(restart, name="restart")
     if not (np.isfinite(d) and d > 0):
         raise ModelInputError(f"ckpt_cost must be a positive duration; got {ckpt_cost!r}")
     if int(grid) != grid or grid < 3 or not span > 1:

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..defaults import RESTART
 from ..errors import DurationError, ModelInputError
+from .costs import cost_hours
 from .intervals import expected_wall_time
 from .order import check_order
 from .sim_result import SimulationResult
@@ -48,7 +49,7 @@ _SIGNATURE = "simulate_training(work, interval, failures, ckpt_cost, restart)"
 
 def _duration(name, x, positive):
     try:
-        v = hours(x)
+        v = cost_hours(x, name=name)
     except (DurationError, TypeError, ValueError) as e:
         raise ModelInputError(f"{name} must be a duration; got {_what(x)}. The argument order is {_SIGNATURE} "
                               "since relmodel 0.2.0") from e
@@ -76,7 +77,8 @@ def _groups(segs):
 
 
 def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, replicas=1000,
-                      seed=None, step=None, rng=None, executor=None, chunks=None):
+                      seed=None, step=None, rng=None, executor=None, chunks=None, sdc_rate=0.0, sdc_delay=0.0,
+                      latency=0.0):
     """Simulate ``replicas`` runs of a checkpointed training job.
 
     Parameters
@@ -137,6 +139,9 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
     if int(replicas) != replicas or replicas < 2:
         raise ModelInputError(f"replicas must be a whole number of 2 or more; got {replicas!r}")
     src = as_failure_source(failures)
+    detect = _detection(src, sdc_rate, sdc_delay, latency)
+    if detect is not None:
+        src = ExponentialFailures(detect[0])
     check_order(_SIGNATURE, work=w, interval=tau, mtbf=src.mean_h, ckpt_cost=d, restart=r)
     if (executor is not None or chunks is not None) and (rng is not None or seed is None):
         raise ModelInputError("parallel simulation (executor= or chunks=) needs seed=, an int, "
@@ -155,10 +160,36 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
         lost, rest, nfail = _draw(rng, int(replicas), spec)
     else:
         lost, rest, nfail = _parallel(seed, int(replicas), spec, executor, chunks)
+    if detect is not None:
+        extra_rng = rng if executor is None and chunks is None else np.random.default_rng((seed, 7919))
+        rest = rest + _dwell(extra_rng, nfail, *detect)
     return SimulationResult(
         work_h=w, interval_h=tau, ckpt_cost_h=d, restart_h=r, source=src.describe(),
         mtbf_h=src.mean_h, checkpoint_h=ckpt, lost_h=lost, restart_time_h=rest, failures=nfail,
     )
+
+
+def _detection(src, sdc_rate, sdc_delay, latency):
+    """(combined MTBF, SDC share, SDC delay, latency shares, latencies) or None when neither is asked for."""
+    if not (sdc_rate or sdc_delay or (latency if not isinstance(latency, dict) else latency)):
+        return None
+    from .detection import detection_terms, mean_latency
+    if not isinstance(src, ExponentialFailures):
+        raise ModelInputError("detection latency and silent corruption are simulated with exponential failures: "
+                              "give the job MTBF (a duration) as failures")
+    m_all, _, _ = detection_terms(src.mtbf_h, sdc_rate, sdc_delay, latency)
+    classes = latency if isinstance(latency, dict) and latency else {"all": (1.0, latency or 0.0)}
+    mean_latency(classes)  # validates the shares
+    shares = np.array([float(v[0]) for v in classes.values()])
+    lat = np.array([float(hours(v[1])) for v in classes.values()])
+    return float(m_all), float(sdc_rate) * float(m_all), float(hours(sdc_delay)), shares, lat
+
+
+def _dwell(rng, nfail, m_all, p_sdc, delay, shares, lat):
+    """Hours each replica spends before its failures are noticed: corruptions wait ``delay``, others their class."""
+    n_sdc = rng.binomial(nfail, min(p_sdc, 1.0))
+    fail_stop = rng.multinomial(nfail - n_sdc, shares / shares.sum())
+    return n_sdc * delay + fail_stop @ lat
 
 
 def _draw(rng, n, spec):

@@ -25,6 +25,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from ..checkpoint.costs import cost_hours
 from ..defaults import CKPT_COST, RESTART
 from ..checkpoint.intervals import optimal_interval
 from ..errors import ModelInputError
@@ -220,7 +221,8 @@ def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95,
     before, after = rates.sum(), (rates * factor).sum()
     if not after > 0:
         raise ModelInputError("the changes leave no failures at all; the job MTBF would be infinite")
-    d, r = hours(ckpt_cost), hours(restart)
+    n = scaled.target.n_gpus
+    d, r = cost_hours(ckpt_cost, n, "ckpt_cost"), cost_hours(restart, n, "restart")
     draws = (scaled.draws(n_boot, seed) * factor).sum(axis=1)
     a = (1.0 - conf) / 2
     lo, hi = np.quantile(ettr_of_rates(draws, d, r), [a, 1 - a], method="inverted_cdf")

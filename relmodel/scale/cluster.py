@@ -85,6 +85,10 @@ class Cluster:
         ``None`` picks in-domain spares when ``domain_spares`` > 0, whole
         domains when a domain spans several nodes, else the spare pool.
     name, assumptions : free text shown in tables and reports.
+    tp_span : GPUs one tensor- or expert-parallel group spans (``None``:
+        not stated).  When it is more than a node's GPUs, a group needs the
+        NVLink domain it runs in, so a spare node from another domain cannot
+        stand in: the ``"spare-pool"`` policy is refused for such a design.
     """
 
     n_gpus: int
@@ -106,6 +110,7 @@ class Cluster:
     policy: str = None
     name: str = "cluster"
     assumptions: str = ""
+    tp_span: int = None
 
     def __post_init__(self):
         for field in ("n_gpus", "gpus_per_node", "nodes_per_rack", "radix"):
@@ -118,6 +123,8 @@ class Cluster:
         _whole("planes", self.planes, minimum=1)
         _whole("domain_spares", self.domain_spares, minimum=0)
         _whole("spare_pool", self.spare_pool, minimum=0)
+        if self.tp_span is not None:
+            _whole("tp_span", self.tp_span, minimum=1)
         self._check_domains()
         if self.fabric not in ("rail", "fat-tree"):
             raise ModelInputError(f"fabric must be 'rail' or 'fat-tree'; got {self.fabric!r}")
@@ -147,6 +154,16 @@ class Cluster:
         if self.policy == "in-domain-spares" and not self.domain_spares:
             raise DesignError(f"the 'in-domain-spares' policy needs spare trays in each domain: use domain_spares "
                               f"from 1 to {self.trays_per_domain - 1}, or another policy")
+        if self.policy == "spare-pool" and self.spans_domain:
+            raise DesignError(f"a parallel group of {self.tp_span} GPUs spans the {size}-GPU scale-up domain, so a "
+                              f"spare node from another domain cannot stand in for a failed tray; use the "
+                              f"'whole-domain' or 'in-domain-spares' policy, or a tp_span of at most "
+                              f"{self.gpus_per_node}")
+
+    @property
+    def spans_domain(self):
+        """Whether a tensor- or expert-parallel group needs more than one node of its scale-up domain."""
+        return self.tp_span is not None and self.tp_span > self.gpus_per_node and self.trays_per_domain > 1
 
     # ----- packing -------------------------------------------------------
     @property

@@ -19,8 +19,17 @@ Poisson(a_t), so a tray failure finds no in-group spare with probability
 1 - P(N < k) e^{-a_d}; it puts its group out with probability P(N = k)
 e^{-a_d}; each other group is out with probability q = 1 - P(N <= k) e^{-a_d},
 independently, so the failure finds no pool spare with probability
-P(newly out) x P(Binomial(groups - 1, q) >= pool).  The mean stall has no
-closed form; the simulator measures it.
+P(newly out) x P(Binomial(groups - 1, q) >= pool).
+
+The job waits for a spare while the out groups need more units than the
+pool holds.  Stalled time is the union of those stretches: a second failure
+during a wait adds only the time by which it prolongs the wait, never a
+second copy of it.  At a random time the out groups are Binomial(groups, q)
+(plus ``need`` x Binomial(domains, q_d) for whole-domain faults under a node
+pool), so the long-run share of time stalled is the chance that count
+exceeds ``pool``, and the mean stall per interruption is that share over the
+interruption rate.  ETTR loses the same share: the job runs only outside
+those stretches.
 
 The simulator starts every run in the stationary state (parts already in
 repair at time 0 have size-biased repair times, cut at a uniform point), so
@@ -44,7 +53,13 @@ __all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains"]
 
 @dataclasses.dataclass(frozen=True)
 class DomainModel:
-    """Groups of trays with in-group spares and a pool of spare units (see module notes)."""
+    """Groups of trays with in-group spares and a pool of spare units (see module notes).
+
+    ``bursts`` holds correlated faults: (rate per hour for the whole job,
+    groups one event takes out at once, repair time or model).  One event
+    interrupts the job once and takes that many consecutive groups out until
+    it is repaired.
+    """
 
     groups: int
     trays: int
@@ -53,6 +68,7 @@ class DomainModel:
     tray_rate: float = 0.0
     group_rate: float = 0.0
     need: int = 1
+    bursts: tuple = ()
 
     def __post_init__(self):
         for name in ("groups", "trays", "need"):
@@ -67,6 +83,11 @@ class DomainModel:
             v = float(getattr(self, name))
             if not (v >= 0 and np.isfinite(v)):
                 raise DesignError(f"{name} must be a finite rate per hour >= 0; got {v!r}")
+        for burst in self.bursts:
+            if len(burst) != 3 or not (float(burst[0]) >= 0 and np.isfinite(float(burst[0]))) \
+                    or not 1 <= int(burst[1]) <= self.groups:
+                raise DesignError(f"each burst must be (rate per hour >= 0, groups it takes: 1 to {self.groups}, "
+                                  f"repair); got {burst!r}")
 
     @property
     def interrupt_share(self):
@@ -80,14 +101,33 @@ class DomainModel:
 
 
 def _tail(dist_pmf, threshold):
-    return float(dist_pmf[max(int(threshold), 0):].sum())
+    """P(count >= threshold) from a pmf that is exact below its length (a truncated convolution)."""
+    return float(max(1.0 - dist_pmf[:max(int(threshold), 0)].sum(), 0.0))
+
+
+def _burst_pmf(model, length):
+    """pmf (first ``length`` terms) of the pool units held by bursts in repair: sum of span x Poisson."""
+    out = np.zeros(length)
+    out[0] = 1.0
+    for rate, span, rep in model.bursts:
+        y = np.zeros(length)
+        y[::span] = stats.poisson.pmf(np.arange(len(y[::span])), rate * _mean_repair(rep))
+        out = np.convolve(out, y)[:length]
+    return out
 
 
 def closed_form(model, repair, group_repair=None):
     """Exact P(no in-group spare), P(no pool spare) and mean parts out for a :class:`DomainModel`.
 
     Returns a dict with p_no_group_spare (for tray failures the job feels),
-    p_no_spare (for every failure that interrupts the job), groups_out_mean.
+    p_no_spare (for every failure that interrupts the job), groups_out_mean,
+    stall_share (the long-run share of time the job waits for a spare: the
+    out groups need more units than the pool holds) and mean_stall_h (that
+    share over the interruption rate: stalled hours per interruption).
+    With bursts (one event, several groups) the groups the bursts in repair
+    hold are taken out of the binomial count of the others; this is exact
+    while bursts in repair do not overlap one another (rare events), and
+    slightly pessimistic otherwise.
     """
     s_t = _mean_repair(repair)
     s_d = _mean_repair(group_repair if group_repair is not None else repair)
@@ -97,31 +137,49 @@ def closed_form(model, repair, group_repair=None):
     p_lt_k = stats.poisson.cdf(k - 1, a_t) if k > 0 else 0.0
     p_eq_k, p_le_k = stats.poisson.pmf(k, a_t), stats.poisson.cdf(k, a_t)
     n_dom = m.groups // m.need if m.split_groups else m.groups
+    length = m.pool + 2
+    burst = _burst_pmf(m, length)
+
+    def others(n1, q1, n2=0, q2=0.0):
+        """pmf of the units held: c by bursts, then Binomial over the n1 - c groups they left."""
+        out = np.zeros(length)
+        for c in np.flatnonzero(burst > 0):
+            part = _convolve(max(n1 - int(c), 0), q1, n2, q2, m.need)[:length - c]
+            out[c:c + part.size] += burst[c] * part
+        return out
     if m.split_groups:
         q_t, q_d = 1.0 - p_le_k, 1.0 - np.exp(-a_d)
-        others_tray = _convolve(m.groups - 1, q_t, n_dom, q_d, m.need)
-        others_dom = _convolve(m.groups, q_t, n_dom - 1, q_d, m.need)
-        p_none_tray = p_eq_k * _tail(others_tray, m.pool)
-        p_none_dom = np.exp(-a_d) * _tail(others_dom, m.pool - m.need + 1)
+        p_none_tray = p_eq_k * _tail(others(m.groups - 1, q_t, n_dom, q_d), m.pool)
+        p_none_dom = np.exp(-a_d) * _tail(others(m.groups, q_t, n_dom - 1, q_d), m.pool - m.need + 1)
         no_group = 1.0 - p_lt_k
         out_mean = m.groups * q_t + n_dom * q_d * m.need
+        every = others(m.groups, q_t, n_dom, q_d)
     else:
         q = 1.0 - p_le_k * np.exp(-a_d)
-        others = stats.binom.pmf(np.arange(m.groups), m.groups - 1, q)
-        p_none_tray = p_eq_k * np.exp(-a_d) * _tail(others, m.pool)
-        p_none_dom = p_le_k * np.exp(-a_d) * _tail(others, m.pool)
+        rest = others(m.groups - 1, q)
+        p_none_tray = p_eq_k * np.exp(-a_d) * _tail(rest, m.pool)
+        p_none_dom = p_le_k * np.exp(-a_d) * _tail(rest, m.pool)
         no_group = 1.0 - p_lt_k * np.exp(-a_d)
         out_mean = m.groups * q
+        every = others(m.groups, q)
     lam_t = m.groups * m.trays * m.tray_rate * m.interrupt_share
     lam_d = n_dom * m.group_rate
-    total = lam_t + lam_d
-    p_none = (lam_t * p_none_tray + lam_d * p_none_dom) / total if total > 0 else 0.0
-    return {"p_no_group_spare": float(no_group), "p_no_spare": float(p_none), "groups_out_mean": float(out_mean)}
+    lam_b = [rate for rate, _, _ in m.bursts]
+    p_none_b = [_tail(every, m.pool - span + 1) for _, span, _ in m.bursts]
+    out_mean += sum(rate * _mean_repair(rep) * span for rate, span, rep in m.bursts)
+    total = lam_t + lam_d + sum(lam_b)
+    hit_none = lam_t * p_none_tray + lam_d * p_none_dom + float(np.dot(lam_b, p_none_b))
+    p_none = hit_none / total if total > 0 else 0.0
+    short = _tail(every, m.pool + 1)
+    return {"p_no_group_spare": float(no_group), "p_no_spare": float(p_none), "groups_out_mean": float(out_mean),
+            "stall_share": float(short), "mean_stall_h": float(short / total) if total > 0 else 0.0}
 
 
 def _convolve(n1, q1, n2, q2, weight):
     """pmf of Binomial(n1, q1) + weight x Binomial(n2, q2)."""
     a = stats.binom.pmf(np.arange(n1 + 1), n1, q1)
+    if n2 == 0:
+        return a
     b = np.zeros(weight * n2 + 1)
     b[::weight] = stats.binom.pmf(np.arange(n2 + 1), n2, q2)
     return np.convolve(a, b)
@@ -144,13 +202,15 @@ class CompoundResult:
     stall_share_hi: float
     closed: dict
     conf: float = 0.95
+    stall_share: float = 0.0
 
     def to_frame(self):
         return pd.DataFrame({
             "quantity": ["failure finds no in-domain spare", "failure finds no spare at all",
-                         "mean stall per interruption (h)"],
-            "simulated": [self.p_no_group_spare, self.p_no_spare, self.mean_stall_h],
-            "closed form": [self.closed["p_no_group_spare"], self.closed["p_no_spare"], np.nan],
+                         "share of time the job waits for a spare", "mean stall per interruption (h)"],
+            "simulated": [self.p_no_group_spare, self.p_no_spare, self.stall_share, self.mean_stall_h],
+            "closed form": [self.closed["p_no_group_spare"], self.closed["p_no_spare"], self.closed["stall_share"],
+                            self.closed["mean_stall_h"]],
         })
 
     def _repr_html_(self):
@@ -180,12 +240,16 @@ def _fresh(rng, rate, repair, runs, horizon):
 
 
 def _items(rng, model, repair, group_repair, runs, horizon):
-    """All parts in repair of all runs: run, group, start, end, weight, interrupts, need, is_tray."""
+    """All parts in repair of all runs: run, group, start, end, weight, interrupts, need, is_tray, event.
+
+    The items of one burst are adjacent and share an event number; every other item is its own event.
+    """
     m = model
     n_dom = m.groups // m.need if m.split_groups else m.groups
     parts = []
-    for kind, rate, rep in (("tray", m.groups * m.trays * m.tray_rate, repair),
-                            ("group", n_dom * m.group_rate, group_repair)):
+    kinds = [("tray", m.groups * m.trays * m.tray_rate, repair, 1), ("group", n_dom * m.group_rate, group_repair, 1)]
+    kinds += [("burst", float(rate), rep, int(span)) for rate, span, rep in m.bursts]
+    for kind, rate, rep, span in kinds:
         if rate <= 0:
             continue
         for fresh, (run, start, end) in ((False, _initial(rng, rate, rep, runs, _mean_repair(rep))),
@@ -195,16 +259,26 @@ def _items(rng, model, repair, group_repair, runs, horizon):
                 group, weight = rng.integers(0, m.groups, size), np.ones(size, np.int64)
                 hits = fresh & (rng.random(size) < m.interrupt_share)
                 need = np.ones(size, np.int64)
-            else:
+            elif kind == "group":
                 dom = rng.integers(0, n_dom, size)
                 group = m.groups + dom if m.split_groups else dom
                 weight = np.full(size, m.spares + 1, np.int64)
                 hits = np.full(size, fresh)
                 need = np.full(size, m.need if m.split_groups else 1, np.int64)
+            else:
+                first = rng.integers(0, m.groups, size)
+                group = ((first[:, None] + np.arange(span)[None, :]) % m.groups).ravel()
+                run, start, end = (np.repeat(x, span) for x in (run, start, end))
+                hits = np.tile(np.arange(span) == span - 1, size) & fresh
+                size = run.size
+                weight, need = np.full(size, m.spares + 1, np.int64), np.ones(size, np.int64)
+            event = np.repeat(np.arange(size // span), span)
             parts.append((run, group, start, end, weight, np.broadcast_to(hits, (size,)), need,
-                          np.full(size, kind == "tray")))
+                          np.full(size, kind == "tray"), event))
     if not parts:
         return None
+    offset = np.cumsum([0] + [p[-1].size for p in parts[:-1]])
+    parts = [p[:-1] + (p[-1] + o,) for p, o in zip(parts, offset)]
     return [np.concatenate(col) for col in zip(*parts)]
 
 
@@ -220,8 +294,14 @@ def _order(major, time, minor):
     return np.argsort(key)
 
 
-def _sweeps(model, run, group, start, end, weight, need):
-    """Occupancy of each group, then of the pool; per item: in-group count before, newly out, stall."""
+def _sweeps(model, run, group, start, end, weight, need, runs, horizon):
+    """Occupancy of each group, then of the pool.
+
+    Returns, per item, the in-group count before it, whether it put its group
+    out and whether that left the job short of pool units; and, per run, the
+    stalled hours in [0, horizon]: the union of the times when the out groups
+    need more units than the pool holds (overlapping waits count once).
+    """
     n = run.size
     n_groups = model.groups * 2 + 1
     key = np.concatenate([run, run]) * n_groups + np.concatenate([group, group])
@@ -231,29 +311,33 @@ def _sweeps(model, run, group, start, end, weight, need):
     cum = np.cumsum(delta[order])
     before = cum - delta[order]
     k = model.spares
-    newly = (before <= k) & (cum > k)
-    left = (before > k) & (cum <= k)
     item_before = np.empty(2 * n, np.int64)
     item_before[order] = before
     new_out = np.zeros(2 * n, bool)
-    new_out[order] = newly
+    new_out[order] = (before <= k) & (cum > k)
     left_out = np.zeros(2 * n, bool)
-    left_out[order] = left
+    left_out[order] = (before > k) & (cum <= k)
     pts = np.flatnonzero(new_out | left_out)
     pool_delta = np.where(new_out[pts], 1, -1) * np.concatenate([need, need])[pts]
     pts_run = np.concatenate([run, run])[pts]
     pts_time = time[pts]
     o2 = _order(pts_run, pts_time, (pool_delta < 0).astype(np.int64))
     used = np.cumsum(pool_delta[o2])
-    ok = used <= model.pool
-    idx = np.where(ok, np.arange(o2.size), o2.size)
-    nxt = np.minimum.accumulate(idx[::-1])[::-1]
-    stall_pts = np.zeros(o2.size)
-    short = ~ok & new_out[pts[o2]]
-    stall_pts[short] = pts_time[o2][nxt[short]] - pts_time[o2][short]
-    stall = np.zeros(2 * n)
-    stall[pts[o2]] = stall_pts
-    return item_before[:n], new_out[:n], stall[:n]
+    t_sorted, r_sorted = pts_time[o2], pts_run[o2]
+    short_pts = used > model.pool
+    # the pool after every event of the same instant (the groups of one burst go out together)
+    same_next = np.append((r_sorted[1:] == r_sorted[:-1]) & (t_sorted[1:] == t_sorted[:-1]), False)
+    idx = np.where(same_next, o2.size, np.arange(o2.size))
+    short_after = short_pts[np.minimum.accumulate(idx[::-1])[::-1]] if o2.size else short_pts
+    # a stalled stretch runs from an event that leaves the pool short to the next event of the same run
+    # (the last event of a run empties every group, so a short stretch is always closed in its run)
+    lo = np.clip(t_sorted[:-1], 0.0, horizon)
+    hi = np.clip(t_sorted[1:], 0.0, horizon)
+    stretch = np.where(short_pts[:-1] & (r_sorted[:-1] == r_sorted[1:]), hi - lo, 0.0)
+    stalled = np.bincount(r_sorted[:-1], weights=stretch, minlength=runs) if o2.size > 1 else np.zeros(runs)
+    short = np.zeros(2 * n, bool)
+    short[pts[o2]] = short_after & new_out[pts[o2]]
+    return item_before[:n], new_out[:n], short[:n], stalled
 
 
 def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=0, conf=0.95):
@@ -289,19 +373,21 @@ def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=1
     rng = np.random.default_rng(seed)
     items = _items(rng, model, repair, group_repair, runs, h)
     if items is None:
-        return CompoundResult(model, runs, h, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, closed, conf)
-    run, group, start, end, weight, hits, need, tray = items
-    before, newly, stall = _sweeps(model, run, group, start, end, weight, need)
+        return CompoundResult(model, runs, h, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, closed, conf, 0.0)
+    run, group, start, end, weight, hits, need, tray, event = items
+    before, newly, short, stalled = _sweeps(model, run, group, start, end, weight, need, runs, h)
     n_hits = int(hits.sum())
     no_group = float(np.mean(before[hits & tray] >= model.spares)) if (hits & tray).any() else 0.0
-    no_spare = newly & hits & (stall > 0)
+    newly_event = np.bincount(event, weights=newly, minlength=event.max() + 1) > 0
+    short_event = np.bincount(event, weights=short, minlength=event.max() + 1) > 0
+    no_spare = newly_event[event] & hits & short_event[event]
     lo, hi = _clopper_pearson(int(no_spare.sum()), n_hits, conf)
-    per_run = np.bincount(run[hits], weights=stall[hits], minlength=runs) / h
+    per_run = stalled / h
     a = (1.0 - conf) / 2
     s_lo, s_hi = np.quantile(per_run, [a, 1 - a])
     return CompoundResult(
         model, runs, h, n_hits, no_group, float(no_spare.sum() / max(n_hits, 1)), lo, hi,
-        float(stall[hits].sum() / max(n_hits, 1)), float(s_lo), float(s_hi), closed, conf)
+        float(stalled.sum() / max(n_hits, 1)), float(s_lo), float(s_hi), closed, conf, float(per_run.mean()))
 
 
 def _clopper_pearson(k, n, conf):

@@ -65,7 +65,8 @@ def design_presets(n_gpus=16_384):
               assumptions=Cluster.llama3().assumptions + " " + h100)
     nv = Cluster.nvl72(racks * 72)
     whole = rep(nv, spare_pool=math.ceil(0.05 * racks), policy="whole-domain", name="NVL72, whole racks",
-                assumptions=nv.assumptions + " Assumed: the job needs whole racks; 5% spare racks.")
+                tp_span=72, assumptions=nv.assumptions + " Assumed: tensor and expert parallelism span the rack, so "
+                                                         "the job needs whole racks; 5% spare racks.")
     nv64 = Cluster.nvl72(racks64 * 72)
     spares = rep(nv64, domain_spares=2, spare_pool=1, policy="in-domain-spares", name="NVL72, 2 spare trays per rack",
                  assumptions=nv.assumptions + " Assumed: 64 of 72 GPUs used, 2 trays per rack held as spares, "
@@ -83,6 +84,12 @@ def policy_variants(cluster):
     domain (when a domain has more than two trays) plus what is left as spare
     domains, or as a pool of spare nodes.  Each variant keeps at least one
     spare domain.
+
+    A pool of spare nodes across domains is offered only when the job's
+    parallel groups fit in a node: when the design's ``tp_span`` says a
+    tensor- or expert-parallel group spans the scale-up domain, a node from
+    another domain cannot stand in, and that variant is left out.  When
+    ``tp_span`` is not stated, the variant's name says it assumes so.
     """
     from .policies import _gpus
     size, gpn, trays = cluster.scaleup_gpus or cluster.gpus_per_node, cluster.gpus_per_node, cluster.trays_per_domain
@@ -98,9 +105,10 @@ def policy_variants(cluster):
             name = f"{k} spare tray{'s' * (k > 1)} per domain, {pool} spare domain{'s' * (pool > 1)}"
             out.append(rep(cluster, n_gpus=(total - pool) * size, policy="in-domain-spares", domain_spares=k,
                            spare_pool=pool, name=name))
-    if trays > 1:
+    if trays > 1 and not cluster.spans_domain:
+        note = "" if cluster.tp_span is not None else " (if no parallel group spans a domain)"
         out.append(rep(cluster, n_gpus=(total - whole) * size, policy="spare-pool", domain_spares=0,
-                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes"))
+                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes{note}"))
     return out
 
 
@@ -154,36 +162,56 @@ class DesignComparison:
             f"ETTR ({pct} range)": [f"{e:.3f} ({lo:.3f}–{hi:.3f})" for e, lo, hi in
                                     zip(t["ettr"], t["ettr_lo"], t["ettr_hi"])],
             "Failure finds no spare": t["p_no_spare"].map(_pct),
+            "Time waiting for a spare": t["stall_share"].map(_pct),
             "Goodput per GPU bought": t["goodput_per_gpu"].map("{:.3f}".format),
             "Node MTBF needed (years)": t["required_node_mtbf_h"].map(_years),
             "Transceiver MTBF needed (years)": t["required_transceiver_mtbf_h"].map(_years),
         })
 
     def text(self):
-        """The answer in a sentence or two."""
+        """The answer in a sentence or two, then what the costs were and any warning."""
         t = self.table
         if len(t) == 1:
             r = t.iloc[0]
-            return (f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
-                    f"{self.target_ettr:g}; {r['gpus_idle']:,} of {r['gpus_bought']:,} GPUs idle as spares; a failure "
-                    f"finds no spare {_pct(r['p_no_spare'])} of the time; goodput per GPU bought "
-                    f"{r['goodput_per_gpu']:.3f}.")
-        best = t.loc[t["goodput_per_gpu"].idxmax()]
-        top = t.loc[t["ettr"].idxmax()]
-        lines = [f"Of {len(t)} designs, {best['design']} gives the most goodput per GPU bought: "
-                 f"{best['goodput_per_gpu']:.3f} (ETTR {best['ettr']:.3f} on {best['gpus_used']:,} of "
-                 f"{best['gpus_bought']:,} GPUs)."]
-        met = t[t["ettr"] >= self.target_ettr]
-        if met.empty:
-            lines.append(f"No design reaches the target ETTR {self.target_ettr:g} at the observed rates; the best, "
-                         f"{top['design']}, reaches {top['ettr']:.3f}.")
+            lines = [f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
+                     f"{self.target_ettr:g}; {r['gpus_idle']:,} of {r['gpus_bought']:,} GPUs idle as spares; a "
+                     f"failure finds no spare {_pct(r['p_no_spare'])} of the time and the job waits for one "
+                     f"{_pct(r['stall_share'])} of the time; goodput per GPU bought {r['goodput_per_gpu']:.3f}"
+                     f"{_goodput_terms(r)}."]
         else:
-            lines.append(f"{len(met)} of {len(t)} reach the target ETTR {self.target_ettr:g}.")
+            best = t.loc[t["goodput_per_gpu"].idxmax()]
+            top = t.loc[t["ettr"].idxmax()]
+            lines = [f"Of {len(t)} designs, {best['design']} gives the most goodput per GPU bought: "
+                     f"{best['goodput_per_gpu']:.3f} (ETTR {best['ettr']:.3f} on {best['gpus_used']:,} of "
+                     f"{best['gpus_bought']:,} GPUs{_goodput_terms(best)})."]
+            met = t[t["ettr"] >= self.target_ettr]
+            if met.empty:
+                lines.append(f"No design reaches the target ETTR {self.target_ettr:g} at the observed rates; the "
+                             f"best, {top['design']}, reaches {top['ettr']:.3f}.")
+            else:
+                lines.append(f"{len(met)} of {len(t)} reach the target ETTR {self.target_ettr:g}.")
+        costs = list(dict.fromkeys(t["costs"])) if "costs" in t else []
+        if len(costs) == 1:
+            lines.append(f"Costs used: {costs[0]}.")
+        elif costs:
+            lines.append("Costs used grow with the design's size: " + "; ".join(
+                f"{d}: {c}" for d, c in zip(t["design"], t["costs"])) + ".")
+        lines += [w for w in t.get("warnings", []) if w]
         return " ".join(lines)
 
     def _repr_html_(self):
         return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
                 f"{self.optics_share:.0%} of the failure budget.</p>" + html_table(self.display()))
+
+
+def _goodput_terms(row):
+    """", with efficiency 55.2% and 0.5% straggler loss" when those terms are in play."""
+    parts = []
+    if row.get("efficiency", 1.0) < 1.0:
+        parts.append(f"efficiency {100 * row['efficiency']:.3g}%")
+    if row.get("straggler_loss", 0.0) > 0.0:
+        parts.append(f"{100 * row['straggler_loss']:.2g}% lost to stragglers")
+    return (", with " + " and ".join(parts)) if parts else ""
 
 
 def _num(v):
@@ -202,8 +230,10 @@ def _years(h):
     return f"{h / _YEAR:,.1f}" if h >= 0.1 * _YEAR else f"{h:,.0f} h"
 
 
-def _row(cluster, res, lam_req, share, ckpt_cost, restart, target_ettr):
+def _row(cluster, res, share, target_ettr):
     """One table row: the design's result plus the node and transceiver MTBF its target needs."""
+    ckpt_cost, restart = res.ckpt_cost_h, res.restart_h
+    lam_req = 1.0 / required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
     hw = res.node_interrupt_rate
     room = lam_req - (res.interruption_rate - hw)
     used_nodes = res.gpus_used / cluster.gpus_per_node
@@ -217,7 +247,10 @@ def _row(cluster, res, lam_req, share, ckpt_cost, restart, target_ettr):
            "p_no_spare_sim_lo": res.p_no_spare_lo, "p_no_spare_sim_hi": res.p_no_spare_hi,
            "mean_stall_h": res.mean_stall_h, "gpus_out_mean": res.gpus_out_mean,
            "goodput_per_gpu": res.goodput_per_gpu, "required_node_mtbf_h": node,
-           "transceivers": tx["transceivers"], "required_transceiver_mtbf_h": tx["mtbf_h"]}
+           "transceivers": tx["transceivers"], "required_transceiver_mtbf_h": tx["mtbf_h"],
+           "stall_share": res.stall_share, "mean_stall_sim_h": res.mean_stall_sim, "goodput": res.goodput,
+           "efficiency": res.efficiency, "straggler_loss": res.straggler_loss, "ckpt_cost_h": ckpt_cost,
+           "restart_h": restart, "costs": res.costs, "warnings": " ".join(res.warnings)}
     return row
 
 
@@ -228,7 +261,8 @@ def _evaluate(args):
 
 def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_gpus=16_384, share=0.1,
                     repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
-                    horizon="7d", n_boot=1000, seed=0, conf=0.95, workers=1):
+                    horizon="7d", n_boot=1000, seed=0, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
+                    efficiency=1.0, straggler_loss=0.0):
     """Evaluate several designs on the same observed rates; returns a :class:`DesignComparison`.
 
     ``designs`` holds :class:`relmodel.Cluster` objects or names from
@@ -236,11 +270,15 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     is a CountTable or InterruptionLog (e.g. ``relmodel.datasets.llama3_54day()``).
     ``share`` is the part of the job's failure budget the transceivers may use.
     ``workers`` > 1 evaluates designs in that many processes.  The other
-    arguments go to :func:`relmodel.scale.policies.evaluate_design`.
+    arguments go to :func:`relmodel.scale.policies.evaluate_design`; designs
+    are ranked by goodput per GPU bought: ETTR x (1 - ``straggler_loss``) x
+    ``efficiency`` x GPUs used / GPUs bought.
 
-    ``ckpt_cost`` and ``restart`` are durations (hours, or "1min"); the
-    table gives GPUs as counts, ETTR and probabilities as fractions, MTBF in
-    hours and rates per hour.
+    ``ckpt_cost`` and ``restart`` are durations (hours, or "1min"), or a
+    :class:`relmodel.checkpoint.CheckpointModel` / :class:`relmodel.checkpoint.RestartModel`
+    evaluated at each design's GPU count; the table says which (``costs``).
+    The table gives GPUs as counts, ETTR and probabilities as fractions,
+    MTBF in hours and rates per hour.
 
     Examples
     --------
@@ -250,17 +288,17 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
     >>> print(cmp.table[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
-               NVL72, whole racks         1224         72 0.838            0.789
+               NVL72, whole racks         1224         72 0.864            0.813
     NVL72, 2 spare trays per rack         1368        216 0.941            0.792
     >>> cmp.best()
-    'NVL72, 2 spare trays per rack'
+    'NVL72, whole racks'
     """
     clusters = _designs(designs, n_gpus)
     if not 0.0 < float(share) < 1.0:
         raise DesignError(f"share of the failure budget must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
-    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
     kwargs = dict(repair=repair, levels=levels, tolerated=tolerated, absorb=absorb, domain_fit=domain_fit,
-                  n_runs=n_runs, horizon=horizon, n_boot=n_boot, seed=seed, conf=conf)
+                  n_runs=n_runs, horizon=horizon, n_boot=n_boot, seed=seed, conf=conf, correlated=correlated,
+                  switch_fit=switch_fit, efficiency=efficiency, straggler_loss=straggler_loss)
     jobs = [(c, source, ckpt_cost, restart, kwargs) for c in clusters]
     if int(workers) > 1 and len(jobs) > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -268,6 +306,5 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
             results = list(pool.map(_evaluate, jobs))
     else:
         results = [_evaluate(j) for j in jobs]
-    rows = [_row(c, r, 1.0 / m_req, float(share), hours(ckpt_cost), hours(restart), target_ettr)
-            for c, r in zip(clusters, results)]
+    rows = [_row(c, r, float(share), target_ettr) for c, r in zip(clusters, results)]
     return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)

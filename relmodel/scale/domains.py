@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..errors import DesignError
 
-__all__ = ["LEVELS", "LEVEL_OF_UNIT", "blast_radius", "fault_domains", "cause_levels", "level_rates"]
+__all__ = ["LEVELS", "LEVEL_OF_UNIT", "leaf_nodes", "blast_radius", "fault_domains", "cause_levels", "level_rates"]
 
 LEVELS = ("gpu", "node", "domain", "leaf", "link", "job")
 
@@ -68,34 +68,62 @@ def _gpus_per_leaf(cluster):
     return math.ceil(per_leaf * gpus_per_nic)
 
 
-def blast_radius(cluster, level):
-    """GPUs lost per failure event at ``level`` (see module notes); never more than the cluster has.
+def _part_radius(cluster, level):
+    """GPUs the failed part itself serves."""
+    if level == "job" or (level in ("leaf", "link") and cluster.planes > 1):
+        return 0
+    if level == "gpu":
+        return 1
+    if level == "node":
+        return cluster.gpus_per_node
+    if level == "domain":
+        return cluster.scaleup_gpus or cluster.gpus_per_node
+    if level == "leaf":
+        return _gpus_per_leaf(cluster)
+    return math.ceil(cluster.gpus_per_node / (cluster.nics_per_node or cluster.gpus_per_node))
+
+
+def leaf_nodes(cluster):
+    """Nodes one leaf switch reaches: one NIC on each of its nodes in a rail fabric (the same slot of every
+    server), whole nodes under a top-of-rack leaf."""
+    nics = cluster.radix if cluster.n_tiers == 1 else (cluster.leaf_down or cluster.radix // 2)
+    per_node = cluster.nics_per_node or cluster.gpus_per_node
+    reach = nics if cluster.fabric == "rail" else math.ceil(nics / per_node)
+    return int(min(reach, cluster.n_nodes))
+
+
+def blast_radius(cluster, level, physical=False):
+    """GPUs out of the job per failure event at ``level`` under the design's policy; never more than it has.
 
     ``level`` is one of :data:`LEVELS`; the result is a whole number of GPUs
     (0 for a software fault, and for a link or leaf switch when ``planes >= 2``).
+    Under the ``"whole-domain"`` policy (tensor or expert parallelism spans
+    the scale-up domain) any fault that takes a GPU out takes its whole
+    domain out; a leaf switch takes out every domain its nodes are in
+    (:func:`leaf_nodes`, taken as consecutive nodes).  Under ``"in-domain-spares"`` and ``"spare-pool"``
+    only the failed part is out.  ``physical=True`` gives the GPUs the
+    failed part itself serves, whatever the policy.
 
     Examples
     --------
     >>> import dataclasses
     >>> from relmodel import Cluster
-    >>> c = Cluster.nvl72(1152)          # 16 racks of 72 GPUs, 4 GPUs per tray
-    >>> [blast_radius(c, level) for level in LEVELS]      # gpu, node, domain, leaf, link, job
+    >>> c = Cluster.nvl72(1152)          # 16 racks of 72 GPUs, 4 GPUs per tray; the job needs whole racks
+    >>> [blast_radius(c, level, physical=True) for level in LEVELS]      # gpu, node, domain, leaf, link, job
     [1, 4, 72, 32, 1, 0]
+    >>> [blast_radius(c, level) for level in LEVELS]    # a tray fault takes its rack; a rail leaf, 2 racks
+    [72, 72, 72, 144, 72, 0]
+    >>> blast_radius(dataclasses.replace(c, domain_spares=2), "node")   # a spare tray stands in
+    4
     >>> blast_radius(dataclasses.replace(c, planes=2), "leaf")   # the other plane carries the traffic
     0
     """
     _check_level(level)
-    if level == "job":
-        return 0
-    if level in ("leaf", "link") and cluster.planes > 1:
-        return 0
-    radius = {
-        "gpu": 1,
-        "node": cluster.gpus_per_node,
-        "domain": cluster.scaleup_gpus or cluster.gpus_per_node,
-        "leaf": _gpus_per_leaf(cluster) if level == "leaf" else 0,
-        "link": math.ceil(cluster.gpus_per_node / (cluster.nics_per_node or cluster.gpus_per_node)),
-    }[level]
+    radius = _part_radius(cluster, level)
+    size = cluster.scaleup_gpus or cluster.gpus_per_node
+    if radius and cluster.domain_policy == "whole-domain" and not physical:
+        reach = leaf_nodes(cluster) * cluster.gpus_per_node if level == "leaf" else radius
+        radius = math.ceil(reach / size) * size
     return int(min(radius, cluster.n_gpus))
 
 
@@ -103,21 +131,23 @@ def fault_domains(cluster, readable=False):
     """One row per level: what fails, how many the cluster has, GPUs lost per event.
 
     Returns a DataFrame with columns level, what_fails, units (count of such
-    parts in the design) and gpus_lost_per_event (GPUs).  ``readable=True``
+    parts in the design), gpus_lost_per_event (GPUs out of the job under the
+    design's policy, :func:`blast_radius`) and gpus_on_part (GPUs the failed
+    part itself serves).  ``readable=True``
     gives headers in words and thousands separators, for a report.
 
     Examples
     --------
     >>> from relmodel import Cluster
     >>> t = fault_domains(Cluster.nvl72(1152))
-    >>> print(t[["level", "units", "gpus_lost_per_event"]].to_string(index=False))
-     level  units  gpus_lost_per_event
-       gpu   1152                    1
-      node    288                    4
-    domain     16                   72
-      leaf     36                   32
-      link   1152                    1
-       job      1                    0
+    >>> print(t[["level", "units", "gpus_lost_per_event", "gpus_on_part"]].to_string(index=False))
+     level  units  gpus_lost_per_event  gpus_on_part
+       gpu   1152                   72             1
+      node    288                   72             4
+    domain     16                   72            72
+      leaf     36                  144            32
+      link   1152                   72             1
+       job      1                    0             0
     """
     c = cluster.counts()
     units = {"gpu": c["gpu"], "node": c["node"], "domain": c["scaleup_domain"],
@@ -127,12 +157,14 @@ def fault_domains(cluster, readable=False):
         "what_fails": [_WHAT[lv] for lv in LEVELS],
         "units": [int(units[lv]) for lv in LEVELS],
         "gpus_lost_per_event": [blast_radius(cluster, lv) for lv in LEVELS],
+        "gpus_on_part": [blast_radius(cluster, lv, physical=True) for lv in LEVELS],
     })
     if not readable:
         return df
     return pd.DataFrame({"Level": df["level"], "What one failure takes down": df["what_fails"],
                          "Units in the design": df["units"].map("{:,}".format),
-                         "GPUs lost per failure": df["gpus_lost_per_event"].map("{:,}".format)})
+                         "GPUs lost per failure": df["gpus_lost_per_event"].map("{:,}".format),
+                         "GPUs on the failed part": df["gpus_on_part"].map("{:,}".format)})
 
 
 def _override(levels, keys):
@@ -152,10 +184,12 @@ def cause_levels(scaled, levels=None):
 
     Examples
     --------
+    >>> import dataclasses
     >>> from relmodel import Cluster
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> s = scale_rates(llama3_54day(), target_cluster=Cluster.nvl72(1152), n_boot=1)
+    >>> c = dataclasses.replace(Cluster.nvl72(1152), domain_spares=2)    # spare trays stand in
+    >>> s = scale_rates(llama3_54day(), target_cluster=c, n_boot=1)
     >>> t = cause_levels(s, levels={"Faulty GPU": "gpu"})     # a bad GPU is fenced off alone
     >>> print(t.loc[:3, ["component", "level", "gpus_lost_per_event"]].to_string(index=False))
                component level  gpus_lost_per_event

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from ..checkpoint.costs import cost_hours
 from ..checkpoint.intervals import _ettr, _optimal, ettr, optimal_interval
 from ..defaults import CKPT_COST, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
@@ -71,7 +72,7 @@ def ettr_of_rates(rate_per_h, ckpt_cost=CKPT_COST, restart=RESTART):
     ok = lam > 0
     out = np.ones(lam.shape)
     if ok.any():
-        out[ok] = _best_ettr(1.0 / lam[ok], hours(ckpt_cost), hours(restart))
+        out[ok] = _best_ettr(1.0 / lam[ok], cost_hours(ckpt_cost, name="ckpt_cost"), cost_hours(restart, name="restart"))
     return out[()]
 
 
@@ -86,11 +87,17 @@ def _check_target(target_ettr):
     return t
 
 
-def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART):
+def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART, *, sdc_rate=0.0,
+                      sdc_delay=0.0, latency=0.0):
     """The job MTBF (hours) at which the best ETTR equals ``target_ettr``.
 
     ``ckpt_cost`` (default 1 min) must be positive; ``restart`` defaults to
     10 min (:mod:`relmodel.defaults`); durations go through :func:`relmodel.hours`.
+    ``sdc_rate`` (silent corruptions per hour, held fixed), ``sdc_delay`` and
+    ``latency`` (fail-stop detection latency) make it the fail-stop MTBF
+    needed beside them (:mod:`relmodel.checkpoint.detection`); a corruption
+    rate that alone misses the target raises
+    :class:`~relmodel.errors.InfeasibleTargetError`.
 
     Examples
     --------
@@ -99,14 +106,27 @@ def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=REST
     (5.813, 0.9)
     """
     t = _check_target(target_ettr)
-    d, r = hours(ckpt_cost), hours(restart)
+    d, r = cost_hours(ckpt_cost, name="ckpt_cost"), cost_hours(restart, name="restart")
     if not np.isscalar(d) or not np.isscalar(r):
         raise ModelInputError("required_job_mtbf takes one ckpt_cost and one restart; use requirements_table for grids")
     ettr(1.0, 1.0, d, r)  # validates the durations with named errors
     if not d > 0:
         raise ModelInputError(f"ckpt_cost must be a positive duration; got {ckpt_cost!r}")
 
+    detect = bool(sdc_rate or sdc_delay or latency)
+    if detect:
+        from ..checkpoint.detection import detection_terms
+        m_inf, _, extra_inf = detection_terms(np.inf, sdc_rate, sdc_delay, latency)
+        if np.isfinite(m_inf) and float(_best_ettr(m_inf, d, r + extra_inf)) <= t:
+            raise InfeasibleTargetError(
+                f"silent corruption at {24 * float(sdc_rate):.3g} a day, each unnoticed for "
+                f"{float(hours(sdc_delay)):.3g} h, alone keeps ETTR at {float(_best_ettr(m_inf, d, r + extra_inf)):.3f}"
+                f", below the target {t:g}: detect corruption sooner or checkpoint faster")
+
     def gap(log_m):
+        if detect:
+            m_all, _, extra = detection_terms(math.exp(log_m), sdc_rate, sdc_delay, latency)
+            return float(_best_ettr(m_all, d, r + extra)) - t
         return float(_best_ettr(math.exp(log_m), d, r)) - t
 
     scale = math.log(max(d + r, 1e-9))

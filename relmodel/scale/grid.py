@@ -25,6 +25,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..checkpoint.costs import cost_hours
 from ..checkpoint.intervals import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
@@ -81,8 +82,9 @@ def _values(name, values):
     if not values:
         raise ModelInputError(f"grid {name!r} has no values")
     if name in ("ckpt_cost", "restart"):
-        out = [float(hours(v)) for v in values]
-        bad = [v for v in out if not math.isfinite(v) or v < 0 or (name == "ckpt_cost" and v == 0)]
+        out = [v if hasattr(v, "hours_at") else float(hours(v)) for v in values]   # models grow with n_gpus
+        bad = [v for v in out if not hasattr(v, "hours_at") and
+               (not math.isfinite(v) or v < 0 or (name == "ckpt_cost" and v == 0))]
     elif name == "target_ettr":
         out = [float(v) for v in values]
         bad = [v for v in out if not 0 < v < 1]
@@ -98,13 +100,20 @@ def _values(name, values):
     return out
 
 
+def _axis(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out if any(hasattr(v, "hours_at") for v in values) else np.asarray(values)
+
+
 def _columns(axes, designs, a, b):
     """Rows ``a`` to ``b`` of the cross product, as a dict of arrays."""
     shape = [len(v) for v in axes.values()]
     idx = dict(zip(axes, np.unravel_index(np.arange(a, b), shape)))
     g, p = idx["n_gpus"], idx["gpus_per_node"]
     return {"n_gpus": axes["n_gpus"][g], "gpus_per_node": axes["gpus_per_node"][p],
-            "ckpt_cost_h": axes["ckpt_cost"][idx["ckpt_cost"]], "restart_h": axes["restart"][idx["restart"]],
+            "ckpt_cost_h": designs["ckpt_cost_h"][idx["ckpt_cost"], g],
+            "restart_h": designs["restart_h"][idx["restart"], g],
             "target_ettr": axes["target_ettr"][idx["target_ettr"]], "n_nodes": designs["n_nodes"][g, p],
             "job_mtbf_h": designs["job_mtbf_h"][g, p], "fixed_rate_per_h": designs["fixed_rate_per_h"][g, p]}
 
@@ -145,6 +154,11 @@ def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_e
     or at ``fixed_rate_per_h`` when given. ``executor`` (anything with
     ``submit()``) runs fixed-size chunks in parallel; the result is the same.
 
+    ``ckpt_cost`` and ``restart`` values may be cost models
+    (:class:`relmodel.checkpoint.CheckpointModel`,
+    :class:`relmodel.checkpoint.RestartModel`), evaluated at each row's
+    ``n_gpus``.
+
     Columns: n_gpus, gpus_per_node, ckpt_cost_h, restart_h, target_ettr,
     n_nodes, job_mtbf_h, fixed_rate_per_h, optimal_interval_h, ettr (at the
     optimal interval), required_job_mtbf_h, required_node_mtbf_h (NaN when out
@@ -165,12 +179,15 @@ def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_e
         raise ModelInputError(f"grid key {unknown[0]!r} unknown; use " + ", ".join(GRID_KEYS))
     fixed = dict(n_gpus=n_gpus, gpus_per_node=gpus_per_node, ckpt_cost=ckpt_cost, restart=restart,
                  target_ettr=target_ettr)
-    axes = {k: np.asarray(_values(k, grid.get(k, fixed[k]))) for k in GRID_KEYS}
+    axes = {k: _axis(_values(k, grid.get(k, fixed[k]))) for k in GRID_KEYS}
     base, by_unit = _rates_by_unit(source, fixed_rate_per_h)
     found = [[job_mtbf_for(base, by_unit, g, p) for p in axes["gpus_per_node"]] for g in axes["n_gpus"]]
     designs = {"job_mtbf_h": np.array([[x[0] for x in row] for row in found], dtype=float),
                "n_nodes": np.array([[x[1] for x in row] for row in found], dtype=np.int64),
                "fixed_rate_per_h": np.array([[x[2] for x in row] for row in found], dtype=float)}
+    for key in ("ckpt_cost", "restart"):  # hours at each size: constants, or models that grow with n_gpus
+        designs[key + "_h"] = np.array([[cost_hours(v, float(g), key) for g in axes["n_gpus"]]
+                                        for v in axes[key]], dtype=float)
     n = int(np.prod([len(v) for v in axes.values()]))
     spans = [(a, min(a + CHUNK, n)) for a in range(0, n, CHUNK)]
     if executor is None:

@@ -27,6 +27,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..checkpoint.costs import cost_hours
 from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
@@ -87,7 +88,8 @@ def transceiver_requirement(cluster, target_ettr, *, ckpt_cost, restart, share=0
     0.0
     """
     s, t = _check_share(share, tolerated)
-    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
+    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=cost_hours(ckpt_cost, cluster.n_gpus, "ckpt_cost"),
+                              restart=cost_hours(restart, cluster.n_gpus, "restart"))
     n = cluster.counts()["transceiver"]
     exposed = n * (1.0 - t)
     if exposed <= 0:
@@ -179,5 +181,7 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
                 rows.append({"fabric": fabric, "tiers": int(k), "n_gpus": int(n), "radix": c.radix,
                              "transceivers": req["transceivers"], "per_gpu": req["transceivers"] / c.n_gpus,
                              "fit": req["fit"], "mtbf_h": req["mtbf_h"], "fits": True})
-    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
+    top = float(max(sizes))  # a cost model is taken at the largest size for the one headline job MTBF
+    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=cost_hours(ckpt_cost, top, "ckpt_cost"),
+                              restart=cost_hours(restart, top, "restart"))
     return OpticsRequirements(pd.DataFrame(rows), float(target_ettr), float(share), m_req, field_rates())

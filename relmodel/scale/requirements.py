@@ -22,6 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..checkpoint.costs import cost_hours, describe_cost
 from ..checkpoint.intervals import _optimal, optimal_interval
 from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
@@ -89,6 +90,7 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     16595
     """
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    ckpt_cost, restart = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
     fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "required_node_mtbf")
     m_req = required_job_mtbf(target_ettr, ckpt_cost, restart)
     room = 1.0 / m_req - fixed
@@ -168,11 +170,12 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     """
     rows = []
     fixed = _fixed_rate(fixed_rate_per_h, source, int(np.max(n_gpus)), gpus_per_node, "requirements_table")
-    for d in np.atleast_1d(hours(list(ckpt_costs))):
-        for r in np.atleast_1d(hours(list(restarts))):
-            m_req = required_job_mtbf(target_ettr, float(d), float(r))
-            tau = float(_optimal(m_req, float(d)))
+    for d0 in _cost_list(ckpt_costs):
+        for r0 in _cost_list(restarts):
             for n in np.atleast_1d(n_gpus):
+                d, r = cost_hours(d0, float(n), "ckpt_cost"), cost_hours(r0, float(n), "restart")
+                m_req = required_job_mtbf(target_ettr, float(d), float(r))
+                tau = float(_optimal(m_req, float(d)))
                 nodes = _n_nodes(n, gpus_per_node)
                 room = 1.0 / m_req - fixed
                 node = nodes / room if room > 0 else np.nan
@@ -185,6 +188,13 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     table = pd.DataFrame(rows)
     table.attrs["assumption"] = assumption(fixed)
     return table
+
+
+def _cost_list(values):
+    """Checkpoint costs or restarts as a list: durations (one or many) or cost models."""
+    if hasattr(values, "hours_at") or isinstance(values, str) or np.ndim(values) == 0:
+        values = [values]
+    return list(values)
 
 
 def _quantiles(x, conf):
@@ -228,6 +238,7 @@ class Requirements:
     message: str
     components: pd.DataFrame
     conf: float
+    costs: str = ""
 
     @property
     def assumption(self):
@@ -254,7 +265,7 @@ class Requirements:
         pct = f"{100 * self.conf:g}%"
         head = (f"Target ETTR {self.target_ettr:g} at {self.n_gpus:,} GPUs ({self.n_nodes:,} nodes), "
                 f"checkpoint {self.ckpt_cost_h * 60:g} min, restart {self.restart_h * 60:g} min; "
-                f"{self.assumption}")
+                f"{self.assumption}") + (f"\ncosts at this size: {self.costs}" if self.costs else "")
         if not self.feasible:
             return head + "\nIMPOSSIBLE: " + self.message
         if self.fixed_rate_per_h > 0:
@@ -344,7 +355,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus if target_cluster is None else target_cluster, src)
     scaled = scale_rates(source, src, tgt, units=units, conf=conf, n_boot=n_boot, seed=seed)
-    d, r = hours(ckpt_cost), hours(restart)
+    d, r = cost_hours(ckpt_cost, tgt.n_gpus, "ckpt_cost"), cost_hours(restart, tgt.n_gpus, "restart")
     m_req = required_job_mtbf(target_ettr, d, r)
     lam_req = 1.0 / m_req
     draws = scaled.draws(n_boot, seed)
@@ -368,4 +379,12 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
         observed_ettr=float(_best_ettr(scaled.job_mtbf_h, d, r)), observed_ettr_lo=float(ettr_lo),
         observed_ettr_hi=float(ettr_hi), p_feasible=float(np.mean(room_draws > 0)), feasible=bool(feasible),
         message=message, components=_component_rows(scaled, draws, lam_req, conf, float(share)), conf=conf,
+        costs=_costs_note(ckpt_cost, restart, tgt.n_gpus),
     )
+
+
+def _costs_note(ckpt_cost, restart, n_gpus):
+    """Which costs were used, when either is a model that grows with the size ("" for two constants)."""
+    if not (hasattr(ckpt_cost, "hours_at") or hasattr(restart, "hours_at")):
+        return ""
+    return f"checkpoint {describe_cost(ckpt_cost, n_gpus)}; restart {describe_cost(restart, n_gpus)}"

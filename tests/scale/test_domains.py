@@ -39,7 +39,13 @@ def test_blast_radius_by_hand():
     tor = Cluster(n_gpus=64, gpus_per_node=8, radix=16, fabric="fat-tree", leaf_down=16)
     assert blast_radius(tor, "leaf") == 16  # a ToR over two 8-NIC servers
     rack = Cluster(n_gpus=144, gpus_per_node=4, nodes_per_rack=18, scaleup_gpus=72, radix=64)
-    assert (blast_radius(rack, "node"), blast_radius(rack, "domain")) == (4, 72)
+    assert (blast_radius(rack, "node", physical=True), blast_radius(rack, "domain")) == (4, 72)
+    # whole-domain (the default with no spare trays): a tray fault takes its 72-GPU rack out of the job
+    assert [blast_radius(rack, lv) for lv in ("gpu", "node", "link")] == [72, 72, 72]
+    # a rail leaf reaches one NIC on each of up to 64 trays: all 36 trays here, so both racks
+    assert blast_radius(rack, "leaf") == 144
+    spare_trays = Cluster(n_gpus=144, gpus_per_node=4, nodes_per_rack=18, scaleup_gpus=72, radix=64, domain_spares=2)
+    assert [blast_radius(spare_trays, lv) for lv in ("gpu", "node", "link", "leaf")] == [1, 4, 1, 32]
     dual = Cluster(n_gpus=144, gpus_per_node=4, scaleup_gpus=72, planes=2)
     assert blast_radius(dual, "leaf") == 0 and blast_radius(dual, "link") == 0
     fd = rack.fault_domains()

@@ -1,0 +1,91 @@
+"""How much a design's answer depends on a fault rate no public log gives.
+
+Whole-domain faults (NVLink switch tray, rack power, cooling) have no public
+per-domain rate (:mod:`relmodel.scale.correlated`), so
+:func:`domain_fit_sensitivity` shows ETTR and goodput per GPU bought from a
+domain FIT of 0 up to the FIT of one GPU of the source (the GPU causes'
+rate per GPU): a whole rack that failed as often as one of its GPUs.
+"""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DesignError
+from ..tables import html_table
+from .policies import evaluate_design
+
+__all__ = ["Sensitivity", "gpu_fit", "domain_fit_sensitivity"]
+
+
+def gpu_fit(source, cluster):
+    """FIT of one GPU of ``source`` (its causes that scale with GPUs, per GPU, per 10^9 h)."""
+    from .scaling import scale_rates
+    t = scale_rates(source, target_cluster=cluster, n_boot=1).table
+    rate = float(t.loc[t["scales_with"] == "gpu", "rate_per_h"].sum())
+    return rate / cluster.n_gpus * 1e9
+
+
+@dataclasses.dataclass(frozen=True)
+class Sensitivity:
+    """ETTR and goodput per GPU bought of one design at each domain FIT."""
+
+    name: str
+    frame: pd.DataFrame
+    gpu_fit: float
+
+    def to_frame(self):
+        return self.frame.copy()
+
+    def table(self):
+        f = self.frame
+        return pd.DataFrame({
+            "Whole-domain faults (FIT per domain)": f["domain_fit"].map("{:,.0f}".format),
+            "Per domain per year": (f["domain_fit"] * 8766e-9).map("{:.3g}".format),
+            "ETTR": f["ettr"].map("{:.3f}".format),
+            "Time waiting for a spare": f["stall_share"].map(lambda p: f"{100 * p:.2g}%"),
+            "Goodput per GPU bought": f["goodput_per_gpu"].map("{:.3f}".format),
+        })
+
+    def text(self):
+        f = self.frame
+        lo, hi = f.iloc[0], f.iloc[-1]
+        return (f"No public figure gives the rate of whole-domain faults; from none to a domain failing as often "
+                f"as one GPU ({self.gpu_fit:,.0f} FIT), {self.name}'s ETTR goes from {lo['ettr']:.3f} to "
+                f"{hi['ettr']:.3f} and its goodput per GPU bought from {lo['goodput_per_gpu']:.3f} to "
+                f"{hi['goodput_per_gpu']:.3f}.")
+
+    def _repr_html_(self):
+        return f"<p>{self.text()}</p>" + html_table(self.table())
+
+
+def domain_fit_sensitivity(cluster, source, ckpt_cost, restart, fits=None, *, steps=5, n_runs=200, n_boot=0,
+                           **kwargs):
+    """ETTR against the whole-domain FIT, from 0 to the source's GPU FIT; returns a :class:`Sensitivity`.
+
+    ``fits`` (FIT per domain) overrides the default ``steps`` + 1 evenly
+    spaced values from 0 to :func:`gpu_fit`.  ``kwargs`` go to
+    :func:`relmodel.scale.policies.evaluate_design`.
+
+    Examples
+    --------
+    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.scale.designs import design_presets
+    >>> s = domain_fit_sensitivity(design_presets(1152)["nvl72-whole-rack"], llama3_54day(), "1min", "10min")
+    >>> round(s.gpu_fit), [round(e, 3) for e in s.frame["ettr"]]
+    (12621, [0.864, 0.864, 0.864, 0.863, 0.863, 0.863])
+    """
+    top = gpu_fit(source, cluster)
+    if fits is None:
+        fits = np.linspace(0.0, top, int(steps) + 1)
+    fits = np.asarray(fits, dtype=float)
+    if fits.ndim != 1 or fits.size == 0 or np.any(~np.isfinite(fits)) or np.any(fits < 0):
+        raise DesignError(f"fits must be a list of FIT values >= 0 (failures per domain per 10^9 h); got {fits!r}")
+    rows = []
+    for fit in fits:
+        r = evaluate_design(cluster, source, ckpt_cost, restart, domain_fit=float(fit), n_runs=n_runs,
+                            n_boot=n_boot, **kwargs)
+        rows.append({"domain_fit": float(fit), "ettr": r.ettr, "stall_share": r.stall_share,
+                     "goodput_per_gpu": r.goodput_per_gpu, "interruptions_per_day": 24 * r.interruption_rate})
+    return Sensitivity(cluster.name, pd.DataFrame(rows), top)
