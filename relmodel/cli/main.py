@@ -19,10 +19,12 @@ import click
 
 from ..errors import RelmodelError, is_environment_error
 from .common import cli_text
+from .signals import terminated
 
-__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
+__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED"]
 
 EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
+EXIT_TERMINATED = 143  # SIGTERM: cleaned up as after Ctrl-C
 
 
 def fail(exc, status=EXIT_INPUT, options=True):
@@ -68,7 +70,7 @@ class _Group(click.Group):
             except KeyboardInterrupt as exc:
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)
-                sys.exit(EXIT_INTERRUPTED)
+                sys.exit(EXIT_TERMINATED if terminated() else EXIT_INTERRUPTED)
             except click.UsageError as exc:  # a bad option value: one line, not click's usage block
                 hint = f" (see 'relmodel {ctx.invoked_subcommand} --help')" if ctx.invoked_subcommand else ""
                 fail(exc.format_message() + hint, EXIT_INPUT, options=False)
@@ -125,7 +127,7 @@ def main(argv=None):
     try:
         cli.main(args=argv, prog_name="relmodel")
     except SystemExit as exc:
-        if exc.code == EXIT_INTERRUPTED:
+        if exc.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             # Kernels and temporary folders are already cleaned up; do not wait seconds for
             # messaging threads and sockets to wind down at interpreter exit.
             import os
