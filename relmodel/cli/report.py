@@ -6,7 +6,7 @@ import click
 
 from ..errors import ParameterError
 from ..report.params import load_params, parse_assignment
-from .signals import terminate_as_interrupt
+from ..report.interrupts import terminate_as_interrupt
 
 __all__ = ["command"]
 

@@ -319,6 +319,8 @@ def execute(task):
             error = _failure(name, error[1], None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        from .interrupts import reinstall
+        reinstall()
     return {"name": name, **out, "seconds": time.perf_counter() - start, "error": error}
 
 
