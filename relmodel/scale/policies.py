@@ -42,6 +42,7 @@ from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
            "ToleranceGain", "tolerance_gain"]
@@ -157,7 +158,7 @@ class DesignResult:
 
     def _repr_html_(self):
         pct = f"{100 * self.conf:g}%"
-        return (f"<p><b>{self.name}</b> ({self.policy}): ETTR {self.ettr:.3f} ({self.ettr_lo:.3f}&ndash;"
+        return (f"<p><b>{html_text(self.name)}</b> ({html_text(self.policy)}): ETTR {self.ettr:.3f} ({self.ettr_lo:.3f}&ndash;"
                 f"{self.ettr_hi:.3f}, {pct}), {self.gpus_idle:,} of {self.gpus_bought:,} GPUs idle as spares, "
                 f"a failure finds no spare {100 * self.p_no_spare:.2g}% of the time; goodput per GPU bought "
                 f"{self.goodput_per_gpu:.3f}</p>")
@@ -289,7 +290,7 @@ class ToleranceGain:
 
     def _repr_html_(self):
         what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
-        return (f"<p><b>{self.name}</b>: tolerating {what} gains "
+        return (f"<p><b>{html_text(self.name)}</b>: tolerating {html_text(what)} gains "
                 f"{100 * self.ettr_gain:.2f} points of ETTR</p>"
                 + html_table(self.to_frame(), float_format=lambda v: f"{v:,.3f}"))
 

@@ -21,7 +21,6 @@ The Andersen-Gill form for recurrent failures of the same nodes lives in
 :mod:`relmodel.stats.recurrent_regression`.
 """
 
-import html
 import warnings
 from dataclasses import dataclass, field
 
@@ -34,6 +33,7 @@ from ..units import hours
 from .covariates import design, pick_column, survival_columns
 from .family import _Gumbel, _Logistic, _Normal
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
@@ -57,7 +57,7 @@ class PHCheck:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
+        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,9 +119,9 @@ class RegressionResult:
         return out
 
     def _repr_html_(self):
-        head = (f"<p><b>{self.model} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
+        head = (f"<p><b>{html_text(self.model)} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
                 f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
-        ph = "" if self.ph_check is None else f"<p>{html.escape(self.ph_check.verdict)}</p>"
+        ph = "" if self.ph_check is None else f"<p>{html_text(self.ph_check.verdict)}</p>"
         return head + html_table(self.to_frame(), index=False, float_format="{:.3g}".format) + ph
 
     def __repr__(self):
