@@ -158,3 +158,34 @@ def test_csv_frame_keeps_number_columns():
     assert out["count"].tolist() == [-3, 4] and out.dtypes["count"] == df.dtypes["count"]
     assert list(out.columns) == ["cause", "count", "'=x"]
     assert df["cause"].tolist() == ["=1+1", "gpu"]  # the caller's frame is untouched
+
+
+class _Attributes(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+
+def test_report_with_a_hostile_file_name_has_no_live_element(tmp_path):
+    """The rendered page is parsed (nbconvert rewrites tags, so a text search would miss one)."""
+    bad = "<img src=x onerror=alert(1)>"
+    path = tmp_path / f"{bad}.csv"
+    rows = [[s, r, 1000 + (40 if r == 3 else 0) + s % 3, f"n{r // 2}"] for s in range(60) for r in range(8)]
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["step", "rank", "duration_ms", "node"]] + rows)
+    out = tmp_path / "r"
+    res = CliRunner().invoke(cli, ["report", "-q", "-n", "07", "-p", f"step_log={path}", "-p", "n_boot=0",
+                                   "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    for page in ["07_stragglers.html", "index.html"]:
+        parser = _Attributes()
+        parser.feed((out / page).read_text(encoding="utf-8"))
+        handlers = [(t, k) for t, a in parser.found for k in a if k.lower().startswith("on")]
+        planted = [(t, a) for t, a in parser.found if t == "img" and a.get("src") == "x"]
+        assert handlers == [] and planted == [], (page, handlers, planted)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in (out / "07_stragglers.html").read_text(encoding="utf-8")
