@@ -12,7 +12,7 @@ touched, and a text cell that is a plain number such as ``-2.5`` is kept).
 import html
 import re
 
-__all__ = ["html_text", "html_paragraphs", "csv_cell", "csv_frame", "FORMULA_STARTS"]
+__all__ = ["html_text", "html_paragraphs", "csv_cell", "csv_frame", "FORMULA_STARTS", "brief"]
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -61,3 +61,20 @@ def csv_frame(df):
             out[column] = out[column].map(csv_cell)
     out.columns = [csv_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out
+
+
+def brief(value, limit=60):
+    """``repr(value)`` cut to about ``limit`` characters, for error messages about huge inputs.
+
+    Examples
+    --------
+    >>> brief(10 ** 100)
+    '1000000000000000000000000000… (101 digits)'
+    >>> brief("x" * 1000)[-20:]
+    "… (1,002 characters)"
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** limit:
+        digits = len(str(abs(value)))
+        return f"{str(value)[:limit // 2 - 2]}… ({digits:,} digits)"
+    text = repr(value) if not isinstance(value, int) else str(value)
+    return text if len(text) <= limit else f"{text[:limit // 2]}… ({len(text):,} characters)"
