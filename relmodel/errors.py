@@ -50,6 +50,8 @@ __all__ = [
     "OutputPathError",
     "is_environment_error",
     "SuiteCopyError",
+    "KernelDiedError",
+    "BudgetError",
 ]
 
 
@@ -267,7 +269,7 @@ def is_environment_error(exc):
     >>> is_environment_error(FileNotFoundError("/data/log.csv")), is_environment_error(ValueError("bad"))
     (False, False)
     """
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, (MemoryError, KernelDiedError)):
         return True
     return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)
 
@@ -324,3 +326,11 @@ class SeparationWarning(UserWarning):
 
 
 __all__ += ["SeparationWarning"]
+class KernelDiedError(ReportError):
+    """A notebook's kernel died (killed, out of memory): a fault of the machine, exit status 1.
+    The message names the notebook."""
+
+
+class BudgetError(ResourceLimitError):
+    """A request whose estimated cost (work or memory) is above the budget; the message gives
+    the estimate, the budget and how to raise it."""

@@ -2,7 +2,8 @@
 
 Every result's ``_repr_html_`` goes through :func:`html_table`, so a table in
 a notebook or report never shows the pandas index or its ``dataframe`` class
-and scrolls inside its own box instead of widening the page.
+and scrolls inside its own box instead of widening the page. Cell text and
+headers are always HTML-escaped (``escape`` cannot be turned off).
 """
 
 __all__ = ["html_table"]
@@ -21,7 +22,7 @@ def html_table(df, **options):
     >>> out.count("<td>"), "dataframe" in out
     (1, False)
     """
-    options = {k: v for k, v in options.items() if k != "index"}
+    options = {k: v for k, v in options.items() if k not in ("index", "escape")}  # text always escaped
     body = df.to_html(index=False, border=0, classes="relmodel-table", **options)
     body = body.replace('class="dataframe relmodel-table"', 'class="relmodel-table"')
     return f"<div style='overflow-x:auto;max-width:100%'>{body}</div>"

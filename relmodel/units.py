@@ -11,7 +11,8 @@ import re
 
 import numpy as np
 
-from .errors import DurationError, UnitError
+from .errors import DurationError, ModelInputError, UnitError
+from .escape import brief
 
 __all__ = [
     "hours",
@@ -34,7 +35,7 @@ _UNITS = {
     "y": HOURS_PER_YEAR, "yr": HOURS_PER_YEAR, "year": HOURS_PER_YEAR, "years": HOURS_PER_YEAR,
 }
 
-_PART = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z]+)\s*")
+_PART = re.compile(r"\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z]+)\s*")  # no sign: one in front
 _VALID = '"45s", "10min", "3h", "2d", "1h30min", or a number of hours'
 
 
@@ -71,6 +72,7 @@ def _parse_string(text):
         if not np.isfinite(value):
             raise DurationError(f"cannot read duration {text!r}: not a finite number; write it like {_VALID}")
         return value
+    sign, s = (-1.0 if s[0] == "-" else 1.0, s[1:]) if s[0] in "+-" else (1.0, s)
     pos, total = 0, 0.0
     for m in _PART.finditer(s):
         if m.start() != pos:
@@ -81,10 +83,11 @@ def _parse_string(text):
         total += float(m.group(1)) * _UNITS[key]
         pos = m.end()
     if pos != len(s) or pos == 0:
-        raise DurationError(f"cannot read duration {text!r}; write it like {_VALID}")
+        raise DurationError(f"cannot read duration {text!r}; write it like {_VALID} "
+                            "(a sign only in front of the whole, as in -1h30min)")
     if not np.isfinite(total):
         raise DurationError(f"duration {text!r} is too large to be a number of hours")
-    return total
+    return sign * total
 
 
 def _scalar(x):
@@ -93,7 +96,11 @@ def _scalar(x):
     if isinstance(x, np.timedelta64):  # before np.integer: timedelta64 subclasses it
         return float(x / np.timedelta64(1, "ns")) / 3.6e12
     if isinstance(x, (int, float, np.integer, np.floating)):
-        return float(x)
+        try:
+            return float(x)
+        except OverflowError:
+            raise DurationError(f"duration {brief(x)} is too large to be a number of hours; "
+                                f"write it like {_VALID}") from None
     if isinstance(x, str):
         return _parse_string(x)
     if isinstance(x, _dt.timedelta):  # pandas.Timedelta subclasses timedelta
@@ -135,9 +142,19 @@ def hours(x):
     return _scalar(x)
 
 
-def _per(numerator, x):
-    """``numerator / x`` as a float for a scalar, an ndarray for an array."""
-    out = numerator / np.asarray(x, dtype=float)
+def _per(numerator, x, what="an MTBF in hours", zero=False):
+    """``numerator / x`` as a float for a scalar, an ndarray for an array; ``x`` must be positive
+    (or zero, with ``zero``)."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ModelInputError(f"{what} must be a positive number, got {x!r}") from None
+    low = arr < 0 if zero else arr <= 0
+    if np.any(np.isnan(arr)) or np.any(low):
+        bound = "zero or more" if zero else "positive"
+        raise ModelInputError(f"{what} must be {bound} (infinity allowed), got {x!r}")
+    with np.errstate(divide="ignore"):
+        out = numerator / arr
     return out if np.ndim(x) else float(out)
 
 
@@ -160,7 +177,7 @@ def mtbf_from_fit(fit):
     >>> mtbf_from_fit(1000)               # hours
     1000000.0
     """
-    return _per(1e9, fit)
+    return _per(1e9, fit, "a FIT rate (failures per 10^9 device-hours)", zero=True)
 
 
 def afr_from_mtbf(mtbf_h):

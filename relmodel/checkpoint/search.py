@@ -29,6 +29,7 @@ from .simulate import simulate_training
 from .sources import as_failure_source
 from ..units import hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["best_interval", "IntervalSearch"]
 
@@ -73,7 +74,7 @@ class IntervalSearch:
         ])
 
     def _repr_html_(self):
-        return (f"<b>Best periodic interval by simulation</b> ({self.source}; mean time between "
+        return (f"<b>Best periodic interval by simulation</b> ({html_text(self.source)}; mean time between "
                 f"failures {self.mtbf_h:.4g} h)" + html_table(self.to_frame(), index=False))
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom, norm
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["SimulationResult"]
 
@@ -105,7 +106,7 @@ class SimulationResult:
 
     def _repr_html_(self):
         s = self.summary()
-        head = (f"<b>Simulated training</b> ({self.replicas} replicas; failures: {self.source})<br>"
+        head = (f"<b>Simulated training</b> ({self.replicas} replicas; failures: {html_text(self.source)})<br>"
                 f"work {self.work_h:.4g} h, τ = {self.interval_h:.4g} h, δ = {self.ckpt_cost_h:.4g} h, "
                 f"R = {self.restart_h:.4g} h<br>ETTR {s['ettr']:.4f} "
                 f"(99% CI {s['ettr_lo']:.4f} to {s['ettr_hi']:.4f}); wall time median "

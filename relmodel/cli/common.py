@@ -7,6 +7,7 @@ import re
 import click
 
 from ..data import datasets
+from ..escape import csv_frame
 
 __all__ = ["log_options", "load_source", "echo_frame", "format_option", "cli_text"]
 
@@ -97,9 +98,9 @@ def format_option(func):
 
 
 def echo_frame(df, fmt, floatfmt="{:,.4g}".format):
-    """Print a DataFrame as a readable table, CSV or JSON records."""
+    """Print a DataFrame as a readable table, CSV (text cells escaped for spreadsheets) or JSON records."""
     if fmt == "csv":
-        click.echo(df.to_csv(index=False), nl=False)
+        click.echo(csv_frame(df).to_csv(index=False), nl=False)  # no cell runs as a formula
     elif fmt == "json":
         click.echo(json.dumps(json.loads(df.to_json(orient="records")), indent=2))
     else:

@@ -7,7 +7,8 @@ status saying whose problem it is:
 * 2: bad input (every :mod:`relmodel.errors` class, a missing file);
 * 1: the environment (:class:`~relmodel.errors.ReportWriteError`, a full
   disk, a folder without write permission: any other ``OSError``);
-* 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first.
+* 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first;
+* 143: stopped by SIGTERM during a report, cleaned up as after Ctrl-C.
 
 Warnings (such as durations that look swapped) are one line each on stderr.
 """
@@ -20,9 +21,10 @@ import click
 from ..errors import RelmodelError, is_environment_error
 from .common import cli_text
 
-__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
+__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED"]
 
 EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
+EXIT_TERMINATED = 143  # SIGTERM: cleaned up as after Ctrl-C
 
 
 def fail(exc, status=EXIT_INPUT, options=True):
@@ -68,7 +70,8 @@ class _Group(click.Group):
             except KeyboardInterrupt as exc:
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)
-                sys.exit(EXIT_INTERRUPTED)
+                from ..report.interrupts import terminated
+                sys.exit(EXIT_TERMINATED if terminated() else EXIT_INTERRUPTED)
             except click.UsageError as exc:  # a bad option value: one line, not click's usage block
                 hint = f" (see 'relmodel {ctx.invoked_subcommand} --help')" if ctx.invoked_subcommand else ""
                 fail(exc.format_message() + hint, EXIT_INPUT, options=False)
@@ -125,11 +128,11 @@ def main(argv=None):
     try:
         cli.main(args=argv, prog_name="relmodel")
     except SystemExit as exc:
-        if exc.code == EXIT_INTERRUPTED:
+        if exc.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             # Kernels and temporary folders are already cleaned up; do not wait seconds for
             # messaging threads and sockets to wind down at interpreter exit.
             import os
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(EXIT_INTERRUPTED)
+            os._exit(exc.code)
         raise

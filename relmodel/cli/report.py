@@ -6,6 +6,7 @@ import click
 
 from ..errors import ParameterError
 from ..report.params import load_params, parse_assignment
+from ..report.interrupts import terminate_as_interrupt
 
 __all__ = ["command"]
 
@@ -71,7 +72,8 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     grid = _sweeps(sweep)
     if jobs is not None and dask_address is not None:
         raise ParameterError("give --jobs or --dask, not both")
-    with (dask_client(dask_address) if dask_address is not None else worker_pool(jobs)) as executor:
+    with terminate_as_interrupt(), (dask_client(dask_address) if dask_address is not None
+                                    else worker_pool(jobs)) as executor:
         report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
                         sweep=grid, executor=executor, progress=not quiet)
     click.echo(f"report written: {report.index}")

@@ -8,6 +8,7 @@ import pandas as pd
 from ..errors import CountError, MissingColumnError, where
 from ..units import hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["CountTable", "count_table", "MAX_COUNT"]
 
@@ -68,12 +69,12 @@ class CountTable:
         note = ""
         bad = self.disagreements()
         if len(bad):
-            rows = "; ".join(f"{r.component}: printed {r.printed_pct}%, counts give {r.share_pct:.1f}%"
+            rows = "; ".join(f"{html_text(r.component)}: printed {html_text(r.printed_pct)}%, counts give {r.share_pct:.1f}%"
                              for r in bad.itertuples())
             note = f"<p><i>The source's printed shares disagree with its counts: {rows}. The counts are used.</i></p>"
-        head = (f"<p><b>{self.name}</b>: {self.n_unexpected} unexpected and {self.n_planned} planned "
+        head = (f"<p><b>{html_text(self.name)}</b>: {self.n_unexpected} unexpected and {self.n_planned} planned "
                 f"interruptions; {self.n_gpus:,} GPUs ({self.gpus_per_node} per node) for "
-                f"{self.duration_h / 24:g} days. {self.source}</p>")
+                f"{self.duration_h / 24:g} days. {html_text(self.source)}</p>")
         return head + note + html_table(self.shares(), index=False, float_format="%.1f")
 
 

@@ -29,6 +29,7 @@ from .readers import at, read_table, require_columns
 from .times import check_time_format, parse_times
 from .window import to_hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["read_log", "InterruptionLog", "LogWarning"]
 
@@ -149,7 +150,7 @@ class InterruptionLog:
 
     def _repr_html_(self):
         t0, t1 = self.window_h
-        head = (f"<p><b>{self.name}</b>: {len(self)} outages on {self.n_nodes} nodes over "
+        head = (f"<p><b>{html_text(self.name)}</b>: {len(self)} outages on {self.n_nodes} nodes over "
                 f"{(t1 - t0) / 24:.1f} days; {len(self._problems)} rows flagged in problems()</p>")
         return head + html_table(self.events.head(10), index=False)
 

@@ -21,6 +21,7 @@ from .counts import CountTable, count_table
 from .datasets import NAMES, load
 from .logs import InterruptionLog, LogWarning, read_log
 from .readers import read_table
+from relmodel.escape import html_text
 
 __all__ = ["Source", "load_source"]
 
@@ -72,8 +73,8 @@ class Source:
                 "cluster_from": self.cluster_from, "notes": list(self.notes)}
 
     def _repr_html_(self):
-        notes = "".join(f"<br><i>{n}</i>" for n in self.notes)
-        return f"<p>{self.describe()}.{notes}</p>"
+        notes = "".join(f"<br><i>{html_text(n)}</i>" for n in self.notes)
+        return f"<p>{html_text(self.describe())}.{notes}</p>"
 
 
 def _is_count_csv(path):

@@ -34,6 +34,7 @@ import pandas as pd
 from ..errors import (DuplicateStepError, EmptyDataError, LogFormatError, MissingColumnError,
                       MissingStepsError, NegativeTimeError, UnknownFileTypeError)
 from ..units import unit_hours
+from relmodel.escape import html_text
 
 __all__ = ["StepLog", "read_steps", "read_megatron", "example_steps", "register_analysis"]
 
@@ -81,7 +82,7 @@ class StepLog:
 
     def _repr_html_(self):
         med = float(np.median(self.step_times_h())) * 3600 if self.n_steps else float("nan")
-        return (f"<p><b>{self.name}</b>: {self.n_steps:,} steps on {self.n_ranks:,} ranks"
+        return (f"<p><b>{html_text(self.name)}</b>: {self.n_steps:,} steps on {self.n_ranks:,} ranks"
                 f"{'' if self.nodes is None else f' ({self.n_nodes:,} nodes)'}; "
                 f"median step time {med:,.3f} s.</p>")
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from ..errors import ReportError, ReportInterrupted, ReportWriteError
 
 __all__ = ["SIGNATURE", "marker", "read_marker", "check_target", "Staging", "write_bytes",
-           "write_text", "write_error", "default_out", "remove_stale"]
+           "write_text", "write_error", "default_out", "remove_stale", "listing", "written_files",
+           "foreign_files"]
 
 #: The signature in a report's summary.json that says relmodel wrote the folder.
 SIGNATURE = "relmodel report"
@@ -61,6 +62,49 @@ def read_marker(folder):
         return None
     mark = data.get("relmodel") if isinstance(data, dict) else None
     return mark if isinstance(mark, dict) and mark.get("signature") == SIGNATURE else None
+
+
+def listing(folder):
+    """Every file under ``folder`` as a sorted list of relative POSIX paths (links not followed)."""
+    folder, found = Path(folder), []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        rel = Path(root).relative_to(folder)
+        found += [(rel / name).as_posix() for name in files]
+        found += [(rel / name).as_posix() for name in dirs if (Path(root) / name).is_symlink()]
+    return sorted(found)
+
+
+def _legacy_written(folder):
+    """What a report written before markers listed their files holds of relmodel's own."""
+    folder = Path(folder)
+    try:
+        data = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    names = {"summary.json", "index.html", "comparison.png"}
+    for entry in data.get("notebooks") or []:
+        names |= {entry.get(k) for k in ("ipynb", "html") if isinstance(entry, dict) and entry.get(k)}
+    names |= {p.name for p in folder.glob("key-*.png")}
+    for run in data.get("runs") or []:
+        sub = run.get("folder") if isinstance(run, dict) else None
+        if isinstance(sub, str) and "/" not in sub and sub not in ("", ".", ".."):
+            names |= {f"{sub}/{n}" for n in _legacy_written(folder / sub)}
+    return names
+
+
+def written_files(folder):
+    """The files relmodel wrote into the marked report ``folder`` (its marker lists them)."""
+    mark = read_marker(folder) or {}
+    files = mark.get("files")
+    if isinstance(files, list):
+        return {f for f in files if isinstance(f, str)} | {"summary.json"}
+    return _legacy_written(folder)
+
+
+def foreign_files(folder):
+    """Files in a marked report folder that relmodel did not write (the user's), sorted."""
+    mine = written_files(folder)
+    return [f for f in listing(folder) if f not in mine]
 
 
 def write_error(exc, path):
@@ -136,7 +180,17 @@ def check_target(out, force):
     if any(out.iterdir()) and read_marker(out) is None:
         raise ReportError(f"{out} is not empty and holds no report (no summary.json marked by relmodel); "
                           "refusing to replace it")
+    _refuse_foreign(out)
     return out
+
+
+def _refuse_foreign(out):
+    theirs = foreign_files(out) if any(out.iterdir()) else []
+    if theirs:
+        shown = ", ".join(str(out / f) for f in theirs[:5]) + (f" and {len(theirs) - 5} more"
+                                                               if len(theirs) > 5 else "")
+        raise ReportError(f"{out} holds files relmodel did not write ({shown}); --force replaces only "
+                          "a report's own files: move them out of the folder or choose another --out")
 
 
 class Staging:
@@ -184,12 +238,25 @@ class Staging:
     def mark(self, status, summary=None):
         """Write summary.json (``summary`` or a bare one) with the marker in ``status``."""
         data = dict(summary or {})
-        data["relmodel"] = marker(status)
+        data["relmodel"] = {**marker(status), "files": sorted(set(listing(self.path)) | {"summary.json"})}
         write_text(self.path / "summary.json", json.dumps(data, indent=2, default=str))
+
+    def _stamp_files(self):
+        """Add the list of the files written to the finished report's marker."""
+        try:
+            data = json.loads((self.path / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(data, dict) and isinstance(data.get("relmodel"), dict):
+            data["relmodel"]["files"] = sorted(set(listing(self.path)) | {"summary.json"})
+            write_text(self.path / "summary.json", json.dumps(data, indent=2, default=str))
 
     def commit(self):
         """Swap the staging folder in for ``out`` (old folder aside, new in, old deleted)."""
         aside = None
+        self._stamp_files()
+        if self.out.is_dir() and not self.reserved:
+            _refuse_foreign(self.out)  # a file the user put there while the report ran
         try:
             if self.reserved:
                 self.out.rmdir()  # the empty placeholder

@@ -106,6 +106,9 @@ class KernelManager(AsyncKernelManager):
 
     async def _async_post_start_kernel(self, **kw):
         await super()._async_post_start_kernel(**kw)
+        from .interrupts import on_loop
+        import asyncio
+        on_loop(asyncio.get_running_loop())
         process = getattr(self.provisioner, "process", None)
         if self.transport == "ipc" and process is not None:
             Path(os.path.dirname(self.ip), "pid").write_text(str(process.pid))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ParameterError
+from ..escape import brief
 from . import yaml12
 from .rules import DURATIONS, check_values
 
@@ -154,14 +155,14 @@ def parse_value(text, label=None):
     """Parse one command-line value as YAML 1.2 (``4096`` -> 4096, ``1h`` -> ``"1h"``)."""
     if not isinstance(text, str):
         raise ParameterError(f"a parameter value must be text to parse, got {type(text).__name__}")
-    return yaml12.load(text, label or f"value {text!r}")
+    return yaml12.load(text, label or f"value {brief(text)}")
 
 
 def parse_assignment(text):
     """Split ``NAME=VALUE`` into ``(name, value)`` with the value read as YAML 1.2."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip().isidentifier():
-        raise ParameterError(f"expected NAME=VALUE, got {text!r}")
+        raise ParameterError(f"expected NAME=VALUE, got {brief(text)}")
     return name.strip(), parse_value(value, f"parameter {name.strip()!r}")
 
 
@@ -227,7 +228,7 @@ def check_type(param, value, where=None):
         hint = " (or a number of hours)" if duration else ""
         null = "" if nullable else ", not null"
         raise ParameterError(f"{where or 'parameter ' + repr(param.name)} must be {param.type_name}"
-                             f"{hint}{null}, got {value!r} ({type(value).__name__})")
+                             f"{hint}{null}, got {brief(value)} ({type(value).__name__})")
 
 
 def describe(parameters):

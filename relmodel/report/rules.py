@@ -45,9 +45,10 @@ import warnings
 from pathlib import Path
 
 from ..errors import DurationError, ParameterError
+from ..escape import brief
 from ..units import hours
 
-__all__ = ["RULES", "DURATIONS", "COLUMNS", "check_values", "log_header", "normalise"]
+__all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "check_values", "log_header", "normalise"]
 
 _MAX_H = 100_000.0
 
@@ -134,6 +135,50 @@ for _name, _example in (("ckpt_cost", "'1min'"), ("work", "'30d'"), ("stall", "'
     RULES[_name] = (_positive_duration, f"a duration > 0 such as {_example}, '45s' or 0.5 (hours), "
                                         "at most 100,000 hours", False)
 
+def _design(v):
+    from ..scale.designs import design_presets
+    return isinstance(v, str) and v in design_presets(1024)
+
+
+def _nonneg(v):
+    return _number(v) and v >= 0
+
+
+# Rules of the designs, stragglers and covariates pages (names from their parameters cells).
+RULES.update({
+    "design": (_design, "one of the named designs: h100-rail, h100-fat-tree, nvl72-whole-rack, "
+                        "nvl72-in-rack-spares, nvl72-dual-plane", False),
+    "designs": (_design, "named designs: h100-rail, h100-fat-tree, nvl72-whole-rack, nvl72-in-rack-spares, "
+                         "nvl72-dual-plane", True),
+    "optics_share": (_open_fraction, "a fraction strictly between 0 and 1", False),
+    "tolerated_share": (_closed_fraction, "a fraction from 0 to 1", False),
+    "domain_fit": (_nonneg, "a FIT rate >= 0 (failures per 10^9 domain-hours)", False),
+    "n_synthetic": (_whole(10, 1_000_000), "a whole number of GPUs from 10 to 1,000,000", False),
+    "max_lives": (_whole(0, 10**8), "a whole number from 0 (all lives) to 100,000,000", False),
+    "min_slowdown": (lambda v: _number(v) and 0 <= v < 10, "a share from 0 to 10 (0.02: 2% slower)", False),
+    "slow_factor": (lambda v: _number(v) and 1 <= v <= 100, "a factor from 1 to 100 (1.2: 20% slower)", False),
+    "fail_slow_rate": (lambda v: _number(v) and 0 <= v <= 1, "a rate per node-hour from 0 to 1", False),
+    "baseline": (lambda v: v in ("median", "mean"), "'median' or 'mean'", False),
+    "detection": (_duration_or_zero, "a duration >= 0 such as '30min' or 0.5 (hours)", False),
+})
+
+#: Parameters that name a file (``"file"``) or a folder (``"folder"``); relative paths are
+#: resolved from the caller's working folder, and the path must exist.
+PATHS = {"step_log": "file", "data_path": "folder"}
+
+
+def _resolve_path(name, value, cwd):
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"parameter {name!r} must be a path to a {PATHS[name]}, got {brief(value)}")
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else Path(cwd) / path
+    ok = path.is_file() if PATHS[name] == "file" else path.is_dir()
+    if not ok:
+        raise ParameterError(f"parameter {name!r} = {brief(value)}: no such {PATHS[name]} "
+                             f"({brief(str(path))}); relative paths are read from the folder you run in")
+    return str(path.resolve())
+
+
 #: Parameters that hold one duration or a list of them.
 DURATIONS = {n for n, (check, _, _) in RULES.items() if check in (_positive_duration, _duration_or_zero)}
 #: Parameters that name a column of the log.
@@ -165,13 +210,13 @@ def _check_rule(name, value):
     if is_list:
         if not isinstance(value, list) or not value:
             raise ParameterError(f"parameter {name!r} must be a non-empty [list] of {_valid_text(name)}, "
-                                 f"got {value!r}")
+                                 f"got {brief(value)}")
         bad = [v for v in value if not check(v)]
         if bad:
-            raise ParameterError(f"parameter {name!r}: element {bad[0]!r} is invalid; every element "
+            raise ParameterError(f"parameter {name!r}: element {brief(bad[0])} is invalid; every element "
                                  f"must be {_valid_text(name)}")
     elif not check(value):
-        raise ParameterError(f"parameter {name!r} = {value!r} is invalid: it must be {_valid_text(name)}")
+        raise ParameterError(f"parameter {name!r} = {brief(value)} is invalid: it must be {_valid_text(name)}")
 
 
 def _resolve_log(value, cwd):
@@ -182,7 +227,7 @@ def _resolve_log(value, cwd):
     if not path.is_absolute():
         path = Path(cwd) / path
     if not path.is_file():
-        raise ParameterError(f"parameter 'log' = {value!r}: no such file ({path}); give a log file "
+        raise ParameterError(f"parameter 'log' = {brief(value)}: no such file ({brief(str(path))}); give a log file "
                              f"or a bundled data set: {', '.join(NAMES)}")
     return str(path.resolve())
 
@@ -252,6 +297,9 @@ def check_values(values, defaults=None, cwd=None):
     for name, value in values.items():
         if value is not None and name in RULES:
             _check_rule(name, value)
+    for name in PATHS:
+        if values.get(name) is not None:
+            out[name] = _resolve_path(name, values[name], cwd or Path.cwd())
     merged = {**(defaults or {}), **out}
     log = merged.get("log")
     if isinstance(log, str):

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ReportError
+from ..errors import KernelDiedError, ReportError
 from ..resources import notebook_dir
 from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
 from .folders import write_bytes, write_text
@@ -303,6 +303,10 @@ def execute(task):
             error = ("failed", exc)
         except Exception as exc:  # kernel died, bad notebook file...
             error = f"{name}: {type(exc).__name__}: {exc}"
+            if _kernel_died(exc):
+                out["kernel_died"] = True
+                error = (f"{name}: the kernel running the notebook died (killed, or out of memory); "
+                         f"rerun it, with smaller parameters if it ran out of memory")
         if ipynb.exists():
             nb = nbformat.read(ipynb, as_version=4)
             out["ipynb_bytes"], out["records"] = ipynb.read_bytes(), _records(nb)
@@ -316,13 +320,22 @@ def execute(task):
             error = _failure(name, error[1], None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        from .interrupts import reinstall
+        reinstall()
     return {"name": name, **out, "seconds": time.perf_counter() - start, "error": error}
+
+
+def _kernel_died(exc):
+    from nbclient.exceptions import DeadKernelError
+    return isinstance(exc, DeadKernelError) or "kernel died" in str(exc).lower()
 
 
 def store(result, folder):
     """Write a result's notebook and HTML into ``folder``; return its summary entry."""
     folder, name = Path(folder), result["name"]
     entry = {k: result[k] for k in ("name", "records", "seconds", "error")}
+    if result.get("kernel_died"):
+        entry["kernel_died"] = True
     entry["records"] = dict(entry["records"] or {})
     for key in [k for k in entry["records"] if k.startswith(FIGURE_PREFIX)]:
         png = entry["records"].pop(key)
@@ -402,6 +415,8 @@ def finish(out, results, parameters, folder=None):
     write_text(folder / "index.html", index_page(summary, merged, folder=folder))
     write_text(folder / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
     errors = [r["error"] for r in results if r["error"]]
+    if any(r.get("kernel_died") for r in results):
+        raise KernelDiedError("; ".join(errors) + f" (report index: {Path(out) / 'index.html'})")
     if errors:
         raise ReportError("; ".join(errors) + f" (report index: {Path(out) / 'index.html'})")
     return Report(Path(out), tuple(r["name"] for r in results), parameters, headline, records)

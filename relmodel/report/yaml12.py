@@ -20,8 +20,9 @@ so no YAML constructor ever runs:
 import re
 
 from ..errors import ParameterError
+from ..escape import brief
 
-__all__ = ["load", "resolve_plain"]
+__all__ = ["load", "resolve_plain", "MAX_SCALAR"]
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _TRUE = {"true", "True", "TRUE"}
@@ -90,7 +91,7 @@ class _Reader:
             raise ParameterError(f"{self.label}: YAML tag {tag!r} refused; parameters are plain "
                                  "values (numbers, text, true/false, null, [lists])")
         if kind == "ScalarEvent":
-            return resolve_plain(event.value) if event.style is None else event.value
+            return self.scalar(event)
         if depth >= 2:
             raise ParameterError(f"{self.label}: values nest too deep; a parameter is a plain "
                                  "value or a [list] of plain values")
@@ -104,6 +105,18 @@ class _Reader:
             return self.mapping(depth)
         raise ParameterError(f"{self.label}: unexpected YAML {kind}")
 
+    def scalar(self, event):
+        if len(event.value) > MAX_SCALAR:
+            raise ParameterError(f"{self.label}: a value of {len(event.value):,} characters is too long; "
+                                 f"a value is at most {MAX_SCALAR:,} characters")
+        if event.style is not None:
+            return event.value
+        try:
+            return resolve_plain(event.value)
+        except ValueError:  # an integer of more digits than Python converts
+            raise ParameterError(f"{self.label}: the number {brief(event.value)} is far too large; "
+                                 "give a number of at most a few digits") from None
+
     def mapping(self, depth):
         found = {}
         while type(self.events[self.pos]).__name__ != "MappingEndEvent":
@@ -115,6 +128,10 @@ class _Reader:
             found[key] = self.value(depth + 1)
         self.next()
         return found
+
+
+#: Longest value (characters) a parameter may have: paths and column names are far shorter.
+MAX_SCALAR = 10_000
 
 
 def load(text, label="value", mapping=False):

@@ -32,6 +32,7 @@ from ..errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
 from ..units import hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["split_budget", "Budget", "what_if", "WhatIf", "share_fit", "select"]
 
@@ -71,7 +72,7 @@ class Budget:
         return self.table.copy()
 
     def _repr_html_(self):
-        return (f"<p>Job MTBF budget {self.job_mtbf_h:.4g} h split {self.method}</p>"
+        return (f"<p>Job MTBF budget {self.job_mtbf_h:.4g} h split {html_text(self.method)}</p>"
                 + html_table(self.table, index=False, float_format=lambda v: f"{v:.4g}"))
 
 
@@ -191,7 +192,7 @@ class WhatIf:
         })
 
     def _repr_html_(self):
-        return f"<p>What if {self.changes}</p>" + html_table(self.to_frame(), index=False)
+        return f"<p>What if {html_text(self.changes)}</p>" + html_table(self.to_frame(), index=False)
 
 
 def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=0):

@@ -45,6 +45,7 @@ import pandas as pd
 
 from ..errors import DesignError, ModelInputError
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["Cluster", "COUNT_KEYS", "POLICIES"]
 
@@ -281,10 +282,10 @@ class Cluster:
 
     def _repr_html_(self):
         planes = f", {self.planes} planes" if self.planes > 1 else ""
-        head = f"<p><b>{self.name}</b>: {self.n_gpus:,} GPUs, {self.n_tiers}-tier {self.fabric}{planes}</p>"
-        notes = f"<p>{self.assumptions}</p>" if self.assumptions else ""
+        head = f"<p><b>{html_text(self.name)}</b>: {self.n_gpus:,} GPUs, {self.n_tiers}-tier {html_text(self.fabric)}{planes}</p>"
+        notes = f"<p>{html_text(self.assumptions)}</p>" if self.assumptions else ""
         if self.domain_spares or self.spare_pool:
-            notes = (f"<p>Policy {self.domain_policy}: {self.domain_spares} spare trays per domain, "
+            notes = (f"<p>Policy {html_text(self.domain_policy)}: {self.domain_spares} spare trays per domain, "
                      f"{self.spare_pool:,} spare units in the pool</p>") + notes
         return head + html_table(self.to_frame(), index=False) + notes
 

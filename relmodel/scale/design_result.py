@@ -13,6 +13,7 @@ import dataclasses
 import pandas as pd
 
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["DesignResult"]
 
@@ -97,7 +98,7 @@ class DesignResult:
         return pd.DataFrame(rows, columns=["Quantity", "Value"])
 
     def _repr_html_(self):
-        return f"<p>{self.text()}</p>" + html_table(self.table())
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.table())
 
 
 def _share(p):

@@ -51,6 +51,7 @@ from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
            "ToleranceGain", "tolerance_gain"]
@@ -356,7 +357,7 @@ class ToleranceGain:
 
     def _repr_html_(self):
         what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
-        return (f"<p><b>{self.name}</b>: tolerating {what} gains "
+        return (f"<p><b>{html_text(self.name)}</b>: tolerating {html_text(what)} gains "
                 f"{100 * self.ettr_gain:.2f} points of ETTR</p>"
                 + html_table(self.to_frame(), float_format=lambda v: f"{v:,.3f}"))
 

@@ -29,6 +29,7 @@ from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = [
     "best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
@@ -286,7 +287,7 @@ class Requirements:
         return "Requirements: " + self.text()
 
     def _repr_html_(self):
-        text = self.text().replace("\n", "<br>")
+        text = html_text(self.text()).replace("\n", "<br>")
         return f"<p>{text}</p>" + html_table(self.components, index=False, float_format=lambda v: f"{v:.4g}")
 
 

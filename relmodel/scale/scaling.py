@@ -34,6 +34,7 @@ from .cluster import COUNT_KEYS, Cluster
 from ..defaults import GPUS_PER_NODE
 from ..errors import CountError, ModelInputError, ResourceLimitError
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = [
     "CATEGORY_UNITS", "scales_with", "job_rates", "cluster_of", "grow_cluster",
@@ -219,7 +220,7 @@ class ScaledRates:
 
     def _repr_html_(self):
         pct = f"{100 * self.conf:g}%"
-        head = (f"<p>{self.source.name} ({self.source.n_gpus:,} GPUs) scaled to {self.target.n_gpus:,} GPUs: "
+        head = (f"<p>{html_text(self.source.name)} ({self.source.n_gpus:,} GPUs) scaled to {self.target.n_gpus:,} GPUs: "
                 f"{self.per_day:.2f} interruptions/day, job MTBF {self.job_mtbf_h:.3g} h "
                 f"({self.job_mtbf_lo:.3g}&ndash;{self.job_mtbf_hi:.3g} h, {pct})</p>")
         return head + html_table(self.to_frame(), index=False, float_format=lambda v: f"{v:.4g}")

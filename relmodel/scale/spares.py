@@ -34,6 +34,7 @@ from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",
            "simulate_stalls", "spares_table", "swap_rate", "spares_for"]
@@ -96,7 +97,7 @@ class SparePlan:
     def _repr_html_(self):
         rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}&ndash;{self.n_spares_hi} over the rate interval)"
         return (f"<p>{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} &lt; {self.target:g} "
-                f"(offered load {self.offered_load:.3g} Erlangs, {self.model} model)</p>"
+                f"(offered load {self.offered_load:.3g} Erlangs, {html_text(self.model)} model)</p>"
                 + html_table(self.table, index=False))
 
 

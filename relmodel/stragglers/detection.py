@@ -40,7 +40,6 @@ than the transient episodes of the cluster (thermal throttling bursts,
 checkpoint hiccups).
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +48,7 @@ from scipy import stats
 
 from ..errors import ModelInputError
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
 
@@ -108,8 +108,9 @@ class SlowNodes:
 
     def _repr_html_(self):
         what = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}[self.correction]
-        head = (f"<p><b>{len(self.table)} of {self.n_tested:,} {self.level}s flagged as fail-slow</b> "
-                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {self.level}s, "
+        level = html_text(self.level)
+        head = (f"<p><b>{len(self.table)} of {self.n_tested:,} {level}s flagged as fail-slow</b> "
+                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {level}s, "
                 f"windows of {self.window:,} steps).</p>")
         return head + (html_table(self.report(), index=False) if len(self.table) else "")
 

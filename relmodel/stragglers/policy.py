@@ -31,7 +31,6 @@ are rare, and the goodput combines both kinds of fault:
     goodput = ETTR (fail-stop, Daly's model) × (1 - straggler loss).
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +41,7 @@ from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
            "event_slowdown"]
@@ -117,7 +117,7 @@ class EvictionPlan:
                 f"{_dur(self.breakeven_stay_h)}")
 
     def _repr_html_(self):
-        return (f"<p><b>Best: {html.escape(self.best)}.</b> {html.escape(self.breakeven_text())}.</p>"
+        return (f"<p><b>Best: {html_text(self.best)}.</b> {html_text(self.breakeven_text())}.</p>"
                 + html_table(self.report(), index=False))
 
 

@@ -22,7 +22,6 @@ averaged over the Poisson count of slow nodes.  The share of time lost is
 one rank, the straggler-free pace.
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +32,7 @@ from ..errors import ModelInputError
 from ..stats import fit
 from ..units import hours
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
            "within_step_times", "fit_rank_times"]
@@ -147,7 +147,7 @@ class ScalingCurve:
         return out
 
     def _repr_html_(self):
-        head = (f"<p>Typical step ({self.typical}) of one rank: {self.typical_h * 3600:,.3f} s; a synchronous "
+        head = (f"<p>Typical step ({html_text(self.typical)}) of one rank: {self.typical_h * 3600:,.3f} s; a synchronous "
                 f"step waits for the slowest of all ranks.</p>")
         if self.fail_slow:
             f = self.fail_slow

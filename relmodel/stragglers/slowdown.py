@@ -21,7 +21,6 @@ step's lost time (max - typical) is attributed to its slowest rank, and
 through it to that rank's node.
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +28,7 @@ import pandas as pd
 
 from ..errors import ModelInputError
 from ..tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["Slowdown", "slowdown", "step_stats", "block_bootstrap_ratio"]
 
@@ -137,7 +137,7 @@ class Slowdown:
 
     def _repr_html_(self):
         head = (f"<p><b>Stragglers cost {100 * self.share_lost:.1f}% of the run</b> "
-                f"({html.escape(self.interval_text())}); the run took {self.factor:.3f} times as long as "
+                f"({html_text(self.interval_text())}); the run took {self.factor:.3f} times as long as "
                 f"it would have without them.</p>")
         return head + html_table(self.summary(), index=False) + html_table(self.top_nodes())
 

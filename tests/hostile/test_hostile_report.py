@@ -59,7 +59,7 @@ def refused(res, needle, status=2):
 
 def marked(folder, status="complete", extra=()):
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "summary.json").write_text(json.dumps({"relmodel": F.marker(status)}))
+    (folder / "summary.json").write_text(json.dumps({"relmodel": {**F.marker(status), "files": list(extra)}}))
     for name in extra:
         (folder / name).write_text("old")
     return folder

@@ -13,7 +13,6 @@
   intervals in small samples.
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +24,7 @@ from ...units import hours
 from .families import get_family
 from .fitting import fit_sample, prepare
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["curve_band", "Band", "b_life", "profile_intervals"]
 
@@ -49,7 +49,7 @@ class Band:
                              f"{pct} upper": self.upper})
 
     def _repr_html_(self):
-        return (f"<p>{html.escape(self.family)} {html.escape(self.quantity)} with {100 * self.conf:g}% band</p>"
+        return (f"<p>{html_text(self.family)} {html_text(self.quantity)} with {100 * self.conf:g}% band</p>"
                 + html_table(self.to_frame().head(15), index=False, float_format="{:.4g}".format))
 
 

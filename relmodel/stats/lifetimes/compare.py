@@ -18,7 +18,6 @@ Statistica Sinica 7, 1997), so the cost of a p-value does not grow with n
 (left-truncated samples are always resampled at full size).
 """
 
-import html
 import warnings
 from dataclasses import dataclass
 
@@ -30,6 +29,7 @@ from .families import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["compare_fits", "Comparison", "DEFAULT_FAMILIES", "ks_distance"]
 
@@ -58,7 +58,7 @@ class Comparison:
 
     def _repr_html_(self):
         head = (f"<b>Model comparison</b>: n = {self.best.n}, failures = {self.best.n_observed}; "
-                f"best by AIC: <b>{html.escape(self.best.family)}</b>; "
+                f"best by AIC: <b>{html_text(self.best.family)}</b>; "
                 f"p-values from {self.n_boot} bootstrap resamples")
         return head + html_table(self.table, index=False, float_format=lambda x: f"{x:.6g}")
 

@@ -30,7 +30,6 @@ Hard data is handled explicitly, never by a silent absurd estimate:
   a :class:`FitWarning`.
 """
 
-import html
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -45,6 +44,7 @@ from .families import get_family
 from .mle import Sample
 from ...units import hours
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare"]
 
@@ -129,10 +129,10 @@ class FitResult:
         return pd.Series({k: getattr(self, k) for k in keys})
 
     def _repr_html_(self):
-        head = (f"<b>{html.escape(self.family)} fit</b>: n = {self.n}, failures = {self.n_observed}, "
+        head = (f"<b>{html_text(self.family)} fit</b>: n = {self.n}, failures = {self.n_observed}, "
                 f"log-likelihood = {self.loglik:.4f}, AIC = {self.aic:.2f}, "
                 f"mean = {self.mean_h:.4g} h, median = {self.median_h:.4g} h")
-        note = f"<br><i>{html.escape(self.note)}</i>" if self.note else ""
+        note = f"<br><i>{html_text(self.note)}</i>" if self.note else ""
         return head + note + html_table(self.ci, index=False, float_format=lambda x: f"{x:.6g}")
 
     def __repr__(self):

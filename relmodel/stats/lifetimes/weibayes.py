@@ -15,7 +15,6 @@ Handbook*, 5th ed., 2006, chapter 6):
   ``t_q = eta (-ln(1 - q))^(1/beta)``.
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +24,7 @@ from scipy import stats
 from ...errors import FitError
 from .fitting import prepare
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["weibayes", "WeibayesResult"]
 
@@ -63,7 +63,7 @@ class WeibayesResult:
                              "upper": [self.upper, b10[2]]})
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.sentence)}</p>" + html_table(self.to_frame(), index=False)
+        return f"<p>{html_text(self.sentence)}</p>" + html_table(self.to_frame(), index=False)
 
 
 def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):

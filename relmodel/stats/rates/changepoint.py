@@ -29,6 +29,7 @@ from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
 from ...tables import html_table
+from relmodel.escape import html_text, html_paragraphs
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
 
@@ -139,7 +140,7 @@ class RateChanges:
                              f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"]})
 
     def _repr_html_(self):
-        text = "".join(f"<p>{s}</p>" for s in self.sentences())
+        text = html_paragraphs(self.sentences())
         return text + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
 
 

@@ -19,6 +19,7 @@ from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_
 from .rate_compare import compare_rates
 from .rates import poisson_interval
 from ...tables import html_table
+from relmodel.escape import html_text, html_paragraphs
 
 __all__ = ["FleetSummary", "fleet_summary"]
 
@@ -73,7 +74,7 @@ class FleetSummary:
             "p-value": [_p_text(p) if role == "fleet" else "" for p, role in zip(t["p_value"], t["role"])]})
 
     def _repr_html_(self):
-        text = "".join(f"<p>{s}</p>" for s in self.sentences())
+        text = html_paragraphs(self.sentences())
         return text + html_table(self.table_for_people(), index=False)
 
 

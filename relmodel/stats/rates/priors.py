@@ -26,6 +26,7 @@ from ...units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
            "PredictiveCounts", "VAGUE_SHAPE", "MAX_SHAPE"]
@@ -79,7 +80,7 @@ class GammaPrior:
                 f"{self.method}).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + (f"<p><i>{self.note}</i></p>" if self.note else "")
+        return f"<p>{html_text(self.sentence())}</p>" + (f"<p><i>{html_text(self.note)}</i></p>" if self.note else "")
 
 
 def _fleet_inputs(fleets, per):
@@ -234,7 +235,7 @@ class PredictiveCounts:
                 f"{self.mean:,.0f} interruptions ({conf:.0%}: {lo:,} to {hi:,}).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + html_table(self.to_frame(), index=False)
+        return f"<p>{html_text(self.sentence())}</p>" + html_table(self.to_frame(), index=False)
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,7 @@ class RatePosterior:
                 f"{24000 * lo:,.2f} to {24000 * hi:,.2f}).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.3f}".format)
+        return f"<p>{html_text(self.sentence())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.3f}".format)
 
 
 def _future_units(per, n_gpus, n_nodes, gpus_per_node):

@@ -28,6 +28,7 @@ from ...errors import UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
            "adjust_pvalues", "CORRECTIONS"]
@@ -116,7 +117,7 @@ class RateComparison:
                 f"the chance that {self.name_a} is worse is {_pct(self.prob_a_worse)} ({self.prior} priors).")
 
     def _repr_html_(self):
-        return f"<p>{self.sentence()}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
+        return f"<p>{html_text(self.sentence())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +140,8 @@ class ComponentComparison:
         return self.table[self.table["p_adjusted"] < level]
 
     def _repr_html_(self):
-        head = (f"<p>{self.name_a} against {self.name_b} by cause; p-values adjusted by {self.correction} for "
+        head = (f"<p>{html_text(self.name_a)} against {html_text(self.name_b)} by cause; p-values adjusted by "
+                f"{html_text(self.correction)} for "
                 f"{len(self.table)} causes.</p>")
         return head + html_table(self.table.head(15), index=False, float_format="{:,.3g}".format)
 

@@ -24,6 +24,7 @@ from ...errors import PriorError, UnitError
 from .priors import MAX_SHAPE, _fit_gamma, marginal_loglik, per_day_label
 from .rates import component_rates, poisson_interval
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["ComponentShrinkage", "shrink_components"]
 
@@ -50,7 +51,7 @@ class ComponentShrinkage:
             "weight on own data": t["weight"]})
 
     def _repr_html_(self):
-        return f"<p>Rates by cause, shrunk by {self.method}.</p>" + html_table(self.to_frame().head(15),
+        return f"<p>Rates by cause, shrunk by {html_text(self.method)}.</p>" + html_table(self.to_frame().head(15),
             index=False, float_format="{:,.3f}".format)
 
 

@@ -8,7 +8,6 @@ Biometrika 81, 1994; the score form R's survival package uses since 3.0,
 ("rank") or the time itself ("identity"), centred on its mean over failures.
 """
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ from scipy import stats
 
 from ...errors import FitError
 from ...tables import html_table
+from relmodel.escape import html_text
 from .cox_engine import _by_event, information
 from ..survival.nonparam import risk_table
 
@@ -46,7 +46,7 @@ class PHCheck:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
+        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
 
 
 def _g_rows(stop, event, entry, transform):

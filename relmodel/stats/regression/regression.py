@@ -30,7 +30,6 @@ The Andersen-Gill form for recurrent failures of the same nodes lives in
 :mod:`relmodel.stats.regression.recurrent_regression`.
 """
 
-import html
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -47,6 +46,7 @@ from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
@@ -124,9 +124,9 @@ class RegressionResult:
         return out
 
     def _repr_html_(self):
-        head = (f"<p><b>{self.model} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
+        head = (f"<p><b>{html_text(self.model)} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
                 f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
-        ph = "" if self.ph_check is None else f"<p>{html.escape(self.ph_check.verdict)}</p>"
+        ph = "" if self.ph_check is None else f"<p>{html_text(self.ph_check.verdict)}</p>"
         return head + html_table(self.to_frame(), index=False, float_format="{:.3g}".format) + ph
 
     def __repr__(self):

@@ -20,7 +20,6 @@
   observed (Nelson, *Recurrent Events Data Analysis*, SIAM 2003, chapter 8).
 """
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +33,7 @@ from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -75,7 +75,7 @@ class GroupComparison:
         return t
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
+        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
 
 
 def _event_table(t, e, g, k):
@@ -172,7 +172,7 @@ class GrayTest:
         return pd.DataFrame({"group": self.groups, "score (observed - expected)": self.score})
 
     def _repr_html_(self):
-        return (f"<p>Gray's test for cause {html.escape(str(self.cause))}: chi-square {self.statistic:.2f} on "
+        return (f"<p>Gray's test for cause {html_text(self.cause)}: chi-square {self.statistic:.2f} on "
                 f"{self.df} df, p = {self.p:.2g}</p>")
 
 
@@ -269,7 +269,7 @@ class MCFComparison:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table.tail(12), index=False)
+        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.table.tail(12), index=False)
 
 
 def _sd(est, conf):

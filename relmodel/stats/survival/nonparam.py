@@ -20,6 +20,7 @@ from ...data.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = [
     "StepEstimate",
@@ -130,7 +131,7 @@ class StepEstimate:
         )
 
     def _repr_html_(self):
-        head = (f"<p><b>{self.method}</b> estimate of {self.quantity} ({self.label}): "
+        head = (f"<p><b>{html_text(self.method)}</b> estimate of {html_text(self.quantity)} ({html_text(self.label)}): "
                 f"n={self.n}, events={self.n_observed}, {100 * self.conf:g}% band</p>")
         return head + html_table(self.to_frame(), max_rows=12)
 

@@ -38,6 +38,7 @@ from .nonparam import interruptions
 from .recurrence import _mcf_inputs
 from ...units import hours
 from ...tables import html_table
+from relmodel.escape import html_text
 
 __all__ = [
     "TrendTest",
@@ -381,7 +382,7 @@ class TrendResult:
 
     def _repr_html_(self):
         f = self.fit
-        return (f"<p><b>Trend: {self.verdict}</b> (p = {self.p_value:.3g}, {self.method}, "
+        return (f"<p><b>Trend: {html_text(self.verdict)}</b> (p = {self.p_value:.3g}, {html_text(self.method)}, "
                 f"alpha = {self.alpha:g}); Crow-AMSAA beta = {f.beta:.3g} "
                 f"[{f.beta_lo:.3g}, {f.beta_hi:.3g}], n = {f.n}, T = {f.end_h:.4g} h</p>"
                 + html_table(self.to_frame(), index=False))
