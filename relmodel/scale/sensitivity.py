@@ -82,6 +82,8 @@ def domain_fit_sensitivity(cluster, source, ckpt_cost, restart, fits=None, *, st
     fits = np.asarray(fits, dtype=float)
     if fits.ndim != 1 or fits.size == 0 or np.any(~np.isfinite(fits)) or np.any(fits < 0):
         raise DesignError(f"fits must be a list of FIT values >= 0 (failures per domain per 10^9 h); got {fits!r}")
+    if fits.size > 50:
+        raise DesignError(f"at most 50 FIT values (each is a full design evaluation); got {fits.size}")
     rows = []
     for fit in fits:
         r = evaluate_design(cluster, source, ckpt_cost, restart, domain_fit=float(fit), n_runs=n_runs,

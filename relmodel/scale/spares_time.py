@@ -26,12 +26,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import ModelInputError
+from ..errors import ModelInputError, ResourceLimitError
 from ..tables import html_table
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair, _rate
 
-__all__ = ["SparesOverTime", "spares_over_time", "away_mean"]
+__all__ = ["SparesOverTime", "spares_over_time", "away_mean", "MAX_EVENTS"]
+
+#: Most events one call simulates (an event loop in Python: about a second per million).
+MAX_EVENTS = 20_000_000
 
 
 def away_mean(failure_rate_per_h, lead_time, t_h, scrap=0.0, rng=None):
@@ -166,6 +169,11 @@ def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, sp
     runs = int(n_runs)
     if runs < 1 or int(points) < 2:
         raise ModelInputError(f"n_runs must be >= 1 and points >= 2; got {n_runs!r}, {points!r}")
+    events = 2.0 * (lam + nu * c) * h * runs          # each failure leaves the shelf and comes back
+    if events > MAX_EVENTS:
+        raise ResourceLimitError(f"about {events:,.0f} events would be simulated ({runs:,} runs of {h:,.0f} h at "
+                                 f"{lam + nu * c:.3g} failures per hour); use fewer runs (n_runs) or a shorter "
+                                 f"horizon, up to {MAX_EVENTS:,.0f} events")
     grid = np.linspace(0.0, h, int(points))
     rng = np.random.default_rng(seed)
     sims = [_run(rng, lam, nu, c, lead_time, p, grid) for _ in range(runs)]

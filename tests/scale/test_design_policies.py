@@ -211,3 +211,10 @@ def test_correlated_table_by_hand(llama3):
     assert (t.loc["Host Maintenance", "domains_per_event"], t.loc["Host Maintenance", "from"]) == (3, "override")
     spares = correlated_table(design_presets(16_384)["nvl72-in-rack-spares"], llama3).set_index("component")
     assert spares.loc["Faulty GPU", "nodes_per_event"] == 1                   # a spare tray stands in
+
+
+def test_sensitivity_refuses_bad_fits(llama3):
+    c = design_presets(1_152)["nvl72-whole-rack"]
+    for fits in ([-1.0], [], [float("nan")], list(range(60))):
+        with pytest.raises(DesignError, match="FIT"):
+            domain_fit_sensitivity(c, llama3, "1min", "10min", fits=fits)

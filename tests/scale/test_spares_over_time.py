@@ -96,6 +96,12 @@ def test_scrap_runs_the_pool_down_and_the_text_says_so():
     assert "never replaced" in r.text() and "nan" not in r._repr_html_().lower()
 
 
+def test_bounded_work():
+    from relmodel.errors import ResourceLimitError
+    with pytest.raises(ResourceLimitError, match="fewer runs"):
+        spares_over_time(1000.0, C, LEAD, "90d", n_runs=2000)
+
+
 @pytest.mark.parametrize("kw", [dict(spares=-1), dict(spares=2.5), dict(scrap=1.5), dict(spare_rate_per_h=-1.0),
                                 dict(horizon="0h"), dict(n_runs=0)])
 def test_bad_inputs(kw):
