@@ -46,7 +46,7 @@ import pandas as pd
 from ..errors import InputTypeError, KernelLogError
 from ..units import hours
 from .clean import clean_events, empty_problems
-from .logs import InterruptionLog
+from .logs import InterruptionLog, _whole_or_none
 from .textinput import read_raw
 from .xid import BOOT, BURST_WINDOW, KERNEL_EVENTS, REBOOT, SHUTDOWN, classify_xid
 
@@ -313,7 +313,10 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
         raise InputTypeError(f"year= is the year of the log's first line, a whole number such as 2024; got {year!r}")
     if log_format is not None and log_format not in FORMATS:
         raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
+    nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     burst_h = float(hours(burst))
+    if burst_h < 0:
+        raise KernelLogError(f"burst={burst!r}: the merge window is a duration of 0 or more, e.g. '5min'")
     text, label = read_raw(path_or_text, "kernel log")
     lines = text.split("\n")
     if lines[-1] == "":

@@ -165,3 +165,10 @@ def test_bursts_merge_only_within_the_window():
     short = read_xid(text, year=2024, burst="1min")
     # five incidents; the two GPUs of node a at 00:08 with one cause are one outage of the node (duplicate rule)
     assert len(short) == 4 and "duplicate" in set(short.problems()["problem"])
+
+
+@pytest.mark.parametrize("kw", [{"nodes": 0}, {"nodes": "many"}, {"gpus_per_node": 2.5}])
+def test_bad_counts_are_count_errors(kw):
+    from relmodel.errors import CountError
+    with pytest.raises(CountError, match="whole number"):
+        read_xid(rfc3164(), year=2024, **kw)
