@@ -105,6 +105,9 @@ def sniff_format(lines):
 
 def _hosts_and_ok(lines, fmt, host):
     """Per line, the host (None when the line is not in the form) — a fast pass over every line."""
+    if fmt == "rfc3164" and any(ln.startswith("<") for ln in lines[:50]):  # with a <PRI> prefix: the slow way
+        matches = (_LINE["rfc3164"].match(ln) for ln in lines)
+        return [m.group(2) if m else None for m in matches]
     if fmt == "rfc3164":
         return [ln[16:ln.find(" ", 16)] if len(ln) > 17 and ln[15] == " " and ln[3] == " " else None
                 for ln in lines]

@@ -172,3 +172,9 @@ def test_bad_counts_are_count_errors(kw):
     from relmodel.errors import CountError
     with pytest.raises(CountError, match="whole number"):
         read_xid(rfc3164(), year=2024, **kw)
+
+
+def test_syslog_lines_with_a_priority_prefix():
+    text = "".join("<4>" + line + "\n" for line in rfc3164().splitlines())
+    log = read_xid(text, year=2024)
+    assert len(log) == 7 and log.n_nodes == 3
