@@ -70,6 +70,7 @@ class XidLog(InterruptionLog):
 
     ``xid_events`` lists every Xid line (line, time_h, node, gpu, xid,
     component, category, interrupts, cause), also those that do not interrupt.
+    ``row`` in ``events`` and ``problems()`` is the line of the log (1-based).
     """
 
     def __init__(self, events, window_h, *, xid_events, log_format, n_lines, **kwargs):

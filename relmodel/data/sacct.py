@@ -53,7 +53,8 @@ class JobLog(InterruptionLog):
 
     ``segments`` has one row per allocation: run, job_id, state, cancelled_by,
     exit_code, signal, start_h, end_h, running, nodes, nodelist, interrupts,
-    gap_h (to the run's next segment).
+    gap_h (to the run's next segment).  ``row`` in ``events`` and ``problems()`` is
+    the line of the export (1-based, the header is line 1).
     """
 
     def __init__(self, events, window_h, *, segments, nodes_at_once=None, nodes_seen=None, **kwargs):
