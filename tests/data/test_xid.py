@@ -178,3 +178,13 @@ def test_syslog_lines_with_a_priority_prefix():
     text = "".join("<4>" + line + "\n" for line in rfc3164().splitlines())
     log = read_xid(text, year=2024)
     assert len(log) == 7 and log.n_nodes == 3
+
+
+def test_cause_mix_beside_llama3_counted_by_hand():
+    from relmodel.data.xid import cause_mix
+    mix = cause_mix(read_xid(rfc3164(), year=2024)).set_index("category")
+    # this log: GPU 3 (79, 74, 48), Host 3 (EDAC, NIC, reboot), Unknown 1 (Xid 777)
+    assert mix["count"].to_dict() == {"GPU": 3, "Host": 3, "Unknown": 1, "Dependency": 0, "Network": 0,
+                                      "Unplanned Maintenance": 0}
+    # Llama 3 Table 5: Host = NIC 7 + SSD 3 + PSU 3 + chassis 2 + IO board 2 + CPU 2 + memory 2 = 21 of 419
+    assert mix.loc["Host", "llama3_count"] == 21 and mix.loc["Host", "llama3_share"] == pytest.approx(21 / 419)
