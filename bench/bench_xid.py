@@ -19,6 +19,7 @@ The target is under 10 s for 10^6 lines on one core.
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -49,11 +50,13 @@ def main():
         path = Path(tmp) / "syslog"
         gen_s, truth = once(lambda: synthetic_syslog(path, days=60, nodes=1000, noise_per_day=noise, seed=0))
         n = truth.text.count("\n")
+        cpu0 = time.process_time()
         rel_s, log = once(lambda: read_xid(path, year=2024))
+        rel_cpu = time.process_time() - cpu0
         pd_s, _ = once(lambda: plain_pandas(path, 2024))
     print(f"syslog: {n:,} lines, 1,000 nodes, 60 days (generated in {gen_s:.1f} s)")
-    print(f"relmodel read_xid: {rel_s:.2f} s  ({n / rel_s / 1e6:.2f} million lines/s); target under 10 s: "
-          f"{'met' if rel_s < 10 else 'MISSED'}")
+    print(f"relmodel read_xid: {rel_s:.2f} s wall, {rel_cpu:.2f} s CPU ({n / rel_s / 1e6:.2f} million lines/s); "
+          f"target under 10 s: {'met' if rel_s < 10 else 'MISSED'} (the CPU time is what a shared machine does not inflate)")
     print(f"plain pandas (Xid lines only, no merging): {pd_s:.2f} s")
     print(f"ratio relmodel / pandas: {rel_s / pd_s:.2f}")
     print(f"outages recovered: {len(log)} of {sum(truth.counts.values())} written; hosts counted: {log.n_nodes:,}")

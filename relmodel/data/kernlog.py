@@ -46,7 +46,7 @@ import pandas as pd
 from ..errors import InputTypeError, KernelLogError
 from ..units import hours
 from .clean import clean_events, empty_problems
-from .logs import InterruptionLog
+from .logs import InterruptionLog, _whole_or_none
 from .textinput import read_raw
 from .xid import BOOT, BURST_WINDOW, KERNEL_EVENTS, REBOOT, SHUTDOWN, classify_xid
 
@@ -70,6 +70,7 @@ class XidLog(InterruptionLog):
 
     ``xid_events`` lists every Xid line (line, time_h, node, gpu, xid,
     component, category, interrupts, cause), also those that do not interrupt.
+    ``row`` in ``events`` and ``problems()`` is the line of the log (1-based).
     """
 
     def __init__(self, events, window_h, *, xid_events, log_format, n_lines, **kwargs):
@@ -105,6 +106,9 @@ def sniff_format(lines):
 
 def _hosts_and_ok(lines, fmt, host):
     """Per line, the host (None when the line is not in the form) — a fast pass over every line."""
+    if fmt == "rfc3164" and any(ln.startswith("<") for ln in lines[:50]):  # with a <PRI> prefix: the slow way
+        matches = (_LINE["rfc3164"].match(ln) for ln in lines)
+        return [m.group(2) if m else None for m in matches]
     if fmt == "rfc3164":
         return [ln[16:ln.find(" ", 16)] if len(ln) > 17 and ln[15] == " " and ln[3] == " " else None
                 for ln in lines]
@@ -313,7 +317,10 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
         raise InputTypeError(f"year= is the year of the log's first line, a whole number such as 2024; got {year!r}")
     if log_format is not None and log_format not in FORMATS:
         raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
+    nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     burst_h = float(hours(burst))
+    if burst_h < 0:
+        raise KernelLogError(f"burst={burst!r}: the merge window is a duration of 0 or more, e.g. '5min'")
     text, label = read_raw(path_or_text, "kernel log")
     lines = text.split("\n")
     if lines[-1] == "":

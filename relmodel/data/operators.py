@@ -24,7 +24,7 @@ def sniff_log(path):
         return None
     try:
         lines, _ = read_text(path)
-    except LogFormatError:
+    except (LogFormatError, OSError):  # unreadable: the table reader says why
         return None
     head = [ln for ln in lines[:50] if ln.strip()]
     if head and "|" in head[0] and "JobID" in head[0].split("|"):

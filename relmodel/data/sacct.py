@@ -37,7 +37,7 @@ import pandas as pd
 from ..errors import InputTypeError, SacctFormatError, UnknownJobError
 from .clean import clean_events, empty_problems
 from .durations import Durations
-from .logs import InterruptionLog
+from .logs import InterruptionLog, _whole_or_none
 from .nodelist import expand_nodelist
 from .sacct_fields import (DEFAULT_STATES, STATES, parse_elapsed, parse_exit_code, parse_state, parse_times,
                            split_job_id)
@@ -53,7 +53,8 @@ class JobLog(InterruptionLog):
 
     ``segments`` has one row per allocation: run, job_id, state, cancelled_by,
     exit_code, signal, start_h, end_h, running, nodes, nodelist, interrupts,
-    gap_h (to the run's next segment).
+    gap_h (to the run's next segment).  ``row`` in ``events`` and ``problems()`` is
+    the line of the export (1-based, the header is line 1).
     """
 
     def __init__(self, events, window_h, *, segments, nodes_at_once=None, nodes_seen=None, **kwargs):
@@ -248,6 +249,7 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
     (1, 4, 5, [0.5], 0.9897)
     """
     states = _check_states(interruptions)
+    gpus_per_node = _whole_or_none("gpus_per_node", gpus_per_node)
     lines, label = read_text(path_or_text, "Slurm export")
     df = _rows(lines, label)
     df, no_start = _parse(df, label, time_format)

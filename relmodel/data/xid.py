@@ -33,7 +33,7 @@ import re
 
 import pandas as pd
 
-__all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "xid_table", "classify_xid"]
+__all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "xid_table", "classify_xid", "cause_mix"]
 
 BURST_WINDOW = "5min"  #: Xid lines of one GPU closer than this are one incident (default of read_xid)
 
@@ -111,3 +111,34 @@ def xid_table():
     """
     return pd.DataFrame([(k, *v) for k, v in sorted(XID.items())],
                         columns=["xid", "component", "category", "interrupts", "cause"])
+
+
+def cause_mix(log):
+    """Interruptions of ``log`` by cause category beside Llama 3's 54-day mix (Table 5, the bundled counts).
+
+    ``log`` has a "category" cause column in the shared taxonomy (as
+    :func:`~relmodel.data.kernlog.read_xid` gives).  Returns a DataFrame:
+    category, count, share (a fraction of this log's interruptions),
+    llama3_count, llama3_share; one row per category of either, largest first.
+
+    Examples
+    --------
+    >>> from relmodel.data.kernlog import read_xid
+    >>> log = read_xid("Mar  1 00:00:00 a kernel: NVRM: Xid (PCI:0000:01:00): 79, off the bus\\n", year=2024)
+    >>> row = cause_mix(log).iloc[0]
+    >>> row["category"], int(row["count"]), int(row["llama3_count"])   # Llama 3: 148+72+19+17+6+6 GPU
+    ('GPU', 1, 268)
+    """
+    from .datasets import llama3_54day
+    if "category" not in getattr(log, "cause_columns", ()):
+        from ..errors import MissingColumnError
+        raise MissingColumnError(f"{getattr(log, 'name', 'log')}: no 'category' cause column in the shared taxonomy; "
+                                 "read a kernel log with read_xid")
+    mine = log.interruptions()["category"].value_counts()
+    ref = llama3_54day().table.groupby("category")["count"].sum()
+    out = pd.DataFrame({"count": mine, "llama3_count": ref}).fillna(0).astype(int)
+    out["share"] = out["count"] / max(int(out["count"].sum()), 1)
+    out["llama3_share"] = out["llama3_count"] / int(out["llama3_count"].sum())
+    out = out.rename_axis("category").reset_index()
+    out = out.sort_values(["count", "llama3_count"], ascending=False, kind="stable").reset_index(drop=True)
+    return out[["category", "count", "share", "llama3_count", "llama3_share"]]

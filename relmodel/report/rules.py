@@ -33,6 +33,10 @@ log                     a bundled data set name (relmodel.datasets.NAMES) or
 start, end, node,       a column in the log file's header (only the header is
 cause, planned, column  read); a bundled log takes no column names except
                         ``column``, one of its cause columns
+format                  "table", "sacct" or "xid" (None: recognised from the file)
+job                     a job name, id or array task id (Slurm exports)
+year                    whole year 1970 to 9999 (syslog without years)
+ckpt_interval           duration > 0 (the interval a past Slurm run used)
 ======================  ====================================================
 
 List parameters (``name[]`` above) must be non-empty and every element must
@@ -178,6 +182,11 @@ def _resolve_path(name, value, cwd):
                              f"({brief(str(path))}); relative paths are read from the folder you run in")
     return str(path.resolve())
 
+RULES["format"] = (lambda v: v in ("table", "sacct", "xid"),
+                   "'table', 'sacct' (a Slurm sacct -P export) or 'xid' (a kernel log), or null", False)
+RULES["job"] = (lambda v: isinstance(v, str) and 0 < len(v) <= 200, "a job name, id or array task id, or null", False)
+RULES["year"] = (_whole(1970, 9999), "a whole year such as 2024, or null", False)
+RULES["ckpt_interval"] = (_positive_duration, "a duration > 0 such as '30min' or 0.5 (hours), or null", False)
 
 #: Parameters that hold one duration or a list of them.
 DURATIONS = {n for n, (check, _, _) in RULES.items() if check in (_positive_duration, _duration_or_zero)}
@@ -275,6 +284,8 @@ def _check_columns(values, log):
             raise ParameterError(f"parameter 'column' = {given['column']!r}: the bundled log {log!r} "
                                  f"has the cause columns {', '.join(causes)}")
         return
+    if _operator_log(values, log):
+        return  # a Slurm export or kernel log has no columns to name
     header = log_header(log)
     for name, col in given.items():
         for c in col if isinstance(col, list) else [col]:
@@ -310,3 +321,14 @@ def check_values(values, defaults=None, cwd=None):
     if any(c in values for c in COLUMNS) or "log" in values:
         _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
     return out
+
+
+def _operator_log(values, log):
+    """True when ``log`` is read as a Slurm export or kernel log (``format`` says so, or the file looks like one)."""
+    fmt = values.get("format")
+    if fmt in ("sacct", "xid"):
+        return True
+    if fmt == "table":
+        return False
+    from ..data.operators import sniff_log
+    return sniff_log(log) is not None

@@ -165,3 +165,26 @@ def test_bursts_merge_only_within_the_window():
     short = read_xid(text, year=2024, burst="1min")
     # five incidents; the two GPUs of node a at 00:08 with one cause are one outage of the node (duplicate rule)
     assert len(short) == 4 and "duplicate" in set(short.problems()["problem"])
+
+
+@pytest.mark.parametrize("kw", [{"nodes": 0}, {"nodes": "many"}, {"gpus_per_node": 2.5}])
+def test_bad_counts_are_count_errors(kw):
+    from relmodel.errors import CountError
+    with pytest.raises(CountError, match="whole number"):
+        read_xid(rfc3164(), year=2024, **kw)
+
+
+def test_syslog_lines_with_a_priority_prefix():
+    text = "".join("<4>" + line + "\n" for line in rfc3164().splitlines())
+    log = read_xid(text, year=2024)
+    assert len(log) == 7 and log.n_nodes == 3
+
+
+def test_cause_mix_beside_llama3_counted_by_hand():
+    from relmodel.data.xid import cause_mix
+    mix = cause_mix(read_xid(rfc3164(), year=2024)).set_index("category")
+    # this log: GPU 3 (79, 74, 48), Host 3 (EDAC, NIC, reboot), Unknown 1 (Xid 777)
+    assert mix["count"].to_dict() == {"GPU": 3, "Host": 3, "Unknown": 1, "Dependency": 0, "Network": 0,
+                                      "Unplanned Maintenance": 0}
+    # Llama 3 Table 5: Host = NIC 7 + SSD 3 + PSU 3 + chassis 2 + IO board 2 + CPU 2 + memory 2 = 21 of 419
+    assert mix.loc["Host", "llama3_count"] == 21 and mix.loc["Host", "llama3_share"] == pytest.approx(21 / 419)
