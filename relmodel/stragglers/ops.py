@@ -4,7 +4,8 @@ The format is that of the public traces of Lin et al. (OSDI 2025,
 github.com/ByteDance-Seed/StragglerAnalysis): columns ``dp_rank``, ``stage``,
 ``step``, ``optype``, ``seq_id`` (the operation's number among those of its
 type on that worker in that step), ``start_ts`` and ``duration`` (seconds);
-``rank``, ``mc``, ``gmc`` and ``mb_id`` may be present and are not needed.
+``mc`` (a compute's model chunk) is needed for interleaved schedules
+(``vpp`` > 1); ``rank``, ``gmc`` and ``mb_id`` may be present and are not needed.
 :func:`read_ops` checks the trace against the stated parallelism and builds
 the step's dependency model from the operations of DP rank 0 in the first
 step; every other worker and step must run the same operations.  Times are
@@ -113,7 +114,7 @@ def _check_sizes(df, dp, pp, label):
                                     f"record every {'data-parallel rank' if col == 'dp_rank' else 'pipeline stage'}")
 
 
-def _template(df, pp, label):
+def _template(df, pp, vpp, label):
     """Per stage: op counts and the compute order, from DP rank 0 in the first step."""
     first = df["step"].min()
     t = df[(df["dp_rank"] == 0) & (df["step"] == first)]
@@ -127,7 +128,14 @@ def _template(df, pp, label):
                                f"0, 1, 2, ... (each op type numbers its operations from 0 within a step)")
         counts.append({str(k): int(v) for k, v in c["size"].items()})
         comp = ts[ts["optype"].isin(COMPUTE)].sort_values(["start_ts", "seq_id", "optype"], kind="stable")
-        orders.append(list(zip(comp["optype"].astype(str), comp["seq_id"].astype(int))))
+        chunks = comp["mc"].astype(int) if "mc" in comp else pd.Series(0, index=comp.index)
+        if vpp > 1 and "mc" not in comp:
+            raise OpTraceError(f"{label}: vpp={vpp} needs the column 'mc' (each compute's model chunk)")
+        bad = (chunks < 0) | (chunks >= vpp)
+        if bad.any():
+            raise OpTraceError(f"{label}: stage {s}: compute model chunks (mc) {sorted(set(chunks[bad]))[:5]} are "
+                               f"outside 0..{vpp - 1} for vpp={vpp}")
+        orders.append(list(zip(comp["optype"].astype(str), comp["seq_id"].astype(int), chunks)))
     return counts, orders
 
 
@@ -220,15 +228,12 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
     for k, v in (("dp", dp), ("pp", pp), ("tp", tp), ("vpp", vpp)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ModelInputError(f"{k} must be a whole number of at least 1; got {v!r}")
-    if vpp > 1:
-        raise OpTraceError(f"vpp={vpp}: traces of interleaved pipeline schedules (virtual stages) are not supported "
-                           "yet; relmodel reads 1F1B traces (vpp=1)")
     df, label = read_table(source)
     require_columns(df, NEEDED, label, "an op-level trace column")
     df["optype"] = df["optype"].astype(str)
     _check_sizes(df, dp, pp, label)
-    counts, orders = _template(df, pp, label)
-    graph = build_graph(pp, counts, orders)
+    counts, orders = _template(df, pp, vpp, label)
+    graph = build_graph(pp, counts, orders, vpp=vpp)
     steps = np.unique(df["step"].to_numpy())
     start, dur = _dense(df, graph, steps, dp, label)
     if (dur < 0).any():

@@ -73,8 +73,10 @@ def test_ranks_against_the_parallelism(small):
         read_ops(df, dp=0, pp=3)
     with pytest.raises(ModelInputError, match="dp= and pp="):
         read_ops(df)
-    with pytest.raises(OpTraceError, match="interleaved"):
-        read_ops(df, dp=3, pp=3, vpp=2)
+    with pytest.raises(OpTraceError, match="needs the column 'mc'"):
+        read_ops(df.drop(columns="mc"), dp=3, pp=3, vpp=2)
+    with pytest.raises(OpTraceError, match="outside 0..0"):
+        read_ops(df.assign(mc=df["mc"].where(df["optype"] != "forward-compute", 1)), dp=3, pp=3)
 
 
 def test_overlapping_computes(small):
@@ -104,3 +106,9 @@ def test_metadata_beside_the_file(tmp_path, small):
     (tmp_path / "meta-Y.yaml").write_text("dp_size: three\n")
     with pytest.raises(OpTraceError, match="whole numbers"):
         read_ops(path, meta=tmp_path / "meta-Y.yaml")
+
+
+def test_interleaved_round_trip():
+    trace = synthetic_ops(dp=2, pp=4, n_micro=8, n_steps=4, vpp=2, slow=[(1, 1, 1.4)], noise=0.05, seed=7)
+    back = read_ops(to_frame(trace), dp=2, pp=4, vpp=2)
+    assert back.vpp == 2 and np.abs(back.x - trace.x).max() < 1e-9
