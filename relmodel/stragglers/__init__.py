@@ -29,6 +29,7 @@ from .whatif import WhatIf, whatif, typical_times
 from .plan import analyse_trace, evict_worker, slow_workers, whatif_goodput, worker_steps
 from .ops import example_ops
 from .synthetic_ops import synthetic_ops
+from .kineto import read_kineto
 
 register_analysis("slowdown", slowdown)
 register_analysis("find_slow_nodes", find_slow_nodes)
@@ -40,4 +41,4 @@ __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "Evicti
            "slowdown", "SyntheticSteps", "synthetic_steps", "write_synthetic_parquet"]
 __all__ += ["OpGraph", "build_graph", "one_f_one_b", "OpTrace", "read_ops", "read_meta", "simulate_steps", "WhatIf",
             "whatif", "typical_times", "analyse_trace", "evict_worker", "slow_workers", "whatif_goodput", "worker_steps", "example_ops",
-            "synthetic_ops"]
+            "synthetic_ops", "read_kineto"]
