@@ -42,6 +42,6 @@ from .scale.decision import Decision, decide
 from . import plots, report
 from . import defaults
 from .scale import sweep_grid
-from .stragglers import OpTrace, read_ops, WhatIf, whatif
+from .stragglers import OpTrace, read_ops, read_kineto, WhatIf, whatif
 
 __version__ = "0.2.0"

@@ -22,7 +22,7 @@ import pandas as pd
 from ..data.readers import read_table, require_columns
 from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, ModelInputError, OpTraceError,
                       OverlappingOpsError)
-from .graph import COMPUTE, build_graph
+from .graph import COMPUTE, DP_COLLECTIVES, P2P, build_graph
 
 __all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED", "register_trace_analysis"]
 
@@ -174,17 +174,29 @@ def _dense(df, graph, steps, dp, label):
     return start.reshape(shape), dur.reshape(shape)
 
 
-def _check_overlap(graph, start, end, steps, label):
+def _streams(graph):
+    """Per stage, the streams that run one operation at a time: computes (schedule order), each send or
+    receive type, and the data-parallel collectives (all-gathers, then reduce-scatters), in order."""
+    pos = {i: k for k, unit in enumerate(graph.order) for i in unit}
     for s in np.unique(graph.stage):
-        comp = [i for unit in graph.order for i in unit if graph.stage[i] == s and graph.optype[i] in COMPUTE]
-        for a, b in zip(comp[:-1], comp[1:]):
+        on = np.flatnonzero(graph.stage == s)
+        yield s, "compute", sorted((i for i in on if graph.optype[i] in COMPUTE), key=pos.get)
+        for t in P2P:
+            yield s, t, sorted((i for i in on if graph.optype[i] == t), key=lambda i: graph.seq[i])
+        yield s, "data-parallel", sorted((i for i in on if graph.optype[i] in DP_COLLECTIVES),
+                                         key=lambda i: (DP_COLLECTIVES.index(graph.optype[i]), graph.seq[i]))
+
+
+def _check_overlap(graph, start, end, steps, label):
+    for s, stream, ops in _streams(graph):
+        for a, b in zip(ops[:-1], ops[1:]):
             gap = start[b] - end[a]
             if (gap < -OVERLAP_TOL_S).any():
                 si, d = np.unravel_index(int(np.argmin(gap)), gap.shape)
                 raise OverlappingOpsError(
                     f"{label}: step {steps[si]}, DP rank {d}, stage {s}: {graph.optype[b]!r} #{graph.seq[b]} starts "
-                    f"{-gap[si, d]:.4f} s before {graph.optype[a]!r} #{graph.seq[a]} ends on the compute stream; "
-                    "computes of one worker run one at a time, in the same order in every step")
+                    f"{-gap[si, d]:.4f} s before {graph.optype[a]!r} #{graph.seq[a]} ends on the {stream} stream; "
+                    "a stream runs one operation at a time, in the same order in every step")
 
 
 def _effective(graph, start, dur):

@@ -112,3 +112,12 @@ def test_interleaved_round_trip():
     trace = synthetic_ops(dp=2, pp=4, n_micro=8, n_steps=4, vpp=2, slow=[(1, 1, 1.4)], noise=0.05, seed=7)
     back = read_ops(to_frame(trace), dp=2, pp=4, vpp=2)
     assert back.vpp == 2 and np.abs(back.x - trace.x).max() < 1e-9
+
+
+def test_overlapping_sends(small):
+    df = small[1].copy()
+    i = df.index[(df["step"] == 3) & (df["dp_rank"] == 1) & (df["stage"] == 0)
+                 & (df["optype"] == "forward-send") & (df["seq_id"] == 0)][0]
+    df.loc[i, "duration"] += 5.0
+    with pytest.raises(OverlappingOpsError, match="forward-send stream"):
+        read_ops(df, dp=3, pp=3)
