@@ -118,25 +118,25 @@ def _template(df, pp, vpp, label):
     """Per stage: op counts and the compute order, from DP rank 0 in the first step."""
     first = df["step"].min()
     t = df[(df["dp_rank"] == 0) & (df["step"] == first)]
-    counts, orders = [], []
+    if vpp > 1 and "mc" not in t:
+        raise OpTraceError(f"{label}: vpp={vpp} needs the column 'mc' (each compute's model chunk)")
+    mc = t["mc"].to_numpy().astype(int) if "mc" in t else np.zeros(len(t), dtype=int)
+    rows = sorted(zip(t["stage"].astype(int), t["start_ts"].astype(float), t["seq_id"].astype(int),
+                      t["optype"].astype(str), mc))
+    seqs, orders = [dict() for _ in range(pp)], [[] for _ in range(pp)]
+    for s, _, q, op, c in rows:  # by stage, then start time, seq_id, op type: the artifact's order too
+        seqs[s].setdefault(op, []).append(q)
+        if op in COMPUTE:
+            if not 0 <= c < vpp:
+                raise OpTraceError(f"{label}: stage {s}: compute model chunk (mc) {c} is outside 0..{vpp - 1} "
+                                   f"for vpp={vpp}")
+            orders[s].append((op, q, c))
     for s in range(pp):
-        ts = t[t["stage"] == s]
-        c = ts.groupby("optype", observed=True)["seq_id"].agg(["size", "max"])
-        if (c["size"] != c["max"] + 1).any():
-            bad = c.index[c["size"] != c["max"] + 1][0]
-            raise OpTraceError(f"{label}: step {first}, DP rank 0, stage {s}: {bad!r} seq_id values are not "
-                               f"0, 1, 2, ... (each op type numbers its operations from 0 within a step)")
-        counts.append({str(k): int(v) for k, v in c["size"].items()})
-        comp = ts[ts["optype"].isin(COMPUTE)].sort_values(["start_ts", "seq_id", "optype"], kind="stable")
-        chunks = comp["mc"].astype(int) if "mc" in comp else pd.Series(0, index=comp.index)
-        if vpp > 1 and "mc" not in comp:
-            raise OpTraceError(f"{label}: vpp={vpp} needs the column 'mc' (each compute's model chunk)")
-        bad = (chunks < 0) | (chunks >= vpp)
-        if bad.any():
-            raise OpTraceError(f"{label}: stage {s}: compute model chunks (mc) {sorted(set(chunks[bad]))[:5]} are "
-                               f"outside 0..{vpp - 1} for vpp={vpp}")
-        orders.append(list(zip(comp["optype"].astype(str), comp["seq_id"].astype(int), chunks)))
-    return counts, orders
+        for op, qs in seqs[s].items():
+            if sorted(qs) != list(range(len(qs))):
+                raise OpTraceError(f"{label}: step {first}, DP rank 0, stage {s}: {op!r} seq_id values are not "
+                                   f"0, 1, 2, ... (each op type numbers its operations from 0 within a step)")
+    return [{op: len(qs) for op, qs in seqs[s].items()} for s in range(pp)], orders
 
 
 def _cells(df, graph, steps, dp, label):

@@ -75,7 +75,7 @@ def test_ranks_against_the_parallelism(small):
         read_ops(df)
     with pytest.raises(OpTraceError, match="needs the column 'mc'"):
         read_ops(df.drop(columns="mc"), dp=3, pp=3, vpp=2)
-    with pytest.raises(OpTraceError, match="outside 0..0"):
+    with pytest.raises(OpTraceError, match=r"chunk \(mc\) 1 is outside 0..0"):
         read_ops(df.assign(mc=df["mc"].where(df["optype"] != "forward-compute", 1)), dp=3, pp=3)
 
 
@@ -120,4 +120,11 @@ def test_overlapping_sends(small):
                  & (df["optype"] == "forward-send") & (df["seq_id"] == 0)][0]
     df.loc[i, "duration"] += 5.0
     with pytest.raises(OverlappingOpsError, match="forward-send stream"):
+        read_ops(df, dp=3, pp=3)
+
+
+def test_seq_ids_must_count_from_zero(small):
+    df = small[1].copy()
+    df.loc[(df["optype"] == "optimizer") & (df["stage"] == 1), "seq_id"] = 3
+    with pytest.raises(OpTraceError, match="seq_id values are not"):
         read_ops(df, dp=3, pp=3)
