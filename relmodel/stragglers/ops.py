@@ -140,18 +140,24 @@ def _template(df, pp, vpp, label):
 
 
 def _cells(df, graph, steps, dp, label):
-    key = graph.index()
-    codes = pd.Series(range(len(key)), index=pd.MultiIndex.from_tuples(list(key), names=["stage", "optype", "seq_id"]))
-    rows = pd.MultiIndex.from_arrays([df["stage"].astype(int), df["optype"].astype(str), df["seq_id"].astype(int)])
-    node = codes.reindex(rows).to_numpy()
-    if np.isnan(node).any():
-        i = int(np.flatnonzero(np.isnan(node))[0])
+    """Each row's flat index into the (node, step, DP rank) arrays, through a lookup table of integer codes."""
+    cat = pd.Categorical(df["optype"])
+    type_of = {str(t): k for k, t in enumerate(cat.categories)}
+    stage, seq = df["stage"].to_numpy().astype(np.int64), df["seq_id"].to_numpy().astype(np.int64)
+    lut = np.full((int(stage.max()) + 1, len(type_of), int(graph.seq.max()) + 2), -1, dtype=np.int64)
+    for i, (s, t, q) in enumerate(zip(graph.stage, graph.optype, graph.seq)):
+        if t in type_of:
+            lut[s, type_of[t], q] = i
+    node = lut[stage, cat.codes.astype(np.int64), np.clip(seq, -1, lut.shape[2] - 1)]
+    node[(seq < 0) | (seq >= lut.shape[2] - 1)] = -1
+    if (node < 0).any():
+        i = int(np.flatnonzero(node < 0)[0])
         r = df.iloc[i]
         raise MissingOpsError(f"{label}, row {i + 1}: step {r['step']}, DP rank {r['dp_rank']}, stage {r['stage']} "
                               f"has {r['optype']!r} #{r['seq_id']}, which DP rank 0 lacks in step {steps[0]}; every "
                               "worker and step must run the same operations")
     step_i = np.searchsorted(steps, df["step"].to_numpy())
-    return (node.astype(np.int64) * len(steps) + step_i) * dp + df["dp_rank"].to_numpy().astype(np.int64)
+    return (node * len(steps) + step_i) * dp + df["dp_rank"].to_numpy().astype(np.int64)
 
 
 def _dense(df, graph, steps, dp, label):
@@ -242,7 +248,8 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
             raise ModelInputError(f"{k} must be a whole number of at least 1; got {v!r}")
     df, label = read_table(source)
     require_columns(df, NEEDED, label, "an op-level trace column")
-    df["optype"] = df["optype"].astype(str)
+    if not isinstance(df["optype"].dtype, pd.CategoricalDtype):
+        df["optype"] = df["optype"].astype(str)
     _check_sizes(df, dp, pp, label)
     counts, orders = _template(df, pp, vpp, label)
     graph = build_graph(pp, counts, orders, vpp=vpp)
