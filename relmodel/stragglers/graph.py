@@ -37,7 +37,8 @@ import numpy as np
 
 from ..errors import OpGraphError
 
-__all__ = ["OpGraph", "build_graph", "one_f_one_b", "interleaved_1f1b", "COMPUTE", "P2P", "DP_COLLECTIVES", "TAIL", "COMM_TYPES"]
+__all__ = ["OpGraph", "build_graph", "one_f_one_b", "interleaved_1f1b", "COMPUTE", "P2P", "DP_COLLECTIVES", "TAIL",
+           "COMM_TYPES"]
 
 FWD, BWD = "forward-compute", "backward-compute"
 COMPUTE = (FWD, BWD)

@@ -260,8 +260,10 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
     end = start + dur
     _check_overlap(graph, start, end, steps, label)
     recorded = end.max(axis=(0, 2)) - start.min(axis=(0, 2))
-    return OpTrace(name=name or ("the job" if isinstance(source, pd.DataFrame) else Path(str(label)).name.split(".")[0]), dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp),
-                   steps=steps, graph=graph, x=_effective(graph, start, dur), recorded_s=recorded, n_ops=len(df))
+    if name is None:
+        name = "the job" if isinstance(source, pd.DataFrame) else Path(str(label)).name.split(".")[0]
+    return OpTrace(name=name, dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp), steps=steps, graph=graph,
+                   x=_effective(graph, start, dur), recorded_s=recorded, n_ops=len(df))
 
 
 def example_ops(name="AR"):
