@@ -291,9 +291,13 @@ class OverlappingOpsError(OpTraceError):
     """Two operations of one stream of one worker overlap in time (a stream runs one op at a time)."""
 
 
+class MissingTraceStepError(MissingOpsError, MissingStepsError):
+    """A worker with no operations at all in a step of an op-level trace (the step is missing for it)."""
+
+
 class OpGraphError(OpTraceError):
     """A dependency model that cannot be built or simulated (unknown op types, a cycle)."""
 
 
 __all__ += ["OpTraceError", "MissingOpsError", "MissingRanksError", "DuplicateOpError", "OverlappingOpsError",
-            "OpGraphError"]
+            "OpGraphError", "MissingTraceStepError"]

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.readers import read_table, require_columns
-from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, ModelInputError, OpTraceError,
-                      OverlappingOpsError)
+from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, MissingTraceStepError, ModelInputError,
+                      OpTraceError, OverlappingOpsError)
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, build_graph
 
 __all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED", "register_trace_analysis"]
@@ -160,6 +160,17 @@ def _cells(df, graph, steps, dp, label):
     return (node * len(steps) + step_i) * dp + df["dp_rank"].to_numpy().astype(np.int64)
 
 
+def _missing_steps(count, graph, steps, label):
+    """Raise when a worker has no operations at all in some step."""
+    for s in np.unique(graph.stage):
+        none = count[graph.stage == s].sum(axis=0) == 0  # (steps, dp)
+        if none.any():
+            si, d = np.argwhere(none)[0]
+            raise MissingTraceStepError(f"{label}: DP rank {d}, stage {s} has no operations in step {steps[si]} "
+                                        f"({int(none.sum()):,} worker-steps missing in all); every worker must be "
+                                        "recorded in every step")
+
+
 def _dense(df, graph, steps, dp, label):
     cell = _cells(df, graph, steps, dp, label)
     size = graph.n_nodes * len(steps) * dp
@@ -170,6 +181,7 @@ def _dense(df, graph, steps, dp, label):
         raise DuplicateOpError(f"{label}: step {steps[s]}, DP rank {d}: {graph.optype[n]!r} #{graph.seq[n]} of stage "
                                f"{graph.stage[n]} is recorded {count.max()} times; each operation once")
     if (count == 0).any():
+        _missing_steps(count.reshape(shape), graph, steps, label)
         n, s, d = np.unravel_index(int(np.argmin(count)), shape)
         raise MissingOpsError(f"{label}: step {steps[s]}, DP rank {d}: {graph.optype[n]!r} #{graph.seq[n]} of stage "
                               f"{graph.stage[n]} is missing ({int((count == 0).sum()):,} operations missing in all); "

@@ -6,7 +6,8 @@ import pytest
 
 import relmodel
 from relmodel.errors import (DuplicateOpError, MissingColumnError, MissingOpsError, MissingRanksError,
-                             ModelInputError, OpTraceError, OverlappingOpsError)
+                             MissingStepsError, MissingTraceStepError, ModelInputError, OpTraceError,
+                             OverlappingOpsError)
 from relmodel.stragglers import read_ops
 from relmodel.stragglers.ops import example_ops
 from relmodel.stragglers.synthetic_ops import synthetic_ops, to_frame
@@ -128,3 +129,11 @@ def test_seq_ids_must_count_from_zero(small):
     df.loc[(df["optype"] == "optimizer") & (df["stage"] == 1), "seq_id"] = 3
     with pytest.raises(OpTraceError, match="seq_id values are not"):
         read_ops(df, dp=3, pp=3)
+
+
+def test_missing_step_of_one_worker(small):
+    df = small[1]
+    gone = (df["step"] == 3) & (df["dp_rank"] == 2) & (df["stage"] == 0)
+    with pytest.raises(MissingTraceStepError, match="DP rank 2, stage 0 has no operations in step 3") as e:
+        read_ops(df[~gone], dp=3, pp=3)
+    assert isinstance(e.value, MissingStepsError) and isinstance(e.value, MissingOpsError)
