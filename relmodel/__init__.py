@@ -46,7 +46,7 @@ from . import resources
 
 from .data import read_sacct, read_xid, JobLog, XidLog, expand_nodelist
 from .checkpoint import backtest, Backtest
-from .stragglers import OpTrace, read_ops, WhatIf, whatif
+from .stragglers import OpTrace, read_ops, read_kineto, WhatIf, whatif
 from .checkpoint import CheckpointModel
 from .scale import domain_fit_sensitivity, spares_over_time
 

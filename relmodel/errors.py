@@ -314,18 +314,26 @@ class OverlappingOpsError(OpTraceError):
     """Two operations of one stream of one worker overlap in time (a stream runs one op at a time)."""
 
 
+class MissingTraceStepError(MissingOpsError, MissingStepsError):
+    """A worker with no operations at all in a step of an op-level trace (the step is missing for it)."""
+
+
 class OpGraphError(OpTraceError):
     """A dependency model that cannot be built or simulated (unknown op types, a cycle)."""
 
 
 __all__ += ["OpTraceError", "MissingOpsError", "MissingRanksError", "DuplicateOpError", "OverlappingOpsError",
-            "OpGraphError"]
+            "OpGraphError", "MissingTraceStepError"]
+
+
 class SeparationWarning(UserWarning):
     """A regression fitted, but a covariate (level) separates failures from survivors: its
     estimate runs off to +-infinity, as R's ``coxph`` and ``survreg`` report it."""
 
 
 __all__ += ["SeparationWarning"]
+
+
 class KernelDiedError(ReportError):
     """A notebook's kernel died (killed, out of memory): a fault of the machine, exit status 1.
     The message names the notebook."""

@@ -6,8 +6,11 @@ loss grows with the number of GPUs (:mod:`.scaling`: E[max of N] and
 fail-slow rates), the eviction policy and the goodput that combines
 fail-stop and fail-slow faults (:mod:`.policy`), and synthetic step logs
 with planted slow nodes (:mod:`.synthetic`); op-level traces (:mod:`.ops`),
-the step's dependency model (:mod:`.graph`), its simulator (:mod:`.simulate`)
-and the what-if analysis through it (:mod:`.whatif`).  May import the checkpoint,
+with readers for their files (:mod:`.ops`, PyTorch profiler traces in
+:mod:`.kineto`), the step's dependency model (:mod:`.graph`), its simulator
+(:mod:`.simulate`), the what-if analysis through it (:mod:`.whatif`), what it
+means for eviction and goodput (:mod:`.plan`), and synthetic op-level traces
+(:mod:`.synthetic_ops`).  May import the checkpoint,
 statistics and data layers and the base; never :mod:`relmodel.scale` or
 presentation, never matplotlib or papermill.  Reading step logs lives in
 :mod:`relmodel.data.steps`; this package attaches ``slowdown()`` and
@@ -29,6 +32,7 @@ from .whatif import WhatIf, whatif, typical_times
 from .plan import analyse_trace, evict_worker, slow_workers, whatif_goodput, worker_steps
 from .ops import example_ops
 from .synthetic_ops import synthetic_ops
+from .kineto import read_kineto
 
 register_analysis("slowdown", slowdown)
 register_analysis("find_slow_nodes", find_slow_nodes)
@@ -39,5 +43,5 @@ __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "Evicti
            "ScalingCurve", "expected_max", "gumbel_max", "max_with_slow", "straggler_scaling", "Slowdown",
            "slowdown", "SyntheticSteps", "synthetic_steps", "write_synthetic_parquet"]
 __all__ += ["OpGraph", "build_graph", "one_f_one_b", "OpTrace", "read_ops", "read_meta", "simulate_steps", "WhatIf",
-            "whatif", "typical_times", "analyse_trace", "evict_worker", "slow_workers", "whatif_goodput", "worker_steps", "example_ops",
-            "synthetic_ops"]
+            "whatif", "typical_times", "analyse_trace", "evict_worker", "slow_workers", "whatif_goodput",
+            "worker_steps", "example_ops", "synthetic_ops", "read_kineto"]

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..errors import OpGraphError
 
-__all__ = ["OpGraph", "build_graph", "one_f_one_b", "COMPUTE", "P2P", "DP_COLLECTIVES", "TAIL", "COMM_TYPES"]
+__all__ = ["OpGraph", "build_graph", "one_f_one_b", "interleaved_1f1b", "COMPUTE", "P2P", "DP_COLLECTIVES", "TAIL",
+           "COMM_TYPES"]
 
 FWD, BWD = "forward-compute", "backward-compute"
 COMPUTE = (FWD, BWD)
@@ -69,6 +70,7 @@ class OpGraph:
     group_members: tuple
     group_dp: np.ndarray
     order: tuple
+    chunk: np.ndarray = None  # model chunk (virtual stage) of each compute, 0 elsewhere
 
     @property
     def n_nodes(self):
@@ -97,10 +99,38 @@ def one_f_one_b(pp, stage, n_micro):
     return out
 
 
+def interleaved_1f1b(pp, stage, n_micro, vpp):
+    """The compute order of one stage under interleaved 1F1B (Megatron-LM with ``vpp`` virtual stages).
+
+    Returns [(op type, sequence number, model chunk), ...].  The k-th forward
+    runs chunk (k mod pp·vpp) // pp of microbatch group k // (pp·vpp); the
+    k-th backward runs the chunks in reverse.  Stage ``stage`` warms up with
+    2 (pp - stage - 1) + (vpp - 1) pp forwards (all of them when ``n_micro``
+    equals ``pp``), alternates one forward and one backward, then drains.
+    ``n_micro`` must be a multiple of ``pp`` when ``vpp`` > 1; ``vpp=1`` gives :func:`one_f_one_b`.
+    """
+    if vpp < 1 or (vpp > 1 and n_micro % pp):
+        raise OpGraphError(f"interleaved 1F1B needs vpp >= 1 and microbatches a multiple of pp={pp}; "
+                           f"got vpp={vpp}, {n_micro} microbatches")
+    if vpp == 1:
+        return [(t, m, 0) for t, m in one_f_one_b(pp, stage, n_micro)]
+    total = n_micro * vpp
+    warm = total if n_micro == pp else min(total, 2 * (pp - stage - 1) + (vpp - 1) * pp)
+
+    def chunk(k, forward):
+        c = (k % (pp * vpp)) // pp
+        return c if forward else vpp - 1 - c
+    out = [(FWD, k, chunk(k, True)) for k in range(warm)]
+    for j in range(total - warm):
+        out += [(FWD, warm + j, chunk(warm + j, True)), (BWD, j, chunk(j, False))]
+    out += [(BWD, k, chunk(k, False)) for k in range(total - warm, total)]
+    return out
+
+
 class _Builder:
     def __init__(self):
         self.key, self.deps, self.groups, self.group_dp = [], [], [], []
-        self.at = {}
+        self.at, self.valid, self.chunk = {}, {}, {}
 
     def node(self, stage, optype, seq):
         k = (stage, optype, seq)
@@ -122,22 +152,47 @@ class _Builder:
         return last
 
 
-def _stage_edges(b, stage, counts, order, pp):
-    """Edges inside one stage; ``order`` is the compute order [(optype, seq), ...]."""
-    comp = [b.node(stage, t, q) for t, q in order]
+_NO_PEER = {"forward-send": "last", "forward-recv": "first", "backward-send": "first", "backward-recv": "last"}
+
+
+def _p2p_edges(b, stage, t, n_ops, same, chunks, pp, vpp):
+    """Edges of one send or receive stream; returns its operations that have a peer, in order.
+
+    A compute of the model's first (last) chunk has nothing to receive (send)
+    in that direction.  A stream records either one operation per compute
+    (those without a peer wait only for themselves) or one per compute that
+    has a peer.
+    """
+    ops = [b.node(stage, t, q) for q in range(n_ops)]
+    b.chain(ops)
+    end = 0 if _NO_PEER[t] == "first" else vpp * pp - 1
+    has_peer = [c * pp + stage != end for c in chunks]
+    if n_ops == len(same):
+        targets, paired = list(range(len(same))), [op for op, ok in zip(ops, has_peer) if ok]
+    else:
+        targets, paired = [k for k, ok in enumerate(has_peer) if ok][:n_ops], ops
+    for op, k in zip(ops, targets):
+        if t.endswith("send"):
+            b.edge(same[k], op)
+        else:
+            b.edge(op, same[k])
+            b.edge(same[k - 1] if k else None, op)
+    return paired
+
+
+def _stage_edges(b, stage, counts, order, pp, vpp):
+    """Edges inside one stage; ``order`` is the compute order [(optype, seq, model chunk), ...]."""
+    order = [tuple(o) + (0,) * (3 - len(o)) for o in order]
+    chunk_of = {(t, q): c for t, q, c in order}
+    comp = [b.node(stage, t, q) for t, q, _ in order]
+    b.chunk.update({b.node(stage, t, q): c for t, q, c in order})
     b.chain(comp)
     by_dir = {t: [b.node(stage, t, q) for q in range(counts.get(t, 0))] for t in COMPUTE}
     for t in P2P:
-        ops = [b.node(stage, t, q) for q in range(counts.get(t, 0))]
-        b.chain(ops)
-        same = by_dir[FWD if t.startswith("forward") else BWD]
-        for k, op in enumerate(ops[:len(same)]):
-            if t.endswith("send"):
-                b.edge(same[k], op)
-            else:
-                b.edge(op, same[k])
-                b.edge(same[k - 1] if k else None, op)
-    first_b = next((i for i, (t, _) in enumerate(order) if t == BWD), None)
+        d = FWD if t.startswith("forward") else BWD
+        chunks = [chunk_of.get((d, q), 0) for q in range(counts.get(d, 0))]
+        b.valid[(stage, t)] = _p2p_edges(b, stage, t, counts.get(t, 0), by_dir[d], chunks, pp, vpp)
+    first_b = next((i for i, (t, _, _) in enumerate(order) if t == BWD), None)
     if first_b is not None and first_b >= 2:
         for t in ("backward-send", "backward-recv"):
             if counts.get(t, 0):
@@ -145,8 +200,12 @@ def _stage_edges(b, stage, counts, order, pp):
     dp_ops = [b.node(stage, AG, q) for q in range(counts.get(AG, 0))]
     rs = [b.node(stage, RS, q) for q in range(counts.get(RS, 0))]
     b.chain(dp_ops + rs)
-    if dp_ops and by_dir[FWD]:
-        b.edge(dp_ops[0], by_dir[FWD][0])
+    firsts = {}
+    for t, q, c in order:  # the first forward of each model chunk waits for its parameters
+        if t == FWD:
+            firsts.setdefault(c, b.node(stage, t, q))
+    for q, ag in enumerate(dp_ops):
+        b.edge(ag, firsts.get(q if len(dp_ops) == vpp else 0))
     tail = [b.node(stage, GC, 0)] if counts.get(GC) else []
     tail += [b.node(stage, LN, 0)] if counts.get(LN) else []
     tail += [b.node(stage, EMB, 0)] if counts.get(EMB) and stage in (0, pp - 1) else []
@@ -161,11 +220,9 @@ def _groups(b, pp, counts_by_stage):
     at = b.at
     for s in range(pp):
         for t, peer, ds in (("forward-send", "forward-recv", 1), ("backward-send", "backward-recv", -1)):
-            for q in range(counts_by_stage[s].get(t, 0)):
-                pair = [at[(s, t, q)]]
-                if (s + ds, peer, q) in at:
-                    pair.append(at[(s + ds, peer, q)])
-                b.groups.append(pair)
+            mine, theirs = b.valid.get((s, t), []), b.valid.get(((s + ds) % pp, peer), [])
+            for k, op in enumerate(mine):
+                b.groups.append([op, theirs[k]] if k < len(theirs) and theirs[k] != op else [op])
                 b.group_dp.append(False)
         for t, q in [(t, q) for t in DP_COLLECTIVES for q in range(counts_by_stage[s].get(t, 0))]:
             b.groups.append([at[(s, t, q)]])
@@ -212,12 +269,14 @@ def _order(n, deps, group, members):
     return tuple(out)
 
 
-def build_graph(pp, counts_by_stage, orders):
+def build_graph(pp, counts_by_stage, orders, vpp=1):
     """The graph of one model-parallel group.
 
     ``counts_by_stage[s]`` maps op type to the number of such operations per
     step on stage ``s``; ``orders[s]`` is that stage's compute order as
-    [(op type, sequence number), ...] (from a trace, or :func:`one_f_one_b`).
+    [(op type, sequence number, model chunk), ...] (the chunk may be left out
+    when ``vpp`` is 1), from a trace or from :func:`one_f_one_b` /
+    :func:`interleaved_1f1b`.
     Operation types outside the known ones raise :class:`OpGraphError`.
     """
     known = set(COMPUTE + P2P + DP_COLLECTIVES + TAIL)
@@ -229,7 +288,7 @@ def build_graph(pp, counts_by_stage, orders):
         for t, c in sorted(counts_by_stage[s].items()):
             for q in range(c):
                 b.node(s, t, q)
-        _stage_edges(b, s, counts_by_stage[s], orders[s], pp)
+        _stage_edges(b, s, counts_by_stage[s], orders[s], pp, vpp)
     _groups(b, pp, counts_by_stage)
     n = len(b.key)
     group = np.full(n, -1, dtype=np.int64)
@@ -239,4 +298,5 @@ def build_graph(pp, counts_by_stage, orders):
     return OpGraph(stage=np.array(stage), optype=np.array(optype, dtype=object), seq=np.array(seq),
                    deps=tuple(tuple(sorted(set(d))) for d in b.deps), group=group,
                    group_members=tuple(tuple(g) for g in b.groups), group_dp=np.array(b.group_dp, dtype=bool),
-                   order=_order(n, b.deps, group, b.groups))
+                   order=_order(n, b.deps, group, b.groups),
+                   chunk=np.array([b.chunk.get(i, 0) for i in range(n)], dtype=np.int64))

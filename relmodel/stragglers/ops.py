@@ -4,7 +4,8 @@ The format is that of the public traces of Lin et al. (OSDI 2025,
 github.com/ByteDance-Seed/StragglerAnalysis): columns ``dp_rank``, ``stage``,
 ``step``, ``optype``, ``seq_id`` (the operation's number among those of its
 type on that worker in that step), ``start_ts`` and ``duration`` (seconds);
-``rank``, ``mc``, ``gmc`` and ``mb_id`` may be present and are not needed.
+``mc`` (a compute's model chunk) is needed for interleaved schedules
+(``vpp`` > 1); ``rank``, ``gmc`` and ``mb_id`` may be present and are not needed.
 :func:`read_ops` checks the trace against the stated parallelism and builds
 the step's dependency model from the operations of DP rank 0 in the first
 step; every other worker and step must run the same operations.  Times are
@@ -19,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.readers import read_table, require_columns
-from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, ModelInputError, OpTraceError,
-                      OverlappingOpsError)
-from .graph import COMPUTE, build_graph
+from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, MissingTraceStepError, ModelInputError,
+                      OpTraceError, OverlappingOpsError)
+from .graph import COMPUTE, DP_COLLECTIVES, P2P, build_graph
 
 __all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED", "register_trace_analysis"]
 
@@ -113,37 +114,61 @@ def _check_sizes(df, dp, pp, label):
                                     f"record every {'data-parallel rank' if col == 'dp_rank' else 'pipeline stage'}")
 
 
-def _template(df, pp, label):
+def _template(df, pp, vpp, label):
     """Per stage: op counts and the compute order, from DP rank 0 in the first step."""
     first = df["step"].min()
     t = df[(df["dp_rank"] == 0) & (df["step"] == first)]
-    counts, orders = [], []
+    if vpp > 1 and "mc" not in t:
+        raise OpTraceError(f"{label}: vpp={vpp} needs the column 'mc' (each compute's model chunk)")
+    mc = t["mc"].to_numpy().astype(int) if "mc" in t else np.zeros(len(t), dtype=int)
+    rows = sorted(zip(t["stage"].astype(int), t["start_ts"].astype(float), t["seq_id"].astype(int),
+                      t["optype"].astype(str), mc))
+    seqs, orders = [dict() for _ in range(pp)], [[] for _ in range(pp)]
+    for s, _, q, op, c in rows:  # by stage, then start time, seq_id, op type: the artifact's order too
+        seqs[s].setdefault(op, []).append(q)
+        if op in COMPUTE:
+            if not 0 <= c < vpp:
+                raise OpTraceError(f"{label}: stage {s}: compute model chunk (mc) {c} is outside 0..{vpp - 1} "
+                                   f"for vpp={vpp}")
+            orders[s].append((op, q, c))
     for s in range(pp):
-        ts = t[t["stage"] == s]
-        c = ts.groupby("optype", observed=True)["seq_id"].agg(["size", "max"])
-        if (c["size"] != c["max"] + 1).any():
-            bad = c.index[c["size"] != c["max"] + 1][0]
-            raise OpTraceError(f"{label}: step {first}, DP rank 0, stage {s}: {bad!r} seq_id values are not "
-                               f"0, 1, 2, ... (each op type numbers its operations from 0 within a step)")
-        counts.append({str(k): int(v) for k, v in c["size"].items()})
-        comp = ts[ts["optype"].isin(COMPUTE)].sort_values(["start_ts", "seq_id", "optype"], kind="stable")
-        orders.append(list(zip(comp["optype"].astype(str), comp["seq_id"].astype(int))))
-    return counts, orders
+        for op, qs in seqs[s].items():
+            if sorted(qs) != list(range(len(qs))):
+                raise OpTraceError(f"{label}: step {first}, DP rank 0, stage {s}: {op!r} seq_id values are not "
+                                   f"0, 1, 2, ... (each op type numbers its operations from 0 within a step)")
+    return [{op: len(qs) for op, qs in seqs[s].items()} for s in range(pp)], orders
 
 
 def _cells(df, graph, steps, dp, label):
-    key = graph.index()
-    codes = pd.Series(range(len(key)), index=pd.MultiIndex.from_tuples(list(key), names=["stage", "optype", "seq_id"]))
-    rows = pd.MultiIndex.from_arrays([df["stage"].astype(int), df["optype"].astype(str), df["seq_id"].astype(int)])
-    node = codes.reindex(rows).to_numpy()
-    if np.isnan(node).any():
-        i = int(np.flatnonzero(np.isnan(node))[0])
+    """Each row's flat index into the (node, step, DP rank) arrays, through a lookup table of integer codes."""
+    cat = pd.Categorical(df["optype"])
+    type_of = {str(t): k for k, t in enumerate(cat.categories)}
+    stage, seq = df["stage"].to_numpy().astype(np.int64), df["seq_id"].to_numpy().astype(np.int64)
+    lut = np.full((int(stage.max()) + 1, len(type_of), int(graph.seq.max()) + 2), -1, dtype=np.int64)
+    for i, (s, t, q) in enumerate(zip(graph.stage, graph.optype, graph.seq)):
+        if t in type_of:
+            lut[s, type_of[t], q] = i
+    node = lut[stage, cat.codes.astype(np.int64), np.clip(seq, -1, lut.shape[2] - 1)]
+    node[(seq < 0) | (seq >= lut.shape[2] - 1)] = -1
+    if (node < 0).any():
+        i = int(np.flatnonzero(node < 0)[0])
         r = df.iloc[i]
         raise MissingOpsError(f"{label}, row {i + 1}: step {r['step']}, DP rank {r['dp_rank']}, stage {r['stage']} "
                               f"has {r['optype']!r} #{r['seq_id']}, which DP rank 0 lacks in step {steps[0]}; every "
                               "worker and step must run the same operations")
     step_i = np.searchsorted(steps, df["step"].to_numpy())
-    return (node.astype(np.int64) * len(steps) + step_i) * dp + df["dp_rank"].to_numpy().astype(np.int64)
+    return (node * len(steps) + step_i) * dp + df["dp_rank"].to_numpy().astype(np.int64)
+
+
+def _missing_steps(count, graph, steps, label):
+    """Raise when a worker has no operations at all in some step."""
+    for s in np.unique(graph.stage):
+        none = count[graph.stage == s].sum(axis=0) == 0  # (steps, dp)
+        if none.any():
+            si, d = np.argwhere(none)[0]
+            raise MissingTraceStepError(f"{label}: DP rank {d}, stage {s} has no operations in step {steps[si]} "
+                                        f"({int(none.sum()):,} worker-steps missing in all); every worker must be "
+                                        "recorded in every step")
 
 
 def _dense(df, graph, steps, dp, label):
@@ -156,6 +181,7 @@ def _dense(df, graph, steps, dp, label):
         raise DuplicateOpError(f"{label}: step {steps[s]}, DP rank {d}: {graph.optype[n]!r} #{graph.seq[n]} of stage "
                                f"{graph.stage[n]} is recorded {count.max()} times; each operation once")
     if (count == 0).any():
+        _missing_steps(count.reshape(shape), graph, steps, label)
         n, s, d = np.unravel_index(int(np.argmin(count)), shape)
         raise MissingOpsError(f"{label}: step {steps[s]}, DP rank {d}: {graph.optype[n]!r} #{graph.seq[n]} of stage "
                               f"{graph.stage[n]} is missing ({int((count == 0).sum()):,} operations missing in all); "
@@ -166,17 +192,29 @@ def _dense(df, graph, steps, dp, label):
     return start.reshape(shape), dur.reshape(shape)
 
 
-def _check_overlap(graph, start, end, steps, label):
+def _streams(graph):
+    """Per stage, the streams that run one operation at a time: computes (schedule order), each send or
+    receive type, and the data-parallel collectives (all-gathers, then reduce-scatters), in order."""
+    pos = {i: k for k, unit in enumerate(graph.order) for i in unit}
     for s in np.unique(graph.stage):
-        comp = [i for unit in graph.order for i in unit if graph.stage[i] == s and graph.optype[i] in COMPUTE]
-        for a, b in zip(comp[:-1], comp[1:]):
+        on = np.flatnonzero(graph.stage == s)
+        yield s, "compute", sorted((i for i in on if graph.optype[i] in COMPUTE), key=pos.get)
+        for t in P2P:
+            yield s, t, sorted((i for i in on if graph.optype[i] == t), key=lambda i: graph.seq[i])
+        yield s, "data-parallel", sorted((i for i in on if graph.optype[i] in DP_COLLECTIVES),
+                                         key=lambda i: (DP_COLLECTIVES.index(graph.optype[i]), graph.seq[i]))
+
+
+def _check_overlap(graph, start, end, steps, label):
+    for s, stream, ops in _streams(graph):
+        for a, b in zip(ops[:-1], ops[1:]):
             gap = start[b] - end[a]
             if (gap < -OVERLAP_TOL_S).any():
                 si, d = np.unravel_index(int(np.argmin(gap)), gap.shape)
                 raise OverlappingOpsError(
                     f"{label}: step {steps[si]}, DP rank {d}, stage {s}: {graph.optype[b]!r} #{graph.seq[b]} starts "
-                    f"{-gap[si, d]:.4f} s before {graph.optype[a]!r} #{graph.seq[a]} ends on the compute stream; "
-                    "computes of one worker run one at a time, in the same order in every step")
+                    f"{-gap[si, d]:.4f} s before {graph.optype[a]!r} #{graph.seq[a]} ends on the {stream} stream; "
+                    "a stream runs one operation at a time, in the same order in every step")
 
 
 def _effective(graph, start, dur):
@@ -220,15 +258,13 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
     for k, v in (("dp", dp), ("pp", pp), ("tp", tp), ("vpp", vpp)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ModelInputError(f"{k} must be a whole number of at least 1; got {v!r}")
-    if vpp > 1:
-        raise OpTraceError(f"vpp={vpp}: traces of interleaved pipeline schedules (virtual stages) are not supported "
-                           "yet; relmodel reads 1F1B traces (vpp=1)")
     df, label = read_table(source)
     require_columns(df, NEEDED, label, "an op-level trace column")
-    df["optype"] = df["optype"].astype(str)
+    if not isinstance(df["optype"].dtype, pd.CategoricalDtype):
+        df["optype"] = df["optype"].astype(str)
     _check_sizes(df, dp, pp, label)
-    counts, orders = _template(df, pp, label)
-    graph = build_graph(pp, counts, orders)
+    counts, orders = _template(df, pp, vpp, label)
+    graph = build_graph(pp, counts, orders, vpp=vpp)
     steps = np.unique(df["step"].to_numpy())
     start, dur = _dense(df, graph, steps, dp, label)
     if (dur < 0).any():
@@ -236,8 +272,10 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
     end = start + dur
     _check_overlap(graph, start, end, steps, label)
     recorded = end.max(axis=(0, 2)) - start.min(axis=(0, 2))
-    return OpTrace(name=name or ("the job" if isinstance(source, pd.DataFrame) else Path(str(label)).name.split(".")[0]), dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp),
-                   steps=steps, graph=graph, x=_effective(graph, start, dur), recorded_s=recorded, n_ops=len(df))
+    if name is None:
+        name = "the job" if isinstance(source, pd.DataFrame) else Path(str(label)).name.split(".")[0]
+    return OpTrace(name=name, dp=int(dp), pp=int(pp), tp=int(tp), vpp=int(vpp), steps=steps, graph=graph,
+                   x=_effective(graph, start, dur), recorded_s=recorded, n_ops=len(df))
 
 
 def example_ops(name="AR"):

@@ -12,10 +12,12 @@ With ``across="steps"`` (the default for a log with one rank, such as a
 Megatron-LM job log) the typical time is instead the statistic over all
 steps of the job step time, so slow steps are measured against a typical step.
 
-The share of time lost is 1 - T0/T and the slowdown factor T/T0, the
-measure Lin et al. use for a job against its simulated straggler-free run
-("Understanding Stragglers in Large Model Training Using What-if Analysis",
-OSDI 2025, arXiv 2505.05713).  Its interval is a moving-block bootstrap over
+The share of time lost is 1 - T0/T and the slowdown factor T/T0.  This is
+a step-log measure, not the slowdown S of Lin et al. ("Understanding
+Stragglers in Large Model Training Using What-if Analysis", OSDI 2025, arXiv
+2505.05713), which re-simulates each step through its dependency model with
+every operation at its typical time; for an op-level trace use
+:func:`relmodel.read_ops` and ``OpTrace.whatif()`` (:mod:`.whatif`).  Its interval is a moving-block bootstrap over
 steps (blocks keep the persistence of slow nodes in each resample).  Each
 step's lost time (max - typical) is attributed to its slowest rank, and
 through it to that rank's node.

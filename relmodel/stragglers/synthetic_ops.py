@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError
-from .graph import AG, CLIP, EMB, GC, LN, OPT, RS, build_graph, one_f_one_b
+from .graph import AG, CLIP, COMPUTE, EMB, GC, LN, OPT, RS, build_graph, interleaved_1f1b
 from .ops import OpTrace
 from .simulate import simulate_timeline
 
@@ -24,42 +24,50 @@ BASE_S = {"forward-compute": 0.10, "backward-compute": 0.20, "forward-send": 0.0
           CLIP: 0.003, OPT: 0.02}  # seconds; a made-up but plausible mix
 
 
-def counts_1f1b(pp, n_micro):
-    """Op counts per stage of one 1F1B step with ``n_micro`` microbatches."""
+def counts_1f1b(pp, n_micro, vpp=1):
+    """Op counts per stage of one (interleaved, with ``vpp`` > 1) 1F1B step with ``n_micro`` microbatches.
+
+    Only sends and receives with a peer are counted: the model's first chunk
+    receives nothing going forward, its last chunk sends nothing.
+    """
     out = []
     for s in range(pp):
-        c = {"forward-compute": n_micro, "backward-compute": n_micro, AG: 1, RS: 1, GC: 1, LN: 1, CLIP: 1, OPT: 1}
-        if s < pp - 1:
-            c.update({"forward-send": n_micro, "backward-recv": n_micro})
-        if s > 0:
-            c.update({"forward-recv": n_micro, "backward-send": n_micro})
+        n = n_micro * vpp
+        c = {"forward-compute": n, "backward-compute": n, AG: vpp, RS: vpp, GC: 1, LN: 1, CLIP: 1, OPT: 1}
+        last, first = n - (n_micro if s == pp - 1 else 0), n - (n_micro if s == 0 else 0)
+        c.update({k: v for k, v in (("forward-send", last), ("backward-recv", last), ("forward-recv", first),
+                                    ("backward-send", first)) if v})
         if s in (0, pp - 1):
             c[EMB] = 1
         out.append(c)
     return out
 
 
-def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, slow=(), last_stage=1.0, noise=0.02, base=None,
+def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow=(), last_stage=1.0, noise=0.02, base=None,
                   seed=0, dtype=np.float64, name="synthetic ops"):
     """A synthetic :class:`OpTrace`.
 
     ``slow`` lists planted slow workers as (stage, DP rank, factor); every
     operation of theirs takes ``factor`` times as long.  ``last_stage``
     multiplies the computes of the last stage (stage partitioning imbalance).
-    ``dtype=np.float32`` halves the memory of large traces.
+    ``dtype=np.float32`` halves the memory of large traces.  With ``vpp`` > 1
+    the schedule is interleaved 1F1B (``n_micro`` a multiple of ``pp``) and a
+    chunk's computes take 1/vpp of a stage's.
     """
-    for k, v in (("dp", dp), ("pp", pp), ("n_micro", n_micro), ("n_steps", n_steps)):
+    for k, v in (("dp", dp), ("pp", pp), ("n_micro", n_micro), ("n_steps", n_steps), ("vpp", vpp)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ModelInputError(f"{k} must be a whole number of at least 1; got {v!r}")
     base = {**BASE_S, **(base or {})}
-    counts = counts_1f1b(pp, n_micro)
-    orders = [[(t, m) for t, m in one_f_one_b(pp, s, n_micro)] for s in range(pp)]
-    graph = build_graph(pp, counts, orders)
+    if n_micro % pp and vpp > 1:
+        raise ModelInputError(f"interleaved 1F1B needs n_micro a multiple of pp={pp}; got {n_micro}")
+    counts = counts_1f1b(pp, n_micro, vpp)
+    graph = build_graph(pp, counts, [interleaved_1f1b(pp, s, n_micro, vpp) for s in range(pp)], vpp=vpp)
     rng = np.random.default_rng(seed)
     x = np.empty((graph.n_nodes, n_steps, dp), dtype=dtype)
     for i in range(graph.n_nodes):  # row by row keeps the temporary arrays small
         t = graph.optype[i]
         scale = base[t] * (last_stage if graph.stage[i] == pp - 1 and t.endswith("compute") else 1.0)
+        scale /= vpp if t.endswith("compute") else 1
         z = rng.standard_normal((n_steps, dp), dtype=np.float32 if dtype == np.float32 else np.float64)
         x[i] = scale * np.exp(noise * z - noise ** 2 / 2)
     for s, d, f in slow:
@@ -67,7 +75,7 @@ def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, slow=(), last_stage=1.0,
             raise ModelInputError(f"slow workers are (stage in 0..{pp - 1}, DP rank in 0..{dp - 1}, factor > 0); "
                                   f"got {(s, d, f)!r}")
         x[graph.stage == s, :, d] *= f
-    return OpTrace(name=name, dp=dp, pp=pp, tp=1, vpp=1, steps=np.arange(n_steps), graph=graph, x=x,
+    return OpTrace(name=name, dp=dp, pp=pp, tp=1, vpp=vpp, steps=np.arange(n_steps), graph=graph, x=x,
                    recorded_s=np.full(n_steps, np.nan), n_ops=graph.n_nodes * n_steps * dp)
 
 
@@ -85,4 +93,5 @@ def to_frame(trace, *, step_gap_s=1.0):
     n, s, d = n.ravel(), s.ravel(), d.ravel()
     return pd.DataFrame({"dp_rank": d, "stage": g.stage[n], "rank": g.stage[n] * trace.dp + d,
                          "step": trace.steps[s], "optype": g.optype[n].astype(str), "start_ts": start.ravel(),
-                         "duration": (end - start).ravel(), "seq_id": g.seq[n]})
+                         "duration": (end - start).ravel(), "seq_id": g.seq[n],
+                         "mc": np.where(np.isin(g.optype[n], COMPUTE), g.chunk[n], -1)})

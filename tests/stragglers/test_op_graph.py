@@ -5,6 +5,8 @@ import pytest
 
 from relmodel.errors import OpGraphError
 from relmodel.stragglers import build_graph, one_f_one_b, simulate_steps
+from relmodel.stragglers.graph import interleaved_1f1b
+from relmodel.stragglers.synthetic_ops import BASE_S, synthetic_ops
 from relmodel.stragglers.simulate import simulate_timeline
 from relmodel.stragglers.synthetic_ops import counts_1f1b
 
@@ -78,3 +80,25 @@ def test_unknown_op_types_are_named():
     counts[0]["warp-drive"] = 1
     with pytest.raises(OpGraphError, match="warp-drive"):
         build_graph(2, counts, [one_f_one_b(2, s, 1) for s in range(2)])
+
+
+def test_interleaved_order_by_hand():
+    """pp 2, 4 microbatches, 2 chunks: stage 1 warms up with (vpp - 1) pp = 2 forwards; forwards run chunk 0 of
+    microbatches 0-1, chunk 1 of 0-1, chunk 0 of 2-3, ...; backwards the chunks in reverse."""
+    assert interleaved_1f1b(2, 1, 4, 2) == [
+        (F, 0, 0), (F, 1, 0), (F, 2, 1), (B, 0, 1), (F, 3, 1), (B, 1, 1), (F, 4, 0), (B, 2, 0), (F, 5, 0),
+        (B, 3, 0), (F, 6, 1), (B, 4, 1), (F, 7, 1), (B, 5, 1), (B, 6, 0), (B, 7, 0)]
+    assert interleaved_1f1b(4, 2, 8, 1) == [(t, m, 0) for t, m in one_f_one_b(4, 2, 8)]
+    with pytest.raises(OpGraphError, match="multiple of pp"):
+        interleaved_1f1b(4, 0, 6, 2)
+
+
+@pytest.mark.parametrize("pp, m, v", [(4, 8, 1), (4, 8, 2), (4, 8, 4), (2, 4, 2), (8, 16, 2), (3, 6, 3)])
+def test_pipeline_bubble_matches_the_published_formula(pp, m, v):
+    """With free communication a step of m microbatches takes m (t_f + t_b) + (p - 1)(t_f + t_b) / v
+    (Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
+    SC 2021, section 2.2: the bubble of 1F1B and of the interleaved schedule with v chunks per stage)."""
+    base = {k: 0.0 for k in BASE_S} | {F: 0.1, B: 0.2}
+    trace = synthetic_ops(dp=1, pp=pp, n_micro=m, n_steps=1, vpp=v, noise=0.0, base=base)
+    step = simulate_steps(trace.graph, lambda i: trace.x[i])
+    assert float(step[0]) == pytest.approx(m * 0.3 + (pp - 1) * 0.3 / v)

@@ -6,7 +6,8 @@ import pytest
 
 import relmodel
 from relmodel.errors import (DuplicateOpError, MissingColumnError, MissingOpsError, MissingRanksError,
-                             ModelInputError, OpTraceError, OverlappingOpsError)
+                             MissingStepsError, MissingTraceStepError, ModelInputError, OpTraceError,
+                             OverlappingOpsError)
 from relmodel.stragglers import read_ops
 from relmodel.stragglers.ops import example_ops
 from relmodel.stragglers.synthetic_ops import synthetic_ops, to_frame
@@ -73,8 +74,10 @@ def test_ranks_against_the_parallelism(small):
         read_ops(df, dp=0, pp=3)
     with pytest.raises(ModelInputError, match="dp= and pp="):
         read_ops(df)
-    with pytest.raises(OpTraceError, match="interleaved"):
-        read_ops(df, dp=3, pp=3, vpp=2)
+    with pytest.raises(OpTraceError, match="needs the column 'mc'"):
+        read_ops(df.drop(columns="mc"), dp=3, pp=3, vpp=2)
+    with pytest.raises(OpTraceError, match=r"chunk \(mc\) 1 is outside 0..0"):
+        read_ops(df.assign(mc=df["mc"].where(df["optype"] != "forward-compute", 1)), dp=3, pp=3)
 
 
 def test_overlapping_computes(small):
@@ -104,3 +107,33 @@ def test_metadata_beside_the_file(tmp_path, small):
     (tmp_path / "meta-Y.yaml").write_text("dp_size: three\n")
     with pytest.raises(OpTraceError, match="whole numbers"):
         read_ops(path, meta=tmp_path / "meta-Y.yaml")
+
+
+def test_interleaved_round_trip():
+    trace = synthetic_ops(dp=2, pp=4, n_micro=8, n_steps=4, vpp=2, slow=[(1, 1, 1.4)], noise=0.05, seed=7)
+    back = read_ops(to_frame(trace), dp=2, pp=4, vpp=2)
+    assert back.vpp == 2 and np.abs(back.x - trace.x).max() < 1e-9
+
+
+def test_overlapping_sends(small):
+    df = small[1].copy()
+    i = df.index[(df["step"] == 3) & (df["dp_rank"] == 1) & (df["stage"] == 0)
+                 & (df["optype"] == "forward-send") & (df["seq_id"] == 0)][0]
+    df.loc[i, "duration"] += 5.0
+    with pytest.raises(OverlappingOpsError, match="forward-send stream"):
+        read_ops(df, dp=3, pp=3)
+
+
+def test_seq_ids_must_count_from_zero(small):
+    df = small[1].copy()
+    df.loc[(df["optype"] == "optimizer") & (df["stage"] == 1), "seq_id"] = 3
+    with pytest.raises(OpTraceError, match="seq_id values are not"):
+        read_ops(df, dp=3, pp=3)
+
+
+def test_missing_step_of_one_worker(small):
+    df = small[1]
+    gone = (df["step"] == 3) & (df["dp_rank"] == 2) & (df["stage"] == 0)
+    with pytest.raises(MissingTraceStepError, match="DP rank 2, stage 0 has no operations in step 3") as e:
+        read_ops(df[~gone], dp=3, pp=3)
+    assert isinstance(e.value, MissingStepsError) and isinstance(e.value, MissingOpsError)

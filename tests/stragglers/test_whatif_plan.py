@@ -38,3 +38,17 @@ def test_eviction_uses_what_removing_the_worker_recovers(ar):
 def test_goodput_is_ettr_over_s(ar):
     # published S of AR: 1.9730450967262543 (data/result-AR.json, blocking_slowdown)
     assert ar.goodput(0.9) == pytest.approx(0.9 / 1.9730450967262543, rel=1e-5)
+
+
+def test_one_call_from_a_trace_path_to_the_page(tmp_path):
+    from relmodel.data.datasets import data_dir
+    from relmodel.stragglers import analyse_trace
+
+    r = analyse_trace(data_dir() / "bytedance-stragglers" / "trace-ST.parquet", n_boot=0)
+    assert r.slowdown == pytest.approx(1.1787021836556841, rel=1e-5)  # published, data/result-ST.json
+    assert len(r.text()) == 4 and all(s.endswith(".") for s in r.text())
+    assert analyse_trace(n_boot=0).name == "trace-AR"
+    log = r.step_log()
+    assert log.n_ranks == 8
+    # the long last stage: both of its workers are flagged, and nothing else
+    assert sorted(relmodel.find_slow_nodes(log).nodes) == ["DP rank 0, stage 3", "DP rank 1, stage 3"]
