@@ -269,3 +269,20 @@ def is_environment_error(exc):
     if isinstance(exc, MemoryError):
         return True
     return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)
+
+
+class ReportIncomplete(ReportError):
+    """A report was written, but some of its notebooks stopped at a failing cell.
+
+    ``report`` is the written :class:`relmodel.report.Report` (its
+    summary.json says ``"status": "partial"``); ``failed`` names the notebooks
+    that stopped.  The CLI exits with status 1.
+    """
+
+    def __init__(self, message, report=None, failed=()):
+        super().__init__(message)
+        self.report = report
+        self.failed = tuple(failed)
+
+
+__all__ += ["ReportIncomplete"]

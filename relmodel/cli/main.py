@@ -7,6 +7,7 @@ status saying whose problem it is:
 * 2: bad input (every :mod:`relmodel.errors` class, a missing file);
 * 1: the environment (:class:`~relmodel.errors.ReportWriteError`, a full
   disk, a folder without write permission: any other ``OSError``);
+* 1 also: a partial report (written, but a notebook stopped at a failing cell);
 * 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first.
 
 Warnings (such as durations that look swapped) are one line each on stderr.
@@ -20,9 +21,12 @@ import click
 from ..errors import RelmodelError, is_environment_error
 from .common import cli_text
 
-__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
+__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_PARTIAL"]
 
 EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
+
+#: A report was written but a notebook stopped at a failing cell.
+EXIT_PARTIAL = 1
 
 
 def fail(exc, status=EXIT_INPUT, options=True):

@@ -9,6 +9,7 @@ import html
 from pathlib import Path
 
 from . import present as P
+from .failures import failure_sentence, status_text
 from .summary import answer_sentences, warning_lines
 
 __all__ = ["HEADLINE", "STYLE", "page", "table", "fmt", "index_page", "inputs_rows", "NOTEBOOK_TITLES"]
@@ -39,7 +40,7 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;p
          "line-height:1.45}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;"
          "padding:.3em .7em;text-align:left;vertical-align:top}.err{color:#a00}.answer{font-size:1.1em}"
          ".note{border-left:4px solid #c98a00;background:#fdf6e3;padding:.4em .8em;margin:.4em 0}"
-         ".assumed{color:#8a5a00}img{max-width:100%;height:auto}.scroll{overflow-x:auto;max-width:100%}")
+         ".stopped{border-left-color:#a00;background:#fbeaea}.assumed{color:#8a5a00}img{max-width:100%;height:auto}.scroll{overflow-x:auto;max-width:100%}")
 
 
 def page(title, body):
@@ -125,8 +126,10 @@ def _links(summary):
         title = NOTEBOOK_TITLES.get(nb["name"], nb["name"])
         link = (f"<a href='{html.escape(nb['html'])}'>{html.escape(title)}</a>" if nb["html"]
                 else html.escape(title))
-        status = (f"<span class='err'>{html.escape(nb['error'])}</span>" if nb["error"] else "ok")
-        rows.append([link, f"<a href='{html.escape(nb['ipynb'])}'>notebook</a>",
+        status = html.escape(status_text(nb))
+        status = f"<span class='err'>{status}</span>" if nb["error"] else status
+        notebook = f"<a href='{html.escape(nb['ipynb'])}'>notebook</a>" if nb.get("ipynb") else "—"
+        rows.append([link, notebook,
                      f"{nb['seconds']:.0f} s", status])
     return table(["page", "executed notebook", "time", "status"], rows)
 
@@ -136,6 +139,9 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
     merged = merged or {}
     d = merged.get("decision") or {}
     parts = [_question(d)]
+    for nb in (nb for nb in summary["notebooks"] if nb["error"]):
+        sentence = failure_sentence(nb, NOTEBOOK_TITLES.get(nb["name"], nb["name"]))
+        parts.append(f"<div class='note stopped'>{html.escape(sentence)}</div>")
     rows = inputs_rows(summary, merged)
     if rows:
         parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
@@ -150,10 +156,8 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
             [html.escape(HEADLINE.get(k, k)), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()]))
     parts.append(_figures(folder))
     warns = summary.get("warnings") if "warnings" in summary else warning_lines(merged)
-    failed = [nb["error"] for nb in summary["notebooks"] if nb["error"]]
-    if warns or failed:
-        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>"
-                                                   for w in list(warns) + failed))
+    if warns:
+        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>" for w in warns))
     parts.append("<h2>Detail pages</h2>" + _links(summary))
     parts.append(f"<p>Created {html.escape(summary['created'])} by relmodel.</p>")
     name = (merged.get("source") or {}).get("name")

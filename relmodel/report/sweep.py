@@ -19,10 +19,11 @@ import json
 import re
 from pathlib import Path
 
-from ..errors import ParameterError, ReportError
+from ..errors import ParameterError, ReportIncomplete
 from .folders import Staging, check_target, write_bytes, write_text, marker
 from .params import load_params, parse_value
 from .rules import DURATIONS, normalise
+from .failures import status_text
 from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, merged_records, new_run_id,
                   page, plan, run_tasks, store, table)
 
@@ -158,7 +159,7 @@ def _comparison_page(names, rows, folder, params=None):
         reasons = r.get("reasons") or {}
         body.append(cells + [fmt(r["headline"][k], k, reasons.get(k, "out of reach"))
                              if k in r["headline"] else "—" for k in keys]
-                    + [html.escape(r["error"] or "ok")])
+                    + [html.escape(r.get("status") or "complete")])
     png = _png(comparison_figure(names, rows))
     write_bytes(folder / "comparison.png", png)
     img = "<p><img src='comparison.png' alt='headline numbers against the swept values'></p>"
@@ -220,7 +221,8 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
     except KeyboardInterrupt:
         raise staging.interrupted() from None
     if errors:
-        raise ReportError("; ".join(errors))
+        raise ReportIncomplete("the sweep is partial: " + "; ".join(errors), report=report,
+                               failed=[r["name"] for r in results if r["error"]])
     return report
 
 
@@ -231,18 +233,21 @@ def _finish_sweep(names, combos, folders, params, out, staging, results, where):
         values = {**params, **combo}
         try:
             runs.append(finish(out / folders[k], chunk, values, folder=staging.path / folders[k]))
-            error = None
-        except ReportError as exc:
+            error, stopped = None, "complete"
+        except ReportIncomplete as exc:
+            runs.append(exc.report)
             error = str(exc)
+            stopped = "; ".join(f"{r['name']} {status_text(r)}" for r in chunk if r["error"])
             errors.append(", ".join(f"{n}={v}" for n, v in combo.items()) + f": {exc}")
         summary = json.loads((staging.path / folders[k] / "summary.json").read_text(encoding="utf-8"))
         merged = merged_records(summary.get("records", {}))
         merged.pop("reasons", None)
         rows.append({"values": combo, "value": combo[names[0]], "folder": folders[k],
                      "headline": summary.get("headline", {}), "reasons": summary.get("reasons", {}),
-                     "records": merged, "error": error})
+                     "records": merged, "error": error, "status": stopped})
     runs_json = [{k: r[k] for k in ("values", "value", "folder", "headline", "reasons", "error")} for r in rows]
-    summary = {"sweep": names, "parameters": params, "runs": runs_json, "relmodel": marker("complete")}
+    summary = {"sweep": names, "parameters": params, "runs": runs_json,
+               "status": "partial" if errors else "complete", "relmodel": marker("complete")}
     write_text(staging.path / "index.html", _comparison_page(names, rows, staging.path, params))
     write_text(staging.path / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
     per = [r["name"] for r, w in zip(results, where) if w == 0]
