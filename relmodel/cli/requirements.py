@@ -5,7 +5,7 @@ import json
 import click
 import numpy as np
 
-from .common import echo_frame, format_option, load_source, log_options
+from .common import echo_frame, format_option, load_source, log_options, observed_note
 from ..scale.cluster import Cluster
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError
@@ -99,6 +99,9 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt)
     source = load_source(log, log_kwargs)
+    note = observed_note(source, source_gpus)
+    if note:
+        click.echo(f"relmodel: note: {note}", err=True)
     plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
                              source_cluster=_source_cluster(source, source_gpus),
                              target_cluster=_target(cluster, gpus), units=_units(scale), share=share, conf=conf,
