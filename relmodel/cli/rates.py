@@ -55,12 +55,12 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
     extra = {"n_nodes": n_nodes, "gpus_per_node": gpus_per_node}
     log_kwargs.update({k: v for k, v in extra.items() if v is not None})
     source = load_source(log, log_kwargs)
-    note = observed_note(source, None) if per != "job" else None
-    if note:
-        click.echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
     if fleet:
         return _compare(source, fleet, "node" if per == "job" else per, conf, fmt)
     df = component_rates(source, per=per, conf=conf, method=method)
+    note = observed_note(source, None) if per != "job" else None
+    if note:
+        click.echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
     if fmt == "table" and not all_columns:
         df = df[_COLUMNS].copy()
         df["share"] = (100 * df["share"]).round(1)

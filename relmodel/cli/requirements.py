@@ -99,15 +99,15 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt)
     source = load_source(log, log_kwargs)
-    note = observed_note(source, source_gpus)
-    if note:
-        click.echo(f"relmodel: note: {note}", err=True)
     plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
                              source_cluster=_source_cluster(source, source_gpus),
                              target_cluster=_target(cluster, gpus), units=_units(scale), share=share, conf=conf,
                              n_boot=n_boot, seed=seed)
     if not plan.feasible:
         raise InfeasibleTargetError(plan.message)
+    note = observed_note(source, source_gpus)
+    if note:
+        click.echo(f"relmodel: note: {note}", err=True)
     if fmt == "json":
         out = {"assumption": plan.assumption, "summary": json.loads(plan.summary().to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
