@@ -12,7 +12,7 @@ from . import present as P
 from .failures import failure_sentence, status_text
 from .summary import answer_sentences, warning_lines
 
-__all__ = ["HEADLINE", "STYLE", "page", "table", "fmt", "index_page", "inputs_rows", "NOTEBOOK_TITLES"]
+__all__ = ["HEADLINE", "STYLE", "PRINT_STYLE", "page", "table", "fmt", "index_page", "inputs_rows", "NOTEBOOK_TITLES"]
 
 #: Headline numbers collected into summary.json, with their labels.
 HEADLINE = {
@@ -43,10 +43,18 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;p
          ".stopped{border-left-color:#a00;background:#fbeaea}.assumed{color:#8a5a00}img{max-width:100%;height:auto}.scroll{overflow-x:auto;max-width:100%}")
 
 
+#: Print rules for every page: landscape, tables wrap instead of losing their right-hand columns.
+PRINT_STYLE = ("@media print{@page{size:A4 landscape;margin:12mm}body{max-width:none;margin:0}"
+               ".scroll,.jp-RenderedHTMLCommon,.jp-OutputArea-output{overflow:visible!important;max-width:none}"
+               "table{width:100%;table-layout:auto;font-size:8.5pt;page-break-inside:auto}"
+               "tr{page-break-inside:avoid}td,th{white-space:normal!important;overflow-wrap:anywhere}"
+               "img{max-width:100%!important;page-break-inside:avoid}}")
+
+
 def page(title, body):
     """A small standalone HTML page."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
+            f"<style>{STYLE}{PRINT_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
 
 
 def table(header, rows):
@@ -160,5 +168,8 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
         parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>" for w in warns))
     parts.append("<h2>Detail pages</h2>" + _links(summary))
     parts.append(f"<p>Created {html.escape(summary['created'])} by relmodel.</p>")
+    if summary.get("provenance"):
+        from .provenance import footer
+        parts.append(footer(summary["provenance"]))
     name = (merged.get("source") or {}).get("name")
     return page(f"{title}: {name}" if name else title, "".join(parts))

@@ -27,6 +27,7 @@ from .folders import write_bytes, write_text
 from .params import notebook_parameters, validate
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
 from .summary import clean
+from .alt_text import figure_alts, with_alt_text
 from .failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
 
 __all__ = [
@@ -228,7 +229,15 @@ def _to_html(nb):
             cell.outputs = [stopped_note(o) if o.get("output_type") == "error" else o
                             for o in cell.outputs if MIMETYPE not in o.get("data", {})]
     body, _ = _EXPORTER.from_notebook_node(nb)
-    return body
+    return with_alt_text(body, figure_alts(nb))
+
+
+def _with_footer(body, parameters):
+    from .provenance import footer, provenance
+    end = body.rfind("</body>")
+    from .html import PRINT_STYLE
+    note = f"<style>{PRINT_STYLE}</style>" + footer(provenance(parameters))
+    return body[:end] + note + body[end:] if end >= 0 else body + note
 
 
 @dataclass(frozen=True)
@@ -290,7 +299,7 @@ def execute(task):
                 out["failure"] = {"cell": number, "error": error[1].ename}
                 error = failure_message(name, error[1], number)
             try:
-                out["html_bytes"] = _to_html(nb).encode("utf-8")
+                out["html_bytes"] = _with_footer(_to_html(nb), task.parameters).encode("utf-8")
             except Exception as exc:  # nbconvert templates missing, a broken output...
                 error = error or f"{name}: the notebook ran but its HTML could not be written: {exc}"
         elif isinstance(error, tuple):
@@ -368,6 +377,7 @@ def finish(out, results, parameters, folder=None):
     (:class:`~relmodel.errors.ReportIncomplete`, carrying the written Report).
     """
     from .folders import marker
+    from .provenance import provenance
     from .summary import answer_sentences, null_reasons, warning_lines
 
     folder = Path(folder or out)
@@ -385,6 +395,7 @@ def finish(out, results, parameters, folder=None):
                "notebooks": [{k: r.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}
                              for r in results],
                "status": "partial" if failed else "complete", "failed": failed,
+               "provenance": provenance(parameters),
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                "relmodel": marker("complete")}
     write_text(folder / "index.html", index_page(summary, merged, folder=folder))
