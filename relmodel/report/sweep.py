@@ -149,31 +149,10 @@ def _png(fig):
 
 
 def _comparison_page(names, rows, folder, params=None):
-    from .summary import answer_sentences
+    from .sweep_page import sweep_page
 
-    keys = _keys(rows)
-    body = []
-    for r in rows:
-        cells = [f"<a href='{html.escape(r['folder'])}/index.html'>{fmt(r['values'][names[0]])}</a>"]
-        cells += [fmt(r["values"][n]) for n in names[1:]]
-        reasons = r.get("reasons") or {}
-        body.append(cells + [fmt(r["headline"][k], k, reasons.get(k, "out of reach"))
-                             if k in r["headline"] else "—" for k in keys]
-                    + [html.escape(r.get("status") or "complete")])
-    png = _png(comparison_figure(names, rows))
-    write_bytes(folder / "comparison.png", png)
-    img = "<p><img src='comparison.png' alt='headline numbers against the swept values'></p>"
-    fixed = ", ".join(f"{html.escape(k)} = {html.escape(str(v))}" for k, v in (params or {}).items())
-    intro = (f"<p>One report per combination of <b>{html.escape(' × '.join(names))}</b>; fixed inputs: "
-             f"{fixed or 'the defaults (assumptions)'}.</p>")
-    answers = "".join(
-        "<h3>" + html.escape(", ".join(f"{n} = {r['values'][n]}" for n in names)) + "</h3>"
-        + "".join(f"<p>{html.escape(s)}</p>" for s in answer_sentences(r.get("records") or {},
-                                                                      parts=("interval", "ettr", "requirement")))
-        for r in rows)
-    header = names + [HEADLINE.get(k, k.replace("_", " ")) for k in keys] + ["status"]
-    return page("relmodel sweep over " + " × ".join(names),
-                intro + table(header, body) + img + "<h2>Answers</h2>" + answers)
+    write_bytes(folder / "comparison.png", _png(comparison_figure(names, rows)))
+    return sweep_page(names, rows, params)
 
 
 def _paths(names, notebooks, params):
