@@ -342,3 +342,18 @@ class KernelDiedError(ReportError):
 class BudgetError(ResourceLimitError):
     """A request whose estimated cost (work or memory) is above the budget; the message gives
     the estimate, the budget and how to raise it."""
+class ReportIncomplete(ReportError):
+    """A report was written, but some of its notebooks stopped at a failing cell.
+
+    ``report`` is the written :class:`relmodel.report.Report` (its
+    summary.json says ``"status": "partial"``); ``failed`` names the notebooks
+    that stopped.  The CLI exits with status 1.
+    """
+
+    def __init__(self, message, report=None, failed=()):
+        super().__init__(message)
+        self.report = report
+        self.failed = tuple(failed)
+
+
+__all__ += ["ReportIncomplete"]

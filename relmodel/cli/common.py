@@ -9,7 +9,7 @@ import click
 from ..data import datasets
 from ..escape import csv_frame
 
-__all__ = ["log_options", "load_source", "echo_frame", "format_option", "cli_text"]
+__all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_option", "cli_text"]
 
 # Python argument names in library messages, and the options that set them here
 _OPTIONS = [(r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
@@ -65,15 +65,38 @@ def log_options(func):
 
 
 def load_source(log, log_kwargs):
-    """A bundled dataset by name ("llama3", "stepfun", "lanl") or a file read with the log options."""
+    """A bundled dataset by name ("llama3", "stepfun", "lanl") or a file read with the log options.
+
+    A file's reading warnings (rows merged or dropped, times guessed) are
+    raised again, so the command prints them as Python would; the bundled
+    datasets load quietly.
+    """
     import warnings
     ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year") if k in log_kwargs}
     operator_log = _operator_log(log, log_kwargs, ops)
     if operator_log is not None:
         return operator_log
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # problems() is reported by the commands that need it
-        return datasets.load(log, **log_kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        source = datasets.load(log, **log_kwargs)
+    if str(log).lower() not in datasets.NAMES:
+        for w in caught:
+            warnings.warn(w.message if isinstance(w.message, Warning) else str(w.message), stacklevel=2)
+    return source
+
+
+def observed_note(source, source_gpus):
+    """A note when the observed cluster is taken as the nodes seen in a log, or None.
+
+    ``source_gpus`` is what the user gave (None: not given).
+    """
+    if source_gpus is not None or getattr(source, "n_gpus", None) or not hasattr(source, "_n_nodes") \
+            or source._n_nodes is not None or "node" not in getattr(source, "events", {}):
+        return None
+    nodes = int(source.n_nodes)
+    gpn = getattr(source, "gpus_per_node", None) or 8
+    return (f"the observed cluster is taken as the {nodes:,} nodes seen in the log ({nodes * gpn:,} GPUs at "
+            f"{gpn} per node); pass --source-gpus if the log covers a larger cluster")
 
 
 def _operator_log(log, log_kwargs, ops):

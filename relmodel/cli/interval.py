@@ -9,9 +9,9 @@ from ..checkpoint.multilevel import two_level_breakdown, two_level_optimum
 from ..checkpoint.plan import compare_intervals
 from ..defaults import DEFAULTS
 from ..errors import ModelInputError
-from ..scale.scaling import job_mtbf_from_source
+from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
 from ..units import hours
-from .common import echo_frame, format_option, load_source, log_options
+from .common import echo_frame, format_option, load_source, log_options, observed_note
 
 __all__ = ["command"]
 
@@ -32,6 +32,8 @@ def _for_people(df):
               "file read with the column options below.")
 @click.option("--gpus", type=int, help="With --log: scale the MTBF to a job on this many GPUs.")
 @click.option("--gpus-per-node", type=int, default=DEFAULTS["gpus_per_node"], show_default=True, help="With --gpus.")
+@click.option("--source-gpus", type=click.IntRange(min=1),
+              help="With --gpus: GPUs the log was observed on [default: for a file, the nodes seen in it].")
 @click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
               help="Time the job is stalled writing one checkpoint, e.g. 45s.")
 @click.option("--restart", default=DEFAULTS["restart"], show_default=True,
@@ -50,7 +52,7 @@ def _for_people(df):
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Seed of the simulation.")
 @format_option
 @log_options
-def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
+def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
             fast_restart, family, work, replicas, seed, fmt, log_kwargs):
     """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
 
@@ -78,8 +80,18 @@ def command(mtbf, log, gpus, gpus_per_node, ckpt_cost, restart, step, persist, f
     where, source = "given", None
     if log is not None:
         source = load_source(log, log_kwargs)
-        mtbf = job_mtbf_from_source(source, gpus, gpus_per_node)
+        if source_gpus is not None and gpus is None:
+            raise ModelInputError("--source-gpus needs --gpus (the job size the observed rates are scaled to)")
+        if source_gpus is not None:
+            from .requirements import _source_cluster
+            mtbf = scale_job_mtbf(source, gpus, gpus_per_node, source_cluster=_source_cluster(source, source_gpus))
+        else:
+            mtbf = job_mtbf_from_source(source, gpus, gpus_per_node)
+        note = observed_note(source, source_gpus) if gpus else None
+        if note:
+            click.echo(f"relmodel: note: {note}", err=True)
         where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
+        where += f" observed on {source_gpus:,} GPUs" if source_gpus else ""
     df = compare_intervals(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
     plain = replicas and (work is not None or family is None)  # with --fit alone, --simulate sizes the search
     sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if plain else None

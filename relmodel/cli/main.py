@@ -7,6 +7,7 @@ status saying whose problem it is:
 * 2: bad input (every :mod:`relmodel.errors` class, a missing file);
 * 1: the environment (:class:`~relmodel.errors.ReportWriteError`, a full
   disk, a folder without write permission: any other ``OSError``);
+* 1 also: a partial report (written, but a notebook stopped at a failing cell);
 * 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first;
 * 143: stopped by SIGTERM during a report, cleaned up as after Ctrl-C.
 
@@ -21,10 +22,13 @@ import click
 from ..errors import RelmodelError, is_environment_error
 from .common import cli_text
 
-__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED"]
+__all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_PARTIAL"]
 
 EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
 EXIT_TERMINATED = 143  # SIGTERM: cleaned up as after Ctrl-C
+
+#: A report was written but a notebook stopped at a failing cell.
+EXIT_PARTIAL = 1
 
 
 def fail(exc, status=EXIT_INPUT, options=True):

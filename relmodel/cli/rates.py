@@ -5,8 +5,9 @@ import dataclasses
 import click
 import pandas as pd
 
-from .common import echo_frame, format_option, load_source, log_options
+from .common import echo_frame, format_option, load_source, log_options, observed_note
 from ..data import datasets
+from ..errors import ModelInputError
 from ..stats.rates import component_rates
 from ..stats.rates.rate_compare import compare_rates
 
@@ -31,9 +32,11 @@ _COLUMNS = ["component", "category", "count", "share", "mtbf_h", "mtbf_lo", "mtb
               "with an outage).")
 @click.option("--gpus-per-node", type=click.IntRange(min=1), help="For a log file: GPUs per node (needed for "
               "--per gpu).")
+@click.option("--source-gpus", type=click.IntRange(min=1), help="For a log file: GPUs observed, the same as "
+              "--n-nodes times --gpus-per-node (default 8 per node).")
 @format_option
 @log_options
-def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, fmt, log_kwargs):
+def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, source_gpus, fmt, log_kwargs):
     """Failure rate, MTBF (with confidence bounds) and FIT per component.
 
     LOG is a bundled dataset (llama3 [default], stepfun, lanl) or a log file
@@ -48,12 +51,16 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
       relmodel rates stepfun --compare llama3  # rate ratio, exact test, P(worse)
       relmodel rates outages.csv --start began --node host --per gpu --gpus-per-node 8 --n-nodes 512
     """
+    n_nodes = _nodes(n_nodes, gpus_per_node, source_gpus)
     extra = {"n_nodes": n_nodes, "gpus_per_node": gpus_per_node}
     log_kwargs.update({k: v for k, v in extra.items() if v is not None})
     source = load_source(log, log_kwargs)
     if fleet:
         return _compare(source, fleet, "node" if per == "job" else per, conf, fmt)
     df = component_rates(source, per=per, conf=conf, method=method)
+    note = observed_note(source, None) if per != "job" else None
+    if note:
+        click.echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
     if fmt == "table" and not all_columns:
         df = df[_COLUMNS].copy()
         df["share"] = (100 * df["share"]).round(1)
@@ -65,6 +72,19 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
         for r in source.disagreements().itertuples():
             click.echo(f"note: the source prints {r.printed_pct}% for {r.component}; its count gives "
                        f"{r.count}/{source.n_unexpected} = {r.share_pct:.1f}%. The counts are used.")
+
+
+def _nodes(n_nodes, gpus_per_node, source_gpus):
+    """Nodes observed, from --n-nodes or --source-gpus (which must agree when both are given)."""
+    if source_gpus is None:
+        return n_nodes
+    gpn = gpus_per_node or 8
+    if source_gpus % gpn:
+        raise ModelInputError(f"--source-gpus {source_gpus:,} is not a whole number of {gpn}-GPU nodes; "
+                              "give a multiple of --gpus-per-node")
+    if n_nodes is not None and n_nodes * gpn != source_gpus:
+        raise ModelInputError(f"--n-nodes {n_nodes:,} x {gpn} GPUs is not --source-gpus {source_gpus:,}; give one")
+    return source_gpus // gpn
 
 
 def _compare(source, fleet, per, conf, fmt):

@@ -4,7 +4,7 @@ import json
 
 import click
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ReportIncomplete
 from ..report.params import load_params, parse_assignment
 from ..report.interrupts import terminate_as_interrupt
 
@@ -59,10 +59,12 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
 
     Each notebook's parameters: papermill --help-notebook notebooks/NAME.ipynb
 
-    Exit status: 0 done, 2 bad input (nothing was run or written), 1 the report
-    could not be written (disk full, no permission), 130 interrupted (Ctrl-C).
+    Exit status: 0 done; 1 a partial report (a notebook stopped at a failing
+    cell: summary.json says "partial" and the index names it) or the report
+    could not be written (disk full, no permission); 2 bad input (nothing was
+    run or written); 130 interrupted (Ctrl-C).
     """
-    from ..report import fmt, render
+    from ..report import render
     from ..report.executors import dask_client, worker_pool
 
     params = load_params(params_file)
@@ -72,11 +74,24 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     grid = _sweeps(sweep)
     if jobs is not None and dask_address is not None:
         raise ParameterError("give --jobs or --dask, not both")
+    partial = None
     with terminate_as_interrupt(), (dask_client(dask_address) if dask_address is not None
                                     else worker_pool(jobs)) as executor:
-        report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
-                        sweep=grid, executor=executor, progress=not quiet)
-    click.echo(f"report written: {report.index}")
+        try:
+            report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
+                            sweep=grid, executor=executor, progress=not quiet)
+        except ReportIncomplete as exc:
+            report, partial = exc.report, exc
+    click.echo(f"report written{' (partial)' if partial else ''}: {report.index}")
+    _answers(report)
+    if partial is not None:
+        from .main import EXIT_PARTIAL, fail
+        fail(partial, EXIT_PARTIAL, options=False)
+
+
+def _answers(report):
+    from ..report import fmt
+
     for run in report.runs or (report,):
         try:
             answers = json.loads((run.path / "summary.json").read_text(encoding="utf-8")).get("answers")

@@ -5,7 +5,7 @@ import json
 import click
 import numpy as np
 
-from .common import echo_frame, format_option, load_source, log_options
+from .common import echo_frame, format_option, load_source, log_options, observed_note
 from ..scale.cluster import Cluster
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError
@@ -105,6 +105,9 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
                              n_boot=n_boot, seed=seed)
     if not plan.feasible:
         raise InfeasibleTargetError(plan.message)
+    note = observed_note(source, source_gpus)
+    if note:
+        click.echo(f"relmodel: note: {note}", err=True)
     if fmt == "json":
         out = {"assumption": plan.assumption, "summary": json.loads(plan.summary().to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}

@@ -58,15 +58,15 @@ def designs_plot(comparison, ax=None):
     ax = _axes(ax)
     t = comparison.table
     y = np.arange(len(t))
-    err = np.vstack([t["ettr"] - t["ettr_lo"], t["ettr_hi"] - t["ettr"]])
-    ax.barh(y + 0.2, t["ettr"], height=0.4, xerr=err, label="ETTR (share of time training)", color="tab:blue")
-    ax.barh(y - 0.2, t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought", color="tab:orange")
-    ax.axvline(comparison.target_ettr, color="0.3", ls="--", lw=1, label=f"target ETTR {comparison.target_ettr:g}")
+    err = 100 * np.vstack([t["ettr"] - t["ettr_lo"], t["ettr_hi"] - t["ettr"]])
+    ax.barh(y + 0.2, 100 * t["ettr"], height=0.4, xerr=err, label="ETTR (share of time training)", color="tab:blue")
+    ax.barh(y - 0.2, 100 * t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought", color="tab:orange")
+    target = 100 * comparison.target_ettr
+    ax.axvline(target, color="0.3", ls="--", lw=1, label=f"target ETTR {target:g}%")
     ax.set_yticks(y, t["design"])
     ax.invert_yaxis()
-    lo = max(0.0, float(min(t["goodput_per_gpu"].min(), t["ettr_lo"].min())) - 0.05)
-    ax.set_xlim(lo, 1.0)
-    ax.set_xlabel("fraction")
+    ax.set_xlim(0.0, 100.0)  # bars start at zero, so their lengths compare
+    ax.set_xlabel("percent")
     ax.set_title("Designs: ETTR and goodput per GPU bought")
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)

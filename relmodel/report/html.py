@@ -9,9 +9,10 @@ import html
 from pathlib import Path
 
 from . import present as P
+from .failures import failure_sentence, status_text
 from .summary import answer_sentences, warning_lines
 
-__all__ = ["HEADLINE", "STYLE", "page", "table", "fmt", "index_page", "inputs_rows", "NOTEBOOK_TITLES"]
+__all__ = ["HEADLINE", "STYLE", "PRINT_STYLE", "page", "table", "fmt", "index_page", "inputs_rows", "NOTEBOOK_TITLES"]
 
 #: Headline numbers collected into summary.json, with their labels.
 HEADLINE = {
@@ -39,13 +40,21 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;p
          "line-height:1.45}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;"
          "padding:.3em .7em;text-align:left;vertical-align:top}.err{color:#a00}.answer{font-size:1.1em}"
          ".note{border-left:4px solid #c98a00;background:#fdf6e3;padding:.4em .8em;margin:.4em 0}"
-         ".assumed{color:#8a5a00}img{max-width:100%;height:auto}.scroll{overflow-x:auto;max-width:100%}")
+         ".stopped{border-left-color:#a00;background:#fbeaea}.assumed{color:#8a5a00}img{max-width:100%;height:auto}.scroll{overflow-x:auto;max-width:100%}")
+
+
+#: Print rules for every page: landscape, tables wrap instead of losing their right-hand columns.
+PRINT_STYLE = ("@media print{@page{size:A4 landscape;margin:12mm}body{max-width:none;margin:0}"
+               ".scroll,.jp-RenderedHTMLCommon,.jp-OutputArea-output{overflow:visible!important;max-width:none}"
+               "table{width:100%;table-layout:auto;font-size:8.5pt;page-break-inside:auto}"
+               "tr{page-break-inside:avoid}td,th{white-space:normal!important;overflow-wrap:anywhere}"
+               "img{max-width:100%!important;page-break-inside:avoid}}")
 
 
 def page(title, body):
     """A small standalone HTML page."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
+            f"<style>{STYLE}{PRINT_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
 
 
 def table(header, rows):
@@ -125,8 +134,10 @@ def _links(summary):
         title = NOTEBOOK_TITLES.get(nb["name"], nb["name"])
         link = (f"<a href='{html.escape(nb['html'])}'>{html.escape(title)}</a>" if nb["html"]
                 else html.escape(title))
-        status = (f"<span class='err'>{html.escape(nb['error'])}</span>" if nb["error"] else "ok")
-        rows.append([link, f"<a href='{html.escape(nb['ipynb'])}'>notebook</a>",
+        status = html.escape(status_text(nb))
+        status = f"<span class='err'>{status}</span>" if nb["error"] else status
+        notebook = f"<a href='{html.escape(nb['ipynb'])}'>notebook</a>" if nb.get("ipynb") else "—"
+        rows.append([link, notebook,
                      f"{nb['seconds']:.0f} s", status])
     return table(["page", "executed notebook", "time", "status"], rows)
 
@@ -136,6 +147,9 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
     merged = merged or {}
     d = merged.get("decision") or {}
     parts = [_question(d)]
+    for nb in (nb for nb in summary["notebooks"] if nb["error"]):
+        sentence = failure_sentence(nb, NOTEBOOK_TITLES.get(nb["name"], nb["name"]))
+        parts.append(f"<div class='note stopped'>{html.escape(sentence)}</div>")
     rows = inputs_rows(summary, merged)
     if rows:
         parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
@@ -150,11 +164,12 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
             [html.escape(HEADLINE.get(k, k)), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()]))
     parts.append(_figures(folder))
     warns = summary.get("warnings") if "warnings" in summary else warning_lines(merged)
-    failed = [nb["error"] for nb in summary["notebooks"] if nb["error"]]
-    if warns or failed:
-        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>"
-                                                   for w in list(warns) + failed))
+    if warns:
+        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>" for w in warns))
     parts.append("<h2>Detail pages</h2>" + _links(summary))
     parts.append(f"<p>Created {html.escape(summary['created'])} by relmodel.</p>")
+    if summary.get("provenance"):
+        from .provenance import footer
+        parts.append(footer(summary["provenance"]))
     name = (merged.get("source") or {}).get("name")
     return page(f"{title}: {name}" if name else title, "".join(parts))

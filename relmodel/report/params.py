@@ -4,12 +4,15 @@ A notebook's parameters are the lines of its first code cell tagged
 ``parameters`` (the Papermill convention), one per line::
 
     n_gpus: int = 16384  # GPUs in the job
-    start: str | None = None  # start-time column of a log file
+    start: str = None  # start-time column of a log file (None: not given)
 
 :func:`notebook_parameters` reads them with :mod:`ast`, without running
 anything. Allowed annotations: ``int``, ``float``, ``str``, ``bool``, ``str |
 None``, ``int | None``, ``float | None``, ``list[str]``, ``list[int]``,
-``list[float]``. An unannotated ``name = literal`` line still works: its type
+``list[float]``. A ``None`` default makes the type nullable (``start: str =
+None`` is ``str | None``): that is the form Papermill's ``--help-notebook``
+can read, so the suite writes it that way.  A ``list[str]`` parameter also
+takes one name. An unannotated ``name = literal`` line still works: its type
 is inferred from the literal (a ``None`` default then takes any plain value).
 
 Values a user passes (``-p NAME=VALUE``, ``--params file.yaml``, ``--sweep``)
@@ -52,7 +55,7 @@ TYPES = {
     "str | None": ("str", False, True), "int | None": ("int", False, True),
     "float | None": ("float", False, True),
     "list[str]": ("str", True, False), "list[int]": ("int", True, False),
-    "list[float]": ("float", True, False),
+    "list[float]": ("float", True, False), "list[str] | None": ("str", True, True),
     "any | None": ("any", False, True),  # inferred for an unannotated None default
 }
 
@@ -111,6 +114,8 @@ def _line(node, name, path, lines):
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise ParameterError(f"{where} is not a literal") from None
     annotation = _annotation(node.annotation, where) if isinstance(node, ast.AnnAssign) else ""
+    if default is None and annotation and "|" not in annotation:
+        annotation += " | None"  # 'name: str = None' (the form papermill can read) may be left unset
     param = Parameter(name, default, "", path.stem, annotation)
     if default is not None or not annotation:
         check_type(param, default, where=f"{where}: default")
@@ -219,6 +224,8 @@ def check_type(param, value, where=None):
     duration = param.name in DURATIONS
     if value is None:
         ok = nullable
+    elif is_list and kind == "str" and isinstance(value, str) and not duration:
+        ok = True  # one name stands for a list of one
     elif is_list:
         ok = isinstance(value, list) and all(
             _duration_ok(v) if duration else _scalar_ok(kind, v) for v in value)

@@ -292,9 +292,24 @@ def _check_columns(values, log):
             if c not in header:
                 raise ParameterError(f"parameter {name!r} = {c!r}: no such column in {log}; its "
                                      f"columns are {', '.join(header)}")
-    if "start" not in given and not {"component", "count"} <= set(header):  # a count table needs none
+    counts = {"component", "count"} <= set(header)
+    if "start" not in given and not counts:  # a count table needs none
         raise ParameterError(f"parameter 'start' is needed for the log file {log}: name the column "
                              f"that holds outage start times (one of {', '.join(header)})")
+    _check_cluster(values, log, header, counts, given)
+
+
+def _check_cluster(values, log, header, counts, given):
+    """The observed cluster must be knowable before any kernel starts: source_gpus, nodes or n_gpus."""
+    if values.get("source_gpus") is not None:
+        return
+    if counts and "n_gpus" not in header:
+        raise ParameterError(f"parameter 'source_gpus' is needed for the count table {log}: it has no "
+                             "n_gpus column, so the GPUs it was observed on are unknown; give a whole number")
+    if not counts and "node" not in given:
+        raise ParameterError(f"parameter 'source_gpus' or 'node' is needed for the log file {log}: without a "
+                             "node column the GPUs it covers are unknown; give source_gpus (GPUs observed) or "
+                             f"node (one of {', '.join(header)})")
 
 
 def check_values(values, defaults=None, cwd=None):

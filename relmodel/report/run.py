@@ -21,13 +21,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import KernelDiedError, ReportError
+from ..errors import KernelDiedError, ReportError, ReportIncomplete
 from ..resources import notebook_dir
 from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
 from .folders import write_bytes, write_text
 from .params import notebook_parameters, validate
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
 from .summary import clean
+from .alt_text import figure_alts, with_alt_text
+from .failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -222,11 +224,21 @@ def _to_html(nb):
         _EXPORTER = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
                                  exclude_output_prompt=True)
     nb = copy.deepcopy(nb)
+    nb.cells = [c for c in nb.cells if ERROR_CELL_TAG not in c.metadata.get("tags", [])]
     for cell in nb.cells:
         if "outputs" in cell:
-            cell.outputs = [o for o in cell.outputs if MIMETYPE not in o.get("data", {})]
+            cell.outputs = [stopped_note(o) if o.get("output_type") == "error" else o
+                            for o in cell.outputs if MIMETYPE not in o.get("data", {})]
     body, _ = _EXPORTER.from_notebook_node(nb)
-    return body
+    return with_alt_text(body, figure_alts(nb))
+
+
+def _with_footer(body, parameters):
+    from .provenance import footer, provenance
+    end = body.rfind("</body>")
+    from .html import PRINT_STYLE
+    note = f"<style>{PRINT_STYLE}</style>" + footer(provenance(parameters))
+    return body[:end] + note + body[end:] if end >= 0 else body + note
 
 
 @dataclass(frozen=True)
@@ -249,30 +261,6 @@ def make_tasks(plans, run_id):
             for p, params in plans]
 
 
-_SKIP_TAGS = {"injected-parameters", "papermill-error-cell-tag"}
-
-
-def _own_cell_number(source_nb, executed):
-    """1-based position, in the user's notebook, of the executed notebook's failing cell."""
-    failing = next((c for c in executed.cells if any(o.get("output_type") == "error"
-                                                     for o in c.get("outputs", []))), None)
-    if failing is None:
-        return None
-    ids = [c.get("id") for c in source_nb.cells]
-    if failing.get("id") in ids and failing.get("id") is not None:
-        return ids.index(failing.get("id")) + 1
-    own = [c for c in executed.cells if not _SKIP_TAGS & set(c.metadata.get("tags", []))]
-    return next((i + 1 for i, c in enumerate(own) if c is failing), None)
-
-
-def _failure(name, exc, number):
-    source = (exc.source or "").strip().splitlines()
-    first = source[0] if source else ""
-    where = f"cell {number} of the notebook" if number else "a cell"
-    return (f"{name}: {where} (In [{exc.exec_count}]: {first!r}) failed with "
-            f"{exc.ename}: {exc.evalue}; the partly executed notebook is kept as {name}.ipynb")
-
-
 def execute(task):
     """Execute one :class:`Task` in a scratch folder; return its outputs as data.
 
@@ -290,7 +278,8 @@ def execute(task):
     name = task.name
     scratch = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{task.run_id}-"))
     source, ipynb = scratch / f"{name}.source.ipynb", scratch / f"{name}.ipynb"
-    start, error, out = time.perf_counter(), None, {"ipynb_bytes": None, "html_bytes": None, "records": {}}
+    start, error = time.perf_counter(), None
+    out = {"ipynb_bytes": None, "html_bytes": None, "records": {}, "failure": None}
     try:
         source.write_text(task.source, encoding="utf-8")
         try:
@@ -311,13 +300,18 @@ def execute(task):
             nb = nbformat.read(ipynb, as_version=4)
             out["ipynb_bytes"], out["records"] = ipynb.read_bytes(), _records(nb)
             if isinstance(error, tuple):
-                error = _failure(name, error[1], _own_cell_number(nbformat.reads(task.source, 4), nb))
+                number = failed_cell(nbformat.reads(task.source, 4), nb)
+                out["failure"] = {"cell": number, "error": error[1].ename}
+                error = failure_message(name, error[1], number)
             try:
-                out["html_bytes"] = _to_html(nb).encode("utf-8")
+                out["html_bytes"] = _with_footer(_to_html(nb), task.parameters).encode("utf-8")
             except Exception as exc:  # nbconvert templates missing, a broken output...
                 error = error or f"{name}: the notebook ran but its HTML could not be written: {exc}"
         elif isinstance(error, tuple):
-            error = _failure(name, error[1], None)
+            out["failure"] = {"cell": None, "error": error[1].ename}
+            error = failure_message(name, error[1], None)
+        if error is not None and out["failure"] is None:
+            out["failure"] = {"cell": None, "error": error.split(": ")[1] if ": " in error else "error"}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         from .interrupts import reinstall
@@ -336,6 +330,7 @@ def store(result, folder):
     entry = {k: result[k] for k in ("name", "records", "seconds", "error")}
     if result.get("kernel_died"):
         entry["kernel_died"] = True
+    entry["failure"] = result.get("failure")
     entry["records"] = dict(entry["records"] or {})
     for key in [k for k in entry["records"] if k.startswith(FIGURE_PREFIX)]:
         png = entry["records"].pop(key)
@@ -392,12 +387,15 @@ def finish(out, results, parameters, folder=None):
     The files go to ``folder`` (default ``out``: a staging folder that becomes
     ``out``).  summary.json holds numbers or null: every null has its
     ``reasons`` entry.  Raises ReportError naming each failed notebook and
-    cell after writing them.
+    cell after writing them
+    (:class:`~relmodel.errors.ReportIncomplete`, carrying the written Report).
     """
     from .folders import marker
+    from .provenance import provenance
     from .summary import answer_sentences, null_reasons, warning_lines
 
     folder = Path(folder or out)
+    failed = [r["name"] for r in results if r["error"]]
     reasons = {}
     records = clean({r["name"]: r["records"] for r in results}, reasons)
     merged = merged_records(records)
@@ -408,15 +406,20 @@ def finish(out, results, parameters, folder=None):
                "reasons": reasons,
                "answers": answer_sentences(merged), "warnings": warning_lines(merged),
                "records": records,
-               "notebooks": [{k: r[k] for k in ("name", "ipynb", "html", "seconds", "error")}
+               "notebooks": [{k: r.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}
                              for r in results],
+               "status": "partial" if failed else "complete", "failed": failed,
+               "provenance": provenance(parameters),
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                "relmodel": marker("complete")}
     write_text(folder / "index.html", index_page(summary, merged, folder=folder))
     write_text(folder / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
-    errors = [r["error"] for r in results if r["error"]]
+    report = Report(Path(out), tuple(r["name"] for r in results), parameters, headline, records)
     if any(r.get("kernel_died") for r in results):
-        raise KernelDiedError("; ".join(errors) + f" (report index: {Path(out) / 'index.html'})")
-    if errors:
-        raise ReportError("; ".join(errors) + f" (report index: {Path(out) / 'index.html'})")
-    return Report(Path(out), tuple(r["name"] for r in results), parameters, headline, records)
+        errors = "; ".join(r["error"] for r in results if r["error"])
+        raise KernelDiedError(errors + f" (report index: {Path(out) / 'index.html'})")
+    if failed:
+        errors = "; ".join(r["error"] for r in results if r["error"])
+        raise ReportIncomplete(f"the report is partial: {errors} (report index: {Path(out) / 'index.html'})",
+                               report=report, failed=failed)
+    return report

@@ -11,7 +11,7 @@ import math
 
 from . import present as P
 
-__all__ = ["answer_sentences", "simulation_sentence", "warning_lines", "clean", "null_reasons"]
+__all__ = ["USEFUL_ETTR", "answer_sentences", "simulation_sentence", "warning_lines", "clean", "null_reasons"]
 
 
 def _ok(x):
@@ -41,9 +41,56 @@ def _reach(d):
             "them.")
 
 
-def _requirement(d):
+#: Below this ETTR at the best interval the job loses more than it gains: no checkpoint schedule is the answer.
+USEFUL_ETTR = 0.5
+
+
+def _rising(records):
+    return (records or {}).get("trend") == "wearing out"
+
+
+def _no_progress(d):
+    """The lead sentence when even the best interval leaves ETTR below USEFUL_ETTR, and what would change it."""
+    from ..scale.requirements import required_job_mtbf
+
+    need = float(required_job_mtbf(USEFUL_ETTR, d["ckpt_cost_h"], d["restart_h"]))
+    fixed, hw = (d.get("fixed_per_day") or 0.0) / 24, (d.get("hardware_per_day") or 0.0) / 24
+    text = (f"The job cannot make useful progress at this size with this data: at {d['n_gpus']:,} GPUs it is "
+            f"interrupted every {P.duration(d['job_mtbf_h'])}, and even at the best interval only "
+            f"{P.pct(d['ettr'])} of its wall time is training. An ETTR of {P.pct(USEFUL_ETTR, 0)} needs a job MTBF "
+            f"of {P.duration(need)} ({P.number(need / d['job_mtbf_h'], 2)}× today's)")
+    room = 1.0 / need - fixed
+    if hw > 0 and room > 0:
+        n_max = d["n_gpus"] * room / hw
+        text += f"; at today's failure rates that is a job of at most about {P.sig(n_max, 2)} GPUs"
+    elif fixed >= 1.0 / need:
+        text += "; the per-job causes alone rule that out, however reliable the hardware"
+    return text + ", or a faster checkpoint and restart."
+
+
+def _bootstrap_reach(d):
+    """The share of bootstrap draws in which the target is out of reach, when it is not negligible."""
+    p = d.get("p_reachable")
+    if not d.get("reachable") or not _ok(p) or p >= 0.95 or d.get("ettr_lo") is None:
+        return ""
+    return (f" In {P.pct(1 - p, 0)} of the bootstrap draws the target is out of reach at any node MTBF: the "
+            f"per-job causes alone cap ETTR at {P.pct(d['cap_ettr'])}, so the requirement has no upper bound.")
+
+
+def _nodes_today(d):
+    """Today's node MTBF at this size, named for what it counts (hardware causes only)."""
+    if not (_ok(d.get("improvement")) and _ok(d.get("observed_node_mtbf_h"))):
+        return ""
+    return (f", {P.number(d['improvement'], 2)}× today's {P.hours_text(d['observed_node_mtbf_h'])} (hardware "
+            "causes only, in a fabric of this size; per-job causes such as software are held apart)")
+
+
+def _requirement(d, records=None):
     target = P.pct(d["target_ettr"], 1).replace(".0%", "%")
     if d.get("meets_target"):
+        if _rising(records):
+            return (f"That meets the {target} target at today's failure rates, if the rate stops rising: every "
+                    "trend test finds it rising.")
         return f"That meets the {target} target at today's failure rates."
     if not d.get("reachable"):
         return (f"A {target} ETTR is out of reach: the per-job causes alone (software and other failures that do "
@@ -58,11 +105,10 @@ def _requirement(d):
     if _ok(d.get("required_node_lo")) and _ok(d.get("required_node_hi")) \
             and d["required_node_lo"] != d["required_node_hi"]:
         rng = f" ({P.sig(d['required_node_lo'])}–{P.sig(d['required_node_hi'])})"
-    times = ""
-    if _ok(d.get("improvement")) and _ok(d.get("observed_node_mtbf_h")):
-        times = f", {P.number(d['improvement'], 2)}× the observed {P.hours_text(d['observed_node_mtbf_h'])}"
+    elif _ok(d.get("required_node_lo")) and d.get("ettr_lo") is not None:
+        rng = f" (at least {P.hours_text(d['required_node_lo'])}, no upper bound)"
     return (f"To reach {target}, the job needs an MTBF of {P.duration(d['required_job_mtbf_h'])}; {held}"
-            f"nodes must reach {node}{rng}{times}.")
+            f"nodes must reach {node}{rng} between hardware failures{_nodes_today(d)}.{_bootstrap_reach(d)}")
 
 
 def simulation_sentence(s):
@@ -87,12 +133,15 @@ def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulat
     out = []
     d = records.get("decision")
     if d:
-        if "interval" in parts:
+        stuck = _ok(d.get("ettr")) and d["ettr"] < USEFUL_ETTR
+        if stuck and parts != ("interval",):
+            out.append(_no_progress(d))
+        elif "interval" in parts:
             out.append(_interval(d))
-        if "ettr" in parts:
+        if "ettr" in parts and not stuck:
             out.append(_ettr(d))
         if "requirement" in parts:
-            out.append(_requirement(d))
+            out.append(_requirement(d, records))
     s = records.get("simulation")
     if s and "simulation" in parts:
         out.append(simulation_sentence(s))
@@ -110,6 +159,13 @@ def warning_lines(records):
     if _ok(src.get("events")) and src["events"] < 30:
         out.append(f"Only {src['events']} interruptions in the data: rates and fits are uncertain.")
     out += list(src.get("notes") or [])[:3]
+    if _rising(records):
+        out.append("The failure rate is rising: every trend test agrees (see the distributions page). Answers "
+                   "at today's rates hold only if it stops rising.")
+    if _ok(d.get("p_reachable")) and d.get("reachable") and d.get("ettr_lo") is not None \
+            and d["p_reachable"] < 0.95:
+        out.append(f"In {P.pct(1 - d['p_reachable'], 0)} of the bootstrap draws the {P.pct(d['target_ettr'], 0)} "
+                   f"target is out of reach at any node MTBF (per-job causes cap ETTR at {P.pct(d['cap_ettr'])}).")
     if records.get("trend") == "inconclusive":
         out.append("The trend tests disagree, so no trend verdict is given (see the distributions page).")
     if records.get("best_family_rejected"):
@@ -149,6 +205,10 @@ def null_reasons(records, reasons, path=""):
             if k in ("required_node_mtbf_h", "required_node_lo", "required_node_hi", "improvement") \
                     and records.get("reachable") is False:
                 why = f"out of reach: per-job causes cap ETTR at {P.pct(records.get('cap_ettr'))}"
+            elif k in ("required_node_hi", "required_node_lo") and records.get("ettr_lo") is not None \
+                    and _ok(records.get("p_reachable")) and records["p_reachable"] < 1:
+                why = (f"no bound: in {P.pct(1 - records['p_reachable'], 0)} of the bootstrap draws no node "
+                       f"MTBF reaches the target (per-job causes cap ETTR at {P.pct(records.get('cap_ettr'))})")
             elif k.endswith(("_lo", "_hi")):
                 why = "no interval: the bootstrap was turned off (n_boot below 2)"
             else:

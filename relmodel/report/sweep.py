@@ -19,10 +19,11 @@ import json
 import re
 from pathlib import Path
 
-from ..errors import ParameterError, ReportError
+from ..errors import ParameterError, ReportIncomplete
 from .folders import Staging, check_target, write_bytes, write_text, marker
 from .params import load_params, parse_value
 from .rules import DURATIONS, normalise
+from .failures import status_text
 from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, merged_records, new_run_id,
                   page, plan, run_tasks, store, table)
 
@@ -148,31 +149,10 @@ def _png(fig):
 
 
 def _comparison_page(names, rows, folder, params=None):
-    from .summary import answer_sentences
+    from .sweep_page import sweep_page
 
-    keys = _keys(rows)
-    body = []
-    for r in rows:
-        cells = [f"<a href='{html.escape(r['folder'])}/index.html'>{fmt(r['values'][names[0]])}</a>"]
-        cells += [fmt(r["values"][n]) for n in names[1:]]
-        reasons = r.get("reasons") or {}
-        body.append(cells + [fmt(r["headline"][k], k, reasons.get(k, "out of reach"))
-                             if k in r["headline"] else "—" for k in keys]
-                    + [html.escape(r["error"] or "ok")])
-    png = _png(comparison_figure(names, rows))
-    write_bytes(folder / "comparison.png", png)
-    img = "<p><img src='comparison.png' alt='headline numbers against the swept values'></p>"
-    fixed = ", ".join(f"{html.escape(k)} = {html.escape(str(v))}" for k, v in (params or {}).items())
-    intro = (f"<p>One report per combination of <b>{html.escape(' × '.join(names))}</b>; fixed inputs: "
-             f"{fixed or 'the defaults (assumptions)'}.</p>")
-    answers = "".join(
-        "<h3>" + html.escape(", ".join(f"{n} = {r['values'][n]}" for n in names)) + "</h3>"
-        + "".join(f"<p>{html.escape(s)}</p>" for s in answer_sentences(r.get("records") or {},
-                                                                      parts=("interval", "ettr", "requirement")))
-        for r in rows)
-    header = names + [HEADLINE.get(k, k.replace("_", " ")) for k in keys] + ["status"]
-    return page("relmodel sweep over " + " × ".join(names),
-                intro + table(header, body) + img + "<h2>Answers</h2>" + answers)
+    write_bytes(folder / "comparison.png", _png(comparison_figure(names, rows)))
+    return sweep_page(names, rows, params)
 
 
 def _paths(names, notebooks, params):
@@ -220,7 +200,8 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
     except KeyboardInterrupt:
         raise staging.interrupted() from None
     if errors:
-        raise ReportError("; ".join(errors))
+        raise ReportIncomplete("the sweep is partial: " + "; ".join(errors), report=report,
+                               failed=[r["name"] for r in results if r["error"]])
     return report
 
 
@@ -231,18 +212,21 @@ def _finish_sweep(names, combos, folders, params, out, staging, results, where):
         values = {**params, **combo}
         try:
             runs.append(finish(out / folders[k], chunk, values, folder=staging.path / folders[k]))
-            error = None
-        except ReportError as exc:
+            error, stopped = None, "complete"
+        except ReportIncomplete as exc:
+            runs.append(exc.report)
             error = str(exc)
+            stopped = "; ".join(f"{r['name']} {status_text(r)}" for r in chunk if r["error"])
             errors.append(", ".join(f"{n}={v}" for n, v in combo.items()) + f": {exc}")
         summary = json.loads((staging.path / folders[k] / "summary.json").read_text(encoding="utf-8"))
         merged = merged_records(summary.get("records", {}))
         merged.pop("reasons", None)
         rows.append({"values": combo, "value": combo[names[0]], "folder": folders[k],
                      "headline": summary.get("headline", {}), "reasons": summary.get("reasons", {}),
-                     "records": merged, "error": error})
+                     "records": merged, "error": error, "status": stopped})
     runs_json = [{k: r[k] for k in ("values", "value", "folder", "headline", "reasons", "error")} for r in rows]
-    summary = {"sweep": names, "parameters": params, "runs": runs_json, "relmodel": marker("complete")}
+    summary = {"sweep": names, "parameters": params, "runs": runs_json,
+               "status": "partial" if errors else "complete", "relmodel": marker("complete")}
     write_text(staging.path / "index.html", _comparison_page(names, rows, staging.path, params))
     write_text(staging.path / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
     per = [r["name"] for r, w in zip(results, where) if w == 0]

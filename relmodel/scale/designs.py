@@ -61,7 +61,7 @@ def design_presets(n_gpus=16_384):
     h100 = "Assumed: spare pool of 1% of the nodes, any node replaces any other."
     rail = rep(Cluster.megascale(nodes * 8), spare_pool=spare_nodes, policy="spare-pool", name="H100, rail fabric",
                assumptions=Cluster.megascale().assumptions + " " + h100)
-    fat = rep(Cluster.llama3(nodes * 8), spare_pool=spare_nodes, policy="spare-pool", name="H100, fat tree",
+    fat = rep(Cluster.llama3().with_gpus(nodes * 8), spare_pool=spare_nodes, policy="spare-pool", name="H100, fat tree",
               assumptions=Cluster.llama3().assumptions + " " + h100)
     nv = Cluster.nvl72(racks * 72)
     whole = rep(nv, spare_pool=math.ceil(0.05 * racks), policy="whole-domain", name="NVL72, whole racks",

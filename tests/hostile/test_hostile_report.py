@@ -356,7 +356,7 @@ def test_read_only_folder_is_a_named_error(tmp_path, monkeypatch, no_kernel):
 def test_failed_cell_number_is_the_notebooks_own(tmp_path):
     bad = write_notebook(tmp_path / "bad.ipynb", ["x: int = 1  # a number", "y = 2", "1 / 0", "z = 3"])
     res = invoke("-n", bad, "-p", "x=5", "--out", tmp_path / "r")
-    assert res.exit_code == 2 and "bad: cell 3 of the notebook" in res.output, res.output
+    assert res.exit_code == 1 and "bad: cell 3 of the notebook" in res.output, res.output
 
 
 # --- Ctrl-C -------------------------------------------------------------------------------------------

@@ -172,7 +172,8 @@ def test_report_from_a_custom_column_log(tmp_path):
     src = summary["records"]["04_requirements_at_scale"]["source"]
     scale = 16384 / src["source_gpus"]
     assert d["job_mtbf_h"] == pytest.approx(1 / (rate * scale * (2 / 3) + rate * (1 / 3)), rel=0.15)
-    assert summary["answers"][0].startswith("Checkpoint every") and "Simulated with" in summary["answers"][-1]
+    lead = "The job cannot make useful progress" if d["ettr"] < 0.5 else "Checkpoint every"  # below 50%: no schedule
+    assert summary["answers"][0].startswith(lead) and "Simulated with" in summary["answers"][-1]
     assert all(line in res.output for line in summary["answers"])
     for page in out.glob("*.html"):
         no_raw_output(page)
