@@ -8,7 +8,7 @@ import pandas as pd
 from .common import echo_frame, format_option, load_source, log_options
 from ..data import datasets
 from ..stats.rates import component_rates
-from ..stats.rates.rate_compare import compare_rates
+from ..stats.rates.comparison import compare_rates
 
 __all__ = ["command"]
 

@@ -7,7 +7,7 @@ from lifelines.statistics import logrank_test, multivariate_logrank_test
 
 import relmodel
 from relmodel.errors import FitError
-from relmodel.stats.survival.groups import compare_mcf, gray_test
+from relmodel.stats.survival.group_tests import compare_mcf, gray_test
 
 
 def _three_groups(seed=0, n=300):

@@ -14,7 +14,7 @@ import relmodel
 from relmodel.cli import cli
 from relmodel.errors import CountError, ExposureError, UnitError
 from relmodel.stats.rates.priors import GammaPrior, RateData
-from relmodel.stats.rates.rate_compare import (adjust_pvalues, compare_rates, prob_greater, rate_ratio_test)
+from relmodel.stats.rates.comparison import (adjust_pvalues, compare_rates, prob_greater, rate_ratio_test)
 
 CASES = [(12, 1000.0, 5, 1500.0), (0, 300.0, 4, 200.0), (7, 50.0, 0, 80.0), (419, 2.65e6, 582, 3.35e6),
          (3, 10.0, 3, 10.0), (40, 900.0, 61, 1000.0)]

@@ -13,7 +13,7 @@ from lifelines.statistics import proportional_hazard_test
 import relmodel
 from relmodel.errors import CovariateError, FitError, MissingColumnError, SeparationError
 from relmodel.stats.regression.covariates import CovariateWarning
-from relmodel.stats.regression.recurrent_regression import andersen_gill, counting_process
+from relmodel.stats.regression.recurrent import andersen_gill, counting_process
 
 COVS = ["fin", "age", "race", "wexp", "mar", "paro", "prio"]
 LIFELINES = {"weibull_aft": WeibullAFTFitter, "lognormal_aft": LogNormalAFTFitter,

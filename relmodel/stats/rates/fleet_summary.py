@@ -16,7 +16,7 @@ import pandas as pd
 from ...data.logs import InterruptionLog
 from .changepoint import rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
-from .rate_compare import compare_rates
+from .comparison import compare_rates
 from .rates import poisson_interval
 from ...tables import html_table
 

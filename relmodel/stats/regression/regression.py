@@ -18,7 +18,7 @@ cannot use, and a :class:`RegressionResult` whose table reads in words.
   for the AFT models (checked against lifelines' row-robust errors).
 
 The Andersen-Gill form for recurrent failures of the same nodes lives in
-:mod:`relmodel.stats.regression.recurrent_regression`.
+:mod:`relmodel.stats.regression.recurrent`.
 """
 
 import html
@@ -32,7 +32,7 @@ from scipy import stats
 from ...errors import CovariateError, FitError, SeparationError
 from ...units import hours
 from .covariates import design, pick_column, survival_columns
-from ..lifetimes.family import _Gumbel, _Logistic, _Normal
+from ..lifetimes.base import _Gumbel, _Logistic, _Normal
 from ...tables import html_table
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
