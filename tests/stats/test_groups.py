@@ -117,3 +117,20 @@ def test_group_plot_and_html():
     assert t["median (h)"].str.fullmatch(r"[\d,]+|not reached").all()
     assert t["expected failures"].str.fullmatch(r"[\d,]+\.\d").all()
     assert "tarone-ware" in r._repr_html_()
+
+
+def test_the_verdict_reads_the_confidence_level_it_was_given():
+    """p = 0.026 (lifelines' logrank_test on the same data) differs at 95% but not at 99%."""
+    rng = np.random.default_rng(3)
+    g = rng.choice(["a", "b"], 120)
+    t = rng.exponential(np.where(g == "a", 100, 140))
+    df = pd.DataFrame({"duration_h": t, "observed": True, "fleet": g})
+    p = logrank_test(t[g == "a"], t[g == "b"]).p_value
+    assert 0.01 < p < 0.05
+    assert " differs across fleet" in relmodel.compare_groups(df, "fleet", conf=0.95).verdict
+    assert "does not differ detectably" in relmodel.compare_groups(df, "fleet", conf=0.99).verdict
+    old = relmodel.mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
+    new = relmodel.mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
+    assert compare_mcf(old, new, at=50.0, conf=0.5).conf == 0.5          # p = 0.285 (docstring example)
+    assert "the fleets differ" in compare_mcf(old, new, at=50.0, conf=0.5).verdict
+    assert "do not differ detectably" in compare_mcf(old, new, at=50.0).verdict

@@ -49,10 +49,11 @@ class GroupComparison:
     p: float
     groups: pd.DataFrame
     curves: dict = field(default_factory=dict, repr=False)
+    conf: float = 0.95
 
     @property
     def verdict(self):
-        word = "differs" if self.p < 0.05 else "does not differ detectably"
+        word = "differs" if self.p < 1 - self.conf else "does not differ detectably"
         p = "p below 0.001" if self.p < 1e-3 else f"p = {self.p:.3f}"
         return (f"Survival {word} across {self.by} ({self.weights} test: chi-square {self.statistic:,.1f} on "
                 f"{self.df} degrees of freedom, {p})")
@@ -151,7 +152,7 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
     table = pd.DataFrame({by: names, "units": np.bincount(g), "failures": d_g.sum(1).astype(int),
                           "expected failures": expected, "observed / expected": d_g.sum(1) / expected,
                           "median (h)": [c.median_h for c in curves.values()]})
-    return GroupComparison(by, weights, stat, df, float(stats.chi2.sf(stat, df)), table, curves)
+    return GroupComparison(by, weights, stat, df, float(stats.chi2.sf(stat, df)), table, curves, conf)
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,11 +263,12 @@ class MCFComparison:
     z: float
     p: float
     curves: dict = field(default_factory=dict, repr=False)
+    conf: float = 0.95
 
     @property
     def verdict(self):
         a, b = self.names
-        word = "differ" if self.p < 0.05 else "do not differ detectably"
+        word = "differ" if self.p < 1 - self.conf else "do not differ detectably"
         return (f"By {self.at_h:,.0f} h, {a} averages {self.difference:+.3g} failures per system against {b}: "
                 f"the fleets {word} (z = {self.z:.2f}, p = {self.p:.2g})")
 
@@ -317,4 +319,4 @@ def compare_mcf(first, second, *, names=("first", "second"), at=None, conf=0.95,
     i = np.searchsorted(grid, at, side="right") - 1
     z = float(diff[i] / sd[i]) if sd[i] > 0 else 0.0
     return MCFComparison(tuple(names), table, at, float(diff[i]), z, float(2 * stats.norm.sf(abs(z))),
-                         dict(zip(names, ests)))
+                         dict(zip(names, ests)), conf)
