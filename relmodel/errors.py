@@ -269,3 +269,10 @@ def is_environment_error(exc):
     if isinstance(exc, MemoryError):
         return True
     return isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError)
+
+
+class RelmodelDeprecationWarning(DeprecationWarning):
+    """An old name still works for one minor version; the message names the new one."""
+
+
+__all__ += ["RelmodelDeprecationWarning"]

@@ -71,7 +71,7 @@ def _compare(source, fleet, per, conf, fmt):
     """Print the comparison of ``source``'s total rate with a published fleet."""
     result = compare_rates(source, fleet, per=per, conf=conf)
     if fmt == "table":
-        click.echo(result.sentence())
+        click.echo(result.text())
         df = result.to_frame()
         echo_frame(df, fmt, floatfmt="{:,.2f}".format)
         rows = datasets.fleets()

@@ -106,7 +106,7 @@ def test_weibayes_without_failures_gives_abernethys_bound():
     t = np.array([1200.0, 1500.0, 900.0, 2000.0])
     w = weibayes(t, 2.0, observed=np.zeros(4, bool), conf=1 - np.exp(-1))
     assert w.lower == pytest.approx(np.sqrt(np.sum(t**2)), rel=1e-12)
-    assert np.isinf(w.upper) and "at least" in w.sentence
+    assert np.isinf(w.upper) and "at least" in w.text()
     w95 = weibayes(t, 2.0, observed=np.zeros(4, bool))
     assert w95.lower == pytest.approx(np.sqrt(2 * np.sum(t**2) / stats.chi2.ppf(0.95, 2)), rel=1e-12)
 

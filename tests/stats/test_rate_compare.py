@@ -110,7 +110,7 @@ def test_by_component_matches_cause_by_cause_tests(llama3, stepfun_log):
 def test_fleet_names_and_logs(stepfun_log):
     res = compare_rates(stepfun_log, "llama3")
     assert res.ratio == pytest.approx((582 / (400 * stepfun_log.duration_h)) / (419 / (2048 * 54 * 24)))
-    assert "times the interruption rate" in res.sentence()
+    assert "times the interruption rate" in res.text()
     gpu = compare_rates(stepfun_log, "llama3", per="gpu")
     assert gpu.ratio == pytest.approx(res.ratio)  # both 8 GPUs per node
 

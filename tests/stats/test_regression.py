@@ -11,6 +11,7 @@ from lifelines.datasets import load_rossi
 from lifelines.statistics import proportional_hazard_test
 
 import relmodel
+from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.errors import CovariateError, FitError, MissingColumnError, SeparationError
 from relmodel.stats.regression.covariates import CovariateWarning
 from relmodel.stats.regression.recurrent import andersen_gill, counting_process
@@ -112,7 +113,9 @@ def test_categoricals_get_a_named_reference_level():
     assert r2.table.set_index("term").loc["sku=A100", "ratio"] > 1
     frame = r.to_frame()
     assert list(frame.columns[:3]) == ["covariate", "level (vs reference)", "hazard ratio"]
-    assert frame.iloc[0, 1] == "H100 vs A100" and "sku = H100" in r.sentences()[0]
+    with pytest.warns(RelmodelDeprecationWarning):
+        first = r.sentences()[0]
+    assert frame.iloc[0, 1] == "H100 vs A100" and "sku = H100" in first and r.text().startswith(first + ".")
     assert "hazard ratio" in r._repr_html_()
 
 

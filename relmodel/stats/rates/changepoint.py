@@ -28,7 +28,7 @@ from ...data.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
-from ...tables import html_table
+from ...tables import Result, html_table, renamed
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
 
@@ -84,7 +84,7 @@ def _position_interval(counts, widths, lo, cp, hi, conf, min_size):
 
 
 @dataclass(frozen=True, eq=False)
-class RateChanges:
+class RateChanges(Result):
     """Change points of an interruption rate, the segments between them, and the binned counts."""
 
     change_h: tuple
@@ -115,8 +115,11 @@ class RateChanges:
     def _scale(self):
         return 24000.0 if self.per != "job" else 24.0
 
-    def sentences(self):
+    def text(self):
         """The findings in words, one sentence per change (or one saying there is none)."""
+        return " ".join(self._sentences())
+
+    def _sentences(self):
         seg = self.segments
         f = self._scale()
         if not self.n_changes:
@@ -139,8 +142,10 @@ class RateChanges:
                              f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"]})
 
     def _repr_html_(self):
-        text = "".join(f"<p>{s}</p>" for s in self.sentences())
+        text = "".join(f"<p>{s}</p>" for s in self._sentences())
         return text + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
+
+    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
 
 
 def _default_bin(duration_h):
@@ -185,7 +190,7 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     >>> rc = rate_changes(t, window=(0, 480), per="job")
     >>> rc.change_h, rc.change_lo_h, rc.change_hi_h          # hours from the start
     ((240.0,), (216.0,), (240.0,))
-    >>> print(rc.sentences()[0])
+    >>> print(rc.text())
     Around day 10.0 (95% interval day 9.0 to day 10.0) the rate went up from 0.30 to 4.00 per day.
     >>> from relmodel.data.datasets import stepfun
     >>> rate_changes(stepfun()).n_changes                    # a year of a real cluster

@@ -33,7 +33,7 @@ from ...errors import CovariateError, FitError, SeparationError
 from ...units import hours
 from .covariates import design, pick_column, survival_columns
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
-from ...tables import html_table
+from ...tables import html_table, renamed
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 
@@ -106,8 +106,11 @@ class RegressionResult:
         t["level (vs reference)"] = t["level (vs reference)"].replace("", "per unit")
         return t
 
-    def sentences(self):
-        """One sentence per coefficient whose interval excludes 1."""
+    def text(self):
+        """One sentence per coefficient whose interval excludes 1 (empty when none does)."""
+        return " ".join(s + "." for s in self._sentences())
+
+    def _sentences(self):
         out = []
         for _, r in self.table.iterrows():
             if r["lower"] > 1 or r["upper"] < 1:
@@ -123,6 +126,8 @@ class RegressionResult:
                 f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
         ph = "" if self.ph_check is None else f"<p>{html.escape(self.ph_check.verdict)}</p>"
         return head + html_table(self.to_frame(), index=False, float_format="{:.3g}".format) + ph
+
+    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
 
     def __repr__(self):
         return (f"RegressionResult({self.model}: {len(self.table)} coefficients, n={self.n}, "

@@ -30,7 +30,7 @@ from ...units import hours
 from ..regression.covariates import pick_column, survival_columns
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...tables import html_table
+from ...tables import Result, html_table, renamed
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -39,7 +39,7 @@ WEIGHTS = ("logrank", "wilcoxon", "tarone-ware", "peto", "fleming-harrington")
 
 
 @dataclass(frozen=True, eq=False)
-class GroupComparison:
+class GroupComparison(Result):
     """A K-sample test: statistic, degrees of freedom, p-value, and per-group observed vs expected."""
 
     by: str
@@ -51,8 +51,8 @@ class GroupComparison:
     curves: dict = field(default_factory=dict, repr=False)
     conf: float = 0.95
 
-    @property
-    def verdict(self):
+    def text(self):
+        """The test's finding in one sentence, judged at ``1 - conf``."""
         word = "differs" if self.p < 1 - self.conf else "does not differ detectably"
         p = "p below 0.001" if self.p < 1e-3 else f"p = {self.p:.3f}"
         return (f"Survival {word} across {self.by} ({self.weights} test: chi-square {self.statistic:,.1f} on "
@@ -61,7 +61,7 @@ class GroupComparison:
     def to_frame(self):
         return self.groups.copy()
 
-    def report_table(self):
+    def table(self):
         """The per-group table as text for a report (thousands separators; "not reached" for no median)."""
         t = self.groups.copy()
         t[self.by] = t[self.by].astype(str)
@@ -73,7 +73,10 @@ class GroupComparison:
         return t
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
+        return f"<p>{html.escape(self.text())}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
+
+    verdict = renamed("verdict", "text", is_property=True)
+    report_table = renamed("report_table", "table")
 
 
 def _event_table(t, e, g, k):
@@ -265,8 +268,8 @@ class MCFComparison:
     curves: dict = field(default_factory=dict, repr=False)
     conf: float = 0.95
 
-    @property
-    def verdict(self):
+    def text(self):
+        """The comparison's finding in one sentence, judged at ``1 - conf``."""
         a, b = self.names
         word = "differ" if self.p < 1 - self.conf else "do not differ detectably"
         return (f"By {self.at_h:,.0f} h, {a} averages {self.difference:+.3g} failures per system against {b}: "
@@ -276,7 +279,9 @@ class MCFComparison:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.verdict)}</p>" + html_table(self.table.tail(12), index=False)
+        return f"<p>{html.escape(self.text())}</p>" + html_table(self.table.tail(12), index=False)
+
+    verdict = renamed("verdict", "text", is_property=True)
 
 
 def _sd(est, conf):

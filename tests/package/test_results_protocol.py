@@ -1,0 +1,93 @@
+"""The one formatting rule set (relmodel.tables) and the one protocol of results, with deprecated old names."""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import relmodel
+from relmodel.errors import RelmodelDeprecationWarning
+from relmodel.report import present
+from relmodel.tables import (DASH, Result, count, duration, interval, number, pct, pct_range, people_table,
+                             renamed, sig)
+
+
+@pytest.mark.parametrize("value, text", [(16384, "16,384"), (2.8e5, "280,000"), (0.0123, "0.0123"),
+                                         (3.14159, "3.14"), (0.0004, "< 0.001"), (float("nan"), DASH),
+                                         (float("inf"), DASH), (None, DASH), (0, "0")])
+def test_numbers_read_as_a_person_writes_them(value, text):
+    assert number(value) == text
+
+
+@pytest.mark.parametrize("h, text", [(45 / 3600, "45 s"), (19 / 60, "19 min"), (3.1, "3.1 h"), (12 * 24, "12 d"),
+                                     (2.5 * 8766, "2.5 years")])
+def test_durations_come_in_the_unit_a_person_would_say(h, text):
+    assert duration(h) == text
+
+
+def test_percent_counts_and_intervals():
+    assert pct(0.8526) == "85.3%" and pct_range(0.844, 0.861) == "84.4–86.1%"
+    assert count(1234567.2) == "1,234,567" and sig(16595.4) == "16,600"
+    assert interval(0.1, 12.5, duration) == "6 min to 12 h" and interval(None, 3) == DASH
+
+
+def test_the_report_pages_use_the_same_formatters():
+    for name in ("number", "sig", "duration", "hours_text", "pct", "pct_range", "per_day", "count"):
+        assert getattr(present, name) is getattr(relmodel.tables, name)
+
+
+def test_people_table_formats_every_cell():
+    df = pd.DataFrame({"GPUs": [16384, 8], "MTBF (h)": [2.8e5, np.nan], "spare": [True, False],
+                       "share": [0.1234, 0.5], "name": ["a", None]})
+    t = people_table(df, {"share": pct})
+    assert t.to_dict("list") == {"GPUs": ["16,384", "8"], "MTBF (h)": ["280,000", DASH], "spare": ["yes", "no"],
+                                 "share": ["12.3%", "50.0%"], "name": ["a", DASH]}
+
+
+@dataclass(frozen=True)
+class _Toy(Result):
+    n: int
+
+    def to_frame(self):
+        return pd.DataFrame({"failures": [self.n]})
+
+    def text(self):
+        return f"{self.n} failures & more"
+
+    words = renamed("words", "text", is_property=True)
+    lines = renamed("lines", "text", value=lambda self: [self.text()])
+
+
+def test_the_protocol_builds_html_from_text_and_table():
+    html = _Toy(1200)._repr_html_()
+    assert html.startswith("<p>1200 failures &amp; more</p>") and "<td>1,200</td>" in html
+    assert "dataframe" not in html and "<th>" in html
+
+
+def test_renamed_names_warn_once_each_and_return_what_they_did():
+    toy = _Toy(3)
+    with pytest.warns(RelmodelDeprecationWarning, match=r"_Toy.words is deprecated.*use .text\(\)"):
+        assert toy.words == "3 failures & more"
+    with pytest.warns(RelmodelDeprecationWarning, match=r"_Toy.lines\(\) is deprecated"):
+        assert toy.lines() == ["3 failures & more"]
+    assert issubclass(RelmodelDeprecationWarning, DeprecationWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        toy.text()  # the new name is quiet
+
+
+def test_statistics_results_speak_text_and_keep_their_old_names(llama3):
+    w = relmodel.weibayes([100.0, 200.0, 300.0], 2.0, observed=[0, 0, 0])
+    post = relmodel.update_rate(relmodel.fleet_prior(), llama3)
+    lives = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 40, 50, 60], "observed": True,
+                          "cage": list("aaaabbbb")})
+    groups = relmodel.compare_groups(lives, "cage")
+    for result, old, is_property in [(w, "sentence", True), (post, "sentence", False), (groups, "verdict", True)]:
+        with pytest.warns(RelmodelDeprecationWarning):
+            before = getattr(result, old) if is_property else getattr(result, old)()
+        assert before == result.text() and result.text()
+    with pytest.warns(RelmodelDeprecationWarning):
+        assert groups.report_table().equals(groups.table())
+    assert "at least" in w.text() and "<p>" in w._repr_html_()
