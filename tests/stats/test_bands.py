@@ -138,9 +138,6 @@ def test_fit_can_report_profile_intervals():
 
 
 def test_band_plot_fills_between_the_bounds():
-    import matplotlib
-
-    matplotlib.use("Agg")
     x, obs = _data(seed=1, n=40)
     b = curve_band(relmodel.fit(x, "weibull", observed=obs), np.linspace(1, 200, 50))
     ax = relmodel.plots.band_plot(b)

@@ -107,9 +107,6 @@ def test_mcf_comparison_matches_the_closed_form_for_a_common_window():
 
 
 def test_group_plot_and_html():
-    import matplotlib
-
-    matplotlib.use("Agg")
     r = relmodel.compare_groups(_three_groups(), "fleet", weights="tarone-ware")
     ax = relmodel.plots.group_survival_plot(r)
     assert len(ax.get_lines()) == 3 and ax.get_legend().get_title().get_text() == "fleet"

@@ -7,11 +7,10 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from scipy import integrate, stats
 
 import relmodel
-from relmodel.cli import cli
+from conftest import run_cli
 from relmodel.errors import CountError, ExposureError, UnitError
 from relmodel.stats.rates.priors import GammaPrior, RateData
 from relmodel.stats.rates.comparison import (adjust_pvalues, compare_rates, prob_greater, rate_ratio_test)
@@ -126,8 +125,7 @@ def test_bad_input():
         compare_rates((3, 10.0), (2, 10.0), prior=GammaPrior(1, 1, per="gpu"))
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
+run = run_cli
 
 
 def test_cli_compare_prints_the_comparison():
@@ -149,7 +147,7 @@ def test_cli_compare_bad_fleet_is_one_line():
                           text=True)
     assert proc.returncode == 2 and "unknown fleet" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
-    r = CliRunner().invoke(cli, ["rates", "--compare", "megascale"])
+    r = run_cli("rates", "--compare", "megascale")
     assert r.exit_code == 2 and "no count and exposure" in r.output
 
 

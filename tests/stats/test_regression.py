@@ -192,9 +192,6 @@ def test_andersen_gill_matches_lifelines_counting_process_fit():
 
 
 def test_forest_plot_draws_one_row_per_coefficient():
-    import matplotlib
-
-    matplotlib.use("Agg")
     r = relmodel.regress(_fleet(), ["sku", "temp_c"])
     ax = relmodel.plots.forest_plot(r)
     labels = [t.get_text() for t in ax.get_yticklabels()]
