@@ -13,21 +13,18 @@ The one rule set every layer's ``text()`` and ``table()`` use:
   ``dataframe`` class, in a box that scrolls instead of widening the page;
 * :class:`Result` is the protocol of results: ``to_frame()`` (numbers, for
   code), ``table()`` (formatted for people), ``text()`` (sentences) and
-  ``_repr_html_`` built from the last two; :func:`renamed` keeps an old
-  method name for one minor version, warning with
-  :class:`~relmodel.errors.RelmodelDeprecationWarning`.
+  ``_repr_html_`` built from the last two (old method names stay one minor
+  version through :func:`relmodel.deprecation.renamed`).
 """
 
 import html
 import math
-import warnings
 
 import pandas as pd
 
-from .errors import RelmodelDeprecationWarning
 
 __all__ = ["html_table", "DASH", "number", "sig", "duration", "hours_text", "pct", "pct_range", "per_day",
-           "count", "interval", "people_table", "Result", "renamed"]
+           "count", "interval", "people_table", "Result"]
 
 DASH = "—"
 
@@ -173,24 +170,6 @@ class Result:
         return head + html_table(self.table())
 
 
-def renamed(old, new, *, value=None, is_property=False):
-    """A deprecated alias ``old`` of the method ``new``, kept one minor version.
-
-    ``value(self)`` computes what ``old`` returned when it differs from
-    ``new()`` (a list of sentences where ``text()`` joins them); the alias is
-    a property when ``old`` was one.
-    """
-    def alias(self, *args, **kwargs):
-        call = "" if is_property else "()"
-        warnings.warn(f"{type(self).__name__}.{old}{call} is deprecated and goes in the next minor version; "
-                      f"use .{new}()", RelmodelDeprecationWarning, stacklevel=2)
-        return value(self, *args, **kwargs) if value else getattr(self, new)(*args, **kwargs)
-
-    alias.__name__ = old
-    alias.__doc__ = f"Deprecated: use :meth:`{new}`."
-    return property(alias) if is_property else alias
-
-
 def html_table(df, **options):
     """``df`` (a DataFrame) as an HTML table without its index, in a box that scrolls.
 
@@ -208,3 +187,4 @@ def html_table(df, **options):
     body = df.to_html(index=False, border=0, classes="relmodel-table", **options)
     body = body.replace('class="dataframe relmodel-table"', 'class="relmodel-table"')
     return f"<div style='overflow-x:auto;max-width:100%'>{body}</div>"
+

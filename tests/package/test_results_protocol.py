@@ -10,8 +10,9 @@ import pytest
 import relmodel
 from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.report import present
-from relmodel.tables import (DASH, Result, count, duration, interval, number, pct, pct_range, people_table,
-                             renamed, sig)
+from relmodel.deprecation import renamed, renamed_keywords
+from relmodel.errors import InputTypeError
+from relmodel.tables import DASH, Result, count, duration, interval, number, pct, pct_range, people_table, sig
 
 
 @pytest.mark.parametrize("value, text", [(16384, "16,384"), (2.8e5, "280,000"), (0.0123, "0.0123"),
@@ -91,3 +92,21 @@ def test_statistics_results_speak_text_and_keep_their_old_names(llama3):
     with pytest.warns(RelmodelDeprecationWarning):
         assert groups.report_table().equals(groups.table())
     assert "at least" in w.text() and "<p>" in w._repr_html_()
+
+
+def test_renamed_keywords_map_the_old_spelling_and_refuse_both():
+    times = [100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0]
+    new = relmodel.power_law_gof(times, end=1000.0, n_runs=300, seed=1)
+    with pytest.warns(RelmodelDeprecationWarning, match=r"power_law_gof\(n_sim=\.\.\.\) is deprecated.*use n_runs="):
+        old = relmodel.power_law_gof(times, end=1000.0, n_sim=300, seed=1)
+    assert old.p_value == new.p_value
+    with pytest.raises(InputTypeError, match="pass n_runs= only"):
+        relmodel.power_law_gof(times, end=1000.0, n_sim=300, n_runs=300)
+
+    @renamed_keywords(replicas="n_runs")
+    def draw(n_runs=10):
+        return n_runs
+
+    with pytest.warns(RelmodelDeprecationWarning):
+        assert draw(replicas=4) == 4
+    assert draw(7) == 7

@@ -24,7 +24,8 @@ from scipy import stats
 
 from ...errors import FitError
 from .fitting import prepare
-from ...tables import Result, html_table, renamed
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["weibayes", "WeibayesResult"]
 

@@ -28,7 +28,8 @@ from ...data.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
-from ...tables import Result, html_table, renamed
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
 

@@ -27,7 +27,8 @@ from scipy import stats
 from ...errors import UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
-from ...tables import Result, html_table, renamed
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
            "adjust_pvalues", "CORRECTIONS"]

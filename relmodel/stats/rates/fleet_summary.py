@@ -18,7 +18,8 @@ from .changepoint import rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .comparison import compare_rates
 from .rates import poisson_interval
-from ...tables import Result, html_table, renamed
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["FleetSummary", "fleet_summary"]
 

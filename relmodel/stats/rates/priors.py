@@ -25,7 +25,8 @@ from ...errors import CountError, ExposureError, PriorError, UnitError
 from ...units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
-from ...tables import Result, html_table, renamed
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
            "PredictiveCounts", "VAGUE_SHAPE", "MAX_SHAPE"]

@@ -33,7 +33,8 @@ from ...errors import CovariateError, FitError, SeparationError
 from ...units import hours
 from .covariates import design, pick_column, survival_columns
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
-from ...tables import html_table, renamed
+from ...deprecation import renamed
+from ...tables import html_table
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 

@@ -30,7 +30,8 @@ from ...units import hours
 from ..regression.covariates import pick_column, survival_columns
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...tables import Result, html_table, renamed
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
@@ -315,14 +316,15 @@ def _cvm(u, scale):
     return 1 / (12 * m) + ((np.sort(u, axis=-1) ** scale - expected) ** 2).sum(axis=-1)
 
 
-def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_sim=2000, seed=None):
+@renamed_keywords(n_sim="n_runs")
+def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_runs=2000, seed=None):
     """Cramer-von Mises goodness of fit of the Crow-AMSAA (power-law) model.
 
     C2 = 1/(12M) + sum_i ((t_i/T)**beta_bar - (2i-1)/(2M))**2 over the M terms
     of the fit, with beta_bar the bias-corrected beta (MIL-HDBK-189C, 2011;
     Crow 1974).  Under the power law, given M, the (t_i/T)**beta are uniform
     order statistics, so C2 is parameter-free; its p-value (upper tail) is
-    estimated from ``n_sim`` simulated samples (``seed`` fixes them) instead of
+    estimated from ``n_runs`` simulated samples (``seed`` fixes them) instead of
     the handbook's table.  Returns a :class:`TrendTest` ("wearing out" and
     "improving" do not apply: ``direction`` says "fits" or "does not fit"
     at the 5% level).
@@ -331,7 +333,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_s
 
     Examples
     --------
-    >>> r = power_law_gof([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0, n_sim=500, seed=0)
+    >>> r = power_law_gof([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0, n_runs=500, seed=0)
     >>> r.direction
     'fits'
     """
@@ -341,7 +343,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_s
     stat = float(_cvm(t / Ti, beta_bar))
     rng = np.random.default_rng(seed)
     sims = []
-    for size in np.diff(np.r_[0:int(n_sim):256, int(n_sim)]):  # chunks bound the memory
+    for size in np.diff(np.r_[0:int(n_runs):256, int(n_runs)]):  # chunks bound the memory
         u = rng.uniform(size=(size, m))
         beta_bar = (m - 1) / -np.log(u).sum(axis=1, keepdims=True)  # for uniform u the true beta is 1
         sims.append(_cvm(u, beta_bar))
