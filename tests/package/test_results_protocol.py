@@ -110,3 +110,10 @@ def test_renamed_keywords_map_the_old_spelling_and_refuse_both():
     with pytest.warns(RelmodelDeprecationWarning):
         assert draw(replicas=4) == 4
     assert draw(7) == 7
+
+
+def test_the_data_argument_is_source(stepfun_log):
+    new = relmodel.rate_changes(source=stepfun_log)
+    with pytest.warns(RelmodelDeprecationWarning, match=r"rate_changes\(log=\.\.\.\)"):
+        old = relmodel.rate_changes(log=stepfun_log)
+    assert old.change_h == new.change_h and new.n_changes == 6      # six changes in the StepFun year (docstring)

@@ -19,6 +19,7 @@ turns a log with a "last seen healthy" column into such intervals.
 import numpy as np
 import pandas as pd
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .mle import log1mexp
@@ -44,7 +45,8 @@ def interval_rows(interval):
     return lo, up
 
 
-def uptime_intervals(log):
+@renamed_keywords(log="source")
+def uptime_intervals(source):
     """Per-node uptimes of a log as ``(lower, upper)`` intervals, using its "last seen healthy" column.
 
     Spells follow ``InterruptionLog.uptimes``: from the end of one outage to
@@ -52,6 +54,8 @@ def uptime_intervals(log):
     censored.  Where the outage row has ``healthy_h`` (read with
     ``read_log(..., last_healthy=...)``), the failure happened after that
     check: ``lower = healthy_h - previous end``, ``upper = start - previous end``.
+    ``source`` is the :class:`~relmodel.data.logs.InterruptionLog` (``log=`` is
+    the deprecated spelling).
     Returns a DataFrame ``node``, ``lower_h``, ``upper_h`` (hours).
 
     Examples
@@ -68,7 +72,7 @@ def uptime_intervals(log):
        a      9.0     19.0
        a     25.0      inf
     """
-    ev = log.events
+    ev = source.events
     if "healthy_h" not in ev.columns:
         raise FitError("the log has no 'last seen healthy' times; read it with read_log(..., last_healthy=column)")
     ev = ev[~ev["overlaps"].astype(bool)].sort_values(["node", "start_h"], kind="stable")
@@ -78,7 +82,7 @@ def uptime_intervals(log):
     healthy = ev["healthy_h"][keep].to_numpy(float)
     lower = np.where(np.isfinite(healthy), np.clip(healthy - end0, 0.0, start - end0), start - end0)
     last = ev.groupby("node", sort=False).tail(1)
-    tail = log.window_h[1] - last["end_h"].to_numpy(float)
+    tail = source.window_h[1] - last["end_h"].to_numpy(float)
     ok = np.isfinite(tail) & (tail > 0)
     out = pd.DataFrame({"node": np.concatenate([ev["node"][keep].to_numpy(), last["node"].to_numpy()[ok]]),
                         "lower_h": np.concatenate([lower, tail[ok]]),

@@ -28,7 +28,7 @@ from ...data.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
-from ...deprecation import renamed
+from ...deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
@@ -164,14 +164,15 @@ def _events(log, window, include_planned):
     return t, tuple(hours(w) for w in window), None, "events", None
 
 
-def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node", window=None,
+@renamed_keywords(log="source")
+def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="node", window=None,
                  include_planned=False):
     """Find where the interruption rate of a log changed (Poisson change points).
 
     Parameters
     ----------
-    log : an :class:`InterruptionLog`, or event times in hours (then pass
-        ``window=(start_h, end_h)``).
+    source : an :class:`InterruptionLog`, or event times in hours (then pass
+        ``window=(start_h, end_h)``).  (``log=`` is the deprecated spelling.)
     penalty : cost of each extra change on the -2 log-likelihood scale;
         default ``3 log m`` for ``m`` bins.  Larger finds fewer changes.
     bin : bin width (anything :func:`relmodel.hours` reads); default one day,
@@ -197,7 +198,7 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     >>> rate_changes(stepfun()).n_changes                    # a year of a real cluster
     6
     """
-    t, (t0, t1), n_nodes, name, origin = _events(log, window, include_planned)
+    t, (t0, t1), n_nodes, name, origin = _events(source, window, include_planned)
     if not t1 > t0:
         raise ExposureError(f"{name}: the observation window must have positive length, got {t0} to {t1} hours")
     if t.size == 0:
