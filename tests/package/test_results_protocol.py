@@ -117,3 +117,9 @@ def test_the_data_argument_is_source(stepfun_log):
     with pytest.warns(RelmodelDeprecationWarning, match=r"rate_changes\(log=\.\.\.\)"):
         old = relmodel.rate_changes(log=stepfun_log)
     assert old.change_h == new.change_h and new.n_changes == 6      # six changes in the StepFun year (docstring)
+    times, nodes = [10.0, 40.0, 25.0], ["a", "a", "b"]
+    with pytest.warns(RelmodelDeprecationWarning, match=r"mcf\(data=\.\.\.\)"):
+        m = relmodel.mcf(data=times, node=nodes, start=0.0, end=50.0, n_systems=4)
+    assert m.value.tolist() == [0.0, 0.25, 0.5, 0.75]                # 1, 2, 3 failures over 4 systems
+    with pytest.warns(RelmodelDeprecationWarning, match=r"trend\(data=\.\.\.\)"):
+        assert relmodel.trend(data=stepfun_log).verdict == relmodel.trend(source=stepfun_log).verdict

@@ -395,11 +395,12 @@ class TrendResult:
 _METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test, "lewis-robinson": lewis_robinson_test}
 
 
-def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
+@renamed_keywords(data="source")
+def trend(source, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
           include_planned=False, node=None, n_systems=None):
     """Is the failure rate steady, improving or wearing out?
 
-    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
+    ``source``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
     all nodes, observed over the log's window) or event times in hours with an
     optional ``end`` (None: failure truncated at the last event).  Runs the
     MIL-HDBK-189, Laplace and Lewis-Robinson tests and a Crow-AMSAA fit;
@@ -425,9 +426,9 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     if not 0 < alpha < 1:
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
     if node is None:
-        args, kw = event_times(data, end, start=start, include_planned=include_planned), {}
+        args, kw = event_times(source, end, start=start, include_planned=include_planned), {}
     else:
-        args, kw = (data, end), {"start": start, "node": node, "n_systems": n_systems}
+        args, kw = (source, end), {"start": start, "node": node, "n_systems": n_systems}
     names = [k for k in _METHODS if node is None or k != "lewis-robinson"]
     if key not in names:
         raise FitError("the Lewis-Robinson test needs one system; with node= use 'mil-hdbk-189' or 'laplace'")
