@@ -123,3 +123,17 @@ def test_the_data_argument_is_source(stepfun_log):
     assert m.value.tolist() == [0.0, 0.25, 0.5, 0.75]                # 1, 2, 3 failures over 4 systems
     with pytest.warns(RelmodelDeprecationWarning, match=r"trend\(data=\.\.\.\)"):
         assert relmodel.trend(data=stepfun_log).verdict == relmodel.trend(source=stepfun_log).verdict
+
+
+def test_a_fit_says_what_lifelines_finds():
+    from lifelines import WeibullFitter
+
+    t, e = [12.0, 30.5, 7.2, 55.0, 41.0, 18.3], [1, 1, 1, 0, 1, 1]
+    ref = WeibullFitter().fit(t, e)                   # rho_ is the shape, lambda_ the scale (hours)
+    r = relmodel.fit(t, "weibull", observed=e)
+    text = r.text()
+    assert text.startswith("Weibull fit to 6 durations (5 failures): ")
+    assert f"shape {number(ref.rho_)} (95% interval" in text and f"scale {number(ref.lambda_)} h" in text
+    assert r.table()["parameter"].tolist() == ["shape", "scale"]
+    assert r.table().iloc[1]["estimate"] == number(ref.lambda_)
+    assert "<td>" in r._repr_html_() and isinstance(r, Result)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .registry import get_family
 from ...units import hours
-from ...tables import html_table
+from ...tables import Result, count, duration, html_table, interval, number
 
 __all__ = ["FitResult", "FitWarning"]
 
@@ -19,7 +19,7 @@ class FitWarning(UserWarning):
 
 
 @dataclass(frozen=True, eq=False)
-class FitResult:
+class FitResult(Result):
     """A fitted failure-time distribution (all times in hours).
 
     ``ci`` has one row per parameter: ``param, estimate, lower, upper, se``.
@@ -85,6 +85,24 @@ class FitResult:
         out = self.ci.copy()
         out.insert(0, "family", self.family)
         return out
+
+    def table(self):
+        """The parameters for people: estimate and interval in words, the scale in hours."""
+        t = self.ci
+        level = f"{self.conf:.0%} interval"
+        return pd.DataFrame({"parameter": t["param"], "estimate": [number(v) for v in t["estimate"]],
+                             level: [interval(lo, hi) for lo, hi in zip(t["lower"], t["upper"])]})
+
+    def text(self):
+        """The fit in one sentence: family, data, parameters with intervals, median."""
+        level = f"{self.conf:.0%}"
+        unit = {"scale": " h"}  # the other parameters are shapes or on the log scale
+        parts = [f"{name} {number(row.estimate)}{unit.get(name, '')} "
+                 f"({level} interval {interval(row.lower, row.upper)}{unit.get(name, '')})"
+                 for name, row in zip(self.ci["param"], self.ci.itertuples())]
+        head = (f"{self.family.capitalize()} fit to {count(self.n)} durations ({count(self.n_observed)} failures): "
+                + ", ".join(parts) + f"; median life {duration(self.median_h)}.")
+        return head + (f" {self.note[0].upper()}{self.note[1:]}." if self.note else "")
 
     def summary(self):
         """Headline numbers as a Series."""
