@@ -137,3 +137,15 @@ def test_a_fit_says_what_lifelines_finds():
     assert r.table()["parameter"].tolist() == ["shape", "scale"]
     assert r.table().iloc[1]["estimate"] == number(ref.lambda_)
     assert "<td>" in r._repr_html_() and isinstance(r, Result)
+
+
+def test_a_trend_says_its_verdict_with_the_mil_hdbk_189_p_value():
+    from scipy import stats
+
+    t = np.array([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0])
+    stat = 2 * np.sum(np.log(1000.0 / t))                    # MIL-HDBK-189, time truncated: chi2 on 2n df
+    p = 2 * min(stats.chi2.cdf(stat, 2 * t.size), stats.chi2.sf(stat, 2 * t.size))
+    r = relmodel.trend(t, end=1000.0)
+    assert r.p_value == pytest.approx(p)
+    assert r.text().startswith(f"The failure rate is steady: MIL-HDBK-189 test p = {number(p)} at the 0.05 level")
+    assert "over 7 failures" in r.text() and isinstance(r, Result)

@@ -38,7 +38,7 @@ from ...errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
 from ...units import hours
-from ...tables import html_table
+from ...tables import Result, count, html_table, interval, number
 
 __all__ = [
     "TrendTest",
@@ -354,7 +354,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_r
 
 
 @dataclass(frozen=True)
-class TrendResult:
+class TrendResult(Result):
     """The answer to "is the failure rate changing?".
 
     ``verdict`` is "steady", "improving" or "wearing out"; ``p_value`` is the
@@ -387,6 +387,14 @@ class TrendResult:
                 f"alpha = {self.alpha:g}); Crow-AMSAA beta = {f.beta:.3g} "
                 f"[{f.beta_lo:.3g}, {f.beta_hi:.3g}], n = {f.n}, T = {f.end_h:.4g} h</p>"
                 + html_table(self.to_frame(), index=False))
+
+    def text(self):
+        """The verdict in one sentence, with the deciding test and the Crow-AMSAA shape."""
+        f = self.fit
+        p = "below 0.001" if self.p_value < 1e-3 else number(self.p_value)
+        return (f"The failure rate is {self.verdict}: {self.method} test p {'' if p[0] == 'b' else '= '}{p} "
+                f"at the {number(self.alpha)} level; Crow-AMSAA shape {number(f.beta)} "
+                f"({interval(f.beta_lo, f.beta_hi)}) over {count(f.n)} failures.")
 
     def __str__(self):
         return f"{self.verdict} (p = {self.p_value:.3g}, {self.method}; beta = {self.beta:.3g})"
