@@ -24,7 +24,7 @@ from scipy import optimize, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone without installing
 import relmodel  # noqa: E402
-from relmodel.stats.rates.rate_compare import rate_ratio_test  # noqa: E402
+from relmodel.stats.rates.comparison import rate_ratio_test  # noqa: E402
 from timing import best_of, once  # noqa: E402
 
 

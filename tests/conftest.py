@@ -37,3 +37,12 @@ def write_notebook(path, cells):
         nb.cells.append(cell)
     nbformat.write(nb, path)
     return path
+
+
+def run_cli(*args, **runner_options):
+    """``relmodel *args`` run in-process through click's CliRunner (arguments turned into strings)."""
+    from click.testing import CliRunner
+
+    from relmodel.cli import cli
+
+    return CliRunner(**runner_options).invoke(cli, [str(a) for a in args])

@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from .common import echo_frame, format_option, load_source, log_options
-from ..stats.lifetimes.compare import DEFAULT_FAMILIES, compare_fits
+from ..stats.lifetimes.ranking import DEFAULT_FAMILIES, compare_fits
 from ..errors import FitError, OutputPathError, ReportError
 from ..stats.lifetimes.fitting import FitWarning
 

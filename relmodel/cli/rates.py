@@ -9,7 +9,7 @@ from .common import echo_frame, format_option, load_source, log_options, observe
 from ..data import datasets
 from ..errors import ModelInputError
 from ..stats.rates import component_rates
-from ..stats.rates.rate_compare import compare_rates
+from ..stats.rates.comparison import compare_rates
 
 __all__ = ["command"]
 
@@ -91,7 +91,7 @@ def _compare(source, fleet, per, conf, fmt):
     """Print the comparison of ``source``'s total rate with a published fleet."""
     result = compare_rates(source, fleet, per=per, conf=conf)
     if fmt == "table":
-        click.echo(result.sentence())
+        click.echo(result.text())
         df = result.to_frame()
         echo_frame(df, fmt, floatfmt="{:,.2f}".format)
         rows = datasets.fleets()

@@ -68,7 +68,7 @@ def group_survival_plot(comparison, ax=None):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import pandas as pd
-    >>> from relmodel.stats.survival.groups import compare_groups
+    >>> from relmodel.stats.survival.group_tests import compare_groups
     >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11],
     ...                    "observed": [1, 1, 1, 0, 1, 1, 1, 1, 1, 0], "fleet": list("aaaaabbbbb")})
     >>> ax = group_survival_plot(compare_groups(df, "fleet"))

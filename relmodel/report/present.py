@@ -10,14 +10,14 @@ warnings caught while computing into such remarks.
 """
 
 import html
-import math
 import warnings
 from contextlib import contextmanager
+
+from ..tables import DASH, count, duration, hours_text, number, pct, pct_range, per_day, sig
 
 __all__ = ["Block", "number", "sig", "duration", "hours_text", "pct", "pct_range", "per_day", "count",
            "table", "note", "paragraph", "blocks", "captured_notes", "catch", "DASH"]
 
-DASH = "—"
 
 _NOTE_STYLE = {
     "info": "border-left:4px solid #4a7bb7;background:#eef3fa",
@@ -37,84 +37,6 @@ class Block:
 
     def __str__(self):
         return self.body
-
-
-def _ok(x):
-    try:
-        return x is not None and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def number(x, digits=3, missing=DASH):
-    """A number with thousands separators and about ``digits`` significant digits, never 1e+04."""
-    if not _ok(x):
-        return missing
-    x = float(x)
-    a = abs(x)
-    if a == 0:
-        return "0"
-    if a >= 10 ** (digits - 1):
-        return f"{x:,.0f}"
-    if a < 0.001:
-        return "< 0.001" if x > 0 else "> -0.001"
-    decimals = max(0, digits - 1 - math.floor(math.log10(a)))
-    text = f"{x:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def sig(x, digits=3, missing=DASH):
-    """Rounded to ``digits`` significant digits, thousands separated: 16595.4 -> "16,600"."""
-    if not _ok(x):
-        return missing
-    x = float(x)
-    if x == 0:
-        return "0"
-    k = digits - 1 - math.floor(math.log10(abs(x)))
-    return number(round(x, k), digits=max(digits, 1 + math.floor(math.log10(abs(x)))))
-
-
-def duration(h, missing=DASH):
-    """A duration in the unit a person would say: 45 s, 19 min, 3.1 h, 12 d, 2.5 years."""
-    if not _ok(h):
-        return missing
-    h = float(h)
-    if h < 1 / 60:
-        return f"{number(h * 3600, 2)} s"
-    if h < 2:
-        return f"{number(h * 60, 2)} min"
-    if h < 72:
-        return f"{number(h, 2)} h"
-    if h < 2 * 8766:
-        return f"{number(h / 24, 3)} d"
-    return f"{number(h / 8766, 2)} years"
-
-
-def hours_text(h, missing=DASH):
-    """An MTBF-like duration in hours (the unit vendors quote): "16,600 h"."""
-    return f"{sig(h)} h" if _ok(h) else missing
-
-
-def pct(x, digits=1, missing=DASH):
-    """A fraction as a percentage: 0.8526 -> "85.3%"."""
-    return f"{100 * float(x):.{digits}f}%" if _ok(x) else missing
-
-
-def pct_range(lo, hi, digits=1):
-    """An interval of fractions: "84.4–86.1%"."""
-    if not (_ok(lo) and _ok(hi)):
-        return DASH
-    return f"{100 * float(lo):.{digits}f}–{100 * float(hi):.{digits}f}%"
-
-
-def per_day(rate_per_h, missing=DASH):
-    """A rate per hour as "1.2 a day"."""
-    return f"{number(24 * float(rate_per_h), 2)} a day" if _ok(rate_per_h) else missing
-
-
-def count(n, missing=DASH):
-    """A whole number with thousands separators."""
-    return f"{int(round(float(n))):,}" if _ok(n) else missing
 
 
 def paragraph(*sentences):

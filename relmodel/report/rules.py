@@ -25,7 +25,7 @@ ckpt_costs[]
 restart                 duration >= 0 (at most 100,000 h)
 mtbf_h                  number of hours > 0
 durations               "uptimes" or "interarrivals"
-families[]              known family names (relmodel.stats.lifetimes.families), >= 1
+families[]              known family names (relmodel.stats.lifetimes.registry), >= 1
 repair                  "empirical" or a known family name
 log                     a bundled data set name (relmodel.datasets.NAMES) or
                         an existing log file; a relative path is resolved
@@ -94,7 +94,7 @@ def _duration_or_zero(v):
 
 
 def _family(v):
-    from ..stats.lifetimes.families import get_family
+    from ..stats.lifetimes.registry import get_family
     try:
         get_family(v)
     except (ValueError, TypeError):
@@ -103,7 +103,7 @@ def _family(v):
 
 
 def _families_text():
-    from ..stats.lifetimes.families import FAMILIES
+    from ..stats.lifetimes.registry import FAMILIES
     return "known family names: " + ", ".join(FAMILIES)
 
 

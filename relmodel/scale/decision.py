@@ -202,7 +202,7 @@ def failure_law(source, job_mtbf_h, families=("exponential", "weibull", "lognorm
     import warnings
 
     from ..checkpoint.sources import ExponentialFailures, Rescaled
-    from ..stats.lifetimes.compare import compare_fits
+    from ..stats.lifetimes.ranking import compare_fits
     m = float(hours(job_mtbf_h))
     data = getattr(source, "data", source)
     if not hasattr(data, "interarrivals"):

@@ -15,8 +15,8 @@ Inside the layer, lifetimes and rates import nothing else of it, regression
 may import lifetimes, survival may import lifetimes and regression.  The layer
 may import the data layer and the base, plus numpy, pandas, scipy and
 lifelines; never planning or presentation, never matplotlib or papermill.
-The module paths of the flat layout before 0.3 (``relmodel.stats.fitting`` and
-so on) still import, as aliases of the moved modules.
+Earlier module paths (the flat layout of 0.2: ``relmodel.stats.fitting`` and so
+on) still import, as aliases of the moved modules (:data:`MOVED`).
 """
 
 import sys as _sys
@@ -44,29 +44,33 @@ __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumu
            "b_life", "curve_band", "profile_intervals", "WeibayesResult", "weibayes",
            "lifetimes", "survival", "regression", "rates"]
 
-#: Flat module name of 0.2 -> the subpackage that now holds it.
+#: Earlier module path (the flat layout of 0.2, and the first cut by concept) -> where it is now.
 MOVED = {
-    "family": "lifetimes", "families": "lifetimes", "classic": "lifetimes", "gengamma": "lifetimes",
-    "mle": "lifetimes", "fitting": "lifetimes", "interval": "lifetimes", "compare": "lifetimes",
-    "bands": "lifetimes", "weibayes": "lifetimes",
-    "nonparam": "survival", "turnbull": "survival", "groups": "survival", "recurrence": "survival",
-    "trends": "survival",
-    "covariates": "regression", "recurrent_regression": "regression",
-    "rate_data": "rates", "priors": "rates", "shrinkage": "rates", "rate_compare": "rates",
-    "changepoint": "rates", "fleet_summary": "rates",
+    "family": "lifetimes.base", "families": "lifetimes.registry", "classic": "lifetimes.classic",
+    "gengamma": "lifetimes.gengamma", "mle": "lifetimes.mle", "fitting": "lifetimes.fitting",
+    "interval": "lifetimes.interval", "compare": "lifetimes.ranking", "bands": "lifetimes.bands",
+    "weibayes": "lifetimes.weibayes",
+    "nonparam": "survival.nonparam", "turnbull": "survival.turnbull", "groups": "survival.group_tests",
+    "recurrence": "survival.recurrence", "trends": "survival.trends",
+    "covariates": "regression.covariates", "recurrent_regression": "regression.recurrent",
+    "rate_data": "rates.rate_data", "priors": "rates.priors", "shrinkage": "rates.shrinkage",
+    "rate_compare": "rates.comparison", "changepoint": "rates.changepoint", "fleet_summary": "rates.fleet_summary",
+    "lifetimes.family": "lifetimes.base", "lifetimes.families": "lifetimes.registry",
+    "lifetimes.compare": "lifetimes.ranking", "survival.groups": "survival.group_tests",
+    "rates.rate_compare": "rates.comparison", "regression.recurrent_regression": "regression.recurrent",
 }
 
 
-def _alias_flat_paths():
-    """Make ``relmodel.stats.<old module>`` import the moved module, as an attribute too where no
-    function of the same name takes it (``regression`` and ``rates`` name both a subpackage and a
-    module in it; the subpackage re-exports the module's names)."""
-    here = _sys.modules[__name__]
-    for name, sub in MOVED.items():
-        module = _sys.modules[f"{__name__}.{sub}.{name}"]
-        _sys.modules.setdefault(f"{__name__}.{name}", module)
-        if not hasattr(here, name):
-            setattr(here, name, module)
+def _alias_old_paths():
+    """Make each earlier ``relmodel.stats.<path>`` import the module now holding it, as an attribute
+    too where nothing of that name is there already (``regression`` and ``rates`` name both a
+    subpackage and a module in it; the subpackage re-exports the module's names)."""
+    for old, new in MOVED.items():
+        module = _sys.modules[f"{__name__}.{new}"]
+        _sys.modules.setdefault(f"{__name__}.{old}", module)
+        parent, _, name = f"{__name__}.{old}".rpartition(".")
+        if not hasattr(_sys.modules[parent], name):
+            setattr(_sys.modules[parent], name, module)
 
 
-_alias_flat_paths()
+_alias_old_paths()

@@ -1,15 +1,11 @@
 """Checkpoint figures return Axes and draw what they say."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from scipy import stats
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from scipy import stats  # noqa: E402
-
-import relmodel  # noqa: E402
-from relmodel.plots import checkpoint as pc  # noqa: E402
+import relmodel
+from relmodel.plots import checkpoint as pc
 
 
 @pytest.fixture(autouse=True)

@@ -3,14 +3,13 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
+from conftest import run_cli
 from relmodel.checkpoint import ettr, optimal_interval
-from relmodel.cli import cli
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["interval", *args])
+    return run_cli("interval", *args)
 
 
 def test_table_has_three_methods_and_breakdown():

@@ -4,13 +4,10 @@ import sys
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from relmodel.cli import cli
+from conftest import run_cli
 
-
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
+run = run_cli
 
 
 def test_default_table_is_llama3():

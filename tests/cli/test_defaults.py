@@ -1,30 +1,21 @@
 """One table of defaults: the functions, the CLI options and the notebooks' parameters agree with it."""
 
-import ast
 import inspect
-import json
 
 import pytest
 
 import relmodel
-from conftest import REPO
+from conftest import REPO, write_notebook
 from relmodel.defaults import DEFAULTS
+from relmodel.report.params import notebook_parameters
 from relmodel.units import hours
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 
 def _parameters(path):
-    """{name: literal} from the cell tagged ``parameters`` (``name: type = literal  # comment`` lines)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
-    out = {}
-    for node in ast.parse("".join(cell["source"])).body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            out[node.target.id] = ast.literal_eval(node.value)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            out[node.targets[0].id] = ast.literal_eval(node.value)
-    return out
+    """{name: default} as the report pipeline reads the cell tagged ``parameters``."""
+    return {name: p.default for name, p in notebook_parameters(path).items()}
 
 
 def _same(name, value):
@@ -35,11 +26,12 @@ def _same(name, value):
 
 
 def test_parser_reads_annotated_and_plain_lines(tmp_path):
-    cell = {"cell_type": "code", "metadata": {"tags": ["parameters"]}, "outputs": [], "execution_count": None,
-            "source": ['restart: str = "10min"  # time to restart\n', "n_gpus = 16384  # GPUs\n"]}
-    p = tmp_path / "x.ipynb"
-    p.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    assert _parameters(p) == {"restart": "10min", "n_gpus": 16384}
+    p = write_notebook(tmp_path / "x.ipynb", ['restart: str = "10min"  # time to restart\n'
+                                              "n_gpus = 16384  # GPUs\n", "print(restart)"])
+    params = notebook_parameters(p)
+    assert {k: v.default for k, v in params.items()} == {"restart": "10min", "n_gpus": 16384}
+    assert (params["restart"].annotation, params["restart"].comment) == ("str", "time to restart")
+    assert params["n_gpus"].comment == "GPUs"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

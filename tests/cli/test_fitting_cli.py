@@ -4,13 +4,11 @@ import json
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from relmodel.cli import cli
+from conftest import run_cli
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
+run = run_cli
 
 
 def test_default_is_stepfun_interarrivals():
@@ -82,7 +80,7 @@ def test_fit_warnings_become_notes(tmp_path):
     df = pd.DataFrame({"began": starts, "ended": starts})  # zero-length outages
     path = tmp_path / "zero.csv"
     df.to_csv(path, index=False)
-    r = CliRunner().invoke(cli, ["fit", str(path), "--start", "began", "--end", "ended", "--what", "interarrivals",
-                                 "--n-boot", "0", "--families", "weibull"])
+    r = run_cli("fit", path, "--start", "began", "--end", "ended", "--what", "interarrivals",
+                "--n-boot", "0", "--families", "weibull")
     assert r.exit_code == 0, r.output
     assert "weibull" in r.output and "Traceback" not in r.output

@@ -3,14 +3,13 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from relmodel.cli import cli
+from conftest import run_cli
 from relmodel.scale.requirements import required_node_mtbf
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["requirements", *args])
+    return run_cli("requirements", *args)
 
 
 def test_issue_example_prints_node_gpu_and_components():

@@ -17,7 +17,7 @@ import relmodel
 PKG = Path(relmodel.__file__).resolve().parent
 
 #: Layer of each top-level part of the package; imports must not point to a higher number.
-RANK = {"errors": 0, "defaults": 0, "escape": 0.25, "budget_guard": 0.75, "units": 0.5, "tables": 0.5, "resources": 0.5, "data": 1, "stats": 2, "checkpoint": 3, "scale": 4, "stragglers": 4,
+RANK = {"errors": 0, "defaults": 0, "escape": 0.25, "budget_guard": 0.75, "units": 0.5, "tables": 0.5, "resources": 0.5, "deprecation": 0.5, "data": 1, "stats": 2, "checkpoint": 3, "scale": 4, "stragglers": 4,
         "plots": 5, "report": 6, "cli": 7, "__main__": 8, "__init__": 9}
 PRESENTATION_ONLY = ("matplotlib", "papermill", "nbconvert", "nbformat", "ipywidgets", "click")
 
@@ -134,6 +134,7 @@ def test_lower_layers_load_without_presentation_libraries(layer):
 
 @pytest.mark.parametrize("old, new", [("fitting", "lifetimes.fitting"), ("nonparam", "survival.nonparam"),
                                       ("covariates", "regression.covariates"), ("priors", "rates.priors"),
+                                      ("groups", "survival.group_tests"), ("lifetimes.family", "lifetimes.base"),
                                       ("fleet_summary", "rates.fleet_summary")])
 def test_flat_stats_module_paths_still_import(old, new):
     """Code written against the flat 0.2 layout (``relmodel.stats.fitting``) still imports the moved module."""
@@ -141,3 +142,49 @@ def test_flat_stats_module_paths_still_import(old, new):
             f"b = importlib.import_module('relmodel.stats.{new}'); print(a is b, a.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", f"relmodel.stats.{new}"]
+
+
+#: Inside the statistics layer: which concept may import which (lifetimes and rates stand alone).
+STATS_MAY_IMPORT = {"lifetimes": set(), "rates": set(), "regression": {"lifetimes"},
+                    "survival": {"lifetimes", "regression"}}
+
+
+def _stats_part(module):
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "stats" else None
+
+
+def test_stats_is_cut_by_concept_and_the_concepts_import_downwards_only():
+    parts = {_stats_part(n) for n in MODULES if _stats_part(n)}
+    assert parts == set(STATS_MAY_IMPORT), f"relmodel/stats holds {sorted(parts)}"
+    bad = []
+    for name, path in MODULES.items():
+        here = _stats_part(name)
+        if here is None:
+            continue
+        for target in _imports(path):
+            there = _stats_part(target)
+            if there in STATS_MAY_IMPORT and there != here and there not in STATS_MAY_IMPORT[here]:
+                bad.append(f"{name} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_every_module_is_small_and_says_what_it_exports():
+    for name, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        assert text.count("\n") <= 450, f"{name}: {text.count(chr(10))} lines; split it (about 400 at most)"
+        if name not in ("relmodel", "relmodel.__main__"):  # the flat face and the entry point
+            tree = ast.parse(text)
+            assert any(isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "__all__"
+                       for n in tree.body), f"{name} has no __all__"
+
+
+def test_the_fitter_does_not_branch_on_family_names():
+    """Censoring kinds and special intervals belong to the family classes, not to ``if name == ...``."""
+    names = {"exponential", "weibull", "lognormal", "gamma", "loglogistic", "gengamma"}
+    for mod in ("fitting", "interval", "bands", "profile", "ranking", "result"):
+        tree = ast.parse((PKG / "stats" / "lifetimes" / f"{mod}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                consts = [c for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in names]
+                assert not consts, f"lifetimes/{mod}.py line {node.lineno} compares with a family name"

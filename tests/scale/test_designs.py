@@ -69,11 +69,16 @@ def test_more_in_domain_spares_never_raise_p_no_spare(nu):
     assert all(b["p_no_group_spare"] <= a["p_no_group_spare"] for a, b in zip(p, p[1:]))
 
 
-def test_more_spares_never_lower_ettr(llama3):
+def test_more_spares_raise_ettr(llama3):
+    """Whole-rack jobs with no spare rack wait for a repair at almost every failure: spares must pay."""
     base = design_presets(4096)["nvl72-whole-rack"]
-    ettrs = [evaluate_design(dataclasses.replace(base, spare_pool=s), llama3, "1min", "10min", **FAST).ettr
-             for s in (0, 1, 2, 4, 8)]
-    assert all(b >= a for a, b in zip(ettrs, ettrs[1:]))
+    runs = [evaluate_design(dataclasses.replace(base, spare_pool=s), llama3, "1min", "10min", **FAST)
+            for s in (0, 1, 2, 4, 8)]
+    ettrs, p_none = [r.ettr for r in runs], [r.p_no_spare for r in runs]
+    assert all(b > a for a, b in zip(ettrs, ettrs[1:])), ettrs
+    assert all(b < a for a, b in zip(p_none, p_none[1:])), p_none
+    assert p_none[0] > 0.9 and p_none[-1] < 0.01       # no spare: nearly every failure waits; 8: almost never
+    assert ettrs[-1] - ettrs[0] > 0.5
 
 
 def test_compare_named_designs(llama3):

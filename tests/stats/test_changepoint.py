@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 import relmodel
+from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.errors import CountError, EmptyDataError, ExposureError, UnitError
 from relmodel.plots.fleets import fleet_context, forest_plot, rate_changes_plot
 from relmodel.stats.rates.changepoint import _partition, rate_changes, segment_cost
@@ -94,7 +95,7 @@ def test_from_a_log_with_dates_and_nodes():
     res = rate_changes(log)
     assert res.n_changes == 1 and res.per == "node"
     assert res.change_lo_h[0] <= 60 * DAY <= res.change_hi_h[0]
-    text = " ".join(res.sentences())
+    text = res.text()
     assert "2025-0" in text and "went up" in text and "per 1,000 node-days" in text
     seg = res.segments.iloc[1]
     days = (seg["end_h"] - seg["start_h"]) / 24
@@ -128,8 +129,9 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     assert any("Llama 3" in s for s in labels) and any("with fleet prior" in s for s in labels)
     html = summary._repr_html_()
     assert not any(w in html for w in ("nan", "NaN", "inf", "None"))
-    sentences = summary.sentences()
-    assert len(sentences) == 3 + summary.changes.n_changes
+    with pytest.warns(RelmodelDeprecationWarning, match=r"FleetSummary.sentences\(\) is deprecated.*use .text\(\)"):
+        sentences = summary.sentences()
+    assert len(sentences) == 3 + summary.changes.n_changes and summary.text() == " ".join(sentences)
     plt.close("all")
     assert len(fleet_context(llama3)) == 1  # a count table has no times: forest plot only
     fig, (a1, a2) = plt.subplots(2)

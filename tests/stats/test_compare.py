@@ -7,7 +7,7 @@ import pytest
 from lifelines import KaplanMeierFitter
 
 import relmodel
-from relmodel.stats.lifetimes.compare import _draw, _censoring_law, ks_distance
+from relmodel.stats.lifetimes.ranking import _draw, _censoring_law, ks_distance
 from relmodel.errors import FitError
 from relmodel.stats.lifetimes.fitting import FitWarning, prepare
 

@@ -9,7 +9,7 @@ import scipy.stats as st
 from lifelines import ExponentialFitter, LogLogisticFitter, LogNormalFitter, WeibullFitter
 
 import relmodel
-from relmodel.stats.lifetimes.families import FAMILIES
+from relmodel.stats.lifetimes.registry import FAMILIES
 from relmodel.stats.lifetimes.fitting import prepare
 
 RTOL = 1e-5

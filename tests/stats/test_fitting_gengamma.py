@@ -71,7 +71,7 @@ def test_small_lambda_is_the_lognormal_limit():
 def test_loglik_with_truncation_matches_scipy():
     x, obs = sample("weibull", seed=2, n=80)
     entry = x * 0.3
-    fam = relmodel.stats.lifetimes.families.get_family("gengamma")
+    fam = relmodel.stats.lifetimes.registry.get_family("gengamma")
     theta = np.array([3.5, np.log(0.7), 0.6])
     d = scipy_gengamma(3.5, 0.7, 0.6)
     expected = d.logpdf(x[obs]).sum() + d.logsf(x[~obs]).sum() - d.logsf(entry).sum()

@@ -7,7 +7,7 @@ from lifelines.statistics import logrank_test, multivariate_logrank_test
 
 import relmodel
 from relmodel.errors import FitError
-from relmodel.stats.survival.groups import compare_mcf, gray_test
+from relmodel.stats.survival.group_tests import compare_mcf, gray_test
 
 
 def _three_groups(seed=0, n=300):
@@ -40,7 +40,7 @@ def test_two_groups_match_lifelines_logrank_and_report_observed_vs_expected():
     g = r.groups
     assert g["failures"].sum() == pytest.approx(g["expected failures"].sum())  # O - E sums to zero
     assert g["median (h)"].iloc[0] == pytest.approx(r.curves["a"].median_h)
-    assert "chi-square" in r.verdict and "fleet" in r._repr_html_()
+    assert "chi-square" in r.text() and "fleet" in r._repr_html_()
 
 
 def test_bad_group_input():
@@ -104,18 +104,32 @@ def test_mcf_comparison_matches_the_closed_form_for_a_common_window():
     vb = np.sum((np.array(b) - np.mean(b)) ** 2) / len(b) ** 2
     assert r.difference == pytest.approx(np.mean(a) - np.mean(b), rel=1e-12)
     assert r.z == pytest.approx((np.mean(a) - np.mean(b)) / np.sqrt(va + vb), rel=1e-9)
-    assert r.p < 0.01 and "old" in r.verdict
+    assert r.p < 0.01 and "old" in r.text()
     assert list(r.to_frame().columns[:3]) == ["hours", "MCF old", "MCF new"]
 
 
 def test_group_plot_and_html():
-    import matplotlib
-
-    matplotlib.use("Agg")
     r = relmodel.compare_groups(_three_groups(), "fleet", weights="tarone-ware")
     ax = relmodel.plots.group_survival_plot(r)
     assert len(ax.get_lines()) == 3 and ax.get_legend().get_title().get_text() == "fleet"
-    t = r.report_table()
+    t = r.table()
     assert t["median (h)"].str.fullmatch(r"[\d,]+|not reached").all()
     assert t["expected failures"].str.fullmatch(r"[\d,]+\.\d").all()
     assert "tarone-ware" in r._repr_html_()
+
+
+def test_the_verdict_reads_the_confidence_level_it_was_given():
+    """p = 0.026 (lifelines' logrank_test on the same data) differs at 95% but not at 99%."""
+    rng = np.random.default_rng(3)
+    g = rng.choice(["a", "b"], 120)
+    t = rng.exponential(np.where(g == "a", 100, 140))
+    df = pd.DataFrame({"duration_h": t, "observed": True, "fleet": g})
+    p = logrank_test(t[g == "a"], t[g == "b"]).p_value
+    assert 0.01 < p < 0.05
+    assert " differs across fleet" in relmodel.compare_groups(df, "fleet", conf=0.95).text()
+    assert "does not differ detectably" in relmodel.compare_groups(df, "fleet", conf=0.99).text()
+    old = relmodel.mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
+    new = relmodel.mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
+    assert compare_mcf(old, new, at=50.0, conf=0.5).conf == 0.5          # p = 0.285 (docstring example)
+    assert "the fleets differ" in compare_mcf(old, new, at=50.0, conf=0.5).text()
+    assert "do not differ detectably" in compare_mcf(old, new, at=50.0).text()

@@ -210,7 +210,7 @@ def test_results_render():
         html = obj._repr_html_()
         assert "<p>" in html and "nan" not in html.lower()
         assert isinstance(obj.to_frame(), pd.DataFrame)
-    assert "per 1,000 node-days" in post.sentence()
+    assert "per 1,000 node-days" in post.text()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fleet_prior(relmodel.datasets.fleets("gpu"))  # primary rows only: no warning

@@ -7,14 +7,13 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from scipy import integrate, stats
 
 import relmodel
-from relmodel.cli import cli
+from conftest import run_cli
 from relmodel.errors import CountError, ExposureError, UnitError
 from relmodel.stats.rates.priors import GammaPrior, RateData
-from relmodel.stats.rates.rate_compare import (adjust_pvalues, compare_rates, prob_greater, rate_ratio_test)
+from relmodel.stats.rates.comparison import (adjust_pvalues, compare_rates, prob_greater, rate_ratio_test)
 
 CASES = [(12, 1000.0, 5, 1500.0), (0, 300.0, 4, 200.0), (7, 50.0, 0, 80.0), (419, 2.65e6, 582, 3.35e6),
          (3, 10.0, 3, 10.0), (40, 900.0, 61, 1000.0)]
@@ -110,7 +109,7 @@ def test_by_component_matches_cause_by_cause_tests(llama3, stepfun_log):
 def test_fleet_names_and_logs(stepfun_log):
     res = compare_rates(stepfun_log, "llama3")
     assert res.ratio == pytest.approx((582 / (400 * stepfun_log.duration_h)) / (419 / (2048 * 54 * 24)))
-    assert "times the interruption rate" in res.sentence()
+    assert "times the interruption rate" in res.text()
     gpu = compare_rates(stepfun_log, "llama3", per="gpu")
     assert gpu.ratio == pytest.approx(res.ratio)  # both 8 GPUs per node
 
@@ -126,8 +125,7 @@ def test_bad_input():
         compare_rates((3, 10.0), (2, 10.0), prior=GammaPrior(1, 1, per="gpu"))
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
+run = run_cli
 
 
 def test_cli_compare_prints_the_comparison():
@@ -149,7 +147,7 @@ def test_cli_compare_bad_fleet_is_one_line():
                           text=True)
     assert proc.returncode == 2 and "unknown fleet" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
-    r = CliRunner().invoke(cli, ["rates", "--compare", "megascale"])
+    r = run_cli("rates", "--compare", "megascale")
     assert r.exit_code == 2 and "no count and exposure" in r.output
 
 

@@ -210,7 +210,7 @@ def test_power_law_gof_statistic_by_hand():
 def test_power_law_gof_p_values_uniform_under_the_model_and_small_off_it():
     rng = np.random.default_rng(17)
     ps = np.array([relmodel.stats.survival.trends.power_law_gof(_power_law(0.7, 2.0, 500.0, rng), end=500.0,
-                                                 n_sim=300, seed=k).p_value for k in range(80)])
+                                                 n_runs=300, seed=k).p_value for k in range(80)])
     assert 0.35 < ps.mean() < 0.65 and np.mean(ps < 0.05) < 0.15
     # a rate that jumps tenfold half way is no power law
     jump = np.sort(np.r_[rng.uniform(0, 500, 30), rng.uniform(500, 1000, 300)])

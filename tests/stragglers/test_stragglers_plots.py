@@ -1,13 +1,10 @@
 """Straggler figures draw on the Axes they are given and return it."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+from scipy import stats
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from scipy import stats  # noqa: E402
-
-import relmodel  # noqa: E402
-from relmodel.plots import stragglers as plots  # noqa: E402
+import relmodel
+from relmodel.plots import stragglers as plots
 
 
 def test_each_plot_returns_its_axes():

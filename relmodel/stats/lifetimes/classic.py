@@ -5,7 +5,7 @@ from scipy import special, stats
 
 from . import mle
 from ...errors import FitError
-from .family import Family, _Gumbel, _Logistic, _Normal, _log_moments
+from .base import Family, _Gumbel, _Logistic, _Normal, _log_moments
 
 __all__ = ["Exponential", "Weibull", "LogNormal", "Gamma", "LogLogistic"]
 
@@ -14,6 +14,7 @@ class Exponential(Family):
     name = "exponential"
     param_names = ("scale",)
     positive = (True,)
+    compress = False
 
     rv = stats.expon
 
@@ -26,6 +27,13 @@ class Exponential(Family):
     def maximise(self, sample):
         scale, ll, d, _ = mle.exponential_mle(sample)
         return np.array([np.log(scale)]), ll, np.array([[-d]])
+
+    def exact_interval(self, sample, failures, conf):
+        """Chi-square interval for the mean (time-terminated test; Epstein 1960)."""
+        exposure = sample.total(sample.t) - (0 if sample.entry is None else sample.total(sample.entry))
+        a = 1 - conf
+        return {"scale": (2 * exposure / stats.chi2.ppf(1 - a / 2, 2 * failures + 2),
+                          2 * exposure / stats.chi2.ppf(a / 2, 2 * failures))}
 
 
 class _LogLocationScale(Family):
@@ -60,6 +68,7 @@ class Weibull(_LogLocationScale):
     name = "weibull"
     param_names = ("shape", "scale")
     positive = (True, True)
+    compress = False
     base = _Gumbel
     swap = True
 

@@ -1,7 +1,8 @@
 """Censored maximum-likelihood fits of failure-time distributions.
 
-:func:`fit` fits one family (see :mod:`relmodel.stats.lifetimes.families`) to durations in
-hours, with right-censoring and optional left-truncation, and returns a
+:func:`fit` fits one family (see :mod:`relmodel.stats.lifetimes.registry`) to durations in
+hours, with right-censoring, optional left-truncation and interval-censored
+failures (``interval=``, see :mod:`relmodel.stats.lifetimes.interval`), and returns a
 :class:`FitResult` with the estimates, confidence intervals from the observed
 information, the log-likelihood, AIC/BIC and the fitted curves.
 
@@ -31,8 +32,7 @@ Hard data is handled explicitly, never by a silent absurd estimate:
 """
 
 import warnings
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -40,104 +40,17 @@ from scipy import stats
 
 from ...data.durations import Durations
 from ...errors import FitError
-from .families import get_family
-from .mle import Sample
+from . import mle
+from .interval import interval_rows
+from .profile import profile_table
+from .registry import get_family
+from .result import FitResult, FitWarning
 from ...units import hours
-from ...tables import html_table
 from relmodel.escape import html_text
 
-__all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare"]
+__all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare", "fit_sample"]
 
 MIN_FAILURES = 3
-
-
-class FitWarning(UserWarning):
-    """A fit was made, but the data limit what it can say (read the message)."""
-
-
-@dataclass(frozen=True, eq=False)
-class FitResult:
-    """A fitted failure-time distribution (all times in hours).
-
-    ``ci`` has one row per parameter: ``param, estimate, lower, upper, se``.
-    Intervals for positive parameters are computed on the log scale (so they
-    stay positive); ``mu`` of the log-normal gets a symmetric interval; the
-    exponential's interval is the chi-square one.  ``cov`` is the covariance of
-    the natural parameters (inverse observed information, delta method).
-    """
-
-    family: str
-    params: dict
-    ci: pd.DataFrame
-    loglik: float
-    aic: float
-    bic: float
-    n: int
-    n_observed: int
-    mean_h: float
-    median_h: float
-    conf: float = 0.95
-    cov: np.ndarray = field(default=None, repr=False)
-    requested: str = None
-    note: str = ""
-
-    @cached_property
-    def dist(self):
-        """The frozen ``scipy.stats`` distribution."""
-        return get_family(self.family).dist(self.params)
-
-    def sf(self, t):
-        """Survival function S(t) = P(T > t)."""
-        return self.dist.sf(hours(t))
-
-    def cdf(self, t):
-        """Cumulative distribution F(t) = P(T <= t)."""
-        return self.dist.cdf(hours(t))
-
-    def pdf(self, t):
-        """Probability density f(t), per hour."""
-        return self.dist.pdf(hours(t))
-
-    def hazard(self, t):
-        """Hazard rate h(t) = f(t)/S(t), failures per hour."""
-        t = hours(t)
-        d = self.dist
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.exp(d.logpdf(t) - d.logsf(t))
-
-    def cumhazard(self, t):
-        """Cumulative hazard H(t) = -ln S(t)."""
-        return -self.dist.logsf(hours(t))
-
-    def ppf(self, q):
-        """Quantile function: the time by which a fraction ``q`` has failed."""
-        return self.dist.ppf(q)
-
-    def sample(self, n, rng=None):
-        """``n`` random durations (hours) from the fitted distribution."""
-        return self.dist.rvs(size=n, random_state=np.random.default_rng(rng))
-
-    def to_frame(self):
-        """The parameter table, with a leading ``family`` column."""
-        out = self.ci.copy()
-        out.insert(0, "family", self.family)
-        return out
-
-    def summary(self):
-        """Headline numbers as a Series."""
-        keys = ("family", "n", "n_observed", "loglik", "aic", "bic", "mean_h", "median_h")
-        return pd.Series({k: getattr(self, k) for k in keys})
-
-    def _repr_html_(self):
-        head = (f"<b>{html_text(self.family)} fit</b>: n = {self.n}, failures = {self.n_observed}, "
-                f"log-likelihood = {self.loglik:.4f}, AIC = {self.aic:.2f}, "
-                f"mean = {self.mean_h:.4g} h, median = {self.median_h:.4g} h")
-        note = f"<br><i>{html_text(self.note)}</i>" if self.note else ""
-        return head + note + html_table(self.ci, index=False, float_format=lambda x: f"{x:.6g}")
-
-    def __repr__(self):
-        ps = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())
-        return f"FitResult({self.family}: {ps}; n={self.n}, failures={self.n_observed}, loglik={self.loglik:.4f})"
 
 
 def prepare(data, observed=None, entry=None):
@@ -176,7 +89,7 @@ def prepare(data, observed=None, entry=None):
                            "entry must be between 0 and the duration")
         entry = entry if np.any(entry > 0) else None
     t = _lift_zeros(t)
-    return Sample(t, obs, entry)
+    return mle.Sample(t, obs, entry)
 
 
 def _check_values(x, what):
@@ -200,24 +113,38 @@ def _lift_zeros(t):
     return np.where(zero, floor, t)
 
 
-def fit(data, family, *, observed=None, entry=None, conf=0.95):
-    """Fit a failure-time distribution by censored maximum likelihood.
+def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
+    """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
+
+    This is :func:`relmodel.fit`.  Every kind of observation goes into one
+    likelihood (the family base class owns them): exact failures,
+    right-censored durations, left-truncated entries, left-censored failures
+    and failures known only to lie between two checks.
 
     Parameters
     ----------
-    data : Durations, array of hours, list or Series
+    data : Durations, array of hours, list or Series, or None
         Durations (hours, or strings/timedeltas).  A ``Durations`` carries its
-        own ``observed`` mask and ``entry`` times.
+        own ``observed`` mask and ``entry`` times.  May be None when
+        ``interval`` holds all the data.
     family : str
-        ``"exponential"``, ``"weibull"``, ``"lognormal"``, ``"gamma"`` or
-        ``"loglogistic"`` (see :mod:`relmodel.stats.lifetimes.families` for the parameters).
+        ``"exponential"``, ``"weibull"``, ``"lognormal"``, ``"gamma"``,
+        ``"loglogistic"`` or ``"gengamma"`` (see
+        :mod:`relmodel.stats.lifetimes.registry` for the parameters).
     observed : bool array, optional
         False where the duration is right-censored (the unit was still up).
     entry : array of hours, optional
         Left-truncation times: how long each unit had already survived when
         observation began.
+    interval : pair ``(lower, upper)`` of arrays of hours, optional
+        Failures known only to lie in ``(lower, upper]`` (found by a periodic
+        check); ``upper = inf`` is censored at ``lower``, ``lower == upper``
+        exact, ``lower == 0`` left-censored.
     conf : float
         Confidence level of the intervals in ``ci``.
+    ci : "wald" or "profile"
+        ``"profile"`` replaces the Wald intervals of the parameters by
+        profile-likelihood ones (better in small samples), and says so in ``note``.
 
     Returns
     -------
@@ -225,15 +152,90 @@ def fit(data, family, *, observed=None, entry=None, conf=0.95):
 
     Examples
     --------
-    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])
+    >>> r = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1])   # hours
     >>> round(r.params["shape"], 3), round(r.median_h, 1)
     (1.404, 25.8)
     >>> r.ci.round(3).to_string(index=False).splitlines()[1]
     'shape     1.404  0.681  2.894  0.518'
+    >>> r = fit(None, "weibull", interval=([0, 24, 24, 48, 72], [24, 48, 48, 72, float("inf")]))
+    >>> round(r.params["shape"], 3)                      # failures seen only at daily checks
+    1.74
+    >>> p = fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull", observed=[1, 1, 1, 0, 1, 1], ci="profile")
+    >>> p.ci.round(3).to_string(index=False).splitlines()[1]
+    'shape     1.404  0.589  2.638  0.518'
     """
+    _check_options(conf, ci, interval, entry)
+    if interval is None:
+        sample = prepare(data, observed, entry)
+        res = fit_sample(sample, family, conf=conf)
+    else:
+        sample, lower, upper = _split(data, observed, interval)
+        res = _fit_intervals(sample, lower, upper, family, conf)
+    if ci == "profile" and res.requested is None:
+        prof = profile_table(sample, res)
+        res.ci[["lower", "upper"]] = prof[["lower", "upper"]].to_numpy()
+        res = replace(res, note=(res.note + "; " if res.note else "") + "profile-likelihood intervals")
+    return res
+
+
+def _check_options(conf, ci, interval, entry):
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1, got {conf!r}")
-    return fit_sample(prepare(data, observed, entry), family, conf=conf)
+    if ci not in ("wald", "profile"):
+        raise FitError(f"ci must be 'wald' or 'profile', got {ci!r}")
+    if interval is not None and ci == "profile":
+        raise FitError("profile-likelihood intervals are not available with interval censoring; use ci='wald'")
+    if interval is not None and entry is not None:
+        raise FitError("entry (left truncation) cannot be combined with interval censoring; drop one")
+
+
+def _split(data, observed, interval):
+    """Exact and right-censored rows as one Sample (or None), and the strictly interval-censored bounds."""
+    lo, up = interval_rows(interval)
+    exact, right = lo == up, np.isinf(up)
+    t, obs = [lo[exact | right]], [exact[exact | right]]
+    if data is not None:
+        s = prepare(data, observed)
+        t.append(s.t)
+        obs.append(s.obs)
+    t, obs = np.concatenate(t), np.concatenate(obs)
+    mid = ~(exact | right)
+    return (prepare(t, obs) if t.size else None), lo[mid], up[mid]
+
+
+def _fit_intervals(sample, lo, up, family, conf):
+    """Fit ``family`` to interval-censored failures (and any exact / right-censored ``sample``).
+
+    Newton steps on numerical derivatives from the fit to the interval
+    midpoints; Hessian by Richardson-combined differences.  Fewer than 3
+    failures (exact or interval) fall back to the exponential, as for exact data.
+    """
+    fam = get_family(family)
+    mid = np.where(lo > 0, (lo + up) / 2, up / 2)  # left-censored: half the upper bound
+    pseudo = mle.Sample(mid, np.ones(mid.size, bool)) if sample is None else \
+        mle.Sample(np.concatenate([sample.t, mid]), np.concatenate([sample.obs, np.ones(mid.size, bool)]))
+    n, d = pseudo.t.size, int(pseudo.obs.sum())
+    if d == 0:
+        raise FitError("no failures (exact or interval-censored): no distribution can be fitted")
+    requested, note = None, f"{lo.size} failure(s) known only to lie between two checks (interval-censored)"
+    if fam.n_params > 1 and d < MIN_FAILURES:
+        requested, fam = fam.name, get_family("exponential")
+        note += f"; {d} failure(s): too few for a {requested} shape, this is the exponential fit"
+        warnings.warn(note, FitWarning, stacklevel=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theta0 = fam.theta(fit_sample(pseudo, fam.name, conf=conf).params)
+
+    def loglik(theta):
+        total = (fam.loglik(sample, theta) if sample is not None else 0.0) + fam.interval_loglik(theta, lo, up)
+        return total if np.isfinite(total) else -np.inf
+
+    try:
+        theta, ll, _ = mle.newton(lambda x: mle.numeric_derivs(loglik, x, h=1e-5), theta0, tol=1e-8)
+    except FitError as exc:
+        raise FitError(f"{fam.name} interval-censored fit failed: {exc}") from None
+    hess = mle.richardson_hessian(loglik, theta)
+    return _result(fam, pseudo, theta, ll, hess, n, d, conf, requested, note, exact=False)
 
 
 def fit_sample(sample, family, *, conf=0.95):
@@ -254,7 +256,7 @@ def fit_sample(sample, family, *, conf=0.95):
                     "with its chi-square interval (with a shape known from similar parts, relmodel.weibayes "
                     "estimates the scale instead)")
             warnings.warn(note, FitWarning, stacklevel=3)
-    work = sample.compressed() if fam.name not in ("exponential", "weibull") else None
+    work = sample.compressed() if fam.compress else None
     try:
         theta, ll, hess = fam.maximise(work or sample)
         _check_proper(fam, fam.params(theta), sample)
@@ -290,7 +292,7 @@ def _no_failure_message(sample, n, conf):
             f"fitted; the one-sided {conf:.0%} lower bound on the mean time to failure is {lower:.6g} h")
 
 
-def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note):
+def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note, exact=True):
     params = fam.params(theta)
     cov_theta = _invert(hess)
     z = stats.norm.ppf(0.5 + conf / 2)
@@ -301,8 +303,8 @@ def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note):
         rows.append([name, est, lo, hi, est * se_t if pos else se_t])
         jac.append(est if pos else 1.0)
     ci = pd.DataFrame(rows, columns=["param", "estimate", "lower", "upper", "se"])
-    if fam.name == "exponential":
-        ci.loc[0, ["lower", "upper"]] = _exponential_interval(sample, d, conf)
+    for name, bounds in ((fam.exact_interval(sample, d, conf) if exact else None) or {}).items():
+        ci.loc[ci["param"] == name, ["lower", "upper"]] = bounds
     jac = np.diag(jac)
     dist = fam.dist(params)
     k = fam.n_params
@@ -325,13 +327,6 @@ def _invert(hess):
                       FitWarning, stacklevel=5)
         cov = np.full(np.shape(hess), np.nan)
     return cov
-
-
-def _exponential_interval(sample, d, conf):
-    """Chi-square interval for the mean (time-terminated test; Epstein 1960)."""
-    exposure = sample.total(sample.t) - (0 if sample.entry is None else sample.total(sample.entry))
-    a = 1 - conf
-    return 2 * exposure / stats.chi2.ppf(1 - a / 2, 2 * d + 2), 2 * exposure / stats.chi2.ppf(a / 2, 2 * d)
 
 
 def _warn_if_extrapolating(res, sample):

@@ -20,7 +20,7 @@ from scipy import special
 
 from . import mle
 from .classic import Gamma, LogNormal, Weibull
-from .family import Family
+from .base import Family
 
 __all__ = ["GeneralizedGamma", "GenGammaLaw"]
 

@@ -7,7 +7,7 @@ The log-likelihood of a sample is
   - sum over truncated  of log S(e_i)
 
 (Klein and Moeschberger, *Survival Analysis*, 2nd ed., 2003, section 3.5).
-Three engines cover the families in :mod:`relmodel.stats.lifetimes.families`:
+Three engines cover the families in :mod:`relmodel.stats.lifetimes.registry`:
 
 * closed forms for the exponential;
 * a one-dimensional Newton solve of the profile likelihood for the Weibull
@@ -28,8 +28,16 @@ from scipy import special
 
 from ...errors import FitError
 
-__all__ = ["Sample", "newton", "numeric_derivs", "richardson_hessian", "aft_derivs", "weibull_profile", "exponential_mle",
+__all__ = ["log1mexp", "Sample", "newton", "numeric_derivs", "richardson_hessian", "aft_derivs", "weibull_profile", "exponential_mle",
            "gamma_derivs", "log_gammaincc"]
+
+
+
+def log1mexp(x):
+    """``log(1 - exp(x))`` for ``x <= 0``, accurate at both ends (Maechler 2012)."""
+    x = np.asarray(x, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x > -np.log(2), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,7 +182,7 @@ def aft_derivs(base, sample, theta):
     """Log-likelihood, gradient and Hessian of a log-location-scale model.
 
     ``ln T = m + s W`` where ``W`` has the standard law ``base`` (see
-    :mod:`relmodel.stats.lifetimes.families`) and ``theta = (m, ln s)``.  With
+    :mod:`relmodel.stats.lifetimes.registry`) and ``theta = (m, ln s)``.  With
     ``z = (ln t - m)/s``, a failure contributes ``log f0(z) - ln s - ln t``
     and a censored row ``log S0(z)``; a truncated row subtracts
     ``log S0(z_entry)``.  Derivatives follow from ``dz/dm = -1/s`` and

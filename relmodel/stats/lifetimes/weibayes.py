@@ -23,14 +23,15 @@ from scipy import stats
 
 from ...errors import FitError
 from .fitting import prepare
-from ...tables import html_table
+from ...deprecation import renamed
+from ...tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["weibayes", "WeibayesResult"]
 
 
 @dataclass(frozen=True, eq=False)
-class WeibayesResult:
+class WeibayesResult(Result):
     """Weibayes scale (hours) with its exact interval; ``upper`` is inf when no unit failed."""
 
     shape: float
@@ -47,8 +48,8 @@ class WeibayesResult:
         f = (-np.log1p(-q)) ** (1 / self.shape)
         return self.scale * f, self.lower * f, self.upper * f
 
-    @property
-    def sentence(self):
+    def text(self):
+        """The estimate in one sentence."""
         pct = f"{100 * self.conf:g}%"
         if self.n_failures == 0:
             return (f"No failures in {self.n:,} units: with shape {self.shape:g}, the characteristic life is at "
@@ -63,7 +64,9 @@ class WeibayesResult:
                              "upper": [self.upper, b10[2]]})
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.sentence)}</p>" + html_table(self.to_frame(), index=False)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False)
+
+    sentence = renamed("sentence", "text", is_property=True)
 
 
 def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):

@@ -12,7 +12,7 @@ from .rates import PER, component_rates, poisson_interval
 from .rate_data import RateData, rate_data
 from .priors import GammaPrior, PredictiveCounts, PriorWarning, RatePosterior, fleet_prior, update_rate
 from .shrinkage import ComponentShrinkage, shrink_components
-from .rate_compare import ComponentComparison, RateComparison, compare_rates
+from .comparison import ComponentComparison, RateComparison, compare_rates
 from .changepoint import RateChanges, rate_changes
 from .fleet_summary import FleetSummary, fleet_summary
 

@@ -28,7 +28,8 @@ from ...data.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
-from ...tables import html_table
+from ...deprecation import renamed, renamed_keywords
+from ...tables import Result, html_table
 from relmodel.escape import html_text, html_paragraphs
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
@@ -85,7 +86,7 @@ def _position_interval(counts, widths, lo, cp, hi, conf, min_size):
 
 
 @dataclass(frozen=True, eq=False)
-class RateChanges:
+class RateChanges(Result):
     """Change points of an interruption rate, the segments between them, and the binned counts."""
 
     change_h: tuple
@@ -116,8 +117,11 @@ class RateChanges:
     def _scale(self):
         return 24000.0 if self.per != "job" else 24.0
 
-    def sentences(self):
+    def text(self):
         """The findings in words, one sentence per change (or one saying there is none)."""
+        return " ".join(self._sentences())
+
+    def _sentences(self):
         seg = self.segments
         f = self._scale()
         if not self.n_changes:
@@ -140,8 +144,10 @@ class RateChanges:
                              f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"]})
 
     def _repr_html_(self):
-        text = html_paragraphs(self.sentences())
+        text = html_paragraphs(self._sentences())
         return text + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
+
+    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
 
 
 def _default_bin(duration_h):
@@ -159,14 +165,15 @@ def _events(log, window, include_planned):
     return t, tuple(hours(w) for w in window), None, "events", None
 
 
-def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node", window=None,
+@renamed_keywords(log="source")
+def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="node", window=None,
                  include_planned=False):
     """Find where the interruption rate of a log changed (Poisson change points).
 
     Parameters
     ----------
-    log : an :class:`InterruptionLog`, or event times in hours (then pass
-        ``window=(start_h, end_h)``).
+    source : an :class:`InterruptionLog`, or event times in hours (then pass
+        ``window=(start_h, end_h)``).  (``log=`` is the deprecated spelling.)
     penalty : cost of each extra change on the -2 log-likelihood scale;
         default ``3 log m`` for ``m`` bins.  Larger finds fewer changes.
     bin : bin width (anything :func:`relmodel.hours` reads); default one day,
@@ -186,13 +193,13 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     >>> rc = rate_changes(t, window=(0, 480), per="job")
     >>> rc.change_h, rc.change_lo_h, rc.change_hi_h          # hours from the start
     ((240.0,), (216.0,), (240.0,))
-    >>> print(rc.sentences()[0])
+    >>> print(rc.text())
     Around day 10.0 (95% interval day 9.0 to day 10.0) the rate went up from 0.30 to 4.00 per day.
     >>> from relmodel.data.datasets import stepfun
     >>> rate_changes(stepfun()).n_changes                    # a year of a real cluster
     6
     """
-    t, (t0, t1), n_nodes, name, origin = _events(log, window, include_planned)
+    t, (t0, t1), n_nodes, name, origin = _events(source, window, include_planned)
     if not t1 > t0:
         raise ExposureError(f"{name}: the observation window must have positive length, got {t0} to {t1} hours")
     if t.size == 0:

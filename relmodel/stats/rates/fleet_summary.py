@@ -16,16 +16,17 @@ import pandas as pd
 from ...data.logs import InterruptionLog
 from .changepoint import rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
-from .rate_compare import compare_rates
+from .comparison import compare_rates
 from .rates import poisson_interval
-from ...tables import html_table
+from ...deprecation import renamed
+from ...tables import Result, html_table
 from relmodel.escape import html_text, html_paragraphs
 
 __all__ = ["FleetSummary", "fleet_summary"]
 
 
 @dataclass(frozen=True, eq=False)
-class FleetSummary:
+class FleetSummary(Result):
     """This cluster's rate beside the fleets' (``forest``), the prior and posterior, and change points."""
 
     name: str
@@ -36,18 +37,21 @@ class FleetSummary:
     changes: object = None
     conf: float = 0.95
 
-    def sentences(self):
+    def text(self):
         """The findings in words."""
+        return " ".join(self._sentences())
+
+    def _sentences(self):
         f = self.forest[self.forest["role"] == "fleet"]
         clear = f["p_value"] < 1 - self.conf
         groups = [("more often than", clear & (f["ratio"] > 1)), ("less often than", clear & (f["ratio"] < 1)),
                   ("about as often as", ~clear)]
         parts = [f"{words} {_names(f.loc[sel, 'label'])}" for words, sel in groups if sel.any()]
-        out = [self.prior.sentence(self.conf), self.posterior.sentence(),
+        out = [self.prior.text(self.conf), self.posterior.text(),
                f"Against each published fleet (exact test at the {1 - self.conf:.0%} level), {self.name} fails "
                + "; ".join(parts) + "."]
         if self.changes is not None:
-            out += self.changes.sentences()
+            out += self.changes._sentences()
         return out
 
     def to_frame(self):
@@ -59,7 +63,7 @@ class FleetSummary:
                              f"{self.conf:.0%} high": t["hi"], "this cluster / fleet": t["ratio"],
                              "p-value": t["p_value"]})
 
-    def table_for_people(self):
+    def table(self):
         """The forest rows as text for a report: rates to 2 decimals, p-values in words where tiny."""
         t = self.forest
         unit = per_day_label(self.per)
@@ -74,8 +78,11 @@ class FleetSummary:
             "p-value": [_p_text(p) if role == "fleet" else "" for p, role in zip(t["p_value"], t["role"])]})
 
     def _repr_html_(self):
-        text = html_paragraphs(self.sentences())
-        return text + html_table(self.table_for_people(), index=False)
+        text = html_paragraphs(self._sentences())
+        return text + html_table(self.table(), index=False)
+
+    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
+    table_for_people = renamed("table_for_people", "table")
 
 
 def _names(labels):
@@ -124,7 +131,7 @@ def fleet_summary(source, fleets=None, per="node", conf=0.95, penalty=None):
     Meta RSC-2 research cluster (11 months): 2.34, ratio 1.62, p 9.4e-15
     StepFun LLM pre-training cluster (349 days): 4.17, ratio 0.91, p 0.14
     OPT-175B training (about 2 months): 14.11, ratio 0.27, p 7.5e-26
-    >>> print(fs.sentences()[1])
+    >>> print(fs.posterior.text())
     419 interruptions in 110,592 node-days, combined with the fleets, give 3.80 per 1,000 node-days
     (95% credible interval 3.44 to 4.17).
     """

@@ -25,7 +25,8 @@ from ...errors import CountError, ExposureError, PriorError, UnitError
 from ...units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
-from ...tables import html_table
+from ...deprecation import renamed
+from ...tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
@@ -40,7 +41,7 @@ class PriorWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class GammaPrior:
+class GammaPrior(Result):
     """Gamma(shape, rate_h) prior for a failure rate per unit-hour (``per`` node or GPU)."""
 
     shape: float
@@ -68,7 +69,7 @@ class GammaPrior:
                                        len(self.fleets)],
                              "unit": [unit, unit, unit, "", "", ""]})
 
-    def sentence(self, conf=0.95):
+    def text(self, conf=0.95):
         lo, hi = self.interval(conf)
         unit = f"per 1,000 {per_day_label(self.per)}"
         if len(self.fleets) < 2:
@@ -80,7 +81,9 @@ class GammaPrior:
                 f"{self.method}).")
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.sentence())}</p>" + (f"<p><i>{html_text(self.note)}</i></p>" if self.note else "")
+        return f"<p>{html_text(self.text())}</p>" + (f"<p><i>{html_text(self.note)}</i></p>" if self.note else "")
+
+    sentence = renamed("sentence", "text")
 
 
 def _fleet_inputs(fleets, per):
@@ -199,7 +202,7 @@ def fleet_prior(fleets=None, per="node"):
 
 
 @dataclass(frozen=True)
-class PredictiveCounts:
+class PredictiveCounts(Result):
     """Negative binomial count of interruptions in a future exposure (``n``, ``p`` as in scipy.stats.nbinom)."""
 
     n: float
@@ -229,17 +232,19 @@ class PredictiveCounts:
                              "expected interruptions": [self.mean], f"{conf:.0%} low": [lo], f"{conf:.0%} high": [hi],
                              "chance of none": [float(self.dist.pmf(0))]})
 
-    def sentence(self, conf=0.95):
+    def text(self, conf=0.95):
         lo, hi = self.interval(conf)
         return (f"In the next {self.duration_h / 24:,.0f} days on {self.units:,.0f} {self.per}s expect about "
                 f"{self.mean:,.0f} interruptions ({conf:.0%}: {lo:,} to {hi:,}).")
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.sentence())}</p>" + html_table(self.to_frame(), index=False)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False)
+
+    sentence = renamed("sentence", "text")
 
 
 @dataclass(frozen=True)
-class RatePosterior:
+class RatePosterior(Result):
     """Gamma(shape, rate_h) posterior of a rate per unit-hour after ``count`` in ``exposure_h``."""
 
     shape: float
@@ -282,7 +287,7 @@ class RatePosterior:
                              f"{self.conf:.0%} low": [24000 * plo, 24000 * rlo, 24000 * lo],
                              f"{self.conf:.0%} high": [24000 * phi, 24000 * rhi, 24000 * hi]})
 
-    def sentence(self):
+    def text(self):
         lo, hi = self.interval()
         unit = per_day_label(self.per)
         return (f"{self.count:,} interruptions in {self.exposure_h / 24:,.0f} {unit}, combined with the fleets, give "
@@ -290,7 +295,9 @@ class RatePosterior:
                 f"{24000 * lo:,.2f} to {24000 * hi:,.2f}).")
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.sentence())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.3f}".format)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.3f}".format)
+
+    sentence = renamed("sentence", "text")
 
 
 def _future_units(per, n_gpus, n_nodes, gpus_per_node):

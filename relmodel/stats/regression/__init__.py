@@ -11,7 +11,7 @@ parts of ``relmodel.stats``, never planning or presentation.
 
 from .covariates import CovariateWarning, design, pick_column, survival_columns
 from .regression import MODELS, PHCheck, RegressionResult, regress
-from .recurrent_regression import andersen_gill, counting_process
+from .recurrent import andersen_gill, counting_process
 
 __all__ = ["CovariateWarning", "design", "pick_column", "survival_columns", "MODELS", "PHCheck",
            "RegressionResult", "regress", "andersen_gill", "counting_process"]

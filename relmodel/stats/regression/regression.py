@@ -27,7 +27,7 @@ cannot use, and a :class:`RegressionResult` whose table reads in words.
   (``on_separation="raise"`` raises :class:`~relmodel.errors.SeparationError`).
 
 The Andersen-Gill form for recurrent failures of the same nodes lives in
-:mod:`relmodel.stats.regression.recurrent_regression`.
+:mod:`relmodel.stats.regression.recurrent`.
 """
 
 import warnings
@@ -45,6 +45,8 @@ from .covariates import design, pick_column, survival_columns
 from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
+from ..lifetimes.base import _Gumbel, _Logistic, _Normal
+from ...deprecation import renamed
 from ...tables import html_table
 from relmodel.escape import html_text
 
@@ -111,8 +113,11 @@ class RegressionResult:
         t["level (vs reference)"] = t["level (vs reference)"].replace("", "per unit")
         return t
 
-    def sentences(self):
-        """One sentence per coefficient whose interval excludes 1."""
+    def text(self):
+        """One sentence per coefficient whose interval excludes 1 (empty when none does)."""
+        return " ".join(s + "." for s in self._sentences())
+
+    def _sentences(self):
         out = []
         for _, r in self.table.iterrows():
             if r["lower"] > 1 or r["upper"] < 1:
@@ -128,6 +133,8 @@ class RegressionResult:
                 f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
         ph = "" if self.ph_check is None else f"<p>{html_text(self.ph_check.verdict)}</p>"
         return head + html_table(self.to_frame(), index=False, float_format="{:.3g}".format) + ph
+
+    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
 
     def __repr__(self):
         return (f"RegressionResult({self.model}: {len(self.table)} coefficients, n={self.n}, "

@@ -13,7 +13,7 @@ lifelines; never the rates part, never planning or presentation.
 from .nonparam import CumulativeIncidence, StepEstimate, cumulative_incidence, kaplan_meier, nelson_aalen
 from .turnbull import TurnbullEstimate, turnbull
 from .recurrence import mcf
-from .groups import GrayTest, GroupComparison, MCFComparison, compare_groups, compare_mcf, gray_test
+from .group_tests import GrayTest, GroupComparison, MCFComparison, compare_groups, compare_mcf, gray_test
 from .trends import (CrowAMSAA, TrendResult, TrendTest, crow_amsaa, event_times, laplace_test,
                      lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend)
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import StepEstimate, _check_conf, interruptions
 from ...units import hours
@@ -99,10 +100,11 @@ def _mcf_variance(k_ev, sys_ev, x, a, b, g_cum):
     return np.maximum(sq - 2 * oc + c2, 0.0)
 
 
-def mcf(data, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
+@renamed_keywords(data="source")
+def mcf(source, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
     """Nelson's mean cumulative function (MCF) of recurrent failures across systems.
 
-    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned interruptions, as
+    ``source``: an :class:`~relmodel.InterruptionLog` (unplanned interruptions, as
     in :func:`relmodel.stats.survival.trends.event_times`, one system
     per node, all observed over the log's window; ``n_systems`` defaults to the
     log's ``n_nodes`` and counts nodes that never failed), or event times in
@@ -121,7 +123,7 @@ def mcf(data, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
     ([0.0, 10.0, 25.0, 40.0], [0.0, 0.25, 0.5, 0.75])
     """
     _check_conf(conf)
-    t, sys_idx, s, e = _mcf_inputs(data, node, start, end, n_systems)
+    t, sys_idx, s, e = _mcf_inputs(source, node, start, end, n_systems)
     times, k_ev = np.unique(t, return_inverse=True)
     d = np.bincount(k_ev, minlength=times.size).astype(float)
     r = (np.searchsorted(np.sort(s), times, side="right")

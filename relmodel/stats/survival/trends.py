@@ -33,11 +33,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
 from ...units import hours
-from ...tables import html_table
+from ...tables import Result, count, html_table, interval, number
 from relmodel.escape import html_text
 
 __all__ = [
@@ -316,14 +317,15 @@ def _cvm(u, scale):
     return 1 / (12 * m) + ((np.sort(u, axis=-1) ** scale - expected) ** 2).sum(axis=-1)
 
 
-def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_sim=2000, seed=None):
+@renamed_keywords(n_sim="n_runs")
+def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_runs=2000, seed=None):
     """Cramer-von Mises goodness of fit of the Crow-AMSAA (power-law) model.
 
     C2 = 1/(12M) + sum_i ((t_i/T)**beta_bar - (2i-1)/(2M))**2 over the M terms
     of the fit, with beta_bar the bias-corrected beta (MIL-HDBK-189C, 2011;
     Crow 1974).  Under the power law, given M, the (t_i/T)**beta are uniform
     order statistics, so C2 is parameter-free; its p-value (upper tail) is
-    estimated from ``n_sim`` simulated samples (``seed`` fixes them) instead of
+    estimated from ``n_runs`` simulated samples (``seed`` fixes them) instead of
     the handbook's table.  Returns a :class:`TrendTest` ("wearing out" and
     "improving" do not apply: ``direction`` says "fits" or "does not fit"
     at the 5% level).
@@ -332,7 +334,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_s
 
     Examples
     --------
-    >>> r = power_law_gof([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0, n_sim=500, seed=0)
+    >>> r = power_law_gof([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0], end=1000.0, n_runs=500, seed=0)
     >>> r.direction
     'fits'
     """
@@ -342,7 +344,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_s
     stat = float(_cvm(t / Ti, beta_bar))
     rng = np.random.default_rng(seed)
     sims = []
-    for size in np.diff(np.r_[0:int(n_sim):256, int(n_sim)]):  # chunks bound the memory
+    for size in np.diff(np.r_[0:int(n_runs):256, int(n_runs)]):  # chunks bound the memory
         u = rng.uniform(size=(size, m))
         beta_bar = (m - 1) / -np.log(u).sum(axis=1, keepdims=True)  # for uniform u the true beta is 1
         sims.append(_cvm(u, beta_bar))
@@ -353,7 +355,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_s
 
 
 @dataclass(frozen=True)
-class TrendResult:
+class TrendResult(Result):
     """The answer to "is the failure rate changing?".
 
     ``verdict`` is "steady", "improving" or "wearing out"; ``p_value`` is the
@@ -387,6 +389,14 @@ class TrendResult:
                 f"[{f.beta_lo:.3g}, {f.beta_hi:.3g}], n = {f.n}, T = {f.end_h:.4g} h</p>"
                 + html_table(self.to_frame(), index=False))
 
+    def text(self):
+        """The verdict in one sentence, with the deciding test and the Crow-AMSAA shape."""
+        f = self.fit
+        p = "below 0.001" if self.p_value < 1e-3 else number(self.p_value)
+        return (f"The failure rate is {self.verdict}: {self.method} test p {'' if p[0] == 'b' else '= '}{p} "
+                f"at the {number(self.alpha)} level; Crow-AMSAA shape {number(f.beta)} "
+                f"({interval(f.beta_lo, f.beta_hi)}) over {count(f.n)} failures.")
+
     def __str__(self):
         return f"{self.verdict} (p = {self.p_value:.3g}, {self.method}; beta = {self.beta:.3g})"
 
@@ -394,11 +404,12 @@ class TrendResult:
 _METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test, "lewis-robinson": lewis_robinson_test}
 
 
-def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
+@renamed_keywords(data="source")
+def trend(source, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
           include_planned=False, node=None, n_systems=None):
     """Is the failure rate steady, improving or wearing out?
 
-    ``data``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
+    ``source``: an :class:`~relmodel.InterruptionLog` (unplanned events pooled over
     all nodes, observed over the log's window) or event times in hours with an
     optional ``end`` (None: failure truncated at the last event).  Runs the
     MIL-HDBK-189, Laplace and Lewis-Robinson tests and a Crow-AMSAA fit;
@@ -424,9 +435,9 @@ def trend(data, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf
     if not 0 < alpha < 1:
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
     if node is None:
-        args, kw = event_times(data, end, start=start, include_planned=include_planned), {}
+        args, kw = event_times(source, end, start=start, include_planned=include_planned), {}
     else:
-        args, kw = (data, end), {"start": start, "node": node, "n_systems": n_systems}
+        args, kw = (source, end), {"start": start, "node": node, "n_systems": n_systems}
     names = [k for k in _METHODS if node is None or k != "lewis-robinson"]
     if key not in names:
         raise FitError("the Lewis-Robinson test needs one system; with node= use 'mil-hdbk-189' or 'laplace'")

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import FitError
-from .families import get_family
+from .registry import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
 from ...tables import html_table
@@ -133,7 +133,8 @@ def _fittable(names, sample):
     """Unique family names; only the exponential when a shape cannot be estimated."""
     names = list(dict.fromkeys(names))
     fail = sample.t[sample.obs]
-    if names != ["exponential"] and (0 < fail.size < MIN_FAILURES or (fail.size and fail.min() == fail.max())):
+    shaped = any(get_family(n).n_params > 1 for n in names)
+    if shaped and (0 < fail.size < MIN_FAILURES or (fail.size and fail.min() == fail.max())):
         distinct = 1 if fail.min() == fail.max() else 2
         warnings.warn(f"{fail.size} failure(s) at {distinct} distinct time(s): only the exponential can be "
                       "fitted", FitWarning, stacklevel=3)

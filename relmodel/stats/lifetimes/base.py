@@ -1,7 +1,7 @@
 """Base of every failure-time family: the :class:`Family` interface and the frozen law it builds.
 
 Concrete families live in :mod:`relmodel.stats.lifetimes.classic` and
-:mod:`relmodel.stats.lifetimes.gengamma`; :mod:`relmodel.stats.lifetimes.families` holds the registry.
+:mod:`relmodel.stats.lifetimes.gengamma`; :mod:`relmodel.stats.lifetimes.registry` holds the registry.
 """
 
 import numpy as np
@@ -79,11 +79,22 @@ class Law:
 
 
 class Family:
-    """Base class.  Subclasses set ``name``, ``param_names``, ``positive``."""
+    """Base class.  Subclasses set ``name``, ``param_names``, ``positive``.
+
+    The base class owns every kind of observation a fit can meet: exact
+    failures, right-censored durations and left-truncated entries
+    (:meth:`loglik`), failures known only to lie between two checks and
+    left-censored ones (:meth:`interval_loglik`).  A subclass may override
+    :meth:`loglik` with a faster exact form and :meth:`maximise` with its own
+    engine, and may give an exact interval for its parameters
+    (:meth:`exact_interval`).
+    """
 
     name = ""
     param_names = ()
     positive = ()
+    #: whether the generic engine should merge tied durations first (False for closed-form engines)
+    compress = True
 
     @property
     def n_params(self):
@@ -134,6 +145,26 @@ class Family:
         if sample.entry is not None:
             total -= sample.total(dist.logsf(sample.entry))
         return total
+
+    def interval_loglik(self, theta, lower, upper):
+        """Log-likelihood of failures in ``(lower, upper]`` hours: ``log(S(lower) - S(upper))``.
+
+        ``lower == 0`` is a left-censored failure (``log F(upper)``).
+        """
+        if lower.size == 0:
+            return 0.0
+        law = self.law(self.params(theta))
+        with np.errstate(all="ignore"):
+            s_lo = np.where(lower > 0, law.logsf(np.maximum(lower, 1e-300)), 0.0)
+            s_up = law.logsf(upper)
+            return float(np.sum(s_lo + mle.log1mexp(s_up - s_lo)))
+
+    def exact_interval(self, sample, failures, conf):
+        """Exact confidence bounds ``{param: (lower, upper)}`` from exact failure times, or None.
+
+        None (the default) keeps the Wald intervals of the observed information.
+        """
+        return None
 
     def maximise(self, sample):
         """Return ``(theta, loglik, hessian)`` at the maximum likelihood."""

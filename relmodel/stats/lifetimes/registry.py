@@ -17,7 +17,7 @@ loglogistic     shape b, scale a       1/(1 + (t/a)^b)
 ==============  =====================  =======================================
 
 The generalized gamma (``"gengamma"``: mu, sigma, lambda) lives in
-:mod:`relmodel.stats.lifetimes.gengamma`; the base class in :mod:`relmodel.stats.lifetimes.family`.
+:mod:`relmodel.stats.lifetimes.gengamma`; the base class in :mod:`relmodel.stats.lifetimes.base`.
 
 Parameter names map to lifelines as: WeibullFitter ``lambda_`` = scale,
 ``rho_`` = shape; LogNormalFitter ``mu_``, ``sigma_``; LogLogisticFitter
@@ -26,7 +26,7 @@ Parameter names map to lifelines as: WeibullFitter ``lambda_`` = scale,
 
 from ...errors import FitError
 from .classic import Exponential, Gamma, LogLogistic, LogNormal, Weibull
-from .family import Family, Law
+from .base import Family, Law
 from .gengamma import GeneralizedGamma
 
 __all__ = ["Family", "Law", "FAMILIES", "get_family"]

@@ -27,7 +27,8 @@ from scipy import stats
 from ...errors import UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
-from ...tables import html_table
+from ...deprecation import renamed
+from ...tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
@@ -81,7 +82,7 @@ def _pct(p):
 
 
 @dataclass(frozen=True)
-class RateComparison:
+class RateComparison(Result):
     """Rate of ``a`` against ``b``: ratio with its exact interval, p-value, P(a worse)."""
 
     name_a: str
@@ -107,7 +108,7 @@ class RateComparison:
             f"rate per 1,000 {unit}": [24000 * self.count_a / self.exposure_a_h,
                                       24000 * self.count_b / self.exposure_b_h]})
 
-    def sentence(self):
+    def text(self):
         lo, hi = self.ratio_lo, self.ratio_hi
         hi_txt = "no upper bound" if not np.isfinite(hi) else f"{hi:,.2f}"
         verdict = ("no evidence of a difference" if self.p_value >= 1 - self.conf else
@@ -117,7 +118,9 @@ class RateComparison:
                 f"the chance that {self.name_a} is worse is {_pct(self.prob_a_worse)} ({self.prior} priors).")
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.sentence())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
+
+    sentence = renamed("sentence", "text")
 
 
 @dataclass(frozen=True, eq=False)

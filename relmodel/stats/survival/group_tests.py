@@ -32,8 +32,8 @@ from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...tables import html_table
-from relmodel.escape import html_text
+from ...deprecation import renamed
+from ...tables import Result, html_table
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -42,7 +42,7 @@ WEIGHTS = ("logrank", "wilcoxon", "tarone-ware", "peto", "fleming-harrington")
 
 
 @dataclass(frozen=True, eq=False)
-class GroupComparison:
+class GroupComparison(Result):
     """A K-sample test: statistic, degrees of freedom, p-value, and per-group observed vs expected."""
 
     by: str
@@ -52,10 +52,11 @@ class GroupComparison:
     p: float
     groups: pd.DataFrame
     curves: dict = field(default_factory=dict, repr=False)
+    conf: float = 0.95
 
-    @property
-    def verdict(self):
-        word = "differs" if self.p < 0.05 else "does not differ detectably"
+    def text(self):
+        """The test's finding in one sentence, judged at ``1 - conf``."""
+        word = "differs" if self.p < 1 - self.conf else "does not differ detectably"
         p = "p below 0.001" if self.p < 1e-3 else f"p = {self.p:.3f}"
         return (f"Survival {word} across {self.by} ({self.weights} test: chi-square {self.statistic:,.1f} on "
                 f"{self.df} degrees of freedom, {p})")
@@ -63,7 +64,7 @@ class GroupComparison:
     def to_frame(self):
         return self.groups.copy()
 
-    def report_table(self):
+    def table(self):
         """The per-group table as text for a report (thousands separators; "not reached" for no median)."""
         t = self.groups.copy()
         t[self.by] = t[self.by].astype(str)
@@ -75,7 +76,10 @@ class GroupComparison:
         return t
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
+        return f"<p>{html.escape(self.text())}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
+
+    verdict = renamed("verdict", "text", is_property=True)
+    report_table = renamed("report_table", "table")
 
 
 def _event_table(t, e, g, k):
@@ -154,7 +158,7 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
     table = pd.DataFrame({by: names, "units": np.bincount(g), "failures": d_g.sum(1).astype(int),
                           "expected failures": expected, "observed / expected": d_g.sum(1) / expected,
                           "median (h)": [c.median_h for c in curves.values()]})
-    return GroupComparison(by, weights, stat, df, float(stats.chi2.sf(stat, df)), table, curves)
+    return GroupComparison(by, weights, stat, df, float(stats.chi2.sf(stat, df)), table, curves, conf)
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,11 +261,12 @@ class MCFComparison:
     z: float
     p: float
     curves: dict = field(default_factory=dict, repr=False)
+    conf: float = 0.95
 
-    @property
-    def verdict(self):
+    def text(self):
+        """The comparison's finding in one sentence, judged at ``1 - conf``."""
         a, b = self.names
-        word = "differ" if self.p < 0.05 else "do not differ detectably"
+        word = "differ" if self.p < 1 - self.conf else "do not differ detectably"
         return (f"By {self.at_h:,.0f} h, {a} averages {self.difference:+.3g} failures per system against {b}: "
                 f"the fleets {word} (z = {self.z:.2f}, p = {self.p:.2g})")
 
@@ -269,7 +274,9 @@ class MCFComparison:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.table.tail(12), index=False)
+        return f"<p>{html.escape(self.text())}</p>" + html_table(self.table.tail(12), index=False)
+
+    verdict = renamed("verdict", "text", is_property=True)
 
 
 def _sd(est, conf):
@@ -312,4 +319,4 @@ def compare_mcf(first, second, *, names=("first", "second"), at=None, conf=0.95,
     i = np.searchsorted(grid, at, side="right") - 1
     z = float(diff[i] / sd[i]) if sd[i] > 0 else 0.0
     return MCFComparison(tuple(names), table, at, float(diff[i]), z, float(2 * stats.norm.sf(abs(z))),
-                         dict(zip(names, ests)))
+                         dict(zip(names, ests)), conf)
