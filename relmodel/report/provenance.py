@@ -65,7 +65,11 @@ def provenance(parameters):
     >>> p["data"], p["parameters"]
     ({'name': 'llama3', 'bundled': True}, {'n_gpus': 4096})
     """
-    from .. import __version__
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        __version__ = version("relmodel")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        __version__ = "unknown"
     params = dict(parameters or {})
     return {"relmodel": __version__, "commit": _commit(), "data": _data(params.get("log")), "parameters": params}
 

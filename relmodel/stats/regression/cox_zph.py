@@ -18,7 +18,7 @@ from ...errors import FitError
 from ...tables import html_table
 from relmodel.escape import html_text
 from .cox_engine import _by_event, information
-from ..survival.nonparam import risk_table
+from ..lifetimes.risk_sets import risk_table
 
 __all__ = ["PHCheck", "ph_test", "ph_check", "TRANSFORMS"]
 

@@ -20,6 +20,7 @@ from ...data.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
 from ...tables import html_table
+from ..lifetimes.risk_sets import risk_table
 from relmodel.escape import html_text
 
 __all__ = [
@@ -137,25 +138,6 @@ class StepEstimate:
 
     def __repr__(self):
         return f"StepEstimate({self.method}, {self.quantity}, n={self.n}, events={self.n_observed})"
-
-
-def risk_table(stop, observed, entry=None):
-    """Event table as R's ``survfit`` counts it: times 0 and each distinct stop time,
-    units at risk (a unit with entry time e is at risk on (e, stop]) and failures.
-
-    At time 0 the count is the units under observation from the start (entry 0).
-    """
-    stop = np.asarray(stop, float)
-    obs = np.asarray(observed, bool)
-    times = np.unique(np.concatenate([[0.0], stop]))
-    ends = np.sort(stop)
-    at_risk = stop.size - np.searchsorted(ends, times, side="left")
-    if entry is not None:
-        entry = np.asarray(entry, float)
-        at_risk = at_risk - (stop.size - np.searchsorted(np.sort(entry), times, side="left"))
-        at_risk[0] = int(np.sum((entry <= 0) & (stop >= 0)))
-    events = np.bincount(np.searchsorted(times, stop[obs]), minlength=times.size)
-    return times, at_risk.astype(int), events.astype(int)
 
 
 def _product_limit(d, conf):
