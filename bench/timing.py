@@ -58,10 +58,10 @@ def _number(x, unit):
 
 def table(rows):
     """The rows of one or more :class:`Targets` as a plain-text table."""
-    head = f"{'bench':<16} {'measure':<58} {'value':>14} {'target':>16}  status"
+    head = f"{'bench':<12} {'measure':<54} {'value':>20} {'target':>28}  status"
     lines = [head, "-" * len(head)]
     for r in rows:
         target = ("at least " if r["higher"] else "at most ") + _number(r["target"], r["unit"])
-        lines.append(f"{r['bench']:<16} {r['what']:<58} {_number(r['value'], r['unit']):>14} {target:>16}  "
+        lines.append(f"{r['bench']:<12} {r['what']:<54} {_number(r['value'], r['unit']):>20} {target:>28}  "
                      f"{'ok' if r['met'] else 'MISSED'}")
     return "\n".join(lines)
