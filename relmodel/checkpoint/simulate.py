@@ -236,28 +236,57 @@ def _check_budget(expected_draws, replicas):
 
 
 def _trunc_exp_sums(rng, counts, span, mtbf):
-    """Per-row sums of ``counts[i]`` exponentials truncated to [0, span)."""
-    total = int(counts.sum())
+    """Per-row sums of ``counts[i]`` exponentials truncated to [0, span).
+
+    One draw is ``-M log(1 - a U)`` with ``a = 1 - exp(-span/M)`` and ``U``
+    uniform, so a row's sum is ``-M log`` of the product of its factors
+    ``1 - a U``: a product per row (``multiply.reduceat``) and one log per
+    row, not per draw.  ``U`` takes 32-bit values, two per raw 64-bit draw
+    of the generator.  Every factor is at least ``exp(-span/M)``, so a
+    product of ``c`` factors stays above ``exp(-c span/M)``; rows where that
+    could underflow take the sum of logs instead.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
     out = np.zeros(counts.size)
-    if total == 0:
+    if not counts.any():
         return out
     a = -np.expm1(-span / mtbf)
     ends = np.cumsum(counts)
+    safe = int(_PRODUCT_EXPONENT // (span / mtbf)) if span > 0 else counts.max()
     start_row = 0
-    while start_row < counts.size:  # bound memory: chunks of rows
+    while start_row < counts.size:  # chunks of rows that fit in cache
         base = ends[start_row - 1] if start_row else 0
-        stop = int(np.searchsorted(ends, base + _MAX_DRAWS, side="right"))
-        stop = max(stop, start_row + 1)
-        m = int(ends[stop - 1] - base)
-        cs = np.empty(m + 1)
-        cs[0] = 0.0
-        x = rng.random(m)
-        x *= -a
-        np.cumsum(np.log1p(x, out=x), out=cs[1:])
-        hi = ends[start_row:stop] - base
-        lo = hi - counts[start_row:stop]
-        out[start_row:stop] = -mtbf * (cs[hi] - cs[lo])
+        stop = max(int(np.searchsorted(ends, base + _CHUNK_DRAWS, side="right")), start_row + 1)
+        rows = slice(start_row, stop)
+        out[rows] = _chunk_sums(rng, counts[rows], int(ends[stop - 1] - base), a, mtbf, safe)
         start_row = stop
+    return out
+
+
+#: Truncated-exponential draws per chunk (two 512 KiB arrays: they stay in cache).
+_CHUNK_DRAWS = 1 << 16
+#: A product of factors >= exp(-x) is kept to exp(-600) and above (doubles reach exp(-708)).
+_PRODUCT_EXPONENT = 600.0
+
+
+def _chunk_sums(rng, counts, m, a, mtbf, safe):
+    """Sums for one chunk of rows holding ``m`` draws in all (see :func:`_trunc_exp_sums`)."""
+    out = np.zeros(counts.size)
+    if m == 0:
+        return out
+    raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m]
+    factors = np.multiply(raw, -a * 2.0 ** -32)
+    factors += 1.0
+    has = counts > 0
+    if counts.max() <= safe:
+        starts = (np.cumsum(counts) - counts)[has]
+        out[has] = -mtbf * np.log(np.multiply.reduceat(factors, starts))
+        return out
+    cs = np.empty(m + 1)
+    cs[0] = 0.0
+    np.cumsum(np.log(factors, out=factors), out=cs[1:])
+    hi = np.cumsum(counts)
+    out[:] = mtbf * (cs[hi - counts] - cs[hi])
     return out
 
 

@@ -1,11 +1,14 @@
 """``relmodel interval`` end to end."""
 
 import json
+import warnings
 
 import pytest
 
 from conftest import run_cli
 from relmodel.checkpoint import ettr, optimal_interval
+from relmodel.cli import cli
+from relmodel.errors import ArgumentOrderWarning
 
 
 def run(*args):
@@ -128,7 +131,9 @@ def test_bad_input_is_one_line_exit_2(args):
 
 
 def test_swapped_values_warn_in_one_line():
-    r = run("--mtbf", "45s", "--ckpt-cost", "3h")
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", ArgumentOrderWarning)  # shown, as outside the suite (pyproject: error)
+        r = run("--mtbf", "45s", "--ckpt-cost", "3h")
     assert r.exit_code == 0
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("relmodel: warning: ckpt_cost (3 h) is at or above mtbf")

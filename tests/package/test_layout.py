@@ -6,6 +6,7 @@ presentation layer nothing imports matplotlib, papermill or nbconvert.
 """
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -124,12 +125,37 @@ def test_the_checker_sees_planted_upward_imports(tmp_path, monkeypatch):
     assert found == ["relmodel.stats.rates.rates imports relmodel.scale.cluster", "relmodel.stats.rates.rates imports matplotlib"]
 
 
-@pytest.mark.parametrize("layer", ["relmodel.data", "relmodel.stats", "relmodel.checkpoint", "relmodel.scale"])
-def test_lower_layers_load_without_presentation_libraries(layer):
-    code = (f"import sys, {layer}; bad = [m for m in {PRESENTATION_ONLY!r} if m in sys.modules]; "
-            "print(','.join(bad))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "", f"importing {layer} loaded {out}"
+LOWER_LAYERS = ["relmodel.data", "relmodel.stats", "relmodel.checkpoint", "relmodel.scale"]
+
+#: One interpreter imports the lower layers bottom up and, after each, names the presentation
+#: libraries loaded so far: a library first seen after layer L was loaded by L (or what L imports).
+_PROBE = """
+import importlib, json, sys
+seen = {}
+for layer in sys.argv[1:]:
+    importlib.import_module(layer)
+    seen[layer] = [m for m in %r if m in sys.modules]
+print(json.dumps(seen))
+"""
+
+
+@pytest.fixture(scope="module")
+def loaded_by_layer():
+    code = _PROBE % (PRESENTATION_ONLY,)
+    done = subprocess.run([sys.executable, "-c", code, *LOWER_LAYERS], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("layer", LOWER_LAYERS)
+def test_lower_layers_load_without_presentation_libraries(layer, loaded_by_layer):
+    assert loaded_by_layer[layer] == [], f"importing {layer} loaded {','.join(loaded_by_layer[layer])}"
+
+
+def test_the_probe_sees_a_presentation_library_loaded_by_a_layer():
+    code = _PROBE % (PRESENTATION_ONLY,)
+    done = subprocess.run([sys.executable, "-c", code, "json", "click.testing"], capture_output=True, text=True,
+                          check=True)
+    assert json.loads(done.stdout) == {"json": [], "click.testing": ["click"]}
 
 
 @pytest.mark.parametrize("old, new", [("fitting", "lifetimes.fitting"), ("nonparam", "survival.nonparam"),

@@ -69,16 +69,30 @@ def test_the_wheel_carries_every_notebook_and_data_file(installed):
     assert "relmodel/resources.py" in names and "relmodel/report/run.py" in names
 
 
-def test_the_installed_package_finds_its_suite_and_data(installed, tmp_path):
+@pytest.fixture(scope="module")
+def seen(installed, tmp_path_factory):
+    """What the installed package finds, and ``relmodel notebooks --copy mine``, in one interpreter."""
     _, site = installed
-    out = _run(site, "import json, relmodel\n"
+    work = tmp_path_factory.mktemp("empty")
+    out = _run(site, "import io, json, contextlib, relmodel\n"
+                     "from relmodel.cli import main\n"
                      "from relmodel.report import NOTEBOOK_DIR\n"
                      "llama = relmodel.datasets.llama3_54day()\n"
+                     "said = io.StringIO()\n"
+                     "with contextlib.redirect_stdout(said):\n"
+                     "    try:\n"
+                     "        main(['notebooks', '--copy', 'mine'])\n"
+                     "    except SystemExit as e:\n"
+                     "        assert not e.code, e.code\n"
                      "print(json.dumps({'package': relmodel.__file__, 'notebooks': str(NOTEBOOK_DIR),\n"
                      "  'data': str(relmodel.datasets.data_dir()), 'llama': [llama.n_unexpected, llama.n_planned],\n"
                      "  'stepfun': len(relmodel.datasets.stepfun().events), 'lanl': len(relmodel.datasets.lanl().events),\n"
-                     "  'fleets': len(relmodel.datasets.fleets())}))", cwd=tmp_path)
-    seen = json.loads(out)
+                     "  'fleets': len(relmodel.datasets.fleets()), 'copy': said.getvalue()}))", cwd=work)
+    return {**json.loads(out.strip().splitlines()[-1]), "work": work}
+
+
+def test_the_installed_package_finds_its_suite_and_data(installed, seen):
+    _, site = installed
     for key in ("package", "notebooks", "data"):
         assert seen[key].startswith(str(site)), (key, seen[key])  # not the checkout
     assert seen["llama"] == [419, 47]  # Table 5 of arXiv 2407.21783: 419 unexpected, 47 planned
@@ -89,13 +103,11 @@ def test_the_installed_package_finds_its_suite_and_data(installed, tmp_path):
         assert 0.9 < seen["lanl"] / (sum(1 for _ in csv.reader(f)) - 1) <= 1  # every record, less duplicates
 
 
-def test_notebooks_copy_gives_a_writable_suite(installed, tmp_path):
-    _, site = installed
-    out = _run(site, "from relmodel.cli import main\nmain(['notebooks', '--copy', 'mine'])", cwd=tmp_path)
-    assert "jupyter lab mine" in out
-    assert sorted(p.name for p in (tmp_path / "mine").glob("*.ipynb")) == sorted(
-        p.name for p in (REPO / "notebooks").glob("*.ipynb"))
-    assert os.access(tmp_path / "mine" / "03_checkpoint_interval.ipynb", os.W_OK)
+def test_notebooks_copy_gives_a_writable_suite(seen):
+    mine = seen["work"] / "mine"
+    assert "jupyter lab mine" in seen["copy"]
+    assert sorted(p.name for p in mine.glob("*.ipynb")) == sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+    assert os.access(mine / "03_checkpoint_interval.ipynb", os.W_OK)
 
 
 def test_the_installed_package_renders_a_notebook_from_an_empty_folder(installed, tmp_path):
@@ -106,11 +118,10 @@ def test_the_installed_package_renders_a_notebook_from_an_empty_folder(installed
     work = tmp_path / "empty"
     work.mkdir()
     _run(site, "from relmodel.cli import main\n"
-               "main(['report', '-q', '-n', '03', '-p', 'n_runs=20', '-p', 'work=5d', '-p', 'n_boot=0',"
-               " '--out', 'r'])", cwd=work)
+               f"main(['report', '-q', '-n', '03', '-n', {str(probe)!r}, '-p', 'n_runs=20', '-p', 'work=5d',"
+               " '-p', 'n_boot=0', '--out', 'r'])", cwd=work)
     summary = json.loads((work / "r" / "summary.json").read_text())
     assert summary["headline"]["job_mtbf_h"] > 0 and (work / "r" / "index.html").exists()
     assert (work / "r" / "03_checkpoint_interval.html").exists()
-    _run(site, f"from relmodel.report import render\nrender(notebooks=[{str(probe)!r}], out='p')", cwd=work)
-    where = json.loads((work / "p" / "summary.json").read_text())["records"]["probe"]["where"]
+    where = summary["records"]["probe"]["where"]
     assert where.startswith(str(site)), where  # the kernel imported the installed package too

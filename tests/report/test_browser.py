@@ -15,16 +15,11 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from relmodel.report import render
-
-from test_report_content import ODD, odd_log
-
 pytest.importorskip("playwright.sync_api", reason="the browser tier needs the playwright package")
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (install Debian's chromium package)")
 
-FAST = {"n_boot": 20, "n_runs": 20, "work": "5d", "sizes": [4096, 16384, 65536]}
 BAD = [
     (re.compile(r"Traceback \(most recent call last\)"), "a traceback"),
     (re.compile(r"^\s*\w*Warning: ", re.M), "a Python warning line"),
@@ -34,12 +29,11 @@ BAD = [
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    root = tmp_path_factory.mktemp("browser")
-    default = render(params=FAST, out=root / "default")
-    log = odd_log(root / "our outages.csv")
-    custom = render(params={"log": str(log), **ODD, **FAST}, out=root / "custom")
-    return [default.path, custom.path]
+def reports(suite_report, custom_report):
+    """The session's shared reports (tests/conftest.py): the bundled data, and a log with custom columns."""
+    for rep in (suite_report, custom_report):
+        assert rep.exit_code == 0, rep.output
+    return [suite_report.path, custom_report.path]
 
 
 @pytest.fixture(scope="module")

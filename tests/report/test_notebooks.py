@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from relmodel.report.params import notebook_parameters
-from relmodel.report import NOTEBOOK_DIR, render
+from relmodel.report import NOTEBOOK_DIR
+
+from conftest import SUITE_PARAMS
 
 from test_report_content import no_raw_output
 
@@ -20,9 +22,8 @@ EXPECTED = ["01_log_explorer", "02_failure_distributions", "03_checkpoint_interv
 #: Notebooks that draw no figure.
 NO_FIGURE = set()
 
-#: Small values so the whole suite runs in seconds.
-SMALL = {"n_boot": 0, "n_runs": 20, "work": "5d", "top": 5,
-         "sizes": [4096, 16384], "durations": "interarrivals"}
+#: Small values so the whole suite runs in seconds: the shared report's (tests/conftest.py).
+SMALL = SUITE_PARAMS
 
 
 def test_the_suite_is_there():
@@ -84,20 +85,21 @@ def test_later_cells_only_call_the_package():
                 assert not defs, f"{path.name} defines {defs[0].name}; move it into relmodel"
 
 
-def test_every_notebook_executes_under_papermill(tmp_path):
-    report = render(params=SMALL, out=tmp_path / "suite")
-    assert report.notebooks == tuple(EXPECTED)
+def test_every_notebook_executes_under_papermill(suite_report):
+    assert suite_report.exit_code == 0, suite_report.output
+    folder = suite_report.path
+    summary = json.loads((folder / "summary.json").read_text())
+    assert [nb["name"] for nb in summary["notebooks"]] == EXPECTED
     for name in EXPECTED:
-        nb = nbformat.read(tmp_path / "suite" / f"{name}.ipynb", as_version=4)
+        nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
         errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
         assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
         injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
         taken = set(notebook_parameters(NOTEBOOK_DIR / f"{name}.ipynb")) & set(SMALL)
         assert bool(injected) == bool(taken)
-        html = (tmp_path / "suite" / f"{name}.html").read_text(encoding="utf-8")
+        html = (folder / f"{name}.html").read_text(encoding="utf-8")
         assert "<img" in html or name in NO_FIGURE
-        no_raw_output(tmp_path / "suite" / f"{name}.html")
-    summary = json.loads((tmp_path / "suite" / "summary.json").read_text())
+        no_raw_output(folder / f"{name}.html")
     assert set(summary["headline"]) == {"job_mtbf_h", "optimal_interval_h", "ettr", "required_node_mtbf_h",
                                         "design_ettr", "design_goodput_per_gpu"}
     assert summary["parameters"] == SMALL

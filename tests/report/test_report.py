@@ -22,7 +22,7 @@ from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ParameterError, ReportError
 from relmodel.scale.requirements import required_node_mtbf
 from relmodel.scale.scaling import scale_job_mtbf, scale_rates
-from conftest import write_notebook
+from conftest import SUITE_PARAMS, write_notebook
 
 
 @pytest.fixture
@@ -51,10 +51,9 @@ def invoke(*args):
     return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
 
 
-def test_cli_renders_report_with_headline_numbers(tmp_path):
-    out = tmp_path / "big"
-    res = invoke("-n", "03", "-n", "04", "-p", "n_gpus=65536", "-p", "ckpt_cost=2min",
-                 "-p", "n_runs=20", "-p", "work=5d", "--out", out)
+def test_cli_renders_report_with_headline_numbers(suite_report):
+    """The session's shared report: ``relmodel report -p n_gpus=65536 -p ckpt_cost=2min ...`` (SUITE_PARAMS)."""
+    out, res = suite_report.path, suite_report
     assert res.exit_code == 0, res.output
     llama3 = relmodel.datasets.llama3_54day()
     m = scale_job_mtbf(llama3, 65536)
@@ -65,7 +64,8 @@ def test_cli_renders_report_with_headline_numbers(tmp_path):
                                                            fixed_rate_per_h=fixed)}
     summary = json.loads((out / "summary.json").read_text())
     index = (out / "index.html").read_text()
-    assert summary["parameters"] == {"n_gpus": 65536, "ckpt_cost": "2min", "n_runs": 20, "work": "5d"}
+    assert summary["parameters"] == SUITE_PARAMS
+    assert SUITE_PARAMS["n_gpus"] == 65536 and SUITE_PARAMS["ckpt_cost"] == "2min"  # the values checked below
     shown = {"job_mtbf_h": present.duration, "optimal_interval_h": present.duration, "ettr": present.pct,
              "required_node_mtbf_h": present.sig}
     for key, value in expected.items():

@@ -159,12 +159,10 @@ def no_raw_output(path):
     assert not re.search(r"(?<![\w-])(nan|NaN|inf|None)(?![\w-])", text), f"{path.name}: nan/inf/None"
 
 
-def test_report_from_a_custom_column_log(tmp_path):
-    log = odd_log(tmp_path / "outages.csv")
-    out = tmp_path / "r"
-    res = CliRunner().invoke(cli, ["report", "-q", "--out", str(out), "-p", f"log={log}", "-n", "03", "-n", "04",
-                                   *[a for k, v in ODD.items() for a in ("-p", f"{k}='{v}'")],
-                                   *[a for k, v in FAST.items() for a in ("-p", f"{k}={v}")]])
+def test_report_from_a_custom_column_log(custom_report):
+    """The session's shared report of ``odd_log`` through ``relmodel report -p log=... -p start=...`` (conftest)."""
+    out, res = custom_report.path, custom_report
+    log = out.parent / "our outages.csv"
     assert res.exit_code == 0, res.output
     summary = json.loads((out / "summary.json").read_text())
     d = summary["records"]["04_requirements_at_scale"]["decision"]
