@@ -82,8 +82,10 @@ class _Layout:
         # per row: event times in (entry, stop] are those with index in [lo, hi)
         self.hi = np.searchsorted(self.k_events, k_stop, side="right")
         self.lo = np.searchsorted(self.k_events, k_entry, side="right")
-        self._pairs(ties, np.bincount(dead_idx, minlength=m),
-                    np.bincount(dead_idx, weights=self.w[self.dead], minlength=m))
+        n_dead = np.bincount(dead_idx, minlength=m)
+        self._pairs(ties, n_dead, np.bincount(dead_idx, weights=self.w[self.dead], minlength=m))
+        self.tied = bool(np.any(n_dead > 1))
+        self.dead_x_sum = np.einsum("i,ij->j", self.w[self.dead], self.x[self.dead])
 
     def _pairs(self, ties, n_dead, dead_w):
         """Efron's steps at each event time (one step of the whole weight for Breslow)."""
@@ -133,9 +135,11 @@ def _over_interval(lay, per_event):
 
 
 def _by_event(index, values, m):
-    if values.ndim == 1:
-        return np.bincount(index, weights=values, minlength=m)
-    return np.column_stack([np.bincount(index, weights=values[:, k], minlength=m) for k in range(values.shape[1])])
+    """Sums of ``values`` rows per event index; ``index`` is sorted and holds every event at least once."""
+    if values.shape[0] == 0:
+        return np.zeros((m,) + values.shape[1:])
+    starts = np.flatnonzero(np.concatenate([[True], index[1:] != index[:-1]]))
+    return np.add.reduceat(values, starts, axis=0)
 
 
 def _evaluate(lay, beta, want_info=True):
@@ -144,16 +148,20 @@ def _evaluate(lay, beta, want_info=True):
     eta = np.einsum("ij,j->i", x, beta) + lay.offset
     shift = eta.max() if eta.size else 0.0
     wr = w * np.exp(eta - shift)
+    wrx = wr[:, None] * x
     s0 = _risk_sums(lay, wr)
-    s1 = _risk_sums(lay, wr[:, None] * x)
-    e0 = _by_event(lay.dead_event, wr[lay.dead], m)
-    e1 = _by_event(lay.dead_event, (wr[:, None] * x)[lay.dead], m)
+    s1 = _risk_sums(lay, wrx)
     j, c, a = lay.pair_event, lay.pair_c, lay.pair_a
-    den = s0[j] - c * e0[j]
-    mean = (s1[j] - c[:, None] * e1[j]) / den[:, None]
-    wd = w[lay.dead]
-    loglik = float(wd @ (eta[lay.dead] - shift) - a @ np.log(den))
-    score = np.einsum("i,ij->j", wd, x[lay.dead]) - np.einsum("i,ij->j", a, mean)
+    if lay.tied:
+        e0 = _by_event(lay.dead_event, wr[lay.dead_rows], m)
+        e1 = _by_event(lay.dead_event, wrx[lay.dead_rows], m)
+        den = s0[j] - c * e0[j]
+        mean = (s1[j] - c[:, None] * e1[j]) / den[:, None]
+    else:                       # one failure per time: a step per event time, no Efron correction
+        den, mean = s0, s1 / s0[:, None]
+    wd = w[lay.dead_rows]
+    loglik = float(wd @ (eta[lay.dead_rows] - shift) - a @ np.log(den))
+    score = lay.dead_x_sum - np.einsum("i,ij->j", a, mean)
     out = {"loglik": loglik, "score": score, "wr": wr, "mean": mean, "den": den, "eta": eta}
     if want_info:
         out["h1"] = np.bincount(j, weights=a / den, minlength=m)

@@ -219,9 +219,10 @@ def _gray_inputs(data, by, causes, cause, duration, strata):
     pick_column(data, causes, (), "cause")
     c = data[causes].to_numpy(object)
     failed = (e > 0) & pd.notna(c)
-    levels = sorted({str(x) for x in c[failed]})
-    is_cause = np.array([x == cause or str(x) == str(cause) for x in c[failed]], bool)
+    seen = pd.Series(c[failed])
+    is_cause = ((seen == cause) | (seen.astype(str) == str(cause))).to_numpy(bool)
     if not is_cause.any():
+        levels = sorted(set(seen.astype(str)))
         raise FitError(f"cause {cause!r} has no failures; causes seen are {', '.join(levels)}")
     code = np.zeros(t.size, int)
     code[failed] = np.where(is_cause, 1, 2)
