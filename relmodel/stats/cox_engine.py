@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CoxFit", "cox_fit", "information", "gram", "TIES"]
+__all__ = ["CoxFit", "cox_fit", "information", "gram", "time_fix", "TIES"]
 
 TIES = ("efron", "breslow")
 
@@ -46,6 +46,25 @@ class CoxFit:
     ties: str
     layout: object = field(default=None, repr=False)
     state: dict = field(default=None, repr=False)
+    times: tuple = field(default=None, repr=False)
+
+
+def time_fix(stop, entry=None, tolerance=np.sqrt(np.finfo(float).eps)):
+    """Times closer than ``tolerance`` (absolute, or relative to their mean size) made equal, as R's
+    ``aeqSurv`` does before every ``coxph`` fit: (stop, entry) with near-ties merged."""
+    vals = stop if entry is None else np.concatenate([stop, entry])
+    y = np.unique(vals[np.isfinite(vals)])
+    if y.size < 2:
+        return stop, entry
+    dy = np.diff(y)
+    tied = (dy <= tolerance) | (dy / np.mean(np.abs(y)) <= tolerance)
+    if not tied.any():
+        return stop, entry
+    cuts = y[np.concatenate([[True], ~tied])]
+
+    def snap(v):
+        return cuts[np.clip(np.searchsorted(cuts, v, side="right") - 1, 0, None)]
+    return snap(stop), None if entry is None else snap(entry)
 
 
 def _keys(stop, entry, strata):
@@ -230,21 +249,24 @@ def _newton(lay, p, init, max_iter, tol):
 
 
 def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=None, ties="efron", cluster=None,
-            robust=False, init=None, max_iter=40, tol=1e-11):
+            robust=False, init=None, max_iter=40, tol=1e-11, timefix=True):
     """Fit a Cox model; see the module docstring.
 
     ``stop`` (n,), ``event`` 0/1 (n,), ``x`` (n, p) as floats; ``entry`` the
     start of each row's interval (rows are at risk on ``(entry, stop]``),
     ``strata`` any labels, ``weights`` case weights, ``offset`` a fixed part of
-    the linear predictor, ``cluster`` labels for the robust variance.
+    the linear predictor, ``cluster`` labels for the robust variance;
+    ``timefix`` merges times that differ by rounding error (:func:`time_fix`).
     Returns a :class:`CoxFit`; callers check inputs (this is the numeric core).
     """
     stop = np.asarray(stop, float)
     x = np.asarray(x, float).reshape(stop.size, -1)
     w = np.ones(stop.size) if weights is None else np.asarray(weights, float)
     off = np.zeros(stop.size) if offset is None else np.asarray(offset, float)
-    lay = _Layout(stop, np.asarray(event, float), x, None if entry is None else np.asarray(entry, float),
-                  strata, w, off, ties)
+    entry = None if entry is None else np.asarray(entry, float)
+    if timefix:
+        stop, entry = time_fix(stop, entry)
+    lay = _Layout(stop, np.asarray(event, float), x, entry, strata, w, off, ties)
     p = x.shape[1]
     beta, ev, null, it = _newton(lay, p, init, max_iter, tol)
     var = np.linalg.pinv(ev["info"])
@@ -264,4 +286,4 @@ def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=Non
             res_c = res
         dfbeta = np.einsum("ij,jk->ik", res_c, var)
         robust_var = gram(dfbeta, dfbeta)
-    return CoxFit(beta, var, robust_var, ev["loglik"], null, it, infinite, res, risk, ties, lay, ev)
+    return CoxFit(beta, var, robust_var, ev["loglik"], null, it, infinite, res, risk, ties, lay, ev, (stop, entry))

@@ -226,8 +226,7 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     if model == "cox":
         fit = _fit_cox(df, names, strata, ties, robust)
         table = _cox_table(fit, names, labels, conf)
-        ph = (fit, df["_t"].to_numpy(), df["_e"].to_numpy(), _terms(names, labels),
-              df["_entry"].to_numpy() if "_entry" in df else None, ph_transform)
+        ph = (fit, fit.times[0], df["_e"].to_numpy(), _terms(names, labels), fit.times[1], ph_transform)
         loglik, aic, scale, score = fit.loglik, -2 * fit.loglik + 2 * len(names), {}, fit.risk
         _separation(table, fit.infinite, on_separation)
     else:
