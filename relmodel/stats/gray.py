@@ -23,18 +23,14 @@ def _tables(t, code, g, k):
     times = np.unique(t[code > 0])
     order = np.argsort(t, kind="stable")
     n = np.empty((times.size, k))
-    d1 = np.zeros((times.size, k))
-    d2 = np.zeros((times.size, k))
     for i in range(k):
         ti = np.sort(t[g == i])
         n[:, i] = ti.size - np.searchsorted(ti, times, side="left")
     pos = np.searchsorted(times, t[order])
+    cell = pos * k + g[order]
     cause = code[order]
-    grp = g[order]
-    hit = cause == 1
-    np.add.at(d1, (pos[hit], grp[hit]), 1.0)
-    hit = cause == 2
-    np.add.at(d2, (pos[hit], grp[hit]), 1.0)
+    d1 = np.bincount(cell[cause == 1], minlength=times.size * k).reshape(times.size, k).astype(float)
+    d2 = np.bincount(cell[cause == 2], minlength=times.size * k).reshape(times.size, k).astype(float)
     return n, d1, d2
 
 
