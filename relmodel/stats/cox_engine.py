@@ -31,7 +31,8 @@ class CoxFit:
     ``infinite`` flags coefficients whose estimate runs off to +-infinity
     (the log-likelihood converged while the Newton step for them did not
     shrink, R's rule); ``residuals`` are the weighted score residuals (one
-    row per data row), ``risk`` the linear predictor ``x'b + offset``.
+    row per data row; computed for robust fits, else None), ``risk`` the
+    linear predictor ``x'b + offset``.
     """
 
     coef: np.ndarray
@@ -41,7 +42,7 @@ class CoxFit:
     loglik_null: float
     n_iter: int
     infinite: np.ndarray
-    residuals: np.ndarray
+    residuals: np.ndarray | None
     risk: np.ndarray
     ties: str
     layout: object = field(default=None, repr=False)
@@ -273,12 +274,12 @@ def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=Non
     step = np.abs(var @ ev["score"])
     diverged = (np.abs(beta) > 8) & (np.diag(var) > 1e2)
     infinite = ((step > 1e-9) & (step > np.sqrt(1e-9) * np.abs(beta))) | diverged
-    res = np.empty_like(lay.x)
-    res[lay.perm] = _residuals(lay, ev)
     risk = np.empty(stop.size)
     risk[lay.perm] = ev["eta"]
-    robust_var = None
+    res = robust_var = None
     if robust or cluster is not None:
+        res = np.empty_like(lay.x)
+        res[lay.perm] = _residuals(lay, ev)
         if cluster is not None:
             _, grp = np.unique(np.asarray(cluster), return_inverse=True)
             res_c = np.column_stack([np.bincount(grp, weights=res[:, k]) for k in range(p)])
