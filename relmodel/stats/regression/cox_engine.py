@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CoxFit", "cox_fit", "information", "gram", "TIES"]
+__all__ = ["CoxFit", "cox_fit", "information", "gram", "time_fix", "TIES"]
 
 TIES = ("efron", "breslow")
 
@@ -31,7 +31,8 @@ class CoxFit:
     ``infinite`` flags coefficients whose estimate runs off to +-infinity
     (the log-likelihood converged while the Newton step for them did not
     shrink, R's rule); ``residuals`` are the weighted score residuals (one
-    row per data row), ``risk`` the linear predictor ``x'b + offset``.
+    row per data row; computed for robust fits, else None), ``risk`` the
+    linear predictor ``x'b + offset``.
     """
 
     coef: np.ndarray
@@ -41,11 +42,30 @@ class CoxFit:
     loglik_null: float
     n_iter: int
     infinite: np.ndarray
-    residuals: np.ndarray
+    residuals: np.ndarray | None
     risk: np.ndarray
     ties: str
     layout: object = field(default=None, repr=False)
     state: dict = field(default=None, repr=False)
+    times: tuple = field(default=None, repr=False)
+
+
+def time_fix(stop, entry=None, tolerance=np.sqrt(np.finfo(float).eps)):
+    """Times closer than ``tolerance`` (absolute, or relative to their mean size) made equal, as R's
+    ``aeqSurv`` does before every ``coxph`` fit: (stop, entry) with near-ties merged."""
+    vals = stop if entry is None else np.concatenate([stop, entry])
+    y = np.unique(vals[np.isfinite(vals)])
+    if y.size < 2:
+        return stop, entry
+    dy = np.diff(y)
+    tied = (dy <= tolerance) | (dy / np.mean(np.abs(y)) <= tolerance)
+    if not tied.any():
+        return stop, entry
+    cuts = y[np.concatenate([[True], ~tied])]
+
+    def snap(v):
+        return cuts[np.clip(np.searchsorted(cuts, v, side="right") - 1, 0, None)]
+    return snap(stop), None if entry is None else snap(entry)
 
 
 def _keys(stop, entry, strata):
@@ -82,8 +102,10 @@ class _Layout:
         # per row: event times in (entry, stop] are those with index in [lo, hi)
         self.hi = np.searchsorted(self.k_events, k_stop, side="right")
         self.lo = np.searchsorted(self.k_events, k_entry, side="right")
-        self._pairs(ties, np.bincount(dead_idx, minlength=m),
-                    np.bincount(dead_idx, weights=self.w[self.dead], minlength=m))
+        n_dead = np.bincount(dead_idx, minlength=m)
+        self._pairs(ties, n_dead, np.bincount(dead_idx, weights=self.w[self.dead], minlength=m))
+        self.tied = bool(np.any(n_dead > 1))
+        self.dead_x_sum = np.einsum("i,ij->j", self.w[self.dead], self.x[self.dead])
 
     def _pairs(self, ties, n_dead, dead_w):
         """Efron's steps at each event time (one step of the whole weight for Breslow)."""
@@ -133,9 +155,11 @@ def _over_interval(lay, per_event):
 
 
 def _by_event(index, values, m):
-    if values.ndim == 1:
-        return np.bincount(index, weights=values, minlength=m)
-    return np.column_stack([np.bincount(index, weights=values[:, k], minlength=m) for k in range(values.shape[1])])
+    """Sums of ``values`` rows per event index; ``index`` is sorted and holds every event at least once."""
+    if values.shape[0] == 0:
+        return np.zeros((m,) + values.shape[1:])
+    starts = np.flatnonzero(np.concatenate([[True], index[1:] != index[:-1]]))
+    return np.add.reduceat(values, starts, axis=0)
 
 
 def _evaluate(lay, beta, want_info=True):
@@ -144,16 +168,20 @@ def _evaluate(lay, beta, want_info=True):
     eta = np.einsum("ij,j->i", x, beta) + lay.offset
     shift = eta.max() if eta.size else 0.0
     wr = w * np.exp(eta - shift)
+    wrx = wr[:, None] * x
     s0 = _risk_sums(lay, wr)
-    s1 = _risk_sums(lay, wr[:, None] * x)
-    e0 = _by_event(lay.dead_event, wr[lay.dead], m)
-    e1 = _by_event(lay.dead_event, (wr[:, None] * x)[lay.dead], m)
+    s1 = _risk_sums(lay, wrx)
     j, c, a = lay.pair_event, lay.pair_c, lay.pair_a
-    den = s0[j] - c * e0[j]
-    mean = (s1[j] - c[:, None] * e1[j]) / den[:, None]
-    wd = w[lay.dead]
-    loglik = float(wd @ (eta[lay.dead] - shift) - a @ np.log(den))
-    score = np.einsum("i,ij->j", wd, x[lay.dead]) - np.einsum("i,ij->j", a, mean)
+    if lay.tied:
+        e0 = _by_event(lay.dead_event, wr[lay.dead_rows], m)
+        e1 = _by_event(lay.dead_event, wrx[lay.dead_rows], m)
+        den = s0[j] - c * e0[j]
+        mean = (s1[j] - c[:, None] * e1[j]) / den[:, None]
+    else:                       # one failure per time: a step per event time, no Efron correction
+        den, mean = s0, s1 / s0[:, None]
+    wd = w[lay.dead_rows]
+    loglik = float(wd @ (eta[lay.dead_rows] - shift) - a @ np.log(den))
+    score = lay.dead_x_sum - np.einsum("i,ij->j", a, mean)
     out = {"loglik": loglik, "score": score, "wr": wr, "mean": mean, "den": den, "eta": eta}
     if want_info:
         out["h1"] = np.bincount(j, weights=a / den, minlength=m)
@@ -222,33 +250,36 @@ def _newton(lay, p, init, max_iter, tol):
 
 
 def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=None, ties="efron", cluster=None,
-            robust=False, init=None, max_iter=40, tol=1e-11):
+            robust=False, init=None, max_iter=40, tol=1e-11, timefix=True):
     """Fit a Cox model; see the module docstring.
 
     ``stop`` (n,), ``event`` 0/1 (n,), ``x`` (n, p) as floats; ``entry`` the
     start of each row's interval (rows are at risk on ``(entry, stop]``),
     ``strata`` any labels, ``weights`` case weights, ``offset`` a fixed part of
-    the linear predictor, ``cluster`` labels for the robust variance.
+    the linear predictor, ``cluster`` labels for the robust variance;
+    ``timefix`` merges times that differ by rounding error (:func:`time_fix`).
     Returns a :class:`CoxFit`; callers check inputs (this is the numeric core).
     """
     stop = np.asarray(stop, float)
     x = np.asarray(x, float).reshape(stop.size, -1)
     w = np.ones(stop.size) if weights is None else np.asarray(weights, float)
     off = np.zeros(stop.size) if offset is None else np.asarray(offset, float)
-    lay = _Layout(stop, np.asarray(event, float), x, None if entry is None else np.asarray(entry, float),
-                  strata, w, off, ties)
+    entry = None if entry is None else np.asarray(entry, float)
+    if timefix:
+        stop, entry = time_fix(stop, entry)
+    lay = _Layout(stop, np.asarray(event, float), x, entry, strata, w, off, ties)
     p = x.shape[1]
     beta, ev, null, it = _newton(lay, p, init, max_iter, tol)
     var = np.linalg.pinv(ev["info"])
     step = np.abs(var @ ev["score"])
     diverged = (np.abs(beta) > 8) & (np.diag(var) > 1e2)
     infinite = ((step > 1e-9) & (step > np.sqrt(1e-9) * np.abs(beta))) | diverged
-    res = np.empty_like(lay.x)
-    res[lay.perm] = _residuals(lay, ev)
     risk = np.empty(stop.size)
     risk[lay.perm] = ev["eta"]
-    robust_var = None
+    res = robust_var = None
     if robust or cluster is not None:
+        res = np.empty_like(lay.x)
+        res[lay.perm] = _residuals(lay, ev)
         if cluster is not None:
             _, grp = np.unique(np.asarray(cluster), return_inverse=True)
             res_c = np.column_stack([np.bincount(grp, weights=res[:, k]) for k in range(p)])
@@ -256,4 +287,4 @@ def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=Non
             res_c = res
         dfbeta = np.einsum("ij,jk->ik", res_c, var)
         robust_var = gram(dfbeta, dfbeta)
-    return CoxFit(beta, var, robust_var, ev["loglik"], null, it, infinite, res, risk, ties, lay, ev)
+    return CoxFit(beta, var, robust_var, ev["loglik"], null, it, infinite, res, risk, ties, lay, ev, (stop, entry))

@@ -67,7 +67,8 @@ class RegressionResult:
     ``lower``, ``upper``, ``p``, ``coef``, ``se``.  ``references`` maps each
     categorical covariate to its reference level.  ``fitter`` is the fit
     object (a :class:`~relmodel.stats.regression.cox_engine.CoxFit` for Cox), for
-    anything not summarised here.  ``concordance`` (Harrell's C) is computed
+    anything not summarised here.  ``concordance`` (Harrell's C) and
+    ``ph_check`` (the proportional-hazards test of a Cox fit) are computed
     when first read.
     """
 
@@ -81,10 +82,22 @@ class RegressionResult:
     aic: float
     conf: float
     robust: bool
-    ph_check: PHCheck | None = None
     scale: dict = field(default_factory=dict)
     fitter: object = field(default=None, repr=False)
     concordance_data: tuple = field(default=None, repr=False)
+    ph_data: tuple = field(default=None, repr=False)
+
+    @cached_property
+    def ph_check(self) -> PHCheck | None:
+        """The proportional-hazards check of a Cox fit (None for AFT models), computed when first read."""
+        if self.ph_data is None:
+            return None
+        fit, stop, event, terms, entry, transform = self.ph_data
+        try:
+            return ph_check(fit, stop, event, terms, entry=entry, transform=transform)
+        except np.linalg.LinAlgError:     # a singular augmented information (e.g. infinite estimates)
+            empty = pd.DataFrame(columns=["term", "statistic", "df", "p", "proportional"])
+            return PHCheck(empty, "Proportional hazards could not be checked (singular information)", True)
 
     @cached_property
     def concordance(self):
@@ -220,8 +233,7 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     if model == "cox":
         fit = _fit_cox(df, names, strata, ties, robust)
         table = _cox_table(fit, names, labels, conf)
-        ph = ph_check(fit, df["_t"], df["_e"], _terms(names, labels),
-                      entry=df["_entry"] if "_entry" in df else None, transform=ph_transform)
+        ph = (fit, fit.times[0], df["_e"].to_numpy(), _terms(names, labels), fit.times[1], ph_transform)
         loglik, aic, scale, score = fit.loglik, -2 * fit.loglik + 2 * len(names), {}, fit.risk
         _separation(table, fit.infinite, on_separation)
     else:
@@ -236,8 +248,8 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     refs = {k: _plain(v) for k, v in refs.items()}
     return RegressionResult(model, "hazard ratio" if model == "cox" else "time ratio", table, refs, len(df),
                             int(df["_e"].sum()), float(loglik), float(aic), conf,
-                            cluster is not None or bool(robust), ph, scale, fit,
-                            (df["_t"].to_numpy(), np.asarray(score, float), df["_e"].to_numpy() > 0))
+                            cluster is not None or bool(robust), scale, fit,
+                            (df["_t"].to_numpy(), np.asarray(score, float), df["_e"].to_numpy() > 0), ph)
 
 
 def _check_options(model, conf, strata, ties, on_separation, ph_transform, offset):

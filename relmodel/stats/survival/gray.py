@@ -23,18 +23,14 @@ def _tables(t, code, g, k):
     times = np.unique(t[code > 0])
     order = np.argsort(t, kind="stable")
     n = np.empty((times.size, k))
-    d1 = np.zeros((times.size, k))
-    d2 = np.zeros((times.size, k))
     for i in range(k):
         ti = np.sort(t[g == i])
         n[:, i] = ti.size - np.searchsorted(ti, times, side="left")
     pos = np.searchsorted(times, t[order])
+    cell = pos * k + g[order]
     cause = code[order]
-    grp = g[order]
-    hit = cause == 1
-    np.add.at(d1, (pos[hit], grp[hit]), 1.0)
-    hit = cause == 2
-    np.add.at(d2, (pos[hit], grp[hit]), 1.0)
+    d1 = np.bincount(cell[cause == 1], minlength=times.size * k).reshape(times.size, k).astype(float)
+    d2 = np.bincount(cell[cause == 2], minlength=times.size * k).reshape(times.size, k).astype(float)
     return n, d1, d2
 
 
@@ -78,11 +74,19 @@ def _variance(a, c, live, s_before, s_after, pooled, nd1, tr, n, d2):
         u5 = np.where(d2 > 1, 1 - (d2 - 1) / (n - 1), 1.0)
         w2 = np.where((s_after > 0) & (d2 > 0), u5 * s_before**2 * d2 / np.where(live, n, 1.0) ** 2, 0.0)
     x = a - t4[:, None, :] * c                          # (time, i, group k)
-    v = np.einsum("jk,jik,jlk->il", w1, x, x) + np.einsum("jk,jik,jlk->il", w2 * u4**2, c, c)
-    v3 = (w1 * t4**2 + w2 * u4**2).sum(0)
-    v2 = np.einsum("jk,jik->ik", w1 * t4, x) - np.einsum("jk,jik->ik", w2 * u4**2, c)
+    wc = w2 * u4**2
+    v = _outer_sum(x, w1) + _outer_sum(c, wc)
+    v3 = (w1 * t4**2 + wc).sum(0)
+    v2 = (x * (w1 * t4)[:, None, :]).sum(0) - (c * wc[:, None, :]).sum(0)
     end = c[-1] if c.shape[0] else np.zeros((k, k))
     return v + end @ np.diag(v3) @ end.T + end @ v2.T + v2 @ end.T
+
+
+def _outer_sum(x, w):
+    """sum over times j and groups k of w[j, k] x[j, :, k] x[j, :, k]'."""
+    k = x.shape[1]
+    flat = np.ascontiguousarray(x.transpose(1, 0, 2)).reshape(k, -1)
+    return np.einsum("ij,lj->il", flat * w.reshape(-1), flat)
 
 
 def gray_score_variance(t, code, g, k, strata=None, rho=0.0):

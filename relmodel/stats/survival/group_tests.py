@@ -221,21 +221,22 @@ def _gray_inputs(data, by, causes, cause, duration, strata):
     t, e = survival_columns(data, duration, None if "observed" not in data.columns else "observed")
     pick_column(data, by, (), "group")
     pick_column(data, causes, (), "cause")
-    c = data[causes].to_numpy(object)
-    failed = (e > 0) & pd.notna(c)
-    levels = sorted({str(x) for x in c[failed]})
-    is_cause = np.array([x == cause or str(x) == str(cause) for x in c[failed]], bool)
-    if not is_cause.any():
+    codes, kinds = pd.factorize(data[causes])              # a few distinct causes: match them, not the rows
+    failed = (e > 0) & (codes >= 0)
+    hit = np.array([k == cause or str(k) == str(cause) for k in kinds], bool)
+    if not hit[np.unique(codes[failed])].any():
+        levels = sorted({str(kinds[i]) for i in np.unique(codes[failed])})
         raise FitError(f"cause {cause!r} has no failures; causes seen are {', '.join(levels)}")
     code = np.zeros(t.size, int)
-    code[failed] = np.where(is_cause, 1, 2)
-    names, g = np.unique(data[by].astype(str).to_numpy(), return_inverse=True)
+    code[failed] = np.where(hit[codes[failed]], 1, 2)
+    g, names = pd.factorize(data[by].astype(str), sort=True)
+    names = np.asarray(names, dtype=object)
     if names.size < 2:
         raise FitError(f"column {by!r} has a single group; comparing needs two or more")
     st = None
     if strata is not None:
         pick_column(data, strata, (), "strata")
-        st = np.unique(data[strata].astype(str).to_numpy(), return_inverse=True)[1]
+        st = pd.factorize(data[strata].astype(str), sort=True)[0]
     return t, code, g, names, st
 
 
