@@ -25,6 +25,7 @@ from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
 from ..tables import html_table
+from relmodel.budget_guard import check_cost, count
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs"]
 
@@ -256,6 +257,9 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     'NVL72, 2 spare trays per rack'
     """
     clusters = _designs(designs, n_gpus)
+    runs, boots = count("n_runs", n_runs, lo=1), count("n_boot", n_boot)
+    check_cost(f"compare_designs(n_runs={runs:,}, n_boot={boots:,})", work=len(clusters) * (runs * 200 + boots * 1000),
+               memory=runs * 8 * 16, hint="simulate fewer runs (n_runs) or bootstrap draws (n_boot)")
     if not 0.0 < float(share) < 1.0:
         raise DesignError(f"share of the failure budget must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
     m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)

@@ -31,6 +31,7 @@ from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
 from ..tables import html_table
 from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -239,6 +240,9 @@ def gray_test(data, by, causes, cause, *, duration=None, n_boot=200, seed=0):
     k = names.size
     if k < 2:
         raise FitError(f"column {by!r} has a single group; comparing needs two or more")
+    n_boot = count("n_boot", n_boot)
+    check_cost(f"gray_test(n_boot={n_boot:,})", work=n_boot * t.size * k * 20,
+               hint="use fewer bootstrap resamples (n_boot)")
     score = _gray_score(t, code, g, k, target)
     rng = np.random.default_rng(seed)
     members = [np.flatnonzero(g == i) for i in range(k)]
