@@ -7,6 +7,7 @@ names the file, the row (1-based, header not counted; with the file's line
 number for CSV) and the column.  Timestamps are parsed in :mod:`.times`.
 """
 
+import csv as _csv
 import bz2
 import gzip
 import lzma
@@ -132,6 +133,12 @@ def _read_path(path, suffix, columns, categorical=(), text=()):
     except _CORRUPT as exc:
         raise CorruptFileError(f"{path}: the file is truncated or corrupt ({type(exc).__name__}: "
                                f"{str(exc)[:120]}); get a fresh copy") from None
+    except _csv.Error as exc:  # e.g. lines ended by a bare carriage return (old Mac files)
+        raise LogFormatError(f"{path}: cannot read as CSV ({exc}); save it with ordinary line endings "
+                             "(\\n or \\r\\n)") from None
+    except RecursionError:
+        raise LogFormatError(f"{path}: the JSON nests too deeply to be a log; a log is a list of "
+                             "records (rows)") from None
     except (ValueError, pd.errors.ParserError) as exc:
         if isinstance(exc, LogFormatError):
             raise

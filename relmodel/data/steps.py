@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import (DuplicateStepError, EmptyDataError, LogFormatError, MissingColumnError,
-                      MissingStepsError, NegativeTimeError, UnknownFileTypeError)
+                      MissingStepsError, NegativeTimeError, NotARegularFileError, UnknownFileTypeError)
 from ..units import unit_hours
 from relmodel.escape import html_text
 
@@ -398,6 +398,8 @@ def read_megatron(path_or_text, *, name=None):
     [1.2, 1.3005]
     """
     text = str(path_or_text)
+    if "\n" not in text and Path(text).is_dir():
+        raise NotARegularFileError(f"{text}: a folder, not a Megatron log file; give the log file")
     if "\n" not in text and Path(text).exists():
         name = name or Path(text).name
         text = Path(text).read_text(encoding="utf-8", errors="replace")
