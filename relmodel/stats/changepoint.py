@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import special
 
 from ..data.logs import InterruptionLog
-from ..errors import CountError, EmptyDataError, ExposureError, ModelInputError, UnitError
+from ..errors import CountError, EmptyDataError, ExposureError, UnitError
 from ..units import hours
 from .rates import poisson_interval
 from ..tables import html_table
@@ -194,7 +194,7 @@ def rate_changes(log, penalty=None, bin=None, min_size=2, conf=0.95, per="node",
     """
     if penalty is not None and (isinstance(penalty, bool) or not isinstance(penalty, (int, float, np.number))
                                 or not np.isfinite(penalty) or penalty < 0):
-        raise ModelInputError(f"penalty must be a finite number >= 0 (or None for the default), got {penalty!r}")
+        raise CountError(f"penalty must be a finite number >= 0 (or None for the default), got {penalty!r}")
     t, (t0, t1), n_nodes, name, origin = _events(log, window, include_planned)
     if not t1 > t0:
         raise ExposureError(f"{name}: the observation window must have positive length, got {t0} to {t1} hours")

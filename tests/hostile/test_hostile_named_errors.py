@@ -35,7 +35,7 @@ API = {
     "combined_goodput nan": (lambda tmp: relmodel.combined_goodput(float("nan"), 0.1), E.ModelInputError, "[0, 1]"),
     "rate_changes penalty inf": (lambda tmp: relmodel.rate_changes(np.array([10.0, 20.0, 300.0]), window=(0, 400),
                                                                    per="job", penalty=float("inf")),
-                                 E.ModelInputError, "finite number"),
+                                 E.CountError, "finite number"),
     "eviction mtbf 0": (lambda tmp: relmodel.eviction_policy(**{**EVICT, "mtbf": 0}), E.ModelInputError, "> 0"),
     "eviction negative detection": (lambda tmp: relmodel.eviction_policy(**{**EVICT, "detection": "-30min"}),
                                     E.ModelInputError, ">= 0"),
