@@ -106,3 +106,20 @@ def test_counts_must_be_whole_numbers(value):
 def test_two_level_fast_fraction_is_a_fraction(fraction):
     with pytest.raises(ModelInputError, match="fraction from 0 to 1"):
         relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=fraction)
+
+
+def test_a_sparse_step_log_does_not_allocate_its_whole_grid():
+    n = 30_000  # step i on rank i only: a 30,000 x 30,000 grid would be 6.7 GiB
+    diagonal = pd.DataFrame({"step": range(n), "rank": range(n), "seconds": 1.0})
+    with pytest.raises(BudgetError, match="30,000 steps x 30,000 ranks"):
+        relmodel.read_steps(diagonal, step="step", rank="rank", duration="seconds", missing="drop")
+    square = pd.DataFrame({"step": np.repeat(np.arange(50), 4), "rank": np.tile(np.arange(4), 50), "seconds": 1.0})
+    assert relmodel.read_steps(square, step="step", rank="rank", duration="seconds").n_steps == 50
+
+
+def test_the_fit_command_refuses_a_billion_resamples():
+    from click.testing import CliRunner
+    from relmodel.cli import cli
+    res = CliRunner().invoke(cli, ["fit", "lanl", "--n-boot", "1000000000"])
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.output
+    assert "budget" in res.output and "Traceback" not in res.output
