@@ -24,7 +24,9 @@ MAX_ABS_HOURS = 1e7  # about 1,140 years: numeric times beyond this are a wrong 
 
 _DMY = re.compile(r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-]\d{2,4}(?!\d)")
 _ZONE = re.compile(r"\d\s*([A-Za-z]{3,5})\s*$")
-_OFFSET = re.compile(r"(?:\d\s?[+-]\d{2}(?::?\d{2})?|\dZ|\s(?:UTC|GMT|Z))\s*$", re.IGNORECASE)
+# an offset follows a time of day (hh:mm[:ss[.f]]): the "-02" that ends the date 2024-01-02 is not one
+_OFFSET = re.compile(r"(?:\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s?[+-]\d{2}(?::?\d{2})?|\dZ|\s(?:UTC|GMT|Z))\s*$",
+                     re.IGNORECASE)
 _NAMED_OK = {"UTC", "GMT"}
 _WORDS = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "SEPT", "OCT", "NOV", "DEC",
           "JUNE", "JULY", "MARCH", "APRIL"}

@@ -140,9 +140,10 @@ def test_times_without_a_date_are_errors(tmp_path, bare):
         _log(tmp_path, [(bare,), ("13:45",)])
 
 
-def test_a_date_without_offset_beside_an_offset_is_an_error(tmp_path):
+@pytest.mark.parametrize("naive", ["2024-01-02 10:00", "2024-01-02"])  # a bare date ends in "-02", no offset
+def test_a_time_without_offset_beside_an_offset_is_an_error(tmp_path, naive):
     with pytest.raises(RelmodelError, match="offset"):
-        _log(tmp_path, [("2024-01-02 10:00",), ("2024-01-02 11:00-05:00",)])
+        _log(tmp_path, [(naive,), ("2024-01-03T10:00:00-05:00",)])
 
 
 # --- node ids -------------------------------------------------------------------------------------
