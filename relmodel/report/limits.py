@@ -3,8 +3,9 @@
 * :func:`connect_dask` checks a scheduler address before anything is submitted: its
   scheme (``tcp://`` or ``tls://``, with a host and a port), that something listens
   there, that it answers as a Dask scheduler, and that it has at least one worker,
-  each step within :data:`DASK_TIMEOUT_S` seconds (a plain web server or a silent
-  listener no longer keeps the run waiting).
+  each step within :data:`DASK_TIMEOUT_S` seconds; the scheduler is asked from a child
+  process that is killed after that timeout plus 15 s for it to start, so a plain web
+  server or a silent listener cannot keep the run waiting.
 * :data:`MAX_SWEEP` is the most report combinations one ``--sweep`` may render.
 """
 
@@ -21,6 +22,8 @@ __all__ = ["DASK_TIMEOUT_S", "DASK_SCHEMES", "MAX_SWEEP", "check_dask_address", 
 DASK_TIMEOUT_S = 10.0
 #: Address schemes a scheduler is reached by.
 DASK_SCHEMES = ("tcp", "tls")
+#: Seconds the child process that asks the scheduler may take to start (importing distributed).
+_START_S = 15.0
 #: Most combinations one sweep renders (each is a full report).
 MAX_SWEEP = 64
 
@@ -77,9 +80,9 @@ def _probe(address, timeout):
 
     try:
         done = subprocess.run([sys.executable, "-c", _PROBE, address, str(timeout)], capture_output=True,
-                              text=True, timeout=2 * timeout + 30)
+                              text=True, timeout=timeout + _START_S)
     except subprocess.TimeoutExpired:
-        return f"no answer within {2 * timeout + 30:g} s"
+        return f"no answer within {timeout + _START_S:g} s"
     lines = done.stdout.strip().splitlines()
     return lines[-1] if lines else f"the check stopped ({brief(done.stderr.strip()[-200:])})"
 
