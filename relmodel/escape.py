@@ -71,7 +71,7 @@ def brief(value, limit=60):
     >>> brief(10 ** 100)
     '1000000000000000000000000000… (101 digits)'
     >>> brief("x" * 1000)[-20:]
-    "… (1,002 characters)"
+    '… (1,002 characters)'
     """
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** limit:
         digits = len(str(abs(value)))

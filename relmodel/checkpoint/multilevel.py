@@ -59,6 +59,8 @@ from ..errors import ModelInputError
 from .intervals import TimeBreakdown, _as, _ettr, _optimal
 from .order import check_order
 from ..tables import html_table
+from relmodel.budget_guard import check_cost, count
+from relmodel.escape import brief
 
 __all__ = [
     "async_ettr", "async_breakdown", "async_optimal_interval",
@@ -329,6 +331,10 @@ def two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart=RESTART, slow_res
         float(_as("slow_cost", slow_cost, True))
     r1, r2 = float(_as("fast_restart", fast_restart, False)), float(_as("slow_restart", slow_restart, False))
     f = float(fast_fraction)
+    if not 0.0 <= f <= 1.0:  # also NaN
+        raise ModelInputError(f"fast_fraction must be a fraction from 0 to 1, got {brief(fast_fraction)}")
+    k_max = count("k_max", k_max, lo=1)
+    check_cost(f"two_level_optimum(k_max={k_max:,})", work=k_max * 2000, hint="use a smaller k_max")
     check_order("two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart, slow_restart, *, fast_fraction)",
                 mtbf=m, ckpt_cost=d1)
     best, since = (None, -1.0, 0), 0

@@ -30,6 +30,7 @@ from .sources import as_failure_source
 from ..units import hours
 from ..tables import html_table
 from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
 
 __all__ = ["best_interval", "IntervalSearch"]
 
@@ -131,6 +132,9 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     if int(grid) != grid or grid < 3 or not span > 1:
         raise ModelInputError("grid must be a whole number >= 3 and span greater than 1")
     m = src.mean_h
+    replicas = count("replicas", replicas, lo=2)
+    check_cost(f"best_interval(grid={int(grid):,}, replicas={replicas:,})",
+               work=(int(grid) + 4) * replicas * 400, hint="use a smaller grid or fewer replicas")
     check_order("best_interval(failures, ckpt_cost, restart)", mtbf=m, ckpt_cost=d)
     tau_exp = float(_optimal(m, d))
     w = hours(work) if work is not None else 300 * m

@@ -66,6 +66,13 @@ def _one_line(message, category, filename, lineno, file=None, line=None):
 
 
 class _Group(click.Group):
+    def make_context(self, *args, **kwargs):  # Ctrl-C while the options are read: 130, no "Aborted!"
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            click.echo("relmodel: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+
     def invoke(self, ctx):
         with warnings.catch_warnings():  # warnings (e.g. swapped durations) as one line each on stderr
             warnings.showwarning = _one_line

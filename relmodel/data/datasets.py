@@ -135,7 +135,8 @@ def lanl(path=None, *, systems=None):
 
     The recipe: node key = System + nodenum, start = "Prob Started", end =
     "Prob Fixed" (format ``%m/%d/%Y %H:%M``), cause = the blame column that is
-    filled (``category``) and its text (``detail``).  ``systems`` keeps only
+    filled (``category``) and its text (``detail``); a row without a node number
+    is kept under the node ``unknown`` of its system.  ``systems`` keeps only
     the listed system numbers.  Outages hitting several nodes at one time and
     exact duplicate rows are reported by ``problems()``; the bundled copy
     loads without a warning (its problems are described in data/README.md),
@@ -163,6 +164,7 @@ def lanl(path=None, *, systems=None):
     filled = blame.notna()
     raw["category"] = np.where(filled.any(axis=1), filled.idxmax(axis=1), "Unknown")
     raw["detail"] = blame.bfill(axis=1).iloc[:, 0].fillna("Unknown")
+    raw["nodenum"] = raw["nodenum"].astype(object).where(raw["nodenum"].notna(), "unknown")  # named, not NaN
     with _known_problems() if bundled else warnings.catch_warnings():  # a path of yours warns
         return read_log(raw, start="Prob Started", end="Prob Fixed", node=["System", "nodenum"],
                         cause=["category", "detail"], time_format="%m/%d/%Y %H:%M", name=f"LANL ({path.name})")

@@ -197,7 +197,8 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     n_nodes, gpus_per_node = _whole_or_none("n_nodes", n_nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     wanted = ([start] + ([end] if end else []) + nodes + causes + ([planned] if planned else [])
               + ([last_healthy] if last_healthy else []))
-    df, label = read_table(source, columns=wanted, categorical=nodes + causes)
+    times = [c for c in (start, end, last_healthy) if c] if time_format else []  # the format reads them
+    df, label = read_table(source, columns=wanted, categorical=nodes + causes, text=nodes + times)
     require_columns(df, [start], label, "start")
     require_columns(df, [end] if end else [], label, "end")
     require_columns(df, nodes, label, "node")
@@ -210,7 +211,11 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
                                allow_missing=True)
     origin, s_h, e_h, win = to_hours(kind, t_start, t_end, window, time_format, time_unit, label)
     _check_order(s_h, e_h, label, end)
+    _check_nodes(df, nodes, label)
     keys, codes, sorted_keys = node_key(df, nodes)
+    if n_nodes is not None and nodes and len(sorted_keys) > n_nodes:
+        raise CountError(f"{label}: n_nodes={n_nodes:,} but the log names {len(sorted_keys):,} nodes; give "
+                         f"n_nodes of at least {len(sorted_keys):,} (or leave it out)")
     cols = {"row": np.arange(1, len(df) + 1), "start_h": s_h, "end_h": e_h, "node": keys}
     cause_codes = []
     for c in causes:
@@ -230,6 +235,22 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
                           n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
     log._node_cache = (events, (codes, sorted_keys))
     return log
+
+
+def _check_nodes(df, nodes, label):
+    """Node names must be present: an empty cell, NA or NULL names no node."""
+    for c in nodes:
+        missing = np.flatnonzero(df[c].isna().to_numpy())
+        if missing.size:
+            rows = ", ".join(str(i + 1) for i in missing[:5]) + (" ..." if missing.size > 5 else "")
+            raise LogFormatError(f"{at(label, int(missing[0]), c)}{missing.size:,} rows name no node (an empty "
+                                 f"cell, NA or NULL; rows {rows}); give every row its node's name")
+        if len(nodes) > 1:
+            values = df[c].astype(str)
+            if values.str.contains("/", regex=False).any():
+                i = int(np.flatnonzero(values.str.contains("/", regex=False).to_numpy())[0])
+                raise LogFormatError(f"{at(label, i, c)}node names joined from several columns may not hold "
+                                     f"'/' ({values.iloc[i]!r}): 'a/b' + 'c' and 'a' + 'b/c' would be one node")
 
 
 def _healthy_hours(df, column, label, origin, time_format, time_unit):

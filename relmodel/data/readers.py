@@ -7,6 +7,7 @@ names the file, the row (1-based, header not counted; with the file's line
 number for CSV) and the column.  Timestamps are parsed in :mod:`.times`.
 """
 
+import csv as _csv
 import bz2
 import gzip
 import lzma
@@ -81,7 +82,7 @@ def _checked_path(source):
     return path, suffix
 
 
-def read_table(source, columns=None, categorical=()):
+def read_table(source, columns=None, categorical=(), text=()):
     """Return ``(DataFrame, label)`` for a path or a DataFrame.
 
     Paths may end in .csv, .csv.gz, .csv.xz, .csv.bz2, .parquet, .json,
@@ -90,7 +91,9 @@ def read_table(source, columns=None, categorical=()):
     ``pandas.read_json`` reads.  ``columns`` (a list of names) reads only those
     from a CSV file, after checking that they exist; text columns named in
     ``categorical`` come back from a CSV file as pandas categoricals (fast for
-    node and cause names repeated over millions of rows).
+    node and cause names repeated over millions of rows); columns named in
+    ``text`` are read from a CSV file as text exactly as written (``007`` stays
+    ``"007"``, not the number 7). Text cells are trimmed of spaces on both sides.
     """
     if isinstance(source, pd.DataFrame):
         df, label = source.copy(), Label.of("DataFrame")
@@ -98,7 +101,7 @@ def read_table(source, columns=None, categorical=()):
     else:
         path, suffix = _checked_path(source)
         label = Label.of(str(path), header_lines=1 if suffix.startswith(".csv") else None)
-        df = _read_path(path, suffix, columns, categorical)
+        df = _read_path(path, suffix, columns, categorical, text)
     if len(df) == 0:
         raise EmptyDataError(f"{label}: the table has no rows")
     df.columns = [str(c) for c in df.columns]
@@ -112,10 +115,10 @@ def _check_column_names(names, label):
         raise LogFormatError(f"{label}: column {dup!r} appears more than once; give columns unique names")
 
 
-def _read_path(path, suffix, columns, categorical=()):
+def _read_path(path, suffix, columns, categorical=(), text=()):
     try:
         if suffix.startswith(".csv"):
-            return _read_csv(path, suffix, columns, categorical)
+            return _read_csv(path, suffix, columns, categorical, text)
         if suffix == ".parquet":
             return _read_parquet(path)
         return _read_json(path, suffix)
@@ -130,6 +133,12 @@ def _read_path(path, suffix, columns, categorical=()):
     except _CORRUPT as exc:
         raise CorruptFileError(f"{path}: the file is truncated or corrupt ({type(exc).__name__}: "
                                f"{str(exc)[:120]}); get a fresh copy") from None
+    except _csv.Error as exc:  # e.g. lines ended by a bare carriage return (old Mac files)
+        raise LogFormatError(f"{path}: cannot read as CSV ({exc}); save it with ordinary line endings "
+                             "(\\n or \\r\\n)") from None
+    except RecursionError:
+        raise LogFormatError(f"{path}: the JSON nests too deeply to be a log; a log is a list of "
+                             "records (rows)") from None
     except (ValueError, pd.errors.ParserError) as exc:
         if isinstance(exc, LogFormatError):
             raise
@@ -140,7 +149,7 @@ def _opener(suffix):
     return _OPENERS[suffix[suffix.index(".", 1):] if suffix.count(".") > 1 else ""]
 
 
-def _read_csv(path, suffix, columns, categorical=()):
+def _read_csv(path, suffix, columns, categorical=(), text=()):
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
@@ -159,12 +168,13 @@ def _read_csv(path, suffix, columns, categorical=()):
             table = pacsv.read_csv(
                 fh, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=8 << 20),
                 convert_options=pacsv.ConvertOptions(include_columns=keep, null_values=_NULLS,
-                                                     strings_can_be_null=True),
+                                                     strings_can_be_null=True,
+                                                     column_types={n: pa.string() for n in text if n in names}),
             )
     except pa.ArrowInvalid as exc:
         if "decompress" in str(exc).lower() or "corrupt" in str(exc).lower():
             raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
-        return _read_csv_pandas(path, keep)  # ragged rows and the like: pandas reads or explains them
+        return _read_csv_pandas(path, keep, text)  # ragged rows and the like: pandas reads or explains them
     _check_binary(table, path, suffix)
     return _arrow_to_pandas(table, categorical)
 
@@ -183,8 +193,13 @@ def _header_names(header, path):
     return names
 
 
-def _read_csv_pandas(path, usecols):
-    return pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False)
+def _read_csv_pandas(path, usecols, text=()):
+    df = pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False,
+                     dtype={n: str for n in text} or None)
+    for n in text:
+        if n in df.columns:
+            df[n] = df[n].str.strip()
+    return df
 
 
 def _check_binary(table, path, suffix):
@@ -218,7 +233,7 @@ def _arrow_to_pandas(table, categorical=()):
     cols = []
     for name, col in zip(table.column_names, table.columns):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            col = _categories(col) if name in categorical else pc.utf8_ltrim_whitespace(col)
+            col = _categories(col) if name in categorical else pc.utf8_trim_whitespace(col)
         elif pa.types.is_date(col.type):
             col = col.cast(pa.timestamp("s"))
         cols.append(col)
@@ -227,13 +242,13 @@ def _arrow_to_pandas(table, categorical=()):
 
 
 def _categories(col):
-    """A text column dictionary-encoded, leading blanks trimmed (pandas' skipinitialspace) in the dictionary only."""
+    """A text column dictionary-encoded, blanks trimmed on both sides in the dictionary only."""
     import pyarrow as pa
     import pyarrow.compute as pc
     enc = pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)
-    trimmed = pc.utf8_ltrim_whitespace(enc.dictionary)
+    trimmed = pc.utf8_trim_whitespace(enc.dictionary)
     if len(pc.unique(trimmed)) != len(trimmed):  # " a" and "a" both present: trim every value
-        return pc.dictionary_encode(pc.utf8_ltrim_whitespace(col))
+        return pc.dictionary_encode(pc.utf8_trim_whitespace(col))
     return pa.DictionaryArray.from_arrays(enc.indices, trimmed)
 
 

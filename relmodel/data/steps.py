@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import (DuplicateStepError, EmptyDataError, LogFormatError, MissingColumnError,
-                      MissingStepsError, NegativeTimeError, UnknownFileTypeError)
+                      MissingStepsError, NegativeTimeError, NotARegularFileError, UnknownFileTypeError)
 from ..units import unit_hours
+from relmodel.budget_guard import check_cost
 from relmodel.escape import html_text
 
 __all__ = ["StepLog", "read_steps", "read_megatron", "example_steps", "register_analysis"]
@@ -309,6 +310,10 @@ def _indexers(chunks, step, rank):
 def _fill(chunks, step, rank, node_col, index, how, name):
     duration, start, end, factor = how
     n_ranks = len(index[rank].labels)
+    cells = float(len(index[step].labels)) * n_ranks
+    check_cost(f"{name}: a grid of {len(index[step].labels):,} steps x {n_ranks:,} ranks", work=cells,
+               memory=cells * 8, hint="read a window of steps or a subset of ranks; a step log needs most "
+               "(step, rank) pairs present")
     grid = np.full((len(index[step].labels), n_ranks), np.nan)
     flat = grid.reshape(-1)
     node_of = np.full(n_ranks, -1, dtype=np.int64) if node_col else None
@@ -398,6 +403,8 @@ def read_megatron(path_or_text, *, name=None):
     [1.2, 1.3005]
     """
     text = str(path_or_text)
+    if "\n" not in text and Path(text).is_dir():
+        raise NotARegularFileError(f"{text}: a folder, not a Megatron log file; give the log file")
     if "\n" not in text and Path(text).exists():
         name = name or Path(text).name
         text = Path(text).read_text(encoding="utf-8", errors="replace")

@@ -24,7 +24,9 @@ MAX_ABS_HOURS = 1e7  # about 1,140 years: numeric times beyond this are a wrong 
 
 _DMY = re.compile(r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-]\d{2,4}(?!\d)")
 _ZONE = re.compile(r"\d\s*([A-Za-z]{3,5})\s*$")
-_OFFSET = re.compile(r"(?:\d\s?[+-]\d{2}(?::?\d{2})?|\dZ|\s(?:UTC|GMT|Z))\s*$", re.IGNORECASE)
+# an offset follows a time of day (hh:mm[:ss[.f]]): the "-02" that ends the date 2024-01-02 is not one
+_OFFSET = re.compile(r"(?:\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s?[+-]\d{2}(?::?\d{2})?|\dZ|\s(?:UTC|GMT|Z))\s*$",
+                     re.IGNORECASE)
 _NAMED_OK = {"UTC", "GMT"}
 _WORDS = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "SEPT", "OCT", "NOV", "DEC",
           "JUNE", "JULY", "MARCH", "APRIL"}
@@ -43,7 +45,7 @@ def check_time_format(time_format):
         raise InputTypeError(f"time_format must be a strftime string such as '%d/%m/%Y %H:%M'; "
                              f"got {type(time_format).__name__} {time_format!r}")
     bad = [d for d in re.findall(r"%(.)", time_format.replace("%%", "")) if d not in "aAwdbBmyYHIpMSfzjUWcxXGuVZ"]
-    if bad or "%" not in time_format:
+    if bad or "%" not in time_format.replace("%%", ""):
         what = f"unknown directive %{bad[0]}" if bad else "no % directive"
         raise TimeParseError(f"time_format {time_format!r}: {what}; write it like '%Y-%m-%d %H:%M' or "
                              "'%d/%m/%Y %H:%M:%S' (Python strftime codes)")
@@ -75,11 +77,48 @@ def parse_times(values, label, column, *, time_format=None, time_unit=None, allo
     if pd.api.types.is_datetime64_any_dtype(s):
         return "datetime", _to_utc_if_aware(s)
     check_time_format(time_format)
+    s = _posix_zones(s)
+    _refuse_relative(s, label, column)
     dayfirst = False if time_format else _inspect_text(s, label, column)
     parsed = _parse_strings(s, time_format, dayfirst, label, column)
     hint = f"a timestamp matching {time_format!r}" if time_format else "a timestamp (give time_format if needed)"
     _check_parsed(s, parsed, label, column, hint, allow_missing)
     return "datetime", parsed
+
+
+_POSIX_ZONE = re.compile(r"\s*(?:UTC|GMT)\s*([+-])(\d{1,2})(?::?(\d{2}))?\s*$", re.IGNORECASE)
+_RELATIVE = {"now", "today", "tomorrow", "yesterday"}
+_TIME_ONLY = re.compile(r"^\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s*[ap]\.?m\.?)?$", re.IGNORECASE)
+
+
+def _posix_zones(s):
+    """``... UTC+3`` (or GMT-5) as the offset it means, ``+03:00`` (east of Greenwich is +)."""
+    if s.dtype != object:
+        return s
+
+    def fix(v):
+        if not isinstance(v, str):
+            return v
+        return _POSIX_ZONE.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}:{m.group(3) or '00'}", v)
+    return s.map(fix)
+
+
+def _refuse_relative(s, label, column):
+    """``now``, ``today`` and times without a date would be read against the clock of this machine."""
+    u = _text_values(s)
+    if u.empty:
+        return
+    stripped = u.str.strip()
+    bad = stripped.str.lower().isin(_RELATIVE)
+    if bad.any():
+        i = bad.idxmax()
+        raise TimeParseError(f"{_at(label, i, column)}{s.iloc[i]!r} is a word, not a time: it would be read as "
+                             "the clock of the machine reading the log; write the date and time it happened")
+    bare = stripped.str.match(_TIME_ONLY)
+    if bare.any():
+        i = bare.idxmax()
+        raise TimeParseError(f"{_at(label, i, column)}{s.iloc[i]!r} has a time but no date (it would be dated "
+                             "today); write the date too, as in '2024-03-01 14:05'")
 
 
 def _check_range(raw, hours_, label, column, unit):

@@ -228,7 +228,8 @@ class dask_client:
                                             processes=True, host="127.0.0.1", dashboard_address=None)
                 self.client = Client(self.cluster)
             else:
-                self.client = Client(self.address, timeout="10s")
+                from .limits import connect_dask
+                self.client = connect_dask(self.address)  # scheme, reachable, a scheduler, workers
         except (OSError, TimeoutError) as exc:
             self.__exit__()
             raise ReportError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import KernelDiedError, ReportError, ReportIncomplete
+from ..errors import InputTypeError, KernelDiedError, ReportError, ReportIncomplete
 from ..resources import notebook_dir
 from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
 from .folders import write_bytes, write_text
@@ -89,7 +89,11 @@ def record(name, value, reason=None):
     value = clean(value, reasons, name)
     if reason is not None and (value is None or reasons):
         reasons = {k: reason for k in reasons} or {name: reason}
-    json.dumps(value)
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        raise InputTypeError(f"record({name!r}, ...): a {type(value).__name__} cannot be recorded; record "
+                             "a number, text, true/false, None, or a list or dict of those") from None
     _RECORDED[name] = value
     try:
         from IPython import get_ipython

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import ParameterError, ReportIncomplete
 from .folders import Staging, check_target, write_bytes, write_text, marker
+from .limits import check_sweep_size
 from .params import load_params, parse_value
 from .rules import DURATIONS, normalise
 from .failures import status_text
@@ -178,6 +179,7 @@ def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, exec
     Every combination is checked before any kernel starts or any folder is touched.
     """
     names, combos = combinations(sweep)
+    check_sweep_size(len(combos))
     params = load_params(params)
     paths = _paths(names, notebooks, params)
     plans = [plan(paths, {**params, **combo}) for combo in combos]  # raises before any kernel

@@ -47,6 +47,7 @@ from ..errors import DesignError
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair
 from ..tables import html_table
+from relmodel.budget_guard import check_cost
 
 __all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains"]
 
@@ -387,6 +388,8 @@ def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=1
     runs = int(n_runs)
     if runs < 1:
         raise DesignError(f"n_runs must be a whole number >= 1; got {n_runs!r}")
+    check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * 200, memory=runs * 8 * 16,
+               hint="simulate fewer runs (n_runs)")
     group_repair = repair if group_repair is None else group_repair
     closed = closed_form(model, repair, group_repair)
     rng = np.random.default_rng(seed)

@@ -25,11 +25,27 @@ from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
 from ..tables import html_table
+from relmodel.budget_guard import check_cost, count
 
-__all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs"]
+__all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs", "Presets",
+           "UnknownDesignError"]
 
 DESIGNS = ("h100-rail", "h100-fat-tree", "nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane")
 _YEAR = 8766.0
+
+
+class UnknownDesignError(DesignError, KeyError):
+    """A design name that is not one of the presets (also a KeyError, as for any dict)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+class Presets(dict):
+    """The named designs; an unknown name is an :class:`UnknownDesignError` naming the valid ones."""
+
+    def __missing__(self, name):
+        raise UnknownDesignError(f"no design named {name!r}; the named designs are {', '.join(self)}")
 
 
 def design_presets(n_gpus=16_384):
@@ -73,7 +89,7 @@ def design_presets(n_gpus=16_384):
                                               "one spare rack.")
     dual = rep(spares, planes=2, name="NVL72, spare trays, dual plane",
                assumptions=spares.assumptions + " Two scale-out planes: a single link or leaf failure is absorbed.")
-    return dict(zip(DESIGNS, (rail, fat, whole, spares, dual)))
+    return Presets(zip(DESIGNS, (rail, fat, whole, spares, dual)))
 
 
 def policy_variants(cluster):
@@ -294,6 +310,9 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     'NVL72, whole racks'
     """
     clusters = _designs(designs, n_gpus)
+    runs, boots = count("n_runs", n_runs, lo=1), count("n_boot", n_boot)
+    check_cost(f"compare_designs(n_runs={runs:,}, n_boot={boots:,})", work=len(clusters) * (runs * 200 + boots * 1000),
+               memory=runs * 8 * 16, hint="simulate fewer runs (n_runs) or bootstrap draws (n_boot)")
     if not 0.0 < float(share) < 1.0:
         raise DesignError(f"share of the failure budget must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
     kwargs = dict(repair=repair, levels=levels, tolerated=tolerated, absorb=absorb, domain_fit=domain_fit,

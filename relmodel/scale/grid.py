@@ -29,6 +29,7 @@ from ..checkpoint.costs import cost_hours
 from ..checkpoint.intervals import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
+from relmodel.budget_guard import check_cost
 
 __all__ = ["sweep_grid", "GRID_KEYS", "CHUNK", "job_mtbf_for", "required_job_mtbf_vec"]
 
@@ -180,6 +181,9 @@ def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_e
     fixed = dict(n_gpus=n_gpus, gpus_per_node=gpus_per_node, ckpt_cost=ckpt_cost, restart=restart,
                  target_ettr=target_ettr)
     axes = {k: _axis(_values(k, grid.get(k, fixed[k]))) for k in GRID_KEYS}
+    combos = float(np.prod([float(len(v)) for v in axes.values()]))
+    check_cost(f"sweep_grid with {combos:,.0f} combinations", work=combos * 100, memory=combos * 8 * 12,
+               hint="give fewer values per parameter")
     base, by_unit = _rates_by_unit(source, fixed_rate_per_h)
     found = [[job_mtbf_for(base, by_unit, g, p) for p in axes["gpus_per_node"]] for g in axes["n_gpus"]]
     designs = {"job_mtbf_h": np.array([[x[0] for x in row] for row in found], dtype=float),

@@ -35,6 +35,8 @@ from .requirements import best_ettr
 from ..units import hours
 from ..tables import html_table
 from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
+from relmodel.escape import brief
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",
            "simulate_stalls", "spares_table", "swap_rate", "spares_for"]
@@ -58,6 +60,8 @@ def erlang_b(c, offered_load):
     c_arr = np.atleast_1d(np.asarray(c))
     if np.any(c_arr < 0) or np.any(c_arr != np.round(c_arr)):
         raise ModelInputError(f"spares must be whole numbers >= 0; got {c!r}")
+    check_cost(f"erlang_b(c={brief(c)})", work=float(c_arr.max(initial=0)) * 5,
+               hint="ask for fewer spares (c)")
     out = np.empty(c_arr.shape)
     b, k = 1.0, 0
     for i in np.argsort(c_arr, kind="stable"):
@@ -254,6 +258,9 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     ([0, 5, 10], True)
     """
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
+    n_failures = count("n_failures", n_failures, lo=1)
+    check_cost(f"spares_table(n_failures={n_failures:,})", work=n_failures * 12 * 50, memory=n_failures * 8 * 6,
+               hint="simulate fewer failures (n_failures)")
     m = float(hours(job_mtbf_h)) if job_mtbf_h is not None else 1.0 / lam
     base = float(best_ettr(m, ckpt_cost, restart))
     if spares is None:

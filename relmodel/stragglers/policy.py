@@ -61,7 +61,7 @@ def combined_goodput(ettr_value, straggler_loss):
     0.855
     """
     e, s = np.asarray(ettr_value, dtype=float), np.asarray(straggler_loss, dtype=float)
-    if np.any((e < 0) | (e > 1)) or np.any((s < 0) | (s > 1)):
+    if np.any(~((e >= 0) & (e <= 1))) or np.any(~((s >= 0) & (s <= 1))):  # NaN fails too
         raise ModelInputError(f"ETTR and straggler loss must be shares in [0, 1]; got {ettr_value!r}, "
                               f"{straggler_loss!r}")
     return (e * (1 - s))[()]
@@ -188,6 +188,10 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
         raise ModelInputError("give mtbf= (the next fail-stop restart swaps the node) or remaining= (run left)")
     m = None if mtbf is None else hours(mtbf)
     rem = np.inf if remaining is None else hours(remaining)
+    for arg, v, low in (("detection", d, 0), ("restart", r, 0), ("interval", tau, 1e-300), ("wait", w, 0),
+                        ("mtbf", m if m is not None else 1.0, 1e-300), ("remaining", rem, 1e-300)):
+        if not v >= low:  # NaN fails too
+            raise ModelInputError(f"{arg} must be a duration {'>= 0' if low == 0 else '> 0'}, got {v!r} h")
     stay = rem if m is None else m * -np.expm1(-rem / m)
     wait_h = (1 - spare_free) * w
     lost, present, overhead = _costs(s, d, stay, tau, r, wait_h)

@@ -31,6 +31,7 @@ import pandas as pd
 from ..errors import ModelInputError
 from ..tables import html_table
 from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
 
 __all__ = ["Slowdown", "slowdown", "step_stats", "block_bootstrap_ratio"]
 
@@ -191,6 +192,9 @@ def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, blo
         raise ModelInputError(f"across must be 'ranks' or 'steps'; got {across!r}")
     if not 0 < conf < 1:
         raise ModelInputError(f"conf must be in (0, 1); got {conf!r}")
+    n_boot = count("n_boot", n_boot)
+    check_cost(f"slowdown(n_boot={n_boot:,})", work=n_boot * max(log.n_steps, 1) * 4,
+               hint="use fewer bootstrap resamples (n_boot)")
     top, arg, typ = step_stats(log.times_h, baseline)
     if across == "steps":
         typ = np.full(len(top), _typical(top[None, :], _check_baseline(baseline))[0])

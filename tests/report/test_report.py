@@ -119,9 +119,13 @@ def test_existing_folder_is_never_overwritten_without_force(tmp_path, tiny, monk
     assert res.exit_code == 2 and "--force" in res.output
     assert (out / "keep.txt").read_text() == "mine"
     monkeypatch.undo()
+    res = invoke("-n", tiny, "--out", out, "--force")  # keep.txt is the user's: refused, named, kept
+    assert res.exit_code == 2 and "keep.txt" in res.output, res.output
+    assert (out / "keep.txt").read_text() == "mine"
+    (out / "keep.txt").unlink()  # the user moves it out; now only relmodel's files are there
     res = invoke("-n", tiny, "--out", out, "--force")
     assert res.exit_code == 0, res.output
-    assert not (out / "keep.txt").exists() and (out / "tiny.html").exists()
+    assert (out / "tiny.html").exists()
 
 
 def test_force_refuses_a_folder_that_is_not_a_report(tmp_path, tiny, no_kernel):

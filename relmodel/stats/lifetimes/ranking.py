@@ -30,6 +30,7 @@ from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
 from ...tables import html_table
 from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
 
 __all__ = ["compare_fits", "Comparison", "DEFAULT_FAMILIES", "ks_distance"]
 
@@ -107,6 +108,10 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     if not names:
         raise FitError("no families to compare; name at least one of " + ", ".join(DEFAULT_FAMILIES))
     sample = prepare(data, observed, entry)
+    n_boot = count("n_boot", n_boot)
+    rows_per = min(sample.t.size, int(boot_size)) if boot_size is not None else sample.t.size
+    check_cost(f"compare_fits(n_boot={n_boot:,})", work=n_boot * len(names) * rows_per * 200,
+               hint="use fewer bootstrap resamples (n_boot) or families")
     rng = np.random.default_rng(seed)
     cens = _censoring_law(sample) if n_boot else None
     km = _km_steps(sample.t, sample.obs, sample.entry, sample.w)

@@ -199,6 +199,9 @@ def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="nod
     >>> rate_changes(stepfun()).n_changes                    # a year of a real cluster
     6
     """
+    if penalty is not None and (isinstance(penalty, bool) or not isinstance(penalty, (int, float, np.number))
+                                or not np.isfinite(penalty) or penalty < 0):
+        raise CountError(f"penalty must be a finite number >= 0 (or None for the default), got {penalty!r}")
     t, (t0, t1), n_nodes, name, origin = _events(source, window, include_planned)
     if not t1 > t0:
         raise ExposureError(f"{name}: the observation window must have positive length, got {t0} to {t1} hours")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...errors import UnitError
+from ...errors import ModelInputError, UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
 from ...deprecation import renamed
@@ -196,6 +196,8 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
     >>> round(c.ratio, 2), c.p_value < 0.001
     (3.72, True)
     """
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 < conf < 1:
+        raise ModelInputError(f"conf must be a confidence level strictly between 0 and 1, got {conf!r}")
     if prior is not None and (not isinstance(prior, GammaPrior) or prior.per != per):
         raise UnitError(f"the prior must be a GammaPrior per {per}; got {getattr(prior, 'per', prior)!r}")
     if by_component:

@@ -346,6 +346,8 @@ def update_rate(prior, count, exposure=None, conf=0.95):
     """
     if not isinstance(prior, GammaPrior):
         raise PriorError(f"update_rate needs a GammaPrior (from fleet_prior), got {type(prior).__name__}")
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 < conf < 1:
+        raise PriorError(f"conf must be a confidence level strictly between 0 and 1, got {conf!r}")
     data = rate_data(count if exposure is None else (count, exposure), prior.per)
     return RatePosterior(prior.shape + data.count, prior.rate_h + data.exposure_h, prior.per, data.count,
                          data.exposure_h, prior, conf)

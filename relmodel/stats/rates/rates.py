@@ -18,6 +18,7 @@ from scipy import stats
 from ...data.counts import CountTable
 from ...errors import CountError, InputTypeError, UnitError, UnknownColumnError
 from ...data.logs import InterruptionLog
+from ...units import hours
 
 __all__ = ["component_rates", "poisson_interval", "PER"]
 
@@ -36,7 +37,8 @@ def poisson_interval(count, exposure_h, conf=0.95, method="exact"):
     (0.01, 0.0048, 0.01839)
     """
     k = np.asarray(count, dtype=float)
-    t = np.asarray(exposure_h, dtype=float)
+    t = np.asarray(hours(exposure_h) if isinstance(exposure_h, (str, list, tuple)) or hasattr(exposure_h, "days")
+                   else exposure_h, dtype=float)  # a duration ("10d", a timedelta) reads as hours
     if np.any(~np.isfinite(k)) or np.any(k < 0) or np.any(k != np.floor(k)):
         raise CountError(f"counts must be whole numbers of zero or more, got {count!r}")
     if np.any(~(t > 0)):

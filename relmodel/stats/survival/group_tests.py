@@ -34,6 +34,8 @@ from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
 from ...deprecation import renamed
 from ...tables import Result, html_table
+from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -241,6 +243,9 @@ def _gray_inputs(data, by, causes, cause, duration, strata):
 
 
 def _gray_bootstrap(t, code, g, k, st, rho, n_boot, seed):
+    n_boot = count("n_boot", n_boot)
+    check_cost(f"gray_test(n_boot={n_boot:,})", work=n_boot * t.size * k * 20,
+               hint="use fewer bootstrap resamples (n_boot)")
     rng = np.random.default_rng(seed)
     cells = g if st is None else g * (st.max() + 1) + st
     members = [np.flatnonzero(cells == c) for c in np.unique(cells)]

@@ -40,6 +40,7 @@ from .recurrence import _mcf_inputs
 from ...units import hours
 from ...tables import Result, count, html_table, interval, number
 from relmodel.escape import html_text
+from relmodel.budget_guard import check_cost, count
 
 __all__ = [
     "TrendTest",
@@ -342,6 +343,8 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_r
     m = t.size
     beta_bar = (m - 1) / np.log(Ti / t).sum()  # (n-1)/n (time) or (n-2)/n (failure) times beta_hat
     stat = float(_cvm(t / Ti, beta_bar))
+    n_sim = count("n_sim", n_sim, lo=1)
+    check_cost(f"power_law_gof(n_sim={n_sim:,})", work=n_sim * m * 10, hint="use fewer simulations (n_sim)")
     rng = np.random.default_rng(seed)
     sims = []
     for size in np.diff(np.r_[0:int(n_runs):256, int(n_runs)]):  # chunks bound the memory

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...errors import FitError
+from ...errors import EmptyDataError, FitError
 from ..lifetimes.interval import interval_rows
 from ...tables import html_table
 
@@ -113,6 +113,8 @@ def turnbull(lower, upper=None, *, tol=1e-9, max_iter=20_000):
     ([0.2, 0.4, 0.2, 0.2], [0.8, 0.4, 0.2, 0.0])
     """
     lo, up = interval_rows(lower if upper is None else (lower, upper))
+    if lo.size == 0:
+        raise EmptyDataError("turnbull needs at least one (lower, upper] interval; got none")
     scale = float(np.max(np.where(np.isfinite(up), up, lo))) or 1.0
     lo = np.where(lo == up, np.maximum(lo - 1e-9 * scale, 0.0), lo)
     q, p = _innermost(lo, up)
