@@ -9,6 +9,7 @@ exit status 1, ``"status": "partial"``, and one styled sentence on the index.
 
 import json
 import re
+from html import unescape
 
 import pytest
 from click.testing import CliRunner
@@ -29,7 +30,7 @@ def invoke(*args):
 
 def _visible(html):
     html = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
-    return re.sub(r"<[^>]+>", " ", html)
+    return unescape(re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.fixture(scope="module")
