@@ -46,6 +46,14 @@ def _commit():
     return head + (" + local changes" if dirty else "") if head else None
 
 
+def _version():
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("relmodel")
+    except PackageNotFoundError:  # run from a bare source tree
+        return "unknown"
+
+
 def _data(log):
     from ..data.datasets import NAMES
     if log is None or str(log).lower() in NAMES:
@@ -65,13 +73,8 @@ def provenance(parameters):
     >>> p["data"], p["parameters"]
     ({'name': 'llama3', 'bundled': True}, {'n_gpus': 4096})
     """
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        __version__ = version("relmodel")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        __version__ = "unknown"
     params = dict(parameters or {})
-    return {"relmodel": __version__, "commit": _commit(), "data": _data(params.get("log")), "parameters": params}
+    return {"relmodel": _version(), "commit": _commit(), "data": _data(params.get("log")), "parameters": params}
 
 
 def footer(prov):

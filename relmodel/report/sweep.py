@@ -25,6 +25,7 @@ from .limits import check_sweep_size
 from .params import load_params, parse_value
 from .rules import DURATIONS, normalise
 from .failures import status_text
+from .sweep_page import parameter_label
 from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, merged_records, new_run_id,
                   page, plan, run_tasks, store, table)
 
@@ -116,7 +117,7 @@ def comparison_figure(names, rows):
                    if isinstance(r["headline"].get(key), (int, float))]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
-                        label=", ".join(f"{n}={v}" for n, v in zip(others, label)) or None)
+                        label=", ".join(f"{parameter_label(n)}: {v}" for n, v in zip(others, label)) or None)
         gone = [", ".join(f"{n}={r['values'][n]}" for n in names) for r in rows
                 if key in r["headline"] and r["headline"][key] is None]
         if gone:
@@ -128,12 +129,32 @@ def comparison_figure(names, rows):
         xs = [_x(first, r["values"][first]) for r in rows]
         if all(isinstance(x, (int, float)) for x in xs) and min(xs) > 0 and max(xs) / min(xs) > 20:
             ax.set_xscale("log")
-        ax.set_xlabel(first + (" (hours)" if first in DURATIONS else ""))
+        _plain_ticks(ax)
+        ax.set_xlabel(parameter_label(first) + (" (hours)" if first in DURATIONS else ""))
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         if others and key == keys[0] and groups and any(ax.get_lines()):
             ax.legend(fontsize=8)
     return fig
+
+
+def _plain(v, _pos=None):
+    if v >= 1:
+        return f"{v:,.0f}"
+    return f"{v:.2g}"
+
+
+def _plain_ticks(ax):
+    """Log axes labelled 1,000 and 0.5, never 10^3; at most a few labels, so none overlap."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6))
+            axis.set_major_formatter(FuncFormatter(_plain))
+            axis.set_minor_formatter(NullFormatter())
+    for label in ax.get_xticklabels():
+        label.set_rotation(30)
+        label.set_horizontalalignment("right")
 
 
 def _keys(rows):

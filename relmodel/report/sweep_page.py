@@ -22,8 +22,8 @@ PARAMETER_LABELS = {
     "work": "Training work", "seed": "Random seed",
 }
 
-_WRAP = ("<style>table.wide{width:100%;table-layout:auto}table.wide td,table.wide th{overflow-wrap:anywhere;"
-         "white-space:normal}</style>")
+_WRAP = ("<style>table.wide{width:100%;table-layout:auto}table.wide td,table.wide th{overflow-wrap:break-word;"
+         "word-break:normal;white-space:normal}</style>")
 
 
 def parameter_label(name):

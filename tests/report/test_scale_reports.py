@@ -9,6 +9,7 @@ exit status 1, ``"status": "partial"``, and one styled sentence on the index.
 
 import json
 import re
+from html import unescape
 
 import pytest
 from click.testing import CliRunner
@@ -29,7 +30,7 @@ def invoke(*args):
 
 def _visible(html):
     html = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
-    return re.sub(r"<[^>]+>", " ", html)
+    return unescape(re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.fixture(scope="module")
@@ -100,10 +101,20 @@ def test_a_million_gpus_leads_with_no_useful_progress(sweep):
     assert first.startswith("Checkpoint every")
 
 
-def test_sweep_page_shows_status_in_words(sweep):
+def test_sweep_page_reads_in_words(sweep):
     _, out = sweep
-    text = _visible((out / "index.html").read_text(encoding="utf-8"))
+    page = (out / "index.html").read_text(encoding="utf-8")
+    text = " ".join(_visible(page).split())
     assert "complete" in text and "Traceback" not in text
+    assert "GPUs in the job" in text and "n_gpus" not in text
+    assert "Meets the target?" in text and "Node MTBF needed, × today's" in text
+    assert "GPUs in the job: 1,048,576" in text and "class='scroll'" not in page
+    rows = re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)[1:]
+    cells = [re.findall(r"<td>(.*?)</td>", r, flags=re.S) for r in rows]
+    small = next(c for c in cells if ">1,024<" in c[0])
+    assert "yes" in small and small.count("— (target met)") == 2  # no requirement for a row that meets it
+    big = next(c for c in cells if ">1,048,576<" in c[0])
+    assert "no" in big and any(c.endswith("×") for c in big)
 
 
 # --- partial reports ----------------------------------------------------------------------------
