@@ -78,7 +78,7 @@ class GroupComparison(Result):
         return t
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.text())}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
 
     verdict = renamed("verdict", "text", is_property=True)
     report_table = renamed("report_table", "table")
@@ -280,7 +280,7 @@ class MCFComparison:
         return self.table.copy()
 
     def _repr_html_(self):
-        return f"<p>{html.escape(self.text())}</p>" + html_table(self.table.tail(12), index=False)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.table.tail(12), index=False)
 
     verdict = renamed("verdict", "text", is_property=True)
 

@@ -343,8 +343,8 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_r
     m = t.size
     beta_bar = (m - 1) / np.log(Ti / t).sum()  # (n-1)/n (time) or (n-2)/n (failure) times beta_hat
     stat = float(_cvm(t / Ti, beta_bar))
-    n_sim = count("n_sim", n_sim, lo=1)
-    check_cost(f"power_law_gof(n_sim={n_sim:,})", work=n_sim * m * 10, hint="use fewer simulations (n_sim)")
+    n_runs = count("n_runs", n_runs, lo=1)
+    check_cost(f"power_law_gof(n_runs={n_runs:,})", work=n_runs * m * 10, hint="use fewer simulations (n_runs)")
     rng = np.random.default_rng(seed)
     sims = []
     for size in np.diff(np.r_[0:int(n_runs):256, int(n_runs)]):  # chunks bound the memory
