@@ -1,5 +1,7 @@
 """The CLI says what it took as the observed cluster, takes --source-gpus, and warns as Python does."""
 
+import warnings
+
 import pytest
 from click.testing import CliRunner
 
@@ -26,7 +28,9 @@ def log(tmp_path):
 
 
 def run(*args):
-    return CliRunner().invoke(cli, [*map(str, args)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # shown on stderr, as outside the suite (pyproject: error)
+        return CliRunner().invoke(cli, [*map(str, args)])
 
 
 def _mtbf(out):

@@ -43,7 +43,7 @@ def _domains():
 CALLS = {
     "compare_fits": (lambda n: relmodel.compare_fits(_durations(), ["exponential"], n_boot=n, seed=0), HUGE, 5, "n_boot"),
     "gray_test": (lambda n: relmodel.gray_test(_groups_frame(), "fleet", "cause", "gpu", n_boot=n), HUGE, 5, "n_boot"),
-    "power_law_gof": (lambda n: power_law_gof(TIMES, end=1000.0, n_sim=n, seed=0), HUGE, 50, "n_sim"),
+    "power_law_gof": (lambda n: power_law_gof(TIMES, end=1000.0, n_runs=n, seed=0), HUGE, 50, "n_runs"),
     "two_level_optimum": (lambda n: relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=n),
                           10**12, 50, "k_max"),
     "best_interval": (lambda n: relmodel.best_interval(relmodel.fit(_durations(), "exponential"), "45s", "10min",

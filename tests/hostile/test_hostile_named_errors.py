@@ -41,7 +41,7 @@ API = {
                                     E.ModelInputError, ">= 0"),
     "two_level k_max 0": (lambda tmp: relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=0),
                           E.CountError, "whole number"),
-    "power_law_gof n_sim 0": (lambda tmp: relmodel.power_law_gof(np.array([10.0, 50.0, 90.0]), end=100.0, n_sim=0),
+    "power_law_gof n_runs 0": (lambda tmp: relmodel.power_law_gof(np.array([10.0, 50.0, 90.0]), end=100.0, n_runs=0),
                               E.CountError, "whole number"),
     "read_megatron folder": (lambda tmp: relmodel.read_megatron(str(tmp)), E.NotARegularFileError, "folder"),
     "CR-only line endings": (lambda tmp: relmodel.read_log(
