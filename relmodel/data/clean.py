@@ -78,10 +78,32 @@ def _is_sorted(x):
     return bool(x.size < 2 or np.all(x[1:] >= x[:-1]))
 
 
+def stable_order(code):
+    """``np.argsort(code, kind="stable")`` for non-negative integer codes, through one plain sort.
+
+    Each code is packed with its position into one int64 (``code * n + i``),
+    so the keys are distinct and any sort is stable; numpy's vectorised sort
+    of int64 keys is several times faster than a stable argsort.  Falls back
+    to the stable argsort when the packed keys would not fit in int64.
+    """
+    code = np.asarray(code)
+    n = code.size
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    top = int(code.max()) + 1
+    if code.min() < 0 or top > (np.iinfo(np.int64).max - n) // n:
+        return np.argsort(code, kind="stable")
+    key = code.astype(np.int64) * n
+    key += np.arange(n, dtype=np.int64)
+    key.sort()
+    np.remainder(key, n, out=key)
+    return key
+
+
 def _by_node_then_start(code, start, row=None):
     """Order by node code, start and row; one stable sort when rows are already by start then row."""
     if _is_sorted(start) and (row is None or _is_sorted(row)):
-        return np.argsort(code, kind="stable")
+        return stable_order(code)
     return np.lexsort(([row] if row is not None else []) + [start, code])
 
 
@@ -157,7 +179,10 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     flags.append(("simultaneous", "one interruption for interarrivals; one failure per node", keep[fresh[simul]]))
     overlaps = np.zeros(s.size, bool)
     overlaps[order[over_sorted]] = True
-    kept = np.sort(order)
+    is_kept = np.zeros(s.size, bool)
+    is_kept[order] = True
+    kept = np.flatnonzero(is_kept)  # rows kept, in row order (no sort)
+    del is_kept
     final = kept if _is_sorted(s) and _is_sorted(r) else kept[np.lexsort([r[kept], s[kept]])]
     take = keep[final]
     out = pd.DataFrame({k: v[take] for k, v in cols.items()})
