@@ -135,7 +135,7 @@ def _group_cummax_prev(values, group):
     NaN rows stay NaN in the running max and the max continues past them, as
     pandas' ``cummax`` does; the first row of each group gets NaN.
     """
-    cm = _group_cummax(np.asarray(values, float), np.asarray(group))
+    cm = pd.Series(values).groupby(group, sort=False).cummax().to_numpy(float)
     prev = np.empty_like(cm)
     prev[0:1] = np.nan
     prev[1:] = cm[:-1]
@@ -143,34 +143,6 @@ def _group_cummax_prev(values, group):
     first[1:] = group[1:] != group[:-1]
     prev[first] = np.nan
     return prev
-
-
-def _group_cummax(values, group):
-    """Running max per group for rows sorted by group, NaN skipped (pandas' ``groupby().cummax()``).
-
-    Each value is replaced by its rank and packed with its group number
-    (``group * (n + 1) + rank + 1``, NaN as rank -1), so one
-    ``np.maximum.accumulate`` over the packed keys restarts at every group.
-    """
-    n = values.size
-    if n == 0:
-        return values.astype(float)
-    first = np.ones(n, bool)
-    first[1:] = group[1:] != group[:-1]
-    gid = np.cumsum(first, dtype=np.int64) - 1
-    if int(gid[-1]) + 1 > np.iinfo(np.int64).max // (n + 1) - 1:
-        return pd.Series(values).groupby(group, sort=False).cummax().to_numpy(float)
-    nan = np.isnan(values)
-    by_value = np.argsort(values)  # NaN last
-    rank = np.empty(n, np.int64)
-    rank[by_value] = np.arange(1, n + 1)
-    rank[nan] = 0
-    packed = gid * (n + 1) + rank
-    np.maximum.accumulate(packed, out=packed)
-    best = packed - gid * (n + 1)  # rank of the running max; 0 while the group has no value yet
-    out = values[by_value[np.maximum(best, 1) - 1]]
-    out[(best == 0) | nan] = np.nan
-    return out
 
 
 def clean_events(events, causes, win, codes=None, cause_codes=None):

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from relmodel.data.clean import _codes, _group_cummax, stable_order
+from relmodel.data.clean import _codes, stable_order
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -17,22 +17,6 @@ def test_stable_order_is_numpys_stable_argsort(seed):
 def test_stable_order_falls_back_when_packed_keys_would_overflow():
     code = np.array([2 ** 62, 0, 2 ** 62, 5, 0], dtype=np.int64)
     assert stable_order(code).tolist() == [1, 4, 3, 0, 2]  # by hand: 0, 0, 5, 2**62, 2**62 in row order
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_group_cummax_is_pandas_groupby_cummax(seed):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 400))
-    group = np.sort(rng.integers(0, rng.integers(1, 30), n))
-    values = rng.integers(-5, 20, n).astype(float) / 4
-    values[rng.random(n) < 0.25] = np.nan
-    expected = pd.Series(values).groupby(group, sort=False).cummax().to_numpy(float)
-    assert np.array_equal(_group_cummax(values, group), expected, equal_nan=True)
-
-
-def test_group_cummax_by_hand():
-    got = _group_cummax(np.array([3.0, 1.0, np.nan, 4.0, np.nan, 2.0, 1.0]), np.array([0, 0, 0, 0, 1, 1, 1]))
-    assert np.array_equal(got, [3.0, 3.0, np.nan, 4.0, np.nan, 2.0, 2.0], equal_nan=True)
 
 
 def test_categorical_codes_drop_unused_categories_like_pandas():
