@@ -182,15 +182,17 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     fresh = order[~over_sorted]
     simul = _simultaneous_fast(s, c, fresh)
     flags.append(("simultaneous", "one interruption for interarrivals; one failure per node", keep[fresh[simul]]))
+    del prev_end, fresh, simul, dup
     overlaps = np.zeros(s.size, bool)
     overlaps[order[over_sorted]] = True
     is_kept = np.zeros(s.size, bool)
     is_kept[order] = True
+    del order, over_sorted
     kept = np.flatnonzero(is_kept)  # rows kept, in row order (no sort)
     del is_kept
     final = kept if _is_sorted(s) and _is_sorted(r) else kept[np.lexsort([r[kept], s[kept]])]
     take = keep[final]
-    out = pd.DataFrame({k: v[take] for k, v in cols.items()})
+    out = pd.DataFrame({k: v[take] for k, v in cols.items()}, copy=False)  # fresh arrays: no block copies
     out["overlaps"] = overlaps[final]
     problems = [_flag(cols, np.sort(i), p, a) for p, a, i in flags if len(i)]
     problems = pd.concat(problems or [empty_problems()], ignore_index=True)
