@@ -106,7 +106,8 @@ def run_relmodel(path):
     t.start()
     down = log.downtimes()
     t.stop("downtimes")
-    return t, _digest(len(log.interruptions()), up.hours, up.observed, down.hours, gaps.hours)
+    n_interruptions = int((~log.events["overlaps"]).sum())  # what the others count; no copy of the table
+    return t, _digest(n_interruptions, up.hours, up.observed, down.hours, gaps.hours)
 
 
 def run_pandas(path):

@@ -86,8 +86,10 @@ class InterruptionLog:
 
     def interruptions(self, include_planned=False):
         """Events that are new interruptions: no overlap, planned ones only if asked."""
-        ev = self.events[~self.events["overlaps"]]
-        return ev if include_planned else ev[~ev["planned"]]
+        keep = ~self.events["overlaps"].to_numpy(bool)
+        if not include_planned:
+            keep &= ~self.events["planned"].to_numpy(bool)
+        return self.events[keep]  # one copy of the table, not two
 
     def interarrivals(self, include_planned=False):
         """System-wide times between successive interruption starts.
