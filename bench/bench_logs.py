@@ -156,7 +156,8 @@ def run_polars(path):
     import polars as pl
     t = Clock()
     t.start()
-    df = pl.read_csv(path, try_parse_dates=True)
+    # the format given: several times faster in polars than try_parse_dates or a Datetime schema
+    df = pl.read_csv(path).with_columns(pl.col("start", "end").str.to_datetime("%Y-%m-%d %H:%M:%S", time_unit="us"))
     origin = df["start"].min()
     hours = [((pl.col(c) - origin).dt.total_microseconds() / 3.6e9).alias(c + "_h") for c in ("start", "end")]
     ev = df.with_row_index("row", 1).with_columns(hours).drop("start", "end")
