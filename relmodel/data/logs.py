@@ -86,8 +86,10 @@ class InterruptionLog:
 
     def interruptions(self, include_planned=False):
         """Events that are new interruptions: no overlap, planned ones only if asked."""
-        ev = self.events[~self.events["overlaps"]]
-        return ev if include_planned else ev[~ev["planned"]]
+        keep = ~self.events["overlaps"].to_numpy(bool)
+        if not include_planned:
+            keep &= ~self.events["planned"].to_numpy(bool)
+        return self.events[keep]  # one copy of the table, not two
 
     def interarrivals(self, include_planned=False):
         """System-wide times between successive interruption starts.
@@ -95,7 +97,12 @@ class InterruptionLog:
         Simultaneous starts count once.  The gap from the last start to the
         window end is right-censored.
         """
-        starts = np.sort(self.interruptions(include_planned)["start_h"].to_numpy(float))
+        keep = ~self.events["overlaps"].to_numpy(bool)
+        if not include_planned:
+            keep &= ~self.events["planned"].to_numpy(bool)
+        starts = self.events["start_h"].to_numpy(float)[keep]
+        if not (starts.size < 2 or np.all(starts[1:] >= starts[:-1])):  # events come by start: rarely sorts
+            starts = np.sort(starts)
         starts = starts[np.append(True, starts[1:] != starts[:-1])] if starts.size else starts
         gaps = np.diff(starts)
         observed = np.ones(gaps.size, bool)

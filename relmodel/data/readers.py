@@ -238,7 +238,10 @@ def _arrow_to_pandas(table, categorical=()):
             col = col.cast(pa.timestamp("s"))
         cols.append(col)
     table = pa.table(cols, names=table.column_names)
-    return table.to_pandas(deduplicate_objects=True, split_blocks=True, self_destruct=True)
+    df = table.to_pandas(deduplicate_objects=True, split_blocks=True, self_destruct=True)
+    del table, cols
+    pa.default_memory_pool().release_unused()  # hand the parser's buffers back before the clean-up
+    return df
 
 
 def _categories(col):
