@@ -40,7 +40,7 @@ from .recurrence import _mcf_inputs
 from ...units import hours
 from ...tables import Result, count, html_table, interval, number
 from relmodel.escape import html_text
-from relmodel.budget_guard import check_cost, count
+from relmodel.budget_guard import check_cost, count as whole_count
 
 __all__ = [
     "TrendTest",
@@ -343,7 +343,7 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_r
     m = t.size
     beta_bar = (m - 1) / np.log(Ti / t).sum()  # (n-1)/n (time) or (n-2)/n (failure) times beta_hat
     stat = float(_cvm(t / Ti, beta_bar))
-    n_runs = count("n_runs", n_runs, lo=1)
+    n_runs = whole_count("n_runs", n_runs, lo=1)
     check_cost(f"power_law_gof(n_runs={n_runs:,})", work=n_runs * m * 10, hint="use fewer simulations (n_runs)")
     rng = np.random.default_rng(seed)
     sims = []
