@@ -100,7 +100,13 @@ def _short_dropped(source, min_outage, drop):
         from ..errors import MissingColumnError
         raise MissingColumnError("--min-outage needs an event log with outage end times; a count table has "
                                  "no outage lengths")
-    return drop(source, min_outage)
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        short = drop(source, min_outage)
+    for w in caught:  # said with the option's name
+        warnings.warn(w.category(cli_text(str(w.message))), stacklevel=3)
+    return short
 
 
 def observed_note(source, source_gpus):

@@ -26,6 +26,8 @@ __all__ = ["drop_short_outages", "outage_durations", "OutageDurations", "SHORT_L
 SHORT_LIMITS_MIN = (1, 10, 60)
 #: Outages under this many minutes are counted as reboots.
 REBOOT_MIN = 10
+# Times read from text round by about a microsecond: an outage this close to a limit counts as at it.
+_TOL_H = 1e-9
 
 
 def _min_hours(min_outage):
@@ -52,7 +54,7 @@ def drop_short_outages(log, min_outage):
         raise MissingColumnError(f"{log.name}: min_outage needs outage end times; pass end (the column of "
                                  "outage end times) or leave min_outage unset")
     with np.errstate(invalid="ignore"):
-        short = np.isfinite(end) & (end - ev["start_h"].to_numpy(float) < limit_h)
+        short = np.isfinite(end) & (end - ev["start_h"].to_numpy(float) < limit_h - _TOL_H)
     n = int(short.sum())
     if not n:
         return log
@@ -80,18 +82,18 @@ class OutageDurations(Result):
     def shares(self):
         """Share of outages shorter than each limit, in the order of ``limits_min``."""
         d = self.durations_h
-        return tuple(float(np.mean(d < m / 60)) if d.size else float("nan") for m in self.limits_min)
+        return tuple(float(np.mean(d < m / 60 - _TOL_H)) if d.size else float("nan") for m in self.limits_min)
 
     @property
     def reboot_share(self):
         """Share of outages under :data:`REBOOT_MIN` minutes."""
-        return float(np.mean(self.durations_h < REBOOT_MIN / 60)) if self.n else float("nan")
+        return float(np.mean(self.durations_h < REBOOT_MIN / 60 - _TOL_H)) if self.n else float("nan")
 
     def to_frame(self):
         """One row per limit: outages shorter than it and their share."""
         d = self.durations_h
         return pd.DataFrame({"under_min": list(self.limits_min),
-                             "outages": [int(np.sum(d < m / 60)) for m in self.limits_min],
+                             "outages": [int(np.sum(d < m / 60 - _TOL_H)) for m in self.limits_min],
                              "share": list(self.shares())})
 
     def table(self):
