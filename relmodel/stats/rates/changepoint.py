@@ -176,9 +176,9 @@ class RateChanges(Result):
         f = self._scale()
         s = self.segments
         return pd.DataFrame({"from day": s["start_h"] / 24, "to day": s["end_h"] / 24,
-                             "interruptions": s["count"], "no data (gap)": s["gap"],
-                             f"rate {self._unit()}": f * s["rate_per_h"],
-                             f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"]})
+                             "interruptions": s["count"], f"rate {self._unit()}": f * s["rate_per_h"],
+                             f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"],
+                             "no data (gap)": s["gap"]})
 
     def _repr_html_(self):
         text = html_paragraphs(self._sentences())
