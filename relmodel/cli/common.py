@@ -13,7 +13,8 @@ __all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_
 
 # Python argument names in library messages, and the options that set them here
 _OPTIONS = [(r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
-            (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start ")]
+            (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start "),
+            (r"\(min_outage\)", "(--min-outage)")]
 for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot"):
     _OPTIONS += [(rf"\b{_arg}=(?=\S)", f"--{_arg.replace('_', '-')} "), (rf"\b{_arg}\b(?!=)", f"--{_arg.replace('_', '-')}")]
 
@@ -26,7 +27,8 @@ def cli_text(message):
 
 
 def log_options(func):
-    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit/--window/--log-format/--job/--year.
+    """Add --start/--end/--node/--cause/--planned/--time-format/--time-unit/--window/--log-format/--job/--year
+    and --min-outage.
 
     The command receives them as one ``log_kwargs`` dict for :func:`load_source`.
     """
@@ -48,14 +50,17 @@ def log_options(func):
         click.option("--job", help="For a Slurm export: the job name, id or array task id of the run."),
         click.option("--year", type=click.IntRange(1970, 9999),
                      help="For a syslog that omits years: the year of its first line."),
+        click.option("--min-outage", metavar="DURATION",
+                     help="Drop outages shorter than this, e.g. '10min' (reboots) [default: keep all]."),
     ]
 
     @functools.wraps(func)
     def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, log_format, job, year,
-                **kwargs):
+                min_outage=None, **kwargs):
         kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
               "planned": planned, "time_format": time_format, "time_unit": time_unit,
-              "window": tuple(window) if window else None, "format": log_format, "job": job, "year": year}
+              "window": tuple(window) if window else None, "format": log_format, "job": job, "year": year,
+              "min_outage": min_outage}
         kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
         return func(*args, **kwargs)
 
@@ -72,17 +77,36 @@ def load_source(log, log_kwargs):
     datasets load quietly.
     """
     import warnings
+    from ..data.outages import drop_short_outages
+    min_outage = log_kwargs.pop("min_outage", None)
     ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year") if k in log_kwargs}
     operator_log = _operator_log(log, log_kwargs, ops)
     if operator_log is not None:
-        return operator_log
+        return _short_dropped(operator_log, min_outage, drop_short_outages)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = datasets.load(log, **log_kwargs)
     if str(log).lower() not in datasets.NAMES:
         for w in caught:
             warnings.warn(w.message if isinstance(w.message, Warning) else str(w.message), stacklevel=2)
-    return source
+    return _short_dropped(source, min_outage, drop_short_outages)
+
+
+def _short_dropped(source, min_outage, drop):
+    """``source`` without outages shorter than --min-outage (a count table cannot be filtered)."""
+    if min_outage is None:
+        return source
+    if not hasattr(source, "events"):
+        from ..errors import MissingColumnError
+        raise MissingColumnError("--min-outage needs an event log with outage end times; a count table has "
+                                 "no outage lengths")
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        short = drop(source, min_outage)
+    for w in caught:  # said with the option's name
+        warnings.warn(w.category(cli_text(str(w.message))), stacklevel=3)
+    return short
 
 
 def observed_note(source, source_gpus):

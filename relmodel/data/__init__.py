@@ -22,3 +22,5 @@ from . import xid, synthetic_ops
 
 __all__ += ["JobLog", "read_sacct", "XidLog", "read_xid", "expand_nodelist", "compress_nodelist", "xid",
             "synthetic_ops"]
+from .outages import OutageDurations, drop_short_outages, outage_durations
+__all__ += ["OutageDurations", "drop_short_outages", "outage_durations"]

@@ -11,7 +11,7 @@ column, its cluster ``source_gpus`` or an ``n_gpus`` column.
 """
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +20,7 @@ from ..errors import MissingColumnError
 from .counts import CountTable, count_table
 from .datasets import NAMES, load
 from .logs import InterruptionLog, LogWarning, read_log
+from .outages import drop_short_outages
 from .readers import read_table
 from relmodel.escape import html_text
 
@@ -123,7 +124,7 @@ def _log_cluster(data, source_gpus, gpus_per_node):
     return nodes * int(gpus_per_node), f"{nodes:,} nodes seen in the log × {gpus_per_node} GPUs", (note,)
 
 
-def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
+def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
                 format=None, job=None, year=None):
     """Read the report's one data source; returns a :class:`Source`.
@@ -139,6 +140,10 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
     and ``job``), "xid" (a kernel log, read with :func:`~relmodel.data.kernlog.read_xid`
     and ``year``) or "table"; for a file it is sniffed when not given, and the
     notes say so.
+
+    ``min_outage`` (a duration, default none) drops outages shorter than it
+    (see :func:`~relmodel.data.outages.drop_short_outages`): a
+    :class:`LogWarning` says how many, ``problems()`` lists them.
 
     Examples
     --------
@@ -188,3 +193,21 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
     n = len(data.interruptions())
     return Source(data, "log", data.name, gpus, gpn, n, data.duration_h, how, tuple(notes) + tuple(more))
 
+
+
+def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
+                time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
+                format=None, job=None, year=None, min_outage=None):
+    src = _read_source(log, start=start, end=end, node=node, cause=cause, planned=planned,
+                       time_format=time_format, time_unit=time_unit, source_gpus=source_gpus,
+                       gpus_per_node=gpus_per_node, exposure=exposure, format=format, job=job, year=year)
+    if min_outage is None:
+        return src
+    if not src.is_log:
+        raise MissingColumnError(f"{src.name}: min_outage needs an event log with outage end times; a count "
+                                 "table has no outage lengths (leave min_outage unset)")
+    data = drop_short_outages(src.data, min_outage)
+    return replace(src, data=data, n_events=len(data.interruptions()))
+
+
+load_source.__doc__ = _read_source.__doc__

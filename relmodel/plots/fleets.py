@@ -71,6 +71,9 @@ def rate_changes_plot(changes, ax=None, **kwargs):
         x = [s.start_h / 24, s.end_h / 24]
         ax.fill_between(x, f * s.rate_lo, f * s.rate_hi, color="C0", alpha=0.25, lw=0)
         ax.plot(x, [f * s.rate_per_h] * 2, color="C0", lw=2, label="segment rate" if i == 0 else None)
+    for i, (g0, g1) in enumerate(getattr(changes, "gaps_h", ())):  # no records: no rate is drawn
+        ax.axvspan(g0 / 24, g1 / 24, color="none", hatch="//", ec="0.5", lw=0,
+                   label="no records (gap)" if i == 0 else None)
     for i, (t, lo, hi) in enumerate(zip(changes.change_h, changes.change_lo_h, changes.change_hi_h)):
         ax.axvspan(lo / 24, hi / 24, color="C3", alpha=0.12, lw=0)
         ax.axvline(t / 24, color="C3", ls="--", label="change (with interval)" if i == 0 else None)

@@ -22,7 +22,9 @@ def source_block(src):
     out = [P.paragraph(src.describe() + ".")]
     out += [P.note(n, "info") for n in src.notes]
     if src.is_log:
-        flagged = len(src.data.problems())
+        problems = src.data.problems()["problem"].astype(str)
+        short = int(problems.str.startswith("shorter than min_outage").sum())
+        flagged = len(problems) - short
         if flagged:
             out.append(P.paragraph(f"{flagged:,} rows were duplicates, overlaps, simultaneous or outside the "
                                    "window and were merged or dropped as the log reader's rules say."))

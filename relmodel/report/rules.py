@@ -37,6 +37,7 @@ format                  "table", "sacct" or "xid" (None: recognised from the fil
 job                     a job name, id or array task id (Slurm exports)
 year                    whole year 1970 to 9999 (syslog without years)
 ckpt_interval           duration > 0 (the interval a past Slurm run used)
+min_outage              duration > 0: shorter outages are dropped (None: keep all)
 ======================  ====================================================
 
 List parameters (``name[]`` above) must be non-empty and every element must
@@ -187,6 +188,8 @@ RULES["format"] = (lambda v: v in ("table", "sacct", "xid"),
 RULES["job"] = (lambda v: isinstance(v, str) and 0 < len(v) <= 200, "a job name, id or array task id, or null", False)
 RULES["year"] = (_whole(1970, 9999), "a whole year such as 2024, or null", False)
 RULES["ckpt_interval"] = (_positive_duration, "a duration > 0 such as '30min' or 0.5 (hours), or null", False)
+RULES["min_outage"] = (_positive_duration, "a duration > 0 such as '10min' or '1h' (shorter outages are dropped), "
+                                           "or null", False)
 
 #: Parameters that hold one duration or a list of them.
 DURATIONS = {n for n, (check, _, _) in RULES.items() if check in (_positive_duration, _duration_or_zero)}

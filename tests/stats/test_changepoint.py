@@ -131,7 +131,9 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     assert not any(w in html for w in ("nan", "NaN", "inf", "None"))
     with pytest.warns(RelmodelDeprecationWarning, match=r"FleetSummary.sentences\(\) is deprecated.*use .text\(\)"):
         sentences = summary.sentences()
-    assert len(sentences) == 3 + summary.changes.n_changes and summary.text() == " ".join(sentences)
+    # more than five changes: one sentence for them (the table lists them) and one per gap without records
+    assert summary.changes.n_changes > 5
+    assert len(sentences) == 3 + 1 + len(summary.changes.gaps_h) and summary.text() == " ".join(sentences)
     plt.close("all")
     assert len(fleet_context(llama3)) == 1  # a count table has no times: forest plot only
     fig, (a1, a2) = plt.subplots(2)

@@ -16,6 +16,12 @@ the posterior of its position over the bin edges between them, with a flat
 prior on the position and Jeffreys priors on the two rates, is proportional
 to ``Gamma(n1 + 1/2) Gamma(n2 + 1/2) / (L1^(n1 + 1/2) L2^(n2 + 1/2))``; the
 interval holds the central ``conf`` of that posterior.
+
+A stretch with no records longer than ``GAP_FACTOR`` (10) times the mean
+interarrival (window length / interruptions) is a gap: most likely the log
+stopped, not the failures.  A segment lying mostly in a gap has no rate (NaN,
+"no data"), never a rate of zero, and the text names each gap.  More than
+``MAX_SENTENCES`` (5) changes are summed up in one sentence; the table lists them.
 """
 
 from dataclasses import dataclass
@@ -29,12 +35,16 @@ from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
 from ...deprecation import renamed, renamed_keywords
-from ...tables import Result, html_table
+from ...tables import Result, duration, html_table
 from relmodel.escape import html_text, html_paragraphs
 
-__all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS"]
+__all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS", "GAP_FACTOR", "MAX_SENTENCES"]
 
 MAX_BINS = 400
+#: A stretch without records longer than this many mean interarrivals is a gap (no data).
+GAP_FACTOR = 10
+#: More changes than this are listed in the table, not one sentence each.
+MAX_SENTENCES = 5
 
 
 def segment_cost(n, length):
@@ -101,6 +111,8 @@ class RateChanges(Result):
     name: str = "log"
     origin: object = None
     conf: float = 0.95
+    gaps_h: tuple = ()
+    mean_interarrival_h: float = float("nan")
 
     @property
     def n_changes(self):
@@ -124,16 +136,40 @@ class RateChanges(Result):
     def _sentences(self):
         seg = self.segments
         f = self._scale()
+        gaps = [(g0, self._gap_sentence(g0, g1)) for g0, g1 in self.gaps_h]
         if not self.n_changes:
+            if gaps and not np.isfinite(seg["rate_per_h"].iloc[0]):
+                return [g for _, g in gaps]
+            rate = f * seg["rate_per_h"].iloc[0]
             return [f"{self.name}: no change in the interruption rate was found (penalty {self.penalty:.1f}); "
-                    f"the rate is {f * seg['rate_per_h'].iloc[0]:,.2f} {self._unit()} throughout."]
+                    f"the rate is {rate:,.2f} {self._unit()} throughout."] + [g for _, g in gaps]
+        if self.n_changes > MAX_SENTENCES:
+            return [f"{self.name}: the interruption rate changed {self.n_changes} times (penalty "
+                    f"{self.penalty:.1f}); the table lists each segment with its rate."] + [g for _, g in gaps]
         out = []
         for i, t in enumerate(self.change_h):
-            r0, r1 = f * seg["rate_per_h"].iloc[i], f * seg["rate_per_h"].iloc[i + 1]
-            out.append(f"Around {self._when(t)} ({self.conf:.0%} interval {self._when(self.change_lo_h[i])} to "
-                       f"{self._when(self.change_hi_h[i])}) the rate went {'up' if r1 > r0 else 'down'} from "
-                       f"{r0:,.2f} to {r1:,.2f} {self._unit()}.")
-        return out
+            if seg["gap"].iloc[i + 1]:
+                continue  # entering a gap: its own sentence says so
+            before = [k for k in range(i + 1) if not seg["gap"].iloc[k]]
+            r1 = f * seg["rate_per_h"].iloc[i + 1]
+            when = (f"Around {self._when(t)} ({self.conf:.0%} interval {self._when(self.change_lo_h[i])} to "
+                    f"{self._when(self.change_hi_h[i])})")
+            if not before:
+                out.append((t, f"{when} the records resume at {r1:,.2f} {self._unit()}."))
+                continue
+            r0 = f * seg["rate_per_h"].iloc[before[-1]]
+            if before[-1] != i:
+                out.append((t, f"{when} the records resume after the gap at {r1:,.2f} {self._unit()} "
+                               f"({r0:,.2f} before it)."))
+                continue
+            out.append((t, f"{when} the rate went {'up' if r1 > r0 else 'down'} from "
+                           f"{r0:,.2f} to {r1:,.2f} {self._unit()}."))
+        return [text for _, text in sorted(out + gaps, key=lambda x: x[0])]
+
+    def _gap_sentence(self, g0, g1):
+        return (f"From {self._when(g0)} to {self._when(g1)} there are no records ({duration(g1 - g0)}, more than "
+                f"{GAP_FACTOR} times the mean interarrival of {duration(self.mean_interarrival_h)}): no data, "
+                "not a rate of zero.")
 
     def to_frame(self):
         """Segments in days from the window start, with counts and rates (exact intervals)."""
@@ -141,7 +177,8 @@ class RateChanges(Result):
         s = self.segments
         return pd.DataFrame({"from day": s["start_h"] / 24, "to day": s["end_h"] / 24,
                              "interruptions": s["count"], f"rate {self._unit()}": f * s["rate_per_h"],
-                             f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"]})
+                             f"{self.conf:.0%} low": f * s["rate_lo"], f"{self.conf:.0%} high": f * s["rate_hi"],
+                             "no data (gap)": s["gap"]})
 
     def _repr_html_(self):
         text = html_paragraphs(self._sentences())
@@ -229,10 +266,31 @@ def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="nod
     ivals = [_position_interval(counts, widths, bounds[i], bounds[i + 1], bounds[i + 2], conf, min_size)
              for i in range(len(cps))]
     rel = edges - t0
-    segments = _segments(counts, widths, rel, bounds, units, conf)
+    gaps, mean_gap = _gaps(t, t0, t1)
+    segments = _mark_gaps(_segments(counts, widths, rel, bounds, units, conf), gaps)
     return RateChanges(tuple(float(rel[c]) for c in cps), tuple(float(rel[a]) for a, _ in ivals),
                        tuple(float(rel[b]) for _, b in ivals), segments, rel, counts, penalty, units, per, name,
-                       _shift(origin, t0), conf)
+                       _shift(origin, t0), conf, gaps, mean_gap)
+
+
+def _gaps(t, t0, t1):
+    """Stretches (hours from ``t0``) with no records longer than GAP_FACTOR mean interarrivals, and that mean."""
+    pts = np.concatenate([[t0], np.sort(np.clip(t, t0, t1)), [t1]])
+    mean = (t1 - t0) / t.size
+    idx = np.flatnonzero(np.diff(pts) > GAP_FACTOR * mean)
+    return tuple((float(pts[k] - t0), float(pts[k + 1] - t0)) for k in idx), float(mean)
+
+
+def _mark_gaps(segments, gaps):
+    """Flag segments with no interruptions that lie mostly in a gap; they get no rate (NaN), not zero."""
+    start, end = segments["start_h"].to_numpy(float), segments["end_h"].to_numpy(float)
+    inside = np.zeros(len(segments))
+    for g0, g1 in gaps:
+        inside += np.clip(np.minimum(end, g1) - np.maximum(start, g0), 0, None)
+    gap = (segments["count"].to_numpy() == 0) & (inside >= 0.5 * (end - start))
+    segments = segments.assign(gap=gap)
+    segments.loc[gap, ["rate_per_h", "rate_lo", "rate_hi"]] = np.nan
+    return segments
 
 
 def _segments(counts, widths, rel_edges, bounds, units, conf):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.logs import InterruptionLog
-from .changepoint import rate_changes
+from .changepoint import MAX_SENTENCES, rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .comparison import compare_rates
 from .rates import poisson_interval
@@ -79,7 +79,9 @@ class FleetSummary(Result):
 
     def _repr_html_(self):
         text = html_paragraphs(self._sentences())
-        return text + html_table(self.table(), index=False)
+        many = self.changes is not None and self.changes.n_changes > MAX_SENTENCES
+        changes = html_table(self.changes.table(), index=False) if many else ""
+        return text + html_table(self.table(), index=False) + changes
 
     sentences = renamed("sentences", "text", value=lambda self: self._sentences())
     table_for_people = renamed("table_for_people", "table")

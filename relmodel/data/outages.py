@@ -1,0 +1,127 @@
+"""Short outages: drop those under a minimum length, and show how outage lengths are spread.
+
+Many logs record every reboot as an outage.  :func:`drop_short_outages` removes
+outages shorter than ``min_outage`` (each row's own end minus start; rows with
+an unknown end are kept) and lists them in ``problems()``;
+:func:`outage_durations` gives the share of outages under 1, 10 and 60 minutes
+so a reader sees when most "failures" are reboots.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DurationError, MissingColumnError
+from ..tables import Result, count, duration, html_table, pct
+from ..units import hours
+from .clean import flag_rows
+from .logs import InterruptionLog, LogWarning
+from relmodel.escape import html_paragraphs
+
+__all__ = ["drop_short_outages", "outage_durations", "OutageDurations", "SHORT_LIMITS_MIN", "REBOOT_MIN"]
+
+#: Limits (minutes) of the shares shown on the data page.
+SHORT_LIMITS_MIN = (1, 10, 60)
+#: Outages under this many minutes are counted as reboots.
+REBOOT_MIN = 10
+# Times read from text round by about a microsecond: an outage this close to a limit counts as at it.
+_TOL_H = 1e-9
+
+
+def _min_hours(min_outage):
+    h = hours(min_outage)
+    if not (np.isfinite(h) and h > 0):
+        raise DurationError(f"min_outage must be a duration > 0 such as '10min' or '1h', got {min_outage!r}")
+    return float(h)
+
+
+def drop_short_outages(log, min_outage):
+    """``log`` without its outages shorter than ``min_outage``; ``None`` returns ``log`` unchanged.
+
+    The dropped rows are listed in ``problems()`` ("shorter than min_outage",
+    "dropped") and a :class:`LogWarning` says how many were dropped.  Rows with
+    an unknown end are kept.  A log without end times raises
+    :class:`~relmodel.errors.MissingColumnError`.
+    """
+    if min_outage is None:
+        return log
+    limit_h = _min_hours(min_outage)
+    ev = log.events
+    end = ev["end_h"].to_numpy(float) if "end_h" in ev else np.full(len(ev), np.nan)
+    if not np.isfinite(end).any():
+        raise MissingColumnError(f"{log.name}: min_outage needs outage end times; pass end (the column of "
+                                 "outage end times) or leave min_outage unset")
+    with np.errstate(invalid="ignore"):
+        short = np.isfinite(end) & (end - ev["start_h"].to_numpy(float) < limit_h - _TOL_H)
+    n = int(short.sum())
+    if not n:
+        return log
+    flagged = flag_rows(ev[short], f"shorter than min_outage ({duration(limit_h)})", "dropped")
+    problems = pd.concat([log.problems(), flagged], ignore_index=True)
+    warnings.warn(f"{log.name}: {n:,} of {len(ev):,} outages are shorter than {duration(limit_h)} "
+                  "(min_outage) and were dropped; problems() lists them", LogWarning, stacklevel=2)
+    return InterruptionLog(ev[~short].reset_index(drop=True), log.window_h, origin=log.origin,
+                           cause_columns=log.cause_columns, name=log.name, n_nodes=log._n_nodes,
+                           gpus_per_node=log.gpus_per_node, problems=problems)
+
+
+@dataclass(frozen=True, eq=False)
+class OutageDurations(Result):
+    """How outage lengths are spread: counts and shares under each limit (minutes)."""
+
+    durations_h: np.ndarray
+    limits_min: tuple
+    name: str = "log"
+
+    @property
+    def n(self):
+        return int(self.durations_h.size)
+
+    def shares(self):
+        """Share of outages shorter than each limit, in the order of ``limits_min``."""
+        d = self.durations_h
+        return tuple(float(np.mean(d < m / 60 - _TOL_H)) if d.size else float("nan") for m in self.limits_min)
+
+    @property
+    def reboot_share(self):
+        """Share of outages under :data:`REBOOT_MIN` minutes."""
+        return float(np.mean(self.durations_h < REBOOT_MIN / 60 - _TOL_H)) if self.n else float("nan")
+
+    def to_frame(self):
+        """One row per limit: outages shorter than it and their share."""
+        d = self.durations_h
+        return pd.DataFrame({"under_min": list(self.limits_min),
+                             "outages": [int(np.sum(d < m / 60 - _TOL_H)) for m in self.limits_min],
+                             "share": list(self.shares())})
+
+    def table(self):
+        """The shares formatted for a person."""
+        f = self.to_frame()
+        return pd.DataFrame({"Outage length": [f"under {m} min" for m in f["under_min"]],
+                             "Outages": [count(v) for v in f["outages"]], "Share": [pct(v) for v in f["share"]]})
+
+    def text(self):
+        """The shares in words, and whether most outages are reboots."""
+        if not self.n:
+            return f"{self.name}: no outage has a known end, so their lengths are unknown."
+        parts = [f"{pct(s)} under {m} min" for m, s in zip(self.limits_min, self.shares())]
+        head = (f"Of {self.n:,} outages with a known end (overlaps on a node merged), " + ", ".join(parts[:-1])
+                + f" and {parts[-1]}; the median lasted {duration(float(np.median(self.durations_h)))}.")
+        if self.reboot_share > 0.5:
+            tail = (f" Most of these \"failures\" ({pct(self.reboot_share)}) last under {REBOOT_MIN} min, as a "
+                    "reboot does: set min_outage (e.g. '10min') to count only outages that stop a job for longer.")
+        else:
+            tail = f" Most outages last {REBOOT_MIN} min or longer, so most are not reboots."
+        return head + tail
+
+    def _repr_html_(self):
+        return html_paragraphs([self.text()]) + html_table(self.table(), index=False)
+
+
+def outage_durations(log, limits_min=SHORT_LIMITS_MIN):
+    """Shares of ``log``'s outages (known end, overlaps merged) under each limit in minutes."""
+    if not hasattr(log, "downtimes"):
+        raise MissingColumnError(f"{getattr(log, 'name', 'data')}: outage lengths need an event log with end times")
+    return OutageDurations(np.asarray(log.downtimes().hours, float), tuple(limits_min), name=log.name)
