@@ -32,6 +32,8 @@ import os
 import threading
 import time
 
+from traitlets import Type
+
 from .kernel import KernelManager
 
 __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
@@ -70,6 +72,11 @@ class PooledKernelManager(KernelManager):
     sockets and session are the same. Stopping it resets the kernel and puts
     it back instead.
     """
+
+    #: Clients of :class:`~relmodel.report.kernel.KernelClient`, which tell :meth:`watch` of
+    #: each execute request and reply (a ``client_class`` name alone does not reach
+    #: ``AsyncKernelManager``, whose ``client_factory`` default wins).
+    client_factory = Type(klass="relmodel.report.kernel.KernelClient")
 
     def __new__(cls, *args, **kwargs):
         warm = _take(cls.run_id)
