@@ -213,11 +213,12 @@ def _stop(manager):
         shutil.rmtree(os.path.dirname(manager.ip), ignore_errors=True)
 
 
-def retire_all():
-    """Stop every idle kernel of this process."""
+def retire_all(run_id=None):
+    """Stop every idle kernel of this process (of run ``run_id`` only, when given)."""
     with _LOCK:
-        managers = [manager for _, manager in _IDLE]
-        _IDLE.clear()
+        kept = [(run, m) for run, m in _IDLE if run_id is not None and run != str(run_id)]
+        managers = [m for run, m in _IDLE if run_id is None or run == str(run_id)]
+        _IDLE[:] = kept
     for manager in managers:
         _stop(manager)
 
