@@ -29,6 +29,7 @@ starts, and workers inherit it from the process that starts them.
 
 import atexit
 import os
+import shutil
 import threading
 import time
 
@@ -208,7 +209,6 @@ def _stop(manager):
         manager._close_control_socket()
     except Exception:  # its run's cleanup removed the files first
         pass
-    import shutil
     if manager.transport == "ipc":
         shutil.rmtree(os.path.dirname(manager.ip), ignore_errors=True)
 
