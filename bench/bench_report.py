@@ -10,8 +10,14 @@
 The default report runs its notebooks in parallel (one worker per core); the
 table also shows it on one worker. Every time is the fastest of --repeat runs.
 
-Usage: python bench/bench_report.py [--quick] [--repeat N]
-       (--quick: one run each, and the sweep renders one notebook)
+3. Warm kernels (relmodel.report.pool): the default report and the report on
+   one worker, each with kernel reuse off (RELMODEL_KERNEL_POOL=0, before) and
+   on (after), against the same number of trivial notebooks through Papermill
+   in sequence and on 2 processes. Target: report within 2x that floor.
+
+Usage: python bench/bench_report.py [--quick] [--repeat N] [--pool]
+       (--quick: one run each, and the sweep renders one notebook;
+        --pool: only the warm-kernel table of part 3)
 """
 
 import argparse
@@ -107,6 +113,54 @@ def baseline_scripts(tmp, suite):
     run_scripts([as_script(p, tmp) for p in suite], tmp)
 
 
+def _trivial_half(paths, folder):
+    papermill_trivial([Path(p) for p in paths], Path(folder))
+
+
+def trivial_parallel(tmp, n, workers=2):
+    """``n`` trivial notebooks through Papermill, split over ``workers`` spawned processes."""
+    paths = [str(p) for p in trivial_notebooks(tmp, n)]
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        list(pool.map(_trivial_half, [paths[i::workers] for i in range(workers)], [str(tmp)] * workers))
+
+
+def with_pool(on, fn, *args):
+    """Run ``fn`` with kernel reuse on or off (workers inherit the switch when they start)."""
+    previous = os.environ.get("RELMODEL_KERNEL_POOL")
+    os.environ["RELMODEL_KERNEL_POOL"] = "1" if on else "0"
+    try:
+        return fn(*args)
+    finally:
+        if previous is None:
+            os.environ.pop("RELMODEL_KERNEL_POOL")
+        else:
+            os.environ["RELMODEL_KERNEL_POOL"] = previous
+
+
+def pool_table(repeat, n):
+    """Report with kernel reuse off and on against the Papermill floor; prints a table."""
+    floor_seq = best(repeat, baseline_trivial, n)
+    floor_par = best(repeat, trivial_parallel, n)
+    times = {}
+    for _ in range(repeat):  # alternate off and on, so a busy spell hits both
+        for on in (False, True):
+            for workers in (None, 1):
+                t = with_pool(on, best, 1, default_report, workers)
+                times[on, workers] = min(times.get((on, workers), float("inf")), t)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"warm kernels (fastest of {repeat}; load average {load:.1f} on {os.cpu_count()} cores)")
+    print(f"{f'papermill, {n} trivial notebooks in sequence':<58}{floor_seq:>9.2f}")
+    print(f"{f'papermill, {n} trivial notebooks on 2 processes':<58}{floor_par:>9.2f}")
+    print(f"{'':<30}{'reuse off':>12}{'reuse on':>12}{'off/floor':>11}{'on/floor':>10}")
+    for workers, label, floor in ((None, "report, default workers", floor_par),
+                                  (1, "report, 1 worker", floor_seq)):
+        off, on = times[False, workers], times[True, workers]
+        print(f"{label:<30}{off:>12.2f}{on:>12.2f}{off / floor:>10.2f}x{on / floor:>9.2f}x")
+    print("(default workers against the 2-process floor, 1 worker against the sequential floor;"
+          " target <= 2x)")
+    return times
+
+
 def sweep_in(tmp, workers, notebooks):
     sweep(tmp / "sweep", workers, notebooks)
 
@@ -115,10 +169,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one repeat, sweep only the checkpoint notebook")
     parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts")
+    parser.add_argument("--pool", action="store_true", help="only the warm-kernel table (reuse off and on)")
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
     notebooks = ["03"] if args.quick else None
     suite = find_notebooks()
+    if args.pool:
+        pool_table(repeat, len(suite))
+        return
     t_report = best(repeat, default_report)
     t_report1 = best(repeat, default_report, 1)
     t_trivial = best(repeat, baseline_trivial, len(suite))
@@ -139,6 +197,8 @@ def main():
     print(f"report / (papermill trivial + computations) = {t_report / base:.2f}x  (target <= 1.5x)")
     print(f"  the same on 1 worker                       = {t_report1 / base:.2f}x")
     print(f"sweep speed-up, 2 workers vs sequential     = {t_seq / t_par:.2f}x  (target >= 1.6x)")
+    print()
+    pool_table(repeat, len(suite))
 
 
 if __name__ == "__main__":

@@ -74,7 +74,9 @@ def _kill(pid):
 def cleanup_run(run_id):
     """Stop the kernels of run ``run_id`` and remove its temporary folders."""
     from .kernel import PREFIX
+    from .pool import retire_all
 
+    retire_all(run_id)  # idle kernels this process keeps for the run: stopped and reaped
     tmp = Path(tempfile.gettempdir())
     for folder in tmp.glob(f"{PREFIX}{run_id}-*"):
         try:

@@ -50,7 +50,16 @@ class SlicedChannel(AsyncZMQSocketChannel):
     waits on the socket for the rest of the slice.
     """
 
+    #: Called with each message read (the client uses it to see which requests were answered).
+    on_msg = None
+
     async def get_msg(self, timeout=None):
+        msg = await self._sliced_get_msg(timeout)
+        if self.on_msg is not None:
+            self.on_msg(msg)
+        return msg
+
+    async def _sliced_get_msg(self, timeout=None):
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
@@ -73,6 +82,23 @@ class KernelClient(AsyncKernelClient):
     iopub_channel_class = Type(SlicedChannel)
     stdin_channel_class = Type(SlicedChannel)
     control_channel_class = Type(SlicedChannel)
+
+    def execute(self, *args, **kwargs):
+        """Send an execute request; a manager with ``watch`` hears of it and of its reply."""
+        msg_id = super().execute(*args, **kwargs)
+        watch = getattr(self.parent, "watch", None)
+        if watch is not None:
+            watch(msg_id, False)
+        return msg_id
+
+    @property
+    def shell_channel(self):
+        channel = super().shell_channel
+        if channel.on_msg is None and getattr(self.parent, "watch", None) is not None:
+            watch = self.parent.watch
+            channel.on_msg = lambda msg: (watch(msg["parent_header"].get("msg_id"), True)
+                                          if msg.get("msg_type") == "execute_reply" else None)
+        return channel
 
 
 def kernel_env():
@@ -135,5 +161,11 @@ class KernelManager(AsyncKernelManager):
 
 
 def kernel_manager_for(run_id):
-    """A :class:`KernelManager` subclass whose kernels are tagged with ``run_id``."""
-    return type("RunKernelManager", (KernelManager,), {"run_id": str(run_id)})
+    """A :class:`KernelManager` subclass whose kernels are tagged with ``run_id``.
+
+    Its kernels are warm and reused across the run's notebooks
+    (:mod:`relmodel.report.pool`) unless ``RELMODEL_KERNEL_POOL=0``.
+    """
+    from .pool import PooledKernelManager, pool_enabled
+    base = PooledKernelManager if pool_enabled() else KernelManager
+    return type("RunKernelManager", (base,), {"run_id": str(run_id)})

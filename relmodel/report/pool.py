@@ -1,0 +1,316 @@
+"""Warm kernels reused across the notebooks of one report run.
+
+Starting a kernel and importing numpy, pandas, scipy, matplotlib and relmodel
+again for every notebook costs more than most notebooks' own work. Each
+process that executes notebooks (the process itself, a process-pool worker, a
+Dask worker) keeps a small pool of idle kernels per run:
+
+* the first notebook of a run starts a kernel as usual and warms it (imports
+  those modules, then takes a snapshot of the state a notebook may change);
+* when a notebook ends, its kernel is reset to that snapshot and kept: user
+  namespace cleared (execution count back to 1), matplotlib figures closed and
+  rcParams and backend restored, relmodel's in-kernel records cleared, working
+  directory, ``sys.path``, environment variables, warnings filters, numpy
+  error and print settings and pandas options restored, and the random
+  generators of ``random`` and ``numpy.random`` reseeded from the system;
+* the next notebook of the same run takes that kernel and moves it to its
+  own working folder.
+
+A kernel is never reused when it died, when a cell's reply never came (a cell
+that timed out or a kernel that hung), or when the reset did not answer in
+:data:`RESET_TIMEOUT_S` seconds: it is stopped and the next notebook gets a
+fresh one. Kernels left idle at the end of a run are stopped by the run's own
+cleanup (their folders carry the run id), and by this process when it exits.
+
+``RELMODEL_KERNEL_POOL=0`` in the environment turns reuse off (every notebook
+gets a fresh kernel, as before); the variable is read each time a notebook
+starts, and workers inherit it from the process that starts them.
+"""
+
+import atexit
+import os
+import shutil
+import threading
+import time
+
+from traitlets import Type
+
+from .kernel import KernelManager
+
+__all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
+           "warm_kernel", "reset_kernel", "ENV_SWITCH", "RESET_TIMEOUT_S", "MAX_IDLE"]
+
+#: Environment variable that turns kernel reuse off when set to 0, "no", "off" or "false".
+ENV_SWITCH = "RELMODEL_KERNEL_POOL"
+#: Seconds a kernel may take to warm up or reset before it is stopped instead.
+RESET_TIMEOUT_S = 60
+#: Idle kernels kept per process (more than the notebooks it runs at once is waste).
+MAX_IDLE = 2
+
+_LOCK = threading.Lock()
+_IDLE = []  # (run_id, manager), oldest first
+
+_WARM = ("__import__('relmodel.report.pool', fromlist=['warm_kernel']).warm_kernel()")
+_RESET = ("__import__('relmodel.report.pool', fromlist=['reset_kernel']).reset_kernel({cwd!r})")
+
+
+def pool_enabled():
+    """True unless ``RELMODEL_KERNEL_POOL`` says 0, no, off or false."""
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "no", "off", "false")
+
+
+def idle_kernels(run_id=None):
+    """How many idle kernels this process keeps (for ``run_id``, or for every run)."""
+    with _LOCK:
+        return sum(1 for run, _ in _IDLE if run_id is None or run == str(run_id))
+
+
+class PooledKernelManager(KernelManager):
+    """A :class:`~relmodel.report.kernel.KernelManager` that hands out a warm kernel when one is idle.
+
+    Papermill creates a manager per notebook; creating one returns an idle
+    manager of the same run when there is one, so the kernel process, its
+    sockets and session are the same. Stopping it resets the kernel and puts
+    it back instead.
+    """
+
+    #: Clients of :class:`~relmodel.report.kernel.KernelClient`, which tell :meth:`watch` of
+    #: each execute request and reply (a ``client_class`` name alone does not reach
+    #: ``AsyncKernelManager``, whose ``client_factory`` default wins).
+    client_factory = Type(klass="relmodel.report.kernel.KernelClient")
+
+    def __new__(cls, *args, **kwargs):
+        warm = _take(cls.run_id)
+        if warm is not None:
+            warm._relmodel_adopting = True
+            return warm
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, **kwargs):
+        if getattr(self, "_relmodel_ready", False):
+            return  # a warm manager handed out again: keep its state
+        super().__init__(**kwargs)
+        self._relmodel_ready = True
+        self._relmodel_adopting = False
+        self._relmodel_pending = set()
+        self._relmodel_broken = False
+
+    @property
+    def has_kernel(self):
+        if getattr(self, "_relmodel_adopting", False):
+            return False  # so the notebook calls start_kernel (with its working folder)
+        return super().has_kernel
+
+    async def start_kernel(self, **kw):
+        if self._relmodel_adopting:
+            self._relmodel_adopting = False
+            self._relmodel_pending.clear()
+            await self._run_in_kernel(f"import os as _o; _o.chdir({str(kw.get('cwd') or os.getcwd())!r}); del _o")
+            return
+        await KernelManager.start_kernel(self, **kw)
+        try:
+            await self._run_in_kernel(_WARM)
+        except Exception:  # a kernel that cannot warm up still runs its notebook, but only once
+            self._relmodel_broken = True
+
+    async def shutdown_kernel(self, now=False, restart=False):
+        if restart or not self._reusable():
+            self._relmodel_broken = True
+            return await KernelManager.shutdown_kernel(self, now=now, restart=restart)
+        try:
+            await self._run_in_kernel(_RESET.format(cwd=os.path.dirname(self.ip) or os.getcwd()))
+        except Exception:  # no answer in time, the reset failed: this kernel is not reused
+            self._relmodel_broken = True
+            return await KernelManager.shutdown_kernel(self, now=True)
+        _give_back(self)
+
+    async def cleanup_resources(self, restart=False):
+        if self._relmodel_broken or not _alive(self):  # a kept kernel (idle, or taken again) keeps its files
+            self._relmodel_broken = True
+            return await KernelManager.cleanup_resources(self, restart=restart)
+
+    def _reusable(self):
+        """Alive, every sent cell answered, and reuse still on."""
+        return _alive(self) and not self._relmodel_pending and not self._relmodel_broken and pool_enabled()
+
+    async def _run_in_kernel(self, code, timeout=RESET_TIMEOUT_S):
+        """Run ``code`` silently on a client of its own; raise unless the reply says ok."""
+        client = self.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=timeout)
+            msg_id = client.execute(code, silent=True, store_history=False, allow_stdin=False)
+            deadline = time.monotonic() + timeout
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"the kernel did not answer within {timeout} s")
+                reply = await client.shell_channel.get_msg(timeout=left)
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    break
+            content = reply["content"]
+            if content.get("status") != "ok":
+                raise RuntimeError(f"{content.get('ename')}: {content.get('evalue')}")
+        finally:
+            client.stop_channels()
+
+    def watch(self, msg_id, answered):
+        """Note an execute request sent (answered False) or its reply read (answered True)."""
+        if answered:
+            self._relmodel_pending.discard(msg_id)
+        else:
+            self._relmodel_pending.add(msg_id)
+
+
+def _alive(manager):
+    process = getattr(manager.provisioner, "process", None)
+    return process is not None and process.poll() is None
+
+
+def _take(run_id):
+    """An idle manager of ``run_id`` whose kernel is alive; managers of other runs are stopped."""
+    stale, found = [], None
+    with _LOCK:
+        for entry in list(_IDLE):
+            run, manager = entry
+            if run != run_id or not _alive(manager):
+                _IDLE.remove(entry)
+                stale.append(manager)
+            elif found is None:
+                _IDLE.remove(entry)
+                found = manager
+    for manager in stale:
+        _stop(manager)
+    return found
+
+
+def _give_back(manager):
+    with _LOCK:
+        _IDLE.append((manager.run_id, manager))
+        extra = _IDLE[:-MAX_IDLE] if len(_IDLE) > MAX_IDLE else []
+        del _IDLE[:len(extra)]
+    for _, old in extra:
+        _stop(old)
+
+
+def _stop(manager):
+    """Kill an idle kernel at once and remove its folder (it runs nothing)."""
+    manager._relmodel_broken = True
+    process = getattr(manager.provisioner, "process", None)
+    try:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(timeout=5)
+    except Exception:  # already gone
+        pass
+    try:
+        manager.cleanup_connection_file()
+        manager.cleanup_ipc_files()
+        manager._close_control_socket()
+    except Exception:  # its run's cleanup removed the files first
+        pass
+    if manager.transport == "ipc":
+        shutil.rmtree(os.path.dirname(manager.ip), ignore_errors=True)
+
+
+def retire_all(run_id=None):
+    """Stop every idle kernel of this process (of run ``run_id`` only, when given)."""
+    with _LOCK:
+        kept = [(run, m) for run, m in _IDLE if run_id is not None and run != str(run_id)]
+        managers = [m for run, m in _IDLE if run_id is None or run == str(run_id)]
+        _IDLE[:] = kept
+    for manager in managers:
+        _stop(manager)
+
+
+atexit.register(retire_all)
+try:  # multiprocessing workers run these finalizers on their way out
+    from multiprocessing.util import Finalize
+    Finalize(None, retire_all, exitpriority=10)
+except ImportError:  # pragma: no cover
+    pass
+
+
+# ---- inside the kernel -------------------------------------------------------------------
+
+_SNAPSHOT = {}
+
+
+def warm_kernel():
+    """Import the report's modules and remember the state a notebook may change (in a kernel)."""
+    import sys
+    import warnings
+
+    import matplotlib
+    import matplotlib.pyplot  # noqa: F401 (the inline backend hooks in on this import)
+    import numpy
+    import pandas  # noqa: F401
+    import scipy.optimize  # noqa: F401
+    import scipy.special  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+    import relmodel  # noqa: F401
+    import relmodel.plots  # noqa: F401
+    import relmodel.report.run  # noqa: F401
+
+    # pyplot loads its backend on first use: load it now, so the inline backend hooks in
+    # (interactive mode, figures shown after each cell) before the snapshot is taken
+    matplotlib.pyplot.switch_backend(matplotlib.rcParams["backend"])
+    _SNAPSHOT.update(
+        rc=matplotlib.rcParams.copy(), backend=matplotlib.get_backend(), path=list(sys.path),
+        environ=dict(os.environ), filters=list(warnings.filters), showwarning=warnings.showwarning,
+        seterr=numpy.geterr(), printoptions=numpy.get_printoptions())
+
+
+def reset_kernel(cwd):
+    """Put a kernel back to the state :func:`warm_kernel` saw, in folder ``cwd`` (in a kernel)."""
+    import gc
+    import random
+    import sys
+    import warnings
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import numpy
+    import pandas
+    from IPython import get_ipython
+
+    from . import run
+
+    shell = get_ipython()
+    if shell is not None:
+        shell.reset(new_session=True)
+    plt.close("all")
+    if matplotlib.get_backend() != _SNAPSHOT["backend"]:
+        plt.switch_backend(_SNAPSHOT["backend"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dict.update(matplotlib.rcParams, _SNAPSHOT["rc"])
+        pandas.reset_option("all")
+    _reset_inline()
+    run._RECORDED.clear()
+    os.chdir(cwd)
+    sys.path[:] = _SNAPSHOT["path"]
+    os.environ.clear()
+    os.environ.update(_SNAPSHOT["environ"])
+    warnings.filters[:] = _SNAPSHOT["filters"]
+    warnings.showwarning = _SNAPSHOT["showwarning"]
+    getattr(warnings, "_filters_mutated", lambda: None)()
+    numpy.seterr(**_SNAPSHOT["seterr"])
+    numpy.set_printoptions(**_SNAPSHOT["printoptions"])
+    random.seed()
+    numpy.random.seed()
+    gc.collect()
+
+
+def _reset_inline():
+    """Forget figures the inline backend was asked to draw."""
+    try:
+        from matplotlib_inline import backend_inline
+    except ImportError:  # pragma: no cover - comes with ipykernel
+        return
+    show = backend_inline.show
+    if hasattr(show, "_to_draw"):
+        show._to_draw = []
+    if hasattr(show, "_draw_called"):
+        show._draw_called = False
