@@ -16,7 +16,7 @@ from ..errors import InputTypeError, WindowError
 from ..units import unit_hours
 from .times import MAX_ABS_HOURS
 
-__all__ = ["to_hours", "WINDOW_HINT"]
+__all__ = ["to_hours", "hours_since", "WINDOW_HINT"]
 
 WINDOW_HINT = "pass window=(t0, t1), the start and end of observation, in the same form as the times"
 
@@ -38,16 +38,31 @@ def to_hours(kind, t_start, t_end, window, time_format, time_unit, label):
         origin = t_start.min()
     else:
         origin = _as_timestamp(window[0], t_start, time_format, 0)
-    hour = pd.Timedelta(hours=1)
-    s_h = ((t_start - origin) / hour).to_numpy(float)
-    e_h = np.full(s_h.shape, np.nan) if t_end is None else ((t_end - origin) / hour).to_numpy(float)
+    s_h = hours_since(t_start, origin)
+    e_h = np.full(s_h.shape, np.nan) if t_end is None else hours_since(t_end, origin)
     if window is None:
         _inferred(s_h, e_h, label)
         win = (0.0, float(np.nanmax(np.concatenate([s_h, e_h]))))
     else:
         t1 = _as_timestamp(window[1], t_start, time_format, 1)
-        win = _ordered((0.0, float((t1 - origin) / hour)), window)
+        win = _ordered((0.0, float(hours_since(pd.Series([t1]), origin)[0])), window)
     return origin, s_h, e_h, win
+
+
+def hours_since(times, origin):
+    """Hours from ``origin`` to each of ``times`` (NaN for NaT), in microseconds so that spans beyond
+    the nanosecond range of pandas (about 292 years, e.g. 1900 to 2200) do not overflow."""
+    t, o = pd.Series(times), pd.Timestamp(origin)
+    if (t.dt.tz is None) != (o.tzinfo is None):  # aware against naive: pandas' own error
+        return ((t - o) / pd.Timedelta(hours=1)).to_numpy(float)
+    if t.dt.tz is not None:
+        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    if o.tzinfo is not None:
+        o = o.tz_convert("UTC").tz_localize(None)
+    us = t.dt.as_unit("us").to_numpy().astype(np.int64)
+    out = (us - o.as_unit("us").asm8.astype(np.int64)) / 3.6e9
+    out[t.isna().to_numpy()] = np.nan
+    return out
 
 
 def _pair(window):
