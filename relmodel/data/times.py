@@ -220,6 +220,9 @@ def _wide_range(s, out, time_format, dayfirst):
         more = [pd.Timestamp(datetime.strptime(v, time_format) if time_format else v) for v in text[lost]]
     except (ValueError, TypeError, OverflowError):
         return out
+    inside = (pd.Timestamp.min.as_unit("us"), pd.Timestamp.max.as_unit("us"))
+    if any(inside[0] <= t.tz_localize(None).as_unit("us") <= inside[1] for t in more):
+        return out  # pandas could hold it, so it failed for another reason (a time without a date...)
     aware = out.dt.tz is not None
     if any((t.tzinfo is not None) != aware for t in more):
         return out
