@@ -27,7 +27,7 @@ from .durations import Durations
 from ..errors import CountError, EndBeforeStartError, InputTypeError, LogFormatError
 from .readers import at, read_table, require_columns
 from .times import check_time_format, parse_times
-from .window import to_hours
+from .window import hours_since, to_hours
 from ..tables import html_table
 from relmodel.escape import html_text
 
@@ -265,7 +265,7 @@ def _healthy_hours(df, column, label, origin, time_format, time_unit):
     require_columns(df, [column], label, "last_healthy")
     kind, t = parse_times(df[column], label, column, time_format=time_format, time_unit=time_unit,
                           allow_missing=True)
-    return np.asarray(t, float) if kind == "numeric" else ((t - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    return np.asarray(t, float) if kind == "numeric" else hours_since(t, origin)
 
 
 def _cause_values(col):

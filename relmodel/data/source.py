@@ -14,9 +14,10 @@ import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ..errors import MissingColumnError
+from ..errors import CountError, ExposureError, MissingColumnError
 from .counts import CountTable, count_table
 from .datasets import NAMES, load
 from .logs import InterruptionLog, LogWarning, read_log
@@ -80,7 +81,7 @@ class Source:
 
 def _is_count_csv(path):
     try:
-        head = pd.read_csv(path, nrows=2)
+        head = pd.read_csv(path, nrows=0)  # the header only: a ragged row is the reader's error to name
     except Exception:  # not a CSV: an event log in another format
         return False
     cols = {str(c).strip().lower() for c in head.columns}
@@ -92,21 +93,43 @@ def _counts_from_csv(path, source_gpus, gpus_per_node, exposure):
     table.columns = [str(c).strip().lower() for c in table.columns]
     notes = []
     if exposure is None:
-        if "exposure_h" in table:
-            exposure = float(table["exposure_h"].iloc[0])
-        elif "days" in table:
-            exposure = 24.0 * float(table["days"].iloc[0])
+        given = [(c, f) for c, f in (("exposure_h", 1.0), ("days", 24.0)) if c in table]
+        if given:
+            exposure = _exposure_column(path, table, given)
         else:
             raise MissingColumnError(f"{path}: a count table needs its observation time: pass exposure "
                                      "(e.g. '54d') or add an exposure_h or days column")
     if source_gpus is None and "n_gpus" in table:
-        source_gpus = int(table["n_gpus"].iloc[0])
+        source_gpus = _one_value(path, table, "n_gpus", 1.0)
+        if not float(source_gpus).is_integer():
+            raise CountError(f"{path}, column 'n_gpus': {source_gpus:g} is not a whole number of GPUs; "
+                             "n_gpus must be a whole number such as 4096")
     if source_gpus is None:
         raise MissingColumnError(f"{path}: a count table does not say how many GPUs it covers; pass "
                                  "source_gpus (the GPUs observed) or add an n_gpus column")
     data = count_table(table, n_gpus=int(source_gpus), gpus_per_node=int(gpus_per_node),
                        duration=exposure, name=Path(path).name)
     return data, "as given", notes
+
+
+def _one_value(path, table, col, factor):
+    """The one value (times ``factor``) every row of ``col`` gives; an error naming rows that disagree."""
+    values = pd.to_numeric(table[col], errors="coerce").astype(float).to_numpy() * factor
+    bad = np.flatnonzero(~np.isfinite(values) | ~np.isclose(values, values[0], rtol=1e-9))
+    if bad.size:
+        rows = ", ".join(f"row {i + 1} (line {i + 2}): {table[col].iloc[i]}" for i in bad[:5])
+        raise ExposureError(f"{path}, column {col!r}: {bad.size} rows are blank, not numbers or "
+                            f"differ from row 1 ({table[col].iloc[0]}): {rows}; every row of {col} must give the same finite number")
+    return float(values[0])
+
+
+def _exposure_column(path, table, given):
+    """The exposure in hours from the exposure_h and/or days columns, which must agree."""
+    found = [(c, _one_value(path, table, c, f)) for c, f in given]
+    if len(found) == 2 and not np.isclose(found[0][1], found[1][1], rtol=1e-9):
+        raise ExposureError(f"{path}: exposure_h ({found[0][1]:g} h) and days ({found[1][1] / 24:g} days = "
+                            f"{found[1][1]:g} h) disagree in every row; give one of them, or make them agree")
+    return found[0][1]
 
 
 def _log_cluster(data, source_gpus, gpus_per_node):

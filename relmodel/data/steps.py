@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import (DuplicateStepError, EmptyDataError, LogFormatError, MissingColumnError,
-                      MissingStepsError, NegativeTimeError, NotARegularFileError, UnknownFileTypeError)
+                      MissingStepsError, NegativeTimeError, NotARegularFileError, TimeRangeError,
+                      UnknownFileTypeError)
 from ..units import unit_hours
 from relmodel.budget_guard import check_cost
 from relmodel.escape import html_text
@@ -204,12 +205,22 @@ def _durations_h(chunk, duration, start, end, factor, name, offset):
         else:
             out = (e.astype(float) - s.astype(float)) * factor
         col = end
+    _check_finite(chunk, col, out, name, offset)
     bad = np.flatnonzero(out < 0)
     if len(bad):
         raise NegativeTimeError(f"{name}, row {offset + bad[0] + 1}, column {col!r}: step time "
                                 f"{out[bad[0]] * 3600:g} s is negative; step times must be >= 0"
                                 f" ({len(bad)} such rows)")
     return out
+
+
+def _check_finite(chunk, col, out, name, offset):
+    """An error naming the rows whose step time is NaN, infinite or not a number (a row present is not a hole)."""
+    bad = np.flatnonzero(~np.isfinite(out))
+    if len(bad):
+        rows = ", ".join(str(offset + i + 1) for i in bad[:10])
+        raise TimeRangeError(f"{name}, column {col!r}: rows {rows} have no finite step time ({len(bad)} such rows); "
+                             "step times must be finite numbers >= 0; drop those rows to treat them as missing")
 
 
 def _labels(chunks, columns):
@@ -379,7 +390,20 @@ def _check_missing(grid, holes, steps, ranks, missing, name):
                             "every rank must report every step, or pass missing='drop'")
 
 
-_MEGATRON = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per iteration \(ms\):\s*([0-9.eE+-]+)")
+_MEGATRON = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per iteration \(ms\):\s*([0-9.eE+-]+|[A-Za-z]+)")
+
+
+def _megatron_ms(match, text, name):
+    """The time of one iteration line in ms; an error naming the line when it is not a finite number."""
+    try:
+        ms = float(match.group(3))
+    except ValueError:
+        ms = float("nan")
+    if not np.isfinite(ms):
+        line = text.count("\n", 0, match.start()) + 1
+        raise TimeRangeError(f"{name}, line {line}: elapsed time per iteration {match.group(3)!r} is not a finite "
+                             "number of milliseconds; each iteration line needs a time such as 1234.5")
+    return ms
 
 
 def read_megatron(path_or_text, *, name=None):
@@ -409,7 +433,7 @@ def read_megatron(path_or_text, *, name=None):
         name = name or Path(text).name
         text = Path(text).read_text(encoding="utf-8", errors="replace")
     name = name or "megatron log"
-    rows = [(int(m.group(1)), float(m.group(3))) for m in _MEGATRON.finditer(text)]
+    rows = [(int(m.group(1)), _megatron_ms(m, text, name)) for m in _MEGATRON.finditer(text)]
     if not rows:
         raise EmptyDataError(f"{name}: no 'iteration N/ M | ... elapsed time per iteration (ms): X' lines")
     frame = pd.DataFrame(rows, columns=["step", "ms"])

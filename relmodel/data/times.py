@@ -9,6 +9,7 @@ wrong.  Offsets are respected: such times are converted to UTC.
 """
 
 import re
+from datetime import datetime
 import warnings
 
 import numpy as np
@@ -205,7 +206,31 @@ def _parse_strings(s, time_format, dayfirst, label, column):
                                      "mixed; give every time an offset (e.g. '+00:00') or none") from None
         raise TimeParseError(f"{label}, column {column!r}: cannot read the times ({msg[:160]}); "
                              "give time_format, e.g. '%Y-%m-%d %H:%M'") from None
-    return _to_utc_if_aware(out)
+    return _wide_range(s, _to_utc_if_aware(out), time_format, dayfirst)
+
+
+def _wide_range(s, out, time_format, dayfirst):
+    """Re-read, one by one at microsecond resolution, the times pandas' nanosecond range (1677 to 2262)
+    could not hold; ``out`` unchanged when any of them still cannot be read (the caller names it)."""
+    text = s.astype(str).str.strip()
+    lost = (out.isna() & s.notna() & (text != "")).to_numpy()
+    if not lost.any() or dayfirst:
+        return out
+    try:
+        more = [pd.Timestamp(datetime.strptime(v, time_format) if time_format else v) for v in text[lost]]
+    except (ValueError, TypeError, OverflowError):
+        return out
+    inside = (pd.Timestamp.min.as_unit("us"), pd.Timestamp.max.as_unit("us"))
+    if any(inside[0] <= t.tz_localize(None).as_unit("us") <= inside[1] for t in more):
+        return out  # pandas could hold it, so it failed for another reason (a time without a date...)
+    aware = out.dt.tz is not None
+    if any((t.tzinfo is not None) != aware for t in more):
+        return out
+    naive = out.dt.tz_localize(None) if aware else out
+    values = naive.dt.as_unit("us").to_numpy()
+    values[lost] = [(t.tz_convert("UTC").tz_localize(None) if aware else t).as_unit("us").asm8 for t in more]
+    wide = pd.Series(values, index=out.index)
+    return wide.dt.tz_localize("UTC") if aware else wide
 
 
 def _to_utc_if_aware(s):

@@ -8,6 +8,7 @@ observation period.
 """
 
 import math
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from ..errors import InputTypeError, WindowError
 from ..units import unit_hours
 from .times import MAX_ABS_HOURS
 
-__all__ = ["to_hours", "WINDOW_HINT"]
+__all__ = ["to_hours", "hours_since", "WINDOW_HINT"]
 
 WINDOW_HINT = "pass window=(t0, t1), the start and end of observation, in the same form as the times"
 
@@ -38,16 +39,37 @@ def to_hours(kind, t_start, t_end, window, time_format, time_unit, label):
         origin = t_start.min()
     else:
         origin = _as_timestamp(window[0], t_start, time_format, 0)
-    hour = pd.Timedelta(hours=1)
-    s_h = ((t_start - origin) / hour).to_numpy(float)
-    e_h = np.full(s_h.shape, np.nan) if t_end is None else ((t_end - origin) / hour).to_numpy(float)
+    s_h = hours_since(t_start, origin)
+    e_h = np.full(s_h.shape, np.nan) if t_end is None else hours_since(t_end, origin)
     if window is None:
         _inferred(s_h, e_h, label)
         win = (0.0, float(np.nanmax(np.concatenate([s_h, e_h]))))
     else:
         t1 = _as_timestamp(window[1], t_start, time_format, 1)
-        win = _ordered((0.0, float((t1 - origin) / hour)), window)
+        win = _ordered((0.0, (_micros(t1) - _micros(origin)) / 3.6e9), window)
     return origin, s_h, e_h, win
+
+
+def hours_since(times, origin):
+    """Hours from ``origin`` to each of ``times`` (NaN for NaT), in microseconds so that spans beyond
+    the nanosecond range of pandas (about 292 years, e.g. 1900 to 2200) do not overflow."""
+    t, o = pd.Series(times), pd.Timestamp(origin)
+    if (t.dt.tz is None) != (o.tzinfo is None):  # aware against naive: pandas' own error
+        return ((t - o) / pd.Timedelta(hours=1)).to_numpy(float)
+    if t.dt.tz is not None:
+        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    us = t.dt.as_unit("us").to_numpy().astype(np.int64)
+    out = (us - _micros(o)) / 3.6e9
+    out[t.isna().to_numpy()] = np.nan
+    return out
+
+
+def _micros(ts):
+    """Microseconds since 1970 (UTC for an aware time) of one Timestamp."""
+    ts = pd.Timestamp(ts)
+    if ts.tzinfo is not None:
+        ts = ts.tz_convert("UTC").tz_localize(None)
+    return int(ts.as_unit("us").asm8.astype(np.int64))
 
 
 def _pair(window):
@@ -93,6 +115,14 @@ def _inferred(s_h, e_h, label):
     return t0, t1
 
 
+def _timestamp(value, fmt):
+    """``value`` as a Timestamp; one beyond pandas' nanosecond range (1677 to 2262) at a coarser unit."""
+    try:
+        return pd.Timestamp(pd.to_datetime(value, format=fmt))
+    except pd.errors.OutOfBoundsDatetime:
+        return pd.Timestamp(datetime.strptime(value, fmt) if fmt else value)
+
+
 def _as_timestamp(value, like, time_format, i):
     name = ("t0", "t1")[i]
     if isinstance(value, (bool, int, float, np.number)) or value is None:
@@ -102,7 +132,7 @@ def _as_timestamp(value, like, time_format, i):
         raise InputTypeError(f"window {name} must be a timestamp; got {type(value).__name__} {value!r:.60}")
     try:
         fmt = time_format if isinstance(value, str) else None
-        ts = pd.Timestamp(pd.to_datetime(value, format=fmt))
+        ts = _timestamp(value, fmt)
     except (ValueError, TypeError, OverflowError):
         raise WindowError(f"window {name}: cannot read {value!r} as a timestamp"
                           + (f" in the format {time_format!r}" if time_format else " (e.g. '2024-03-30 12:00')")) from None

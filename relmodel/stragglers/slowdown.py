@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import ModelInputError
+from ..errors import ModelInputError, TimeRangeError
 from ..tables import html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
@@ -167,6 +167,15 @@ def _attribute(lost_h, slowest, labels, total_h, key):
     return out.sort_values(["lost_s", "steps_slowest"], ascending=False, kind="stable").reset_index(drop=True)
 
 
+def _check_times(log):
+    """An error naming the (step, rank) pairs whose time is NaN or infinite."""
+    i, j = np.nonzero(~np.isfinite(np.asarray(log.times_h, float)))
+    if i.size:
+        pairs = ", ".join(f"step {log.steps[a]}, rank {log.ranks[b]}" for a, b in zip(i[:5], j[:5]))
+        raise TimeRangeError(f"{log.name}: {i.size} step times are NaN or infinite ({pairs}); every step time "
+                             "must be a finite number of hours; drop those steps first")
+
+
 def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=0):
     """What-if slowdown of a :class:`~relmodel.data.steps.StepLog` (see the module notes).
 
@@ -187,6 +196,7 @@ def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, blo
     >>> d.share_lo < d.share_lost < d.share_hi
     True
     """
+    _check_times(log)
     across = across or ("ranks" if log.n_ranks > 1 else "steps")
     if across not in ("ranks", "steps"):
         raise ModelInputError(f"across must be 'ranks' or 'steps'; got {across!r}")

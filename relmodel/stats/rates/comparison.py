@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...errors import ModelInputError, UnitError
+from ...errors import CountError, ModelInputError, UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
 from ...deprecation import renamed
@@ -203,6 +203,10 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
     if by_component:
         return _by_component(a, b, per, conf, prior, correction)
     da, db = rate_data(a, per), rate_data(b, per)
+    if da.count == 0 and db.count == 0:
+        raise CountError(f"no events in either {da.name or 'cluster A'} or {db.name or 'cluster B'}: a rate ratio "
+                         "needs at least one interruption in one of them; compare each with its upper bound "
+                         "(poisson_interval) instead")
     ratio, lo, hi, pval = rate_ratio_test(da.count, da.exposure_h, db.count, db.exposure_h, conf)
     prob = prob_greater(*_posterior(da, prior), *_posterior(db, prior))
     return RateComparison(da.name or "cluster A", db.name or "cluster B", da.count, da.exposure_h, db.count,
@@ -215,6 +219,9 @@ def _by_component(a, b, per, conf, prior, correction):
         raise UnitError(f"unknown correction {correction!r}; use one of {', '.join(CORRECTIONS)}")
     ta, tb = (component_rates(s, per=per).iloc[:-1] for s in (a, b))
     ea, eb = float(ta["exposure_h"].iloc[0]), float(tb["exposure_h"].iloc[0])
+    if ta["count"].sum() == 0 and tb["count"].sum() == 0:
+        raise CountError("no events in either source: rates per component need at least one interruption "
+                         "in one of them")
     ca, cb = (t.groupby("component", sort=False)["count"].sum().reset_index() for t in (ta, tb))
     merged = pd.merge(ca, cb, on="component", how="outer", suffixes=("_a", "_b"), sort=False).fillna(0)
     rows = []

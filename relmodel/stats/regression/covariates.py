@@ -61,6 +61,12 @@ def _check_column(col, name, events, categorical=(), separation="raise"):
         raise CovariateError(f"covariate {name!r} has {int(col.isna().sum())} missing values; fill or drop "
                              "those rows before the regression")
     numeric = not (_is_categorical(col) or name in categorical)
+    if numeric and pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        inf = np.flatnonzero(np.isinf(col.to_numpy(float)))
+        if inf.size:
+            rows = ", ".join(map(str, col.index[inf][:10].tolist()))
+            raise CovariateError(f"covariate {name!r} is infinite in {inf.size} rows (index {rows}); covariates "
+                                 "must be finite numbers: fix or drop those rows")
     if (col.min() == col.max()) if (numeric and len(col)) else col.nunique() < 2:
         value = col.iloc[0] if len(col) else None
         raise CovariateError(f"covariate {name!r} is constant (every row is {value!r}): it carries no "

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...errors import FitError
+from ...errors import CovariateError, FitError
 from ...units import hours
 from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
@@ -145,6 +145,7 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
         raise FitError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
     t, e = survival_columns(data, duration, observed)
     pick_column(data, by, (), "group")
+    _check_labels(data, by)
     labels = data[by].astype(str).to_numpy()
     names, g = np.unique(labels, return_inverse=True)
     if names.size < 2:
@@ -161,6 +162,15 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
                           "expected failures": expected, "observed / expected": d_g.sum(1) / expected,
                           "median (h)": [c.median_h for c in curves.values()]})
     return GroupComparison(by, weights, stat, df, float(stats.chi2.sf(stat, df)), table, curves, conf)
+
+
+def _check_labels(data, by):
+    """An error naming the rows whose group label is missing (they are not a group of their own)."""
+    blank = data[by].isna().to_numpy()
+    if blank.any():
+        rows = ", ".join(map(str, data.index[blank][:10].tolist()))
+        raise CovariateError(f"group column {by!r} is missing in {int(blank.sum())} rows (index {rows}); "
+                             "give every row a group, or drop those rows before comparing")
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,6 +232,7 @@ def _gray_inputs(data, by, causes, cause, duration, strata):
     """Times, codes (1 the cause, 2 another, 0 censored), group and stratum indices."""
     t, e = survival_columns(data, duration, None if "observed" not in data.columns else "observed")
     pick_column(data, by, (), "group")
+    _check_labels(data, by)
     pick_column(data, causes, (), "cause")
     codes, kinds = pd.factorize(data[causes])              # a few distinct causes: match them, not the rows
     failed = (e > 0) & (codes >= 0)
