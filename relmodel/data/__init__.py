@@ -11,7 +11,8 @@ from .counts import CountTable, count_table
 from .durations import Durations
 from .logs import InterruptionLog, LogWarning, read_log
 from .source import Source, load_source
-from .steps import StepLog, example_steps, read_megatron, read_steps
+from .steps import StepLog, example_steps, read_steps
+from .megatron import read_megatron
 
 __all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log", "Source",
            "load_source", "StepLog", "example_steps", "read_megatron", "read_steps"]

@@ -40,10 +40,24 @@ def _min_hours(min_outage):
 def drop_short_outages(log, min_outage):
     """``log`` without its outages shorter than ``min_outage``; ``None`` returns ``log`` unchanged.
 
+    ``min_outage`` is a duration (hours as a float, or a string such as ``"10min"``).
+
     The dropped rows are listed in ``problems()`` ("shorter than min_outage",
     "dropped") and a :class:`LogWarning` says how many were dropped.  Rows with
     an unknown end are kept.  A log without end times raises
     :class:`~relmodel.errors.MissingColumnError`.
+
+    Examples
+    --------
+    >>> import warnings, pandas as pd, relmodel
+    >>> df = pd.DataFrame({"start": ["2024-01-01 00:00", "2024-01-02 00:00", "2024-01-03 00:00"],
+    ...                    "end": ["2024-01-01 00:05", "2024-01-02 02:00", "2024-01-03 00:30"],
+    ...                    "node": ["a", "b", "c"]})
+    >>> log = relmodel.read_log(df, start="start", end="end", node="node")
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # it warns that 1 of 3 outages was dropped
+    ...     len(drop_short_outages(log, "10min"))
+    2
     """
     if min_outage is None:
         return log
@@ -121,7 +135,17 @@ class OutageDurations(Result):
 
 
 def outage_durations(log, limits_min=SHORT_LIMITS_MIN):
-    """Shares of ``log``'s outages (known end, overlaps merged) under each limit in minutes."""
+    """Shares of ``log``'s outages (known end, overlaps merged) under each limit in minutes.
+
+    Examples
+    --------
+    >>> import pandas as pd, relmodel
+    >>> df = pd.DataFrame({"start": ["2024-01-01 00:00", "2024-01-02 00:00", "2024-01-03 00:00"],
+    ...                    "end": ["2024-01-01 00:05", "2024-01-02 02:00", "2024-01-03 00:30"],
+    ...                    "node": ["a", "b", "c"]})
+    >>> list(outage_durations(relmodel.read_log(df, start="start", end="end", node="node")).to_frame()["outages"])
+    [0, 1, 2]
+    """
     if not hasattr(log, "downtimes"):
         raise MissingColumnError(f"{getattr(log, 'name', 'data')}: outage lengths need an event log with end times")
     return OutageDurations(np.asarray(log.downtimes().hours, float), tuple(limits_min), name=log.name)

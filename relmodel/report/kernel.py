@@ -31,8 +31,7 @@ from traitlets import DottedObjectName, Type
 
 from ..resources import import_root
 
-__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX",
-           "kernel_manager_for"]
+__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX"]
 
 #: Name prefix of the temporary folder each kernel gets: ``relmodel-kernel-<run>-<id>``.
 #: The folder holds the kernel's sockets and a ``pid`` file, so the process that
@@ -158,14 +157,3 @@ class KernelManager(AsyncKernelManager):
                 display_name="Python (relmodel)", language="python", name="python3",
                 env=kernel_env())
         return self._kernel_spec
-
-
-def kernel_manager_for(run_id):
-    """A :class:`KernelManager` subclass whose kernels are tagged with ``run_id``.
-
-    Its kernels are warm and reused across the run's notebooks
-    (:mod:`relmodel.report.pool`) unless ``RELMODEL_KERNEL_POOL=0``.
-    """
-    from .pool import PooledKernelManager, pool_enabled
-    base = PooledKernelManager if pool_enabled() else KernelManager
-    return type("RunKernelManager", (base,), {"run_id": str(run_id)})

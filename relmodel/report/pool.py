@@ -38,7 +38,7 @@ from traitlets import Type
 from .kernel import KernelManager
 
 __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
-           "warm_kernel", "reset_kernel", "ENV_SWITCH", "RESET_TIMEOUT_S", "MAX_IDLE"]
+           "kernel_manager_for", "ENV_SWITCH", "RESET_TIMEOUT_S", "MAX_IDLE"]
 
 #: Environment variable that turns kernel reuse off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_POOL"
@@ -50,8 +50,8 @@ MAX_IDLE = 2
 _LOCK = threading.Lock()
 _IDLE = []  # (run_id, manager), oldest first
 
-_WARM = ("__import__('relmodel.report.pool', fromlist=['warm_kernel']).warm_kernel()")
-_RESET = ("__import__('relmodel.report.pool', fromlist=['reset_kernel']).reset_kernel({cwd!r})")
+_WARM = ("__import__('relmodel.report.kernel_state', fromlist=['warm_kernel']).warm_kernel()")
+_RESET = ("__import__('relmodel.report.kernel_state', fromlist=['reset_kernel']).reset_kernel({cwd!r})")
 
 
 def pool_enabled():
@@ -233,84 +233,12 @@ except ImportError:  # pragma: no cover
 
 # ---- inside the kernel -------------------------------------------------------------------
 
-_SNAPSHOT = {}
 
+def kernel_manager_for(run_id):
+    """A :class:`~relmodel.report.kernel.KernelManager` subclass whose kernels are tagged with ``run_id``.
 
-def warm_kernel():
-    """Import the report's modules and remember the state a notebook may change (in a kernel)."""
-    import sys
-    import warnings
-
-    import matplotlib
-    import matplotlib.pyplot  # noqa: F401 (the inline backend hooks in on this import)
-    import numpy
-    import pandas  # noqa: F401
-    import scipy.optimize  # noqa: F401
-    import scipy.special  # noqa: F401
-    import scipy.stats  # noqa: F401
-
-    import relmodel  # noqa: F401
-    import relmodel.plots  # noqa: F401
-    import relmodel.report.run  # noqa: F401
-
-    # pyplot loads its backend on first use: load it now, so the inline backend hooks in
-    # (interactive mode, figures shown after each cell) before the snapshot is taken
-    matplotlib.pyplot.switch_backend(matplotlib.rcParams["backend"])
-    _SNAPSHOT.update(
-        rc=matplotlib.rcParams.copy(), backend=matplotlib.get_backend(), path=list(sys.path),
-        environ=dict(os.environ), filters=list(warnings.filters), showwarning=warnings.showwarning,
-        seterr=numpy.geterr(), printoptions=numpy.get_printoptions())
-
-
-def reset_kernel(cwd):
-    """Put a kernel back to the state :func:`warm_kernel` saw, in folder ``cwd`` (in a kernel)."""
-    import gc
-    import random
-    import sys
-    import warnings
-
-    import matplotlib
-    import matplotlib.pyplot as plt
-    import numpy
-    import pandas
-    from IPython import get_ipython
-
-    from . import run
-
-    shell = get_ipython()
-    if shell is not None:
-        shell.reset(new_session=True)
-    plt.close("all")
-    if matplotlib.get_backend() != _SNAPSHOT["backend"]:
-        plt.switch_backend(_SNAPSHOT["backend"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dict.update(matplotlib.rcParams, _SNAPSHOT["rc"])
-        pandas.reset_option("all")
-    _reset_inline()
-    run._RECORDED.clear()
-    os.chdir(cwd)
-    sys.path[:] = _SNAPSHOT["path"]
-    os.environ.clear()
-    os.environ.update(_SNAPSHOT["environ"])
-    warnings.filters[:] = _SNAPSHOT["filters"]
-    warnings.showwarning = _SNAPSHOT["showwarning"]
-    getattr(warnings, "_filters_mutated", lambda: None)()
-    numpy.seterr(**_SNAPSHOT["seterr"])
-    numpy.set_printoptions(**_SNAPSHOT["printoptions"])
-    random.seed()
-    numpy.random.seed()
-    gc.collect()
-
-
-def _reset_inline():
-    """Forget figures the inline backend was asked to draw."""
-    try:
-        from matplotlib_inline import backend_inline
-    except ImportError:  # pragma: no cover - comes with ipykernel
-        return
-    show = backend_inline.show
-    if hasattr(show, "_to_draw"):
-        show._to_draw = []
-    if hasattr(show, "_draw_called"):
-        show._draw_called = False
+    Its kernels are warm and reused across the run's notebooks unless
+    ``RELMODEL_KERNEL_POOL=0``.
+    """
+    base = PooledKernelManager if pool_enabled() else KernelManager
+    return type("RunKernelManager", (base,), {"run_id": str(run_id)})

@@ -277,7 +277,7 @@ def execute(task):
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from .kernel import kernel_manager_for
+    from .pool import kernel_manager_for
 
     name = task.name
     scratch = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{task.run_id}-"))

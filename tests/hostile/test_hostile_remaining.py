@@ -15,7 +15,8 @@ import pytest
 
 from relmodel.data.logs import read_log
 from relmodel.data.source import load_source
-from relmodel.data.steps import StepLog, read_megatron, read_steps
+from relmodel.data.megatron import read_megatron
+from relmodel.data.steps import StepLog, read_steps
 from relmodel.errors import (CountError, CovariateError, ExposureError, LogFormatError, RelmodelError,
                              TimeRangeError)
 from relmodel.stats.rates.comparison import compare_rates

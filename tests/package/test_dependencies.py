@@ -39,7 +39,7 @@ def declared():
     """Normalised names of the declared distributions and of those their named extras bring."""
     project = PYPROJECT["project"]
     names = set()
-    for text in project["dependencies"] + project["optional-dependencies"]["test"]:
+    for text in project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]:
         name, extras = _requirement(text)
         names.add(_norm(name))
         for req in md.requires(name) or []:

@@ -201,20 +201,20 @@ def test_power_law_gof_statistic_by_hand():
     beta_bar = beta * (n - 1) / n
     c2 = 1 / (12 * n) + sum(((t / T) ** beta_bar - (2 * i - 1) / (2 * n)) ** 2
                             for i, t in enumerate(TIMES, start=1))
-    res = relmodel.stats.survival.trends.power_law_gof(TIMES, end=T, seed=3)
+    res = relmodel.stats.survival.power_law.power_law_gof(TIMES, end=T, seed=3)
     assert res.statistic == pytest.approx(c2, rel=1e-12)
-    assert res.p_value == relmodel.stats.survival.trends.power_law_gof(TIMES, end=T, seed=3).p_value
+    assert res.p_value == relmodel.stats.survival.power_law.power_law_gof(TIMES, end=T, seed=3).p_value
     assert 0 < res.p_value <= 1
 
 
 def test_power_law_gof_p_values_uniform_under_the_model_and_small_off_it():
     rng = np.random.default_rng(17)
-    ps = np.array([relmodel.stats.survival.trends.power_law_gof(_power_law(0.7, 2.0, 500.0, rng), end=500.0,
+    ps = np.array([relmodel.stats.survival.power_law.power_law_gof(_power_law(0.7, 2.0, 500.0, rng), end=500.0,
                                                  n_runs=300, seed=k).p_value for k in range(80)])
     assert 0.35 < ps.mean() < 0.65 and np.mean(ps < 0.05) < 0.15
     # a rate that jumps tenfold half way is no power law
     jump = np.sort(np.r_[rng.uniform(0, 500, 30), rng.uniform(500, 1000, 300)])
-    res = relmodel.stats.survival.trends.power_law_gof(jump, end=1000.0, seed=1)
+    res = relmodel.stats.survival.power_law.power_law_gof(jump, end=1000.0, seed=1)
     assert res.p_value < 0.01 and res.direction == "does not fit"
 
 

@@ -15,7 +15,8 @@ from .turnbull import TurnbullEstimate, turnbull
 from .recurrence import mcf
 from .group_tests import GrayTest, GroupComparison, MCFComparison, compare_groups, compare_mcf, gray_test
 from .trends import (CrowAMSAA, TrendResult, TrendTest, crow_amsaa, event_times, laplace_test,
-                     lewis_robinson_test, mil_hdbk_189_test, power_law_gof, trend)
+                     lewis_robinson_test, mil_hdbk_189_test, trend)
+from .power_law import power_law_gof
 
 __all__ = ["CumulativeIncidence", "StepEstimate", "cumulative_incidence", "kaplan_meier", "nelson_aalen",
            "TurnbullEstimate", "turnbull", "mcf", "GrayTest", "GroupComparison", "MCFComparison",
