@@ -42,7 +42,11 @@ def declared():
     for text in project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]:
         name, extras = _requirement(text)
         names.add(_norm(name))
-        for req in md.requires(name) or []:
+        try:
+            requires = md.requires(name) or []
+        except md.PackageNotFoundError:  # an extra not installed here (bench): its own name only
+            requires = []
+        for req in requires:
             if any(re.search(rf"extra\s*==\s*['\"]{re.escape(e)}['\"]", req) for e in extras):
                 names.add(_norm(_requirement(req)[0]))
     return names
@@ -89,7 +93,8 @@ def undeclared(items, providers, names):
         for module in top_level_imports(source):
             if module in sys.stdlib_module_names or module in local:
                 continue
-            if not {_norm(d) for d in providers.get(module, [])} & names:
+            found = {_norm(d) for d in providers.get(module, [])} or {_norm(module)}  # not installed: same name
+            if not found & names:
                 bad.setdefault(module, []).append(where)
     return bad
 
