@@ -3,7 +3,7 @@
 Published values: github.com/ByteDance-Seed/StragglerAnalysis, data/result-{AR,SE,ST}.json
 ("blocking_slowdown", "blocking_decompose_by_*"), data/mw-*.json ("Mw") and data/ms-*.json ("Ms"),
 the expected output of the artifact of "Understanding Stragglers in Large Model Training Using What-if
-Analysis" (OSDI 2025).  The issue asks for S within 2%; relmodel's own simulator lands far closer.
+Analysis" (OSDI 2025).  S is required within 2% of the published value; relmodel's own simulator lands far closer.
 """
 
 from pathlib import Path
@@ -30,7 +30,7 @@ SHARED = next((p / "shared" / "datasets" / "bytedance-stragglers" / "trace-SE.pa
 
 def check(result, name):
     s, mw, ms, optype, stage, dp = PUBLISHED[name]
-    assert result.slowdown == pytest.approx(s, rel=0.02)  # the issue's tolerance
+    assert result.slowdown == pytest.approx(s, rel=0.02)  # within 2% of the published S
     assert result.slowdown == pytest.approx(s, rel=1e-5)  # what relmodel achieves
     assert result.mw == pytest.approx(mw, abs=0.01)
     assert result.ms == pytest.approx(ms, abs=0.01)
