@@ -23,7 +23,7 @@ from ..errors import (CorruptFileError, EmptyDataError, EncodingError, InputAcce
                       UnknownFileTypeError, where)
 from .times import parse_times
 
-__all__ = ["read_table", "require_columns", "parse_times", "SUFFIXES", "Label", "at"]
+__all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "SUFFIXES", "Label", "at"]
 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
 _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
@@ -66,6 +66,17 @@ def _checked_path(source):
     suffix = _suffix(path)
     if suffix is None:
         raise UnknownFileTypeError(f"{path}: unknown file type; relmodel reads " + ", ".join(SUFFIXES))
+    check_readable_file(path, lambda st: ("a folder" if stat.S_ISDIR(st.st_mode) else
+                                         "not a regular file (a device, pipe or socket)")
+                        + f"; give a log file ({', '.join(SUFFIXES)})")
+    return path, suffix
+
+
+def check_readable_file(path, not_regular):
+    """Raise a named error unless ``path`` is a regular file relmodel may read.
+
+    ``not_regular(stat_result)`` says what the path is and what to give instead.
+    """
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -75,11 +86,9 @@ def _checked_path(source):
     except OSError as exc:
         raise NotARegularFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not stat.S_ISREG(st.st_mode):
-        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, pipe or socket)"
-        raise NotARegularFileError(f"{path} is {kind}; give a log file ({', '.join(SUFFIXES)})")
+        raise NotARegularFileError(f"{path} is {not_regular(st)}")
     if not os.access(path, os.R_OK):
         raise InputAccessError(f"{path}: permission denied; relmodel cannot read this file")
-    return path, suffix
 
 
 def read_table(source, columns=None, categorical=(), text=()):

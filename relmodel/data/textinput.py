@@ -9,12 +9,11 @@ import bz2
 import gzip
 import lzma
 import os
-import stat
 import zlib
 from pathlib import Path
 
-from ..errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
-                      LogFileNotFound, NotARegularFileError)
+from ..errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
+from .readers import check_readable_file
 
 __all__ = ["read_text", "read_raw"]
 
@@ -41,7 +40,7 @@ def read_raw(source, what="log"):
             raise InputTypeError(f"a {what} is a file path or its text (a string with line breaks); got "
                                  f"{type(source).__name__} {source!r:.60}")
         path = Path(source)
-        _check_path(path, what)
+        check_readable_file(path, lambda st: f"not a regular file; give the {what} file")
         opener = _OPENERS.get(path.suffix.lower(), open)
         try:
             with opener(path, "rt", encoding="utf-8", errors="strict", newline="") as fh:
@@ -59,16 +58,3 @@ def read_raw(source, what="log"):
     return text, label
 
 
-def _check_path(path, what):
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise LogFileNotFound(path) from None
-    except PermissionError:
-        raise InputAccessError(f"{path}: permission denied; relmodel cannot look at this file") from None
-    except OSError as exc:
-        raise NotARegularFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise NotARegularFileError(f"{path} is not a regular file; give the {what} file")
-    if not os.access(path, os.R_OK):
-        raise InputAccessError(f"{path}: permission denied; relmodel cannot read this file")
