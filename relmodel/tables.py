@@ -21,7 +21,7 @@ The one rule set every layer's ``text()`` and ``table()`` use:
   version through :func:`relmodel.deprecation.renamed`).
 """
 
-import html
+from relmodel.escape import html_text
 import math
 
 import pandas as pd
@@ -170,7 +170,7 @@ class Result:
 
     def _repr_html_(self):
         text = self.text()
-        head = f"<p>{html.escape(text)}</p>" if text else ""
+        head = f"<p>{html_text(text)}</p>" if text else ""
         return head + html_table(self.table())
 
 

@@ -5,7 +5,7 @@ description has been provided for this image"); :func:`with_alt_text`
 replaces each, in page order, with "Chart: <section heading> (<page title>)".
 """
 
-import html
+from relmodel.escape import html_text
 import re
 
 __all__ = ["PLACEHOLDER", "figure_alts", "with_alt_text"]
@@ -42,6 +42,6 @@ def with_alt_text(body, alts):
     supply = iter(alts)
 
     def repl(_match):
-        return f'alt="{html.escape(next(supply, "Chart on this page"), quote=True)}"'
+        return f'alt="{html_text(next(supply, "Chart on this page"))}"'
 
     return re.sub(r'alt="' + re.escape(PLACEHOLDER) + '"', repl, body)

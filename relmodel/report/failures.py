@@ -5,7 +5,7 @@ one styled sentence instead of a traceback (presentation rule 7 of
 :mod:`relmodel.report`).
 """
 
-import html
+from relmodel.escape import html_text
 
 __all__ = ["ERROR_CELL_TAG", "failed_cell", "failure_message", "stopped_note", "failure_sentence",
            "status_text"]
@@ -46,7 +46,7 @@ def stopped_note(output):
             f"{output.get('evalue', '')}. What comes before it is complete; the executed notebook "
             "beside this page holds the full error.")
     note = ("<div style='border-left:4px solid #a00;background:#fbeaea;padding:.4em .8em'>"
-            f"{html.escape(text)}</div>")
+            f"{html_text(text)}</div>")
     return nbformat.v4.new_output("display_data", data={"text/html": note, "text/plain": text})
 
 

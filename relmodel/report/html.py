@@ -5,7 +5,7 @@ question, the inputs (defaults marked as assumptions), the answers as
 sentences, key figures, the warnings that matter, then links to the pages.
 """
 
-import html
+from relmodel.escape import html_text
 from pathlib import Path
 
 from . import present as P
@@ -53,13 +53,13 @@ PRINT_STYLE = ("@media print{@page{size:A4 landscape;margin:12mm}body{max-width:
 
 def page(title, body):
     """A small standalone HTML page."""
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}{PRINT_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html_text(title)}</title>"
+            f"<style>{STYLE}{PRINT_STYLE}</style></head><body><h1>{html_text(title)}</h1>{body}</body></html>")
 
 
 def table(header, rows):
     """An HTML table from a header list and rows of already-escaped cells, in its own scroll box."""
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    head = "".join(f"<th>{html_text(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return f"<div class='scroll'><table><tr>{head}</tr>{body}</table></div>"
 
@@ -76,7 +76,7 @@ def fmt(value, key=None, reason=None):
     ('16,600 h', '85.3%', 'a&lt;b', 'out of reach')
     """
     if value is None:
-        return html.escape(reason or "—")
+        return html_text(reason or "—")
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
@@ -89,7 +89,7 @@ def fmt(value, key=None, reason=None):
         if (key or "").endswith("_h"):
             return P.duration(value)
         return P.number(value, 4) if isinstance(value, float) else f"{value:,}"
-    return html.escape(str(value))
+    return html_text(str(value))
 
 
 def inputs_rows(summary, merged):
@@ -124,7 +124,7 @@ def _figures(folder):
     if folder is None:
         return ""
     imgs = sorted(Path(folder).glob("key-*.png"))
-    return "".join(f"<p><img src='{html.escape(p.name)}' alt='{html.escape(p.stem[4:].replace('-', ' '))}'></p>"
+    return "".join(f"<p><img src='{html_text(p.name)}' alt='{html_text(p.stem[4:].replace('-', ' '))}'></p>"
                    for p in imgs)
 
 
@@ -132,11 +132,11 @@ def _links(summary):
     rows = []
     for nb in summary["notebooks"]:
         title = NOTEBOOK_TITLES.get(nb["name"], nb["name"])
-        link = (f"<a href='{html.escape(nb['html'])}'>{html.escape(title)}</a>" if nb["html"]
-                else html.escape(title))
-        status = html.escape(status_text(nb))
+        link = (f"<a href='{html_text(nb['html'])}'>{html_text(title)}</a>" if nb["html"]
+                else html_text(title))
+        status = html_text(status_text(nb))
         status = f"<span class='err'>{status}</span>" if nb["error"] else status
-        notebook = f"<a href='{html.escape(nb['ipynb'])}'>notebook</a>" if nb.get("ipynb") else "—"
+        notebook = f"<a href='{html_text(nb['ipynb'])}'>notebook</a>" if nb.get("ipynb") else "—"
         rows.append([link, notebook,
                      f"{nb['seconds']:.0f} s", status])
     return table(["page", "executed notebook", "time", "status"], rows)
@@ -149,25 +149,25 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
     parts = [_question(d)]
     for nb in (nb for nb in summary["notebooks"] if nb["error"]):
         sentence = failure_sentence(nb, NOTEBOOK_TITLES.get(nb["name"], nb["name"]))
-        parts.append(f"<div class='note stopped'>{html.escape(sentence)}</div>")
+        parts.append(f"<div class='note stopped'>{html_text(sentence)}</div>")
     rows = inputs_rows(summary, merged)
     if rows:
         parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
-            [html.escape(a), html.escape(b), "given" if g else "<span class='assumed'>default (assumption)</span>"]
+            [html_text(a), html_text(b), "given" if g else "<span class='assumed'>default (assumption)</span>"]
             for a, b, g in rows]))
     answers = summary.get("answers") or answer_sentences(merged)
     if answers:
-        parts.append("<h2>Answers</h2>" + "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in answers))
+        parts.append("<h2>Answers</h2>" + "".join(f"<p class='answer'>{html_text(s)}</p>" for s in answers))
     elif summary.get("headline"):
         reasons = summary.get("reasons") or {}
         parts.append("<h2>Headline numbers</h2>" + table(["quantity", "value"], [
-            [html.escape(HEADLINE.get(k, k)), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()]))
+            [html_text(HEADLINE.get(k, k)), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()]))
     parts.append(_figures(folder))
     warns = summary.get("warnings") if "warnings" in summary else warning_lines(merged)
     if warns:
-        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html.escape(w)}</div>" for w in warns))
+        parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html_text(w)}</div>" for w in warns))
     parts.append("<h2>Detail pages</h2>" + _links(summary))
-    parts.append(f"<p>Created {html.escape(summary['created'])} by relmodel.</p>")
+    parts.append(f"<p>Created {html_text(summary['created'])} by relmodel.</p>")
     if summary.get("provenance"):
         from .provenance import footer
         parts.append(footer(summary["provenance"]))

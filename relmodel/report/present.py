@@ -9,7 +9,7 @@ scroll box.  :func:`note` is a styled remark; :func:`captured_notes` turns
 warnings caught while computing into such remarks.
 """
 
-import html
+from relmodel.escape import html_text
 import warnings
 from contextlib import contextmanager
 
@@ -41,14 +41,14 @@ class Block:
 
 def paragraph(*sentences):
     """One HTML paragraph from plain-text sentences (escaped)."""
-    return Block("<p>" + " ".join(html.escape(s) for s in sentences if s) + "</p>")
+    return Block("<p>" + " ".join(html_text(s) for s in sentences if s) + "</p>")
 
 
 def note(text, kind="info"):
     """A styled remark (kind: info, warning, answer) from plain text."""
     style = _NOTE_STYLE.get(kind, _NOTE_STYLE["info"])
     return Block(f"<div class='relmodel-note' style='{style};padding:.5em .8em;margin:.6em 0'>"
-                 f"{html.escape(text)}</div>")
+                 f"{html_text(text)}</div>")
 
 
 def blocks(*items):
@@ -64,18 +64,18 @@ def table(df, columns, max_rows=15, caption=None):
     shown.  More than ``max_rows`` rows fold into a ``<details>`` block
     titled with ``caption`` and the row count.
     """
-    head = "".join(f"<th style='text-align:left'>{html.escape(h)}</th>" for _, h, _ in columns)
+    head = "".join(f"<th style='text-align:left'>{html_text(h)}</th>" for _, h, _ in columns)
     rows = []
     for rec in df.to_dict("records"):
         cells = []
         for col, _, fmt in columns:
             v = rec.get(col)
             text = (fmt or number)(v)
-            cells.append(f"<td>{html.escape(str(text))}</td>")
+            cells.append(f"<td>{html_text(str(text))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     body = (f"<div class='relmodel-table' style='overflow-x:auto;max-width:100%'><table>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
-    title = html.escape(caption) if caption else "Table"
+    title = html_text(caption) if caption else "Table"
     if len(rows) > max_rows:
         return Block(f"<details><summary>{title} ({len(rows)} rows; click to show)</summary>{body}</details>")
     cap = f"<p><b>{title}</b></p>" if caption else ""

@@ -6,7 +6,7 @@ under ``"provenance"``); :func:`footer` is the line every page ends with.
 
 import functools
 import hashlib
-import html
+from relmodel.escape import html_text
 import subprocess
 from pathlib import Path
 
@@ -90,4 +90,4 @@ def footer(prov):
     given = ", ".join(f"{k} = {v}" for k, v in (prov.get("parameters") or {}).items()) or "none (all defaults)"
     text = f"relmodel {prov.get('relmodel')}{commit}; {what}; parameters given: {given}."
     return ("<footer style='margin-top:2em;padding-top:.5em;border-top:1px solid #ccc;color:#555;"
-            f"font-size:.85em;overflow-wrap:anywhere'>{html.escape(text)}</footer>")
+            f"font-size:.85em;overflow-wrap:anywhere'>{html_text(text)}</footer>")

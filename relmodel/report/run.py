@@ -11,7 +11,7 @@ kernel of the current interpreter, renders it to HTML with the code hidden
 import base64
 import copy
 import datetime as _dt
-import html
+from relmodel.escape import html_text
 import io
 import json
 import numbers
@@ -161,9 +161,9 @@ class Report:
         return self.path / "index.html"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html.escape(HEADLINE.get(k, k))}</td><td>{fmt(v, k)}</td></tr>"
+        rows = "".join(f"<tr><td>{html_text(HEADLINE.get(k, k))}</td><td>{fmt(v, k)}</td></tr>"
                        for k, v in self.headline.items())
-        return f"<p>Report <code>{html.escape(str(self.index))}</code></p><table>{rows}</table>"
+        return f"<p>Report <code>{html_text(str(self.index))}</code></p><table>{rows}</table>"
 
 
 def find_notebooks(notebooks=None):

@@ -12,7 +12,6 @@ summary.json, whatever they are. Values equal after normalisation (``1 min``
 and ``1  min``, ``4096`` and ``4096.0``) are refused before anything runs.
 """
 
-import html
 import io
 import itertools
 import json

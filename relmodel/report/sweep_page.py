@@ -6,7 +6,7 @@ its target, and how many times today's node MTBF the target needs (none
 for a row that already meets it).  The table wraps to the page width.
 """
 
-import html
+from relmodel.escape import html_text
 
 from . import present as P
 from .html import HEADLINE, fmt, page
@@ -73,8 +73,8 @@ def sweep_table(names, rows):
     body = []
     for r in rows:
         met, says, times = _verdict(r.get("records"))
-        cells = [f"<a href='{html.escape(r['folder'])}/index.html'>{html.escape(value_text(names[0], r['values'][names[0]]))}</a>"]
-        cells += [html.escape(value_text(n, r["values"][n])) for n in names[1:]]
+        cells = [f"<a href='{html_text(r['folder'])}/index.html'>{html_text(value_text(names[0], r['values'][names[0]]))}</a>"]
+        cells += [html_text(value_text(n, r["values"][n])) for n in names[1:]]
         reasons = r.get("reasons") or {}
         for k in keys:
             if k not in r["headline"]:
@@ -83,9 +83,9 @@ def sweep_table(names, rows):
                 cells.append("— (target met)")
             else:
                 cells.append(fmt(r["headline"][k], k, reasons.get(k, "out of reach")))
-        cells += [says, times, html.escape(r.get("status") or "complete")]
+        cells += [says, times, html_text(r.get("status") or "complete")]
         body.append(cells)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in body)
     return f"{_WRAP}<table class='wide'><tr>{head}</tr>{trs}</table>"
 
@@ -96,13 +96,13 @@ def sweep_page(names, rows, params=None):
 
     fixed = ", ".join(f"{parameter_label(k)}: {value_text(k, v)}" for k, v in (params or {}).items())
     swept = " × ".join(parameter_label(n) for n in names)
-    intro = (f"<p>One report per combination of <b>{html.escape(swept)}</b>; fixed inputs: "
-             f"{html.escape(fixed) if fixed else 'the defaults (assumptions)'}.</p>")
+    intro = (f"<p>One report per combination of <b>{html_text(swept)}</b>; fixed inputs: "
+             f"{html_text(fixed) if fixed else 'the defaults (assumptions)'}.</p>")
     img = ("<p><img src='comparison.png' alt='Each headline number (job MTBF, checkpoint interval, ETTR, "
-           f"node MTBF needed) against {html.escape(parameter_label(names[0]))}'></p>")
+           f"node MTBF needed) against {html_text(parameter_label(names[0]))}'></p>")
     answers = "".join(
-        "<h3>" + html.escape(run_heading({n: r["values"][n] for n in names})) + "</h3>"
-        + "".join(f"<p>{html.escape(s)}</p>" for s in answer_sentences(r.get("records") or {},
+        "<h3>" + html_text(run_heading({n: r["values"][n] for n in names})) + "</h3>"
+        + "".join(f"<p>{html_text(s)}</p>" for s in answer_sentences(r.get("records") or {},
                                                                       parts=("interval", "ettr", "requirement")))
         for r in rows)
     return page("relmodel sweep over " + swept, intro + sweep_table(names, rows) + img + "<h2>Answers</h2>" + answers)

@@ -37,9 +37,24 @@ from ..tables import html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
 from relmodel.escape import brief
+from .spare_search import LARGE_LOAD, check_load, erlang_b_integral, fewest_spares
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",
            "simulate_stalls", "spares_table", "swap_rate", "spares_for"]
+
+
+def _checked(c, offered_load):
+    """(load, spare counts as a float array), or ModelInputError saying what is valid."""
+    a = float(offered_load)
+    if not (a >= 0 and np.isfinite(a)):
+        raise ModelInputError(f"offered load must be a finite number >= 0; got {offered_load!r}")
+    try:
+        c_arr = np.atleast_1d(np.asarray(c, dtype=float))
+    except (TypeError, ValueError, OverflowError):
+        raise ModelInputError(f"spares must be whole numbers >= 0; got {brief(c)}") from None
+    if not np.all(np.isfinite(c_arr)) or np.any(c_arr < 0) or np.any(c_arr != np.round(c_arr)):
+        raise ModelInputError(f"spares must be whole numbers >= 0; got {brief(c)}")
+    return a, c_arr
 
 
 def erlang_b(c, offered_load):
@@ -54,18 +69,13 @@ def erlang_b(c, offered_load):
     >>> round(float(erlang_b(10, 5.0)), 6)
     0.018385
     """
-    a = float(offered_load)
-    if not (a >= 0 and np.isfinite(a)):
-        raise ModelInputError(f"offered load must be a finite number >= 0; got {offered_load!r}")
-    c_arr = np.atleast_1d(np.asarray(c))
-    if np.any(c_arr < 0) or np.any(c_arr != np.round(c_arr)):
-        raise ModelInputError(f"spares must be whole numbers >= 0; got {c!r}")
+    a, c_arr = _checked(c, offered_load)
     check_cost(f"erlang_b(c={brief(c)})", work=float(c_arr.max(initial=0)) * 5,
                hint="ask for fewer spares (c)")
     out = np.empty(c_arr.shape)
     b, k = 1.0, 0
     for i in np.argsort(c_arr, kind="stable"):
-        while k < c_arr[i]:
+        while k < int(c_arr[i]):
             k += 1
             b = a * b / (k + a * b)
         out[i] = b
@@ -77,7 +87,7 @@ def p_no_spare(c, offered_load, model="poisson"):
     if model == "erlang":
         return erlang_b(c, offered_load)
     if model == "poisson":
-        erlang_b(c, offered_load)  # validates
+        _checked(c, offered_load)
         return stats.poisson.sf(np.asarray(c) - 1, float(offered_load))[()]
     raise ModelInputError(f"model must be 'poisson' or 'erlang'; got {model!r}")
 
@@ -127,7 +137,10 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
     not software); ``repair`` is a mean repair time (a duration) or a fitted
     repair model with ``mean_h`` (:func:`repair_model`).
 
-    Returns a :class:`SparePlan` (a count of spares and a probability).
+    Returns a :class:`SparePlan` (a count of spares and a probability).  Above
+    ``spare_search.LARGE_LOAD`` Erlangs the count is searched directly and the
+    table holds the counts near it; above ``spare_search.MAX_LOAD`` it is a
+    ModelInputError.
 
     Examples
     --------
@@ -138,7 +151,13 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
     if not 0 < float(target) < 1:
         raise ModelInputError(f"target must be a probability in (0, 1), e.g. 0.01; got {target!r}")
-    a = lam * s
+    a = check_load(lam * s)
+    if model not in ("poisson", "erlang"):
+        raise ModelInputError(f"model must be 'poisson' or 'erlang'; got {model!r}")
+    if a > LARGE_LOAD:                                    # searched, not walked: see spare_search
+        n, cs, p = fewest_spares(a, float(target), model)
+        table = pd.DataFrame({"spares": cs, "p_no_spare": p})
+        return SparePlan(n, float(target), a, float(p[cs == n][0]), model, table)
     c_max = int(a + 10 * np.sqrt(a) + 20)
     while p_no_spare(c_max, a, model) >= target:
         c_max *= 2
@@ -261,6 +280,7 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     n_failures = count("n_failures", n_failures, lo=1)
     check_cost(f"spares_table(n_failures={n_failures:,})", work=n_failures * 12 * 50, memory=n_failures * 8 * 6,
                hint="simulate fewer failures (n_failures)")
+    a = check_load(lam * s)
     m = float(hours(job_mtbf_h)) if job_mtbf_h is not None else 1.0 / lam
     base = float(best_ettr(m, ckpt_cost, restart))
     if spares is None:
@@ -271,7 +291,8 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
         p_stall, wait = simulate_stalls(lam, repair, c, n_failures, seed)
         e = base / (1.0 + lam * wait)
         rows.append({"spares": int(c), "p_no_spare_poisson": float(p_no_spare(c, lam * s, "poisson")),
-                     "p_no_spare_erlang": float(erlang_b(c, lam * s)), "p_stall_sim": p_stall,
+                     "p_no_spare_erlang": float(erlang_b(c, a) if a <= LARGE_LOAD else erlang_b_integral(c, a)),
+                     "p_stall_sim": p_stall,
                      "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e})
     return pd.DataFrame(rows)
 

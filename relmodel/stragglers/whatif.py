@@ -23,7 +23,7 @@ simulation through the step's dependency model (:mod:`.graph`, :mod:`.simulate`)
   last pipeline stage.
 """
 
-import html
+from relmodel.escape import html_text
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,7 +170,7 @@ class WhatIf:
         return whatif_goodput(self, ettr_value)
 
     def _repr_html_(self):
-        head = "".join(f"<p>{html.escape(s)}</p>" for s in self.text())
+        head = "".join(f"<p>{html_text(s)}</p>" for s in self.text())
         return head + html_table(self.table(), index=False)
 
 

@@ -1,6 +1,6 @@
 """The result of a failure-time fit: :class:`FitResult`, and the :class:`FitWarning` a fit may give."""
 
-import html
+from relmodel.escape import html_text
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -110,10 +110,10 @@ class FitResult(Result):
         return pd.Series({k: getattr(self, k) for k in keys})
 
     def _repr_html_(self):
-        head = (f"<b>{html.escape(self.family)} fit</b>: n = {self.n}, failures = {self.n_observed}, "
+        head = (f"<b>{html_text(self.family)} fit</b>: n = {self.n}, failures = {self.n_observed}, "
                 f"log-likelihood = {self.loglik:.4f}, AIC = {self.aic:.2f}, "
                 f"mean = {self.mean_h:.4g} h, median = {self.median_h:.4g} h")
-        note = f"<br><i>{html.escape(self.note)}</i>" if self.note else ""
+        note = f"<br><i>{html_text(self.note)}</i>" if self.note else ""
         return head + note + html_table(self.ci, index=False, float_format=lambda x: f"{x:.6g}")
 
     def __repr__(self):

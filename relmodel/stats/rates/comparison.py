@@ -32,7 +32,7 @@ from ...tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
-           "adjust_pvalues", "CORRECTIONS"]
+           "adjust_pvalues", "CORRECTIONS", "NO_FAILURES"]
 
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 
@@ -125,7 +125,11 @@ class RateComparison(Result):
 
 @dataclass(frozen=True, eq=False)
 class ComponentComparison:
-    """Cause-by-cause comparison; ``table`` has raw and adjusted p-values."""
+    """Cause-by-cause comparison; ``table`` has raw and adjusted p-values.
+
+    A cause with no failures on either side has no ratio: its ``ratio`` is NaN
+    and its ``note`` says so (the page shows the sentence, not NaN).
+    """
 
     table: pd.DataFrame
     name_a: str
@@ -146,7 +150,16 @@ class ComponentComparison:
         head = (f"<p>{html_text(self.name_a)} against {html_text(self.name_b)} by cause; p-values adjusted by "
                 f"{html_text(self.correction)} for "
                 f"{len(self.table)} causes.</p>")
-        return head + html_table(self.table.head(15), index=False, float_format="{:,.3g}".format)
+        return head + html_table(self.table.head(15), index=False, float_format=_cell, na_rep=NO_FAILURES)
+
+
+#: What a by-cause row with no failures on either side says in place of its (undefined) ratio.
+NO_FAILURES = "undefined: no failures in either"
+
+
+def _cell(value):
+    """A number of the by-cause table for people: an infinite upper bound in words."""
+    return "no upper bound" if value == np.inf else f"{value:,.3g}"
 
 
 def adjust_pvalues(p, method="holm"):
@@ -230,9 +243,10 @@ def _by_component(a, b, per, conf, prior, correction):
         ratio, lo, hi, pval = rate_ratio_test(ka, ea, kb, eb, conf)
         sa = (prior.shape + ka, prior.rate_h + ea) if prior else (ka + 0.5, ea)
         sb = (prior.shape + kb, prior.rate_h + eb) if prior else (kb + 0.5, eb)
-        rows.append((r.component, ka, kb, ratio, lo, hi, pval, prob_greater(*sa, *sb)))
+        note = NO_FAILURES if ka == kb == 0 else ""
+        rows.append((r.component, ka, kb, ratio, lo, hi, pval, prob_greater(*sa, *sb), note))
     t = pd.DataFrame(rows, columns=["component", "count_a", "count_b", "ratio", "ratio_lo", "ratio_hi", "p_value",
-                                    "prob_a_worse"])
+                                    "prob_a_worse", "note"])
     t["p_adjusted"] = adjust_pvalues(t["p_value"].to_numpy(), correction)
     t = t.sort_values("p_value", kind="stable").reset_index(drop=True)
     names = (getattr(a, "name", "a"), getattr(b, "name", "b"))
