@@ -14,6 +14,9 @@ belongs there and what it may import; dependencies point down this list:
 This module only re-exports, so ``import relmodel`` keeps one flat face.
 """
 
+from .quiet_start import guard as _guard_start
+_guard_start()  # first: a Ctrl-C while the command imports exits 130 quietly
+
 from . import errors
 from .units import hours, unit_hours, fit_from_mtbf, mtbf_from_fit, afr_from_mtbf
 from .data import datasets, read_log, InterruptionLog, LogWarning, CountTable, count_table, Durations

@@ -136,6 +136,8 @@ def main(argv=None):
     ...     print("exit", e.code)
     exit 2
     """
+    from ..quiet_start import release
+    release()  # from here on, Ctrl-C goes through the cleanup below
     try:
         cli.main(args=argv, prog_name="relmodel")
     except SystemExit as exc:

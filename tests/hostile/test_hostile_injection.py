@@ -189,3 +189,12 @@ def test_report_with_a_hostile_file_name_has_no_live_element(tmp_path):
         planted = [(t, a) for t, a in parser.found if t == "img" and a.get("src") == "x"]
         assert handlers == [] and planted == [], (page, handlers, planted)
     assert "&lt;img src=x onerror=alert(1)&gt;" in (out / "07_stragglers.html").read_text(encoding="utf-8")
+
+
+def test_html_is_escaped_only_through_the_one_helper():
+    """Every page and ``_repr_html_`` escapes through relmodel.escape.html_text: no module calls html.escape."""
+    import pathlib
+    root = pathlib.Path(relmodel.__file__).parent
+    callers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if p.name != "escape.py" and "html.escape(" in p.read_text(encoding="utf-8"))
+    assert callers == [], callers

@@ -1,0 +1,66 @@
+"""A Ctrl-C while the ``relmodel`` command is still starting exits 130 without a traceback.
+
+Importing relmodel (pandas, scipy, matplotlib) takes a few seconds; a Ctrl-C then
+would otherwise end in a long ``KeyboardInterrupt`` traceback and a status of -2.
+When this process is the ``relmodel`` command (the console script or
+``python -m relmodel``), :func:`guard` runs first in ``relmodel/__init__`` and
+puts a SIGINT handler in place that writes ``relmodel: interrupted`` on stderr
+and exits 130 at once: nothing has started yet, so nothing needs cleaning up.
+The command's ``main`` calls :func:`release` before it reads its options, which
+puts Python's own handler back so that a later Ctrl-C goes through the command's
+cleanup of kernels and temporary folders. Imported as a library (a script, a
+notebook, a kernel), nothing changes.
+"""
+
+import os
+import signal
+import sys
+
+__all__ = ["EXIT_INTERRUPTED", "is_command", "guard", "release"]
+
+#: Exit status of an interrupted command (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+
+_STATE = {"guarding": False}
+
+
+def is_command(argv=None):
+    """True when ``argv`` (default: this process's command line) runs the relmodel command.
+
+    Examples
+    --------
+    >>> is_command(["/usr/bin/python3", "-m", "relmodel", "--help"]), is_command(["/venv/bin/relmodel", "fit"])
+    (True, True)
+    >>> is_command(["/usr/bin/python3", "-m", "ipykernel_launcher"])
+    False
+    """
+    argv = [str(a) for a in (getattr(sys, "orig_argv", sys.argv) if argv is None else argv)]
+    if any(a == "-m" and b == "relmodel" for a, b in zip(argv, argv[1:])) or "-mrelmodel" in argv:
+        return True
+    return any(os.path.basename(a) in ("relmodel", "relmodel.exe") for a in argv[:2])
+
+
+def _quiet_exit(signum, frame):
+    try:
+        os.write(2, b"relmodel: interrupted\n")
+    finally:
+        os._exit(EXIT_INTERRUPTED)
+
+
+def guard():
+    """While the command starts, make Ctrl-C exit 130 quietly (a no-op for library use)."""
+    if not is_command():
+        return
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _quiet_exit)
+            _STATE["guarding"] = True
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+
+
+def release():
+    """Put Python's own Ctrl-C handler back (the command is up and cleans up after itself)."""
+    if _STATE["guarding"] and signal.getsignal(signal.SIGINT) is _quiet_exit:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    _STATE["guarding"] = False
