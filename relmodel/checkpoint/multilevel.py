@@ -60,6 +60,7 @@ from .intervals import TimeBreakdown, _as, _ettr, _optimal
 from .order import check_order
 from ..tables import html_table
 from relmodel.budget_guard import check_cost, count
+from relmodel.progress import steps
 from relmodel.escape import brief
 
 __all__ = [
@@ -338,14 +339,16 @@ def two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart=RESTART, slow_res
     check_order("two_level_optimum(mtbf, fast_cost, slow_cost, fast_restart, slow_restart, *, fast_fraction)",
                 mtbf=m, ckpt_cost=d1)
     best, since = (None, -1.0, 0), 0
-    for k in range(1, int(k_max) + 1):
-        tau, val = _best_tau(k, m, d1, d2, f, r1, r2)
-        if val > best[1] * (1 + 1e-12):
-            best, since = (tau, val, k), 0
-        else:
-            since += 1
-            if since >= patience:
-                break
+    with steps("two-level search over fast checkpoints per slow one", total=k_max) as step:
+        for k in range(1, int(k_max) + 1):
+            tau, val = _best_tau(k, m, d1, d2, f, r1, r2)
+            step()
+            if val > best[1] * (1 + 1e-12):
+                best, since = (tau, val, k), 0
+            else:
+                since += 1
+                if since >= patience:
+                    break
     tau, val, k = best
     t1 = float(_optimal(m, d2))
     return TwoLevelPlan(fast_interval_h=tau, k=k, slow_interval_h=tau * k, ettr=val,

@@ -31,6 +31,7 @@ from ..units import hours
 from ..tables import html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
+from relmodel.progress import steps
 
 __all__ = ["best_interval", "IntervalSearch"]
 
@@ -139,7 +140,11 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     tau_exp = float(_optimal(m, d))
     w = hours(work) if work is not None else 300 * m
     taus = tau_exp * np.geomspace(1 / span, span, int(grid))
-    rows = [(t,) + _sim_ettr(w, t, d, r, src, replicas, seed) for t in taus]
+    rows = []
+    with steps("simulated ETTR over the interval grid", total=len(taus)) as step:
+        for t in taus:
+            rows.append((t,) + _sim_ettr(w, t, d, r, src, replicas, seed))
+            step()
     curve = pd.DataFrame(rows, columns=["interval_h", "ettr", "lo", "hi"])
     i = int(np.argmax(curve["ettr"]))
     best = float(np.exp(_parabola_peak(np.log(taus), curve["ettr"].to_numpy(), i)))

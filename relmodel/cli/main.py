@@ -20,7 +20,9 @@ import warnings
 import click
 
 from ..errors import RelmodelError, is_environment_error
+from ..progress import listen
 from .common import cli_text
+from .progress_bar import Bar
 
 __all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_PARTIAL"]
 
@@ -77,7 +79,8 @@ class _Group(click.Group):
         with warnings.catch_warnings():  # warnings (e.g. swapped durations) as one line each on stderr
             warnings.showwarning = _one_line
             try:
-                return super().invoke(ctx)
+                with listen(Bar()):  # long library loops: a bar on a terminal's stderr
+                    return super().invoke(ctx)
             except KeyboardInterrupt as exc:
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)

@@ -26,6 +26,7 @@ from .policies import evaluate_design
 from .requirements import required_job_mtbf
 from ..tables import html_table
 from relmodel.budget_guard import check_cost, count
+from relmodel.progress import steps
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs", "Presets",
            "UnknownDesignError"]
@@ -324,6 +325,10 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
         with ProcessPoolExecutor(max_workers=int(workers)) as pool:
             results = list(pool.map(_evaluate, jobs))
     else:
-        results = [_evaluate(j) for j in jobs]
+        results = []
+        with steps("designs simulated", total=len(jobs)) as step:
+            for job in jobs:
+                results.append(_evaluate(job))
+                step()
     rows = [_row(c, r, float(share), target_ettr) for c, r in zip(clusters, results)]
     return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)

@@ -30,6 +30,7 @@ from ..checkpoint.intervals import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
 from relmodel.budget_guard import check_cost
+from relmodel.progress import steps
 
 __all__ = ["sweep_grid", "GRID_KEYS", "CHUNK", "job_mtbf_for", "required_job_mtbf_vec"]
 
@@ -195,7 +196,11 @@ def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_e
     n = int(np.prod([len(v) for v in axes.values()]))
     spans = [(a, min(a + CHUNK, n)) for a in range(0, n, CHUNK)]
     if executor is None:
-        done = [_chunk(axes, designs, a, b) for a, b in spans]
+        done = []
+        with steps("grid combinations", total=n) as step:
+            for a, b in spans:
+                done.append(_chunk(axes, designs, a, b))
+                step(b - a)
     else:
         futures = [executor.submit(_chunk, axes, designs, a, b) for a, b in spans]
         done = [f.result() for f in futures]

@@ -36,6 +36,7 @@ from ..units import hours
 from ..tables import html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
+from relmodel.progress import steps
 from relmodel.escape import brief
 from .spare_search import LARGE_LOAD, check_load, erlang_b_integral, fewest_spares
 
@@ -287,14 +288,20 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
         top = spare_pool(lam, s, 1e-3).n_spares
         spares = np.unique(np.linspace(0, top, min(top + 1, 12)).round().astype(int))
     rows = []
-    for c in spares:
-        p_stall, wait = simulate_stalls(lam, repair, c, n_failures, seed)
-        e = base / (1.0 + lam * wait)
-        rows.append({"spares": int(c), "p_no_spare_poisson": float(p_no_spare(c, lam * s, "poisson")),
-                     "p_no_spare_erlang": float(erlang_b(c, a) if a <= LARGE_LOAD else erlang_b_integral(c, a)),
-                     "p_stall_sim": p_stall,
-                     "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e})
+    with steps("spare counts simulated", total=len(spares)) as step:
+        for c in spares:
+            rows.append(_spares_row(lam, repair, s, a, c, n_failures, seed, base))
+            step()
     return pd.DataFrame(rows)
+
+
+def _spares_row(lam, repair, s, a, c, n_failures, seed, base):
+    """One row of :func:`spares_table`: ``c`` spares at offered load ``a`` and best ETTR ``base``."""
+    p_stall, wait = simulate_stalls(lam, repair, c, n_failures, seed)
+    e = base / (1.0 + lam * wait)
+    return {"spares": int(c), "p_no_spare_poisson": float(p_no_spare(c, lam * s, "poisson")),
+            "p_no_spare_erlang": float(erlang_b(c, a) if a <= LARGE_LOAD else erlang_b_integral(c, a)),
+            "p_stall_sim": p_stall, "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e}
 
 
 def swap_rate(scaled, units=("gpu", "node")):

@@ -31,6 +31,7 @@ from .mle import Sample
 from ...tables import html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
+from relmodel.progress import steps
 
 __all__ = ["compare_fits", "Comparison", "DEFAULT_FAMILIES", "ks_distance"]
 
@@ -247,10 +248,11 @@ def _bootstrap_p(sample, res, ks, cens, sizes, rng):
     m = n if boot_size is None or sample.entry is not None else min(n, int(boot_size))
     target = ks * np.sqrt(n / m)  # compare sqrt(m) D*_m with sqrt(n) D_n
     exceed, done = 0, 0
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), steps(f"bootstrap of the {res.family} fit", total=n_boot) as step:
         warnings.simplefilter("ignore")
         for _ in range(n_boot):
             boot = _draw(sample, res, cens, rng, m)
+            step()
             if boot.d < MIN_FAILURES:
                 continue
             try:

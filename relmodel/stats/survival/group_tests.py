@@ -36,6 +36,7 @@ from ...deprecation import renamed
 from ...tables import Result, html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
+from relmodel.progress import steps
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]
@@ -261,9 +262,11 @@ def _gray_bootstrap(t, code, g, k, st, rho, n_boot, seed):
     cells = g if st is None else g * (st.max() + 1) + st
     members = [np.flatnonzero(cells == c) for c in np.unique(cells)]
     boot = np.empty((n_boot, k))
-    for b in range(n_boot):
-        idx = np.concatenate([rng.choice(m, m.size) for m in members])
-        boot[b] = gray_score_variance(t[idx], code[idx], g[idx], k, None if st is None else st[idx], rho)[0]
+    with steps("bootstrap of Gray's test", total=n_boot) as step:
+        for b in range(n_boot):
+            idx = np.concatenate([rng.choice(m, m.size) for m in members])
+            boot[b] = gray_score_variance(t[idx], code[idx], g[idx], k, None if st is None else st[idx], rho)[0]
+            step()
     return np.cov(boot, rowvar=False).reshape(k, k)
 
 

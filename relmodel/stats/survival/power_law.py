@@ -5,6 +5,7 @@ import numpy as np
 from ...deprecation import renamed_keywords
 from .trends import TrendTest, _prepare
 from relmodel.budget_guard import check_cost, count as whole_count
+from relmodel.progress import steps
 
 __all__ = ["power_law_gof"]
 
@@ -45,10 +46,12 @@ def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_r
     check_cost(f"power_law_gof(n_runs={n_runs:,})", work=n_runs * m * 10, hint="use fewer simulations (n_runs)")
     rng = np.random.default_rng(seed)
     sims = []
-    for size in np.diff(np.r_[0:int(n_runs):256, int(n_runs)]):  # chunks bound the memory
-        u = rng.uniform(size=(size, m))
-        beta_bar = (m - 1) / -np.log(u).sum(axis=1, keepdims=True)  # for uniform u the true beta is 1
-        sims.append(_cvm(u, beta_bar))
+    with steps("power-law goodness-of-fit simulations", total=n_runs) as step:
+        for size in np.diff(np.r_[0:int(n_runs):256, int(n_runs)]):  # chunks bound the memory
+            u = rng.uniform(size=(size, m))
+            beta_bar = (m - 1) / -np.log(u).sum(axis=1, keepdims=True)  # for uniform u the true beta is 1
+            sims.append(_cvm(u, beta_bar))
+            step(int(size))
     sims = np.concatenate(sims)
     p = float((1 + np.sum(sims >= stat)) / (1 + sims.size))
     return TrendTest("Cramer-von Mises (power law)", stat, p, "fits" if p >= 0.05 else "does not fit",
