@@ -79,3 +79,63 @@ def test_ctrl_c_while_importing_exits_130_quietly(marker):
 ])
 def test_only_the_command_exits_quietly(argv, expected):
     assert is_command(argv) is expected
+
+
+def _read_until(fd, proc, needle, limit_s=180.0):
+    """Bytes read from pty ``fd`` until ``needle`` shows (or the process ends)."""
+    import select
+    seen = b""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end and needle not in seen:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                break
+        elif proc.poll() is not None:
+            break
+    return seen
+
+
+def _drain(fd):
+    import select
+    seen = b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            return seen
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return seen
+        if not chunk:
+            return seen
+        seen += chunk
+
+
+def test_ctrl_c_during_a_long_bootstrap_shows_a_bar_then_exits_130():
+    import pty
+    master, slave = pty.openpty()  # stderr on a terminal, as a person running the command sees it
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    # 5,000 resamples of the Weibull fit to StepFun's interarrivals: many seconds of work
+    proc = subprocess.Popen([sys.executable, "-m", "relmodel", "fit", "--n-boot", "5000", "--families", "weibull"],
+                            stdout=subprocess.PIPE, stderr=slave, env=env, cwd=REPO)
+    os.close(slave)
+    try:
+        shown = _read_until(master, proc, b"% ")
+        assert b"bootstrap of the weibull fit [" in shown and b" of 5,000" in shown, shown[-500:]
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        proc.wait(timeout=120)
+        took = time.monotonic() - sent
+        err = (shown + _drain(master)).decode(errors="replace")
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    print(f"exit {proc.returncode} {took:.2f} s after SIGINT during the bootstrap")
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.rstrip().endswith("relmodel: interrupted")
+    assert took < EXIT_BOUND_S
