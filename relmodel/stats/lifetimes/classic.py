@@ -5,6 +5,7 @@ from scipy import special, stats
 
 from . import mle
 from ...errors import FitError
+from .weibull_large import weibull_large
 from .base import Family, _Gumbel, _Logistic, _Normal, _log_moments
 
 __all__ = ["Exponential", "Weibull", "LogNormal", "Gamma", "LogLogistic"]
@@ -86,6 +87,9 @@ class Weibull(_LogLocationScale):
         return np.array([m, -np.log(k)])
 
     def maximise(self, sample):
+        large = weibull_large(sample)
+        if large is not None:
+            return large
         k0 = np.exp(-self.start(sample)[1])
         return mle.weibull_profile(sample, k0)
 
