@@ -31,7 +31,7 @@ class Exponential(Family):
 
     def exact_interval(self, sample, failures, conf):
         """Chi-square interval for the mean (time-terminated test; Epstein 1960)."""
-        exposure = sample.total(sample.t) - (0 if sample.entry is None else sample.total(sample.entry))
+        exposure = sample.exposure
         a = 1 - conf
         return {"scale": (2 * exposure / stats.chi2.ppf(1 - a / 2, 2 * failures + 2),
                           2 * exposure / stats.chi2.ppf(a / 2, 2 * failures))}

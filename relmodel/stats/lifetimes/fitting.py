@@ -36,7 +36,7 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from ...data.durations import Durations
 from ...errors import FitError
@@ -65,6 +65,8 @@ def prepare(data, observed=None, entry=None):
         t = data.hours
         observed = data.observed if observed is None else observed
         entry = data.entry if entry is None else entry
+    elif isinstance(data, np.ndarray) and data.dtype == np.float64:
+        t = data.ravel()  # hours already: read, never written
     else:
         t = np.atleast_1d(hours(data.to_numpy() if isinstance(data, pd.Series) else data)).astype(float, copy=False).ravel()
     if t.size == 0:
@@ -88,8 +90,10 @@ def prepare(data, observed=None, entry=None):
             raise FitError(f"row {i + 1}: entry time {entry[i]:g} h is after the end of the duration ({t[i]:g} h); "
                            "entry must be between 0 and the duration")
         entry = entry if np.any(entry > 0) else None
-    t = _lift_zeros(t)
-    return mle.Sample(t, obs, entry)
+    t, shortest = _lift_zeros(t)
+    sample = mle.Sample(t, obs, entry)
+    sample.__dict__["tmin"] = shortest  # known already: spares a pass
+    return sample
 
 
 def _check_values(x, what):
@@ -103,8 +107,9 @@ def _check_values(x, what):
 
 
 def _lift_zeros(t):
-    if np.min(t) > 0:
-        return t
+    shortest = float(np.min(t))
+    if shortest > 0:
+        return t, shortest
     zero = t == 0
     pos = t[~zero]
     if pos.size == 0:
@@ -112,7 +117,7 @@ def _lift_zeros(t):
     floor = pos.min() / 2
     warnings.warn(f"{int(zero.sum())} zero duration(s) set to {floor:.3g} h (half the smallest positive "
                   "duration), as the log cannot resolve shorter times", FitWarning, stacklevel=4)
-    return np.where(zero, floor, t)
+    return np.where(zero, floor, t), float(floor)
 
 
 def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
@@ -296,7 +301,7 @@ def _check_proper(fam, params, sample):
 
 
 def _no_failure_message(sample, n, conf):
-    exposure = sample.total(sample.t) - (0 if sample.entry is None else sample.total(sample.entry))
+    exposure = sample.exposure
     lower = 2 * exposure / stats.chi2.ppf(conf, 2)
     return (f"no failures among {n} durations (all censored, {exposure:.6g} h at risk): no distribution can be "
             f"fitted; the one-sided {conf:.0%} lower bound on the mean time to failure is {lower:.6g} h")
@@ -305,23 +310,24 @@ def _no_failure_message(sample, n, conf):
 def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note, exact=True):
     params = fam.params(theta)
     cov_theta = _invert(hess)
-    z = stats.norm.ppf(0.5 + conf / 2)
+    z = float(special.ndtri(0.5 + conf / 2))
     rows, jac = [], []
     for i, (name, pos) in enumerate(zip(fam.param_names, fam.positive)):
         est, se_t = params[name], float(np.sqrt(max(cov_theta[i, i], 0.0)))
         lo, hi = (est * np.exp(-z * se_t), est * np.exp(z * se_t)) if pos else (est - z * se_t, est + z * se_t)
         rows.append([name, est, lo, hi, est * se_t if pos else se_t])
         jac.append(est if pos else 1.0)
-    ci = pd.DataFrame(rows, columns=["param", "estimate", "lower", "upper", "se"])
+    names = ["param", "estimate", "lower", "upper", "se"]
+    ci = pd.DataFrame({name: [row[j] for row in rows] for j, name in enumerate(names)})
     for name, bounds in ((fam.exact_interval(sample, d, conf) if exact else None) or {}).items():
         ci.loc[ci["param"] == name, ["lower", "upper"]] = bounds
     jac = np.diag(jac)
-    dist = fam.dist(params)
+    law = fam.law(params)
     k = fam.n_params
     res = FitResult(
         family=fam.name, params=params, ci=ci, loglik=float(ll), aic=float(2 * k - 2 * ll),
-        bic=float(k * np.log(n) - 2 * ll), n=n, n_observed=d, mean_h=float(dist.mean()),
-        median_h=float(dist.median()), conf=conf, cov=jac @ cov_theta @ jac, requested=requested, note=note,
+        bic=float(k * np.log(n) - 2 * ll), n=n, n_observed=d, mean_h=float(law.mean()),
+        median_h=float(law.median()), conf=conf, cov=jac @ cov_theta @ jac, requested=requested, note=note,
     )
     _warn_if_extrapolating(res, sample)
     return res
@@ -344,9 +350,9 @@ def _warn_if_extrapolating(res, sample):
     problems = []
     if not np.isfinite(res.median_h) or res.median_h > 1e3 * tmax:
         problems.append(f"the median ({res.median_h:.3g} h) is beyond 1000x the longest duration ({tmax:.3g} h)")
-    ci = res.ci
-    pos = ci["lower"] > 0
-    width = (ci["upper"][pos] / ci["lower"][pos]).max() if pos.any() else 1.0
+    lower, upper = res.ci["lower"].to_numpy(float), res.ci["upper"].to_numpy(float)
+    pos = lower > 0
+    width = (upper[pos] / lower[pos]).max() if pos.any() else 1.0
     if width > 1e6:
         problems.append("a parameter's confidence interval spans more than a factor of 10^6")
     if problems:

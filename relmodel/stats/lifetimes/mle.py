@@ -71,6 +71,11 @@ class Sample:
         return float(np.max(self.t))
 
     @cached_property
+    def exposure(self):
+        """Total time at risk: weighted ``sum(t) - sum(entry)``."""
+        return self.total(self.t) - (0.0 if self.entry is None else self.total(self.entry))
+
+    @cached_property
     def failure_log_sum(self):
         """Weighted sum of ``ln t`` over the failures."""
         return self.total(self.logt, self.obs)
@@ -239,9 +244,7 @@ def exponential_mle(sample):
     The exposure is the total time at risk, ``sum(t) - sum(entry)``; the MLE
     of the mean is exposure / failures.
     """
-    exposure = sample.total(sample.t)
-    if sample.entry is not None:
-        exposure -= sample.total(sample.entry)
+    exposure = sample.exposure
     d = sample.d
     if d <= 0 or exposure <= 0:
         raise FitError("no failures observed: the exponential mean is unbounded")
