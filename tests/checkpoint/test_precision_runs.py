@@ -81,9 +81,9 @@ def test_cap_warns_and_stops_at_the_cap():
     assert s.replicas == 3000
 
 
-def test_same_seed_same_replicas_and_auto_mode():
+def test_same_seed_same_replicas():
     a = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, seed=5)
-    b = relmodel.simulate_training(WORK, TAU, MTBF, DELTA, R, replicas="auto", seed=5)
+    b = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, rng=np.random.default_rng(5))
     np.testing.assert_array_equal(a.lost_h, b.lost_h)
     np.testing.assert_array_equal(a.failures, b.failures)
 
@@ -104,5 +104,5 @@ def test_bad_options_are_named(kwargs):
 
 @pytest.mark.parametrize("replicas", ["many", 1.5, float("nan"), True])
 def test_bad_replicas_are_named(replicas):
-    with pytest.raises(ModelInputError, match="auto"):
+    with pytest.raises(ModelInputError, match="whole number"):
         relmodel.simulate_training(WORK, TAU, MTBF, DELTA, R, replicas=replicas, seed=0)
