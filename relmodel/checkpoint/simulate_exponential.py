@@ -66,29 +66,11 @@ def _chunk_sums(rng, counts, m, a, mtbf, safe):
 
 
 def _row_products(factors, counts):
-    """Product of each row's ``counts[i]`` consecutive factors (1 for an empty row).
-
-    Neighbouring factors are multiplied in pairs first (a vector operation),
-    so the sequential per-row reduction runs over half as many numbers; a
-    row that starts or ends in the middle of a pair takes that factor alone.
-    """
-    ends = np.cumsum(counts)
-    starts = ends - counts
-    half = factors.size // 2
-    pairs = np.empty(half + 1)
-    np.multiply(factors[0:2 * half:2], factors[1:2 * half:2], out=pairs[:half])
-    pairs[half] = 1.0  # so that every bound below is a valid index
-    first, stop = (starts + 1) // 2, ends // 2  # whole pairs of a row: [first, stop)
-    bounds = np.empty(2 * counts.size, np.int64)
-    bounds[0::2], bounds[1::2] = np.minimum(first, half), stop
-    prod = np.multiply.reduceat(pairs, bounds)[0::2]
-    prod[first >= stop] = 1.0
+    """Product of each row's ``counts[i]`` consecutive factors (1 for an empty row)."""
+    out = np.ones(counts.size)
     has = counts > 0
-    lead = has & (starts % 2 == 1)
-    prod[lead] *= factors[starts[lead]]
-    tail = has & (ends % 2 == 1)
-    prod[tail] *= factors[ends[tail] - 1]
-    return prod
+    out[has] = np.multiply.reduceat(factors, (np.cumsum(counts) - counts)[has])
+    return out
 
 
 def exponential_runs(rng, replicas, groups, r, mtbf):
