@@ -78,7 +78,7 @@ def prepare(data, observed=None, entry=None):
         if not np.isin(obs, (0, 1)).all():
             raise FitError("observed must be True/False (or 1/0) per duration: True = a failure, False = censored")
         obs = obs.astype(bool)
-    _check_values(t, "duration")
+    shortest = _check_values(t, "duration")
     if entry is not None:
         entry = np.atleast_1d(hours(entry)).astype(float).ravel()
         if entry.shape != t.shape:
@@ -90,24 +90,28 @@ def prepare(data, observed=None, entry=None):
             raise FitError(f"row {i + 1}: entry time {entry[i]:g} h is after the end of the duration ({t[i]:g} h); "
                            "entry must be between 0 and the duration")
         entry = entry if np.any(entry > 0) else None
-    t, shortest = _lift_zeros(t)
+    t, shortest = _lift_zeros(t, shortest)
     sample = mle.Sample(t, obs, entry)
     sample.__dict__["tmin"] = shortest  # known already: spares a pass
     return sample
 
 
 def _check_values(x, what):
-    if np.isfinite(np.sum(x)) and np.min(x) >= 0:  # the common case, in two reductions
-        return
+    """Raise FitError at the first value that is not finite hours >= 0; returns the smallest value."""
+    shortest = float(np.min(x))
+    with np.errstate(over="ignore"):
+        total = np.sum(x)
+    if shortest >= 0 and np.isfinite(total):  # the common case, in two reductions
+        return shortest
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         i = bad[0]
         raise FitError(f"row {i + 1}: {what} {float(x[i]):g} is not valid; {what}s must be finite hours >= 0 "
                        f"({bad.size} bad value{'s' if bad.size > 1 else ''})")
+    return shortest
 
 
-def _lift_zeros(t):
-    shortest = float(np.min(t))
+def _lift_zeros(t, shortest):
     if shortest > 0:
         return t, shortest
     zero = t == 0

@@ -38,8 +38,10 @@ def _sums(logt, logc, k, obs=None, block=1 << 14):
     """``A_0 .. A_4`` at shape ``k`` (durations in units of ``e^logc``), one exponential pass.
 
     The data go through in blocks that stay in the processor's cache, so each
-    row is read from memory once.  With ``obs`` (the failure mask) a sixth
-    number is returned: the sum of ``ln t`` over the failures.
+    row is read from memory once.  With ``obs`` (the failure mask, given on
+    the first pass) a sixth number is returned, the sum of ``ln t`` over the
+    failures, and ``A_4`` (needed only to move the sums after the last step)
+    is left as NaN.
     """
     a = np.zeros(6)
     lt_b, tk_b, x_b = np.empty(block), np.empty(block), np.empty(block)
@@ -60,9 +62,13 @@ def _sums(logt, logc, k, obs=None, block=1 << 14):
         a[2] += e("i,i->", x, lt)
         np.multiply(x, lt, out=x)
         a[3] += e("i,i->", x, lt)
-        np.multiply(x, lt, out=x)
-        a[4] += e("i,i->", x, lt)
-    return a if obs is not None else a[:5]
+        if obs is None:
+            np.multiply(x, lt, out=x)
+            a[4] += e("i,i->", x, lt)
+    if obs is not None:
+        a[4] = np.nan
+        return a
+    return a[:5]
 
 
 def _moved(a, h):
@@ -121,7 +127,7 @@ def weibull_large(sample):
         h = _step(k, d, s_l, a)
         if not np.isfinite(h) or k + h <= 0:
             return None
-        if abs(h) * span < _TAYLOR:
+        if abs(h) * span < _TAYLOR and i:
             k, (a0, a1, a2) = k + h, _moved(a, h)
             break
         k += h
