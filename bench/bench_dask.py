@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 import relmodel  # noqa: E402
+from timing import Targets  # noqa: E402
 from relmodel.report import render  # noqa: E402
 from relmodel.scale import grid as G  # noqa: E402
 
@@ -102,6 +103,7 @@ def main():
     print(f"grid sizes: {np.prod([len(v) for v in grid_small.values()]):,} and "
           f"{np.prod([len(v) for v in grid_big.values()]):,} combinations")
 
+    targets = Targets("dask")
     times = {}
     for n in (1, 2):
         with cluster(n) as c, Client(c) as client:
@@ -122,7 +124,9 @@ def main():
     print(f"sweep_grid on one core, no executor: {rate:,.0f} combinations/s (target >= 10,000)")
     print(f"scalar functions in a Python loop:   {loop:,.0f} combinations/s; sweep_grid is "
           f"{rate / loop:,.0f}x faster")
+    targets.add("sweep_grid combinations per second, one core", rate, 10_000, "per s")
+    return targets.report()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

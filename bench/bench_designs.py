@@ -25,12 +25,13 @@ Timed (best of --repeat):
 import argparse
 import dataclasses
 import math
+import sys
 import time
 
 import numpy as np
 
 import relmodel
-from timing import best_of  # noqa: E402
+from timing import Targets, best_of  # noqa: E402
 from relmodel.scale.compound import closed_form, simulate_domains
 from relmodel.scale.designs import DESIGNS, design_presets, policy_variants
 from relmodel.scale.policies import domain_model
@@ -89,6 +90,7 @@ def main():
     ds = designs()
     kw = dict(n_runs=runs, horizon="7d", repair="24h", n_boot=1000, seed=0)
     five = list(design_presets().values())
+    targets = Targets("designs")
     for label, group in (("the five presets", five), (f"all {len(ds)} designs", ds)):
         print(f"{label} x {runs:,} simulated runs of 7 days")
         for workers in (1, 2):
@@ -96,6 +98,7 @@ def main():
                                                                 **kw), args.repeat)
             print(f"compare_designs, {workers} worker{'s' * (workers > 1)}: {sec:.2f} s "
                   f"({'under' if sec < 10 else 'OVER'} the 10 s target)")
+            targets.add(f"compare_designs, {label}, {workers} worker(s)", sec, 10.0, "s", higher=False)
     print(cmp.display()[["Design", "ETTR (95% range)", "Time waiting for a spare", "Goodput per GPU bought"]]
           .to_string(index=False))
 
@@ -117,7 +120,8 @@ def main():
           f"closed form {cf['p_no_spare']:.4f}")
     print(f"share of time waiting for a spare (union of waits): simulated {sim.stall_share:.4f}, "
           f"closed form {cf['stall_share']:.4f}")
+    return targets.report()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

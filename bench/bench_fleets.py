@@ -25,12 +25,17 @@ from scipy import optimize, stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone without installing
 import relmodel  # noqa: E402
 from relmodel.stats.rates.comparison import rate_ratio_test  # noqa: E402
-from timing import best_of, once  # noqa: E402
+from timing import Targets, best_of, once  # noqa: E402
+
+#: Each relmodel row must be at least as fast as the library beside it.
+TARGETS = Targets("fleets")
 
 
 def row(label, seconds, ref=None):
     ratio = f"{ref / seconds:9.1f}x" if ref else " " * 10
     print(f"  {label:<58s} {seconds:9.4f} s {ratio}")
+    if ref:
+        TARGETS.add(f"{label} against the reference", ref / seconds, 1.0)
 
 
 def bench_ratio(n, seed=0):
@@ -93,7 +98,8 @@ def main(argv=None):
     bench_ratio(500 if args.quick else 5000)
     bench_prior(100 if args.quick else 400)
     bench_changes(args.quick)
+    return TARGETS.report()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

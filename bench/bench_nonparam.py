@@ -25,12 +25,17 @@ from lifelines import AalenJohansenFitter, KaplanMeierFitter, NelsonAalenFitter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone without installing
 import relmodel  # noqa: E402
-from timing import best_of, once  # noqa: E402
+from timing import Targets, best_of, once  # noqa: E402
+
+#: Each relmodel row must be at least as fast as the library beside it.
+TARGETS = Targets("nonparam")
 
 
 def row(label, seconds, ref=None):
     ratio = f"{ref / seconds:9.1f}x" if ref else " " * 10
     print(f"  {label:<58s} {seconds:9.4f} s {ratio}")
+    if ref:
+        TARGETS.add(f"{label} against the reference", ref / seconds, 1.0)
 
 
 def data(n, seed=0):
@@ -90,7 +95,8 @@ def main():
     bench_cif(h, obs, cause)
     bench_wrappers(h, obs)
     bench_mcf(n)
+    return TARGETS.report()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

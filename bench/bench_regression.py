@@ -31,7 +31,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import relmodel  # noqa: E402
 from relmodel.stats.survival.turnbull import turnbull  # noqa: E402
-from timing import best_of, once  # noqa: E402
+from timing import Targets, best_of, once  # noqa: E402
 from versus_r import side_by_side  # noqa: E402
 
 
@@ -121,13 +121,13 @@ def main(quick=False):
     robust(300 if quick else 1_000, rng)
     coverage(100 if quick else 400, rng)
     print("\n  work                                         relmodel (s)  reference (s)   ratio  target")
-    failed = False
+    targets = Targets("regression")
     for label, ours, ref, target in rows:
         ratio = ours / ref
-        failed |= ratio > target
         print(f"  {label:<44s} {ours:12.4f}  {ref:13.4f}  {ratio:6.2f}  {'<=' if ratio <= target else 'MISSED'} "
               f"{target:g}")
-    return 1 if failed else 0
+        targets.add(f"{label}: time over the reference", ratio, target, higher=False)
+    return targets.report()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
     python bench/run_all.py --quick simulate  # only the benchmarks whose name contains "simulate"
 
 Each ``bench_*.py`` runs in its own process (``--quick`` passed on to those that
-take it; ``bench_logs.py`` gets ``--rows 500000``).  A benchmark that measures
+take it; ``bench_logs.py`` gets ``--rows 500000``, ``bench_xid.py`` ``--lines 200000``).  A benchmark that measures
 targets reports them through :class:`timing.Targets`; their rows are gathered
 here into one table.  The exit status is 1 when a target is missed or a
 benchmark fails, else 0.  Not part of the test suite: timings depend on the
@@ -24,7 +24,7 @@ from timing import RESULTS_ENV, table
 HERE = Path(__file__).resolve().parent
 
 #: Arguments for the benchmarks without a --quick option.
-QUICK_ARGS = {"bench_logs": ["--rows", "500000"], "bench_import": []}
+QUICK_ARGS = {"bench_logs": ["--rows", "500000"], "bench_import": [], "bench_xid": ["--lines", "200000"]}
 
 
 def scripts(only=None):

@@ -52,5 +52,6 @@ from .checkpoint import backtest, Backtest
 from .stragglers import OpTrace, read_ops, read_kineto, WhatIf, whatif
 from .checkpoint import CheckpointModel
 from .scale import domain_fit_sensitivity, spares_over_time
+from .checkpoint import simulate_to_precision
 
 __version__ = "0.2.0"

@@ -362,3 +362,10 @@ class RelmodelDeprecationWarning(DeprecationWarning):
 
 
 __all__ += ["RelmodelDeprecationWarning"]
+
+
+class PrecisionWarning(UserWarning):
+    """A Monte Carlo run sized to a precision hit its cap first; the message says how wide the interval is."""
+
+
+__all__ += ["PrecisionWarning"]

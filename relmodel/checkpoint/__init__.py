@@ -27,3 +27,6 @@ __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval
 from .backtest import Backtest, backtest
 
 __all__ += ["Backtest", "backtest"]
+from .precision import half_width, simulate_to_precision
+
+__all__ += ["half_width", "simulate_to_precision"]

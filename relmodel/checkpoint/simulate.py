@@ -34,6 +34,7 @@ from .costs import cost_hours
 from .intervals import expected_wall_time
 from .order import check_order
 from .sim_result import SimulationResult
+from .simulate_exponential import exponential_runs
 from .sources import ExponentialFailures, as_failure_source
 from ..units import hours
 
@@ -99,6 +100,7 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
         Checkpoint write δ (zero allowed) and restart time R (zero allowed;
         default 10 min, :mod:`relmodel.defaults`).
     replicas : int
+        (:func:`relmodel.simulate_to_precision` sizes the run to the digits printed.)
     seed, rng
         Seed or ``numpy.random.Generator``.
     executor, chunks
@@ -136,8 +138,10 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
         if tau < s * (1 - 1e-12):
             raise ModelInputError(f"interval ({tau:.4g} h) is shorter than one step ({s:.4g} h)")
         tau = s * np.floor(tau / s * (1 + 1e-12))
-    if int(replicas) != replicas or replicas < 2:
-        raise ModelInputError(f"replicas must be a whole number of 2 or more; got {replicas!r}")
+    if (isinstance(replicas, (bool, str)) or not np.isfinite(replicas) or int(replicas) != replicas
+            or replicas < 2):
+        raise ModelInputError(f"replicas must be a whole number of 2 or more (simulate_to_precision sizes a "
+                              f"run to its printed digits); got {replicas!r}")
     src = as_failure_source(failures)
     detect = _detection(src, sdc_rate, sdc_delay, latency)
     if detect is not None:
@@ -195,7 +199,7 @@ def _dwell(rng, nfail, m_all, p_sdc, delay, shares, lat):
 def _draw(rng, n, spec):
     segs, r, src, total, est = spec
     if isinstance(src, ExponentialFailures):
-        return _exponential(rng, n, _groups(segs), r, src.mtbf_h)
+        return exponential_runs(rng, n, _groups(segs), r, src.mtbf_h)
     if src.kind == "renewal":
         return _renewal(rng, n, segs, r, src, est)
     return _timeline(rng, n, segs, r, src, total, est)
@@ -233,82 +237,6 @@ def _check_budget(expected_draws, replicas):
             f"about {expected_draws:.3g} failures would have to be simulated for {replicas} replicas: "
             "the job almost never completes a segment (ETTR near 0); use relmodel.ettr for this case "
             "or shorten the interval")
-
-
-def _trunc_exp_sums(rng, counts, span, mtbf):
-    """Per-row sums of ``counts[i]`` exponentials truncated to [0, span).
-
-    One draw is ``-M log(1 - a U)`` with ``a = 1 - exp(-span/M)`` and ``U``
-    uniform, so a row's sum is ``-M log`` of the product of its factors
-    ``1 - a U``: a product per row (``multiply.reduceat``) and one log per
-    row, not per draw.  ``U`` takes 32-bit values, two per raw 64-bit draw
-    of the generator.  Every factor is at least ``exp(-span/M)``, so a
-    product of ``c`` factors stays above ``exp(-c span/M)``; rows where that
-    could underflow take the sum of logs instead.
-    """
-    counts = np.asarray(counts, dtype=np.int64)
-    out = np.zeros(counts.size)
-    if not counts.any():
-        return out
-    a = -np.expm1(-span / mtbf)
-    ends = np.cumsum(counts)
-    safe = int(_PRODUCT_EXPONENT // (span / mtbf)) if span > 0 else counts.max()
-    start_row = 0
-    while start_row < counts.size:  # chunks of rows that fit in cache
-        base = ends[start_row - 1] if start_row else 0
-        stop = max(int(np.searchsorted(ends, base + _CHUNK_DRAWS, side="right")), start_row + 1)
-        rows = slice(start_row, stop)
-        out[rows] = _chunk_sums(rng, counts[rows], int(ends[stop - 1] - base), a, mtbf, safe)
-        start_row = stop
-    return out
-
-
-#: Truncated-exponential draws per chunk (two 512 KiB arrays: they stay in cache).
-_CHUNK_DRAWS = 1 << 16
-#: A product of factors >= exp(-x) is kept to exp(-600) and above (doubles reach exp(-708)).
-_PRODUCT_EXPONENT = 600.0
-
-
-def _chunk_sums(rng, counts, m, a, mtbf, safe):
-    """Sums for one chunk of rows holding ``m`` draws in all (see :func:`_trunc_exp_sums`)."""
-    out = np.zeros(counts.size)
-    if m == 0:
-        return out
-    raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m]
-    factors = np.multiply(raw, -a * 2.0 ** -32)
-    factors += 1.0
-    has = counts > 0
-    if counts.max() <= safe:
-        starts = (np.cumsum(counts) - counts)[has]
-        out[has] = -mtbf * np.log(np.multiply.reduceat(factors, starts))
-        return out
-    cs = np.empty(m + 1)
-    cs[0] = 0.0
-    np.cumsum(np.log(factors, out=factors), out=cs[1:])
-    hi = np.cumsum(counts)
-    out[:] = mtbf * (cs[hi - counts] - cs[hi])
-    return out
-
-
-def _exponential(rng, replicas, groups, r, mtbf):
-    """Exact sampling for Poisson failures; returns (lost, restart, failures)."""
-    lost = np.zeros(replicas)
-    k_tot = np.zeros(replicas, dtype=np.int64)
-    for n, span in groups:
-        p = np.exp(-span / mtbf)
-        k = rng.negative_binomial(n, p, size=replicas) if p < 1 else np.zeros(replicas, np.int64)
-        lost += _trunc_exp_sums(rng, k, span, mtbf)
-        k_tot += k
-    rest = k_tot * r
-    nfail = k_tot.copy()
-    if r > 0 and k_tot.any():
-        q = np.exp(-r / mtbf)
-        has = k_tot > 0
-        j = np.zeros(replicas, dtype=np.int64)
-        j[has] = rng.negative_binomial(k_tot[has], q)
-        rest += _trunc_exp_sums(rng, j, r, mtbf)
-        nfail += j
-    return lost, rest, nfail
 
 
 class _State:

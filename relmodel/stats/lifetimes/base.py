@@ -173,12 +173,12 @@ class Family:
 
 def _log_moments(sample):
     """Mean and standard deviation of ln t over failures (all rows if none)."""
-    pick = sample.obs if sample.obs.any() else slice(None)
-    y = sample.logt[pick]
-    w = None if sample.w is None else sample.w[pick]
+    y, obs, w = sample.logt, sample.obs, sample.w
     if y.size > 50_000:  # start values only: a systematic subsample is plenty
         step = y.size // 20_000
-        y, w = y[::step], (None if w is None else w[::step])
+        y, obs, w = y[::step], obs[::step], (None if w is None else w[::step])
+    pick = obs if obs.any() else slice(None)
+    y, w = y[pick], (None if w is None else w[pick])
     m = float(np.average(y, weights=w))
     sd = float(np.sqrt(np.average((y - m) ** 2, weights=w)))
     return m, max(sd, 1e-3)

@@ -5,6 +5,7 @@ from scipy import special, stats
 
 from . import mle
 from ...errors import FitError
+from .weibull_large import weibull_large
 from .base import Family, _Gumbel, _Logistic, _Normal, _log_moments
 
 __all__ = ["Exponential", "Weibull", "LogNormal", "Gamma", "LogLogistic"]
@@ -30,7 +31,7 @@ class Exponential(Family):
 
     def exact_interval(self, sample, failures, conf):
         """Chi-square interval for the mean (time-terminated test; Epstein 1960)."""
-        exposure = sample.total(sample.t) - (0 if sample.entry is None else sample.total(sample.entry))
+        exposure = sample.exposure
         a = 1 - conf
         return {"scale": (2 * exposure / stats.chi2.ppf(1 - a / 2, 2 * failures + 2),
                           2 * exposure / stats.chi2.ppf(a / 2, 2 * failures))}
@@ -86,6 +87,9 @@ class Weibull(_LogLocationScale):
         return np.array([m, -np.log(k)])
 
     def maximise(self, sample):
+        large = weibull_large(sample)
+        if large is not None:
+            return large
         k0 = np.exp(-self.start(sample)[1])
         return mle.weibull_profile(sample, k0)
 

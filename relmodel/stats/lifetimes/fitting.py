@@ -36,7 +36,7 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from ...data.durations import Durations
 from ...errors import FitError
@@ -65,8 +65,10 @@ def prepare(data, observed=None, entry=None):
         t = data.hours
         observed = data.observed if observed is None else observed
         entry = data.entry if entry is None else entry
+    elif isinstance(data, np.ndarray) and data.dtype == np.float64:
+        t = data.ravel()  # hours already: read, never written
     else:
-        t = np.atleast_1d(hours(data.to_numpy() if isinstance(data, pd.Series) else data)).astype(float).ravel()
+        t = np.atleast_1d(hours(data.to_numpy() if isinstance(data, pd.Series) else data)).astype(float, copy=False).ravel()
     if t.size == 0:
         raise FitError("no durations to fit; pass at least one duration in hours")
     obs = np.ones(t.size, bool) if observed is None else np.asarray(observed).ravel()
@@ -76,7 +78,7 @@ def prepare(data, observed=None, entry=None):
         if not np.isin(obs, (0, 1)).all():
             raise FitError("observed must be True/False (or 1/0) per duration: True = a failure, False = censored")
         obs = obs.astype(bool)
-    _check_values(t, "duration")
+    shortest = _check_values(t, "duration")
     if entry is not None:
         entry = np.atleast_1d(hours(entry)).astype(float).ravel()
         if entry.shape != t.shape:
@@ -88,29 +90,38 @@ def prepare(data, observed=None, entry=None):
             raise FitError(f"row {i + 1}: entry time {entry[i]:g} h is after the end of the duration ({t[i]:g} h); "
                            "entry must be between 0 and the duration")
         entry = entry if np.any(entry > 0) else None
-    t = _lift_zeros(t)
-    return mle.Sample(t, obs, entry)
+    t, shortest = _lift_zeros(t, shortest)
+    sample = mle.Sample(t, obs, entry)
+    sample.__dict__["tmin"] = shortest  # known already: spares a pass
+    return sample
 
 
 def _check_values(x, what):
+    """Raise FitError at the first value that is not finite hours >= 0; returns the smallest value."""
+    shortest = float(np.min(x))
+    with np.errstate(over="ignore"):
+        total = np.sum(x)
+    if shortest >= 0 and np.isfinite(total):  # the common case, in two reductions
+        return shortest
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         i = bad[0]
         raise FitError(f"row {i + 1}: {what} {float(x[i]):g} is not valid; {what}s must be finite hours >= 0 "
                        f"({bad.size} bad value{'s' if bad.size > 1 else ''})")
+    return shortest
 
 
-def _lift_zeros(t):
+def _lift_zeros(t, shortest):
+    if shortest > 0:
+        return t, shortest
     zero = t == 0
-    if not zero.any():
-        return t
     pos = t[~zero]
     if pos.size == 0:
         raise FitError("every duration is zero; nothing can be fitted")
     floor = pos.min() / 2
     warnings.warn(f"{int(zero.sum())} zero duration(s) set to {floor:.3g} h (half the smallest positive "
                   "duration), as the log cannot resolve shorter times", FitWarning, stacklevel=4)
-    return np.where(zero, floor, t)
+    return np.where(zero, floor, t), float(floor)
 
 
 def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
@@ -247,8 +258,7 @@ def fit_sample(sample, family, *, conf=0.95):
         raise FitError(_no_failure_message(sample, n, conf))
     requested, note = None, ""
     if fam.n_params > 1:
-        fail = sample.t[sample.obs]
-        distinct = 1 if fail.min() == fail.max() else 2  # exact whenever it matters (d < 3)
+        distinct = _distinct(sample)
         if d < MIN_FAILURES or distinct < 2:
             requested, fam = fam.name, get_family("exponential")
             note = (f"{int(d)} failure(s) at {distinct} distinct time(s): a {requested} shape needs at least "
@@ -266,6 +276,15 @@ def fit_sample(sample, family, *, conf=0.95):
     return _result(fam, sample, theta, ll, hess, n, int(d), conf, requested, note)
 
 
+def _distinct(sample):
+    """1 when every failure is at the same time, else 2 (the first rows usually settle it)."""
+    for part in (slice(0, 4096), slice(None)):
+        fail = sample.t[part][sample.obs[part]]
+        if fail.size and fail.min() != fail.max():
+            return 2
+    return 1
+
+
 def _check_proper(fam, params, sample):
     """Refuse a maximum reached only in the limit of an improper distribution.
 
@@ -280,13 +299,13 @@ def _check_proper(fam, params, sample):
     if not np.isfinite(spread) or spread > 50:
         raise FitError(f"the estimate spreads ln t with a standard deviation of {spread:.3g} (over 20 decades): "
                        "the likelihood has no finite maximum at a proper distribution")
-    if not median > 1e-6 * float(np.min(sample.t)):
+    if not median > 1e-6 * sample.tmin:
         raise FitError(f"the estimated median ({median:.3g} h) is a million times below the shortest duration: "
                        "the likelihood has no finite maximum at a proper distribution")
 
 
 def _no_failure_message(sample, n, conf):
-    exposure = sample.total(sample.t) - (0 if sample.entry is None else sample.total(sample.entry))
+    exposure = sample.exposure
     lower = 2 * exposure / stats.chi2.ppf(conf, 2)
     return (f"no failures among {n} durations (all censored, {exposure:.6g} h at risk): no distribution can be "
             f"fitted; the one-sided {conf:.0%} lower bound on the mean time to failure is {lower:.6g} h")
@@ -295,23 +314,24 @@ def _no_failure_message(sample, n, conf):
 def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note, exact=True):
     params = fam.params(theta)
     cov_theta = _invert(hess)
-    z = stats.norm.ppf(0.5 + conf / 2)
+    z = float(special.ndtri(0.5 + conf / 2))
     rows, jac = [], []
     for i, (name, pos) in enumerate(zip(fam.param_names, fam.positive)):
         est, se_t = params[name], float(np.sqrt(max(cov_theta[i, i], 0.0)))
         lo, hi = (est * np.exp(-z * se_t), est * np.exp(z * se_t)) if pos else (est - z * se_t, est + z * se_t)
         rows.append([name, est, lo, hi, est * se_t if pos else se_t])
         jac.append(est if pos else 1.0)
-    ci = pd.DataFrame(rows, columns=["param", "estimate", "lower", "upper", "se"])
+    names = ["param", "estimate", "lower", "upper", "se"]
+    ci = pd.DataFrame({name: [row[j] for row in rows] for j, name in enumerate(names)})
     for name, bounds in ((fam.exact_interval(sample, d, conf) if exact else None) or {}).items():
         ci.loc[ci["param"] == name, ["lower", "upper"]] = bounds
     jac = np.diag(jac)
-    dist = fam.dist(params)
+    law = fam.law(params)
     k = fam.n_params
     res = FitResult(
         family=fam.name, params=params, ci=ci, loglik=float(ll), aic=float(2 * k - 2 * ll),
-        bic=float(k * np.log(n) - 2 * ll), n=n, n_observed=d, mean_h=float(dist.mean()),
-        median_h=float(dist.median()), conf=conf, cov=jac @ cov_theta @ jac, requested=requested, note=note,
+        bic=float(k * np.log(n) - 2 * ll), n=n, n_observed=d, mean_h=float(law.mean()),
+        median_h=float(law.median()), conf=conf, cov=jac @ cov_theta @ jac, requested=requested, note=note,
     )
     _warn_if_extrapolating(res, sample)
     return res
@@ -330,13 +350,13 @@ def _invert(hess):
 
 
 def _warn_if_extrapolating(res, sample):
-    tmax = float(np.max(sample.t))
+    tmax = sample.tmax
     problems = []
     if not np.isfinite(res.median_h) or res.median_h > 1e3 * tmax:
         problems.append(f"the median ({res.median_h:.3g} h) is beyond 1000x the longest duration ({tmax:.3g} h)")
-    ci = res.ci
-    pos = ci["lower"] > 0
-    width = (ci["upper"][pos] / ci["lower"][pos]).max() if pos.any() else 1.0
+    lower, upper = res.ci["lower"].to_numpy(float), res.ci["upper"].to_numpy(float)
+    pos = lower > 0
+    width = (upper[pos] / lower[pos]).max() if pos.any() else 1.0
     if width > 1e6:
         problems.append("a parameter's confidence interval spans more than a factor of 10^6")
     if problems:

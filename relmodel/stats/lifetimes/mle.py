@@ -22,6 +22,7 @@ coordinates; :mod:`relmodel.stats.lifetimes.fitting` turns those into a result.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import special
@@ -54,21 +55,45 @@ class Sample:
     entry: np.ndarray | None = None
     w: np.ndarray | None = None
 
-    def __post_init__(self):
-        object.__setattr__(self, "logt", np.log(self.t))
+    @cached_property
+    def logt(self):
+        """``ln t``, computed once."""
+        return np.log(self.t)
+
+    @cached_property
+    def tmin(self):
+        """The shortest duration."""
+        return float(np.min(self.t))
+
+    @cached_property
+    def tmax(self):
+        """The longest duration."""
+        return float(np.max(self.t))
+
+    @cached_property
+    def exposure(self):
+        """Total time at risk: weighted ``sum(t) - sum(entry)``."""
+        return self.total(self.t) - (0.0 if self.entry is None else self.total(self.entry))
+
+    @cached_property
+    def failure_log_sum(self):
+        """Weighted sum of ``ln t`` over the failures."""
+        return self.total(self.logt, self.obs)
 
     def total(self, x, mask=None):
         """Weighted sum of ``x`` (optionally over ``mask``)."""
         w = self.w
         if mask is not None:
-            x = x[mask] if np.ndim(x) else x * np.ones(int(mask.sum()))
-            w = None if w is None else w[mask]
-        return float(np.sum(x) if w is None else np.dot(w, x))
+            if not np.ndim(x):
+                return float(x * (np.count_nonzero(mask) if w is None else w[mask].sum()))
+            weight = mask.astype(float) if w is None else np.where(mask, w, 0.0)
+            return float(np.einsum("i,i->", x, weight))
+        return float(np.sum(x) if w is None else np.einsum("i,i->", w, x))
 
-    @property
+    @cached_property
     def d(self):
         """Weighted number of failures."""
-        return float(self.obs.sum() if self.w is None else self.w[self.obs].sum())
+        return float(np.count_nonzero(self.obs) if self.w is None else self.w[self.obs].sum())
 
     def compressed(self):
         """The same sample with tied rows merged into weights (None if few ties)."""
@@ -219,9 +244,7 @@ def exponential_mle(sample):
     The exposure is the total time at risk, ``sum(t) - sum(entry)``; the MLE
     of the mean is exposure / failures.
     """
-    exposure = sample.total(sample.t)
-    if sample.entry is not None:
-        exposure -= sample.total(sample.entry)
+    exposure = sample.exposure
     d = sample.d
     if d <= 0 or exposure <= 0:
         raise FitError("no failures observed: the exponential mean is unbounded")
@@ -241,7 +264,7 @@ def weibull_profile(sample, k0, *, max_iter=100):
 
     Returns ``(theta, loglik, hessian)`` with ``theta = (ln k, ln scale)``.
     """
-    c = float(np.max(sample.t))
+    c = sample.tmax
     lt = sample.logt - np.log(c)
     le = None
     if sample.entry is not None and np.any(sample.entry > 0):
@@ -249,7 +272,7 @@ def weibull_profile(sample, k0, *, max_iter=100):
         le = np.log(sample.entry[cut]) - np.log(c)
         we = None if sample.w is None else sample.w[cut]
     d = sample.d
-    s_l = sample.total(lt, sample.obs)
+    s_l = sample.failure_log_sum - d * np.log(c)
     k = float(k0)
     lo, hi = 0.0, np.inf
     for _ in range(max_iter):
@@ -280,7 +303,7 @@ def weibull_profile(sample, k0, *, max_iter=100):
         a0, a1, a2 = a0 - e0, a1 - e1, a2 - e2
     u = np.log(a0 / d) / k  # ln scale, in units of c
     theta = np.array([np.log(k), u + np.log(c)])
-    ll = d * np.log(k) - d * k * (u + np.log(c)) + (k - 1) * sample.total(sample.logt, sample.obs) - d
+    ll = d * np.log(k) - d * k * (u + np.log(c)) + (k - 1) * sample.failure_log_sum - d
     return theta, ll, _weibull_hessian(k, u, d, a0, a1, a2)
 
 
