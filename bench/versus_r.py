@@ -78,7 +78,7 @@ def _ours(d, cc):
     t_aft, aft = best_of(lambda: relmodel.regress(d, list("abcde"), "weibull_aft", duration="time", observed="status"))
     gcc = cc.assign(cause=cc["cause"].where(cc["cause"] > 0))
     t_gray, gray = best_of(lambda: relmodel.gray_test(gcc, "group", "cause", 1, duration="time"))
-    return (t_cox, t_aft, t_gray), (cox.table["coef"].to_numpy(), aft.table["coef"].to_numpy(), gray.statistic)
+    return (t_cox, t_aft, t_gray), (cox.coefficients["coef"].to_numpy(), aft.coefficients["coef"].to_numpy(), gray.statistic)
 
 
 def _lifelines(d):

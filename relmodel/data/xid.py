@@ -135,7 +135,7 @@ def cause_mix(log):
         raise MissingColumnError(f"{getattr(log, 'name', 'log')}: no 'category' cause column in the shared taxonomy; "
                                  "read a kernel log with read_xid")
     mine = log.interruptions()["category"].value_counts()
-    ref = llama3_54day().table.groupby("category")["count"].sum()
+    ref = llama3_54day().counts.groupby("category")["count"].sum()
     out = pd.DataFrame({"count": mine, "llama3_count": ref}).fillna(0).astype(int)
     out["share"] = out["count"] / max(int(out["count"].sum()), 1)
     out["llama3_share"] = out["llama3_count"] / int(out["llama3_count"].sum())

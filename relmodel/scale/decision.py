@@ -174,7 +174,7 @@ def cause_impact(scaled, ckpt_cost, restart, top=8):
     ettr_without, gain; the rest are pooled in one "all other causes" row.
     """
     d, r = float(hours(ckpt_cost)), float(hours(restart))
-    t = scaled.table.sort_values("rate_per_h", ascending=False, kind="stable")
+    t = scaled.by_cause.sort_values("rate_per_h", ascending=False, kind="stable")
     total = float(t["rate_per_h"].sum())
     base = float(best_ettr(1 / total, d, r)) if total > 0 else 1.0
     rows = []

@@ -24,7 +24,8 @@ from .cluster import Cluster
 from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
-from ..tables import html_table
+from ..deprecation import renamed, renamed_field
+from ..tables import Result
 from relmodel.budget_guard import check_cost, count
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs", "Presets",
@@ -148,25 +149,25 @@ def _designs(designs, n_gpus):
 
 
 @dataclasses.dataclass(frozen=True)
-class DesignComparison:
-    """One row per design; ``table`` is numeric (hours, fractions), :meth:`display` is for people."""
+class DesignComparison(Result):
+    """One row per design; ``by_design`` is numeric (hours, fractions), :meth:`table` is for people."""
 
-    table: pd.DataFrame
+    by_design: pd.DataFrame
     results: tuple
     target_ettr: float
     optics_share: float
     conf: float
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_design.copy()
 
     def best(self):
         """Name of the design with the highest goodput per GPU bought."""
-        return str(self.table.loc[self.table["goodput_per_gpu"].idxmax(), "design"])
+        return str(self.by_design.loc[self.by_design["goodput_per_gpu"].idxmax(), "design"])
 
-    def display(self):
+    def _people(self):
         """The table with headers in words, units people use and no NaN or inf cells."""
-        t = self.table
+        t = self.by_design
         pct = f"{100 * self.conf:g}%"
         return pd.DataFrame({
             "Design": t["design"],
@@ -186,7 +187,7 @@ class DesignComparison:
 
     def text(self):
         """The answer in a sentence or two, then what the costs were and any warning."""
-        t = self.table
+        t = self.by_design
         if len(t) == 1:
             r = t.iloc[0]
             lines = [f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
@@ -217,17 +218,10 @@ class DesignComparison:
 
     def _repr_html_(self):
         return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
-                f"{self.optics_share:.0%} of the failure budget.</p>" + html_table(self.display()))
+                f"{self.optics_share:.0%} of the failure budget.</p>" + Result._repr_html_(self))
 
-
-def _goodput_terms(row):
-    """", with efficiency 55.2% and 0.5% straggler loss" when those terms are in play."""
-    parts = []
-    if row.get("efficiency", 1.0) < 1.0:
-        parts.append(f"efficiency {100 * row['efficiency']:.3g}%")
-    if row.get("straggler_loss", 0.0) > 0.0:
-        parts.append(f"{100 * row['straggler_loss']:.2g}% lost to stragglers")
-    return (", with " + " and ".join(parts)) if parts else ""
+    table = renamed_field("by_design", method="_people")
+    display = renamed("display", "table")
 
 
 def _num(v):
@@ -302,7 +296,7 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), "1min", "10min",
     ...                       n_gpus=1152, n_runs=200, n_boot=0)
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
-    >>> print(cmp.table[cols].round(3).to_string(index=False))
+    >>> print(cmp.by_design[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
                NVL72, whole racks         1224         72 0.864            0.813
     NVL72, 2 spare trays per rack         1368        216 0.941            0.792

@@ -198,7 +198,7 @@ def cause_levels(scaled, levels=None):
             Software Bug   job                    0
     Network Switch/Cable  link                    1
     """
-    t = scaled.table
+    t = scaled.by_cause
     known = {str(x).lower() for col in ("component", "category", "scales_with") for x in t[col]}
     unknown = [k for k in (levels or {}) if str(k).lower() not in known]
     if unknown:

@@ -31,7 +31,8 @@ from ..checkpoint.costs import cost_hours
 from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
-from ..tables import html_table
+from ..deprecation import renamed, renamed_field
+from ..tables import Result
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
 
@@ -109,21 +110,21 @@ def _fabric(fabric, tiers, n_gpus, gpus_per_node, radixes):
 
 
 @dataclasses.dataclass(frozen=True)
-class OpticsRequirements:
-    """Transceiver requirements by fabric, tiers and size; ``table`` is numeric."""
+class OpticsRequirements(Result):
+    """Transceiver requirements by fabric, tiers and size; ``rows`` is numeric (one row per fabric and size)."""
 
-    table: pd.DataFrame
+    rows: pd.DataFrame
     target_ettr: float
     share: float
     job_mtbf_h: float
     field: pd.DataFrame
 
     def to_frame(self):
-        return self.table.copy()
+        return self.rows.copy()
 
-    def display(self):
+    def _people(self):
         """The table for people: no NaN, MTBF in years, the gap to the Llama 3 field rate."""
-        t = self.table
+        t = self.rows
         ok = t["fits"].to_numpy()
         field_fit = float(self.field["fit"].iloc[0])
         gap = [("met by it" if field_fit <= f else f"needs {field_fit / f:,.1f}x lower FIT") if o else "–"
@@ -137,9 +138,12 @@ class OpticsRequirements:
             "vs Llama 3 field rate": gap,
         })
 
-    def _repr_html_(self):
-        return (f"<p>Transceivers may use {self.share:.0%} of the failure budget of a job that must reach ETTR "
-                f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).</p>" + html_table(self.display()))
+    def text(self):
+        return (f"Transceivers may use {self.share:.0%} of the failure budget of a job that must reach ETTR "
+                f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).")
+
+    table = renamed_field("rows", method="_people")
+    display = renamed("display", "table")
 
 
 def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rail", "fat-tree"), tiers=(2, 3), *,
@@ -156,7 +160,7 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
     Examples
     --------
     >>> o = optics_requirements(sizes=(10_000, 100_000), fabrics=("rail",), tiers=(2, 3))
-    >>> print(o.table[["tiers", "n_gpus", "radix", "transceivers", "fit"]].round(1).to_string(index=False))
+    >>> print(o.rows[["tiers", "n_gpus", "radix", "transceivers", "fit"]].round(1).to_string(index=False))
      tiers  n_gpus  radix  transceivers   fit
          2   10000    256         40000 430.0
          2  100000    512        400000  43.0

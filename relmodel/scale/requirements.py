@@ -299,7 +299,7 @@ def _k(x):
 
 def _component_rows(scaled, draws, lam_req, conf, share):
     """Per-cause and per-group FIT requirements with the others held (point and bootstrap)."""
-    t = scaled.table
+    t = scaled.by_cause
     counts = scaled.target.counts()
     groups = [(g, (t["scales_with"] == g).to_numpy()) for g in dict.fromkeys(t["scales_with"]) if g != "job"]
     items = [(row.component, row.category, row.scales_with, np.arange(len(t)) == i) for i, row in enumerate(t.itertuples())]
@@ -360,7 +360,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     m_req = required_job_mtbf(target_ettr, d, r)
     lam_req = 1.0 / m_req
     draws = scaled.draws(n_boot, seed)
-    job_mask = (scaled.table["scales_with"] == "job").to_numpy()
+    job_mask = (scaled.by_cause["scales_with"] == "job").to_numpy()
     fixed, fixed_draws = scaled.rate_of("job"), draws[:, job_mask].sum(axis=1)
     room, room_draws = lam_req - fixed, lam_req - fixed_draws
     with np.errstate(divide="ignore"):

@@ -33,7 +33,8 @@ from ..defaults import CKPT_COST, RESTART
 from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
-from ..tables import html_table
+from ..deprecation import renamed_field
+from ..tables import Result, html_table, people_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
 from relmodel.escape import brief
@@ -83,26 +84,31 @@ def p_no_spare(c, offered_load, model="poisson"):
 
 
 @dataclasses.dataclass(frozen=True)
-class SparePlan:
-    """A spare count and the chance of finding none free, with the curve it came from."""
+class SparePlan(Result):
+    """A spare count and the chance of finding none free, with the curve it came from (``curve``)."""
 
     n_spares: int
     target: float
     offered_load: float
     p_no_spare: float
     model: str
-    table: pd.DataFrame
+    curve: pd.DataFrame
     n_spares_lo: int = None
     n_spares_hi: int = None
 
     def to_frame(self):
-        return self.table.copy()
+        return self.curve.copy()
 
-    def _repr_html_(self):
-        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}&ndash;{self.n_spares_hi} over the rate interval)"
-        return (f"<p>{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} &lt; {self.target:g} "
-                f"(offered load {self.offered_load:.3g} Erlangs, {html_text(self.model)} model)</p>"
-                + html_table(self.table, index=False))
+    def text(self):
+        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}–{self.n_spares_hi} over the rate interval)"
+        return (f"{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} < {self.target:g} "
+                f"(offered load {self.offered_load:.3g} Erlangs, {self.model} model).")
+
+    def _people(self):
+        return people_table(pd.DataFrame({"spares": self.curve["spares"],
+                                          "chance a failure finds no spare": self.curve["p_no_spare"]}))
+
+    table = renamed_field("curve", method="_people")
 
 
 def _mean_repair(repair):
@@ -282,7 +288,7 @@ def swap_rate(scaled, units=("gpu", "node")):
     By default GPU and host causes; network and per-job (software) causes are
     fixed without replacing a node.
     """
-    t = scaled.table
+    t = scaled.by_cause
     return float(t.loc[t["scales_with"].isin(list(units)), "rate_per_h"].sum())
 
 
@@ -296,7 +302,7 @@ def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poi
     """
     lam = swap_rate(scaled, units)
     plan = spare_pool(lam, repair, target, model)
-    mask = scaled.table["scales_with"].isin(list(units)).to_numpy()
+    mask = scaled.by_cause["scales_with"].isin(list(units)).to_numpy()
     draws = scaled.draws(n_boot, seed)[:, mask].sum(axis=1)
     a = (1.0 - conf) / 2
     lo, hi = np.quantile(draws, [a, 1 - a], method="inverted_cdf")

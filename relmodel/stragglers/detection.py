@@ -47,7 +47,8 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError
-from ..tables import html_table
+from ..deprecation import renamed, renamed_field
+from ..tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
@@ -73,10 +74,10 @@ def adjust_pvalues(p, method="holm"):
 
 
 @dataclass(frozen=True)
-class SlowNodes:
-    """Nodes flagged as fail-slow, with the evidence for each (``table``) and every node tested (``tested``)."""
+class SlowNodes(Result):
+    """Nodes flagged as fail-slow, with the evidence for each (``flagged``) and every node tested (``tested``)."""
 
-    table: pd.DataFrame
+    flagged: pd.DataFrame
     tested: pd.DataFrame
     alpha: float
     correction: str
@@ -89,15 +90,15 @@ class SlowNodes:
 
     @property
     def nodes(self):
-        return list(self.table[self.level])
+        return list(self.flagged[self.level])
 
     def to_frame(self):
         """The evidence table: one row per flagged node."""
-        return self.table.copy()
+        return self.flagged.copy()
 
-    def report(self, n=15):
+    def _people(self, n=15):
         """The flagged nodes formatted for people (at most ``n`` rows)."""
-        t = self.table.head(n)
+        t = self.flagged.head(n)
         return pd.DataFrame({self.level: t[self.level].astype(str),
                              "slower than typical (%)": (100 * t["slowdown"]).map("{:.1f}".format),
                              "slow since step": t["onset_step"].map("{:,}".format),
@@ -106,13 +107,17 @@ class SlowNodes:
                              "corrected p-value": t["p_adjusted"].map(_p_text),
                              "slowest rank on it": t["slowest_rank"].astype(str)})
 
-    def _repr_html_(self):
+    def text(self):
         what = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}[self.correction]
-        level = html_text(self.level)
-        head = (f"<p><b>{len(self.table)} of {self.n_tested:,} {level}s flagged as fail-slow</b> "
-                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {level}s, "
-                f"windows of {self.window:,} steps).</p>")
-        return head + (html_table(self.report(), index=False) if len(self.table) else "")
+        return (f"{len(self.flagged)} of {self.n_tested:,} {self.level}s flagged as fail-slow "
+                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {self.level}s, "
+                f"windows of {self.window:,} steps).")
+
+    def _repr_html_(self):
+        return f"<p>{html_text(self.text())}</p>" + (html_table(self.table()) if len(self.flagged) else "")
+
+    table = renamed_field("flagged", method="_people")
+    report = renamed("report", "table", value=lambda self, n=15: self._people(n))
 
 
 def _p_text(p):
@@ -262,7 +267,7 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
     >>> s.slow["node"].tolist(), s.slow["onset_step"].tolist()      # the planted slow node
     ([2], [33])
     >>> found = find_slow_nodes(s.log)
-    >>> found.table["node"].tolist(), int(found.table["steps_slow"].iloc[0])
+    >>> found.flagged["node"].tolist(), int(found.flagged["steps_slow"].iloc[0])
     ([2], 163)
     """
     if not 0 < alpha < 1:
@@ -294,7 +299,7 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
     tested = tested[[level, "z", "p", "p_adjusted", "slowdown", "windows_slow", "onset"]]
     table = _table(log, level, labels, grid, tested, flagged)
     z, c, first = first_round
-    return SlowNodes(table=table, tested=tested.drop(columns="onset"), alpha=alpha, correction=correction,
+    return SlowNodes(flagged=table, tested=tested.drop(columns="onset"), alpha=alpha, correction=correction,
                      window=window, level=level, n_tested=len(labels), scores=z, relative=c,
                      window_steps=log.steps[first::window][:z.shape[0]])
 

@@ -83,7 +83,7 @@ def test_more_spares_raise_ettr(llama3):
 
 def test_compare_named_designs(llama3):
     cmp = compare_designs(DESIGNS, llama3, "1min", "10min", n_gpus=4096, n_runs=300, n_boot=50)
-    t = cmp.table
+    t = cmp.by_design
     assert list(t["design"]) == [c.name for c in design_presets(4096).values()]
     assert (t["gpus_used"] >= 4096).all()
     np.testing.assert_allclose(t["goodput_per_gpu"], t["ettr"] * t["gpus_used"] / t["gpus_bought"])
@@ -100,7 +100,7 @@ def test_compare_named_designs(llama3):
 def test_required_node_mtbf_meets_the_target(llama3):
     c = Cluster.llama3()
     cmp = compare_designs([c], llama3, "1min", "10min", target_ettr=0.8, **FAST)
-    row = cmp.table.iloc[0]
+    row = cmp.by_design.iloc[0]
     m_node = row["required_node_mtbf_h"]
     fixed = row["interruptions_per_day"] / 24 - cmp.results[0].node_interrupt_rate
     job = 1 / (c.n_nodes / m_node + fixed)

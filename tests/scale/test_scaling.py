@@ -47,7 +47,7 @@ def test_mapping_of_table5_categories():
 def test_scaling_factors_follow_counts():
     src = Cluster.llama3()
     out = scale_rates(llama3_frame(), src, 10 * 16_384)
-    t = out.table.set_index("component")
+    t = out.by_cause.set_index("component")
     assert t.loc["Faulty GPU", "factor"] == pytest.approx(10.0)
     assert t.loc["NIC", "factor"] == pytest.approx(10.0)
     assert t.loc["Software Bug", "factor"] == 1.0
@@ -65,7 +65,7 @@ def test_intervals_bracket_and_scale():
     out = scale_rates(llama3_frame(), Cluster.llama3(), 100_000, seed=1)
     assert out.job_rate_lo < out.job_rate_per_h < out.job_rate_hi
     assert out.job_mtbf_lo < out.job_mtbf_h < out.job_mtbf_hi
-    t = out.table
+    t = out.by_cause
     assert np.all(t["rate_lo"] <= t["rate_per_h"]) and np.all(t["rate_per_h"] <= t["rate_hi"])
     lo, hi = garwood(148, DURATION_H)
     row = t[t.component == "Faulty GPU"].iloc[0]
@@ -116,7 +116,7 @@ def test_stepfun_log_scales_per_node():
         log = datasets.stepfun()
     out = scale_rates(log, None, 32_000, n_boot=200)
     assert out.source.n_gpus == 3200 and out.target.n_nodes == 4000
-    t = out.table.set_index("component")
+    t = out.by_cause.set_index("component")
     assert t.loc["GPU", "scales_with"] == "gpu" and t.loc["NIC", "scales_with"] == "node"
     assert t.loc["Parameter Plane Cable", "scales_with"] == "link"
     assert t.loc["GPU", "factor"] == pytest.approx(10.0)

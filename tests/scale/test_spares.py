@@ -31,7 +31,7 @@ def test_pool_is_smallest_meeting_target():
     assert erlang_b(e.n_spares, a) < 0.01 <= erlang_b(e.n_spares - 1, a)
     assert e.n_spares <= n  # the loss model is less demanding
     assert spare_pool(0.5, "40h", 0.01).n_spares > n
-    assert plan.table["p_no_spare"].is_monotonic_decreasing
+    assert plan.curve["p_no_spare"].is_monotonic_decreasing
 
 
 def test_no_spares_means_waiting_for_each_repair():
@@ -92,7 +92,7 @@ def test_spares_for_a_scaled_cluster_with_interval():
     from relmodel.scale.spares import spares_for, swap_rate
     sc = scale_rates(datasets.llama3_54day(), None, 100_000, n_boot=10)
     lam = swap_rate(sc)
-    t = sc.table
+    t = sc.by_cause
     assert lam == pytest.approx(t.loc[t.scales_with.isin(["gpu", "node"]), "rate_per_h"].sum())
     assert lam < sc.job_rate_per_h
     plan = spares_for(sc, "24h", 0.01, n_boot=500)

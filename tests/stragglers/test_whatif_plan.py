@@ -30,7 +30,7 @@ def test_eviction_uses_what_removing_the_worker_recovers(ar):
     kw = dict(detection="30min", restart="10min", interval="1h", remaining="100h")
     plan = ar.eviction_policy(**kw)
     direct = relmodel.eviction_policy(slowdown=TORI / TREM - 1, **kw)
-    assert plan.table["lost_h"].to_numpy() == pytest.approx(direct.table["lost_h"].to_numpy(), rel=1e-5)
+    assert plan.by_policy["lost_h"].to_numpy() == pytest.approx(direct.by_policy["lost_h"].to_numpy(), rel=1e-5)
     assert plan.best != "never evict"
     assert "Evicting DP rank 0, stage 0" in eviction_sentence(ar, plan)
 

@@ -95,7 +95,7 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
     >>> log = read_log(df, start="t", end="u", node="host", time_unit="h", window=(0.0, 100.0))
     >>> nodes = pd.DataFrame({"node": list("abcdef"), "age_y": [5.0, 3.0, 2.0, 1.0, 1.5, 0.5]})
     >>> r = andersen_gill(log, nodes, ["age_y"])
-    >>> t = r.table.iloc[0]
+    >>> t = r.coefficients.iloc[0]
     >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # per year of age
     ('age_y', [1.77, 1.44, 2.17])
     """

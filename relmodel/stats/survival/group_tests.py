@@ -32,7 +32,7 @@ from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...deprecation import renamed
+from ...deprecation import renamed, renamed_field
 from ...tables import Result, html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
@@ -268,11 +268,14 @@ def _gray_bootstrap(t, code, g, k, st, rho, n_boot, seed):
 
 
 @dataclass(frozen=True, eq=False)
-class MCFComparison:
-    """Difference of two mean cumulative functions, with a band and a test at ``at_h``."""
+class MCFComparison(Result):
+    """Difference of two mean cumulative functions, with a band and a test at ``at_h``.
+
+    ``by_time`` holds both curves and their difference with its band, one row per time.
+    """
 
     names: tuple
-    table: pd.DataFrame
+    by_time: pd.DataFrame
     at_h: float
     difference: float
     z: float
@@ -288,10 +291,9 @@ class MCFComparison:
                 f"the fleets {word} (z = {self.z:.2f}, p = {self.p:.2g})")
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_time.copy()
 
-    def _repr_html_(self):
-        return f"<p>{html_text(self.text())}</p>" + html_table(self.table.tail(12), index=False)
+    table = renamed_field("by_time")
 
     verdict = renamed("verdict", "text", is_property=True)
 
