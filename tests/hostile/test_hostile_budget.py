@@ -55,7 +55,7 @@ CALLS = {
     "sweep_grid": (lambda n: sweep_grid({"n_gpus": list(range(1024, 1024 + n)), "target_ettr": [0.8, 0.9],
                                          "ckpt_cost": [f"{k}s" for k in range(1, n + 1)]}), 20_000, 2,
                    "combinations"),
-    "slowdown": (lambda n: relmodel.synthetic_steps(n_nodes=2, ranks_per_node=2, n_steps=50).log.slowdown(n_boot=n),
+    "slowdown": (lambda n: relmodel.slowdown(relmodel.synthetic_steps(n_nodes=2, ranks_per_node=2, n_steps=50).log, n_boot=n),
                  HUGE, 5, "n_boot"),
 }
 
