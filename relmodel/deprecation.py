@@ -10,7 +10,6 @@ import inspect
 import warnings
 
 from .errors import InputTypeError, RelmodelDeprecationWarning
-from .tables import people_table
 
 __all__ = ["renamed", "renamed_keywords", "renamed_field"]
 
@@ -82,15 +81,16 @@ def renamed_field(new, *, method=None):
     """The method ``table()`` where a result once had a data field called ``table``.
 
     Called, ``result.table()`` is the table for people (the method named
-    ``method`` when given, else the formatted ``to_frame()``); read as the old
+    ``method`` when given, else the ``table()`` of :class:`relmodel.tables.Result`); read as the old
     field (``result.table["p"]``, ``len(result.table)``, ``result.table.iloc``)
     it warns and gives the field ``new`` that now holds the numbers.
 
     Examples
     --------
     >>> import dataclasses, pandas as pd
+    >>> from relmodel.tables import Result
     >>> @dataclasses.dataclass(frozen=True)
-    ... class Counts:
+    ... class Counts(Result):
     ...     by_cause: pd.DataFrame
     ...     def to_frame(self):
     ...         return self.by_cause
@@ -122,7 +122,11 @@ class _TableOrField:
     def __call__(self):
         if self._method:
             return getattr(self._obj, self._method)()
-        return people_table(self._obj.to_frame())
+        for cls in type(self._obj).__mro__:      # the protocol's own table() (relmodel.tables.Result)
+            own = cls.__dict__.get("table")
+            if callable(own) and not isinstance(own, _TableField):
+                return own(self._obj)
+        raise TypeError(f"{type(self._obj).__name__} has no table() to fall back on")
 
     def _field(self):
         warnings.warn(f"{type(self._obj).__name__}.table as data is deprecated and goes in the next minor version; "

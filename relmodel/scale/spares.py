@@ -33,7 +33,7 @@ from ..defaults import CKPT_COST, RESTART
 from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
-from ..deprecation import renamed_field
+from ..deprecation import renamed_field, renamed_keywords
 from ..tables import Result, html_table, people_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
@@ -214,8 +214,12 @@ def _draw_repairs(repair, n, rng):
     return rng.exponential(_mean_repair(repair), size=n)
 
 
-def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=None):
+@renamed_keywords(n_failures="n_runs")
+def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None):
     """Simulate swaps with ``spares`` spares; return (fraction of failures that stall, mean stall h).
+
+    ``n_runs`` is the Monte Carlo size: the number of failures simulated
+    (``n_failures=`` is the deprecated spelling).
 
     Failures arrive at ``failure_rate_per_h`` while the job runs; each failed
     node goes to repair.  A free spare replaces it at once; with none free the
@@ -227,8 +231,8 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=
     if c < 0 or c != spares:
         raise ModelInputError(f"spares must be a whole number >= 0; got {spares!r}")
     rng = np.random.default_rng(seed)
-    gaps = rng.exponential(1.0 / lam, size=int(n_failures))
-    repairs = _draw_repairs(repair, int(n_failures), rng)
+    gaps = rng.exponential(1.0 / lam, size=int(n_runs))
+    repairs = _draw_repairs(repair, int(n_runs), rng)
     t, free, busy, stalls, stalled = 0.0, c, [], 0.0, 0
     for gap, s in zip(gaps, repairs):
         t += gap
@@ -246,8 +250,9 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=
     return stalled / len(gaps), stalls / len(gaps)
 
 
+@renamed_keywords(n_failures="n_runs")
 def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTART, *, job_mtbf_h=None,
-                 spares=None, n_failures=20_000, seed=0):
+                 spares=None, n_runs=20_000, seed=None):
     """ETTR lost to waiting for repairs, for each spare count.
 
     ``job_mtbf_h`` is the job's MTBF from all causes (default 1/failure rate);
@@ -256,17 +261,21 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     p_stall_sim, mean_stall_h, ettr, ettr_lost.
 
     ``failure_rate_per_h`` per hour; ``repair``, ``ckpt_cost``, ``restart`` and ``job_mtbf_h`` are durations.
+    ``n_runs`` failures are simulated per spare count (``n_failures=`` is the
+    deprecated spelling); ``seed=None`` draws fresh entropy.
 
     Examples
     --------
-    >>> t = spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h", spares=[0, 5, 10], n_failures=2000)
+    >>> t = spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h", spares=[0, 5, 10], n_runs=2000, seed=0)
     >>> t["spares"].tolist(), bool(t["ettr"].is_monotonic_increasing)
     ([0, 5, 10], True)
     """
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
-    n_failures = count("n_failures", n_failures, lo=1)
-    check_cost(f"spares_table(n_failures={n_failures:,})", work=n_failures * 12 * 50, memory=n_failures * 8 * 6,
-               hint="simulate fewer failures (n_failures)")
+    n_failures = count("n_runs", n_runs, lo=1)
+    check_cost(f"spares_table(n_runs={n_failures:,})", work=n_failures * 12 * 50, memory=n_failures * 8 * 6,
+               hint="simulate fewer failures (n_runs)")
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])  # fresh, but one seed for every spare count
     m = float(hours(job_mtbf_h)) if job_mtbf_h is not None else 1.0 / lam
     base = float(best_ettr(m, ckpt_cost, restart))
     if spares is None:

@@ -80,8 +80,8 @@ def test_growth_terms_at_zero_give_todays_answers(llama3):
     c2 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, d, r, **kw).by_design
     num = [c for c in c1.columns if c not in ("costs",)]
     assert c1[num].equals(c2[num])
-    s1 = relmodel.simulate_training(50, "20min", "3h", D, R, replicas=200, seed=1)
-    s2 = relmodel.simulate_training(50, "20min", "3h", d, r, replicas=200, seed=1)
+    s1 = relmodel.simulate_training(50, "20min", "3h", D, R, n_runs=200, seed=1)
+    s2 = relmodel.simulate_training(50, "20min", "3h", d, r, n_runs=200, seed=1)
     assert s1.ettr == s2.ettr
 
 

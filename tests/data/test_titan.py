@@ -54,4 +54,4 @@ def test_synthetic_stand_in_has_the_same_columns_and_its_effects_are_recovered()
     assert t.loc["cage=2", "lower"] < 1.6 < t.loc["cage=2", "upper"]  # the simulated hazard ratio
     assert t.loc["cage=1", "lower"] < 1.0 < t.loc["cage=1", "upper"]
     assert r.references == {"cage": 0} and t.loc["cage=2", "level"] == 2
-    assert r.report_table()["level (vs reference)"].tolist()[:2] == ["1 vs 0", "2 vs 0"]
+    assert r.table()["level (vs reference)"].tolist()[:2] == ["1 vs 0", "2 vs 0"]

@@ -260,7 +260,7 @@ def test_unknown_by_column_for_rates(stepfun_log):
 def test_string_seed_for_the_simulator():
     with pytest.raises(errors.ModelInputError, match="seed"):
         relmodel.simulate_training(work="1d", interval="1h", ckpt_cost="1min", restart="5min",
-                                   failures="10h", replicas=10, seed="abc")
+                                   failures="10h", n_runs=10, seed="abc")
 
 
 def test_bad_time_format_directive():

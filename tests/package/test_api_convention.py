@@ -77,7 +77,7 @@ def test_old_simulate_order_is_refused_with_the_new_order():
             return -3.0 * math.log1p(-q)
 
     with pytest.raises(ModelInputError, match=r"simulate_training\(work, interval, failures, ckpt_cost, restart\)"):
-        relmodel.simulate_training("2d", "16min", "45s", "10min", Fit(), replicas=10, seed=1)
+        relmodel.simulate_training("2d", "16min", "45s", "10min", Fit(), n_runs=10, seed=1)
 
 
 def test_old_two_level_order_fails_loudly():

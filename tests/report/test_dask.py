@@ -84,8 +84,8 @@ def test_sweep_grid_of_a_thousand_combinations(client, monkeypatch, llama3):
 
 def test_simulation_is_identical_for_1_2_and_4_chunks(client):
     args = dict(work="10d", interval=0.5, ckpt_cost="1min", restart="10min", failures=4.0)
-    runs = [relmodel.simulate_training(**args, replicas=1000, seed=11, chunks=k, executor=client) for k in (1, 2, 4)]
-    runs.append(relmodel.simulate_training(**args, replicas=1000, seed=11, chunks=3))  # no executor
+    runs = [relmodel.simulate_training(**args, n_runs=1000, seed=11, chunks=k, executor=client) for k in (1, 2, 4)]
+    runs.append(relmodel.simulate_training(**args, n_runs=1000, seed=11, chunks=3))  # no executor
     for other in runs[1:]:
         assert np.array_equal(runs[0].lost_h, other.lost_h) and np.array_equal(runs[0].failures, other.failures)
     exact = float(relmodel.ettr(interval=0.5, mtbf=4.0, ckpt_cost="1min", restart="10min"))

@@ -92,7 +92,7 @@ def test_compare_named_designs(llama3):
     assert row["gpus_idle"] == racks * 2 * 4 + 72 and row["gpus_bought"] == racks * 72 + 72
     assert (t["ettr_lo"] <= t["ettr"]).all() and (t["ettr"] <= t["ettr_hi"]).all()
     assert t.set_index("design").loc["NVL72, spare trays, dual plane", "required_transceiver_mtbf_h"] == 0
-    shown = cmp.display().to_html(index=False)
+    shown = cmp.table().to_html(index=False)
     assert "nan" not in shown.lower() and "inf" not in shown and "e+" not in shown
     assert cmp.best() in set(t["design"]) and "goodput per GPU bought" in cmp.text()
 

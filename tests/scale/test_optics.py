@@ -45,7 +45,7 @@ def test_growth_with_size_fabric_and_tiers():
     assert t.loc[("rail", 2, 1024), "fit"] / t.loc[("rail", 3, 1024), "fit"] == pytest.approx(1.5, rel=1e-12)
     big = optics_requirements((1_000_000,), tiers=(2,), fabrics=("rail",)).rows.iloc[0]
     assert not big["fits"]  # 2 tiers of radix 512 reach 2 x 256^2 = 131,072 NICs
-    shown = optics_requirements().display().to_html(index=False).lower()
+    shown = optics_requirements().table().to_html(index=False).lower()
     assert "nan" not in shown and "e+" not in shown
 
 

@@ -88,4 +88,4 @@ def test_bundled_example_flags_exactly_the_planted_nodes():
     assert sorted(found.nodes) == [7, 9]  # data/README.md: node 7 from step 300, node 9 from step 800
     onsets = dict(zip(found.flagged["node"], found.flagged["onset_step"]))
     assert abs(onsets[7] - 300) <= 20 and abs(onsets[9] - 800) <= 20
-    assert len(found.report()) == 2 and not found.report().isna().any().any()
+    assert len(found.table()) == 2 and not found.table().isna().any().any()

@@ -72,7 +72,7 @@ def test_scaling_table_from_8_to_a_million_gpus():
     assert np.all(np.diff(t["loss_noise"]) > 0)
     assert t["loss_noise"].iloc[0] == pytest.approx(1 - d.median() / expected_max(d, 8))
     assert np.allclose(t["loss_total"], t["loss_noise"])  # no fail-slow rate given
-    assert not curve.report().isna().any().any()
+    assert not curve.table().isna().any().any()
 
 
 def test_fail_slow_rate_averages_over_the_poisson_count_of_slow_nodes():
@@ -105,7 +105,7 @@ def test_eviction_costs_and_break_even_by_hand():
 def test_never_evict_when_the_run_is_about_to_end():
     plan = eviction_policy(slowdown=0.1, detection="10min", restart="20min", interval="1h", remaining="15min")
     assert plan.best == "never evict" and np.isnan(plan.breakeven_slowdown)
-    assert "never pays" in plan.breakeven_text()
+    assert "never pays" in plan.text()
 
 
 def test_combined_goodput_is_ettr_times_the_share_left():
