@@ -23,8 +23,9 @@ def renamed(old, new, *, value=None, is_property=False):
     """
     def alias(self, *args, **kwargs):
         call = "" if is_property else "()"
+        to = "" if isinstance(getattr(type(self), new, None), property) else "()"
         warnings.warn(f"{type(self).__name__}.{old}{call} is deprecated and goes in the next minor version; "
-                      f"use .{new}()", RelmodelDeprecationWarning, stacklevel=2)
+                      f"use .{new}{to}", RelmodelDeprecationWarning, stacklevel=2)
         return value(self, *args, **kwargs) if value else getattr(self, new)(*args, **kwargs)
 
     alias.__name__ = old

@@ -109,7 +109,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if note:
         click.echo(f"relmodel: note: {note}", err=True)
     if fmt == "json":
-        out = {"assumption": plan.assumption, "summary": json.loads(plan.summary().to_json(orient="records")),
+        out = {"assumption": plan.assumption, "summary": json.loads(plan.figures().to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
         click.echo(json.dumps(out, indent=2))
         return

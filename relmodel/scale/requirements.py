@@ -28,7 +28,8 @@ from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
-from ..tables import html_table
+from ..deprecation import renamed
+from ..tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = [
@@ -205,7 +206,7 @@ def _quantiles(x, conf):
 
 
 @dataclasses.dataclass(frozen=True)
-class Requirements:
+class Requirements(Result):
     """What a cluster's parts must achieve for a target ETTR, with bootstrap intervals.
 
     Node and GPU figures attribute every hardware cause to nodes (or GPUs) and
@@ -246,7 +247,7 @@ class Requirements:
         """What the node and GPU figures hold fixed, e.g. "software ... faults held at 1.2 a day"."""
         return assumption(self.fixed_rate_per_h)
 
-    def summary(self):
+    def figures(self):
         """One row per headline figure: quantity, value, lo, hi, unit."""
         rows = [
             ("required job MTBF", self.job_mtbf_h, np.nan, np.nan, "h"),
@@ -260,6 +261,8 @@ class Requirements:
 
     def to_frame(self):
         return self.components.copy()
+
+    summary = renamed("summary", "figures")
 
     def text(self):
         """A few plain lines for a terminal or a report."""

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, TimeRangeError
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed
+from ..tables import Result, html_table
 from relmodel.budget_guard import check_cost, count
 
 __all__ = ["Slowdown", "slowdown", "step_stats", "block_bootstrap_ratio"]
@@ -90,7 +90,7 @@ def block_bootstrap_ratio(num, den, *, n_boot=1000, block=None, conf=0.95, seed=
 
 
 @dataclass(frozen=True)
-class Slowdown:
+class Slowdown(Result):
     """Share of run time lost to stragglers, with its interval and attribution.
 
     ``per_step`` has one row per step (times in seconds); ``by_rank`` and
@@ -116,16 +116,16 @@ class Slowdown:
         """The per-step table: step, actual and typical time (s), time lost (s), slowest rank and node."""
         return self.per_step.copy()
 
-    def interval_text(self):
+    def _interval(self):
         if np.isnan(self.share_lo):
             return "no interval computed"
         return f"{self.conf:.0%} interval {100 * self.share_lo:.1f}% to {100 * self.share_hi:.1f}%"
 
-    def summary(self):
+    def table(self):
         """Headline numbers as a small table for people."""
         rows = [("Steps", f"{self.n_steps:,}"), ("Ranks", f"{self.n_ranks:,}"),
                 ("Actual run time", _dur(self.actual_h)), ("Run time without stragglers", _dur(self.ideal_h)),
-                ("Share of time lost", f"{100 * self.share_lost:.1f}% ({self.interval_text()})"),
+                ("Share of time lost", f"{100 * self.share_lost:.1f}% ({self._interval()})"),
                 ("Slowdown factor", f"{self.factor:.3f}"),
                 ("Typical time of a step", f"{_baseline_text(self.baseline)} over {self.across}")]
         return pd.DataFrame(rows, columns=["quantity", "value"])
@@ -138,11 +138,16 @@ class Slowdown:
                              "time lost (s)": t["lost_s"].map("{:,.1f}".format),
                              "share of run time (%)": (100 * t["share"]).map("{:.2f}".format)})
 
+    def text(self):
+        """The share of time lost, with its interval, in a sentence."""
+        return (f"Stragglers cost {100 * self.share_lost:.1f}% of the run ({self._interval()}); the run took "
+                f"{self.factor:.3f} times as long as it would have without them.")
+
     def _repr_html_(self):
-        head = (f"<p><b>Stragglers cost {100 * self.share_lost:.1f}% of the run</b> "
-                f"({html_text(self.interval_text())}); the run took {self.factor:.3f} times as long as "
-                f"it would have without them.</p>")
-        return head + html_table(self.summary(), index=False) + html_table(self.top_nodes())
+        return Result._repr_html_(self) + html_table(self.top_nodes())
+
+    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
+    summary = renamed("summary", "table")
 
 
 def _baseline_text(baseline):

@@ -91,7 +91,7 @@ def test_plan_from_llama3_counts():
     assert r.node_mtbf_lo < r.node_mtbf_h < r.node_mtbf_hi
     assert r.gpu_mtbf_h == pytest.approx(8 * r.node_mtbf_h)
     assert r.observed_ettr_lo < r.observed_ettr < r.observed_ettr_hi < 0.9
-    assert r.summary().shape[0] == 6 and "required node MTBF" in r.text()
+    assert r.figures().shape[0] == 6 and "required node MTBF" in r.text()
 
 
 def test_component_fit_holding_others():

@@ -95,4 +95,4 @@ def test_tables_and_sentences_read_like_a_document(ar):
     assert len(t) <= 15 and not t.isna().any().any()
     html = ar._repr_html_()
     assert "nan" not in html.lower() and "1.97 times as long" in html
-    assert "-0%" not in " ".join(ar.text())
+    assert "-0%" not in ar.text()

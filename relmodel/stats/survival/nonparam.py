@@ -19,7 +19,8 @@ from scipy import stats
 from ...data.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
-from ...tables import html_table
+from ...deprecation import renamed
+from ...tables import Result, html_table, pct, people_table
 from ..lifetimes.risk_sets import risk_table
 from relmodel.escape import html_text
 
@@ -227,11 +228,11 @@ def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"
 
 
 @dataclass(frozen=True, eq=False)
-class CumulativeIncidence:
+class CumulativeIncidence(Result):
     """Cumulative incidence of each cause under competing risks.
 
     ``curves`` maps each cause to a :class:`StepEstimate` of its cumulative
-    incidence; ``summary`` is a table of events and the final incidence by cause.
+    incidence; ``by_cause`` is a table of events and the final incidence by cause.
     """
 
     curves: dict
@@ -247,7 +248,7 @@ class CumulativeIncidence:
         return self.curves[cause]
 
     @property
-    def summary(self):
+    def by_cause(self):
         """One row per cause: events, share of events, final incidence and its band."""
         rows = [{"cause": c, "events": e.n_observed, "incidence": e.value[-1], "lower": e.lower[-1],
                  "upper": e.upper[-1]} for c, e in self.curves.items()]
@@ -261,9 +262,14 @@ class CumulativeIncidence:
         df = pd.concat(parts, ignore_index=True)
         return df[["cause"] + [c for c in df.columns if c != "cause"]]
 
-    def _repr_html_(self):
-        return (f"<p><b>Cumulative incidence</b> by cause (Aalen-Johansen), n={self.n}, "
-                f"{100 * self.conf:g}% bands</p>" + html_table(self.summary, index=False))
+    def text(self):
+        return f"Cumulative incidence by cause (Aalen-Johansen), n = {self.n:,}, {100 * self.conf:g}% bands."
+
+    def table(self):
+        """The final incidence of each cause, for people."""
+        return people_table(self.by_cause, {"share": pct, "incidence": pct, "lower": pct, "upper": pct})
+
+    summary = renamed("summary", "by_cause", is_property=True, value=lambda self: self.by_cause)
 
 
 def _cif_table(h, code, k):
