@@ -100,7 +100,7 @@ def main():
           .to_string(index=False))
 
     whole = design_presets()["nvl72-whole-rack"]
-    res = relmodel.evaluate_design(whole, llama3, "1min", "10min", n_runs=1, n_boot=0)
+    res = relmodel.evaluate_design(whole, llama3, "1min", "10min", n_runs=1, n_boot=0, seed=0)
     model = domain_model(whole, res.node_interrupt_rate / whole.n_nodes, 0.0)
     sec, sim = best_of(lambda: simulate_domains(model, 24.0, horizon="7d", n_runs=runs, seed=1), args.repeat)
     fast = sim.n_events / sec

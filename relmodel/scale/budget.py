@@ -114,7 +114,7 @@ def split_budget(scaled, job_mtbf_h, method="proportional", *, by="component", h
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
     >>> b = split_budget(scaled, "6h", by="scales_with", hold=["job"])   # a 6 h job MTBF, software held
     >>> round(float(b.by_cause["allowed_rate_per_h"].sum()), 4), round(1 / 6, 4)   # per hour: the whole budget is used
     (0.1667, 0.1667)
@@ -165,7 +165,7 @@ def share_fit(scaled, name, share=0.1, per=None):
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
     >>> round(share_fit(scaled, "Network Switch/Cable", 0.1))     # FIT per link for a 10% share
     938
     """
@@ -207,7 +207,7 @@ class WhatIf:
         return f"<p>What if {html_text(self.changes)}</p>" + html_table(self.to_frame(), index=False)
 
 
-def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=0):
+def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=None):
     """Multiply the rates of the named causes (component, category or unit) and re-plan.
 
     ``changes`` maps a name to a factor: 0.5 halves those failures, 2 doubles
@@ -220,8 +220,8 @@ def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95,
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
-    >>> w = what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200)   # halve HBM failures
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
+    >>> w = what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200, seed=0)   # halve HBM failures
     >>> round(float(w.before_mtbf_h), 3), round(float(w.after_mtbf_h), 3), round(w.after_ettr - w.before_ettr, 4)
     (3.093, 3.384, 0.008)
     """

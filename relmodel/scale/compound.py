@@ -360,7 +360,7 @@ def _sweeps(model, run, group, start, end, weight, need, runs, horizon):
     return item_before[:n], new_out[:n], short[:n], stalled
 
 
-def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=0, conf=0.95):
+def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=None, conf=0.95):
     """Simulate ``n_runs`` runs of ``horizon`` each; return a :class:`CompoundResult`.
 
     ``repair`` (and ``group_repair`` for whole-group faults, default the same)

@@ -271,7 +271,7 @@ def _evaluate(args):
 
 def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_gpus=16_384, share=0.1,
                     repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
-                    horizon="7d", n_boot=1000, seed=0, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
+                    horizon="7d", n_boot=1000, seed=None, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
                     efficiency=1.0, straggler_loss=0.0):
     """Evaluate several designs on the same observed rates; returns a :class:`DesignComparison`.
 
@@ -294,7 +294,7 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), "1min", "10min",
-    ...                       n_gpus=1152, n_runs=200, n_boot=0)
+    ...                       n_gpus=1152, n_runs=200, n_boot=0, seed=0)
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
     >>> print(cmp.by_design[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu

@@ -61,7 +61,7 @@ def _rates_by_unit(source, fixed_rate_per_h):
 
     src = datasets.llama3_54day() if source is None else source
     base = cluster_of(src)
-    table = scale_rates(src, base, base, n_boot=1).by_cause
+    table = scale_rates(src, base, base, n_boot=1, seed=0).by_cause
     by_unit = table.groupby("scales_with")["rate_per_h"].sum().to_dict()
     if fixed_rate_per_h is not None:
         by_unit["job"] = float(fixed_rate_per_h)

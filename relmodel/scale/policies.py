@@ -198,7 +198,7 @@ def _leaf_bursts(cluster, switch_fit, network_repair):
 
 
 def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels=None, tolerated=None, absorb=0.0,
-                    domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=0,
+                    domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=None,
                     conf=0.95, correlated=None, switch_fit=0.0, efficiency=1.0, straggler_loss=0.0):
     """ETTR, GPUs idle, P(no spare) and stalls of one design; returns a :class:`DesignResult`.
 
@@ -225,7 +225,7 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.designs import design_presets
     >>> c = design_presets(1152)["nvl72-in-rack-spares"]      # 64 of 72 GPUs per rack busy, 1 spare rack
-    >>> r = evaluate_design(c, llama3_54day(), "1min", "10min", n_runs=200, n_boot=0)
+    >>> r = evaluate_design(c, llama3_54day(), "1min", "10min", n_runs=200, n_boot=0, seed=0)
     >>> r.gpus_bought, r.gpus_used, r.gpus_idle
     (1368, 1152, 216)
     >>> round(24 * r.interruption_rate, 2), round(r.job_mtbf_h, 1), round(r.ettr, 3)   # per day, hours, ETTR

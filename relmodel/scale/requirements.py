@@ -62,7 +62,7 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
     from .scaling import cluster_of, grow_cluster, scale_rates
     src = cluster_of(source)
     tgt = grow_cluster(int(n_gpus), src, gpus_per_node=gpus_per_node)
-    return float(scale_rates(source, src, tgt, n_boot=1).rate_of("job"))
+    return float(scale_rates(source, src, tgt, n_boot=1, seed=0).rate_of("job"))
 
 
 def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
@@ -330,7 +330,7 @@ def _component_rows(scaled, draws, lam_req, conf, share):
 
 
 def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
-                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=0):
+                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
 
     ``source`` is a CountTable, InterruptionLog or per-job rates DataFrame
@@ -349,7 +349,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     Examples
     --------
     >>> import relmodel
-    >>> plan = plan_requirements(relmodel.datasets.llama3_54day(), 16_384, 0.9, "1min", "10min", n_boot=200)
+    >>> plan = plan_requirements(relmodel.datasets.llama3_54day(), 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
     >>> round(plan.node_mtbf_h), plan.assumption
     (16595, 'software and other per-job faults held at 1.2 a day')
     """

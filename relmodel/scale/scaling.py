@@ -237,7 +237,7 @@ class ScaledRates(Result):
     table = renamed_field("by_cause", method="_people")
 
 
-def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=0):
+def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=None):
     """Scale per-job rates observed on ``source_cluster`` to ``target_cluster`` (a Cluster or a GPU count).
 
     ``rates`` is a CountTable, an InterruptionLog or a per-job rates DataFrame.
@@ -250,7 +250,7 @@ def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, 
     Examples
     --------
     >>> from relmodel.data.datasets import llama3_54day
-    >>> s = scale_rates(llama3_54day(), target_cluster=100_000, n_boot=200)
+    >>> s = scale_rates(llama3_54day(), target_cluster=100_000, n_boot=200, seed=0)
     >>> round(s.job_mtbf_h, 3), round(s.per_day, 1)      # job MTBF (hours), interruptions a day
     (0.555, 43.3)
     """
@@ -296,7 +296,7 @@ def scale_job_mtbf(source, n_gpus, gpus_per_node=GPUS_PER_NODE, *, source_cluste
     """
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus, src, gpus_per_node=gpus_per_node)
-    return scale_rates(source, src, tgt, units=units, n_boot=1).job_mtbf_h
+    return scale_rates(source, src, tgt, units=units, n_boot=1, seed=0).job_mtbf_h
 
 
 def job_mtbf_from_source(source, gpus=None, gpus_per_node=GPUS_PER_NODE):

@@ -22,7 +22,7 @@ __all__ = ["Sensitivity", "gpu_fit", "domain_fit_sensitivity"]
 def gpu_fit(source, cluster):
     """FIT of one GPU of ``source`` (its causes that scale with GPUs, per GPU, per 10^9 h)."""
     from .scaling import scale_rates
-    t = scale_rates(source, target_cluster=cluster, n_boot=1).by_cause
+    t = scale_rates(source, target_cluster=cluster, n_boot=1, seed=0).by_cause
     rate = float(t.loc[t["scales_with"] == "gpu", "rate_per_h"].sum())
     return rate / cluster.n_gpus * 1e9
 

@@ -302,7 +302,7 @@ def swap_rate(scaled, units=("gpu", "node")):
 
 
 def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poisson", conf=0.95,
-               n_boot=2000, seed=0):
+               n_boot=2000, seed=None):
     """Spare pool for a scaled cluster, with the spare count's interval over the rate uncertainty.
 
     ``scaled`` is a :class:`relmodel.scale.scaling.ScaledRates`; the swap rate is

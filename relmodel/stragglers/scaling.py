@@ -216,7 +216,7 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     return ScalingCurve(table, base, typical, fs)
 
 
-def within_step_times(log, *, exclude=(), n=5000, seed=0):
+def within_step_times(log, *, exclude=(), n=5000, seed=None):
     """A sample of per-rank step times (hours) with the step-to-step variation taken out.
 
     Each time is divided by its step's median and multiplied by the median
@@ -237,6 +237,6 @@ def within_step_times(log, *, exclude=(), n=5000, seed=0):
     return log.times_h[rows, cols] / med * float(np.median(med))
 
 
-def fit_rank_times(log, family="lognormal", *, exclude=(), n=5000, seed=0):
+def fit_rank_times(log, family="lognormal", *, exclude=(), n=5000, seed=None):
     """Fit ``family`` (see :func:`relmodel.fit`) to :func:`within_step_times` of the log."""
     return fit(within_step_times(log, exclude=exclude, n=n, seed=seed), family)

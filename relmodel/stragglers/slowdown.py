@@ -72,7 +72,7 @@ def step_stats(grid, baseline="median"):
     return top, arg, typ
 
 
-def block_bootstrap_ratio(num, den, *, n_boot=1000, block=None, conf=0.95, seed=0):
+def block_bootstrap_ratio(num, den, *, n_boot=1000, block=None, conf=0.95, seed=None):
     """Percentile interval of Σnum/Σden by a moving-block bootstrap over the (time-ordered) entries."""
     n = len(num)
     if n_boot <= 0 or n < 2:
@@ -181,7 +181,7 @@ def _check_times(log):
                              "must be a finite number of hours; drop those steps first")
 
 
-def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=0):
+def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
     """What-if slowdown of a :class:`~relmodel.data.steps.StepLog` (see the module notes).
 
     ``n_boot`` bootstrap resamples of blocks of ``block`` steps (default the
@@ -195,7 +195,7 @@ def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, blo
     --------
     >>> from relmodel.stragglers.synthetic import synthetic_steps
     >>> s = synthetic_steps(n_nodes=4, ranks_per_node=2, n_steps=200, n_slow=1, seed=1)   # 2 s steps
-    >>> d = slowdown(s.log, n_boot=50)
+    >>> d = slowdown(s.log, n_boot=50, seed=0)
     >>> round(d.share_lost, 3), round(d.factor, 3)
     (0.165, 1.198)
     >>> d.share_lo < d.share_lost < d.share_hi

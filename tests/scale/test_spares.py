@@ -90,11 +90,11 @@ def test_bad_spare_inputs():
 def test_spares_for_a_scaled_cluster_with_interval():
     from relmodel.scale.scaling import scale_rates
     from relmodel.scale.spares import spares_for, swap_rate
-    sc = scale_rates(datasets.llama3_54day(), None, 100_000, n_boot=10)
+    sc = scale_rates(datasets.llama3_54day(), None, 100_000, n_boot=10, seed=0)
     lam = swap_rate(sc)
     t = sc.by_cause
     assert lam == pytest.approx(t.loc[t.scales_with.isin(["gpu", "node"]), "rate_per_h"].sum())
     assert lam < sc.job_rate_per_h
-    plan = spares_for(sc, "24h", 0.01, n_boot=500)
+    plan = spares_for(sc, "24h", 0.01, n_boot=500, seed=0)
     assert plan.n_spares == spare_pool(lam, "24h", 0.01).n_spares
     assert plan.n_spares_lo <= plan.n_spares <= plan.n_spares_hi
