@@ -92,7 +92,7 @@ def main():
     for label, group in (("the five presets", five), (f"all {len(ds)} designs", ds)):
         print(f"{label} x {runs:,} simulated runs of 7 days")
         for workers in (1, 2):
-            sec, cmp = best_of(lambda: relmodel.compare_designs(group, llama3, "1min", "10min", workers=workers,
+            sec, cmp = best_of(lambda: relmodel.compare_designs(group, llama3, ckpt_cost="1min", restart="10min", workers=workers,
                                                                 **kw), args.repeat)
             print(f"compare_designs, {workers} worker{'s' * (workers > 1)}: {sec:.2f} s "
                   f"({'under' if sec < 10 else 'OVER'} the 10 s target)")

@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..defaults import CKPT_COST, RESTART
 from ..errors import DesignError
 from ..units import hours
 from .cluster import Cluster
@@ -269,14 +270,15 @@ def _evaluate(args):
     return evaluate_design(cluster, source, ckpt_cost, restart, **kwargs)
 
 
-def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_gpus=16_384, share=0.1,
-                    repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
+def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=CKPT_COST, restart=RESTART, *,
+                    share=0.1, repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
                     horizon="7d", n_boot=1000, seed=None, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
                     efficiency=1.0, straggler_loss=0.0):
     """Evaluate several designs on the same observed rates; returns a :class:`DesignComparison`.
 
     ``designs`` holds :class:`relmodel.Cluster` objects or names from
-    ``DESIGNS`` (built at ``n_gpus`` by :func:`design_presets`).  ``source``
+    ``DESIGNS`` (built at ``n_gpus`` by :func:`design_presets`); as in every
+    planning function, ``target_ettr`` comes right after the size.  ``source``
     is a CountTable or InterruptionLog (e.g. ``relmodel.datasets.llama3_54day()``).
     ``share`` is the part of the job's failure budget the transceivers may use.
     ``workers`` > 1 evaluates designs in that many processes.  The other
@@ -293,8 +295,8 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     Examples
     --------
     >>> from relmodel.data.datasets import llama3_54day
-    >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), "1min", "10min",
-    ...                       n_gpus=1152, n_runs=200, n_boot=0, seed=0)
+    >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), 1152, 0.9,
+    ...                       ckpt_cost="1min", restart="10min", n_runs=200, n_boot=0, seed=0)
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
     >>> print(cmp.by_design[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
@@ -303,6 +305,8 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     >>> cmp.best()
     'NVL72, whole racks'
     """
+    _check_size_then_target("compare_designs(designs, source, n_gpus, target_ettr, ckpt_cost, restart)",
+                            n_gpus, target_ettr)
     clusters = _designs(designs, n_gpus)
     runs, boots = count("n_runs", n_runs, lo=1), count("n_boot", n_boot)
     check_cost(f"compare_designs(n_runs={runs:,}, n_boot={boots:,})", work=len(clusters) * (runs * 200 + boots * 1000),
@@ -321,3 +325,11 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
         results = [_evaluate(j) for j in jobs]
     rows = [_row(c, r, float(share), target_ettr) for c, r in zip(clusters, results)]
     return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)
+
+
+def _check_size_then_target(order, n_gpus, target_ettr):
+    """Refuse the earlier order (durations where the size and the target now sit), naming the new one."""
+    for name, value in (("n_gpus", n_gpus), ("target_ettr", target_ettr)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise DesignError(f"{order}: {name} must be a number, got {value!r}; the size and target_ettr now "
+                              f"come before the durations (pass ckpt_cost= and restart= by name)")

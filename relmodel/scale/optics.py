@@ -146,8 +146,8 @@ class OpticsRequirements(Result):
     display = renamed("display", "table")
 
 
-def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rail", "fat-tree"), tiers=(2, 3), *,
-                        target_ettr=0.9, ckpt_cost="1min", restart="10min", share=0.1, gpus_per_node=8,
+def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0.9, fabrics=("rail", "fat-tree"),
+                        tiers=(2, 3), *, ckpt_cost="1min", restart="10min", share=0.1, gpus_per_node=8,
                         radixes=RADIXES):
     """Transceiver FIT and MTBF needed at each size for each fabric and tier count.
 
@@ -156,6 +156,7 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
     ``fits`` False and NaN numbers.  Returns an :class:`OpticsRequirements`.
     ``sizes`` are GPU counts, ``ckpt_cost`` and ``restart`` durations (hours,
     or "1min"); the table gives FIT per transceiver and MTBF in hours.
+    ``target_ettr`` comes right after the size, as in every planning function.
 
     Examples
     --------
@@ -169,6 +170,9 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
     """
     if not len(sizes) or any(int(n) < 1 for n in sizes):
         raise DesignError(f"sizes must be GPU counts >= 1; got {sizes!r}")
+    if isinstance(target_ettr, bool) or not isinstance(target_ettr, (int, float, np.integer, np.floating)):
+        raise DesignError(f"optics_requirements(sizes, target_ettr, fabrics, tiers): target_ettr must be a number, "
+                          f"got {target_ettr!r}; target_ettr now comes right after sizes (pass fabrics= by name)")
     _check_share(share, 0.0)
     rows = []
     for fabric in fabrics:

@@ -47,7 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError
-from ..deprecation import renamed, renamed_field
+from ..deprecation import renamed, renamed_field, renamed_keywords
 from ..tables import Result, html_table
 from relmodel.escape import html_text
 
@@ -250,10 +250,11 @@ def _onset(d_node, shift):
     return int(np.argmax(gain))
 
 
-def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
+@renamed_keywords(log="source")
+def find_slow_nodes(source, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
     """Flag persistent fail-slow nodes of a step log (see the module notes).
 
-    ``log`` is a :class:`~relmodel.data.steps.StepLog` (step times in hours).
+    ``source`` is a :class:`~relmodel.data.steps.StepLog` (step times in hours).
     ``level`` is "node" (default when the log names nodes) or "rank".
     ``window`` defaults to a twentieth of the steps, between 5 and 100.
     ``alpha`` is the false-alarm probability (family-wise for "holm" and
@@ -272,20 +273,20 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
     """
     if not 0 < alpha < 1:
         raise ModelInputError(f"alpha (the false-alarm rate) must be in (0, 1); got {alpha!r}")
-    level = level or ("node" if log.nodes is not None else "rank")
+    level = level or ("node" if source.nodes is not None else "rank")
     if level == "node":
-        labels, grid = log.node_times_h()
+        labels, grid = source.node_times_h()
     elif level == "rank":
-        labels, grid = log.ranks, log.times_h
+        labels, grid = source.ranks, source.times_h
     else:
         raise ModelInputError(f"level must be 'node' or 'rank'; got {level!r}")
     if grid.shape[1] < 3:
-        raise ModelInputError(f"{log.name}: telling a slow {level} from the others needs at least 3 {level}s; "
+        raise ModelInputError(f"{source.name}: telling a slow {level} from the others needs at least 3 {level}s; "
                               f"the log has {grid.shape[1]}")
-    window = int(window) if window else int(np.clip(log.n_steps // 20, 5, 100))
-    if window < 1 or log.n_steps // window < 1:
-        raise ModelInputError(f"{log.name}: window must be between 1 and the number of steps "
-                              f"({log.n_steps:,}); got {window}")
+    window = int(window) if window else int(np.clip(source.n_steps // 20, 5, 100))
+    if window < 1 or source.n_steps // window < 1:
+        raise ModelInputError(f"{source.name}: window must be between 1 and the number of steps "
+                              f"({source.n_steps:,}); got {window}")
     d = _relative_log(grid)
     records, flagged, active, first_round = {}, [], np.arange(grid.shape[1]), None
     for _ in range(_MAX_ROUNDS):
@@ -297,11 +298,11 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
             break
     tested = pd.DataFrame([dict(records[j], **{level: labels[j]}) for j in range(len(labels))])
     tested = tested[[level, "z", "p", "p_adjusted", "slowdown", "windows_slow", "onset"]]
-    table = _table(log, level, labels, grid, tested, flagged)
+    table = _table(source, level, labels, grid, tested, flagged)
     z, c, first = first_round
     return SlowNodes(flagged=table, tested=tested.drop(columns="onset"), alpha=alpha, correction=correction,
                      window=window, level=level, n_tested=len(labels), scores=z, relative=c,
-                     window_steps=log.steps[first::window][:z.shape[0]])
+                     window_steps=source.steps[first::window][:z.shape[0]])
 
 
 _MAX_ROUNDS = 10

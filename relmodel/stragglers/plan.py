@@ -51,7 +51,7 @@ def _best(result):
     return result.recoverable.sort_values("slowdown_removed", ascending=False, kind="stable").iloc[0]
 
 
-def evict_worker(result, *, detection, restart, interval, **kw):
+def evict_worker(result, *, interval, restart, detection, **kw):
     """The eviction policy for the worker whose removal recovers most of the slowdown.
 
     The event slowdown handed to :func:`eviction_policy` is S / S_without - 1,

@@ -67,7 +67,7 @@ def combined_goodput(ettr_value, straggler_loss):
     return (e * (1 - s))[()]
 
 
-def goodput_with_stragglers(*, mtbf, ckpt_cost, restart, straggler_loss, interval=None):
+def goodput_with_stragglers(*, interval=None, mtbf, ckpt_cost, restart, straggler_loss):
     """Daly's ETTR at ``interval`` (the exact optimum when None) times (1 - ``straggler_loss``).
 
     ``mtbf``, ``ckpt_cost``, ``restart`` and ``interval`` are durations (hours
@@ -161,8 +161,8 @@ def _breakeven(stay, tau, r, wait):
     return float(grid[0]) if i == 0 else float(optimize.brentq(gap, grid[i - 1], grid[i]))
 
 
-def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, wait="0h", mtbf=None,
-                    remaining=None, rate=None, n_nodes=None, ckpt_cost=None, fail_stop_restart=None):
+def eviction_policy(*, slowdown, interval, mtbf=None, ckpt_cost=None, restart, detection, fail_stop_restart=None,
+                    wait="0h", spare_free=1.0, remaining=None, rate=None, n_nodes=None):
     """Compare never / at once / at the next checkpoint for a fail-slow node (see the module notes).
 
     ``slowdown`` is the fractional slowdown of the job (0.2: 20% longer steps).

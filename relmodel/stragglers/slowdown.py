@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, TimeRangeError
-from ..deprecation import renamed
+from ..deprecation import renamed, renamed_keywords
 from ..tables import Result, html_table
 from relmodel.budget_guard import check_cost, count
 
@@ -181,7 +181,8 @@ def _check_times(log):
                              "must be a finite number of hours; drop those steps first")
 
 
-def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
+@renamed_keywords(log="source")
+def slowdown(source, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
     """What-if slowdown of a :class:`~relmodel.data.steps.StepLog` (see the module notes).
 
     ``n_boot`` bootstrap resamples of blocks of ``block`` steps (default the
@@ -201,31 +202,31 @@ def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, blo
     >>> d.share_lo < d.share_lost < d.share_hi
     True
     """
-    _check_times(log)
-    across = across or ("ranks" if log.n_ranks > 1 else "steps")
+    _check_times(source)
+    across = across or ("ranks" if source.n_ranks > 1 else "steps")
     if across not in ("ranks", "steps"):
         raise ModelInputError(f"across must be 'ranks' or 'steps'; got {across!r}")
     if not 0 < conf < 1:
         raise ModelInputError(f"conf must be in (0, 1); got {conf!r}")
     n_boot = count("n_boot", n_boot)
-    check_cost(f"slowdown(n_boot={n_boot:,})", work=n_boot * max(log.n_steps, 1) * 4,
+    check_cost(f"slowdown(n_boot={n_boot:,})", work=n_boot * max(source.n_steps, 1) * 4,
                hint="use fewer bootstrap resamples (n_boot)")
-    top, arg, typ = step_stats(log.times_h, baseline)
+    top, arg, typ = step_stats(source.times_h, baseline)
     if across == "steps":
         typ = np.full(len(top), _typical(top[None, :], _check_baseline(baseline))[0])
     actual, ideal = float(top.sum()), float(typ.sum())
     if actual <= 0:
-        raise ModelInputError(f"{log.name}: every step time is zero; nothing to compare")
+        raise ModelInputError(f"{source.name}: every step time is zero; nothing to compare")
     lo, hi = block_bootstrap_ratio(typ, top, n_boot=n_boot, block=block, conf=conf, seed=seed)
     lost = top - typ
-    node_labels, slow_node = _node_of(log, arg)
-    per_step = pd.DataFrame({"step": log.steps, "actual_s": top * 3600, "typical_s": typ * 3600,
-                             "lost_s": lost * 3600, "slowest_rank": log.ranks[arg],
+    node_labels, slow_node = _node_of(source, arg)
+    per_step = pd.DataFrame({"step": source.steps, "actual_s": top * 3600, "typical_s": typ * 3600,
+                             "lost_s": lost * 3600, "slowest_rank": source.ranks[arg],
                              "slowest_node": node_labels[slow_node]})
     return Slowdown(share_lost=1 - ideal / actual, share_lo=1 - hi, share_hi=1 - lo, factor=actual / ideal,
                     actual_h=actual, ideal_h=ideal, baseline=_check_baseline(baseline), across=across, conf=conf,
-                    n_steps=log.n_steps, n_ranks=log.n_ranks, per_step=per_step,
-                    by_rank=_attribute(lost, arg, log.ranks, actual, "rank"),
+                    n_steps=source.n_steps, n_ranks=source.n_ranks, per_step=per_step,
+                    by_rank=_attribute(lost, arg, source.ranks, actual, "rank"),
                     by_node=_attribute(lost, slow_node, node_labels, actual, "node"))
 
 

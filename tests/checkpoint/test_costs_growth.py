@@ -76,8 +76,8 @@ def test_growth_terms_at_zero_give_todays_answers(llama3):
     assert transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost=D, restart=R) == \
         transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost=d, restart=r)
     kw = dict(n_gpus=1_152, n_runs=100, n_boot=20)
-    c1 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, D, R, **kw).by_design
-    c2 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, d, r, **kw).by_design
+    c1 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, ckpt_cost=D, restart=R, **kw).by_design
+    c2 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, ckpt_cost=d, restart=r, **kw).by_design
     num = [c for c in c1.columns if c not in ("costs",)]
     assert c1[num].equals(c2[num])
     s1 = relmodel.simulate_training(50, "20min", "3h", D, R, n_runs=200, seed=1)
@@ -100,11 +100,11 @@ def test_costs_that_grow_change_the_answers_as_the_law_says(llama3):
     assert g["ckpt_cost_h"].tolist() == [ckpt.hours_at(4_096), ckpt.hours_at(65_536)]
     plan = plan_requirements(llama3, 65_536, 0.9, ckpt, restart, n_boot=50, seed=0)
     assert "checkpoint model" in plan.text() and "growing with the ranks" in plan.text()
-    cmp = compare_designs(["nvl72-whole-rack"], llama3, ckpt, restart, n_gpus=16_384, n_runs=100, n_boot=0, seed=0)
+    cmp = compare_designs(["nvl72-whole-rack"], llama3, ckpt_cost=ckpt, restart=restart, n_gpus=16_384, n_runs=100, n_boot=0, seed=0)
     row = cmp.by_design.iloc[0]
     assert row["ckpt_cost_h"] == ckpt.hours_at(16_416) and row["restart_h"] == restart.hours_at(16_416)
     assert "Costs used: checkpoint" in cmp.text() and "16,416 GPUs" in cmp.text()
-    flat = compare_designs(["nvl72-whole-rack"], llama3, "1min", "10min", n_gpus=16_384, n_runs=100, n_boot=0, seed=0)
+    flat = compare_designs(["nvl72-whole-rack"], llama3, ckpt_cost="1min", restart="10min", n_gpus=16_384, n_runs=100, n_boot=0, seed=0)
     assert "(fixed)" in flat.text()
 
 

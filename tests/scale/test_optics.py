@@ -80,7 +80,7 @@ def test_figures(llama3):
     from relmodel.scale.designs import compare_designs
     ax = optics_plot(sizes=[1000, 10_000, 100_000])
     assert len(ax.get_lines()) == 4 + 2  # four fabrics, two field rates
-    cmp = compare_designs(["h100-rail", "nvl72-whole-rack"], llama3, "1min", "10min", n_gpus=2048, n_runs=50,
+    cmp = compare_designs(["h100-rail", "nvl72-whole-rack"], llama3, ckpt_cost="1min", restart="10min", n_gpus=2048, n_runs=50,
                           n_boot=0, seed=0)
     ax2 = designs_plot(cmp)
     assert [t.get_text() for t in ax2.get_yticklabels()] == list(cmp.by_design["design"])

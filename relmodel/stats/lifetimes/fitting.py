@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from ...data.durations import Durations
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from . import mle
 from .interval import interval_rows
@@ -113,7 +114,8 @@ def _lift_zeros(t):
     return np.where(zero, floor, t)
 
 
-def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
+@renamed_keywords(data="source")
+def fit(source, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
     """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
 
     This is :func:`relmodel.fit`.  Every kind of observation goes into one
@@ -123,7 +125,7 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
 
     Parameters
     ----------
-    data : Durations, array of hours, list or Series, or None
+    source : Durations, array of hours, list or Series, or None
         Durations (hours, or strings/timedeltas).  A ``Durations`` carries its
         own ``observed`` mask and ``entry`` times.  May be None when
         ``interval`` holds all the data.
@@ -166,10 +168,10 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
     """
     _check_options(conf, ci, interval, entry)
     if interval is None:
-        sample = prepare(data, observed, entry)
+        sample = prepare(source, observed, entry)
         res = fit_sample(sample, family, conf=conf)
     else:
-        sample, lower, upper = _split(data, observed, interval)
+        sample, lower, upper = _split(source, observed, interval)
         res = _fit_intervals(sample, lower, upper, family, conf)
     if ci == "profile" and res.requested is None:
         prof = profile_table(sample, res)

@@ -28,7 +28,7 @@ from ...errors import FitError
 from .registry import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
-from ...deprecation import renamed_field
+from ...deprecation import renamed_field, renamed_keywords
 from ...tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
 
@@ -77,13 +77,14 @@ class Comparison(Result):
         return f"Comparison(best={self.best.family})\n{self.by_family.to_string(index=False)}"
 
 
-def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, n_boot=200, seed=None,
+@renamed_keywords(data="source")
+def compare_fits(source, families=DEFAULT_FAMILIES, *, observed=None, entry=None, n_boot=200, seed=None,
                  boot_size=10_000):
     """Fit several families and rank them by AIC, with a bootstrap GOF p-value.
 
     Parameters
     ----------
-    data, observed, entry
+    source, observed, entry
         As for :func:`relmodel.fit` (durations in hours).
     families : sequence of str
         Family names (default: exponential, Weibull, log-normal, gamma,
@@ -117,7 +118,7 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     names = [get_family(f).name for f in ([families] if isinstance(families, str) else families)]
     if not names:
         raise FitError("no families to compare; name at least one of " + ", ".join(DEFAULT_FAMILIES))
-    sample = prepare(data, observed, entry)
+    sample = prepare(source, observed, entry)
     n_boot = count("n_boot", n_boot)
     rows_per = min(sample.t.size, int(boot_size)) if boot_size is not None else sample.t.size
     check_cost(f"compare_fits(n_boot={n_boot:,})", work=n_boot * len(names) * rows_per * 200,

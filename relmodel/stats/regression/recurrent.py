@@ -13,6 +13,7 @@ Planned outages end a spell censored; time under repair is not at risk.
 import numpy as np
 import pandas as pd
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError, MissingColumnError
 from .regression import regress
 
@@ -77,7 +78,8 @@ def counting_process(log, nodes=None):
     return out
 
 
-def andersen_gill(log, node_table, covariates, *, node="node", reference=None, conf=0.95):
+@renamed_keywords(log="source")
+def andersen_gill(source, node_table, covariates, *, node="node", reference=None, conf=0.95):
     """Andersen-Gill Cox regression of a log's recurrent failures on per-node covariates.
 
     ``node_table`` has one row per node: a ``node`` column (the log's node
@@ -102,7 +104,7 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
     if node not in node_table.columns:
         raise MissingColumnError(f"node_table needs a {node!r} column with the log's node keys")
     table = node_table.assign(**{node: node_table[node].astype(str)})
-    cp = counting_process(log, nodes=list(table[node]))
+    cp = counting_process(source, nodes=list(table[node]))
     cp["node"] = cp["node"].astype(str)
     unknown = sorted(set(cp["node"]) - set(table[node]))
     if unknown:

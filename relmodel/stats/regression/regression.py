@@ -46,7 +46,7 @@ from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
-from ...deprecation import renamed, renamed_field
+from ...deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result
 from relmodel.escape import html_text
 
@@ -174,14 +174,15 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
     return work, data
 
 
-def regress(data, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
+@renamed_keywords(data="source")
+def regress(source, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
             strata=None, reference=None, categorical=(), conf=0.95, ties="efron", robust=False, weights=None,
             offset=None, on_separation="warn", ph_transform="km"):
     """Regress failure times on covariates.
 
     Parameters
     ----------
-    data : DataFrame
+    source : DataFrame
         One row per duration: a duration column (hours, or strings such as
         ``"3h"``; default the first of ``duration_h``, ``hours``, ``duration``,
         ``stop_h``, ``time``), an observed column (True = failure; default
@@ -223,12 +224,12 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     ('hot', [4.18, 1.38, 12.69])
     """
     _check_options(model, conf, strata, ties, on_separation, ph_transform, offset)
-    work, data = _frame(data, covariates, duration, observed, entry, cluster, strata)
+    work, source = _frame(source, covariates, duration, observed, entry, cluster, strata)
     for name, col in (("_w", weights), ("_off", offset)):
         if col is not None:
-            pick_column(data, col, (), "weights" if name == "_w" else "offset")
-            work[name] = _finite(data[col], col, positive=name == "_w")
-    x, refs, labels = design(data, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
+            pick_column(source, col, (), "weights" if name == "_w" else "offset")
+            work[name] = _finite(source[col], col, positive=name == "_w")
+    x, refs, labels = design(source, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
                              categorical=categorical, separation=on_separation)
     df = pd.concat([work, x], axis=1).reset_index(drop=True)
     names = list(x.columns)

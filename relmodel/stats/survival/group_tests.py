@@ -32,7 +32,7 @@ from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...deprecation import renamed, renamed_field
+from ...deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result, html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
@@ -120,10 +120,11 @@ def _logrank(n_g, d_g, w):
     return z, v, e_g.sum(1)
 
 
-def compare_groups(data, by, *, duration=None, observed=None, weights="logrank", p=1.0, q=1.0, conf=0.95):
+@renamed_keywords(data="source")
+def compare_groups(source, by, *, duration=None, observed=None, weights="logrank", p=1.0, q=1.0, conf=0.95):
     """Do failure times differ between groups?  The (weighted) K-sample log-rank test.
 
-    ``data``: a DataFrame with durations (hours), observed flags (see
+    ``source``: a DataFrame with durations (hours), observed flags (see
     :func:`relmodel.regress` for the column defaults) and the column ``by``
     naming each row's group.  ``weights``: one of :data:`WEIGHTS` (``p``, ``q``
     for Fleming-Harrington).  Returns a :class:`GroupComparison` with a
@@ -143,10 +144,10 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
     """
     if weights not in WEIGHTS:
         raise FitError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
-    t, e = survival_columns(data, duration, observed)
-    pick_column(data, by, (), "group")
-    _check_labels(data, by)
-    labels = data[by].astype(str).to_numpy()
+    t, e = survival_columns(source, duration, observed)
+    pick_column(source, by, (), "group")
+    _check_labels(source, by)
+    labels = source[by].astype(str).to_numpy()
     names, g = np.unique(labels, return_inverse=True)
     if names.size < 2:
         raise FitError(f"column {by!r} has a single group ({names[0]!r}); comparing needs two or more")
@@ -192,10 +193,11 @@ class GrayTest:
                 f"{self.df} df, p = {self.p:.2g}</p>")
 
 
-def gray_test(data, by, causes, cause, *, duration=None, strata=None, rho=0.0, variance="gray", n_boot=200, seed=None):
+@renamed_keywords(data="source")
+def gray_test(source, by, causes, cause, *, duration=None, strata=None, rho=0.0, variance="gray", n_boot=200, seed=None):
     """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
 
-    ``data`` is a DataFrame with durations (hours; column defaults as in
+    ``source`` is a DataFrame with durations (hours; column defaults as in
     :func:`relmodel.regress`) and the group column ``by``.
     ``causes`` names the column holding each row's cause of failure (missing
     or ``observed == False`` = censored), ``cause`` the one to compare; the
@@ -219,7 +221,7 @@ def gray_test(data, by, causes, cause, *, duration=None, strata=None, rho=0.0, v
         raise FitError(f"variance must be 'gray' or 'bootstrap', got {variance!r}")
     if not np.isfinite(rho) or rho < 0:
         raise FitError(f"rho must be a number >= 0, got {rho!r}")
-    t, code, g, names, st = _gray_inputs(data, by, causes, cause, duration, strata)
+    t, code, g, names, st = _gray_inputs(source, by, causes, cause, duration, strata)
     k = names.size
     score, v = gray_score_variance(t, code, g, k, st, rho)
     if variance == "bootstrap":

@@ -19,7 +19,7 @@ from scipy import stats
 from ...data.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
-from ...deprecation import renamed
+from ...deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table, pct, people_table
 from ..lifetimes.risk_sets import risk_table
 from relmodel.escape import html_text
@@ -162,10 +162,11 @@ def _check_conf(conf):
         raise FitError(f"conf must be between 0 and 1 (e.g. 0.95), got {conf!r}")
 
 
-def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
+@renamed_keywords(data="source")
+def kaplan_meier(source, *, observed=None, entry=None, conf=0.95):
     """Kaplan-Meier estimate of the survival function, with a pointwise band.
 
-    ``data``: :class:`~relmodel.Durations`, or durations in hours with an
+    ``source``: :class:`~relmodel.Durations`, or durations in hours with an
     ``observed`` mask (False = right-censored) and optional ``entry`` times
     (left truncation).  The band is lifelines' exponential Greenwood interval
     (log(-log S) scale; Kalbfleisch and Prentice 2002, section 1.4).
@@ -180,7 +181,7 @@ def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
     ([0.0, 2.0, 3.0, 5.0, 8.0], 3.0)
     """
     _check_conf(conf)
-    return _product_limit(as_durations(data, observed, entry=entry), conf)
+    return _product_limit(as_durations(source, observed, entry=entry), conf)
 
 
 NA_VARIANCES = {
@@ -189,7 +190,8 @@ NA_VARIANCES = {
 }
 
 
-def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"):
+@renamed_keywords(data="source")
+def nelson_aalen(source, *, observed=None, entry=None, conf=0.95, variance="aalen"):
     """Nelson-Aalen estimate of the cumulative hazard H(t) = sum d_i / n_i.
 
     Same inputs as :func:`kaplan_meier` (durations in hours).  Each jump is
@@ -215,7 +217,7 @@ def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"
     _check_conf(conf)
     if variance not in NA_VARIANCES:
         raise FitError(f"variance must be one of {', '.join(NA_VARIANCES)}, got {variance!r}")
-    d = as_durations(data, observed, entry=entry)
+    d = as_durations(source, observed, entry=entry)
     times, at_risk, events = risk_table(d.hours, d.observed, d.entry)
     n, dd = at_risk.astype(float), events.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
