@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError
+from ..tables import Result
 from ..units import hours
 from .intervals import _ettr, _segment_terms
 
@@ -43,7 +44,7 @@ def _dur(h):
 
 
 @dataclass(frozen=True)
-class Backtest:
+class Backtest(Result):
     """Observed and predicted goodput of one run (hours and fractions)."""
 
     name: str

@@ -29,15 +29,14 @@ from .order import check_order
 from .simulate import simulate_training
 from .sources import as_failure_source
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..tables import Result, duration, number
 from relmodel.budget_guard import check_cost, count
 
 __all__ = ["best_interval", "IntervalSearch"]
 
 
 @dataclass(frozen=True)
-class IntervalSearch:
+class IntervalSearch(Result):
     """Simulated best interval next to the exponential answer.
 
     ``curve`` holds the search grid (interval_h, ettr, lo, hi).  ``ettr``
@@ -75,9 +74,12 @@ class IntervalSearch:
              "ettr_hi": self.exp_interval_sim_hi, "ettr_if_exponential": self.exp_ettr},
         ])
 
-    def _repr_html_(self):
-        return (f"<b>Best periodic interval by simulation</b> ({html_text(self.source)}; mean time between "
-                f"failures {self.mtbf_h:.4g} h)" + html_table(self.to_frame(), index=False))
+    def text(self):
+        """The simulated best interval next to the exponential answer."""
+        return (f"Best periodic interval by simulation ({self.source}; mean time between failures "
+                f"{duration(self.mtbf_h)}): {duration(self.interval_h)}, ETTR {number(self.ettr, 4)} (99% interval "
+                f"{number(self.ettr_lo, 4)} to {number(self.ettr_hi, 4)}); the exponential optimum "
+                f"{duration(self.exp_interval_h)} gives {number(self.exp_interval_sim_ettr, 4)} when simulated.")
 
 
 def _sim_ettr(work, tau, d, r, src, replicas, seed):

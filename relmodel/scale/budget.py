@@ -32,8 +32,7 @@ from ..errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
 from ..units import hours
 from ..deprecation import renamed_field
-from ..tables import Result, hours_text, html_table, number, people_table
-from relmodel.escape import html_text
+from ..tables import Result, duration, hours_text, number, people_table
 
 __all__ = ["split_budget", "Budget", "what_if", "WhatIf", "share_fit", "select"]
 
@@ -182,7 +181,7 @@ def share_fit(scaled, name, share=0.1, per=None):
 
 
 @dataclasses.dataclass(frozen=True)
-class WhatIf:
+class WhatIf(Result):
     """Job MTBF, optimal interval and ETTR before and after changing some causes' rates."""
 
     changes: dict
@@ -203,8 +202,12 @@ class WhatIf:
             "after": [self.after_mtbf_h, self.after_interval_h, self.after_ettr],
         })
 
-    def _repr_html_(self):
-        return f"<p>What if {html_text(self.changes)}</p>" + html_table(self.to_frame(), index=False)
+    def text(self):
+        """What changed and what it does to the job MTBF and ETTR."""
+        return (f"What if {self.changes}: job MTBF {duration(self.before_mtbf_h)} becomes "
+                f"{duration(self.after_mtbf_h)}, ETTR {number(self.before_ettr, 4)} becomes "
+                f"{number(self.after_ettr, 4)} ({self.conf:.0%} interval {number(self.after_ettr_lo, 4)} to "
+                f"{number(self.after_ettr_hi, 4)}).")
 
 
 def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=None):

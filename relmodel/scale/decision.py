@@ -19,6 +19,7 @@ import math
 import pandas as pd
 
 from ..checkpoint.intervals import optimal_interval
+from ..tables import Result
 from ..units import hours
 from .cluster import Cluster
 from .requirements import best_ettr, plan_requirements, required_job_mtbf
@@ -32,7 +33,7 @@ def _finite(x):
 
 
 @dataclasses.dataclass(frozen=True)
-class Decision:
+class Decision(Result):
     """Numbers that answer "how often to checkpoint, and what must the hardware reach?".
 
     Durations are hours, rates per hour unless the name says per day.  A
@@ -92,6 +93,12 @@ class Decision:
     def to_frame(self):
         """One row per quantity: quantity, value."""
         return pd.DataFrame(list(self.to_dict().items()), columns=["quantity", "value"])
+
+    def text(self):
+        """The decision in a sentence."""
+        state = "reachable" if self.reachable else f"out of reach (cap {self.cap_ettr:.1%})"
+        return (f"At {self.n_gpus:,} GPUs: job MTBF {self.job_mtbf_h:.3g} h, checkpoint every "
+                f"{60 * self.interval_h:.0f} min, ETTR {self.ettr:.1%}; target {self.target_ettr:.0%} is {state}.")
 
     def _repr_html_(self):
         state = "reachable" if self.reachable else f"out of reach (cap {self.cap_ettr:.1%})"

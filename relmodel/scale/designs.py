@@ -225,6 +225,16 @@ class DesignComparison(Result):
     display = renamed("display", "table")
 
 
+def _goodput_terms(row):
+    """", with efficiency 55.2% and 0.5% straggler loss" when those terms are in play."""
+    parts = []
+    if row.get("efficiency", 1.0) < 1.0:
+        parts.append(f"efficiency {100 * row['efficiency']:.3g}%")
+    if row.get("straggler_loss", 0.0) > 0.0:
+        parts.append(f"{100 * row['straggler_loss']:.2g}% lost to stragglers")
+    return (", with " + " and ".join(parts)) if parts else ""
+
+
 def _num(v):
     return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
 

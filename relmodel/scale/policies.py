@@ -50,7 +50,7 @@ from .design_result import DesignResult
 from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
-from ..tables import html_table
+from ..tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
@@ -335,7 +335,7 @@ def _gpus_out(cluster, table, rates, spans, closed, model, repair, network_repai
 
 
 @dataclasses.dataclass(frozen=True)
-class ToleranceGain:
+class ToleranceGain(Result):
     """ETTR and interruptions of one design without and with the faults it tolerates."""
 
     name: str
@@ -354,6 +354,11 @@ class ToleranceGain:
             "without tolerance": [24 * b.interruption_rate, 24 * b.absorbed_rate, b.job_mtbf_h, b.ettr],
             "with tolerance": [24 * a.interruption_rate, 24 * a.absorbed_rate, a.job_mtbf_h, a.ettr],
         })
+
+    def text(self):
+        """What tolerating the failures gains, in a sentence."""
+        what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
+        return f"{self.name}: tolerating {what} gains {100 * self.ettr_gain:.2f} points of ETTR."
 
     def _repr_html_(self):
         what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DesignError
-from ..tables import html_table
+from ..tables import Result, html_table
 from .policies import evaluate_design
 
 __all__ = ["Sensitivity", "gpu_fit", "domain_fit_sensitivity"]
@@ -28,7 +28,7 @@ def gpu_fit(source, cluster):
 
 
 @dataclasses.dataclass(frozen=True)
-class Sensitivity:
+class Sensitivity(Result):
     """ETTR and goodput per GPU bought of one design at each domain FIT."""
 
     name: str

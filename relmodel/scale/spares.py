@@ -34,8 +34,7 @@ from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
 from ..deprecation import renamed_field, renamed_keywords
-from ..tables import Result, html_table, people_table
-from relmodel.escape import html_text
+from ..tables import Result, duration, people_table
 from relmodel.budget_guard import check_cost, count
 from relmodel.escape import brief
 
@@ -157,7 +156,7 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
 
 
 @dataclasses.dataclass(frozen=True)
-class EmpiricalRepair:
+class EmpiricalRepair(Result):
     """Repair times resampled from observed ones (hours)."""
 
     hours: np.ndarray
@@ -174,8 +173,8 @@ class EmpiricalRepair:
         return pd.DataFrame({"n": [self.hours.size], "mean_h": [self.mean_h], "median_h": [q[0]],
                              "p90_h": [q[1]], "p99_h": [q[2]]})
 
-    def _repr_html_(self):
-        return "<p>Empirical repair times</p>" + html_table(self.to_frame(), index=False)
+    def text(self):
+        return f"Empirical repair times: {self.hours.size:,} repairs, mean {duration(self.mean_h)}."
 
 
 def repair_model(source, family="weibull"):

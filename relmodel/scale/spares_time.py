@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError, ResourceLimitError
-from ..tables import html_table
+from ..tables import Result, html_table
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair, _rate
 
@@ -54,7 +54,7 @@ def away_mean(failure_rate_per_h, lead_time, t_h, scrap=0.0, rng=None):
 
 
 @dataclasses.dataclass(frozen=True)
-class SparesOverTime:
+class SparesOverTime(Result):
     """P(no spare on the shelf) over the horizon, beside the stationary answer; times in days."""
 
     spares: int

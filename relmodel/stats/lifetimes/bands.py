@@ -24,7 +24,7 @@ from ...units import hours
 from .registry import get_family
 from .fitting import fit_sample, prepare
 from .profile import profile_table
-from ...tables import html_table
+from ...tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["curve_band", "Band", "b_life", "profile_intervals"]
@@ -33,7 +33,7 @@ _CURVES = ("survival", "cumulative hazard", "hazard")
 
 
 @dataclass(frozen=True, eq=False)
-class Band:
+class Band(Result):
     """A fitted curve at ``hours`` with a pointwise band at level ``conf``."""
 
     quantity: str
@@ -48,6 +48,9 @@ class Band:
         pct = f"{100 * self.conf:g}%"
         return pd.DataFrame({"hours": self.hours, self.quantity: self.estimate, f"{pct} lower": self.lower,
                              f"{pct} upper": self.upper})
+
+    def text(self):
+        return f"{self.family} {self.quantity} with {100 * self.conf:g}% band."
 
     def _repr_html_(self):
         return (f"<p>{html_text(self.family)} {html_text(self.quantity)} with {100 * self.conf:g}% band</p>"

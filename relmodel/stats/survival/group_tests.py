@@ -175,7 +175,7 @@ def _check_labels(data, by):
 
 
 @dataclass(frozen=True, eq=False)
-class GrayTest:
+class GrayTest(Result):
     """Gray's test of equal cumulative incidence of ``cause`` across groups."""
 
     cause: object
@@ -187,6 +187,9 @@ class GrayTest:
 
     def to_frame(self):
         return pd.DataFrame({"group": self.groups, "score (observed - expected)": self.score})
+
+    def text(self):
+        return f"Gray's test for cause {self.cause}: chi-square {self.statistic:.2f} on {self.df} df, p = {self.p:.2g}."
 
     def _repr_html_(self):
         return (f"<p>Gray's test for cause {html_text(self.cause)}: chi-square {self.statistic:.2f} on "

@@ -89,7 +89,7 @@ def _step_at(x, y, t, before=0.0):
 
 
 @dataclass(frozen=True, eq=False)
-class StepEstimate:
+class StepEstimate(Result):
     """A nonparametric step-function estimate with a pointwise confidence band.
 
     ``hours`` are the jump times (starting at 0), ``value`` the estimate just
@@ -131,6 +131,10 @@ class StepEstimate:
              "at_risk": self.at_risk, "events": self.events},
             index=pd.Index(self.hours, name="hours"),
         )
+
+    def text(self):
+        return (f"{self.method} estimate of {self.quantity} ({self.label}): n = {self.n:,}, events = "
+                f"{self.n_observed:,}, {100 * self.conf:g}% band.")
 
     def _repr_html_(self):
         head = (f"<p><b>{html_text(self.method)}</b> estimate of {html_text(self.quantity)} ({html_text(self.label)}): "

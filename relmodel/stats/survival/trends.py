@@ -114,7 +114,7 @@ def _prepare(times, end, start, need, node=None, n_systems=None):
 
 
 @dataclass(frozen=True)
-class TrendTest:
+class TrendTest(Result):
     """One trend test: statistic, two-sided p-value and the direction it points."""
 
     test: str
@@ -130,8 +130,9 @@ class TrendTest:
         """One-row DataFrame of the test."""
         return pd.DataFrame([self.__dict__])
 
-    def _repr_html_(self):
-        return html_table(self.to_frame(), index=False)
+    def text(self):
+        return (f"{self.test} test: statistic {self.statistic:.3g}, p = {self.p_value:.3g} over {self.n:,} failures "
+                f"({self.direction}).")
 
 
 def laplace_test(times, end=None, *, start=None, node=None, n_systems=None):
@@ -223,7 +224,7 @@ def _direction(up, down):
 
 
 @dataclass(frozen=True)
-class CrowAMSAA:
+class CrowAMSAA(Result):
     """Power-law NHPP fit: expected failures by time t are ``lam * t**beta``.
 
     ``beta`` is the MLE, ``beta_unbiased`` its bias-corrected version
@@ -265,10 +266,9 @@ class CrowAMSAA:
         d = dict(self.__dict__, mtbf_now_h=self.mtbf_now_h)
         return pd.DataFrame([d])
 
-    def _repr_html_(self):
-        return (f"<p><b>Crow-AMSAA</b> power-law NHPP: beta = {self.beta:.3g} "
-                f"({100 * self.conf:g}% CI {self.beta_lo:.3g} to {self.beta_hi:.3g})</p>"
-                + html_table(self.to_frame(), index=False))
+    def text(self):
+        return (f"Crow-AMSAA power-law NHPP: beta = {self.beta:.3g} ({100 * self.conf:g}% CI {self.beta_lo:.3g} to "
+                f"{self.beta_hi:.3g}).")
 
 
 def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=None):
