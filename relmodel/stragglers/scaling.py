@@ -216,7 +216,8 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     return ScalingCurve(table, base, typical, fs)
 
 
-def within_step_times(log, *, exclude=(), n=5000, seed=None):
+@renamed_keywords(log="source")
+def within_step_times(source, *, exclude=(), n=5000, seed=None):
     """A sample of per-rank step times (hours) with the step-to-step variation taken out.
 
     Each time is divided by its step's median and multiplied by the median
@@ -224,19 +225,20 @@ def within_step_times(log, *, exclude=(), n=5000, seed=None):
     E[max of N] turns into waiting.  Ranks on the ``exclude`` nodes (e.g. the
     flagged fail-slow ones) are left out; ``n`` values are drawn at random.
     """
-    keep = np.ones(log.n_ranks, dtype=bool)
+    keep = np.ones(source.n_ranks, dtype=bool)
     if len(exclude):
-        keep &= ~np.isin(log.nodes if log.nodes is not None else log.ranks, list(exclude))
+        keep &= ~np.isin(source.nodes if source.nodes is not None else source.ranks, list(exclude))
     if keep.sum() < 2:
-        raise ModelInputError(f"{log.name}: fewer than 2 ranks left to describe the spread between ranks")
+        raise ModelInputError(f"{source.name}: fewer than 2 ranks left to describe the spread between ranks")
     rng = np.random.default_rng(seed)
-    size = min(int(n), log.n_steps * int(keep.sum()))
-    rows = rng.integers(0, log.n_steps, size=size)
+    size = min(int(n), source.n_steps * int(keep.sum()))
+    rows = rng.integers(0, source.n_steps, size=size)
     cols = rng.choice(np.flatnonzero(keep), size=size)
-    med = np.median(log.times_h[rows], axis=1)
-    return log.times_h[rows, cols] / med * float(np.median(med))
+    med = np.median(source.times_h[rows], axis=1)
+    return source.times_h[rows, cols] / med * float(np.median(med))
 
 
-def fit_rank_times(log, family="lognormal", *, exclude=(), n=5000, seed=None):
+@renamed_keywords(log="source")
+def fit_rank_times(source, family="lognormal", *, exclude=(), n=5000, seed=None):
     """Fit ``family`` (see :func:`relmodel.fit`) to :func:`within_step_times` of the log."""
-    return fit(within_step_times(log, exclude=exclude, n=n, seed=seed), family)
+    return fit(within_step_times(source, exclude=exclude, n=n, seed=seed), family)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .registry import get_family
@@ -146,7 +147,8 @@ def b_life(result, q=0.10, *, conf=None):
     return float(np.exp(est)), float(np.exp(est - z * se)), float(np.exp(est + z * se))
 
 
-def profile_intervals(data, family, *, observed=None, entry=None, conf=0.95):
+@renamed_keywords(data="source")
+def profile_intervals(source, family, *, observed=None, entry=None, conf=0.95):
     """Likelihood-ratio (profile) intervals for each parameter of a fit.
 
     Same inputs as :func:`relmodel.fit` (durations in hours).  Returns a DataFrame ``param,
@@ -162,5 +164,5 @@ def profile_intervals(data, family, *, observed=None, entry=None, conf=0.95):
     shape     1.404  0.589  2.638       0.681       2.894
     scale    33.453 15.927 82.290      17.838      62.738
     """
-    sample = prepare(data, observed, entry)
+    sample = prepare(source, observed, entry)
     return profile_table(sample, fit_sample(sample, family, conf=conf))

@@ -28,7 +28,8 @@ def _spells(log):
                                              end_h=("end_h", "max"), planned=("planned", "first"))
 
 
-def counting_process(log, nodes=None):
+@renamed_keywords(log="source")
+def counting_process(source, nodes=None):
     """Counting-process intervals of an :class:`~relmodel.InterruptionLog`.
 
     Returns a DataFrame with ``node``, ``start_h``, ``stop_h`` (hours since the
@@ -52,8 +53,8 @@ def counting_process(log, nodes=None):
        b     31.0   100.0     False
        c      0.0   100.0     False
     """
-    w0, w1 = log.window_h
-    m = _spells(log)
+    w0, w1 = source.window_h
+    m = _spells(source)
     node, start = m["node"].to_numpy(object), m["start_h"].to_numpy(float)
     end, planned = m["end_h"].to_numpy(float), m["planned"].to_numpy(bool)
     first = np.ones(node.size, bool)

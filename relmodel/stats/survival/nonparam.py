@@ -68,11 +68,12 @@ def as_durations(data, observed=None, *, entry=None, label="durations"):
     return d
 
 
-def interruptions(log, include_planned=False):
+@renamed_keywords(log="source")
+def interruptions(source, include_planned=False):
     """A log's events that are new interruptions: overlapping rows out, planned ones only if asked."""
-    if hasattr(log, "interruptions"):
-        return log.interruptions(include_planned)
-    ev = log.events
+    if hasattr(source, "interruptions"):
+        return source.interruptions(include_planned)
+    ev = source.events
     if "overlaps" in ev.columns:
         ev = ev[~ev["overlaps"].astype(bool)]
     if not include_planned and "planned" in ev.columns:

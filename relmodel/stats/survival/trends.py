@@ -56,10 +56,11 @@ __all__ = [
 VERDICTS = ("steady", "improving", "wearing out")
 
 
-def event_times(data, end=None, *, start=None, include_planned=False):
+@renamed_keywords(data="source")
+def event_times(source, end=None, *, start=None, include_planned=False):
     """Event times in hours since the start of observation, and the end (or None).
 
-    ``data`` is an :class:`~relmodel.InterruptionLog` (the ``start_h`` of its
+    ``source`` is an :class:`~relmodel.InterruptionLog` (the ``start_h`` of its
     unplanned interruptions, rows that overlap an outage already open on the
     same node left out, over its ``window_h``; ``end``/``start`` override the
     window) or
@@ -67,13 +68,13 @@ def event_times(data, end=None, *, start=None, include_planned=False):
     (default 0).  Events exactly at the start are not counted: a window that
     opens on an event carries no information in that event.
     """
-    if hasattr(data, "events") and hasattr(data, "window_h"):
-        t = interruptions(data, include_planned)["start_h"].to_numpy(float)
-        t0, t1 = (float(x) for x in data.window_h)
+    if hasattr(source, "events") and hasattr(source, "window_h"):
+        t = interruptions(source, include_planned)["start_h"].to_numpy(float)
+        t0, t1 = (float(x) for x in source.window_h)
         t0 = t0 if start is None else float(hours(start))
         t1 = t1 if end is None else float(hours(end))
     else:
-        t = np.atleast_1d(np.asarray(hours(data), dtype=float))
+        t = np.atleast_1d(np.asarray(hours(source), dtype=float))
         t0 = 0.0 if start is None else float(hours(start))
         t1 = None if end is None else float(hours(end))
     if not np.all(np.isfinite(t)):
