@@ -79,7 +79,7 @@ def test_synthetic_loss_matches_its_construction():
 
 def test_tables_read_like_a_document():
     r = relmodel.slowdown(relmodel.synthetic_steps(seed=4).log, n_boot=100, seed=0)
-    for t in (r.summary(), r.top_nodes()):
+    for t in (r.table(), r.top_nodes()):
         assert isinstance(t, pd.DataFrame) and len(t) <= 15
         assert not t.isna().any().any()
-    assert "interval" in r.summary().iloc[4]["value"]
+    assert "interval" in r.table().iloc[4]["value"]

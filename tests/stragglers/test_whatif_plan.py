@@ -46,7 +46,8 @@ def test_one_call_from_a_trace_path_to_the_page(tmp_path):
 
     r = analyse_trace(data_dir() / "bytedance-stragglers" / "trace-ST.parquet", n_boot=0, seed=0)
     assert r.slowdown == pytest.approx(1.1787021836556841, rel=1e-5)  # published, data/result-ST.json
-    assert len(r.text()) == 4 and all(s.endswith(".") for s in r.text())
+    sentences = [r.slowdown_sentence(), r.where_sentence(), r.workers_sentence(), r.stages_sentence()]
+    assert r.text() == " ".join(sentences) and all(s.endswith(".") for s in sentences)
     assert analyse_trace(n_boot=0, seed=0).name == "trace-AR"
     log = r.step_log()
     assert log.n_ranks == 8
