@@ -111,6 +111,10 @@ class _TableField:
     def __get__(self, obj, owner=None):
         return self if obj is None else _TableOrField(obj, self.new, self.method)
 
+    def __call__(self, obj):
+        """``Class.table(result)``, as for any method."""
+        return _TableOrField(obj, self.new, self.method)()
+
 
 class _TableOrField:
     """``table()`` when called; the deprecated data field when read."""

@@ -26,7 +26,7 @@ from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
 from ..deprecation import renamed, renamed_field
-from ..tables import Result
+from ..tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs", "Presets",
@@ -167,6 +167,9 @@ class DesignComparison(Result):
         return str(self.by_design.loc[self.by_design["goodput_per_gpu"].idxmax(), "design"])
 
     def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The table with headers in words, units people use and no NaN or inf cells."""
         t = self.by_design
         pct = f"{100 * self.conf:g}%"

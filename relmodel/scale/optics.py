@@ -32,7 +32,7 @@ from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
 from ..deprecation import renamed, renamed_field
-from ..tables import Result
+from ..tables import Result, people_table
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
 
@@ -123,6 +123,9 @@ class OpticsRequirements(Result):
         return self.rows.copy()
 
     def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The table for people: no NaN, MTBF in years, the gap to the Llama 3 field rate."""
         t = self.rows
         ok = t["fits"].to_numpy()

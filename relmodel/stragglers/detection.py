@@ -48,7 +48,7 @@ from scipy import stats
 
 from ..errors import ModelInputError
 from ..deprecation import renamed, renamed_field, renamed_keywords
-from ..tables import Result, html_table
+from ..tables import Result, html_table, people_table
 from relmodel.escape import html_text
 
 __all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
@@ -97,6 +97,9 @@ class SlowNodes(Result):
         return self.flagged.copy()
 
     def _people(self, n=15):
+        return people_table(self._people_raw(n))
+
+    def _people_raw(self, n=15):
         """The flagged nodes formatted for people (at most ``n`` rows)."""
         t = self.flagged.head(n)
         return pd.DataFrame({self.level: t[self.level].astype(str),

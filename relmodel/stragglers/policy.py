@@ -41,7 +41,7 @@ from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
 from ..deprecation import renamed, renamed_field
-from ..tables import Result
+from ..tables import Result, people_table
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
            "event_slowdown"]
@@ -100,6 +100,9 @@ class EvictionPlan(Result):
         return self.by_policy.copy()
 
     def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The comparison formatted for people."""
         t = self.by_policy
         out = pd.DataFrame({"policy": t["policy"], "time lost per event": t["lost_h"].map(_dur)})

@@ -32,7 +32,7 @@ from ..errors import ModelInputError
 from ..stats import fit
 from ..units import hours
 from ..deprecation import renamed, renamed_field, renamed_keywords
-from ..tables import Result
+from ..tables import Result, people_table
 
 __all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
            "within_step_times", "fit_rank_times"]
@@ -136,6 +136,9 @@ class ScalingCurve(Result):
         return self.by_size.copy()
 
     def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The table formatted for people."""
         t = self.by_size
         out = pd.DataFrame({"GPUs": t["n_gpus"].map("{:,.0f}".format),

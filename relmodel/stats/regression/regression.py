@@ -47,7 +47,7 @@ from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
 from ...deprecation import renamed, renamed_field, renamed_keywords
-from ...tables import Result
+from ...tables import Result, people_table
 from relmodel.escape import html_text
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
@@ -117,6 +117,9 @@ class RegressionResult(Result):
         })
 
     def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The coefficient table as text for a report: two decimals, p-values in words below 0.001."""
         t = self.to_frame()
         for c in t.columns[2:5]:
