@@ -144,8 +144,8 @@ def _reasons(df):
     return out.to_numpy()
 
 
-def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_ettr=0.9, gpus_per_node=8,
-               n_gpus=16384, fixed_rate_per_h=None, executor=None):
+def sweep_grid(grid, source=None, *, n_gpus=16384, target_ettr=0.9, ckpt_cost="1min", restart="10min",
+               gpus_per_node=8, fixed_rate_per_h=None, executor=None):
     """Headline numbers for every combination of ``grid`` (dict of lists); a DataFrame.
 
     ``grid`` keys are among :data:`GRID_KEYS`; parameters not in the grid take

@@ -163,3 +163,80 @@ def test_import_relmodel_stays_light():
             "print([m for m in heavy if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- one vocabulary over the whole public API ---
+
+OLD_SIZES = {"replicas", "n_sim", "n_failures", "confirm_replicas", "n_samples"}   # Monte Carlo sizes are n_runs
+OLD_DATA = {"data", "log", "src", "df", "frame"}                                    # the data argument is source
+# multipliers kept where a factor is what the number is shown as: synthetic step times drawn "slow_factor" times
+# longer, and the order-statistics helper that scales one rank's distribution
+FACTOR_SHOWN = {"max_with_slow", "synthetic_steps", "write_synthetic_parquet", "plant"}
+SIZE_NAMES = ("n_gpus", "sizes", "cluster")
+
+
+def _public_functions():
+    import importlib
+    import pkgutil
+    seen = {}
+    for sub in ("stats", "scale", "checkpoint", "stragglers", "data"):
+        pkg = importlib.import_module(f"relmodel.{sub}")
+        for mod in [pkg] + [importlib.import_module(i.name) for i in pkgutil.walk_packages(pkg.__path__, sub and
+                                                                                          pkg.__name__ + ".")]:
+            for name in getattr(mod, "__all__", []):
+                obj = getattr(mod, name, None)
+                if inspect.isfunction(obj) and not name.startswith("_"):
+                    seen.setdefault(f"{obj.__module__}.{obj.__name__}", obj)
+    return sorted(seen.items())
+
+
+PUBLIC = _public_functions()
+
+
+def test_the_vocabulary_holds_over_the_public_api():
+    bad = []
+    for name, fn in PUBLIC:
+        params = list(inspect.signature(fn).parameters.values())
+        names = [p.name for p in params]
+        bad += [f"{name}({p}=): Monte Carlo sizes are n_runs" for p in names if p in OLD_SIZES]
+        if params and params[0].name in OLD_DATA:
+            bad.append(f"{name}({params[0].name}, ...): the data argument is source")
+        if fn.__name__ not in FACTOR_SHOWN:
+            bad += [f"{name}({p}=): a slowdown is a fraction" for p in names if p.endswith("factor")]
+        seed = inspect.signature(fn).parameters.get("seed")
+        if seed is not None and seed.default is not None and seed.default is not inspect.Parameter.empty:
+            bad.append(f"{name}(seed={seed.default!r}): seed=None means fresh entropy")
+    assert not bad, "\n".join(bad)
+
+
+def test_target_ettr_comes_right_after_the_size():
+    bad = []
+    for name, fn in PUBLIC:
+        names = list(inspect.signature(fn).parameters)
+        size = next((n for n in names if n in SIZE_NAMES), None)
+        if "target_ettr" in names and size is not None and names.index("target_ettr") != names.index(size) + 1:
+            bad.append(f"{name}{inspect.signature(fn)}")
+    assert not bad, "\n".join(bad)
+    assert list(inspect.signature(relmodel.compare_designs).parameters)[:6] == [
+        "designs", "source", "n_gpus", "target_ettr", "ckpt_cost", "restart"]
+    assert list(inspect.signature(relmodel.optics_requirements).parameters)[:2] == ["sizes", "target_ettr"]
+
+
+@pytest.mark.parametrize("name, fn", [(n, f) for n, f in PUBLIC if n.startswith(("relmodel.checkpoint", "relmodel.scale",
+                                                                                 "relmodel.stragglers"))],
+                         ids=lambda x: x.rpartition(".")[2] if isinstance(x, str) else "")
+def test_keyword_only_durations_come_in_one_order_too(name, fn):
+    params = inspect.signature(fn).parameters.values()
+    if any(p.name in RANK and p.kind != p.KEYWORD_ONLY for p in params):
+        return                                       # positional durations: test_durations_come_in_one_order
+    names = [p.name for p in params if p.name in RANK]
+    assert [RANK[p] for p in names] == sorted(RANK[p] for p in names), f"{name}: durations out of order {names}"
+
+
+def test_keyword_only_reorders_change_no_answer():
+    # Daly (2006) ETTR at the exact optimum, times the share not lost to stragglers
+    m, d, r = 10.0, 5 / 60, 10 / 60
+    tau = relmodel.optimal_interval(m, d)
+    daly = tau / (m * math.exp(r / m) * math.expm1((tau + d) / m))
+    g = relmodel.goodput_with_stragglers(mtbf="10h", ckpt_cost="5min", restart="10min", straggler_loss=0.05)
+    assert g == pytest.approx(0.95 * daly, rel=1e-9)

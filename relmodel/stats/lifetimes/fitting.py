@@ -54,20 +54,21 @@ __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare", "fit_sam
 MIN_FAILURES = 3
 
 
-def prepare(data, observed=None, entry=None):
+@renamed_keywords(data="source")
+def prepare(source, observed=None, entry=None):
     """Check and convert input to a :class:`relmodel.stats.lifetimes.mle.Sample` (hours).
 
-    ``data`` is a :class:`~relmodel.data.durations.Durations`, a Series, or an
+    ``source`` is a :class:`~relmodel.data.durations.Durations`, a Series, or an
     array/list of durations (numbers are hours; strings such as ``"3h"`` and
     timedeltas are converted).  Raises :class:`FitError` on bad input; warns
     (:class:`FitWarning`) when zero durations are moved off zero.
     """
-    if isinstance(data, Durations):
-        t = data.hours
-        observed = data.observed if observed is None else observed
-        entry = data.entry if entry is None else entry
+    if isinstance(source, Durations):
+        t = source.hours
+        observed = source.observed if observed is None else observed
+        entry = source.entry if entry is None else entry
     else:
-        t = np.atleast_1d(hours(data.to_numpy() if isinstance(data, pd.Series) else data)).astype(float).ravel()
+        t = np.atleast_1d(hours(source.to_numpy() if isinstance(source, pd.Series) else source)).astype(float).ravel()
     if t.size == 0:
         raise FitError("no durations to fit; pass at least one duration in hours")
     obs = np.ones(t.size, bool) if observed is None else np.asarray(observed).ravel()

@@ -37,26 +37,27 @@ __all__ = [
 ]
 
 
-def as_durations(data, observed=None, *, entry=None, label="durations"):
-    """Turn ``data`` into :class:`~relmodel.Durations`.
+@renamed_keywords(data="source")
+def as_durations(source, observed=None, *, entry=None, label="durations"):
+    """Turn ``source`` into :class:`~relmodel.Durations`.
 
-    ``data`` is a ``Durations``, an array, list or ``pandas.Series`` of durations
+    ``source`` is a ``Durations``, an array, list or ``pandas.Series`` of durations
     (numbers are hours; timedeltas and strings such as ``"3h"`` are converted).
     ``observed`` is a boolean mask (False = right-censored), default all True.
     Raises :class:`~relmodel.errors.FitError` for empty, NaN or negative data.
     """
-    if hasattr(data, "events") and hasattr(data, "window_h"):
+    if hasattr(source, "events") and hasattr(source, "window_h"):
         raise FitError("pass durations, not a whole log: e.g. log.uptimes(), log.interarrivals() or log.downtimes()")
-    if isinstance(data, Durations):
-        d = data
+    if isinstance(source, Durations):
+        d = source
         if observed is not None or entry is not None:
             d = Durations(d.hours, d.observed if observed is None else observed,
                           d.entry if entry is None else hours(entry), d.label, d.groups)
     else:
-        if isinstance(data, pd.Series):
-            label = str(data.name) if data.name is not None else label
-            data = data.to_numpy()
-        h = np.atleast_1d(np.asarray(hours(data), dtype=float))
+        if isinstance(source, pd.Series):
+            label = str(source.name) if source.name is not None else label
+            source = source.to_numpy()
+        h = np.atleast_1d(np.asarray(hours(source), dtype=float))
         d = Durations(h, observed, None if entry is None else np.asarray(hours(entry), float), label)
     if len(d) == 0:
         raise FitError("no durations given; pass at least one duration in hours")
