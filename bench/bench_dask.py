@@ -84,7 +84,7 @@ def scalar_rate(llama3, df, k=200):
         m = scale_job_mtbf(llama3, int(row.n_gpus))
         tau = optimal_interval(m, row.ckpt_cost_h)
         ettr(tau, m, row.ckpt_cost_h, row.restart_h)
-        fixed = scale_rates(llama3, target_cluster=int(row.n_gpus), n_boot=1).rate_of("job")
+        fixed = scale_rates(llama3, target_cluster=int(row.n_gpus), n_boot=1, seed=0).rate_of("job")
         try:
             required_node_mtbf(int(row.n_gpus), row.target_ettr, row.ckpt_cost_h, row.restart_h,
                                fixed_rate_per_h=fixed)

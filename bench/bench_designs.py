@@ -94,7 +94,7 @@ def main():
     for label, group in (("the five presets", five), (f"all {len(ds)} designs", ds)):
         print(f"{label} x {runs:,} simulated runs of 7 days")
         for workers in (1, 2):
-            sec, cmp = best_of(lambda: relmodel.compare_designs(group, llama3, "1min", "10min", workers=workers,
+            sec, cmp = best_of(lambda: relmodel.compare_designs(group, llama3, ckpt_cost="1min", restart="10min", workers=workers,
                                                                 **kw), args.repeat)
             print(f"compare_designs, {workers} worker{'s' * (workers > 1)}: {sec:.2f} s "
                   f"({'under' if sec < 10 else 'OVER'} the 10 s target)")
@@ -103,7 +103,7 @@ def main():
           .to_string(index=False))
 
     whole = design_presets()["nvl72-whole-rack"]
-    res = relmodel.evaluate_design(whole, llama3, "1min", "10min", n_runs=1, n_boot=0)
+    res = relmodel.evaluate_design(whole, llama3, "1min", "10min", n_runs=1, n_boot=0, seed=0)
     model = domain_model(whole, res.node_interrupt_rate / whole.n_nodes, 0.0)
     sec, sim = best_of(lambda: simulate_domains(model, 24.0, horizon="7d", n_runs=runs, seed=1), args.repeat)
     fast = sim.n_events / sec

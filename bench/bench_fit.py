@@ -156,7 +156,7 @@ def bench_grid5000(folder):
     total = time.perf_counter() - t0
     row("read + uptimes + compare_fits(5 families)", total,
         note=f"{len(up):,} uptimes, {len(up) - up.n_observed:,} censored; target < 10 s")
-    print(cmp.table.to_string(index=False, float_format="{:.6g}".format))
+    print(cmp.by_family.to_string(index=False, float_format="{:.6g}".format))
 
 
 def main(argv=None):

@@ -94,7 +94,7 @@ def robust(n, rng):
     ours, r = best_of(lambda: relmodel.regress(df, ["x"], "weibull_aft", cluster="unit"))
     ref, w = once(lambda: WeibullAFTFitter().fit(df[["duration_h", "observed", "x"]], "duration_h", "observed",
                                                  robust=True))
-    assert abs(r.table["se"].iloc[0] / w.standard_errors_[("lambda_", "x")] - 1) < 1e-5
+    assert abs(r.coefficients["se"].iloc[0] / w.standard_errors_[("lambda_", "x")] - 1) < 1e-5
     row(f"Weibull AFT with robust errors, n = {n:,}", ours, ref)
 
 

@@ -155,7 +155,7 @@ def main(quick=False):
     print(f"  {'engine':<50s} {'time':>10s} {'failures':>15s} {'rate':>12s} {'vs loop':>9s}")
 
     def sim(fail, n, seed=1):
-        return relmodel.simulate_training(work, tau, fail, CKPT_H, RESTART_H, replicas=n, seed=seed)
+        return relmodel.simulate_training(work, tau, fail, CKPT_H, RESTART_H, n_runs=n, seed=seed)
 
     n_loop = 100 if quick else 300
     t_loop, (walls, fails) = best_of(lambda: event_loop(work, tau, CKPT_H, RESTART_H, MTBF_H, n_loop), 1)

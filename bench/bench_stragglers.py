@@ -19,7 +19,7 @@ Steps:
 1. a synthetic log (1,250 nodes of 8 ranks, 3 planted slow nodes) is streamed
    to Parquet in a temporary folder, one row group per 100 steps;
 2. a fresh Python process reads it with relmodel.read_steps (two passes over
-   the row groups with pyarrow), runs StepLog.slowdown() (with a 1,000-draw
+   the row groups with pyarrow), runs relmodel.slowdown() (with a 1,000-draw
    block bootstrap) and relmodel.find_slow_nodes, and reports the time of each
    part and its peak resident memory (getrusage);
 3. the same questions answered the way people otherwise would, with pandas
@@ -54,7 +54,7 @@ import relmodel
 t0 = time.perf_counter()
 log = relmodel.read_steps({path!r}, step="step", rank="rank", duration="duration_s", node="node")
 t1 = time.perf_counter()
-sd = log.slowdown(n_boot=1000)
+sd = relmodel.slowdown(log, n_boot=1000)
 t2 = time.perf_counter()
 found = relmodel.find_slow_nodes(log)
 t3 = time.perf_counter()

@@ -77,8 +77,8 @@ def _ours(d, cc):
     t_cox, cox = best_of(lambda: relmodel.regress(d, list("abcde"), duration="time", observed="status"))
     t_aft, aft = best_of(lambda: relmodel.regress(d, list("abcde"), "weibull_aft", duration="time", observed="status"))
     gcc = cc.assign(cause=cc["cause"].where(cc["cause"] > 0))
-    t_gray, gray = best_of(lambda: relmodel.gray_test(gcc, "group", "cause", 1, duration="time"))
-    return (t_cox, t_aft, t_gray), (cox.table["coef"].to_numpy(), aft.table["coef"].to_numpy(), gray.statistic)
+    t_gray, gray = best_of(lambda: relmodel.gray_test(gcc, "group", "cause", 1, duration="time", seed=0))
+    return (t_cox, t_aft, t_gray), (cox.coefficients["coef"].to_numpy(), aft.coefficients["coef"].to_numpy(), gray.statistic)
 
 
 def _lifelines(d):

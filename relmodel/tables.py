@@ -161,8 +161,11 @@ class Result:
         raise NotImplementedError
 
     def table(self):
-        """The result as a table for people (text cells, worded headers, no index)."""
-        return people_table(self.to_frame())
+        """The result as a table for people (text cells, worded headers, no index: a named index becomes a column)."""
+        df = self.to_frame()
+        if any(name is not None for name in df.index.names):
+            df = df.reset_index()
+        return people_table(df)
 
     def text(self):
         """The findings as sentences."""

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..deprecation import renamed_keywords
 from ..errors import ModelInputError
+from ..tables import Result
 from ..units import hours
 from .intervals import _ettr, _segment_terms
 
@@ -43,7 +45,7 @@ def _dur(h):
 
 
 @dataclass(frozen=True)
-class Backtest:
+class Backtest(Result):
     """Observed and predicted goodput of one run (hours and fractions)."""
 
     name: str
@@ -109,10 +111,11 @@ def _observed(seg, tau, delta, startup):
             "load at start": float((length - work_span).sum())}
 
 
-def backtest(log, interval, ckpt_cost, *, startup=0.0):
+@renamed_keywords(log="source")
+def backtest(source, interval, ckpt_cost, *, startup=0.0):
     """Observed availability and ETTR of a past run beside the model's prediction; a :class:`Backtest`.
 
-    ``log`` is a :class:`~relmodel.data.sacct.JobLog` of one run; ``interval``
+    ``source`` is a :class:`~relmodel.data.sacct.JobLog` of one run; ``interval``
     and ``ckpt_cost`` the checkpoint interval and cost it ran with and
     ``startup`` the time each segment spent loading before work resumed
     (durations: hours, "30min", timedelta...).
@@ -128,18 +131,18 @@ def backtest(log, interval, ckpt_cost, *, startup=0.0):
     >>> round(b.availability, 4), round(b.observed_ettr, 4)     # 20.25 h of 21.25; 0.25 h lost
     (0.9529, 0.9412)
     """
-    if not hasattr(log, "segments"):
+    if not hasattr(source, "segments"):
         raise ModelInputError("backtest needs the log of a Slurm run (relmodel.read_sacct); a log of outages "
                               "does not say when the run was running")
     tau, delta, startup = float(hours(interval)), float(hours(ckpt_cost)), float(hours(startup))
     if tau <= 0 or delta < 0 or startup < 0:
         raise ModelInputError(f"interval must be above 0 and ckpt_cost, startup at or above 0; got interval "
                               f"{tau:g} h, ckpt_cost {delta:g} h, startup {startup:g} h")
-    seg = log.segments
+    seg = source.segments
     wall = float((seg.groupby("run")["end_h"].max() - seg.groupby("run")["start_h"].min()).sum())
     running = float((seg["end_h"] - seg["start_h"]).sum())
     n = int(seg["interrupts"].sum())
-    gaps = log.restart_gaps().hours
+    gaps = source.restart_gaps().hours
     mean_gap = float(np.mean(gaps)) if gaps.size else 0.0
     obs = _observed(seg, tau, delta, startup)
     observed = {"useful": obs["useful"], "checkpoint writes": obs["checkpoint writes"], "lost work": obs["lost work"],
@@ -156,5 +159,5 @@ def backtest(log, interval, ckpt_cost, *, startup=0.0):
     else:
         pred = tau / (tau + delta)
         predicted = {"useful": wall * pred, "checkpoint writes": wall * (1 - pred), "lost work": 0.0, "restarts": 0.0}
-    return Backtest(log.name, wall, running, n, len(seg), mean_gap, tau, delta, startup, mtbf, running / wall,
+    return Backtest(source.name, wall, running, n, len(seg), mean_gap, tau, delta, startup, mtbf, running / wall,
                     obs["useful"] / wall, pred, observed, predicted)

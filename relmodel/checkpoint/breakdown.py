@@ -5,13 +5,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..tables import html_table
+from ..tables import Result, duration, number
 
 __all__ = ["TimeBreakdown"]
 
 
 @dataclass(frozen=True)
-class TimeBreakdown:
+class TimeBreakdown(Result):
     """Expected hours of a run by destination (scalars or broadcast arrays).
 
     ``work_h`` is the useful compute; ``wall_h`` = work + checkpoint + lost +
@@ -58,11 +58,11 @@ class TimeBreakdown:
         df["ettr"] = np.ravel(self.ettr)
         return df
 
-    def _repr_html_(self):
-        head = (f"<b>Expected run</b>: τ = {_fmt(self.interval_h)} h, M = {_fmt(self.mtbf_h)} h, "
-                f"δ = {_fmt(self.ckpt_cost_h)} h, R = {_fmt(self.restart_h)} h; "
-                f"ETTR = {_fmt(self.ettr)}")
-        return head + html_table(self.to_frame(), index=False, float_format=lambda v: f"{v:.4g}")
+    def text(self):
+        """The expected run in a sentence."""
+        return (f"Expected run: checkpoint every {duration(self.interval_h)}, MTBF {duration(self.mtbf_h)}, "
+                f"checkpoint cost {duration(self.ckpt_cost_h)}, restart {duration(self.restart_h)}; "
+                f"ETTR {number(self.ettr, 4)}.")
 
 
 def _fmt(v):

@@ -31,7 +31,7 @@ from .breakdown import TimeBreakdown
 from .costs import cost_hours
 from .detection import detection_terms, p_unrecoverable
 from .order import check_order
-from ..tables import html_table
+from ..tables import Result, count, duration, number
 
 __all__ = [
     "young_interval", "daly_interval", "optimal_interval", "ettr",
@@ -366,7 +366,7 @@ def best_step_interval(step, mtbf, ckpt_cost, restart=RESTART):
 
 
 @dataclass(frozen=True)
-class StepInterval:
+class StepInterval(Result):
     """Best whole-step checkpoint interval next to the continuous optimum."""
 
     steps: object
@@ -380,5 +380,11 @@ class StepInterval:
         """One row per input point."""
         return pd.DataFrame({k: np.ravel(getattr(self, k)) for k in self.__dataclass_fields__})
 
-    def _repr_html_(self):
-        return "<b>Best whole-step interval</b>" + html_table(self.to_frame(), index=False)
+    def text(self):
+        """The best whole-step interval in a sentence (the first point when there are several)."""
+        first = lambda v: float(np.ravel(v)[0])  # noqa: E731
+        return (f"Best whole-step interval: every {count(first(self.steps))} steps ({duration(first(self.interval_h))}), "
+                f"ETTR {number(first(self.ettr), 4)}, against {number(first(self.optimal_ettr), 4)} at the "
+                f"continuous optimum of {duration(first(self.optimal_interval_h))}.")
+
+

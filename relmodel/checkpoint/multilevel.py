@@ -58,7 +58,7 @@ from ..defaults import RESTART
 from ..errors import ModelInputError
 from .intervals import TimeBreakdown, _as, _ettr, _optimal
 from .order import check_order
-from ..tables import html_table
+from ..tables import Result, duration
 from relmodel.budget_guard import check_cost, count
 from relmodel.progress import steps
 from relmodel.escape import brief
@@ -273,7 +273,7 @@ def two_level_breakdown(work, interval, mtbf, fast_cost, slow_cost, fast_restart
 
 
 @dataclass(frozen=True)
-class TwoLevelPlan:
+class TwoLevelPlan(Result):
     """Optimal two-level plan next to the best single-level (slow only) plan."""
 
     fast_interval_h: float
@@ -294,9 +294,10 @@ class TwoLevelPlan:
              "slow_interval_h": self.single_level_interval_h, "ettr": self.single_level_ettr},
         ])
 
-    def _repr_html_(self):
-        return (f"<b>Two-level checkpointing</b> (M = {self.mtbf_h:.4g} h, {self.fast_fraction:.0%} of "
-                f"failures recover from the fast level)" + html_table(self.to_frame()))
+    def text(self):
+        """The plan's setting in a sentence; the table compares the levels."""
+        return (f"Two-level checkpointing (MTBF {duration(self.mtbf_h)}, {self.fast_fraction:.0%} of failures "
+                f"recover from the fast level).")
 
 
 def _best_tau(k, m, d1, d2, f, r1, r2):

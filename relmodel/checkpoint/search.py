@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import RESTART
+from ..deprecation import renamed_keywords
 from ..errors import ModelInputError
 from .costs import cost_hours
 from .intervals import _ettr, _optimal
@@ -28,8 +29,7 @@ from .order import check_order
 from .simulate import simulate_training
 from .sources import as_failure_source
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..tables import Result, duration, number
 from relmodel.budget_guard import check_cost, count
 from relmodel.progress import steps
 
@@ -37,7 +37,7 @@ __all__ = ["best_interval", "IntervalSearch"]
 
 
 @dataclass(frozen=True)
-class IntervalSearch:
+class IntervalSearch(Result):
     """Simulated best interval next to the exponential answer.
 
     ``curve`` holds the search grid (interval_h, ettr, lo, hi).  ``ettr``
@@ -75,13 +75,16 @@ class IntervalSearch:
              "ettr_hi": self.exp_interval_sim_hi, "ettr_if_exponential": self.exp_ettr},
         ])
 
-    def _repr_html_(self):
-        return (f"<b>Best periodic interval by simulation</b> ({html_text(self.source)}; mean time between "
-                f"failures {self.mtbf_h:.4g} h)" + html_table(self.to_frame(), index=False))
+    def text(self):
+        """The simulated best interval next to the exponential answer."""
+        return (f"Best periodic interval by simulation ({self.source}; mean time between failures "
+                f"{duration(self.mtbf_h)}): {duration(self.interval_h)}, ETTR {number(self.ettr, 4)} (99% interval "
+                f"{number(self.ettr_lo, 4)} to {number(self.ettr_hi, 4)}); the exponential optimum "
+                f"{duration(self.exp_interval_h)} gives {number(self.exp_interval_sim_ettr, 4)} when simulated.")
 
 
 def _sim_ettr(work, tau, d, r, src, replicas, seed):
-    s = simulate_training(work, tau, src, d, r, replicas=replicas, seed=seed)
+    s = simulate_training(work, tau, src, d, r, n_runs=replicas, seed=seed)
     lo, hi = s.ettr_ci(0.99)
     return s.ettr, lo, hi
 
@@ -96,8 +99,9 @@ def _parabola_peak(x, y, i):
     return float(np.clip(-a[1] / (2 * a[0]), x[i - 1], x[i + 1]))
 
 
-def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2000, seed=0, grid=21,
-                  span=6.0, confirm_replicas=None):
+@renamed_keywords(replicas="n_runs", confirm_replicas="confirm_n_runs")
+def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=2000, seed=None, grid=21,
+                  span=6.0, confirm_n_runs=None):
     """Simulated best periodic checkpoint interval for ``failures``.
 
     Parameters
@@ -109,12 +113,14 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     work : duration, optional
         Work per simulated run; default 300 times the mean time between
         failures, so each run sees a few hundred failures.
-    replicas, seed
-        Replicas per grid point and the seed shared by the grid.
+    n_runs, seed
+        Simulated runs per grid point and the seed shared by the grid (None:
+        fresh entropy, drawn once and shared by every grid point).
     grid, span
         Number of intervals, log-spaced from τ_exp/span to τ_exp*span.
-    confirm_replicas
-        Replicas of the two confirmation runs (default 4 x replicas).
+    confirm_n_runs
+        Runs of the two confirmation simulations (default 4 x n_runs).
+        ``replicas=`` and ``confirm_replicas=`` are the deprecated spellings.
 
     Returns an :class:`IntervalSearch`; intervals in hours.
 
@@ -122,7 +128,7 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     --------
     For exponential failures the simulated best sits near Daly's exact optimum (0.2656 h):
 
-    >>> res = best_interval("3h", "45s", "10min", replicas=200, grid=7, work="300h", seed=1)
+    >>> res = best_interval("3h", "45s", "10min", n_runs=200, grid=7, work="300h", seed=1)
     >>> round(res.exp_interval_h, 4), 0.15 < res.interval_h < 0.45
     (0.2656, True)
     """
@@ -133,9 +139,11 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     if int(grid) != grid or grid < 3 or not span > 1:
         raise ModelInputError("grid must be a whole number >= 3 and span greater than 1")
     m = src.mean_h
-    replicas = count("replicas", replicas, lo=2)
-    check_cost(f"best_interval(grid={int(grid):,}, replicas={replicas:,})",
-               work=(int(grid) + 4) * replicas * 400, hint="use a smaller grid or fewer replicas")
+    replicas = count("n_runs", n_runs, lo=2)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])  # fresh, but one seed for the whole grid
+    check_cost(f"best_interval(grid={int(grid):,}, n_runs={replicas:,})",
+               work=(int(grid) + 4) * replicas * 400, hint="use a smaller grid or fewer runs")
     check_order("best_interval(failures, ckpt_cost, restart)", mtbf=m, ckpt_cost=d)
     tau_exp = float(_optimal(m, d))
     w = hours(work) if work is not None else 300 * m
@@ -148,7 +156,7 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, replicas=2
     curve = pd.DataFrame(rows, columns=["interval_h", "ettr", "lo", "hi"])
     i = int(np.argmax(curve["ettr"]))
     best = float(np.exp(_parabola_peak(np.log(taus), curve["ettr"].to_numpy(), i)))
-    n2 = int(confirm_replicas or 4 * replicas)
+    n2 = int(confirm_n_runs or 4 * replicas)
     rng = np.random.default_rng(seed)
     s1, s2 = (int(x) for x in rng.integers(1, 2**31, size=2))
     e, lo, hi = _sim_ettr(w, best, d, r, src, n2, s1)

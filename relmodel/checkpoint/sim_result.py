@@ -5,14 +5,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import binom, norm
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed
+from ..tables import Result, duration, html_table, interval, number, pct, people_table
 
 __all__ = ["SimulationResult"]
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(Result):
     """Simulated runs of a checkpointed job: one entry per replica.
 
     ``checkpoint_h`` (successful checkpoint writes) is the same for every
@@ -36,8 +36,11 @@ class SimulationResult:
     failures: np.ndarray
 
     @property
-    def replicas(self):
+    def n_runs(self):
+        """Number of simulated runs."""
         return int(np.size(self.lost_h))
+
+    replicas = renamed("replicas", "n_runs", is_property=True, value=lambda self: self.n_runs)
 
     @property
     def wall_h(self):
@@ -78,7 +81,7 @@ class SimulationResult:
     def breakdown(self, conf=0.99):
         """Mean hours per destination with a confidence interval, and the share of wall time."""
         z = norm.ppf(0.5 + conf / 2)
-        n = self.replicas
+        n = self.n_runs
         parts = {"useful": np.full(n, self.work_h), "checkpoint writes": np.full(n, self.checkpoint_h),
                  "lost work": self.lost_h, "restarts": self.restart_time_h, "total": self.wall_h}
         mean_wall = float(np.mean(self.wall_h))
@@ -97,20 +100,31 @@ class SimulationResult:
         })
 
     def summary(self, conf=0.99):
-        """Headline numbers as a dict (ETTR, its interval, wall quantiles, failures)."""
+        """The headline numbers, for code: a Series (ETTR, its interval, wall quantiles, failures, runs)."""
         lo, hi = self.ettr_ci(conf)
         q = self.wall_quantiles()["wall_h"].to_numpy()
-        return {"ettr": self.ettr, "ettr_lo": lo, "ettr_hi": hi, "conf": conf,
-                "wall_p05_h": q[0], "wall_p50_h": q[1], "wall_p95_h": q[2],
-                "mean_failures": float(np.mean(self.failures)), "replicas": self.replicas}
+        return pd.Series({"ettr": self.ettr, "ettr_lo": lo, "ettr_hi": hi, "conf": conf,
+                          "wall_p05_h": q[0], "wall_p50_h": q[1], "wall_p95_h": q[2],
+                          "mean_failures": float(np.mean(self.failures)), "replicas": self.n_runs,
+                          "n_runs": self.n_runs}, dtype=object)
+
+    def text(self, conf=0.99):
+        """The simulated ETTR with its interval and the spread of wall time, in sentences."""
+        s = self.summary(conf)
+        return (f"Simulated training ({self.n_runs:,} runs; failures: {self.source}): work {duration(self.work_h)}, "
+                f"checkpoint every {duration(self.interval_h)} costing {duration(self.ckpt_cost_h)}, restart "
+                f"{duration(self.restart_h)}. ETTR {number(s['ettr'], 4)} ({conf:.0%} interval "
+                f"{interval(s['ettr_lo'], s['ettr_hi'], lambda v, missing: number(v, 4))}); wall time median "
+                f"{duration(s['wall_p50_h'])} (5% {duration(s['wall_p05_h'])}, 95% {duration(s['wall_p95_h'])}); "
+                f"{number(s['mean_failures'])} failures per run.")
+
+    def table(self, conf=0.99):
+        """Where the wall time goes, for people: mean hours per destination with an interval and its share."""
+        t = self.breakdown(conf)
+        return people_table(pd.DataFrame({"where the time goes": t["part"], "mean": t["hours"], "low": t["lo"],
+                                          "high": t["hi"], "share of wall time": t["share"]}),
+                            {"mean": duration, "low": duration, "high": duration, "share of wall time": pct})
 
     def _repr_html_(self):
-        s = self.summary()
-        head = (f"<b>Simulated training</b> ({self.replicas} replicas; failures: {html_text(self.source)})<br>"
-                f"work {self.work_h:.4g} h, τ = {self.interval_h:.4g} h, δ = {self.ckpt_cost_h:.4g} h, "
-                f"R = {self.restart_h:.4g} h<br>ETTR {s['ettr']:.4f} "
-                f"(99% CI {s['ettr_lo']:.4f} to {s['ettr_hi']:.4f}); wall time median "
-                f"{s['wall_p50_h']:.4g} h (5% {s['wall_p05_h']:.4g}, 95% {s['wall_p95_h']:.4g}); "
-                f"{s['mean_failures']:.4g} failures per run")
         fmt = {"float_format": lambda v: f"{v:.4g}", "index": False}
-        return head + html_table(self.breakdown(), **fmt) + html_table(self.wall_quantiles(), **fmt)
+        return Result._repr_html_(self) + html_table(self.wall_quantiles(), **fmt)

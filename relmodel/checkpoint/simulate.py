@@ -29,6 +29,7 @@ Two engines, both vectorised across replicas with no Python loop per failure:
 import numpy as np
 
 from ..defaults import RESTART
+from ..deprecation import renamed_keywords
 from ..errors import DurationError, ModelInputError
 from .costs import cost_hours
 from .intervals import expected_wall_time
@@ -77,10 +78,11 @@ def _groups(segs):
     return [g for g in ((n, span), (1, tail)) if g[0] and g[1]]
 
 
-def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, replicas=1000,
+@renamed_keywords(replicas="n_runs")
+def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n_runs=1000,
                       seed=None, step=None, rng=None, executor=None, chunks=None, sdc_rate=0.0, sdc_delay=0.0,
                       latency=0.0):
-    """Simulate ``replicas`` runs of a checkpointed training job.
+    """Simulate ``n_runs`` runs of a checkpointed training job.
 
     Parameters
     ----------
@@ -99,8 +101,9 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
     ckpt_cost, restart : duration
         Checkpoint write δ (zero allowed) and restart time R (zero allowed;
         default 10 min, :mod:`relmodel.defaults`).
-    replicas : int
-        (:func:`relmodel.simulate_to_precision` sizes the run to the digits printed.)
+    n_runs : int
+        Number of simulated runs (``replicas=`` is the deprecated spelling). :func:`relmodel.simulate_to_precision`
+        sizes the run to the digits printed.
     seed, rng
         Seed or ``numpy.random.Generator``.
     executor, chunks
@@ -123,7 +126,7 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
 
     Examples
     --------
-    >>> s = simulate_training("30d", "16min", "3h", "45s", "10min", replicas=400, seed=1)
+    >>> s = simulate_training("30d", "16min", "3h", "45s", "10min", n_runs=400, seed=1)
     >>> lo, hi = s.ettr_ci(0.99)
     >>> bool(lo < 0.8622 < hi)              # Daly's exact ETTR at this interval
     True
@@ -138,9 +141,10 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, r
         if tau < s * (1 - 1e-12):
             raise ModelInputError(f"interval ({tau:.4g} h) is shorter than one step ({s:.4g} h)")
         tau = s * np.floor(tau / s * (1 + 1e-12))
+    replicas = n_runs
     if (isinstance(replicas, (bool, str)) or not np.isfinite(replicas) or int(replicas) != replicas
             or replicas < 2):
-        raise ModelInputError(f"replicas must be a whole number of 2 or more (simulate_to_precision sizes a "
+        raise ModelInputError(f"n_runs must be a whole number of 2 or more (simulate_to_precision sizes a "
                               f"run to its printed digits); got {replicas!r}")
     src = as_failure_source(failures)
     detect = _detection(src, sdc_rate, sdc_delay, latency)

@@ -271,7 +271,7 @@ def as_failure_source(failures):
         return failures
     if hasattr(failures, "events") and hasattr(failures, "window_h"):
         return LogReplay(failures)
-    if hasattr(failures, "table") and hasattr(failures, "duration_h"):  # a CountTable: counts only
+    if hasattr(failures, "counts") and hasattr(failures, "duration_h"):  # a CountTable: counts only
         from ..stats.rates import component_rates
         df = component_rates(failures, per="job")
         return ExponentialFailures(float(df.loc[df["component"] == "Total", "mtbf_h"].iloc[0]))

@@ -109,7 +109,7 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
         name = getattr(source, "name", log)
         click.echo(f"{name}: {what}, n = {len(data)}, failures = {data.n_observed}, "
                    f"censored = {len(data) - data.n_observed}; p-values from {n_boot} bootstrap resamples")
-    echo_frame(cmp.table, fmt, floatfmt="{:,.6g}".format)
+    echo_frame(cmp.by_family, fmt, floatfmt="{:,.6g}".format)
     if fmt == "table":
         click.echo(f"\nbest by AIC: {best.family}; mean {best.mean_h:,.4g} h, median {best.median_h:,.4g} h")
         echo_frame(best.ci, fmt, floatfmt="{:,.6g}".format)

@@ -142,7 +142,7 @@ def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
         raise ModelInputError("--fit needs an interruption log with times (stepfun, lanl or a file), "
                               "not a count table")
     f = fit(source.interarrivals(), family)
-    return best_interval(Rescaled(f, hours(mtbf)), ckpt_cost, restart, work=work, replicas=replicas,
+    return best_interval(Rescaled(f, hours(mtbf)), ckpt_cost, restart, work=work, n_runs=replicas,
                          seed=0 if seed is None else seed)
 
 
@@ -168,5 +168,5 @@ def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):
     if work is None:
         raise ModelInputError("--simulate needs --work (how much training to simulate)")
     tau = float(df.loc[df["method"] == "exact", "interval_h"].iloc[0])
-    s = simulate_training(work, tau, hours(mtbf), ckpt_cost, restart, replicas=replicas, seed=seed)
+    s = simulate_training(work, tau, hours(mtbf), ckpt_cost, restart, n_runs=replicas, seed=seed)
     return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.summary().items()}

@@ -109,7 +109,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if note:
         click.echo(f"relmodel: note: {note}", err=True)
     if fmt == "json":
-        out = {"assumption": plan.assumption, "summary": json.loads(plan.summary().to_json(orient="records")),
+        out = {"assumption": plan.assumption, "summary": json.loads(plan.figures().to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
         click.echo(json.dumps(out, indent=2))
         return
@@ -137,11 +137,11 @@ def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
     sizes = sorted({1_000, 10_000, 100_000, 1_000_000} | ({gpus} if gpus else set()))
     req = optics_requirements(sizes, target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart, share=share)
     if fmt != "table":
-        echo_frame(req.table, fmt)
+        echo_frame(req.rows, fmt)
         return
     click.echo(f"Transceiver FIT and MTBF needed for ETTR {target_ettr:g} (job MTBF {req.job_mtbf_h:.3g} h), "
                f"optics taking {share:.0%} of the failure budget; FIT = failures per 10^9 transceiver-hours.")
-    click.echo(req.display().to_string(index=False))
+    click.echo(req.table().to_string(index=False))
     click.echo("\nPublished field rates for comparison:")
     for row in req.field.itertuples():
         click.echo(f"  {row.what}: {row.fit:,.0f} FIT per {row.per} ({row.mtbf_h / 8766:,.0f} years); {row.source}")

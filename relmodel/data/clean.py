@@ -9,6 +9,8 @@ checks it against a plain pandas reading of the same rules.
 import numpy as np
 import pandas as pd
 
+from ..deprecation import renamed_keywords
+
 __all__ = ["node_key", "node_codes", "clean_events", "flag_rows", "empty_problems", "merged_outages", "stable_order"]
 
 
@@ -40,16 +42,17 @@ def _codes(col):
     return codes.astype(np.int64), text
 
 
-def node_key(df, nodes):
+@renamed_keywords(df="source")
+def node_key(source, nodes):
     """One text key per row ("system/node" for several node columns) and integer codes in key order.
 
     Returns ``(keys, codes, sorted distinct keys)``; built from the distinct values only.
     """
     if not nodes:
-        return np.full(len(df), "all", dtype=object), np.zeros(len(df), np.int64), np.array(["all"], object)
-    codes, text = _codes(df[nodes[0]])
+        return np.full(len(source), "all", dtype=object), np.zeros(len(source), np.int64), np.array(["all"], object)
+    codes, text = _codes(source[nodes[0]])
     for c in nodes[1:]:
-        c2, t2 = _codes(df[c])
+        c2, t2 = _codes(source[c])
         codes, combo = pd.factorize(codes * len(t2) + c2)
         text = np.array([f"{text[k // len(t2)]}/{t2[k % len(t2)]}" for k in combo], dtype=object)
     rank = np.argsort(text, kind="stable")

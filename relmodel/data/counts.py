@@ -7,8 +7,8 @@ import pandas as pd
 
 from ..errors import CountError, MissingColumnError, where
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed_field
+from ..tables import Result, pct, people_table
 
 __all__ = ["CountTable", "count_table", "MAX_COUNT"]
 
@@ -16,15 +16,15 @@ MAX_COUNT = 2 ** 53  # the largest count a float (and so pandas and numpy arithm
 
 
 @dataclass(frozen=True, eq=False)
-class CountTable:
+class CountTable(Result):
     """Interruption counts per component for a cluster observed for ``duration_h`` hours.
 
-    ``table`` has columns component, category, count (and optionally
+    ``counts`` has columns component, category, count (and optionally
     printed_pct, the share a source printed).  ``n_unexpected`` is the sum of
     the counts; ``n_planned`` planned interruptions are kept apart.
     """
 
-    table: pd.DataFrame
+    counts: pd.DataFrame
     n_gpus: int
     gpus_per_node: int
     duration_h: float
@@ -40,11 +40,11 @@ class CountTable:
     @property
     def n_unexpected(self):
         """Unexpected interruptions: the sum of the counts."""
-        return int(self.table["count"].sum())
+        return int(self.counts["count"].sum())
 
     def shares(self):
         """Each component's share of the counts, beside any printed share, and the difference."""
-        t = self.table.copy()
+        t = self.counts.copy()
         t["share_pct"] = 100.0 * t["count"] / self.n_unexpected
         if "printed_pct" in t:
             t["printed_minus_counts_pct"] = t["printed_pct"] - t["share_pct"].round(1)
@@ -65,17 +65,26 @@ class CountTable:
         return (f"CountTable({self.name!r}: {self.n_unexpected} unexpected + {self.n_planned} planned "
                 f"interruptions, {self.n_gpus} GPUs, {self.duration_h / 24:g} days)")
 
-    def _repr_html_(self):
-        note = ""
+    def text(self):
+        out = (f"{self.name}: {self.n_unexpected:,} unexpected and {self.n_planned:,} planned interruptions; "
+               f"{self.n_gpus:,} GPUs ({self.gpus_per_node} per node) for {self.duration_h / 24:g} days."
+               + (f" {self.source}" if self.source else ""))
         bad = self.disagreements()
         if len(bad):
-            rows = "; ".join(f"{html_text(r.component)}: printed {html_text(r.printed_pct)}%, counts give {r.share_pct:.1f}%"
+            rows = "; ".join(f"{r.component}: printed {r.printed_pct}%, counts give {r.share_pct:.1f}%"
                              for r in bad.itertuples())
-            note = f"<p><i>The source's printed shares disagree with its counts: {rows}. The counts are used.</i></p>"
-        head = (f"<p><b>{html_text(self.name)}</b>: {self.n_unexpected} unexpected and {self.n_planned} planned "
-                f"interruptions; {self.n_gpus:,} GPUs ({self.gpus_per_node} per node) for "
-                f"{self.duration_h / 24:g} days. {html_text(self.source)}</p>")
-        return head + note + html_table(self.shares(), index=False, float_format="%.1f")
+            out += f" The source's printed shares disagree with its counts: {rows}. The counts are used."
+        return out
+
+    def _people(self):
+        t = self.shares()
+        out = pd.DataFrame({"cause": t["component"], "category": t["category"], "interruptions": t["count"],
+                            "share": t["share_pct"] / 100})
+        if "printed_pct" in t:
+            out["share the source printed"] = t["printed_pct"] / 100
+        return people_table(out, {"share": pct, "share the source printed": pct})
+
+    table = renamed_field("counts", method="_people")
 
 
 def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="count table", source=""):

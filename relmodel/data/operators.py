@@ -7,6 +7,7 @@ file in either form; :func:`~relmodel.data.source.load_source` and the CLI
 call it when ``format`` is "sacct" or "xid", or when the form is sniffed.
 """
 
+from ..deprecation import renamed_keywords
 from ..errors import InputTypeError, LogFormatError
 from .kernlog import read_xid, sniff_format
 from .sacct import read_sacct
@@ -48,7 +49,8 @@ def read_operator_log(path, format, *, job=None, year=None, nodes=None, gpus_per
     raise LogFormatError(f"format={format!r}: use one of {', '.join(LOG_FORMATS)}")
 
 
-def operator_source(log, format, mapping, *, job=None, year=None, source_gpus=None, gpus_per_node=8):
+@renamed_keywords(log="source")
+def operator_source(source, format, mapping, *, job=None, year=None, source_gpus=None, gpus_per_node=8):
     """The fields of a :class:`~relmodel.data.source.Source` for a Slurm export or kernel log, or None.
 
     None when ``format`` is "table" or, not given, the file is not sniffed as
@@ -58,20 +60,20 @@ def operator_source(log, format, mapping, *, job=None, year=None, source_gpus=No
     from pathlib import Path
     if format not in (None,) + LOG_FORMATS:
         raise LogFormatError(f"format={format!r}: use one of {', '.join(LOG_FORMATS)}")
-    if format == "table" or (format is None and (mapping or not Path(str(log)).is_file())):
+    if format == "table" or (format is None and (mapping or not Path(str(source)).is_file())):
         if job is not None or year is not None:
             raise InputTypeError("job= and year= are for Slurm exports and kernel logs; give format='sacct' "
                                  "or format='xid'")
         return None
     notes = []
     if format is None:
-        format = sniff_log(log)
+        format = sniff_log(source)
         if format is None:
             return None
         notes.append(f"Read as a {'Slurm accounting export' if format == 'sacct' else 'kernel log'} "
                      f"(format '{format}', recognised from its first lines).")
     nodes = None if source_gpus is None else max(1, int(source_gpus) // int(gpus_per_node))
-    data = read_operator_log(log, format, job=job, year=year, nodes=nodes, gpus_per_node=gpus_per_node)
+    data = read_operator_log(source, format, job=job, year=year, nodes=nodes, gpus_per_node=gpus_per_node)
     if source_gpus is None and data.n_nodes:
         gpus, how = data.n_nodes * int(gpus_per_node), (
             f"{data.n_nodes:,} nodes {'held by the job at once' if format == 'sacct' else 'that wrote to the log'}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..deprecation import renamed_keywords
 from ..errors import DurationError, MissingColumnError
 from ..tables import Result, count, duration, html_table, pct
 from ..units import hours
@@ -37,8 +38,9 @@ def _min_hours(min_outage):
     return float(h)
 
 
-def drop_short_outages(log, min_outage):
-    """``log`` without its outages shorter than ``min_outage``; ``None`` returns ``log`` unchanged.
+@renamed_keywords(log="source")
+def drop_short_outages(source, min_outage):
+    """``source`` without its outages shorter than ``min_outage``; ``None`` returns ``source`` unchanged.
 
     ``min_outage`` is a duration (hours as a float, or a string such as ``"10min"``).
 
@@ -60,25 +62,25 @@ def drop_short_outages(log, min_outage):
     2
     """
     if min_outage is None:
-        return log
+        return source
     limit_h = _min_hours(min_outage)
-    ev = log.events
+    ev = source.events
     end = ev["end_h"].to_numpy(float) if "end_h" in ev else np.full(len(ev), np.nan)
     if not np.isfinite(end).any():
-        raise MissingColumnError(f"{log.name}: min_outage needs outage end times; pass end (the column of "
+        raise MissingColumnError(f"{source.name}: min_outage needs outage end times; pass end (the column of "
                                  "outage end times) or leave min_outage unset")
     with np.errstate(invalid="ignore"):
         short = np.isfinite(end) & (end - ev["start_h"].to_numpy(float) < limit_h - _TOL_H)
     n = int(short.sum())
     if not n:
-        return log
+        return source
     flagged = flag_rows(ev[short], f"shorter than min_outage ({duration(limit_h)})", "dropped")
-    problems = pd.concat([log.problems(), flagged], ignore_index=True)
-    warnings.warn(f"{log.name}: {n:,} of {len(ev):,} outages are shorter than {duration(limit_h)} "
+    problems = pd.concat([source.problems(), flagged], ignore_index=True)
+    warnings.warn(f"{source.name}: {n:,} of {len(ev):,} outages are shorter than {duration(limit_h)} "
                   "(min_outage) and were dropped; problems() lists them", LogWarning, stacklevel=2)
-    return InterruptionLog(ev[~short].reset_index(drop=True), log.window_h, origin=log.origin,
-                           cause_columns=log.cause_columns, name=log.name, n_nodes=log._n_nodes,
-                           gpus_per_node=log.gpus_per_node, problems=problems)
+    return InterruptionLog(ev[~short].reset_index(drop=True), source.window_h, origin=source.origin,
+                           cause_columns=source.cause_columns, name=source.name, n_nodes=source._n_nodes,
+                           gpus_per_node=source.gpus_per_node, problems=problems)
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,8 +136,9 @@ class OutageDurations(Result):
         return html_paragraphs([self.text()]) + html_table(self.table(), index=False)
 
 
-def outage_durations(log, limits_min=SHORT_LIMITS_MIN):
-    """Shares of ``log``'s outages (known end, overlaps merged) under each limit in minutes.
+@renamed_keywords(log="source")
+def outage_durations(source, limits_min=SHORT_LIMITS_MIN):
+    """Shares of ``source``'s outages (known end, overlaps merged) under each limit in minutes.
 
     Examples
     --------
@@ -146,6 +149,6 @@ def outage_durations(log, limits_min=SHORT_LIMITS_MIN):
     >>> list(outage_durations(relmodel.read_log(df, start="start", end="end", node="node")).to_frame()["outages"])
     [0, 1, 2]
     """
-    if not hasattr(log, "downtimes"):
-        raise MissingColumnError(f"{getattr(log, 'name', 'data')}: outage lengths need an event log with end times")
-    return OutageDurations(np.asarray(log.downtimes().hours, float), tuple(limits_min), name=log.name)
+    if not hasattr(source, "downtimes"):
+        raise MissingColumnError(f"{getattr(source, 'name', 'data')}: outage lengths need an event log with end times")
+    return OutageDurations(np.asarray(source.downtimes().hours, float), tuple(limits_min), name=source.name)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..deprecation import renamed_keywords
 from ..errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)
@@ -297,11 +298,12 @@ def _read_json(path, suffix):
     raise LogFormatError(f"{path}: JSON must be a list of records or an object of equal-length columns")
 
 
-def require_columns(df, names, label, role):
-    """Raise :class:`MissingColumnError` unless every name is a column of ``df``."""
+@renamed_keywords(df="source")
+def require_columns(source, names, label, role):
+    """Raise :class:`MissingColumnError` unless every name is a column of ``source``."""
     for name in names:
-        if name not in df.columns:
-            cols = ", ".join(repr(c) for c in df.columns[:30])
+        if name not in source.columns:
+            cols = ", ".join(repr(c) for c in source.columns[:30])
             raise MissingColumnError(
                 f"{label}: no column {name!r} (asked for as {role}); the columns are {cols}")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..deprecation import renamed_keywords
 from ..errors import CountError, ExposureError, MissingColumnError
 from .counts import CountTable, count_table
 from .datasets import NAMES, load
@@ -218,10 +219,11 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
 
 
 
-def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
+@renamed_keywords(log="source")
+def load_source(source="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
                 format=None, job=None, year=None, min_outage=None):
-    src = _read_source(log, start=start, end=end, node=node, cause=cause, planned=planned,
+    src = _read_source(source, start=start, end=end, node=node, cause=cause, planned=planned,
                        time_format=time_format, time_unit=time_unit, source_gpus=source_gpus,
                        gpus_per_node=gpus_per_node, exposure=exposure, format=format, job=job, year=year)
     if min_outage is None:

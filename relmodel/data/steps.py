@@ -25,6 +25,7 @@ Such a log has one "rank" (the job); each line's time is the mean over the
 iterations since the previous line.
 """
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,7 @@ import pandas as pd
 from ..errors import (DuplicateStepError, EmptyDataError, LogFormatError, MissingColumnError,
                       MissingStepsError, NegativeTimeError, TimeRangeError,
                       UnknownFileTypeError)
+from ..errors import RelmodelDeprecationWarning
 from ..units import unit_hours
 from relmodel.budget_guard import check_cost
 from relmodel.escape import html_text
@@ -118,15 +120,17 @@ class StepLog:
         return out
 
     def slowdown(self, **kw):
-        """What-if: the share of time lost to stragglers (see :func:`relmodel.stragglers.slowdown`)."""
+        """Deprecated: use ``relmodel.slowdown(steps)`` (analyses of a step log are functions)."""
         return _analysis("slowdown")(self, **kw)
 
     def find_slow_nodes(self, **kw):
-        """Persistent fail-slow nodes (see :func:`relmodel.stragglers.find_slow_nodes`)."""
+        """Deprecated: use ``relmodel.find_slow_nodes(steps)`` (analyses of a step log are functions)."""
         return _analysis("find_slow_nodes")(self, **kw)
 
 
 def _analysis(name):
+    warnings.warn(f"StepLog.{name}() is deprecated and goes in the next minor version; use "
+                  f"relmodel.{name}(steps)", RelmodelDeprecationWarning, stacklevel=3)
     if name not in _ANALYSES:
         raise LogFormatError(f"StepLog.{name} needs relmodel.stragglers; import relmodel first")
     return _ANALYSES[name]

@@ -72,7 +72,7 @@ def _segments(rng, hours_total, job_rate_nf, job_rate_f, time_limit_h, requeue_s
         t = end + rng.uniform(0.05, 1.0)  # restart gap
 
 
-def synthetic_sacct(path=None, *, seed=0, days=60, nodes=1000, node_mtbf_h=5540.0, failed_share=0.3,
+def synthetic_sacct(path=None, *, seed=None, days=60, nodes=1000, node_mtbf_h=5540.0, failed_share=0.3,
                     time_limit_h=48.0, requeue_share=0.4, start="2024-03-01", job="pretrain"):
     """The ``sacct -P`` export of a run of ``nodes`` nodes over ``days``; returns a :class:`SyntheticTruth`.
 
@@ -196,7 +196,7 @@ def _node_lines(rng, host, hours_total, rates, noise_per_day):
     return lines, counts
 
 
-def synthetic_syslog(path=None, *, seed=0, days=60, nodes=1000, rates=None, noise_per_day=2.0,
+def synthetic_syslog(path=None, *, seed=None, days=60, nodes=1000, rates=None, noise_per_day=2.0,
                      app_per_day=0.01, start="2024-12-01"):
     """An RFC 3164 syslog of ``nodes`` GPU nodes over ``days``; returns a :class:`SyntheticTruth`.
 

@@ -99,7 +99,7 @@ def titan(path=None):
     return out
 
 
-def titan_synthetic(n_gpus=3000, *, seed=0, years=6.0):
+def titan_synthetic(n_gpus=3000, *, seed=None, years=6.0):
     """A synthetic stand-in with the columns of :func:`titan` (not real data).
 
     ``n_gpus`` GPUs at random positions of Titan's geometry (25 columns x 8
@@ -143,7 +143,7 @@ def titan_synthetic(n_gpus=3000, *, seed=0, years=6.0):
     return out[list(_COLUMNS)]
 
 
-def titan_lives(path=None, *, n_synthetic=3000, seed=0, max_lives=0):
+def titan_lives(path=None, *, n_synthetic=3000, seed=None, max_lives=0):
     """The Titan lives from ``path`` when given, else the synthetic stand-in; optionally a random sample.
 
     ``max_lives > 0`` keeps that many lives drawn at random (``seed``), whole

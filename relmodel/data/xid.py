@@ -33,6 +33,8 @@ import re
 
 import pandas as pd
 
+from ..deprecation import renamed_keywords
+
 __all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "xid_table", "classify_xid", "cause_mix"]
 
 BURST_WINDOW = "5min"  #: Xid lines of one GPU closer than this are one incident (default of read_xid)
@@ -113,10 +115,11 @@ def xid_table():
                         columns=["xid", "component", "category", "interrupts", "cause"])
 
 
-def cause_mix(log):
-    """Interruptions of ``log`` by cause category beside Llama 3's 54-day mix (Table 5, the bundled counts).
+@renamed_keywords(log="source")
+def cause_mix(source):
+    """Interruptions of ``source`` by cause category beside Llama 3's 54-day mix (Table 5, the bundled counts).
 
-    ``log`` has a "category" cause column in the shared taxonomy (as
+    ``source`` has a "category" cause column in the shared taxonomy (as
     :func:`~relmodel.data.kernlog.read_xid` gives).  Returns a DataFrame:
     category, count, share (a fraction of this log's interruptions),
     llama3_count, llama3_share; one row per category of either, largest first.
@@ -130,12 +133,12 @@ def cause_mix(log):
     ('GPU', 1, 268)
     """
     from .datasets import llama3_54day
-    if "category" not in getattr(log, "cause_columns", ()):
+    if "category" not in getattr(source, "cause_columns", ()):
         from ..errors import MissingColumnError
-        raise MissingColumnError(f"{getattr(log, 'name', 'log')}: no 'category' cause column in the shared taxonomy; "
+        raise MissingColumnError(f"{getattr(source, 'name', 'log')}: no 'category' cause column in the shared taxonomy; "
                                  "read a kernel log with read_xid")
-    mine = log.interruptions()["category"].value_counts()
-    ref = llama3_54day().table.groupby("category")["count"].sum()
+    mine = source.interruptions()["category"].value_counts()
+    ref = llama3_54day().counts.groupby("category")["count"].sum()
     out = pd.DataFrame({"count": mine, "llama3_count": ref}).fillna(0).astype(int)
     out["share"] = out["count"] / max(int(out["count"].sum()), 1)
     out["llama3_share"] = out["llama3_count"] / int(out["llama3_count"].sum())

@@ -62,13 +62,13 @@ def plot_simulated_ettr(result, *, exact=None, ax=None, bins=50):
     --------
     >>> from matplotlib.figure import Figure
     >>> from relmodel.checkpoint import simulate_training
-    >>> s = simulate_training("3d", "16min", "3h", "45s", "10min", replicas=200, seed=1)
+    >>> s = simulate_training("3d", "16min", "3h", "45s", "10min", n_runs=200, seed=1)
     >>> plot_simulated_ettr(s, ax=Figure().subplots()).get_xlabel()
     'ETTR of a run (%)'
     """
     ax = _axes(ax)
     per = 100 * result.ettr_per_replica
-    ax.hist(per, bins=bins, color="C0", alpha=0.6, label=f"{result.replicas} simulated runs")
+    ax.hist(per, bins=bins, color="C0", alpha=0.6, label=f"{result.n_runs} simulated runs")
     lo, hi = result.ettr_ci(0.99)
     ax.axvspan(100 * lo, 100 * hi, color="C1", alpha=0.3)
     ax.axvline(100 * result.ettr, color="C1", label=f"simulated {100 * result.ettr:.3f}% (99% band)")
@@ -121,7 +121,7 @@ def plot_interval_search(search, *, ax=None):
     --------
     >>> from matplotlib.figure import Figure
     >>> from relmodel.checkpoint import best_interval
-    >>> res = best_interval("3h", "45s", "10min", replicas=100, grid=5, work="100h", seed=1)
+    >>> res = best_interval("3h", "45s", "10min", n_runs=100, grid=5, work="100h", seed=1)
     >>> plot_interval_search(res, ax=Figure().subplots()).get_xscale()
     'log'
     """

@@ -34,7 +34,7 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
         requirements = optics_requirements(sizes, target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart,
                                            share=share)
     ax = _axes(ax)
-    t = requirements.table
+    t = requirements.rows
     styles = {"rail": "-", "fat-tree": "--"}
     for i, ((fabric, tiers), g) in enumerate(t.groupby(["fabric", "tiers"], sort=False)):
         g = g[g["fits"]]
@@ -56,7 +56,7 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
 def designs_plot(comparison, ax=None):
     """Bars of ETTR (with its interval) and goodput per GPU bought for each design of a comparison."""
     ax = _axes(ax)
-    t = comparison.table
+    t = comparison.by_design
     y = np.arange(len(t))
     err = 100 * np.vstack([t["ettr"] - t["ettr_lo"], t["ettr_hi"] - t["ettr"]])
     ax.barh(y + 0.2, 100 * t["ettr"], height=0.4, xerr=err, label="ETTR (share of time training)", color="tab:blue")

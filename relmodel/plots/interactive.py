@@ -26,7 +26,7 @@ def _scaled(n_gpus, source_key):
     from ..data import datasets
     from ..scale.scaling import scale_rates
     source = datasets.llama3_54day() if source_key is None else _SOURCES[source_key]
-    scaled = scale_rates(source, target_cluster=int(n_gpus), n_boot=1)
+    scaled = scale_rates(source, target_cluster=int(n_gpus), n_boot=1, seed=0)
     return scaled.job_mtbf_h, scaled.rate_of("job"), scaled.target.n_nodes
 
 

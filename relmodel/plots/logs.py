@@ -54,8 +54,8 @@ def cause_counts(source, column=None, include_planned=False):
     >>> top["cause"], int(top["count"]), round(float(top["share"]), 3)
     ('Faulty GPU', 148, 0.353)
     """
-    if hasattr(source, "table"):
-        counts = source.table.groupby("component", sort=False)["count"].sum()
+    if hasattr(source, "counts") and hasattr(source, "duration_h"):
+        counts = source.counts.groupby("component", sort=False)["count"].sum()
     else:
         col = _cause_column(source, column)
         ev = source.interruptions(include_planned)

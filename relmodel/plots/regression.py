@@ -37,7 +37,7 @@ def forest_plot(result, ax=None):
     >>> import matplotlib.pyplot as plt; plt.close(ax.figure)
     """
     ax = _axes(ax)
-    t = result.table
+    t = result.coefficients
     y = np.arange(len(t))[::-1]
     labels = [c if lv is None else f"{c} = {lv} (vs {ref})" for c, lv, ref in zip(t["covariate"], t["level"],
                                                                                   t["reference"])]

@@ -104,7 +104,7 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
     n = np.unique(np.logspace(3, 6, 16).round()) if n_gpus is None else np.asarray(n_gpus)
     per_unit = {}
     for size in n:
-        t = scale_rates(source, src, int(size), units=units, n_boot=1).table
+        t = scale_rates(source, src, int(size), units=units, n_boot=1, seed=0).by_cause
         for unit, rate in t.groupby("scales_with", sort=False)["rate_per_h"].sum().items():
             per_unit.setdefault(unit, []).append(24.0 * rate)
     ax = _axes(ax)

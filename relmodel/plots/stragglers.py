@@ -65,7 +65,7 @@ def slow_nodes_plot(found, *, top=12, ax=None):
 def straggler_scaling_plot(curve, *, ax=None):
     """Share of time lost against GPUs in the job (log scale), from :func:`relmodel.straggler_scaling`."""
     ax = _axes(ax)
-    t = curve.table
+    t = curve.by_size
     ax.semilogx(t["n_gpus"], 100 * t["loss_noise"], marker="o", label="step-time noise only (E[max of N])")
     if curve.fail_slow:
         ax.semilogx(t["n_gpus"], 100 * t["loss_total"], marker="s", label="with fail-slow nodes")
@@ -80,7 +80,7 @@ def straggler_scaling_plot(curve, *, ax=None):
 def eviction_plot(plan, *, ax=None):
     """Hours lost per fail-slow event under each policy, from :func:`relmodel.eviction_policy`."""
     ax = _axes(ax)
-    t = plan.table
+    t = plan.by_policy
     colors = ["tab:green" if p == plan.best else "tab:gray" for p in t["policy"]]
     ax.barh(t["policy"], t["lost_h"], color=colors)
     ax.set_xlabel("wall time lost per fail-slow event (h)")

@@ -95,7 +95,7 @@ def _family_mean(fit, longest):
 
 def fit_records(comparison, alpha=0.05):
     """Numbers a summary keeps from a fit comparison: family, its bootstrap p, rejected or not."""
-    row = comparison.table.iloc[0]
+    row = comparison.by_family.iloc[0]
     p = float(row["p_value"])
     return {"best_family": str(row["family"]), "best_family_p": p if np.isfinite(p) else None,
             "best_family_rejected": bool(p < alpha) if np.isfinite(p) else None}
@@ -103,7 +103,7 @@ def fit_records(comparison, alpha=0.05):
 
 def fit_block(comparison, durations, alpha=0.05):
     """AIC ranking with the bootstrap verdict for each family, in words."""
-    t = comparison.table.copy()
+    t = comparison.by_family.copy()
     longest = float(np.max(getattr(durations, "hours", durations)))
     t["mean"] = [_family_mean(comparison.fits[f], longest) for f in t["family"]]
     t["median"] = [P.duration(comparison.fits[f].median_h) for f in t["family"]]

@@ -31,15 +31,15 @@ from ..checkpoint.intervals import optimal_interval
 from ..errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed_field
+from ..tables import Result, duration, hours_text, number, people_table
 
 __all__ = ["split_budget", "Budget", "what_if", "WhatIf", "share_fit", "select"]
 
 
 def select(scaled, name):
     """Boolean mask of the causes of ``scaled`` matching a component, category or unit name."""
-    t = scaled.table
+    t = scaled.by_cause
     key = str(name).lower()
     mask = np.zeros(len(t), bool)
     for col in ("component", "category", "scales_with"):
@@ -51,7 +51,7 @@ def select(scaled, name):
 
 
 def _groups(scaled, by):
-    t = scaled.table
+    t = scaled.by_cause
     if by == "component":
         return list(t["component"]), [np.arange(len(t)) == i for i in range(len(t))], list(t["scales_with"])
     if by == "scales_with":
@@ -61,19 +61,30 @@ def _groups(scaled, by):
 
 
 @dataclasses.dataclass(frozen=True)
-class Budget:
-    """A job MTBF target split over causes: ``table`` has one row per cause or group."""
+class Budget(Result):
+    """A job MTBF target split over causes: ``by_cause`` has one row per cause or group."""
 
     job_mtbf_h: float
     method: str
-    table: pd.DataFrame
+    by_cause: pd.DataFrame
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_cause.copy()
 
-    def _repr_html_(self):
-        return (f"<p>Job MTBF budget {self.job_mtbf_h:.4g} h split {html_text(self.method)}</p>"
-                + html_table(self.table, index=False, float_format=lambda v: f"{v:.4g}"))
+    def text(self):
+        return f"Job MTBF budget {self.job_mtbf_h:.4g} h split {self.method}."
+
+    def _people(self):
+        t = self.by_cause
+        return people_table(pd.DataFrame({
+            "cause": t["name"], "grows with": t["scales_with"], "units": t["units"],
+            "observed rate per hour": t["observed_rate_per_h"], "allowed rate per hour": t["allowed_rate_per_h"],
+            "allowed MTBF per unit": [hours_text(v, missing="none allowed") for v in t["allowed_mtbf_h"]],
+            "observed FIT": t["observed_fit"], "allowed FIT": t["allowed_fit"],
+            "improvement needed": [f"{number(v)}x" if np.isfinite(v) else "remove the cause" for v in t["improvement"]],
+            "held": t["held"]}))
+
+    table = renamed_field("by_cause", method="_people")
 
 
 def _weights(method, names, rates):
@@ -102,16 +113,16 @@ def split_budget(scaled, job_mtbf_h, method="proportional", *, by="component", h
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
     >>> b = split_budget(scaled, "6h", by="scales_with", hold=["job"])   # a 6 h job MTBF, software held
-    >>> round(float(b.table["allowed_rate_per_h"].sum()), 4), round(1 / 6, 4)   # per hour: the whole budget is used
+    >>> round(float(b.by_cause["allowed_rate_per_h"].sum()), 4), round(1 / 6, 4)   # per hour: the whole budget is used
     (0.1667, 0.1667)
     """
     m = float(hours(job_mtbf_h))
     if not m > 0:
         raise ModelInputError(f"job_mtbf_h must be positive hours; got {job_mtbf_h!r}")
     names, masks, units = _groups(scaled, by)
-    t, counts = scaled.table, scaled.target.counts()
+    t, counts = scaled.by_cause, scaled.target.counts()
     rates = np.array([t.loc[mk, "rate_per_h"].sum() for mk in masks])
     held = np.zeros(len(names), bool)
     for h in hold:
@@ -153,14 +164,14 @@ def share_fit(scaled, name, share=0.1, per=None):
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
     >>> round(share_fit(scaled, "Network Switch/Cable", 0.1))     # FIT per link for a 10% share
     938
     """
     if not 0.0 < float(share) < 1.0:
         raise ModelInputError(f"share must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
     mask = select(scaled, name)
-    t = scaled.table
+    t = scaled.by_cause
     others = float(t.loc[~mask, "rate_per_h"].sum())
     unit = per or t.loc[mask, "scales_with"].iloc[0]
     counts = scaled.target.counts()
@@ -170,7 +181,7 @@ def share_fit(scaled, name, share=0.1, per=None):
 
 
 @dataclasses.dataclass(frozen=True)
-class WhatIf:
+class WhatIf(Result):
     """Job MTBF, optimal interval and ETTR before and after changing some causes' rates."""
 
     changes: dict
@@ -191,11 +202,15 @@ class WhatIf:
             "after": [self.after_mtbf_h, self.after_interval_h, self.after_ettr],
         })
 
-    def _repr_html_(self):
-        return f"<p>What if {html_text(self.changes)}</p>" + html_table(self.to_frame(), index=False)
+    def text(self):
+        """What changed and what it does to the job MTBF and ETTR."""
+        return (f"What if {self.changes}: job MTBF {duration(self.before_mtbf_h)} becomes "
+                f"{duration(self.after_mtbf_h)}, ETTR {number(self.before_ettr, 4)} becomes "
+                f"{number(self.after_ettr, 4)} ({self.conf:.0%} interval {number(self.after_ettr_lo, 4)} to "
+                f"{number(self.after_ettr_hi, 4)}).")
 
 
-def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=0):
+def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=None):
     """Multiply the rates of the named causes (component, category or unit) and re-plan.
 
     ``changes`` maps a name to a factor: 0.5 halves those failures, 2 doubles
@@ -208,17 +223,17 @@ def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95,
     --------
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
-    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100)
-    >>> w = what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200)   # halve HBM failures
+    >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
+    >>> w = what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200, seed=0)   # halve HBM failures
     >>> round(float(w.before_mtbf_h), 3), round(float(w.after_mtbf_h), 3), round(w.after_ettr - w.before_ettr, 4)
     (3.093, 3.384, 0.008)
     """
-    factor = np.ones(len(scaled.table))
+    factor = np.ones(len(scaled.by_cause))
     for name, f in dict(changes).items():
         if not (float(f) >= 0 and np.isfinite(float(f))):
             raise ModelInputError(f"factor for {name!r} must be a finite number >= 0; got {f!r}")
         factor[select(scaled, name)] *= float(f)
-    rates = scaled.table["rate_per_h"].to_numpy()
+    rates = scaled.by_cause["rate_per_h"].to_numpy()
     before, after = rates.sum(), (rates * factor).sum()
     if not after > 0:
         raise ModelInputError("the changes leave no failures at all; the job MTBF would be infinite")

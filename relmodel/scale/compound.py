@@ -46,7 +46,7 @@ from scipy import stats
 from ..errors import DesignError
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair
-from ..tables import html_table
+from ..tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
 __all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains"]
@@ -206,7 +206,7 @@ def _convolve(n1, q1, n2, q2, weight):
 
 
 @dataclasses.dataclass(frozen=True)
-class CompoundResult:
+class CompoundResult(Result):
     """Simulated and closed-form chances of finding no spare, and the stall per interruption."""
 
     model: DomainModel
@@ -232,6 +232,10 @@ class CompoundResult:
             "closed form": [self.closed["p_no_group_spare"], self.closed["p_no_spare"], self.closed["stall_share"],
                             self.closed["mean_stall_h"]],
         })
+
+    def text(self):
+        """What was simulated, in a sentence."""
+        return f"{self.n_runs:,} simulated runs of {duration(self.horizon_h)}, {self.n_events:,} interruptions."
 
     def _repr_html_(self):
         return (f"<p>{self.n_runs:,} simulated runs of {self.horizon_h:,.0f} h, {self.n_events:,} interruptions</p>"
@@ -360,7 +364,7 @@ def _sweeps(model, run, group, start, end, weight, need, runs, horizon):
     return item_before[:n], new_out[:n], short[:n], stalled
 
 
-def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=0, conf=0.95):
+def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=None, conf=0.95):
     """Simulate ``n_runs`` runs of ``horizon`` each; return a :class:`CompoundResult`.
 
     ``repair`` (and ``group_repair`` for whole-group faults, default the same)

@@ -128,7 +128,7 @@ def correlated_table(cluster, source, correlated=None, levels=None):
     """
     from .domains import cause_levels
     from .scaling import scale_rates
-    table = cause_levels(scale_rates(source, target_cluster=cluster, n_boot=1), levels)
+    table = cause_levels(scale_rates(source, target_cluster=cluster, n_boot=1, seed=0), levels)
     spans = cause_spans(table, cluster, correlated)
     trays = cluster.trays_per_domain
     whole = cluster.domain_policy == "whole-domain"

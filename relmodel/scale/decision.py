@@ -19,6 +19,7 @@ import math
 import pandas as pd
 
 from ..checkpoint.intervals import optimal_interval
+from ..tables import Result
 from ..units import hours
 from .cluster import Cluster
 from .requirements import best_ettr, plan_requirements, required_job_mtbf
@@ -32,7 +33,7 @@ def _finite(x):
 
 
 @dataclasses.dataclass(frozen=True)
-class Decision:
+class Decision(Result):
     """Numbers that answer "how often to checkpoint, and what must the hardware reach?".
 
     Durations are hours, rates per hour unless the name says per day.  A
@@ -93,6 +94,12 @@ class Decision:
         """One row per quantity: quantity, value."""
         return pd.DataFrame(list(self.to_dict().items()), columns=["quantity", "value"])
 
+    def text(self):
+        """The decision in a sentence."""
+        state = "reachable" if self.reachable else f"out of reach (cap {self.cap_ettr:.1%})"
+        return (f"At {self.n_gpus:,} GPUs: job MTBF {self.job_mtbf_h:.3g} h, checkpoint every "
+                f"{60 * self.interval_h:.0f} min, ETTR {self.ettr:.1%}; target {self.target_ettr:.0%} is {state}.")
+
     def _repr_html_(self):
         state = "reachable" if self.reachable else f"out of reach (cap {self.cap_ettr:.1%})"
         return (f"<p>At {self.n_gpus:,} GPUs: job MTBF {self.job_mtbf_h:.3g} h, checkpoint every "
@@ -115,7 +122,7 @@ def source_cluster(source):
 
 
 def decide(source, n_gpus, target_ettr, ckpt_cost, restart, *, gpus_per_node=None, conf=0.95, n_boot=2000,
-           seed=0):
+           seed=None):
     """Answer the planning question for ``n_gpus`` from the rates in ``source``; returns a :class:`Decision`.
 
     ``source`` is a count table or interruption log; ``n_gpus`` GPUs;
@@ -126,7 +133,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart, *, gpus_per_node=Non
     Examples
     --------
     >>> import relmodel
-    >>> d = decide(relmodel.datasets.llama3_54day(), 16384, 0.9, "1min", "10min", n_boot=200)
+    >>> d = decide(relmodel.datasets.llama3_54day(), 16384, 0.9, "1min", "10min", n_boot=200, seed=0)
     >>> round(d.job_mtbf_h, 3), round(60 * d.interval_h, 1), round(d.ettr, 3), d.reachable   # hours, minutes
     (3.093, 18.6, 0.853, True)
     """
@@ -174,7 +181,7 @@ def cause_impact(scaled, ckpt_cost, restart, top=8):
     ettr_without, gain; the rest are pooled in one "all other causes" row.
     """
     d, r = float(hours(ckpt_cost)), float(hours(restart))
-    t = scaled.table.sort_values("rate_per_h", ascending=False, kind="stable")
+    t = scaled.by_cause.sort_values("rate_per_h", ascending=False, kind="stable")
     total = float(t["rate_per_h"].sum())
     base = float(best_ettr(1 / total, d, r)) if total > 0 else 1.0
     rows = []

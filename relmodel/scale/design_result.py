@@ -12,14 +12,14 @@ import dataclasses
 
 import pandas as pd
 
-from ..tables import html_table
+from ..tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["DesignResult"]
 
 
 @dataclasses.dataclass(frozen=True)
-class DesignResult:
+class DesignResult(Result):
     """ETTR, spares and risk of one design under its policy (hours; rates per hour).
 
     ``stall_share`` is the long-run share of time the job waits for a spare

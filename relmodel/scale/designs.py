@@ -18,13 +18,15 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..defaults import CKPT_COST, RESTART
 from ..errors import DesignError
 from ..units import hours
 from .cluster import Cluster
 from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
-from ..tables import html_table
+from ..deprecation import renamed, renamed_field
+from ..tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
 from relmodel.progress import steps
 
@@ -149,25 +151,28 @@ def _designs(designs, n_gpus):
 
 
 @dataclasses.dataclass(frozen=True)
-class DesignComparison:
-    """One row per design; ``table`` is numeric (hours, fractions), :meth:`display` is for people."""
+class DesignComparison(Result):
+    """One row per design; ``by_design`` is numeric (hours, fractions), :meth:`table` is for people."""
 
-    table: pd.DataFrame
+    by_design: pd.DataFrame
     results: tuple
     target_ettr: float
     optics_share: float
     conf: float
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_design.copy()
 
     def best(self):
         """Name of the design with the highest goodput per GPU bought."""
-        return str(self.table.loc[self.table["goodput_per_gpu"].idxmax(), "design"])
+        return str(self.by_design.loc[self.by_design["goodput_per_gpu"].idxmax(), "design"])
 
-    def display(self):
+    def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The table with headers in words, units people use and no NaN or inf cells."""
-        t = self.table
+        t = self.by_design
         pct = f"{100 * self.conf:g}%"
         return pd.DataFrame({
             "Design": t["design"],
@@ -187,7 +192,7 @@ class DesignComparison:
 
     def text(self):
         """The answer in a sentence or two, then what the costs were and any warning."""
-        t = self.table
+        t = self.by_design
         if len(t) == 1:
             r = t.iloc[0]
             lines = [f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
@@ -218,7 +223,10 @@ class DesignComparison:
 
     def _repr_html_(self):
         return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
-                f"{self.optics_share:.0%} of the failure budget.</p>" + html_table(self.display()))
+                f"{self.optics_share:.0%} of the failure budget.</p>" + Result._repr_html_(self))
+
+    table = renamed_field("by_design", method="_people")
+    display = renamed("display", "table")
 
 
 def _goodput_terms(row):
@@ -276,14 +284,15 @@ def _evaluate(args):
     return evaluate_design(cluster, source, ckpt_cost, restart, **kwargs)
 
 
-def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_gpus=16_384, share=0.1,
-                    repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
-                    horizon="7d", n_boot=1000, seed=0, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
+def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=CKPT_COST, restart=RESTART, *,
+                    share=0.1, repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
+                    horizon="7d", n_boot=1000, seed=None, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
                     efficiency=1.0, straggler_loss=0.0):
     """Evaluate several designs on the same observed rates; returns a :class:`DesignComparison`.
 
     ``designs`` holds :class:`relmodel.Cluster` objects or names from
-    ``DESIGNS`` (built at ``n_gpus`` by :func:`design_presets`).  ``source``
+    ``DESIGNS`` (built at ``n_gpus`` by :func:`design_presets`); as in every
+    planning function, ``target_ettr`` comes right after the size.  ``source``
     is a CountTable or InterruptionLog (e.g. ``relmodel.datasets.llama3_54day()``).
     ``share`` is the part of the job's failure budget the transceivers may use.
     ``workers`` > 1 evaluates designs in that many processes.  The other
@@ -300,16 +309,18 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
     Examples
     --------
     >>> from relmodel.data.datasets import llama3_54day
-    >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), "1min", "10min",
-    ...                       n_gpus=1152, n_runs=200, n_boot=0)
+    >>> cmp = compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], llama3_54day(), 1152, 0.9,
+    ...                       ckpt_cost="1min", restart="10min", n_runs=200, n_boot=0, seed=0)
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
-    >>> print(cmp.table[cols].round(3).to_string(index=False))
+    >>> print(cmp.by_design[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
                NVL72, whole racks         1224         72 0.864            0.813
     NVL72, 2 spare trays per rack         1368        216 0.941            0.792
     >>> cmp.best()
     'NVL72, whole racks'
     """
+    _check_size_then_target("compare_designs(designs, source, n_gpus, target_ettr, ckpt_cost, restart)",
+                            n_gpus, target_ettr)
     clusters = _designs(designs, n_gpus)
     runs, boots = count("n_runs", n_runs, lo=1), count("n_boot", n_boot)
     check_cost(f"compare_designs(n_runs={runs:,}, n_boot={boots:,})", work=len(clusters) * (runs * 200 + boots * 1000),
@@ -332,3 +343,11 @@ def compare_designs(designs, source, ckpt_cost, restart, target_ettr=0.9, *, n_g
                 step()
     rows = [_row(c, r, float(share), target_ettr) for c, r in zip(clusters, results)]
     return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)
+
+
+def _check_size_then_target(order, n_gpus, target_ettr):
+    """Refuse the earlier order (durations where the size and the target now sit), naming the new one."""
+    for name, value in (("n_gpus", n_gpus), ("target_ettr", target_ettr)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise DesignError(f"{order}: {name} must be a number, got {value!r}; the size and target_ettr now "
+                              f"come before the durations (pass ckpt_cost= and restart= by name)")

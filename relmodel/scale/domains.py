@@ -189,7 +189,7 @@ def cause_levels(scaled, levels=None):
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.scaling import scale_rates
     >>> c = dataclasses.replace(Cluster.nvl72(1152), domain_spares=2)    # spare trays stand in
-    >>> s = scale_rates(llama3_54day(), target_cluster=c, n_boot=1)
+    >>> s = scale_rates(llama3_54day(), target_cluster=c, n_boot=1, seed=0)
     >>> t = cause_levels(s, levels={"Faulty GPU": "gpu"})     # a bad GPU is fenced off alone
     >>> print(t.loc[:3, ["component", "level", "gpus_lost_per_event"]].to_string(index=False))
                component level  gpus_lost_per_event
@@ -198,7 +198,7 @@ def cause_levels(scaled, levels=None):
             Software Bug   job                    0
     Network Switch/Cable  link                    1
     """
-    t = scaled.table
+    t = scaled.by_cause
     known = {str(x).lower() for col in ("component", "category", "scales_with") for x in t[col]}
     unknown = [k for k in (levels or {}) if str(k).lower() not in known]
     if unknown:

@@ -62,7 +62,7 @@ def _rates_by_unit(source, fixed_rate_per_h):
 
     src = datasets.llama3_54day() if source is None else source
     base = cluster_of(src)
-    table = scale_rates(src, base, base, n_boot=1).table
+    table = scale_rates(src, base, base, n_boot=1, seed=0).by_cause
     by_unit = table.groupby("scales_with")["rate_per_h"].sum().to_dict()
     if fixed_rate_per_h is not None:
         by_unit["job"] = float(fixed_rate_per_h)
@@ -145,8 +145,8 @@ def _reasons(df):
     return out.to_numpy()
 
 
-def sweep_grid(grid, source=None, *, ckpt_cost="1min", restart="10min", target_ettr=0.9, gpus_per_node=8,
-               n_gpus=16384, fixed_rate_per_h=None, executor=None):
+def sweep_grid(grid, source=None, *, n_gpus=16384, target_ettr=0.9, ckpt_cost="1min", restart="10min",
+               gpus_per_node=8, fixed_rate_per_h=None, executor=None):
     """Headline numbers for every combination of ``grid`` (dict of lists); a DataFrame.
 
     ``grid`` keys are among :data:`GRID_KEYS`; parameters not in the grid take

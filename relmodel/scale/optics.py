@@ -31,7 +31,8 @@ from ..checkpoint.costs import cost_hours
 from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
-from ..tables import html_table
+from ..deprecation import renamed, renamed_field
+from ..tables import Result, people_table
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
 
@@ -109,21 +110,24 @@ def _fabric(fabric, tiers, n_gpus, gpus_per_node, radixes):
 
 
 @dataclasses.dataclass(frozen=True)
-class OpticsRequirements:
-    """Transceiver requirements by fabric, tiers and size; ``table`` is numeric."""
+class OpticsRequirements(Result):
+    """Transceiver requirements by fabric, tiers and size; ``rows`` is numeric (one row per fabric and size)."""
 
-    table: pd.DataFrame
+    rows: pd.DataFrame
     target_ettr: float
     share: float
     job_mtbf_h: float
     field: pd.DataFrame
 
     def to_frame(self):
-        return self.table.copy()
+        return self.rows.copy()
 
-    def display(self):
+    def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The table for people: no NaN, MTBF in years, the gap to the Llama 3 field rate."""
-        t = self.table
+        t = self.rows
         ok = t["fits"].to_numpy()
         field_fit = float(self.field["fit"].iloc[0])
         gap = [("met by it" if field_fit <= f else f"needs {field_fit / f:,.1f}x lower FIT") if o else "–"
@@ -137,13 +141,16 @@ class OpticsRequirements:
             "vs Llama 3 field rate": gap,
         })
 
-    def _repr_html_(self):
-        return (f"<p>Transceivers may use {self.share:.0%} of the failure budget of a job that must reach ETTR "
-                f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).</p>" + html_table(self.display()))
+    def text(self):
+        return (f"Transceivers may use {self.share:.0%} of the failure budget of a job that must reach ETTR "
+                f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).")
+
+    table = renamed_field("rows", method="_people")
+    display = renamed("display", "table")
 
 
-def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rail", "fat-tree"), tiers=(2, 3), *,
-                        target_ettr=0.9, ckpt_cost="1min", restart="10min", share=0.1, gpus_per_node=8,
+def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0.9, fabrics=("rail", "fat-tree"),
+                        tiers=(2, 3), *, ckpt_cost="1min", restart="10min", share=0.1, gpus_per_node=8,
                         radixes=RADIXES):
     """Transceiver FIT and MTBF needed at each size for each fabric and tier count.
 
@@ -152,11 +159,12 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
     ``fits`` False and NaN numbers.  Returns an :class:`OpticsRequirements`.
     ``sizes`` are GPU counts, ``ckpt_cost`` and ``restart`` durations (hours,
     or "1min"); the table gives FIT per transceiver and MTBF in hours.
+    ``target_ettr`` comes right after the size, as in every planning function.
 
     Examples
     --------
     >>> o = optics_requirements(sizes=(10_000, 100_000), fabrics=("rail",), tiers=(2, 3))
-    >>> print(o.table[["tiers", "n_gpus", "radix", "transceivers", "fit"]].round(1).to_string(index=False))
+    >>> print(o.rows[["tiers", "n_gpus", "radix", "transceivers", "fit"]].round(1).to_string(index=False))
      tiers  n_gpus  radix  transceivers   fit
          2   10000    256         40000 430.0
          2  100000    512        400000  43.0
@@ -165,6 +173,9 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), fabrics=("rai
     """
     if not len(sizes) or any(int(n) < 1 for n in sizes):
         raise DesignError(f"sizes must be GPU counts >= 1; got {sizes!r}")
+    if isinstance(target_ettr, bool) or not isinstance(target_ettr, (int, float, np.integer, np.floating)):
+        raise DesignError(f"optics_requirements(sizes, target_ettr, fabrics, tiers): target_ettr must be a number, "
+                          f"got {target_ettr!r}; target_ettr now comes right after sizes (pass fabrics= by name)")
     _check_share(share, 0.0)
     rows = []
     for fabric in fabrics:

@@ -50,7 +50,7 @@ from .design_result import DesignResult
 from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
-from ..tables import html_table
+from ..tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
@@ -198,7 +198,7 @@ def _leaf_bursts(cluster, switch_fit, network_repair):
 
 
 def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels=None, tolerated=None, absorb=0.0,
-                    domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=0,
+                    domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=None,
                     conf=0.95, correlated=None, switch_fit=0.0, efficiency=1.0, straggler_loss=0.0):
     """ETTR, GPUs idle, P(no spare) and stalls of one design; returns a :class:`DesignResult`.
 
@@ -225,7 +225,7 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     >>> from relmodel.data.datasets import llama3_54day
     >>> from relmodel.scale.designs import design_presets
     >>> c = design_presets(1152)["nvl72-in-rack-spares"]      # 64 of 72 GPUs per rack busy, 1 spare rack
-    >>> r = evaluate_design(c, llama3_54day(), "1min", "10min", n_runs=200, n_boot=0)
+    >>> r = evaluate_design(c, llama3_54day(), "1min", "10min", n_runs=200, n_boot=0, seed=0)
     >>> r.gpus_bought, r.gpus_used, r.gpus_idle
     (1368, 1152, 216)
     >>> round(24 * r.interruption_rate, 2), round(r.job_mtbf_h, 1), round(r.ettr, 3)   # per day, hours, ETTR
@@ -335,7 +335,7 @@ def _gpus_out(cluster, table, rates, spans, closed, model, repair, network_repai
 
 
 @dataclasses.dataclass(frozen=True)
-class ToleranceGain:
+class ToleranceGain(Result):
     """ETTR and interruptions of one design without and with the faults it tolerates."""
 
     name: str
@@ -354,6 +354,11 @@ class ToleranceGain:
             "without tolerance": [24 * b.interruption_rate, 24 * b.absorbed_rate, b.job_mtbf_h, b.ettr],
             "with tolerance": [24 * a.interruption_rate, 24 * a.absorbed_rate, a.job_mtbf_h, a.ettr],
         })
+
+    def text(self):
+        """What tolerating the failures gains, in a sentence."""
+        what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
+        return f"{self.name}: tolerating {what} gains {100 * self.ettr_gain:.2f} points of ETTR."
 
     def _repr_html_(self):
         what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"

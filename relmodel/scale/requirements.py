@@ -28,7 +28,8 @@ from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
-from ..tables import html_table
+from ..deprecation import renamed
+from ..tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = [
@@ -61,7 +62,7 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
     from .scaling import cluster_of, grow_cluster, scale_rates
     src = cluster_of(source)
     tgt = grow_cluster(int(n_gpus), src, gpus_per_node=gpus_per_node)
-    return float(scale_rates(source, src, tgt, n_boot=1).rate_of("job"))
+    return float(scale_rates(source, src, tgt, n_boot=1, seed=0).rate_of("job"))
 
 
 def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
@@ -205,7 +206,7 @@ def _quantiles(x, conf):
 
 
 @dataclasses.dataclass(frozen=True)
-class Requirements:
+class Requirements(Result):
     """What a cluster's parts must achieve for a target ETTR, with bootstrap intervals.
 
     Node and GPU figures attribute every hardware cause to nodes (or GPUs) and
@@ -246,7 +247,7 @@ class Requirements:
         """What the node and GPU figures hold fixed, e.g. "software ... faults held at 1.2 a day"."""
         return assumption(self.fixed_rate_per_h)
 
-    def summary(self):
+    def figures(self):
         """One row per headline figure: quantity, value, lo, hi, unit."""
         rows = [
             ("required job MTBF", self.job_mtbf_h, np.nan, np.nan, "h"),
@@ -260,6 +261,8 @@ class Requirements:
 
     def to_frame(self):
         return self.components.copy()
+
+    summary = renamed("summary", "figures")
 
     def text(self):
         """A few plain lines for a terminal or a report."""
@@ -299,7 +302,7 @@ def _k(x):
 
 def _component_rows(scaled, draws, lam_req, conf, share):
     """Per-cause and per-group FIT requirements with the others held (point and bootstrap)."""
-    t = scaled.table
+    t = scaled.by_cause
     counts = scaled.target.counts()
     groups = [(g, (t["scales_with"] == g).to_numpy()) for g in dict.fromkeys(t["scales_with"]) if g != "job"]
     items = [(row.component, row.category, row.scales_with, np.arange(len(t)) == i) for i, row in enumerate(t.itertuples())]
@@ -327,7 +330,7 @@ def _component_rows(scaled, draws, lam_req, conf, share):
 
 
 def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
-                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=0):
+                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
 
     ``source`` is a CountTable, InterruptionLog or per-job rates DataFrame
@@ -346,7 +349,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     Examples
     --------
     >>> import relmodel
-    >>> plan = plan_requirements(relmodel.datasets.llama3_54day(), 16_384, 0.9, "1min", "10min", n_boot=200)
+    >>> plan = plan_requirements(relmodel.datasets.llama3_54day(), 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
     >>> round(plan.node_mtbf_h), plan.assumption
     (16595, 'software and other per-job faults held at 1.2 a day')
     """
@@ -360,7 +363,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     m_req = required_job_mtbf(target_ettr, d, r)
     lam_req = 1.0 / m_req
     draws = scaled.draws(n_boot, seed)
-    job_mask = (scaled.table["scales_with"] == "job").to_numpy()
+    job_mask = (scaled.by_cause["scales_with"] == "job").to_numpy()
     fixed, fixed_draws = scaled.rate_of("job"), draws[:, job_mask].sum(axis=1)
     room, room_draws = lam_req - fixed, lam_req - fixed_draws
     with np.errstate(divide="ignore"):

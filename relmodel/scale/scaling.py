@@ -33,8 +33,9 @@ from scipy import stats
 from .cluster import COUNT_KEYS, Cluster
 from ..defaults import GPUS_PER_NODE
 from ..errors import CountError, ModelInputError, ResourceLimitError
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed_field
+from ..tables import Result, people_table
+from ..tables import pct as pct_text
 
 __all__ = [
     "CATEGORY_UNITS", "scales_with", "job_rates", "cluster_of", "grow_cluster",
@@ -156,16 +157,16 @@ def grow_cluster(target, source, gpus_per_node=None):
 
 
 @dataclasses.dataclass(frozen=True)
-class ScaledRates:
+class ScaledRates(Result):
     """Rates scaled to a target cluster.
 
-    ``table`` has one row per cause: component, category, scales_with, count,
+    ``by_cause`` has one row per cause: component, category, scales_with, count,
     source_units, target_units, factor, rate_per_h, rate_lo, rate_hi (exact
     Garwood bounds scaled by the same factor), per_day, share.  Job-level
     totals come with a parametric-bootstrap interval over the Poisson counts.
     """
 
-    table: pd.DataFrame
+    by_cause: pd.DataFrame
     source: Cluster
     target: Cluster
     job_rate_per_h: float
@@ -191,7 +192,7 @@ class ScaledRates:
 
     def rate_of(self, unit):
         """Summed rate per hour of the causes that scale with ``unit``."""
-        return float(self.table.loc[self.table["scales_with"] == unit, "rate_per_h"].sum())
+        return float(self.by_cause.loc[self.by_cause["scales_with"] == unit, "rate_per_h"].sum())
 
     def draws(self, n_boot=2000, seed=None):
         """Parametric-bootstrap rates, shape (n_boot, causes): Poisson(count) / exposure * factor.
@@ -206,27 +207,37 @@ class ScaledRates:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ModelInputError(f"seed must be a whole number of 0 or more, or None; got {seed!r}")
         rng = np.random.default_rng(seed)
-        t = self.table
+        t = self.by_cause
         counts = rng.poisson(t["count"].to_numpy(dtype=float), size=(int(n_boot), len(t)))
         return counts / t["exposure_h"].to_numpy(dtype=float) * t["factor"].to_numpy(dtype=float)
 
     def to_frame(self):
         total = {
-            "component": "Total", "category": "", "scales_with": "", "count": self.table["count"].sum(),
+            "component": "Total", "category": "", "scales_with": "", "count": self.by_cause["count"].sum(),
             "rate_per_h": self.job_rate_per_h, "rate_lo": self.job_rate_lo, "rate_hi": self.job_rate_hi,
             "per_day": self.per_day, "share": 1.0,
         }
-        return pd.concat([self.table, pd.DataFrame([total])], ignore_index=True)
+        return pd.concat([self.by_cause, pd.DataFrame([total])], ignore_index=True)
 
-    def _repr_html_(self):
+    def text(self):
         pct = f"{100 * self.conf:g}%"
-        head = (f"<p>{html_text(self.source.name)} ({self.source.n_gpus:,} GPUs) scaled to {self.target.n_gpus:,} GPUs: "
+        return (f"{self.source.name} ({self.source.n_gpus:,} GPUs) scaled to {self.target.n_gpus:,} GPUs: "
                 f"{self.per_day:.2f} interruptions/day, job MTBF {self.job_mtbf_h:.3g} h "
-                f"({self.job_mtbf_lo:.3g}&ndash;{self.job_mtbf_hi:.3g} h, {pct})</p>")
-        return head + html_table(self.to_frame(), index=False, float_format=lambda v: f"{v:.4g}")
+                f"({self.job_mtbf_lo:.3g}–{self.job_mtbf_hi:.3g} h, {pct}).")
+
+    def _people(self):
+        t = self.to_frame()
+        pct = f"{100 * self.conf:g}%"
+        return people_table(pd.DataFrame({
+            "cause": t["component"], "category": t["category"], "grows with": t["scales_with"],
+            "interruptions seen": t["count"], "per day": t["per_day"],
+            f"per day, {pct} low": 24 * t["rate_lo"], f"per day, {pct} high": 24 * t["rate_hi"],
+            "share": t["share"]}), {"share": pct_text})
+
+    table = renamed_field("by_cause", method="_people")
 
 
-def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=0):
+def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=None):
     """Scale per-job rates observed on ``source_cluster`` to ``target_cluster`` (a Cluster or a GPU count).
 
     ``rates`` is a CountTable, an InterruptionLog or a per-job rates DataFrame.
@@ -239,7 +250,7 @@ def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, 
     Examples
     --------
     >>> from relmodel.data.datasets import llama3_54day
-    >>> s = scale_rates(llama3_54day(), target_cluster=100_000, n_boot=200)
+    >>> s = scale_rates(llama3_54day(), target_cluster=100_000, n_boot=200, seed=0)
     >>> round(s.job_mtbf_h, 3), round(s.per_day, 1)      # job MTBF (hours), interruptions a day
     (0.555, 43.3)
     """
@@ -285,7 +296,7 @@ def scale_job_mtbf(source, n_gpus, gpus_per_node=GPUS_PER_NODE, *, source_cluste
     """
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus, src, gpus_per_node=gpus_per_node)
-    return scale_rates(source, src, tgt, units=units, n_boot=1).job_mtbf_h
+    return scale_rates(source, src, tgt, units=units, n_boot=1, seed=0).job_mtbf_h
 
 
 def job_mtbf_from_source(source, gpus=None, gpus_per_node=GPUS_PER_NODE):

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DesignError
-from ..tables import html_table
+from ..tables import Result, html_table
 from .policies import evaluate_design
 
 __all__ = ["Sensitivity", "gpu_fit", "domain_fit_sensitivity"]
@@ -22,13 +22,13 @@ __all__ = ["Sensitivity", "gpu_fit", "domain_fit_sensitivity"]
 def gpu_fit(source, cluster):
     """FIT of one GPU of ``source`` (its causes that scale with GPUs, per GPU, per 10^9 h)."""
     from .scaling import scale_rates
-    t = scale_rates(source, target_cluster=cluster, n_boot=1).table
+    t = scale_rates(source, target_cluster=cluster, n_boot=1, seed=0).by_cause
     rate = float(t.loc[t["scales_with"] == "gpu", "rate_per_h"].sum())
     return rate / cluster.n_gpus * 1e9
 
 
 @dataclasses.dataclass(frozen=True)
-class Sensitivity:
+class Sensitivity(Result):
     """ETTR and goodput per GPU bought of one design at each domain FIT."""
 
     name: str

@@ -33,8 +33,8 @@ from ..defaults import CKPT_COST, RESTART
 from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed_field, renamed_keywords
+from ..tables import Result, duration, people_table
 from relmodel.budget_guard import check_cost, count
 from relmodel.progress import steps
 from relmodel.escape import brief
@@ -94,26 +94,31 @@ def p_no_spare(c, offered_load, model="poisson"):
 
 
 @dataclasses.dataclass(frozen=True)
-class SparePlan:
-    """A spare count and the chance of finding none free, with the curve it came from."""
+class SparePlan(Result):
+    """A spare count and the chance of finding none free, with the curve it came from (``curve``)."""
 
     n_spares: int
     target: float
     offered_load: float
     p_no_spare: float
     model: str
-    table: pd.DataFrame
+    curve: pd.DataFrame
     n_spares_lo: int = None
     n_spares_hi: int = None
 
     def to_frame(self):
-        return self.table.copy()
+        return self.curve.copy()
 
-    def _repr_html_(self):
-        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}&ndash;{self.n_spares_hi} over the rate interval)"
-        return (f"<p>{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} &lt; {self.target:g} "
-                f"(offered load {self.offered_load:.3g} Erlangs, {html_text(self.model)} model)</p>"
-                + html_table(self.table, index=False))
+    def text(self):
+        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}–{self.n_spares_hi} over the rate interval)"
+        return (f"{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} < {self.target:g} "
+                f"(offered load {self.offered_load:.3g} Erlangs, {self.model} model).")
+
+    def _people(self):
+        return people_table(pd.DataFrame({"spares": self.curve["spares"],
+                                          "chance a failure finds no spare": self.curve["p_no_spare"]}))
+
+    table = renamed_field("curve", method="_people")
 
 
 def _mean_repair(repair):
@@ -171,7 +176,7 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
 
 
 @dataclasses.dataclass(frozen=True)
-class EmpiricalRepair:
+class EmpiricalRepair(Result):
     """Repair times resampled from observed ones (hours)."""
 
     hours: np.ndarray
@@ -188,8 +193,8 @@ class EmpiricalRepair:
         return pd.DataFrame({"n": [self.hours.size], "mean_h": [self.mean_h], "median_h": [q[0]],
                              "p90_h": [q[1]], "p99_h": [q[2]]})
 
-    def _repr_html_(self):
-        return "<p>Empirical repair times</p>" + html_table(self.to_frame(), index=False)
+    def text(self):
+        return f"Empirical repair times: {self.hours.size:,} repairs, mean {duration(self.mean_h)}."
 
 
 def repair_model(source, family="weibull"):
@@ -228,8 +233,12 @@ def _draw_repairs(repair, n, rng):
     return rng.exponential(_mean_repair(repair), size=n)
 
 
-def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=None):
+@renamed_keywords(n_failures="n_runs")
+def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None):
     """Simulate swaps with ``spares`` spares; return (fraction of failures that stall, mean stall h).
+
+    ``n_runs`` is the Monte Carlo size: the number of failures simulated
+    (``n_failures=`` is the deprecated spelling).
 
     Failures arrive at ``failure_rate_per_h`` while the job runs; each failed
     node goes to repair.  A free spare replaces it at once; with none free the
@@ -241,8 +250,8 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=
     if c < 0 or c != spares:
         raise ModelInputError(f"spares must be a whole number >= 0; got {spares!r}")
     rng = np.random.default_rng(seed)
-    gaps = rng.exponential(1.0 / lam, size=int(n_failures))
-    repairs = _draw_repairs(repair, int(n_failures), rng)
+    gaps = rng.exponential(1.0 / lam, size=int(n_runs))
+    repairs = _draw_repairs(repair, int(n_runs), rng)
     t, free, busy, stalls, stalled = 0.0, c, [], 0.0, 0
     for gap, s in zip(gaps, repairs):
         t += gap
@@ -260,8 +269,9 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_failures=20_000, seed=
     return stalled / len(gaps), stalls / len(gaps)
 
 
+@renamed_keywords(n_failures="n_runs")
 def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTART, *, job_mtbf_h=None,
-                 spares=None, n_failures=20_000, seed=0):
+                 spares=None, n_runs=20_000, seed=None):
     """ETTR lost to waiting for repairs, for each spare count.
 
     ``job_mtbf_h`` is the job's MTBF from all causes (default 1/failure rate);
@@ -270,18 +280,22 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     p_stall_sim, mean_stall_h, ettr, ettr_lost.
 
     ``failure_rate_per_h`` per hour; ``repair``, ``ckpt_cost``, ``restart`` and ``job_mtbf_h`` are durations.
+    ``n_runs`` failures are simulated per spare count (``n_failures=`` is the
+    deprecated spelling); ``seed=None`` draws fresh entropy.
 
     Examples
     --------
-    >>> t = spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h", spares=[0, 5, 10], n_failures=2000)
+    >>> t = spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h", spares=[0, 5, 10], n_runs=2000, seed=0)
     >>> t["spares"].tolist(), bool(t["ettr"].is_monotonic_increasing)
     ([0, 5, 10], True)
     """
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
-    n_failures = count("n_failures", n_failures, lo=1)
-    check_cost(f"spares_table(n_failures={n_failures:,})", work=n_failures * 12 * 50, memory=n_failures * 8 * 6,
-               hint="simulate fewer failures (n_failures)")
+    n_failures = count("n_runs", n_runs, lo=1)
+    check_cost(f"spares_table(n_runs={n_failures:,})", work=n_failures * 12 * 50, memory=n_failures * 8 * 6,
+               hint="simulate fewer failures (n_runs)")
     a = check_load(lam * s)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])  # fresh, but one seed for every spare count
     m = float(hours(job_mtbf_h)) if job_mtbf_h is not None else 1.0 / lam
     base = float(best_ettr(m, ckpt_cost, restart))
     if spares is None:
@@ -310,12 +324,12 @@ def swap_rate(scaled, units=("gpu", "node")):
     By default GPU and host causes; network and per-job (software) causes are
     fixed without replacing a node.
     """
-    t = scaled.table
+    t = scaled.by_cause
     return float(t.loc[t["scales_with"].isin(list(units)), "rate_per_h"].sum())
 
 
 def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poisson", conf=0.95,
-               n_boot=2000, seed=0):
+               n_boot=2000, seed=None):
     """Spare pool for a scaled cluster, with the spare count's interval over the rate uncertainty.
 
     ``scaled`` is a :class:`relmodel.scale.scaling.ScaledRates`; the swap rate is
@@ -324,7 +338,7 @@ def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poi
     """
     lam = swap_rate(scaled, units)
     plan = spare_pool(lam, repair, target, model)
-    mask = scaled.table["scales_with"].isin(list(units)).to_numpy()
+    mask = scaled.by_cause["scales_with"].isin(list(units)).to_numpy()
     draws = scaled.draws(n_boot, seed)[:, mask].sum(axis=1)
     a = (1.0 - conf) / 2
     lo, hi = np.quantile(draws, [a, 1 - a], method="inverted_cdf")

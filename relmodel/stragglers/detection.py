@@ -47,7 +47,8 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError
-from ..tables import html_table
+from ..deprecation import renamed, renamed_field, renamed_keywords
+from ..tables import Result, html_table, people_table
 from relmodel.escape import html_text
 
 __all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
@@ -73,10 +74,10 @@ def adjust_pvalues(p, method="holm"):
 
 
 @dataclass(frozen=True)
-class SlowNodes:
-    """Nodes flagged as fail-slow, with the evidence for each (``table``) and every node tested (``tested``)."""
+class SlowNodes(Result):
+    """Nodes flagged as fail-slow, with the evidence for each (``flagged``) and every node tested (``tested``)."""
 
-    table: pd.DataFrame
+    flagged: pd.DataFrame
     tested: pd.DataFrame
     alpha: float
     correction: str
@@ -89,15 +90,18 @@ class SlowNodes:
 
     @property
     def nodes(self):
-        return list(self.table[self.level])
+        return list(self.flagged[self.level])
 
     def to_frame(self):
         """The evidence table: one row per flagged node."""
-        return self.table.copy()
+        return self.flagged.copy()
 
-    def report(self, n=15):
+    def _people(self, n=15):
+        return people_table(self._people_raw(n))
+
+    def _people_raw(self, n=15):
         """The flagged nodes formatted for people (at most ``n`` rows)."""
-        t = self.table.head(n)
+        t = self.flagged.head(n)
         return pd.DataFrame({self.level: t[self.level].astype(str),
                              "slower than typical (%)": (100 * t["slowdown"]).map("{:.1f}".format),
                              "slow since step": t["onset_step"].map("{:,}".format),
@@ -106,13 +110,17 @@ class SlowNodes:
                              "corrected p-value": t["p_adjusted"].map(_p_text),
                              "slowest rank on it": t["slowest_rank"].astype(str)})
 
-    def _repr_html_(self):
+    def text(self):
         what = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}[self.correction]
-        level = html_text(self.level)
-        head = (f"<p><b>{len(self.table)} of {self.n_tested:,} {level}s flagged as fail-slow</b> "
-                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {level}s, "
-                f"windows of {self.window:,} steps).</p>")
-        return head + (html_table(self.report(), index=False) if len(self.table) else "")
+        return (f"{len(self.flagged)} of {self.n_tested:,} {self.level}s flagged as fail-slow "
+                f"(false-alarm level {self.alpha:g}, {what} correction over {self.n_tested:,} {self.level}s, "
+                f"windows of {self.window:,} steps).")
+
+    def _repr_html_(self):
+        return f"<p>{html_text(self.text())}</p>" + (html_table(self.table()) if len(self.flagged) else "")
+
+    table = renamed_field("flagged", method="_people")
+    report = renamed("report", "table", value=lambda self, n=15: self._people(n))
 
 
 def _p_text(p):
@@ -245,10 +253,11 @@ def _onset(d_node, shift):
     return int(np.argmax(gain))
 
 
-def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
+@renamed_keywords(log="source")
+def find_slow_nodes(source, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
     """Flag persistent fail-slow nodes of a step log (see the module notes).
 
-    ``log`` is a :class:`~relmodel.data.steps.StepLog` (step times in hours).
+    ``source`` is a :class:`~relmodel.data.steps.StepLog` (step times in hours).
     ``level`` is "node" (default when the log names nodes) or "rank".
     ``window`` defaults to a twentieth of the steps, between 5 and 100.
     ``alpha`` is the false-alarm probability (family-wise for "holm" and
@@ -262,25 +271,25 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
     >>> s.slow["node"].tolist(), s.slow["onset_step"].tolist()      # the planted slow node
     ([2], [33])
     >>> found = find_slow_nodes(s.log)
-    >>> found.table["node"].tolist(), int(found.table["steps_slow"].iloc[0])
+    >>> found.flagged["node"].tolist(), int(found.flagged["steps_slow"].iloc[0])
     ([2], 163)
     """
     if not 0 < alpha < 1:
         raise ModelInputError(f"alpha (the false-alarm rate) must be in (0, 1); got {alpha!r}")
-    level = level or ("node" if log.nodes is not None else "rank")
+    level = level or ("node" if source.nodes is not None else "rank")
     if level == "node":
-        labels, grid = log.node_times_h()
+        labels, grid = source.node_times_h()
     elif level == "rank":
-        labels, grid = log.ranks, log.times_h
+        labels, grid = source.ranks, source.times_h
     else:
         raise ModelInputError(f"level must be 'node' or 'rank'; got {level!r}")
     if grid.shape[1] < 3:
-        raise ModelInputError(f"{log.name}: telling a slow {level} from the others needs at least 3 {level}s; "
+        raise ModelInputError(f"{source.name}: telling a slow {level} from the others needs at least 3 {level}s; "
                               f"the log has {grid.shape[1]}")
-    window = int(window) if window else int(np.clip(log.n_steps // 20, 5, 100))
-    if window < 1 or log.n_steps // window < 1:
-        raise ModelInputError(f"{log.name}: window must be between 1 and the number of steps "
-                              f"({log.n_steps:,}); got {window}")
+    window = int(window) if window else int(np.clip(source.n_steps // 20, 5, 100))
+    if window < 1 or source.n_steps // window < 1:
+        raise ModelInputError(f"{source.name}: window must be between 1 and the number of steps "
+                              f"({source.n_steps:,}); got {window}")
     d = _relative_log(grid)
     records, flagged, active, first_round = {}, [], np.arange(grid.shape[1]), None
     for _ in range(_MAX_ROUNDS):
@@ -292,11 +301,11 @@ def find_slow_nodes(log, *, alpha=0.01, correction="holm", window=None, min_slow
             break
     tested = pd.DataFrame([dict(records[j], **{level: labels[j]}) for j in range(len(labels))])
     tested = tested[[level, "z", "p", "p_adjusted", "slowdown", "windows_slow", "onset"]]
-    table = _table(log, level, labels, grid, tested, flagged)
+    table = _table(source, level, labels, grid, tested, flagged)
     z, c, first = first_round
-    return SlowNodes(table=table, tested=tested.drop(columns="onset"), alpha=alpha, correction=correction,
+    return SlowNodes(flagged=table, tested=tested.drop(columns="onset"), alpha=alpha, correction=correction,
                      window=window, level=level, n_tested=len(labels), scores=z, relative=c,
-                     window_steps=log.steps[first::window][:z.shape[0]])
+                     window_steps=source.steps[first::window][:z.shape[0]])
 
 
 _MAX_ROUNDS = 10

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..deprecation import renamed_keywords
 from ..errors import LogFileNotFound, OpTraceError
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, TAIL
 from .ops import read_ops
@@ -110,14 +111,15 @@ def read_kineto(files, *, dp, pp, tp=1, names=None, name="Kineto traces"):
     return read_ops(kineto_frame(files, dp=dp, pp=pp, tp=tp, names=names), dp=dp, pp=pp, tp=tp, name=name)
 
 
-def write_kineto_example(frame, folder, *, step=None):
+@renamed_keywords(frame="source")
+def write_kineto_example(source, folder, *, step=None):
     """Write one Kineto-style JSON file per worker of an op-level frame (one step); returns the paths.
 
     For examples and tests: each operation becomes a ``gpu_user_annotation``
     event named by its op type, plus a ``ProfilerStep#N`` event.
     """
-    step = frame["step"].iloc[0] if step is None else step
-    one = frame[frame["step"] == step]
+    step = source["step"].iloc[0] if step is None else step
+    one = source[source["step"] == step]
     paths = []
     for rank, ops in one.groupby("rank"):
         events = [{"ph": "X", "cat": "gpu_user_annotation", "name": r.optype, "ts": r.start_ts * 1e6,

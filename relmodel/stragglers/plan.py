@@ -19,7 +19,7 @@ from .policy import combined_goodput, eviction_policy
 __all__ = ["analyse_trace", "worker_steps", "slow_workers", "evict_worker", "whatif_goodput", "eviction_sentence"]
 
 
-def analyse_trace(trace=None, *, conf=0.95, n_boot=1000, seed=0, **read_kw):
+def analyse_trace(trace=None, *, conf=0.95, n_boot=1000, seed=None, **read_kw):
     """One call from an op-level trace to its what-if: a path (or DataFrame, or OpTrace), None for the bundled AR.
 
     ``read_kw`` (``dp``, ``pp``, ``meta``...) go to :func:`~relmodel.stragglers.ops.read_ops`.  The result's
@@ -51,7 +51,7 @@ def _best(result):
     return result.recoverable.sort_values("slowdown_removed", ascending=False, kind="stable").iloc[0]
 
 
-def evict_worker(result, *, detection, restart, interval, **kw):
+def evict_worker(result, *, interval, restart, detection, **kw):
     """The eviction policy for the worker whose removal recovers most of the slowdown.
 
     The event slowdown handed to :func:`eviction_policy` is S / S_without - 1,

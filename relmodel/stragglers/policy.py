@@ -40,8 +40,8 @@ from scipy import optimize
 from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed, renamed_field
+from ..tables import Result, people_table
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
            "event_slowdown"]
@@ -67,7 +67,7 @@ def combined_goodput(ettr_value, straggler_loss):
     return (e * (1 - s))[()]
 
 
-def goodput_with_stragglers(*, mtbf, ckpt_cost, restart, straggler_loss, interval=None):
+def goodput_with_stragglers(*, interval=None, mtbf, ckpt_cost, restart, straggler_loss):
     """Daly's ETTR at ``interval`` (the exact optimum when None) times (1 - ``straggler_loss``).
 
     ``mtbf``, ``ckpt_cost``, ``restart`` and ``interval`` are durations (hours
@@ -87,21 +87,24 @@ def goodput_with_stragglers(*, mtbf, ckpt_cost, restart, straggler_loss, interva
 
 
 @dataclass(frozen=True)
-class EvictionPlan:
-    """The three policies compared (``table``), the best one and the break-even points."""
+class EvictionPlan(Result):
+    """The three policies compared (``by_policy``), the best one and the break-even points."""
 
-    table: pd.DataFrame
+    by_policy: pd.DataFrame
     best: str
     breakeven_slowdown: float  # smallest slowdown for which evicting at the next checkpoint pays (nan: never)
     breakeven_stay_h: float  # how long the node must otherwise stay for evicting to pay
     inputs: dict
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_policy.copy()
 
-    def report(self):
+    def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The comparison formatted for people."""
-        t = self.table
+        t = self.by_policy
         out = pd.DataFrame({"policy": t["policy"], "time lost per event": t["lost_h"].map(_dur)})
         if "straggler_loss" in t:
             out["share of time lost to fail-slow (%)"] = (100 * t["straggler_loss"]).map("{:.2f}".format)
@@ -109,16 +112,20 @@ class EvictionPlan:
             out["goodput (%)"] = (100 * t["goodput"]).map("{:.2f}".format)
         return out
 
-    def breakeven_text(self):
+    def _breakeven(self):
         if np.isnan(self.breakeven_slowdown):
             return "Evicting never pays here: the node would leave at the next restart before a swap pays off"
         return (f"Evicting at the next checkpoint pays for a node that slows the job by more than "
                 f"{100 * self.breakeven_slowdown:.1f}%, or that would otherwise stay longer than "
                 f"{_dur(self.breakeven_stay_h)}")
 
-    def _repr_html_(self):
-        return (f"<p><b>Best: {html_text(self.best)}.</b> {html_text(self.breakeven_text())}.</p>"
-                + html_table(self.report(), index=False))
+    def text(self):
+        """The best policy and the break-even point, as sentences."""
+        return f"Best: {self.best}. {self._breakeven()}."
+
+    table = renamed_field("by_policy", method="_people")
+    report = renamed("report", "table")
+    breakeven_text = renamed("breakeven_text", "text", value=lambda self: self._breakeven())
 
 
 def _dur(h):
@@ -157,8 +164,8 @@ def _breakeven(stay, tau, r, wait):
     return float(grid[0]) if i == 0 else float(optimize.brentq(gap, grid[i - 1], grid[i]))
 
 
-def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, wait="0h", mtbf=None,
-                    remaining=None, rate=None, n_nodes=None, ckpt_cost=None, fail_stop_restart=None):
+def eviction_policy(*, slowdown, interval, mtbf=None, ckpt_cost=None, restart, detection, fail_stop_restart=None,
+                    wait="0h", spare_free=1.0, remaining=None, rate=None, n_nodes=None):
     """Compare never / at once / at the next checkpoint for a fail-slow node (see the module notes).
 
     ``slowdown`` is the fractional slowdown of the job (0.2: 20% longer steps).
@@ -172,7 +179,7 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
     Examples
     --------
     >>> p = eviction_policy(slowdown=0.2, detection="30min", restart="10min", interval="1h", remaining="100h")
-    >>> print(p.table[["policy", "lost_h"]].round(2).to_string(index=False))   # hours lost per event
+    >>> print(p.by_policy[["policy", "lost_h"]].round(2).to_string(index=False))   # hours lost per event
                       policy  lost_h
                  never evict   16.75
                evict at once    0.75
@@ -204,13 +211,13 @@ def eviction_policy(*, slowdown, detection, restart, interval, spare_free=1.0, w
             table["goodput"] = combined_goodput(base, table["straggler_loss"].to_numpy())
     be = _breakeven(stay, tau, r, wait_h)
     be_stay = (s * tau / 2 + r + wait_h) / (s / (1 + s)) if s > 0 else float("inf")
-    return EvictionPlan(table=table, best=POLICIES[int(np.argmin(lost))], breakeven_slowdown=be,
+    return EvictionPlan(by_policy=table, best=POLICIES[int(np.argmin(lost))], breakeven_slowdown=be,
                         breakeven_stay_h=be_stay,
                         inputs={"slowdown": s, "detection_h": d, "restart_h": r, "interval_h": tau, "stay_h": stay})
 
 
 def event_slowdown(found=None, default=0.2):
     """The job slowdown one fail-slow event causes: the worst flagged node's, else ``default``."""
-    if found is not None and len(found.table):
-        return float(found.table["slowdown"].max())
+    if found is not None and len(found.flagged):
+        return float(found.flagged["slowdown"].max())
     return float(default)

@@ -31,8 +31,8 @@ from scipy import integrate, stats
 from ..errors import ModelInputError
 from ..stats import fit
 from ..units import hours
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed, renamed_field, renamed_keywords
+from ..tables import Result, people_table
 
 __all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
            "within_step_times", "fit_rank_times"]
@@ -124,20 +124,23 @@ def max_with_slow(dist, n, n_slow=0, factor=1.0):
 
 
 @dataclass(frozen=True)
-class ScalingCurve:
-    """Expected step time and share of time lost against the number of GPUs (``table``)."""
+class ScalingCurve(Result):
+    """Expected step time and share of time lost against the number of GPUs (``by_size``, one row per size)."""
 
-    table: pd.DataFrame
+    by_size: pd.DataFrame
     typical_h: float
     typical: str
     fail_slow: dict
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_size.copy()
 
-    def report(self):
+    def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The table formatted for people."""
-        t = self.table
+        t = self.by_size
         out = pd.DataFrame({"GPUs": t["n_gpus"].map("{:,.0f}".format),
                             "expected step (s)": (t["step_h"] * 3600).map("{:,.3f}".format),
                             "lost to noise (%)": (100 * t["loss_noise"]).map("{:.1f}".format)})
@@ -146,15 +149,17 @@ class ScalingCurve:
             out["lost with fail-slow (%)"] = (100 * t["loss_total"]).map("{:.1f}".format)
         return out
 
-    def _repr_html_(self):
-        head = (f"<p>Typical step ({html_text(self.typical)}) of one rank: {self.typical_h * 3600:,.3f} s; a synchronous "
-                f"step waits for the slowest of all ranks.</p>")
+    def text(self):
+        out = (f"Typical step ({self.typical}) of one rank: {self.typical_h * 3600:,.3f} s; a synchronous "
+               f"step waits for the slowest of all ranks.")
         if self.fail_slow:
             f = self.fail_slow
-            head += (f"<p>Fail-slow nodes: one per {1 / f['rate_per_node_h']:,.0f} node-hours, each making a step "
-                     f"{100 * (f['factor'] - 1):.0f}% slower for {60 * f['duration_h']:,.0f} min until swapped "
-                     f"out.</p>")
-        return head + html_table(self.report(), index=False)
+            out += (f" Fail-slow nodes: one per {1 / f['rate_per_node_h']:,.0f} node-hours, each making a step "
+                    f"{100 * f['slowdown']:.0f}% slower for {60 * f['duration_h']:,.0f} min until swapped out.")
+        return out
+
+    table = renamed_field("by_size", method="_people")
+    report = renamed("report", "table")
 
 
 def _count_text(v):
@@ -172,29 +177,34 @@ def _poisson_mix(d, n_gpus, gpus_per_node, mean_slow, factor):
     return float(np.dot(w, vals) / w.sum())
 
 
+@renamed_keywords(factor=("slowdown", lambda factor: factor - 1))
 def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *, typical="median",
-                      gpus_per_node=8, fail_slow_rate=0.0, factor=1.5, duration="1h"):
+                      gpus_per_node=8, fail_slow_rate=0.0, slowdown=0.5, duration="1h"):
     """Expected synchronous step time and share of time lost for each cluster size in ``sizes`` (GPUs).
 
     ``dist`` is one rank's step-time distribution in hours (a :func:`relmodel.fit`
     result or a frozen scipy distribution).  ``fail_slow_rate`` (per node-hour),
-    ``factor`` and ``duration`` (until evicted) add fail-slow nodes.
+    ``slowdown`` (a fraction: 0.5 makes a slow node's steps 50% longer) and
+    ``duration`` (until evicted) add fail-slow nodes; ``factor=`` (1 + slowdown)
+    is the deprecated spelling.
 
-    Returns a :class:`ScalingCurve`; its ``table`` has step times in hours and
+    Returns a :class:`ScalingCurve`; its ``by_size`` has step times in hours and
     the share of time lost (a fraction) per size.
 
     Examples
     --------
     >>> from scipy import stats
     >>> c = straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), sizes=(8, 1024))   # 2 s median step
-    >>> c.table["n_gpus"].tolist(), c.table["slowdown"].round(3).tolist()
+    >>> c.by_size["n_gpus"].tolist(), c.by_size["slowdown"].round(3).tolist()
     ([8, 1024], [1.074, 1.177])
     """
     d = as_distribution(dist)
     if typical not in ("median", "mean"):
         raise ModelInputError(f"typical must be 'median' or 'mean'; got {typical!r}")
-    if fail_slow_rate < 0 or factor < 1:
-        raise ModelInputError(f"need fail_slow_rate >= 0 and factor >= 1; got {fail_slow_rate!r}, {factor!r}")
+    if fail_slow_rate < 0 or not slowdown >= 0:
+        raise ModelInputError(f"need fail_slow_rate >= 0 and slowdown >= 0 (a fraction: 0.5 is 50% slower); "
+                              f"got {fail_slow_rate!r}, {slowdown!r}")
+    factor = 1.0 + float(slowdown)
     base = float(d.median() if typical == "median" else d.mean())
     sizes = _sizes(sizes)
     dur = hours(duration)
@@ -204,11 +214,13 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     table = pd.DataFrame({"n_gpus": sizes.astype(np.int64), "step_h": step, "slowdown": step / base,
                           "loss_noise": 1 - base / step, "mean_slow_nodes": mean_slow, "step_total_h": total,
                           "loss_total": 1 - base / total})
-    fs = ({"rate_per_node_h": fail_slow_rate, "factor": factor, "duration_h": dur} if fail_slow_rate > 0 else {})
+    fs = ({"rate_per_node_h": fail_slow_rate, "slowdown": float(slowdown), "factor": factor, "duration_h": dur}
+          if fail_slow_rate > 0 else {})
     return ScalingCurve(table, base, typical, fs)
 
 
-def within_step_times(log, *, exclude=(), n=5000, seed=0):
+@renamed_keywords(log="source")
+def within_step_times(source, *, exclude=(), n=5000, seed=None):
     """A sample of per-rank step times (hours) with the step-to-step variation taken out.
 
     Each time is divided by its step's median and multiplied by the median
@@ -216,19 +228,20 @@ def within_step_times(log, *, exclude=(), n=5000, seed=0):
     E[max of N] turns into waiting.  Ranks on the ``exclude`` nodes (e.g. the
     flagged fail-slow ones) are left out; ``n`` values are drawn at random.
     """
-    keep = np.ones(log.n_ranks, dtype=bool)
+    keep = np.ones(source.n_ranks, dtype=bool)
     if len(exclude):
-        keep &= ~np.isin(log.nodes if log.nodes is not None else log.ranks, list(exclude))
+        keep &= ~np.isin(source.nodes if source.nodes is not None else source.ranks, list(exclude))
     if keep.sum() < 2:
-        raise ModelInputError(f"{log.name}: fewer than 2 ranks left to describe the spread between ranks")
+        raise ModelInputError(f"{source.name}: fewer than 2 ranks left to describe the spread between ranks")
     rng = np.random.default_rng(seed)
-    size = min(int(n), log.n_steps * int(keep.sum()))
-    rows = rng.integers(0, log.n_steps, size=size)
+    size = min(int(n), source.n_steps * int(keep.sum()))
+    rows = rng.integers(0, source.n_steps, size=size)
     cols = rng.choice(np.flatnonzero(keep), size=size)
-    med = np.median(log.times_h[rows], axis=1)
-    return log.times_h[rows, cols] / med * float(np.median(med))
+    med = np.median(source.times_h[rows], axis=1)
+    return source.times_h[rows, cols] / med * float(np.median(med))
 
 
-def fit_rank_times(log, family="lognormal", *, exclude=(), n=5000, seed=0):
+@renamed_keywords(log="source")
+def fit_rank_times(source, family="lognormal", *, exclude=(), n=5000, seed=None):
     """Fit ``family`` (see :func:`relmodel.fit`) to :func:`within_step_times` of the log."""
-    return fit(within_step_times(log, exclude=exclude, n=n, seed=seed), family)
+    return fit(within_step_times(source, exclude=exclude, n=n, seed=seed), family)

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, TimeRangeError
-from ..tables import html_table
-from relmodel.escape import html_text
+from ..deprecation import renamed, renamed_keywords
+from ..tables import Result, html_table
 from relmodel.budget_guard import check_cost, count
 
 __all__ = ["Slowdown", "slowdown", "step_stats", "block_bootstrap_ratio"]
@@ -72,7 +72,7 @@ def step_stats(grid, baseline="median"):
     return top, arg, typ
 
 
-def block_bootstrap_ratio(num, den, *, n_boot=1000, block=None, conf=0.95, seed=0):
+def block_bootstrap_ratio(num, den, *, n_boot=1000, block=None, conf=0.95, seed=None):
     """Percentile interval of Σnum/Σden by a moving-block bootstrap over the (time-ordered) entries."""
     n = len(num)
     if n_boot <= 0 or n < 2:
@@ -90,7 +90,7 @@ def block_bootstrap_ratio(num, den, *, n_boot=1000, block=None, conf=0.95, seed=
 
 
 @dataclass(frozen=True)
-class Slowdown:
+class Slowdown(Result):
     """Share of run time lost to stragglers, with its interval and attribution.
 
     ``per_step`` has one row per step (times in seconds); ``by_rank`` and
@@ -116,16 +116,16 @@ class Slowdown:
         """The per-step table: step, actual and typical time (s), time lost (s), slowest rank and node."""
         return self.per_step.copy()
 
-    def interval_text(self):
+    def _interval(self):
         if np.isnan(self.share_lo):
             return "no interval computed"
         return f"{self.conf:.0%} interval {100 * self.share_lo:.1f}% to {100 * self.share_hi:.1f}%"
 
-    def summary(self):
+    def table(self):
         """Headline numbers as a small table for people."""
         rows = [("Steps", f"{self.n_steps:,}"), ("Ranks", f"{self.n_ranks:,}"),
                 ("Actual run time", _dur(self.actual_h)), ("Run time without stragglers", _dur(self.ideal_h)),
-                ("Share of time lost", f"{100 * self.share_lost:.1f}% ({self.interval_text()})"),
+                ("Share of time lost", f"{100 * self.share_lost:.1f}% ({self._interval()})"),
                 ("Slowdown factor", f"{self.factor:.3f}"),
                 ("Typical time of a step", f"{_baseline_text(self.baseline)} over {self.across}")]
         return pd.DataFrame(rows, columns=["quantity", "value"])
@@ -138,11 +138,16 @@ class Slowdown:
                              "time lost (s)": t["lost_s"].map("{:,.1f}".format),
                              "share of run time (%)": (100 * t["share"]).map("{:.2f}".format)})
 
+    def text(self):
+        """The share of time lost, with its interval, in a sentence."""
+        return (f"Stragglers cost {100 * self.share_lost:.1f}% of the run ({self._interval()}); the run took "
+                f"{self.factor:.3f} times as long as it would have without them.")
+
     def _repr_html_(self):
-        head = (f"<p><b>Stragglers cost {100 * self.share_lost:.1f}% of the run</b> "
-                f"({html_text(self.interval_text())}); the run took {self.factor:.3f} times as long as "
-                f"it would have without them.</p>")
-        return head + html_table(self.summary(), index=False) + html_table(self.top_nodes())
+        return Result._repr_html_(self) + html_table(self.top_nodes())
+
+    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
+    summary = renamed("summary", "table")
 
 
 def _baseline_text(baseline):
@@ -176,7 +181,8 @@ def _check_times(log):
                              "must be a finite number of hours; drop those steps first")
 
 
-def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=0):
+@renamed_keywords(log="source")
+def slowdown(source, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
     """What-if slowdown of a :class:`~relmodel.data.steps.StepLog` (see the module notes).
 
     ``n_boot`` bootstrap resamples of blocks of ``block`` steps (default the
@@ -190,37 +196,37 @@ def slowdown(log, *, baseline="median", across=None, conf=0.95, n_boot=1000, blo
     --------
     >>> from relmodel.stragglers.synthetic import synthetic_steps
     >>> s = synthetic_steps(n_nodes=4, ranks_per_node=2, n_steps=200, n_slow=1, seed=1)   # 2 s steps
-    >>> d = slowdown(s.log, n_boot=50)
+    >>> d = slowdown(s.log, n_boot=50, seed=0)
     >>> round(d.share_lost, 3), round(d.factor, 3)
     (0.165, 1.198)
     >>> d.share_lo < d.share_lost < d.share_hi
     True
     """
-    _check_times(log)
-    across = across or ("ranks" if log.n_ranks > 1 else "steps")
+    _check_times(source)
+    across = across or ("ranks" if source.n_ranks > 1 else "steps")
     if across not in ("ranks", "steps"):
         raise ModelInputError(f"across must be 'ranks' or 'steps'; got {across!r}")
     if not 0 < conf < 1:
         raise ModelInputError(f"conf must be in (0, 1); got {conf!r}")
     n_boot = count("n_boot", n_boot)
-    check_cost(f"slowdown(n_boot={n_boot:,})", work=n_boot * max(log.n_steps, 1) * 4,
+    check_cost(f"slowdown(n_boot={n_boot:,})", work=n_boot * max(source.n_steps, 1) * 4,
                hint="use fewer bootstrap resamples (n_boot)")
-    top, arg, typ = step_stats(log.times_h, baseline)
+    top, arg, typ = step_stats(source.times_h, baseline)
     if across == "steps":
         typ = np.full(len(top), _typical(top[None, :], _check_baseline(baseline))[0])
     actual, ideal = float(top.sum()), float(typ.sum())
     if actual <= 0:
-        raise ModelInputError(f"{log.name}: every step time is zero; nothing to compare")
+        raise ModelInputError(f"{source.name}: every step time is zero; nothing to compare")
     lo, hi = block_bootstrap_ratio(typ, top, n_boot=n_boot, block=block, conf=conf, seed=seed)
     lost = top - typ
-    node_labels, slow_node = _node_of(log, arg)
-    per_step = pd.DataFrame({"step": log.steps, "actual_s": top * 3600, "typical_s": typ * 3600,
-                             "lost_s": lost * 3600, "slowest_rank": log.ranks[arg],
+    node_labels, slow_node = _node_of(source, arg)
+    per_step = pd.DataFrame({"step": source.steps, "actual_s": top * 3600, "typical_s": typ * 3600,
+                             "lost_s": lost * 3600, "slowest_rank": source.ranks[arg],
                              "slowest_node": node_labels[slow_node]})
     return Slowdown(share_lost=1 - ideal / actual, share_lo=1 - hi, share_hi=1 - lo, factor=actual / ideal,
                     actual_h=actual, ideal_h=ideal, baseline=_check_baseline(baseline), across=across, conf=conf,
-                    n_steps=log.n_steps, n_ranks=log.n_ranks, per_step=per_step,
-                    by_rank=_attribute(lost, arg, log.ranks, actual, "rank"),
+                    n_steps=source.n_steps, n_ranks=source.n_ranks, per_step=per_step,
+                    by_rank=_attribute(lost, arg, source.ranks, actual, "rank"),
                     by_node=_attribute(lost, slow_node, node_labels, actual, "node"))
 
 

@@ -50,7 +50,7 @@ class SyntheticSteps:
                 f"{len(self.slow)} planted slow nodes.</p>" + html_table(self.slow, index=False))
 
 
-def plant(n_nodes, n_steps, *, n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=0):
+def plant(n_nodes, n_steps, *, n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=None):
     """The planted slow nodes: a table of node, onset_step and factor (drawn with ``seed``)."""
     rng = np.random.default_rng([seed, 1])
     if not 0 <= n_slow <= n_nodes:
@@ -106,7 +106,7 @@ def _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_factor,
 
 def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s", noise=0.02,
                     spike_prob=0.001, spike_factor=1.5, burst_prob=0.002, burst_len=5, burst_factor=1.3,
-                    n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=0):
+                    n_slow=2, slow_factor=1.2, onsets=None, onset_within=0.5, seed=None):
     """Draw a synthetic step log (see the module notes); returns :class:`SyntheticSteps`.
 
     ``n_nodes`` nodes of ``ranks_per_node`` ranks run ``n_steps`` steps of
@@ -138,7 +138,7 @@ def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s
 def write_synthetic_parquet(path, n_nodes=16, ranks_per_node=8, n_steps=1000, *, steps_per_group=100,
                             step_time="2s", noise=0.02, spike_prob=0.001, spike_factor=1.5, burst_prob=0.002,
                             burst_len=5, burst_factor=1.3, n_slow=2, slow_factor=1.2, onsets=None,
-                            onset_within=0.5, seed=0):
+                            onset_within=0.5, seed=None):
     """Stream a synthetic log to Parquet (columns step, rank, node, duration_s), one row group per block of steps.
 
     Returns the planted slow nodes.  Memory stays at one block of steps.

@@ -44,7 +44,7 @@ def counts_1f1b(pp, n_micro, vpp=1):
 
 
 def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow=(), last_stage=1.0, noise=0.02, base=None,
-                  seed=0, dtype=np.float64, name="synthetic ops"):
+                  seed=None, dtype=np.float64, name="synthetic ops"):
     """A synthetic :class:`OpTrace`.
 
     ``slow`` lists planted slow workers as (stage, DP rank, factor); every

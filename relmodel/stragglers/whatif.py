@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError
-from ..tables import html_table
+from ..deprecation import renamed
+from ..tables import Result, html_table
 from .graph import COMM_TYPES
 from .simulate import simulate_steps
 
@@ -60,7 +61,7 @@ def typical_times(trace):
 
 
 @dataclass(frozen=True, eq=False)
-class WhatIf:
+class WhatIf(Result):
     """Slowdown of a job against its straggler-free simulation, and where it comes from.
 
     Times are seconds.  ``per_step`` has one row per step; ``by_optype``,
@@ -103,7 +104,7 @@ class WhatIf:
                 ("Mean step time, recorded", f"{self.recorded_s:,.2f} s"),
                 ("Mean step time, simulated as recorded", f"{self.original_s:,.2f} s"),
                 ("Mean step time without stragglers", f"{self.ideal_s:,.2f} s"),
-                ("Slowdown S", f"{self.slowdown:.3f} ({self.interval_text()})"),
+                ("Slowdown S", f"{self.slowdown:.3f} ({self._interval()})"),
                 ("Share of time lost", f"{100 * self.share_lost:.1f}%"),
                 ("Explained by individual workers (M_W)", _pct(self.mw)),
                 ("Explained by stage imbalance (M_S)", _pct(self.ms)),
@@ -112,18 +113,21 @@ class WhatIf:
                 ("DP rank that slows the job most", _top(self.by_dp_rank, "DP rank"))]
         return pd.DataFrame(rows, columns=["quantity", "value"])
 
-    def interval_text(self):
+    def _interval(self):
         if np.isnan(self.lo):
             return "no interval computed"
         return f"{self.conf:.0%} interval {self.lo:.3f} to {self.hi:.3f}"
 
     def text(self):
-        """The answers as sentences."""
+        """The answers as sentences, in one string (each is also its own ``*_sentence()`` method)."""
+        return " ".join(self._sentences())
+
+    def _sentences(self):
         return [self.slowdown_sentence(), self.where_sentence(), self.workers_sentence(), self.stages_sentence()]
 
     def slowdown_sentence(self):
         return (f"Stragglers made {self.name} run {self.slowdown:.2f} times as long as it would have with every "
-                f"operation at its typical time ({self.interval_text()}): {100 * self.share_lost:.1f}% of its "
+                f"operation at its typical time ({self._interval()}): {100 * self.share_lost:.1f}% of its "
                 f"time was lost.")
 
     def where_sentence(self):
@@ -170,8 +174,10 @@ class WhatIf:
         return whatif_goodput(self, ettr_value)
 
     def _repr_html_(self):
-        head = "".join(f"<p>{html_text(s)}</p>" for s in self.text())
+        head = "".join(f"<p>{html_text(s)}</p>" for s in self._sentences())
         return head + html_table(self.table(), index=False)
+
+    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
 
 
 def _names(workers, show=3):
@@ -239,7 +245,7 @@ def _worker_label(s, d):
     return f"DP rank {d}, stage {s}"
 
 
-def whatif(trace, *, conf=0.95, n_boot=1000, seed=0, top_share=TOP_SHARE):
+def whatif(trace, *, conf=0.95, n_boot=1000, seed=None, top_share=TOP_SHARE):
     """Run the what-if analysis of an :class:`~relmodel.stragglers.ops.OpTrace` (see the module notes).
 
     ``n_boot`` bootstrap resamples of the steps give the interval on S (0
@@ -249,7 +255,7 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=0, top_share=TOP_SHARE):
     Examples
     --------
     >>> from relmodel.stragglers.ops import example_ops
-    >>> r = whatif(example_ops("ST"), n_boot=0)     # a long last stage (Lin et al., OSDI 2025)
+    >>> r = whatif(example_ops("ST"), n_boot=0, seed=0)     # a long last stage (Lin et al., OSDI 2025)
     >>> round(r.slowdown, 4), round(r.ms, 2), int(r.by_stage.iloc[0]["stage"])   # published: 1.1787, 1.22, 3
     (1.1787, 1.22, 3)
     """

@@ -23,7 +23,7 @@ def test_ettr_curve_marks_three_intervals():
 
 
 def test_simulated_histogram_with_exact_line():
-    s = relmodel.simulate_training("3d", "16min", "3h", "45s", "10min", replicas=300, seed=1)
+    s = relmodel.simulate_training("3d", "16min", "3h", "45s", "10min", n_runs=300, seed=1)
     fig, ax = plt.subplots()
     assert pc.plot_simulated_ettr(s, ax=ax) is ax
     xs = [ln.get_xdata()[0] for ln in ax.get_lines()]
@@ -42,7 +42,7 @@ def test_interval_search_plot():
 
         def ppf(self, q):
             return stats.expon(scale=2.0).ppf(q)
-    res = relmodel.best_interval(Fit(), "1min", "5min", replicas=100, grid=5, work="100h")
+    res = relmodel.best_interval(Fit(), "1min", "5min", n_runs=100, grid=5, work="100h")
     ax = pc.plot_interval_search(res)
     assert len(ax.get_lines()) == 4
 

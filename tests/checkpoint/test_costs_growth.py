@@ -64,24 +64,24 @@ def test_growth_terms_at_zero_give_todays_answers(llama3):
     a = requirements_table([4_096, 16_384], 0.9, ckpt_costs=[D], restarts=[R], fixed_rate_per_h=0)
     b = requirements_table([4_096, 16_384], 0.9, ckpt_costs=[d], restarts=[r], fixed_rate_per_h=0)
     assert a.equals(b)
-    p1 = plan_requirements(llama3, 16_384, 0.9, D, R, n_boot=50)
-    p2 = plan_requirements(llama3, 16_384, 0.9, d, r, n_boot=50)
+    p1 = plan_requirements(llama3, 16_384, 0.9, D, R, n_boot=50, seed=0)
+    p2 = plan_requirements(llama3, 16_384, 0.9, d, r, n_boot=50, seed=0)
     assert (p1.node_mtbf_h, p1.observed_ettr, p1.interval_h) == (p2.node_mtbf_h, p2.observed_ettr, p2.interval_h)
     g1 = sweep_grid({"n_gpus": [1_024, 16_384], "ckpt_cost": [D]}, restart=R)
     g2 = sweep_grid({"n_gpus": [1_024, 16_384], "ckpt_cost": [d]}, restart=r)
     assert g1.equals(g2)
-    scaled = scale_rates(llama3, target_cluster=Cluster.llama3(), n_boot=50)
-    assert what_if(scaled, {"Faulty GPU": 0.5}, D, R, n_boot=50).to_frame().equals(
-        what_if(scaled, {"Faulty GPU": 0.5}, d, r, n_boot=50).to_frame())
+    scaled = scale_rates(llama3, target_cluster=Cluster.llama3(), n_boot=50, seed=0)
+    assert what_if(scaled, {"Faulty GPU": 0.5}, D, R, n_boot=50, seed=0).to_frame().equals(
+        what_if(scaled, {"Faulty GPU": 0.5}, d, r, n_boot=50, seed=0).to_frame())
     assert transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost=D, restart=R) == \
         transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost=d, restart=r)
     kw = dict(n_gpus=1_152, n_runs=100, n_boot=20)
-    c1 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, D, R, **kw).table
-    c2 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, d, r, **kw).table
+    c1 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, ckpt_cost=D, restart=R, **kw).by_design
+    c2 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, ckpt_cost=d, restart=r, **kw).by_design
     num = [c for c in c1.columns if c not in ("costs",)]
     assert c1[num].equals(c2[num])
-    s1 = relmodel.simulate_training(50, "20min", "3h", D, R, replicas=200, seed=1)
-    s2 = relmodel.simulate_training(50, "20min", "3h", d, r, replicas=200, seed=1)
+    s1 = relmodel.simulate_training(50, "20min", "3h", D, R, n_runs=200, seed=1)
+    s2 = relmodel.simulate_training(50, "20min", "3h", d, r, n_runs=200, seed=1)
     assert s1.ettr == s2.ettr
 
 
@@ -98,13 +98,13 @@ def test_costs_that_grow_change_the_answers_as_the_law_says(llama3):
     assert t["restart_h"].is_monotonic_increasing and t["restart_h"].iloc[1] > t["restart_h"].iloc[0]
     g = sweep_grid({"n_gpus": [4_096, 65_536]}, ckpt_cost=ckpt, restart=restart)
     assert g["ckpt_cost_h"].tolist() == [ckpt.hours_at(4_096), ckpt.hours_at(65_536)]
-    plan = plan_requirements(llama3, 65_536, 0.9, ckpt, restart, n_boot=50)
+    plan = plan_requirements(llama3, 65_536, 0.9, ckpt, restart, n_boot=50, seed=0)
     assert "checkpoint model" in plan.text() and "growing with the ranks" in plan.text()
-    cmp = compare_designs(["nvl72-whole-rack"], llama3, ckpt, restart, n_gpus=16_384, n_runs=100, n_boot=0)
-    row = cmp.table.iloc[0]
+    cmp = compare_designs(["nvl72-whole-rack"], llama3, ckpt_cost=ckpt, restart=restart, n_gpus=16_384, n_runs=100, n_boot=0, seed=0)
+    row = cmp.by_design.iloc[0]
     assert row["ckpt_cost_h"] == ckpt.hours_at(16_416) and row["restart_h"] == restart.hours_at(16_416)
     assert "Costs used: checkpoint" in cmp.text() and "16,416 GPUs" in cmp.text()
-    flat = compare_designs(["nvl72-whole-rack"], llama3, "1min", "10min", n_gpus=16_384, n_runs=100, n_boot=0)
+    flat = compare_designs(["nvl72-whole-rack"], llama3, ckpt_cost="1min", restart="10min", n_gpus=16_384, n_runs=100, n_boot=0, seed=0)
     assert "(fixed)" in flat.text()
 
 

@@ -72,7 +72,7 @@ def test_latency_and_corruption_in_the_library_simulator():
     parts = b.to_frame().set_index("part")["hours"]
     assert parts.drop("total").sum() == pytest.approx(parts["total"], rel=1e-12)
     assert float(b.ettr) == pytest.approx(detection_ettr("30min", "3h", "1min", "10min", **kw), rel=1e-12)
-    s = relmodel.simulate_training(200, "30min", "3h", "1min", "10min", replicas=3000, seed=2, **kw)
+    s = relmodel.simulate_training(200, "30min", "3h", "1min", "10min", n_runs=3000, seed=2, **kw)
     lo, hi = s.ettr_ci(0.999)
     assert lo < float(b.ettr) < hi
     assert mean_latency(kw["latency"]) == pytest.approx(0.7 * 30 / 3600 + 0.3 / 3, rel=1e-12)
@@ -87,8 +87,8 @@ def test_nothing_to_detect_gives_todays_answers():
     b = time_breakdown(100, "30min", "3h", "1min", "10min", sdc_rate=0.0, sdc_delay=0.0, latency=0.0)
     assert a.to_frame().equals(b.to_frame())
     assert detection_optimal_interval("3h", "1min") == optimal_interval("3h", "1min")
-    s1 = relmodel.simulate_training(50, "20min", "3h", "1min", "10min", replicas=200, seed=1)
-    s2 = relmodel.simulate_training(50, "20min", "3h", "1min", "10min", replicas=200, seed=1, latency=0.0)
+    s1 = relmodel.simulate_training(50, "20min", "3h", "1min", "10min", n_runs=200, seed=1)
+    s2 = relmodel.simulate_training(50, "20min", "3h", "1min", "10min", n_runs=200, seed=1, latency=0.0)
     assert s1.ettr == s2.ettr
     assert required_job_mtbf(0.9, "1min", "10min", sdc_rate=0.0) == required_job_mtbf(0.9, "1min", "10min")
 
@@ -112,7 +112,7 @@ def test_bad_detection_inputs():
     with pytest.raises(ModelInputError):
         time_breakdown(10, "30min", "3h", "1min", "10min", sdc_rate=-1.0)
     with pytest.raises(ModelInputError, match="exponential failures"):
-        relmodel.simulate_training(10, "30min", _weibull(), "1min", "10min", replicas=10, seed=0, sdc_rate=0.1,
+        relmodel.simulate_training(10, "30min", _weibull(), "1min", "10min", n_runs=10, seed=0, sdc_rate=0.1,
                                    sdc_delay="1h")
     with pytest.raises(ModelInputError, match="keep"):
         p_unrecoverable("30min", "1min", "1h", keep=0)

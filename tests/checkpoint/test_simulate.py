@@ -45,7 +45,7 @@ GRID = [  # (M, delta, R, tau) in hours
 
 @pytest.mark.parametrize("m, d, r, tau", GRID)
 def test_simulator_matches_exact_ettr_within_99pct(m, d, r, tau):
-    s = simulate_training(60 * tau, tau, m, d, r, replicas=3000, seed=11)
+    s = simulate_training(60 * tau, tau, m, d, r, n_runs=3000, seed=11)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(tau, m, d, r) <= hi
     exact = time_breakdown(60 * tau, tau, m, d, r)
@@ -58,7 +58,7 @@ def test_simulator_matches_exact_ettr_within_99pct(m, d, r, tau):
 @pytest.mark.parametrize("m, d, r, tau", GRID[:6])
 def test_gap_engine_matches_exact_for_exponential_fit(m, d, r, tau):
     fit = StandInFit(stats.expon(scale=m))
-    s = simulate_training(40 * tau, tau, fit, d, r, replicas=1500, seed=5)
+    s = simulate_training(40 * tau, tau, fit, d, r, n_runs=1500, seed=5)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(tau, m, d, r) <= hi
     exact = time_breakdown(40 * tau, tau, m, d, r)
@@ -68,13 +68,13 @@ def test_gap_engine_matches_exact_for_exponential_fit(m, d, r, tau):
 
 
 def test_sampling_fit_and_real_fitresult_match_exact():
-    s = simulate_training(20, 0.5, SamplingFit(stats.expon(scale=2.0)), 0.05, 0.1, replicas=3000, seed=8)
+    s = simulate_training(20, 0.5, SamplingFit(stats.expon(scale=2.0)), 0.05, 0.1, n_runs=3000, seed=8)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(0.5, 2.0, 0.05, 0.1) <= hi
     import relmodel
     x = stats.expon(scale=2.0).rvs(size=3000, random_state=np.random.default_rng(0))
     fit = relmodel.fit(x, "exponential")
-    s = simulate_training(20, 0.5, fit, 0.05, 0.1, replicas=3000, seed=8)
+    s = simulate_training(20, 0.5, fit, 0.05, 0.1, n_runs=3000, seed=8)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(0.5, fit.mean_h, 0.05, 0.1) <= hi
 
@@ -97,14 +97,14 @@ def test_partial_last_segment_matches_segment_sum():
     m, d, r, tau = 2.0, 0.05, 0.2, 0.5
     seg = lambda x: m * np.exp(r / m) * np.expm1((x + d) / m)  # noqa: E731
     want = 20 * seg(tau) + seg(0.3 * tau)
-    s = simulate_training(20.3 * tau, tau, m, d, r, replicas=5000, seed=21)
-    se = s.wall_h.std(ddof=1) / np.sqrt(s.replicas)
+    s = simulate_training(20.3 * tau, tau, m, d, r, n_runs=5000, seed=21)
+    se = s.wall_h.std(ddof=1) / np.sqrt(s.n_runs)
     assert abs(s.wall_h.mean() - want) < 2.576 * se
 
 
 def test_partial_last_segment_agrees_between_engines():
-    a = simulate_training(10.35, 1.0, 4.0, 0.05, 0.2, replicas=6000, seed=1)
-    b = simulate_training(10.35, 1.0, StandInFit(stats.expon(scale=4.0)), 0.05, 0.2, replicas=6000, seed=2)
+    a = simulate_training(10.35, 1.0, 4.0, 0.05, 0.2, n_runs=6000, seed=1)
+    b = simulate_training(10.35, 1.0, StandInFit(stats.expon(scale=4.0)), 0.05, 0.2, n_runs=6000, seed=2)
     se = np.hypot(a.wall_h.std() / np.sqrt(6000), b.wall_h.std() / np.sqrt(6000))
     assert abs(a.wall_h.mean() - b.wall_h.mean()) < 3.3 * se
     assert a.checkpoint_h == pytest.approx(11 * 0.05)
@@ -134,8 +134,8 @@ def test_weibull_renewal_matches_event_loop():
     dist = stats.weibull_min(0.6, scale=2.0)
     rng = np.random.default_rng(3)
     ref = _event_loop(12.5, 0.5, 0.05, 0.2, lambda g: dist.ppf(g.random()), rng, 1500)
-    s = simulate_training(12.5, 0.5, StandInFit(dist), 0.05, 0.2, replicas=4000, seed=4)
-    se = np.hypot(ref.std() / np.sqrt(ref.size), s.wall_h.std() / np.sqrt(s.replicas))
+    s = simulate_training(12.5, 0.5, StandInFit(dist), 0.05, 0.2, n_runs=4000, seed=4)
+    se = np.hypot(ref.std() / np.sqrt(ref.size), s.wall_h.std() / np.sqrt(s.n_runs))
     assert abs(ref.mean() - s.wall_h.mean()) < 3.3 * se
 
 
@@ -144,8 +144,8 @@ def test_whole_wall_time_distribution_matches_event_loop():
     # sample the same distribution of wall times (two-sample Kolmogorov-Smirnov)
     rng = np.random.default_rng(12)
     ref = _event_loop(6.3, 0.5, 0.05, 0.2, lambda g: g.exponential(1.5), rng, 1500)
-    fast = simulate_training(6.3, 0.5, 1.5, 0.05, 0.2, replicas=4000, seed=13).wall_h
-    gaps = simulate_training(6.3, 0.5, SamplingFit(stats.expon(scale=1.5)), 0.05, 0.2, replicas=4000,
+    fast = simulate_training(6.3, 0.5, 1.5, 0.05, 0.2, n_runs=4000, seed=13).wall_h
+    gaps = simulate_training(6.3, 0.5, SamplingFit(stats.expon(scale=1.5)), 0.05, 0.2, n_runs=4000,
                              seed=14).wall_h
     ref, fast, gaps = (np.round(x, 9) for x in (ref, fast, gaps))  # runs without failures tie exactly
     assert stats.ks_2samp(ref, fast).pvalue > 0.001
@@ -154,7 +154,7 @@ def test_whole_wall_time_distribution_matches_event_loop():
 
 
 def test_failure_count_and_wall_identity():
-    s = simulate_training(50, 0.5, 2.0, 0.02, 0.1, replicas=4000, seed=9)
+    s = simulate_training(50, 0.5, 2.0, 0.02, 0.1, n_runs=4000, seed=9)
     assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / 2.0, rel=0.03)
     np.testing.assert_allclose(s.wall_h, 50 + s.checkpoint_h + s.lost_h + s.restart_time_h)
     assert np.all(s.lost_h >= 0) and np.all(s.restart_time_h <= 0.1 * s.failures + 1e-9)
@@ -163,7 +163,7 @@ def test_failure_count_and_wall_identity():
 def test_node_renewals_of_exponential_nodes_match_exact():
     n, node_mtbf = 64, 64 * 2.0
     src = NodeRenewals(StandInFit(stats.weibull_min(1.0, scale=node_mtbf)), n)
-    s = simulate_training(20, 0.4, src, 0.03, 0.1, replicas=1500, seed=2)
+    s = simulate_training(20, 0.4, src, 0.03, 0.1, n_runs=1500, seed=2)
     lo, hi = s.ettr_ci(0.99)
     assert lo <= ettr(0.4, 2.0, 0.03, 0.1) <= hi
     assert src.mean_h == pytest.approx(2.0)
@@ -171,15 +171,15 @@ def test_node_renewals_of_exponential_nodes_match_exact():
 
 def test_node_renewals_infant_mortality_hurts_new_fleet():
     fit = StandInFit(stats.weibull_min(0.6, scale=200.0))
-    new = simulate_training(10, 0.3, NodeRenewals(fit, 32), 0.02, 0.1, replicas=800, seed=1)
-    aged = simulate_training(10, 0.3, NodeRenewals(fit, 32, warmup_h="2000h"), 0.02, 0.1, replicas=800, seed=1)
+    new = simulate_training(10, 0.3, NodeRenewals(fit, 32), 0.02, 0.1, n_runs=800, seed=1)
+    aged = simulate_training(10, 0.3, NodeRenewals(fit, 32, warmup_h="2000h"), 0.02, 0.1, n_runs=800, seed=1)
     assert new.ettr < aged.ettr
 
 
 def test_log_replay_periodic_failures():
     # one failure every 2 h: a 1.5 h segment with no restart cost fits between failures
     log = FakeLog(np.arange(0, 100, 2.0), (0.0, 100.0))
-    s = simulate_training(15, 1.5, log, 0.0, 0.0, replicas=500, seed=1)
+    s = simulate_training(15, 1.5, log, 0.0, 0.0, n_runs=500, seed=1)
     # each full 2 h gap holds one 1.5 h segment and loses 0.5 h; the first gap
     # (from a random start) loses at most 1.5 h
     assert np.all(s.lost_h <= 1.5 + 0.5 * s.failures + 1e-9)
@@ -208,7 +208,7 @@ def test_log_replay_fraction_and_planned():
     assert full.mean_h == pytest.approx(1.0)
     assert LogReplay(FakeLog(starts, (0.0, 100.0), planned), include_planned=False).mean_h == pytest.approx(2.0)
     half = LogReplay(FakeLog(starts, (0.0, 100.0)), fraction=0.5)
-    s = simulate_training(20, 0.2, half, 0.01, 0.05, replicas=400, seed=3)
+    s = simulate_training(20, 0.2, half, 0.01, 0.05, n_runs=400, seed=3)
     assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / 2.0, rel=0.1)
     with pytest.raises(ModelInputError):
         LogReplay(FakeLog(starts, (0.0, 100.0)), fraction=0)
@@ -218,25 +218,25 @@ def test_log_replay_fraction_and_planned():
 def test_replay_of_bundled_stepfun_log():
     import relmodel
     log = relmodel.datasets.stepfun()
-    s = simulate_training("20d", "1h", log, "2min", "10min", replicas=300, seed=1)
+    s = simulate_training("20d", "1h", log, "2min", "10min", n_runs=300, seed=1)
     assert 0 < s.ettr < 1 and np.all(np.isfinite(s.wall_h))
     assert np.mean(s.failures) == pytest.approx(np.mean(s.wall_h) / s.mtbf_h, rel=0.25)
 
 
 def test_count_table_means_exponential_at_its_job_mtbf():
     import relmodel
-    s = simulate_training("10d", "16min", relmodel.datasets.llama3_54day(), "45s", "10min", replicas=500, seed=1)
+    s = simulate_training("10d", "16min", relmodel.datasets.llama3_54day(), "45s", "10min", n_runs=500, seed=1)
     assert s.source.startswith("exponential") and s.mtbf_h == pytest.approx(54 * 24 / 419)
     lo, hi = s.ettr_ci()
     assert lo <= ettr(16 / 60, 54 * 24 / 419, 45 / 3600, 1 / 6) <= hi
 
 
 def test_results_api_and_reproducible():
-    a = simulate_training("2d", "30min", "3h", "1min", "5min", replicas=200, seed=7)
-    b = simulate_training("2d", "30min", "3h", "1min", "5min", replicas=200, seed=7)
+    a = simulate_training("2d", "30min", "3h", "1min", "5min", n_runs=200, seed=7)
+    b = simulate_training("2d", "30min", "3h", "1min", "5min", n_runs=200, seed=7)
     np.testing.assert_array_equal(a.wall_h, b.wall_h)
     assert a.to_frame().shape == (200, 6)
-    assert set(a.summary()) >= {"ettr", "ettr_lo", "ettr_hi", "wall_p50_h"}
+    assert set(a.summary().index) >= {"ettr", "ettr_lo", "ettr_hi", "wall_p50_h"}
     q = a.wall_quantiles()
     assert q["wall_h"].is_monotonic_increasing and np.all((q["lo"] <= q["wall_h"]) & (q["wall_h"] <= q["hi"]))
     assert "ETTR" in a._repr_html_()
@@ -244,27 +244,27 @@ def test_results_api_and_reproducible():
 
 def test_wall_quantile_interval_covers_the_true_median():
     # exponential failures: the true median of the wall time from a very large run
-    big = simulate_training(5, 0.5, 1.0, 0.05, 0.1, replicas=400000, seed=1)
+    big = simulate_training(5, 0.5, 1.0, 0.05, 0.1, n_runs=400000, seed=1)
     true_median = np.median(big.wall_h)
     covered = 0
     for seed in range(40):
-        q = simulate_training(5, 0.5, 1.0, 0.05, 0.1, replicas=500, seed=100 + seed).wall_quantiles([0.5], 0.9)
+        q = simulate_training(5, 0.5, 1.0, 0.05, 0.1, n_runs=500, seed=100 + seed).wall_quantiles([0.5], 0.9)
         covered += q["lo"].iloc[0] <= true_median <= q["hi"].iloc[0]
     assert covered >= 32  # nominal 90% of 40 = 36
 
 
 def test_step_rounds_interval_and_rejects_short_interval():
-    s = simulate_training(10, "25min", 5.0, 0.01, 0.05, replicas=50, seed=1, step="10min")
+    s = simulate_training(10, "25min", 5.0, 0.01, 0.05, n_runs=50, seed=1, step="10min")
     assert s.interval_h == pytest.approx(20 / 60)
     with pytest.raises(ModelInputError, match="shorter than one step"):
-        simulate_training(10, "5min", 5.0, 0.01, 0.05, replicas=50, step="10min")
+        simulate_training(10, "5min", 5.0, 0.01, 0.05, n_runs=50, step="10min")
 
 
 @pytest.mark.parametrize("kw", [dict(work=-1), dict(work=0), dict(interval=0), dict(ckpt_cost=-0.1),
                                 dict(restart=-1), dict(failures=0), dict(failures=-3), dict(failures="x"),
-                                dict(failures=[1, 2]), dict(replicas=1), dict(interval=np.nan)])
+                                dict(failures=[1, 2]), dict(n_runs=1), dict(interval=np.nan)])
 def test_bad_input(kw):
-    args = dict(work=10, interval=1, ckpt_cost=0.1, restart=0.1, failures=3.0, replicas=10)
+    args = dict(work=10, interval=1, ckpt_cost=0.1, restart=0.1, failures=3.0, n_runs=10)
     args.update(kw)
     with pytest.raises(ModelInputError):
         simulate_training(**args)
@@ -272,16 +272,16 @@ def test_bad_input(kw):
 
 def test_hopeless_run_is_refused_not_hung():
     with pytest.raises(ModelInputError, match="ETTR near 0"), pytest.warns(ArgumentOrderWarning):
-        simulate_training(1000, 50, 0.5, 1, 1, replicas=100)
+        simulate_training(1000, 50, 0.5, 1, 1, n_runs=100)
 
 
 def test_job_that_never_finishes_is_refused():
     log = FakeLog(np.arange(0, 100, 0.1), (0.0, 100.0))  # a failure every 6 minutes
     with pytest.raises(ModelInputError, match="does not finish"):
-        simulate_training(10, 1.0, log, 0.01, 0.01, replicas=20)
+        simulate_training(10, 1.0, log, 0.01, 0.01, n_runs=20)
     short = StandInFit(stats.uniform(0, 0.5))  # gaps never longer than 0.5 h
     with pytest.raises(ModelInputError, match="does not finish"):
-        simulate_training(10, 1.0, short, 0.01, 0.01, replicas=20)
+        simulate_training(10, 1.0, short, 0.01, 0.01, n_runs=20)
 
 
 def test_bad_ppf_is_named():
@@ -289,4 +289,4 @@ def test_bad_ppf_is_named():
         def ppf(self, q):
             return np.full(np.shape(q), np.nan)
     with pytest.raises(ModelInputError, match="NaN"):
-        simulate_training(10, 1, Bad(stats.expon()), 0.1, 0.1, replicas=10)
+        simulate_training(10, 1, Bad(stats.expon()), 0.1, 0.1, n_runs=10)

@@ -24,7 +24,7 @@ def weibull(shape, mean):
 
 
 def test_exponential_failures_recover_the_exact_optimum():
-    res = best_interval(Fit(stats.expon(scale=3.0)), "45s", "10min", replicas=600, seed=1, work="600h")
+    res = best_interval(Fit(stats.expon(scale=3.0)), "45s", "10min", n_runs=600, seed=1, work="600h")
     tau = float(optimal_interval(3.0, 45 / 3600))
     assert res.exp_interval_h == pytest.approx(tau)
     # ETTR is flat near the optimum: the simulated best is close in ETTR, not necessarily in tau
@@ -34,7 +34,7 @@ def test_exponential_failures_recover_the_exact_optimum():
 
 
 def test_decreasing_hazard_differs_from_exponential_answer():
-    res = best_interval(weibull(0.5, 3.0), "45s", "10min", replicas=600, seed=2, work="600h")
+    res = best_interval(weibull(0.5, 3.0), "45s", "10min", n_runs=600, seed=2, work="600h")
     # the exponential formula misjudges the ETTR of a Weibull(0.5) renewal process
     assert not (res.exp_interval_sim_lo <= res.exp_ettr <= res.exp_interval_sim_hi)
     # the simulated best is at least as good as the exponential optimum, up to noise
@@ -45,7 +45,7 @@ def test_decreasing_hazard_differs_from_exponential_answer():
 
 @pytest.mark.parametrize("kw", [dict(ckpt_cost=0), dict(grid=2), dict(span=1.0), dict(failures=-1)])
 def test_bad_input(kw):
-    args = dict(failures=3.0, ckpt_cost="45s", replicas=50)
+    args = dict(failures=3.0, ckpt_cost="45s", n_runs=50)
     args.update(kw)
     with pytest.raises(ModelInputError):
         best_interval(**args)

@@ -16,9 +16,9 @@ def test_llama3_table_matches_reference(llama3):
     # Llama 3 Herd of Models (Meta 2024, arXiv 2407.21783), section 3.3.4, Table 5
     assert llama3.n_unexpected == 419 and llama3.n_planned == 47
     assert llama3.n_gpus == 16384 and llama3.n_nodes == 2048 and llama3.duration_h == 54 * 24
-    t = llama3.table.set_index("component")
+    t = llama3.counts.set_index("component")
     assert t.loc["Faulty GPU", "count"] == 148 and t.loc["GPU HBM3 Memory", "count"] == 72
-    gpu = llama3.table[llama3.table.category == "GPU"]
+    gpu = llama3.counts[llama3.counts.category == "GPU"]
     assert gpu["count"].sum() == 268  # 64.0%, not the printed 58.7%
     assert gpu["printed_pct"].sum() == pytest.approx(58.7)
 

@@ -50,8 +50,8 @@ def test_synthetic_stand_in_has_the_same_columns_and_its_effects_are_recovered()
     assert (parse_location(s["location"]).to_numpy() == s[list(POSITION_COLUMNS)].to_numpy()).all()
     r = relmodel.regress(s, ["cage", "cabinet_row"], categorical=["cage"], reference={"cage": 0},
                          cluster="serial")
-    t = r.table.set_index("term")
+    t = r.coefficients.set_index("term")
     assert t.loc["cage=2", "lower"] < 1.6 < t.loc["cage=2", "upper"]  # the simulated hazard ratio
     assert t.loc["cage=1", "lower"] < 1.0 < t.loc["cage=1", "upper"]
     assert r.references == {"cage": 0} and t.loc["cage=2", "level"] == 2
-    assert r.report_table()["level (vs reference)"].tolist()[:2] == ["1 vs 0", "2 vs 0"]
+    assert r.table()["level (vs reference)"].tolist()[:2] == ["1 vs 0", "2 vs 0"]

@@ -77,7 +77,7 @@ def test_old_simulate_order_is_refused_with_the_new_order():
             return -3.0 * math.log1p(-q)
 
     with pytest.raises(ModelInputError, match=r"simulate_training\(work, interval, failures, ckpt_cost, restart\)"):
-        relmodel.simulate_training("2d", "16min", "45s", "10min", Fit(), replicas=10, seed=1)
+        relmodel.simulate_training("2d", "16min", "45s", "10min", Fit(), n_runs=10, seed=1)
 
 
 def test_old_two_level_order_fails_loudly():
@@ -107,7 +107,7 @@ def _required_job_mtbf(target, d, r):
 
 
 def test_same_question_same_answer(llama3):
-    plan = relmodel.plan_requirements(llama3, 16_384, 0.9, "1min", "10min", n_boot=200)
+    plan = relmodel.plan_requirements(llama3, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
     by_source = relmodel.required_node_mtbf(16_384, 0.9, "1min", "10min", source=llama3)
     by_rate = relmodel.required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=plan.fixed_rate_per_h)
     want = 2048 / (1 / _required_job_mtbf(0.9, 1 / 60, 10 / 60) - LLAMA_JOB / LLAMA_H)
@@ -120,7 +120,7 @@ def test_same_question_same_answer(llama3):
 
 def test_same_answer_when_out_of_reach(llama3):
     # the case: 0.95 at 32,768 GPUs with a 2 min checkpoint and 15 min restart
-    plan = relmodel.plan_requirements(llama3, 32_768, 0.95, "2min", "15min", n_boot=200)
+    plan = relmodel.plan_requirements(llama3, 32_768, 0.95, "2min", "15min", n_boot=200, seed=0)
     assert not plan.feasible
     with pytest.raises(InfeasibleTargetError, match="out of reach"):
         relmodel.required_node_mtbf(32_768, 0.95, "2min", "15min", source=llama3)
@@ -140,7 +140,7 @@ def test_the_rate_must_be_stated(llama3):
 
 def test_the_assumption_is_named_everywhere(llama3):
     said = f"held at {24 * LLAMA_JOB / LLAMA_H:.1f} a day"
-    plan = relmodel.plan_requirements(llama3, 16_384, n_boot=200)
+    plan = relmodel.plan_requirements(llama3, 16_384, n_boot=200, seed=0)
     assert said in plan.assumption and said in plan.text() and said in plan._repr_html_() and said in repr(plan)
     t = relmodel.requirements_table([16_384], source=llama3)
     assert said in t.attrs["assumption"]
@@ -163,3 +163,80 @@ def test_import_relmodel_stays_light():
             "print([m for m in heavy if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- one vocabulary over the whole public API ---
+
+OLD_SIZES = {"replicas", "n_sim", "n_failures", "confirm_replicas", "n_samples"}   # Monte Carlo sizes are n_runs
+OLD_DATA = {"data", "log", "src", "df", "frame"}                                    # the data argument is source
+# multipliers kept where a factor is what the number is shown as: synthetic step times drawn "slow_factor" times
+# longer, and the order-statistics helper that scales one rank's distribution
+FACTOR_SHOWN = {"max_with_slow", "synthetic_steps", "write_synthetic_parquet", "plant"}
+SIZE_NAMES = ("n_gpus", "sizes", "cluster")
+
+
+def _public_functions():
+    import importlib
+    import pkgutil
+    seen = {}
+    for sub in ("stats", "scale", "checkpoint", "stragglers", "data"):
+        pkg = importlib.import_module(f"relmodel.{sub}")
+        for mod in [pkg] + [importlib.import_module(i.name) for i in pkgutil.walk_packages(pkg.__path__, sub and
+                                                                                          pkg.__name__ + ".")]:
+            for name in getattr(mod, "__all__", []):
+                obj = getattr(mod, name, None)
+                if inspect.isfunction(obj) and not name.startswith("_"):
+                    seen.setdefault(f"{obj.__module__}.{obj.__name__}", obj)
+    return sorted(seen.items())
+
+
+PUBLIC = _public_functions()
+
+
+def test_the_vocabulary_holds_over_the_public_api():
+    bad = []
+    for name, fn in PUBLIC:
+        params = list(inspect.signature(fn).parameters.values())
+        names = [p.name for p in params]
+        bad += [f"{name}({p}=): Monte Carlo sizes are n_runs" for p in names if p in OLD_SIZES]
+        if params and params[0].name in OLD_DATA:
+            bad.append(f"{name}({params[0].name}, ...): the data argument is source")
+        if fn.__name__ not in FACTOR_SHOWN:
+            bad += [f"{name}({p}=): a slowdown is a fraction" for p in names if p.endswith("factor")]
+        seed = inspect.signature(fn).parameters.get("seed")
+        if seed is not None and seed.default is not None and seed.default is not inspect.Parameter.empty:
+            bad.append(f"{name}(seed={seed.default!r}): seed=None means fresh entropy")
+    assert not bad, "\n".join(bad)
+
+
+def test_target_ettr_comes_right_after_the_size():
+    bad = []
+    for name, fn in PUBLIC:
+        names = list(inspect.signature(fn).parameters)
+        size = next((n for n in names if n in SIZE_NAMES), None)
+        if "target_ettr" in names and size is not None and names.index("target_ettr") != names.index(size) + 1:
+            bad.append(f"{name}{inspect.signature(fn)}")
+    assert not bad, "\n".join(bad)
+    assert list(inspect.signature(relmodel.compare_designs).parameters)[:6] == [
+        "designs", "source", "n_gpus", "target_ettr", "ckpt_cost", "restart"]
+    assert list(inspect.signature(relmodel.optics_requirements).parameters)[:2] == ["sizes", "target_ettr"]
+
+
+@pytest.mark.parametrize("name, fn", [(n, f) for n, f in PUBLIC if n.startswith(("relmodel.checkpoint", "relmodel.scale",
+                                                                                 "relmodel.stragglers"))],
+                         ids=lambda x: x.rpartition(".")[2] if isinstance(x, str) else "")
+def test_keyword_only_durations_come_in_one_order_too(name, fn):
+    params = inspect.signature(fn).parameters.values()
+    if any(p.name in RANK and p.kind != p.KEYWORD_ONLY for p in params):
+        return                                       # positional durations: test_durations_come_in_one_order
+    names = [p.name for p in params if p.name in RANK]
+    assert [RANK[p] for p in names] == sorted(RANK[p] for p in names), f"{name}: durations out of order {names}"
+
+
+def test_keyword_only_reorders_change_no_answer():
+    # Daly (2006) ETTR at the exact optimum, times the share not lost to stragglers
+    m, d, r = 10.0, 5 / 60, 10 / 60
+    tau = relmodel.optimal_interval(m, d)
+    daly = tau / (m * math.exp(r / m) * math.expm1((tau + d) / m))
+    g = relmodel.goodput_with_stragglers(mtbf="10h", ckpt_cost="5min", restart="10min", straggler_loss=0.05)
+    assert g == pytest.approx(0.95 * daly, rel=1e-9)

@@ -39,7 +39,7 @@ def test_llama3_rows_follow_table5(table, llama3):
     assert total["rate_per_node_day"] == pytest.approx(419 / (2048 * 54))
     assert total["rate_per_gpu_day"] == pytest.approx(419 / (16384 * 54))
     assert _row(table, "llama3", "all incl. planned")["count"] == 419 + 47
-    by_cat = llama3.table.groupby("category")["count"].sum()
+    by_cat = llama3.counts.groupby("category")["count"].sum()
     cats = table[(table["fleet"] == "llama3") & ~table["category"].str.startswith("all")]
     assert dict(zip(cats["category"], cats["count"])) == by_cat.to_dict()
     assert cats["count"].sum() == 419

@@ -40,14 +40,14 @@ def test_target_out_of_reach_in_some_draws_says_its_share(llama3):
 
 
 def test_without_bootstrap_the_reason_says_so(llama3):
-    d = decide(llama3, 16_384, 0.9, "1min", "10min", n_boot=0)
+    d = decide(llama3, 16_384, 0.9, "1min", "10min", n_boot=0, seed=0)
     reasons = {}
     found = null_reasons(clean({"decision": d.to_dict()}, reasons), reasons)
     assert "bootstrap was turned off" in found["decision.required_node_hi"]
 
 
 def test_below_half_ettr_the_answer_is_no_useful_progress(llama3):
-    d = decide(llama3, 1_048_576, 0.9, "1min", "10min", n_boot=0)
+    d = decide(llama3, 1_048_576, 0.9, "1min", "10min", n_boot=0, seed=0)
     assert d.ettr < USEFUL_ETTR
     answers = answer_sentences({"decision": d.to_dict()})
     assert answers[0].startswith("The job cannot make useful progress at this size with this data")
@@ -56,13 +56,13 @@ def test_below_half_ettr_the_answer_is_no_useful_progress(llama3):
     lo, hi = 16_384, 1_048_576
     while hi - lo > 1_024:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if decide(llama3, mid, 0.9, "1min", "10min", n_boot=0).ettr >= 0.5 else (lo, mid)
+        lo, hi = (mid, hi) if decide(llama3, mid, 0.9, "1min", "10min", n_boot=0, seed=0).ettr >= 0.5 else (lo, mid)
     said = int(answers[0].split("at most about ")[1].split(" GPUs")[0].replace(",", ""))
     assert said == pytest.approx(lo, rel=0.06)
 
 
 def test_a_rising_rate_qualifies_meeting_the_target(llama3):
-    d = decide(llama3, 1_024, 0.9, "1min", "10min", n_boot=0)
+    d = decide(llama3, 1_024, 0.9, "1min", "10min", n_boot=0, seed=0)
     assert d.meets_target
     rising = {"decision": d.to_dict(), "trend": "wearing out"}
     text = " ".join(answer_sentences(rising))
@@ -73,7 +73,7 @@ def test_a_rising_rate_qualifies_meeting_the_target(llama3):
 
 
 def test_node_mtbf_is_named_hardware_only(llama3):
-    d = decide(llama3, 16_384, 0.9, "1min", "10min", n_boot=0)
+    d = decide(llama3, 16_384, 0.9, "1min", "10min", n_boot=0, seed=0)
     text = " ".join(answer_sentences({"decision": d.to_dict()}))
     assert "between hardware failures" in text and "hardware causes only" in text
     assert "the observed" not in text.replace("their observed", "")

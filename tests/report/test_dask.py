@@ -72,7 +72,7 @@ def test_sweep_grid_of_a_thousand_combinations(client, monkeypatch, llama3):
         m = scale_job_mtbf(llama3, int(row.n_gpus))
         assert row.job_mtbf_h == pytest.approx(m, rel=1e-12)
         assert row.optimal_interval_h == pytest.approx(float(optimal_interval(m, row.ckpt_cost_h)), rel=1e-12)
-        fixed = scale_rates(llama3, target_cluster=int(row.n_gpus), n_boot=1).rate_of("job")
+        fixed = scale_rates(llama3, target_cluster=int(row.n_gpus), n_boot=1, seed=0).rate_of("job")
         try:
             need = required_node_mtbf(int(row.n_gpus), row.target_ettr, row.ckpt_cost_h, row.restart_h,
                                       fixed_rate_per_h=fixed)
@@ -84,8 +84,8 @@ def test_sweep_grid_of_a_thousand_combinations(client, monkeypatch, llama3):
 
 def test_simulation_is_identical_for_1_2_and_4_chunks(client):
     args = dict(work="10d", interval=0.5, ckpt_cost="1min", restart="10min", failures=4.0)
-    runs = [relmodel.simulate_training(**args, replicas=1000, seed=11, chunks=k, executor=client) for k in (1, 2, 4)]
-    runs.append(relmodel.simulate_training(**args, replicas=1000, seed=11, chunks=3))  # no executor
+    runs = [relmodel.simulate_training(**args, n_runs=1000, seed=11, chunks=k, executor=client) for k in (1, 2, 4)]
+    runs.append(relmodel.simulate_training(**args, n_runs=1000, seed=11, chunks=3))  # no executor
     for other in runs[1:]:
         assert np.array_equal(runs[0].lost_h, other.lost_h) and np.array_equal(runs[0].failures, other.failures)
     exact = float(relmodel.ettr(interval=0.5, mtbf=4.0, ckpt_cost="1min", restart="10min"))

@@ -58,7 +58,7 @@ def test_cli_renders_report_with_headline_numbers(suite_report):
     llama3 = relmodel.datasets.llama3_54day()
     m = scale_job_mtbf(llama3, 65536)
     tau = float(optimal_interval(m, "2min"))
-    fixed = scale_rates(llama3, target_cluster=65536, n_boot=1).rate_of("job")
+    fixed = scale_rates(llama3, target_cluster=65536, n_boot=1, seed=0).rate_of("job")
     expected = {"job_mtbf_h": m, "optimal_interval_h": tau, "ettr": float(ettr(tau, m, "2min", "10min")),
                 "required_node_mtbf_h": required_node_mtbf(65536, 0.9, "2min", "10min",
                                                            fixed_rate_per_h=fixed)}

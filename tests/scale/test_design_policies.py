@@ -38,7 +38,7 @@ def test_whole_racks_stall_union_and_ranking(llama3):
     # NVL72 whole racks at 16,384 busy GPUs: 228 racks of 18 trays of 4 GPUs, 12 spare racks.
     presets = design_presets(16_384)
     cmp = compare_designs([presets[k] for k in ("nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane")],
-                          llama3, "1min", "10min", n_runs=2000, n_boot=0)
+                          llama3, ckpt_cost="1min", restart="10min", n_runs=2000, n_boot=0, seed=0)
     whole = cmp.results[0]
     tray = 4 * GPU_RATE + NODE_RATE
     assert tray == pytest.approx(7.0454e-5, rel=1e-4)
@@ -76,7 +76,7 @@ def test_blast_radius_and_gpus_out_follow_the_policy(llama3):
 def test_faults_on_idle_spare_trays_never_interrupt(llama3):
     from relmodel.scale.scaling import scale_rates
     c = design_presets(16_384)["nvl72-in-rack-spares"]       # 256 racks, 16 of 18 trays busy, 18,432 NICs
-    t = scale_rates(llama3, target_cluster=c, n_boot=1).table
+    t = scale_rates(llama3, target_cluster=c, n_boot=1, seed=0).by_cause
     link = float(t.loc[t["component"] == "Network Switch/Cable", "rate_per_h"].iloc[0])   # over every link
     r = evaluate_design(c, llama3, "1min", "10min", tolerated={"link": 0.0}, **FAST)
     busy_trays = 256 * 16
@@ -91,7 +91,7 @@ def test_faults_on_idle_spare_trays_never_interrupt(llama3):
 
 def test_no_spares_warns_that_every_repair_is_waited_out(llama3):
     c = Cluster.llama3().with_gpus(65_536)                     # 8,192 servers, no spare
-    cmp = compare_designs([c], llama3, "1min", "10min", **FAST)
+    cmp = compare_designs([c], llama3, ckpt_cost="1min", restart="10min", **FAST)
     r = cmp.results[0]
     p_any_out = 1 - math.exp(-8_192 * (8 * GPU_RATE + NODE_RATE) * 24)   # some server in repair at a random time
     assert r.stall_share == pytest.approx(p_any_out, rel=1e-9)
@@ -124,7 +124,7 @@ def test_correlated_events_take_several_racks_and_need_as_many_spares(llama3):
     # each Host Maintenance interruption takes 3 racks (assumed, for the test) for the 24 h repair
     r = evaluate_design(c, llama3, "1min", "10min", correlated={"Host Maintenance": "3 racks"}, **FAST)
     from relmodel.scale.scaling import scale_rates
-    t = scale_rates(llama3, target_cluster=c, n_boot=1).table
+    t = scale_rates(llama3, target_cluster=c, n_boot=1, seed=0).by_cause
     maint = float(t.loc[t["component"] == "Host Maintenance", "rate_per_h"].iloc[0])   # per node, scaled
     # one interruption per event instead of one per tray fault: the maintenance rate no longer hits trays
     assert r.interruption_rate == pytest.approx(base.interruption_rate, rel=1e-9)
@@ -171,7 +171,7 @@ def test_goodput_has_efficiency_and_straggler_terms(llama3):
     r = evaluate_design(c, llama3, "1min", "10min", efficiency=0.552, straggler_loss=0.005, **FAST)
     assert r.goodput == pytest.approx(r.ettr * 0.995 * 0.552, rel=1e-12)
     assert r.goodput_per_gpu == pytest.approx(r.goodput * r.gpus_used / r.gpus_bought, rel=1e-12)
-    cmp = compare_designs([c], llama3, "1min", "10min", efficiency=0.552, **FAST)
+    cmp = compare_designs([c], llama3, ckpt_cost="1min", restart="10min", efficiency=0.552, **FAST)
     assert "efficiency 55.2%" in cmp.text()
     for bad in (dict(efficiency=0.0), dict(efficiency=1.2), dict(straggler_loss=1.0), dict(straggler_loss=-0.1)):
         with pytest.raises(DesignError, match="must be"):

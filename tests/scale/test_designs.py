@@ -82,8 +82,8 @@ def test_more_spares_raise_ettr(llama3):
 
 
 def test_compare_named_designs(llama3):
-    cmp = compare_designs(DESIGNS, llama3, "1min", "10min", n_gpus=4096, n_runs=300, n_boot=50)
-    t = cmp.table
+    cmp = compare_designs(DESIGNS, llama3, ckpt_cost="1min", restart="10min", n_gpus=4096, n_runs=300, n_boot=50, seed=0)
+    t = cmp.by_design
     assert list(t["design"]) == [c.name for c in design_presets(4096).values()]
     assert (t["gpus_used"] >= 4096).all()
     np.testing.assert_allclose(t["goodput_per_gpu"], t["ettr"] * t["gpus_used"] / t["gpus_bought"])
@@ -92,15 +92,15 @@ def test_compare_named_designs(llama3):
     assert row["gpus_idle"] == racks * 2 * 4 + 72 and row["gpus_bought"] == racks * 72 + 72
     assert (t["ettr_lo"] <= t["ettr"]).all() and (t["ettr"] <= t["ettr_hi"]).all()
     assert t.set_index("design").loc["NVL72, spare trays, dual plane", "required_transceiver_mtbf_h"] == 0
-    shown = cmp.display().to_html(index=False)
+    shown = cmp.table().to_html(index=False)
     assert "nan" not in shown.lower() and "inf" not in shown and "e+" not in shown
     assert cmp.best() in set(t["design"]) and "goodput per GPU bought" in cmp.text()
 
 
 def test_required_node_mtbf_meets_the_target(llama3):
     c = Cluster.llama3()
-    cmp = compare_designs([c], llama3, "1min", "10min", target_ettr=0.8, **FAST)
-    row = cmp.table.iloc[0]
+    cmp = compare_designs([c], llama3, ckpt_cost="1min", restart="10min", target_ettr=0.8, **FAST)
+    row = cmp.by_design.iloc[0]
     m_node = row["required_node_mtbf_h"]
     fixed = row["interruptions_per_day"] / 24 - cmp.results[0].node_interrupt_rate
     job = 1 / (c.n_nodes / m_node + fixed)
@@ -144,9 +144,9 @@ def test_bad_design_inputs(llama3):
     with pytest.raises(DesignError, match="valid"):
         evaluate_design(c, llama3, "1min", "10min", tolerated={"Optics": 0.5}, **FAST)
     with pytest.raises(DesignError, match="named designs"):
-        compare_designs(["nvl144"], llama3, "1min", "10min", **FAST)
+        compare_designs(["nvl144"], llama3, ckpt_cost="1min", restart="10min", **FAST)
     with pytest.raises(DesignError, match="share"):
-        compare_designs([c], llama3, "1min", "10min", share=1.2, **FAST)
+        compare_designs([c], llama3, ckpt_cost="1min", restart="10min", share=1.2, **FAST)
 
 
 @settings(max_examples=60, deadline=None)

@@ -54,7 +54,7 @@ def test_blast_radius_by_hand():
 
 
 def test_cause_levels_default_and_override(llama3):
-    scaled = scale_rates(llama3, n_boot=1)
+    scaled = scale_rates(llama3, n_boot=1, seed=0)
     lv = cause_levels(scaled).set_index("component")["level"]
     assert lv["Faulty GPU"] == "node" and lv["NIC"] == "node"
     assert lv["Network Switch/Cable"] == "link" and lv["Software Bug"] == "job"

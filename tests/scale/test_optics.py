@@ -37,15 +37,15 @@ def test_transceiver_fit_by_hand():
 
 def test_growth_with_size_fabric_and_tiers():
     o = optics_requirements((1024, 8192, 65536), target_ettr=0.9, ckpt_cost="1min", restart="10min")
-    t = o.table.set_index(["fabric", "tiers", "n_gpus"])
+    t = o.rows.set_index(["fabric", "tiers", "n_gpus"])
     # 2 transceivers per optical link; rail optical from the NIC up (k links per NIC), fat tree copper to the leaf
     assert t.loc[("rail", 2, 1024), "per_gpu"] == 4 and t.loc[("rail", 3, 8192), "per_gpu"] == 6
     assert t.loc[("fat-tree", 2, 1024), "per_gpu"] == 2 and t.loc[("fat-tree", 3, 65536), "per_gpu"] == 4
     assert t.loc[("rail", 3, 1024), "fit"] / t.loc[("rail", 3, 8192), "fit"] == pytest.approx(8, rel=1e-12)
     assert t.loc[("rail", 2, 1024), "fit"] / t.loc[("rail", 3, 1024), "fit"] == pytest.approx(1.5, rel=1e-12)
-    big = optics_requirements((1_000_000,), tiers=(2,), fabrics=("rail",)).table.iloc[0]
+    big = optics_requirements((1_000_000,), tiers=(2,), fabrics=("rail",)).rows.iloc[0]
     assert not big["fits"]  # 2 tiers of radix 512 reach 2 x 256^2 = 131,072 NICs
-    shown = optics_requirements().display().to_html(index=False).lower()
+    shown = optics_requirements().table().to_html(index=False).lower()
     assert "nan" not in shown and "e+" not in shown
 
 
@@ -80,8 +80,8 @@ def test_figures(llama3):
     from relmodel.scale.designs import compare_designs
     ax = optics_plot(sizes=[1000, 10_000, 100_000])
     assert len(ax.get_lines()) == 4 + 2  # four fabrics, two field rates
-    cmp = compare_designs(["h100-rail", "nvl72-whole-rack"], llama3, "1min", "10min", n_gpus=2048, n_runs=50,
-                          n_boot=0)
+    cmp = compare_designs(["h100-rail", "nvl72-whole-rack"], llama3, ckpt_cost="1min", restart="10min", n_gpus=2048, n_runs=50,
+                          n_boot=0, seed=0)
     ax2 = designs_plot(cmp)
-    assert [t.get_text() for t in ax2.get_yticklabels()] == list(cmp.table["design"])
+    assert [t.get_text() for t in ax2.get_yticklabels()] == list(cmp.by_design["design"])
     plt.close("all")

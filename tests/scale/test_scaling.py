@@ -46,8 +46,8 @@ def test_mapping_of_table5_categories():
 
 def test_scaling_factors_follow_counts():
     src = Cluster.llama3()
-    out = scale_rates(llama3_frame(), src, 10 * 16_384)
-    t = out.table.set_index("component")
+    out = scale_rates(llama3_frame(), src, 10 * 16_384, seed=0)
+    t = out.by_cause.set_index("component")
     assert t.loc["Faulty GPU", "factor"] == pytest.approx(10.0)
     assert t.loc["NIC", "factor"] == pytest.approx(10.0)
     assert t.loc["Software Bug", "factor"] == 1.0
@@ -65,7 +65,7 @@ def test_intervals_bracket_and_scale():
     out = scale_rates(llama3_frame(), Cluster.llama3(), 100_000, seed=1)
     assert out.job_rate_lo < out.job_rate_per_h < out.job_rate_hi
     assert out.job_mtbf_lo < out.job_mtbf_h < out.job_mtbf_hi
-    t = out.table
+    t = out.by_cause
     assert np.all(t["rate_lo"] <= t["rate_per_h"]) and np.all(t["rate_per_h"] <= t["rate_hi"])
     lo, hi = garwood(148, DURATION_H)
     row = t[t.component == "Faulty GPU"].iloc[0]
@@ -114,9 +114,9 @@ def test_stepfun_log_scales_per_node():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         log = datasets.stepfun()
-    out = scale_rates(log, None, 32_000, n_boot=200)
+    out = scale_rates(log, None, 32_000, n_boot=200, seed=0)
     assert out.source.n_gpus == 3200 and out.target.n_nodes == 4000
-    t = out.table.set_index("component")
+    t = out.by_cause.set_index("component")
     assert t.loc["GPU", "scales_with"] == "gpu" and t.loc["NIC", "scales_with"] == "node"
     assert t.loc["Parameter Plane Cable", "scales_with"] == "link"
     assert t.loc["GPU", "factor"] == pytest.approx(10.0)
@@ -124,7 +124,7 @@ def test_stepfun_log_scales_per_node():
 
 def test_unknown_override_and_node_logs():
     with pytest.raises(ModelInputError, match="no cause or category"):
-        scale_rates(llama3_frame(), Cluster.llama3(), 1000, units={"Flux": "gpu"})
+        scale_rates(llama3_frame(), Cluster.llama3(), 1000, units={"Flux": "gpu"}, seed=0)
     # in a node log, software and unknown causes are node faults, not the job's
     assert scales_with("Kernel Panic", "Software") == "node"
     assert scales_with("Unknown Error", "Unknown") == "node"

@@ -31,24 +31,24 @@ def test_pool_is_smallest_meeting_target():
     assert erlang_b(e.n_spares, a) < 0.01 <= erlang_b(e.n_spares - 1, a)
     assert e.n_spares <= n  # the loss model is less demanding
     assert spare_pool(0.5, "40h", 0.01).n_spares > n
-    assert plan.table["p_no_spare"].is_monotonic_decreasing
+    assert plan.curve["p_no_spare"].is_monotonic_decreasing
 
 
 def test_no_spares_means_waiting_for_each_repair():
     # light load: with no spares, nearly every failure waits a whole repair
-    p, wait = simulate_stalls(0.001, 5.0, 0, n_failures=20_000, seed=1)
+    p, wait = simulate_stalls(0.001, 5.0, 0, n_runs=20_000, seed=1)
     assert p == 1.0 and wait == pytest.approx(5.0, rel=0.03)
 
 
 def test_simulated_stall_chance_between_loss_and_poisson_models():
     lam, s = 0.5, 10.0
     for c in (3, 6, 9):
-        p, _ = simulate_stalls(lam, s, c, n_failures=40_000, seed=2)
+        p, _ = simulate_stalls(lam, s, c, n_runs=40_000, seed=2)
         assert 0.8 * erlang_b(c, lam * s) < p < 1.1 * p_no_spare(c, lam * s)
 
 
 def test_ettr_falls_with_fewer_spares():
-    t = spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, n_failures=5000, seed=3)
+    t = spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, n_runs=5000, seed=3)
     assert t["spares"].iloc[0] == 0
     assert np.all(np.diff(t["ettr"]) >= -1e-12)
     base = best_ettr(1.5, "1min", "10min")
@@ -68,7 +68,7 @@ def test_repair_model_from_stepfun_downtimes():
     assert spare_pool(1.0, wb, 0.01).offered_load == pytest.approx(wb.mean_h)
     x = emp.sample(1000, rng=0)
     assert set(np.unique(x)) <= set(np.unique(d))
-    p, _ = simulate_stalls(1.0, emp, 200, n_failures=2000, seed=0)
+    p, _ = simulate_stalls(1.0, emp, 200, n_runs=2000, seed=0)
     assert 0 <= p <= 1
 
 
@@ -90,11 +90,11 @@ def test_bad_spare_inputs():
 def test_spares_for_a_scaled_cluster_with_interval():
     from relmodel.scale.scaling import scale_rates
     from relmodel.scale.spares import spares_for, swap_rate
-    sc = scale_rates(datasets.llama3_54day(), None, 100_000, n_boot=10)
+    sc = scale_rates(datasets.llama3_54day(), None, 100_000, n_boot=10, seed=0)
     lam = swap_rate(sc)
-    t = sc.table
+    t = sc.by_cause
     assert lam == pytest.approx(t.loc[t.scales_with.isin(["gpu", "node"]), "rate_per_h"].sum())
     assert lam < sc.job_rate_per_h
-    plan = spares_for(sc, "24h", 0.01, n_boot=500)
+    plan = spares_for(sc, "24h", 0.01, n_boot=500, seed=0)
     assert plan.n_spares == spare_pool(lam, "24h", 0.01).n_spares
     assert plan.n_spares_lo <= plan.n_spares <= plan.n_spares_hi

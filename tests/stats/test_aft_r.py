@@ -90,5 +90,5 @@ def test_entry_times_condition_on_survival_to_entry_as_lifelines(fleet):
     late = fleet.assign(entry=fleet["entry"].where(fleet["entry"] > 0, 0.0))
     r = relmodel.regress(late, ["age"], "weibull_aft", duration="stop", observed="event", entry="entry")
     ref = WeibullAFTFitter().fit(late[["stop", "event", "age", "entry"]], "stop", "event", entry_col="entry")
-    assert r.table["coef"].iloc[0] == pytest.approx(ref.params_[("lambda_", "age")], rel=1e-4)
+    assert r.coefficients["coef"].iloc[0] == pytest.approx(ref.params_[("lambda_", "age")], rel=1e-4)
     assert r.loglik >= ref.log_likelihood_ - 1e-9 and r.loglik == pytest.approx(ref.log_likelihood_, rel=1e-7)

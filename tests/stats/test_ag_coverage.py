@@ -46,7 +46,7 @@ def test_robust_intervals_cover_93_to_97_percent_of_500_fleets():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = andersen_gill(log, nodes, ["age_y", "rack"])
-        t = r.table
+        t = r.coefficients
         covered += (t["lower"].to_numpy() < np.exp(BETA)) & (np.exp(BETA) < t["upper"].to_numpy())
         se = np.sqrt(np.diag(r.fitter.var))
         naive += np.abs(t["coef"].to_numpy() - BETA) < 1.959963984540054 * se

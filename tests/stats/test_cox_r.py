@@ -32,7 +32,7 @@ def spells():
 
 
 def _check(r, coef, se, loglik, rtol=1e-7):
-    t = r.table.set_index("term")
+    t = r.coefficients.set_index("term")
     np.testing.assert_allclose(t["coef"].to_numpy(), coef, rtol=rtol)
     np.testing.assert_allclose(t["se"].to_numpy(), se, rtol=rtol)
     assert r.loglik == pytest.approx(loglik, rel=1e-10)
@@ -41,7 +41,7 @@ def _check(r, coef, se, loglik, rtol=1e-7):
 def test_efron_ties_and_the_first_level_as_reference(fleet):
     # coxph(Surv(stop, event) ~ age + rack, data = d)
     r = relmodel.regress(fleet, ["age", "rack"], duration="stop", observed="event")
-    assert r.references == {"rack": "r1"} and list(r.table["term"]) == TERMS
+    assert r.references == {"rack": "r1"} and list(r.coefficients["term"]) == TERMS
     _check(r, [0.290864900269719, -0.579143537870127, -0.988474672969034],
            [0.0550122768232523, 0.1585069462625943, 0.2341322774164416], -894.575980585506)
     assert r.fitter.loglik_null == pytest.approx(-917.340796726329, rel=1e-12)
@@ -49,7 +49,7 @@ def test_efron_ties_and_the_first_level_as_reference(fleet):
     # lifelines (Efron) agrees to its own tolerance
     x = fleet.assign(r2=(fleet["rack"] == "r2") * 1.0, r3=(fleet["rack"] == "r3") * 1.0)
     ref = CoxPHFitter().fit(x[["stop", "event", "age", "r2", "r3"]], "stop", "event")
-    np.testing.assert_allclose(r.table["coef"], ref.params_, rtol=1e-5)
+    np.testing.assert_allclose(r.coefficients["coef"], ref.params_, rtol=1e-5)
     assert r.concordance == pytest.approx(ref.concordance_index_, rel=1e-12)
 
 
@@ -85,7 +85,7 @@ def test_robust_without_a_cluster_makes_each_row_its_own(fleet):
            [0.0550340851718953, 0.1552846938233298, 0.2213489017962741], -894.575980585506)
     same = relmodel.regress(fleet.assign(row=np.arange(len(fleet))), ["age", "rack"], duration="stop",
                             observed="event", cluster="row")
-    np.testing.assert_allclose(same.table["se"], r.table["se"], rtol=1e-12)
+    np.testing.assert_allclose(same.coefficients["se"], r.coefficients["se"], rtol=1e-12)
 
 
 def test_counting_process_with_clusters_is_r_not_lifelines(spells):
@@ -102,7 +102,7 @@ def test_counting_process_with_clusters_is_r_not_lifelines(spells):
     x = spells.assign(b=(spells["rack"] == "b") * 1.0, c=(spells["rack"] == "c") * 1.0)
     ref = CoxTimeVaryingFitter().fit(x[["node", "start", "stop", "event", "age_y", "b", "c"]], id_col="node",
                                      event_col="event", start_col="start", stop_col="stop")
-    np.testing.assert_allclose(r.table["coef"], ref.params_, rtol=1e-5)
+    np.testing.assert_allclose(r.coefficients["coef"], ref.params_, rtol=1e-5)
 
 
 def test_score_residuals_sum_to_the_score_and_the_engine_takes_plain_arrays(fleet):

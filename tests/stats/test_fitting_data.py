@@ -32,7 +32,7 @@ def test_stepfun_fits_agree_with_lifelines(stepfun_log, what):
     d = getattr(stepfun_log, what)()
     assert d.n_observed > 300
     cmp = relmodel.compare_fits(d, n_boot=10, seed=0)
-    assert cmp.table.p_value.between(0, 1).all()
+    assert cmp.by_family.p_value.between(0, 1).all()
     w, ref = cmp.fits["weibull"], lifelines_fit(WeibullFitter, d)
     assert w.params["shape"] == pytest.approx(ref.rho_, rel=1e-5)
     assert w.params["scale"] == pytest.approx(ref.lambda_, rel=1e-5)
@@ -49,7 +49,7 @@ def test_stepfun_downtimes_fit(stepfun_log):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", relmodel.FitWarning)
         cmp = relmodel.compare_fits(d, n_boot=0)
-    assert np.isfinite(cmp.table.aic).all() and cmp.best.n == len(d)
+    assert np.isfinite(cmp.by_family.aic).all() and cmp.best.n == len(d)
 
 
 @pytest.mark.parametrize("what", ["interarrivals", "uptimes", "downtimes"])
@@ -65,4 +65,4 @@ def test_lanl_fits_agree_with_lifelines(lanl_log, what):
     assert ll.params["shape"] == pytest.approx(ref.beta_, rel=1e-5)
     assert ll.params["scale"] == pytest.approx(ref.alpha_, rel=1e-5)
     assert ll.loglik == pytest.approx(ref.log_likelihood_, rel=1e-6)
-    assert cmp.table.family.iloc[-1] == "exponential"  # failures are far from memoryless
+    assert cmp.by_family.family.iloc[-1] == "exponential"  # failures are far from memoryless

@@ -151,4 +151,4 @@ def test_compare_leaves_out_families_that_cannot_be_fitted():
     x, entry = DEGENERATE
     with pytest.warns(FitWarning, match="left out of the comparison"):
         cmp = relmodel.compare_fits(x, entry=entry, n_boot=0)
-    assert list(cmp.table.family) == ["exponential"]
+    assert list(cmp.by_family.family) == ["exponential"]

@@ -102,7 +102,7 @@ def test_cumulative_incidences_add_up_to_one_minus_km_with_ties():
     x = np.unique(h)
     total = sum(ci[c](x) for c in ci.causes)
     np.testing.assert_allclose(total, 1 - km(x), atol=1e-12)
-    s = ci.summary
+    s = ci.by_cause
     assert s["events"].sum() == pd.notna(cause).sum()
     assert s["share"].sum() == pytest.approx(1)
     assert set(ci.to_frame()["cause"]) == set(ci.causes)
@@ -193,7 +193,7 @@ def test_cumulative_incidence_of_a_log_uses_its_uptimes(stepfun_log):
     up = stepfun_log.uptimes()
     first = res[res.causes[0]]
     assert first.n == len(up)
-    assert res.summary["events"].sum() == up.n_observed
+    assert res.by_cause["events"].sum() == up.n_observed
     # censoring is shared by every cause: all-cause incidence is 1 - KM of the uptimes
     km = relmodel.kaplan_meier(up)
     x = np.unique(up.hours)

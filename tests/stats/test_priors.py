@@ -161,7 +161,7 @@ def test_bad_counts_and_exposures_are_named_errors():
 def test_shrinkage_across_causes_matches_the_conjugate_form():
     llama = relmodel.datasets.llama3_54day()
     res = shrink_components(llama, per="node")
-    t = res.table
+    t = res.by_cause
     e = 2048 * 54 * 24.0
     prior = fleet_prior(list(zip(t["count"], [e] * len(t))))
     np.testing.assert_allclose(t["post_mean"], (prior.shape + t["count"]) / (prior.rate_h + e), rtol=1e-3)
@@ -180,9 +180,9 @@ def test_shrinkage_toward_a_reference_fleet():
     t = relmodel.count_table(pd.DataFrame({"component": causes, "count": k}), n_gpus=8, gpus_per_node=8,
                              duration=f"{e}h")
     res = shrink_components(t, reference=ref)
-    m = np.array([ref[c] for c in res.table["component"]])
+    m = np.array([ref[c] for c in res.by_cause["component"]])
     # posterior mean = (nu m + k) / (nu + E): solve for nu from every cause, all the same
-    nus = (res.table["count"] - res.table["post_mean"] * e) / (res.table["post_mean"] - m)
+    nus = (res.by_cause["count"] - res.by_cause["post_mean"] * e) / (res.by_cause["post_mean"] - m)
     assert np.ptp(nus) / nus.mean() < 1e-6
     with pytest.raises(PriorError, match="no rate for"):
         shrink_components(t, reference={"c0": 1e-5})
@@ -197,7 +197,7 @@ def test_shrinkage_lowers_the_error_on_simulated_causes():
         t = relmodel.count_table(pd.DataFrame({"component": [f"c{i}" for i in range(25)],
                                                "count": rng.poisson(lam * e)}),
                                  n_gpus=8, gpus_per_node=8, duration=f"{e}h")
-        res = shrink_components(t).table.set_index("component").loc[[f"c{i}" for i in range(25)]]
+        res = shrink_components(t).by_cause.set_index("component").loc[[f"c{i}" for i in range(25)]]
         err_raw += np.sum((res["rate_per_h"].to_numpy() - lam) ** 2)
         err_shrunk += np.sum((res["post_mean"].to_numpy() - lam) ** 2)
     assert err_shrunk < 0.9 * err_raw

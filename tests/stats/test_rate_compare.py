@@ -100,7 +100,7 @@ def test_by_component_matches_cause_by_cause_tests(llama3, stepfun_log):
     ref = stats.binomtest(148, 148, ea / (ea + eb)).pvalue
     assert t.loc["Faulty GPU", "p_value"] == pytest.approx(ref)
     np.testing.assert_allclose(t["p_adjusted"], _holm(t["p_value"].to_numpy()))
-    names = set(llama3.table["component"]) | set(stepfun_log.interruptions()["Class"])
+    names = set(llama3.counts["component"]) | set(stepfun_log.interruptions()["Class"])
     assert len(t) == len(names) < 18 + stepfun_log.interruptions()["Class"].nunique()  # shared names are matched
     assert t.loc["NIC", "count_a"] == 7 and t.loc["NIC", "count_b"] > 0
     assert "Faulty GPU" in set(res.significant().component)

@@ -33,10 +33,10 @@ def test_cox_reproduces_the_published_rossi_fit(rossi):
     r = relmodel.regress(rossi, COVS, duration="week", observed="arrest")
     published = {"fin": -0.3794, "age": -0.0574, "race": 0.3139, "wexp": -0.1498, "mar": -0.4337,
                  "paro": -0.0849, "prio": 0.0915}
-    coef = r.table.set_index("term")["coef"]
+    coef = r.coefficients.set_index("term")["coef"]
     for k, v in published.items():
         assert coef[k] == pytest.approx(v, abs=6e-5)
-    assert r.table.set_index("term").loc["fin", "se"] == pytest.approx(0.1914, abs=6e-5)
+    assert r.coefficients.set_index("term").loc["fin", "se"] == pytest.approx(0.1914, abs=6e-5)
     # R 4.2, survival 3.5: coxph(Surv(week, arrest) ~ fin + age + race + wexp + mar + paro + prio, data = rossi)
     # print(coef(f)); print(sqrt(diag(f$var))); print(f$loglik)     (options(digits = 15))
     r_coef = [-0.3794221664858867, -0.0574377426840623, 0.3138997878424986, -0.1497956976665371,
@@ -44,11 +44,11 @@ def test_cox_reproduces_the_published_rossi_fit(rossi):
     r_se = [0.1913794807135435, 0.0219994706006800, 0.3079927765574182, 0.2122242962486229, 0.3818680576687913,
             0.1957566719066243, 0.0286485499599737]
     np.testing.assert_allclose(coef[COVS], r_coef, rtol=1e-7)   # R stops at a relative loglik change of 1e-9
-    np.testing.assert_allclose(r.table.set_index("term")["se"][COVS], r_se, rtol=1e-8)
+    np.testing.assert_allclose(r.coefficients.set_index("term")["se"][COVS], r_se, rtol=1e-8)
     assert r.loglik == pytest.approx(-658.747659446087, rel=1e-12)
     ref = CoxPHFitter().fit(rossi[COVS + ["week", "arrest"]], "week", "arrest")   # lifelines stops sooner
     np.testing.assert_allclose(coef[COVS], ref.params_[COVS], rtol=1e-6)
-    np.testing.assert_allclose(r.table.set_index("term")["upper"][COVS],
+    np.testing.assert_allclose(r.coefficients.set_index("term")["upper"][COVS],
                                ref.confidence_intervals_.iloc[:, 1].pipe(np.exp)[COVS], rtol=1e-6)
     assert r.ratio_name == "hazard ratio" and r.n == 432 and r.n_events == 114
     assert r.concordance == pytest.approx(ref.concordance_index_, rel=1e-6)
@@ -61,7 +61,7 @@ def test_ph_check_is_r_cox_zph_and_gives_a_verdict(rossi):
                0.0183832991689653, 0.5205842503030125]
     r_p = [0.8026960327310469, 0.0145184627739779, 0.1503924881358293, 0.0398421117132655, 0.3146582281404045,
            0.8921493439606221, 0.4705925638172174]
-    t = r.ph_check.table.set_index("term")
+    t = r.ph_check.by_term.set_index("term")
     np.testing.assert_allclose(t["statistic"][COVS], r_chisq, rtol=1e-6)
     np.testing.assert_allclose(t["p"][COVS], r_p, rtol=1e-6)
     assert r.ph_check.global_statistic == pytest.approx(17.6944152544549667, rel=1e-6)
@@ -104,7 +104,7 @@ SCALE = {"weibull_aft": ("rho", -1), "lognormal_aft": ("sigma", 1), "loglogistic
 def test_aft_models_match_survreg_and_reach_lifelines_optimum(rossi, model):
     r = relmodel.regress(rossi, COVS, model, duration="week", observed="arrest")
     coef, se, loglik, scale, _ = SURVREG[model]
-    t = r.table.set_index("term")
+    t = r.coefficients.set_index("term")
     np.testing.assert_allclose(t["coef"][COVS], coef, rtol=1e-6)
     np.testing.assert_allclose(t["se"][COVS], se, rtol=1e-6)
     assert r.loglik == pytest.approx(loglik, rel=1e-10)
@@ -125,10 +125,10 @@ def test_aft_cluster_robust_errors_are_survreg_sandwich(rossi, model):
         warnings.simplefilter("ignore", CovariateWarning)
         r = relmodel.regress(small, covs, model, duration="week", observed="arrest", cluster="unit")
         same = relmodel.regress(small, covs, model, duration="week", observed="arrest", robust=True)
-    np.testing.assert_allclose(r.table.set_index("term")["se"][covs], SURVREG[model][4], rtol=1e-6)
-    np.testing.assert_allclose(same.table["se"], r.table["se"], rtol=1e-12)
+    np.testing.assert_allclose(r.coefficients.set_index("term")["se"][covs], SURVREG[model][4], rtol=1e-6)
+    np.testing.assert_allclose(same.coefficients["se"], r.coefficients["se"], rtol=1e-12)
     ref = LIFELINES[model]().fit(small[covs + ["week", "arrest"]], "week", "arrest", robust=True)
-    np.testing.assert_allclose(r.table.set_index("term")["se"][covs], ref.standard_errors_[LOC[model]][covs],
+    np.testing.assert_allclose(r.coefficients.set_index("term")["se"][covs], ref.standard_errors_[LOC[model]][covs],
                                rtol=1e-3)
     assert r.robust
 
@@ -140,7 +140,7 @@ def test_cox_cluster_errors_are_r_cluster_errors(rossi):
     # sqrt(diag(coxph(Surv(week, arrest) ~ fin + age + race + wexp + mar + paro + prio, rossi, cluster = unit)$var))
     r_robust = [0.1950550283488020, 0.0267312853811398, 0.2800022137419342, 0.2178886539842953, 0.3783205093153084,
                 0.2085786307428532, 0.0293414470607356]
-    np.testing.assert_allclose(r.table.set_index("term")["se"][COVS], r_robust, rtol=1e-7)
+    np.testing.assert_allclose(r.coefficients.set_index("term")["se"][COVS], r_robust, rtol=1e-7)
     # lifelines' sandwich with Efron ties is not R's (about 2% off here)
     ref = CoxPHFitter().fit(df[COVS + ["week", "arrest", "unit"]], "week", "arrest", cluster_col="unit")
     assert np.max(np.abs(ref.standard_errors_[COVS].to_numpy() / r_robust - 1)) > 1e-3
@@ -160,7 +160,7 @@ def test_categoricals_get_a_named_reference_level():
     df = _fleet()
     r = relmodel.regress(df, ["sku", "temp_c"])
     assert r.references == {"sku": "A100"}  # the first level (sorted) by default, as R
-    t = r.table.set_index("term")
+    t = r.coefficients.set_index("term")
     assert list(t.index) == ["sku=H100", "sku=H200", "temp_c"]
     x = pd.get_dummies(df["sku"], dtype=float).drop(columns="A100").add_prefix("sku=")
     ref = CoxPHFitter().fit(pd.concat([df[["duration_h", "observed", "temp_c"]], x], axis=1), "duration_h",
@@ -170,7 +170,7 @@ def test_categoricals_get_a_named_reference_level():
     assert t.loc["sku=H100", "lower"] < 2 < t.loc["sku=H100", "upper"]
     assert t.loc["sku=H200", "lower"] < 0.5 < t.loc["sku=H200", "upper"]
     r2 = relmodel.regress(df, ["sku"], reference={"sku": "H200"})
-    assert r2.table.set_index("term").loc["sku=A100", "ratio"] > 1
+    assert r2.coefficients.set_index("term").loc["sku=A100", "ratio"] > 1
     frame = r.to_frame()
     assert list(frame.columns[:3]) == ["covariate", "level (vs reference)", "hazard ratio"]
     with pytest.warns(RelmodelDeprecationWarning):
@@ -185,7 +185,7 @@ def test_strata_and_entry_pass_through_to_lifelines():
     r = relmodel.regress(df, ["temp_c"], strata="site", entry="entry_h")
     ref = CoxPHFitter().fit(df[["duration_h", "observed", "temp_c", "site", "entry_h"]], "duration_h", "observed",
                             strata="site", entry_col="entry_h")
-    assert r.table["coef"].iloc[0] == pytest.approx(ref.params_["temp_c"], rel=1e-8)
+    assert r.coefficients["coef"].iloc[0] == pytest.approx(ref.params_["temp_c"], rel=1e-8)
 
 
 def test_bad_covariates_get_named_errors_that_say_what_to_do():
@@ -197,7 +197,7 @@ def test_bad_covariates_get_named_errors_that_say_what_to_do():
         relmodel.regress(no_h200, ["sku"], observed="obs2", on_separation="raise")
     with pytest.warns(SeparationWarning, match="level 'H200' of covariate 'sku'.*-infinity"):
         r = relmodel.regress(no_h200, ["sku"], observed="obs2")
-    assert r.table.set_index("term").loc["sku=H200", "coef"] < -10
+    assert r.coefficients.set_index("term").loc["sku=H200", "coef"] < -10
     sep = pd.DataFrame({"duration_h": np.arange(1.0, 21.0), "observed": True, "x": -np.arange(1.0, 21.0)})
     with pytest.raises(SeparationError, match="separates"):
         relmodel.regress(sep, ["x"], on_separation="raise")
@@ -249,7 +249,7 @@ def test_andersen_gill_matches_lifelines_counting_process_fit():
     m = cp.merge(nodes, on="node").assign(b=lambda d: (d["sku"] == "B").astype(float))
     ref = CoxTimeVaryingFitter().fit(m[["node", "start_h", "stop_h", "observed", "b"]], id_col="node",
                                      event_col="observed", start_col="start_h", stop_col="stop_h")
-    row = r.table.iloc[0]
+    row = r.coefficients.iloc[0]
     assert row["coef"] == pytest.approx(ref.params_["b"], rel=1e-6)
     assert row["lower"] < 2.0 < row["upper"]  # simulated: B nodes fail twice as often
     assert r.robust and row["se"] != pytest.approx(ref.standard_errors_["b"], rel=1e-3)

@@ -88,14 +88,14 @@ def lives():
 
 
 def _check(r, coef, se, loglik):
-    np.testing.assert_allclose(r.table["coef"], coef, rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(r.table["se"], se, rtol=1e-6)
+    np.testing.assert_allclose(r.coefficients["coef"], coef, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(r.coefficients["se"], se, rtol=1e-6)
     assert r.loglik == pytest.approx(loglik, rel=1e-8) and r.loglik >= loglik - 1e-9
 
 
 def test_cage_and_batch(lives):
     r = relmodel.regress(lives, ["cage", "batch"], **KW)
-    assert list(r.table["term"]) == ["cage=1", "cage=2", "batch=old"] and r.references == {"cage": 0, "batch": "new"}
+    assert list(r.coefficients["term"]) == ["cage=1", "cage=2", "batch=old"] and r.references == {"cage": 0, "batch": "new"}
     _check(r, CB_COEF, CB_SE, CB_LL[1])
     assert r.fitter.loglik_null == pytest.approx(CB_LL[0], rel=1e-12)
 
@@ -107,7 +107,7 @@ def test_cage_with_a_baseline_per_batch(lives):
 
 def test_old_batch_positions_43_coefficients(lives):
     r = relmodel.regress(lives[lives["batch"] == "old"], POSITIONS, **KW)
-    assert len(r.table) == 43
+    assert len(r.coefficients) == 43
     _check(r, OLD_COEF, OLD_SE, OLD_LL[1])
 
 
@@ -119,6 +119,6 @@ def test_new_batch_fits_with_a_warning_for_each_infinite_level_as_r(lives):
     # R: "Loglik converged before variable 6,9,15": coefficients 6, 9 and 15 are col levels 6, 9, 15
     assert [s.split(" separates")[0] for s in sep] == [f"level {k} of covariate 'col'" for k in (6, 9, 15)]
     finite = np.abs(np.array(NEW_COEF)) < 10
-    np.testing.assert_allclose(r.table["coef"][finite], np.array(NEW_COEF)[finite], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(r.coefficients["coef"][finite], np.array(NEW_COEF)[finite], rtol=1e-5, atol=1e-7)
     assert r.loglik == pytest.approx(NEW_LL[1], rel=1e-8)
-    assert (r.table["coef"][~finite] < -15).all()
+    assert (r.coefficients["coef"][~finite] < -15).all()

@@ -57,9 +57,9 @@ def _fit(case):
 def test_ph_check_is_cox_zph(case):
     ph = _fit(case).ph_check
     chisq, p = CASES[case]
-    assert list(ph.table["df"]) == [1, 2] and ph.global_df == 3
-    np.testing.assert_allclose(list(ph.table["statistic"]) + [ph.global_statistic], chisq, rtol=1e-6)
-    np.testing.assert_allclose(list(ph.table["p"]) + [ph.global_p], p, rtol=1e-6)
+    assert list(ph.by_term["df"]) == [1, 2] and ph.global_df == 3
+    np.testing.assert_allclose(list(ph.by_term["statistic"]) + [ph.global_statistic], chisq, rtol=1e-6)
+    np.testing.assert_allclose(list(ph.by_term["p"]) + [ph.global_p], p, rtol=1e-6)
     assert ph.ok and "no evidence" in ph.verdict
 
 

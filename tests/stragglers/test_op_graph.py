@@ -99,6 +99,6 @@ def test_pipeline_bubble_matches_the_published_formula(pp, m, v):
     (Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
     SC 2021, section 2.2: the bubble of 1F1B and of the interleaved schedule with v chunks per stage)."""
     base = {k: 0.0 for k in BASE_S} | {F: 0.1, B: 0.2}
-    trace = synthetic_ops(dp=1, pp=pp, n_micro=m, n_steps=1, vpp=v, noise=0.0, base=base)
+    trace = synthetic_ops(dp=1, pp=pp, n_micro=m, n_steps=1, vpp=v, noise=0.0, base=base, seed=0)
     step = simulate_steps(trace.graph, lambda i: trace.x[i])
     assert float(step[0]) == pytest.approx(m * 0.3 + (pp - 1) * 0.3 / v)

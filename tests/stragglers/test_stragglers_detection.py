@@ -21,7 +21,7 @@ def test_precision_and_recall_over_seeds():
         truth = dict(zip(syn.slow["node"], syn.slow["onset_step"]))
         got = set(found.nodes)
         tp, fp, fn = tp + len(got & set(truth)), fp + len(got - set(truth)), fn + len(set(truth) - got)
-        onset_errors += [abs(r.onset_step - truth[r.node]) for r in found.table.itertuples() if r.node in truth]
+        onset_errors += [abs(r.onset_step - truth[r.node]) for r in found.flagged.itertuples() if r.node in truth]
     assert tp / (tp + fn) >= 0.95  # recall
     assert tp / (tp + fp) >= 0.95  # precision
     assert np.median(onset_errors) <= 5 and max(onset_errors) <= 60  # window is 30 steps
@@ -31,7 +31,7 @@ def test_false_alarms_at_or_below_the_set_rate():
     """With no slow node, the chance of any flag in a log is at most alpha (Holm over 32 nodes)."""
     n, alpha = 120, 0.1
     hits = sum(bool(len(relmodel.find_slow_nodes(relmodel.synthetic_steps(**SMALL, n_slow=0, seed=s).log,
-                                                 alpha=alpha, min_slowdown=0.0).table)) for s in range(n))
+                                                 alpha=alpha, min_slowdown=0.0).flagged)) for s in range(n))
     # binomial upper allowance at 3 standard deviations; the test is conservative (about alpha / 2 here)
     assert hits / n <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / n)
 
@@ -42,7 +42,7 @@ def test_transient_bursts_are_not_fail_slow():
     for seed in range(10):
         syn = relmodel.synthetic_steps(**SMALL, n_slow=0, burst_prob=0.01, burst_len=5, burst_factor=1.3,
                                        spike_prob=0.01, seed=seed)
-        flagged += len(relmodel.find_slow_nodes(syn.log, alpha=0.05).table)
+        flagged += len(relmodel.find_slow_nodes(syn.log, alpha=0.05).flagged)
     assert flagged == 0
 
 
@@ -52,7 +52,7 @@ def test_rank_level_and_hand_made_log():
     log = StepLog(grid / 3600, np.arange(200), np.arange(6))
     found = relmodel.find_slow_nodes(log, window=10, alpha=0.05)
     assert found.level == "rank" and found.nodes == [4]
-    row = found.table.iloc[0]
+    row = found.flagged.iloc[0]
     assert row["onset_step"] == 120 and row["slowdown"] == pytest.approx(0.5)
     with pytest.raises(ModelInputError):
         relmodel.find_slow_nodes(StepLog(grid[:, :2] / 3600, np.arange(200), [0, 1]))
@@ -86,6 +86,6 @@ def test_bundled_example_flags_exactly_the_planted_nodes():
     log = relmodel.data.example_steps()
     found = relmodel.find_slow_nodes(log)
     assert sorted(found.nodes) == [7, 9]  # data/README.md: node 7 from step 300, node 9 from step 800
-    onsets = dict(zip(found.table["node"], found.table["onset_step"]))
+    onsets = dict(zip(found.flagged["node"], found.flagged["onset_step"]))
     assert abs(onsets[7] - 300) <= 20 and abs(onsets[9] - 800) <= 20
-    assert len(found.report()) == 2 and not found.report().isna().any().any()
+    assert len(found.table()) == 2 and not found.table().isna().any().any()

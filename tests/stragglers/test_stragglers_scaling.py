@@ -67,18 +67,18 @@ def test_max_with_slow_ranks_against_monte_carlo():
 def test_scaling_table_from_8_to_a_million_gpus():
     d = stats.lognorm(0.03, scale=2.0 / 3600)
     curve = straggler_scaling(d, [8, 1024, 1_048_576])
-    t = curve.table
+    t = curve.by_size
     assert list(t["n_gpus"]) == [8, 1024, 1_048_576]
     assert np.all(np.diff(t["loss_noise"]) > 0)
     assert t["loss_noise"].iloc[0] == pytest.approx(1 - d.median() / expected_max(d, 8))
     assert np.allclose(t["loss_total"], t["loss_noise"])  # no fail-slow rate given
-    assert not curve.report().isna().any().any()
+    assert not curve.table().isna().any().any()
 
 
 def test_fail_slow_rate_averages_over_the_poisson_count_of_slow_nodes():
     d = stats.lognorm(0.03)
     rate, dur, n, g = 2e-4, 3.0, 4096, 8
-    t = straggler_scaling(d, [n], fail_slow_rate=rate, factor=1.4, duration=f"{dur}h", gpus_per_node=g).table
+    t = straggler_scaling(d, [n], fail_slow_rate=rate, slowdown=0.4, duration=f"{dur}h", gpus_per_node=g).by_size
     mean = rate * n / g * dur
     assert t["mean_slow_nodes"].iloc[0] == pytest.approx(mean)
     ks = np.arange(12)
@@ -91,21 +91,21 @@ def test_fail_slow_rate_averages_over_the_poisson_count_of_slow_nodes():
 def test_eviction_costs_and_break_even_by_hand():
     s, dly, r, tau, m = 0.25, 0.5, 1 / 6, 2.0, 20.0
     plan = eviction_policy(slowdown=s, detection="30min", restart="10min", interval="2h", mtbf="20h")
-    lost = plan.table.set_index("policy")["lost_h"]
+    lost = plan.by_policy.set_index("policy")["lost_h"]
     stay = m  # no end of run given: the node stays until the next fail-stop restart, on average M
     assert lost["never evict"] == pytest.approx(0.2 * (dly + stay))
     assert lost["evict at once"] == pytest.approx(0.2 * dly + r + tau / 2)
     assert lost["evict at next checkpoint"] == pytest.approx(0.2 * dly + s * tau / 2 + r)
     assert plan.best == "evict at next checkpoint"
     be = plan.breakeven_slowdown
-    at = eviction_policy(slowdown=be, detection=dly, restart=r, interval=tau, mtbf=m).table.set_index("policy")
+    at = eviction_policy(slowdown=be, detection=dly, restart=r, interval=tau, mtbf=m).by_policy.set_index("policy")
     assert at.loc["never evict", "lost_h"] == pytest.approx(at.loc["evict at next checkpoint", "lost_h"], rel=1e-6)
 
 
 def test_never_evict_when_the_run_is_about_to_end():
     plan = eviction_policy(slowdown=0.1, detection="10min", restart="20min", interval="1h", remaining="15min")
     assert plan.best == "never evict" and np.isnan(plan.breakeven_slowdown)
-    assert "never pays" in plan.breakeven_text()
+    assert "never pays" in plan.text()
 
 
 def test_combined_goodput_is_ettr_times_the_share_left():
@@ -117,7 +117,7 @@ def test_combined_goodput_is_ettr_times_the_share_left():
         0.9 * relmodel.ettr(interval=1.0, mtbf=10.0, ckpt_cost=0.05, restart=0.2))
     plan = eviction_policy(slowdown=0.2, detection="30min", restart="10min", interval="1h", mtbf="20h",
                            rate=1e-5, n_nodes=2048, ckpt_cost="1min")
-    t = plan.table
+    t = plan.by_policy
     e = relmodel.ettr(interval=1.0, mtbf=20.0, ckpt_cost=1 / 60, restart=1 / 6)
     lam = 1e-5 * 2048
     present = np.array([0.5 + 20.0, 0.5, 0.5 + 1.2 * 0.5])  # slow node in the job: never, at once, next checkpoint

@@ -19,12 +19,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .registry import get_family
 from .fitting import fit_sample, prepare
 from .profile import profile_table
-from ...tables import html_table
+from ...tables import Result, html_table
 from relmodel.escape import html_text
 
 __all__ = ["curve_band", "Band", "b_life", "profile_intervals"]
@@ -33,7 +34,7 @@ _CURVES = ("survival", "cumulative hazard", "hazard")
 
 
 @dataclass(frozen=True, eq=False)
-class Band:
+class Band(Result):
     """A fitted curve at ``hours`` with a pointwise band at level ``conf``."""
 
     quantity: str
@@ -48,6 +49,9 @@ class Band:
         pct = f"{100 * self.conf:g}%"
         return pd.DataFrame({"hours": self.hours, self.quantity: self.estimate, f"{pct} lower": self.lower,
                              f"{pct} upper": self.upper})
+
+    def text(self):
+        return f"{self.family} {self.quantity} with {100 * self.conf:g}% band."
 
     def _repr_html_(self):
         return (f"<p>{html_text(self.family)} {html_text(self.quantity)} with {100 * self.conf:g}% band</p>"
@@ -143,7 +147,8 @@ def b_life(result, q=0.10, *, conf=None):
     return float(np.exp(est)), float(np.exp(est - z * se)), float(np.exp(est + z * se))
 
 
-def profile_intervals(data, family, *, observed=None, entry=None, conf=0.95):
+@renamed_keywords(data="source")
+def profile_intervals(source, family, *, observed=None, entry=None, conf=0.95):
     """Likelihood-ratio (profile) intervals for each parameter of a fit.
 
     Same inputs as :func:`relmodel.fit` (durations in hours).  Returns a DataFrame ``param,
@@ -159,5 +164,5 @@ def profile_intervals(data, family, *, observed=None, entry=None, conf=0.95):
     shape     1.404  0.589  2.638       0.681       2.894
     scale    33.453 15.927 82.290      17.838      62.738
     """
-    sample = prepare(data, observed, entry)
+    sample = prepare(source, observed, entry)
     return profile_table(sample, fit_sample(sample, family, conf=conf))

@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import special, stats
 
 from ...data.durations import Durations
+from ...deprecation import renamed_keywords
 from ...errors import FitError
 from . import mle
 from .interval import interval_rows
@@ -53,22 +54,23 @@ __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare", "fit_sam
 MIN_FAILURES = 3
 
 
-def prepare(data, observed=None, entry=None):
+@renamed_keywords(data="source")
+def prepare(source, observed=None, entry=None):
     """Check and convert input to a :class:`relmodel.stats.lifetimes.mle.Sample` (hours).
 
-    ``data`` is a :class:`~relmodel.data.durations.Durations`, a Series, or an
+    ``source`` is a :class:`~relmodel.data.durations.Durations`, a Series, or an
     array/list of durations (numbers are hours; strings such as ``"3h"`` and
     timedeltas are converted).  Raises :class:`FitError` on bad input; warns
     (:class:`FitWarning`) when zero durations are moved off zero.
     """
-    if isinstance(data, Durations):
-        t = data.hours
-        observed = data.observed if observed is None else observed
-        entry = data.entry if entry is None else entry
-    elif isinstance(data, np.ndarray) and data.dtype == np.float64:
-        t = data.ravel()  # hours already: read, never written
+    if isinstance(source, Durations):
+        t = source.hours
+        observed = source.observed if observed is None else observed
+        entry = source.entry if entry is None else entry
+    elif isinstance(source, np.ndarray) and source.dtype == np.float64:
+        t = source.ravel()  # hours already: read, never written
     else:
-        t = np.atleast_1d(hours(data.to_numpy() if isinstance(data, pd.Series) else data)).astype(float, copy=False).ravel()
+        t = np.atleast_1d(hours(source.to_numpy() if isinstance(source, pd.Series) else source)).astype(float, copy=False).ravel()
     if t.size == 0:
         raise FitError("no durations to fit; pass at least one duration in hours")
     obs = np.ones(t.size, bool) if observed is None else np.asarray(observed).ravel()
@@ -124,7 +126,8 @@ def _lift_zeros(t, shortest):
     return np.where(zero, floor, t), float(floor)
 
 
-def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
+@renamed_keywords(data="source")
+def fit(source, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
     """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
 
     This is :func:`relmodel.fit`.  Every kind of observation goes into one
@@ -134,7 +137,7 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
 
     Parameters
     ----------
-    data : Durations, array of hours, list or Series, or None
+    source : Durations, array of hours, list or Series, or None
         Durations (hours, or strings/timedeltas).  A ``Durations`` carries its
         own ``observed`` mask and ``entry`` times.  May be None when
         ``interval`` holds all the data.
@@ -177,10 +180,10 @@ def fit(data, family, *, observed=None, entry=None, interval=None, conf=0.95, ci
     """
     _check_options(conf, ci, interval, entry)
     if interval is None:
-        sample = prepare(data, observed, entry)
+        sample = prepare(source, observed, entry)
         res = fit_sample(sample, family, conf=conf)
     else:
-        sample, lower, upper = _split(data, observed, interval)
+        sample, lower, upper = _split(source, observed, interval)
         res = _fit_intervals(sample, lower, upper, family, conf)
     if ci == "profile" and res.requested is None:
         prof = profile_table(sample, res)

@@ -28,8 +28,8 @@ from ...errors import FitError
 from .registry import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
-from ...tables import html_table
-from relmodel.escape import html_text
+from ...deprecation import renamed_field, renamed_keywords
+from ...tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
 from relmodel.progress import steps
 
@@ -40,41 +40,52 @@ _COLUMNS = ["family", "loglik", "aic", "bic", "delta_aic", "akaike_weight", "ks"
 
 
 @dataclass(frozen=True, eq=False)
-class Comparison:
+class Comparison(Result):
     """Families ranked by AIC.
 
-    ``table`` columns: family, loglik, aic, bic, delta_aic, akaike_weight, ks
+    ``by_family`` columns: family, loglik, aic, bic, delta_aic, akaike_weight, ks
     (Kaplan-Meier vs fitted CDF), p_value (parametric bootstrap; NaN when
     ``n_boot`` is 0).  ``best`` is the lowest-AIC :class:`FitResult`;
     ``fits`` maps family name to its fit.
     """
 
-    table: pd.DataFrame
+    by_family: pd.DataFrame
     fits: dict
     best: FitResult
     n_boot: int
 
     def to_frame(self):
         """The comparison table (a copy)."""
-        return self.table.copy()
+        return self.by_family.copy()
 
-    def _repr_html_(self):
-        head = (f"<b>Model comparison</b>: n = {self.best.n}, failures = {self.best.n_observed}; "
-                f"best by AIC: <b>{html_text(self.best.family)}</b>; "
-                f"p-values from {self.n_boot} bootstrap resamples")
-        return head + html_table(self.table, index=False, float_format=lambda x: f"{x:.6g}")
+    def text(self):
+        boot = (f"; p-values from {self.n_boot:,} bootstrap resamples" if self.n_boot
+                else "; no bootstrap p-values (n_boot=0)")
+        return (f"Model comparison: n = {self.best.n:,}, failures = {self.best.n_observed:,}; best by AIC: "
+                f"{self.best.family}{boot}.")
+
+    def _people(self):
+        t = self.by_family
+        return people_table(pd.DataFrame({
+            "family": t["family"], "log-likelihood": t["loglik"], "AIC": t["aic"], "BIC": t["bic"],
+            "AIC above the best": t["delta_aic"], "Akaike weight": t["akaike_weight"],
+            "KS distance to Kaplan-Meier": t["ks"], "bootstrap p-value": t["p_value"]}),
+            missing="not computed")
+
+    table = renamed_field("by_family", method="_people")
 
     def __repr__(self):
-        return f"Comparison(best={self.best.family})\n{self.table.to_string(index=False)}"
+        return f"Comparison(best={self.best.family})\n{self.by_family.to_string(index=False)}"
 
 
-def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, n_boot=200, seed=None,
+@renamed_keywords(data="source")
+def compare_fits(source, families=DEFAULT_FAMILIES, *, observed=None, entry=None, n_boot=200, seed=None,
                  boot_size=10_000):
     """Fit several families and rank them by AIC, with a bootstrap GOF p-value.
 
     Parameters
     ----------
-    data, observed, entry
+    source, observed, entry
         As for :func:`relmodel.fit` (durations in hours).
     families : sequence of str
         Family names (default: exponential, Weibull, log-normal, gamma,
@@ -97,7 +108,7 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     --------
     >>> import numpy as np
     >>> x = np.random.default_rng(1).weibull(0.7, 300) * 100.0      # hours
-    >>> cmp = compare_fits(x, ["exponential", "weibull"], n_boot=0)
+    >>> cmp = compare_fits(x, ["exponential", "weibull"], n_boot=0, seed=0)
     >>> cmp.best.family
     'weibull'
     """
@@ -108,7 +119,7 @@ def compare_fits(data, families=DEFAULT_FAMILIES, *, observed=None, entry=None, 
     names = [get_family(f).name for f in ([families] if isinstance(families, str) else families)]
     if not names:
         raise FitError("no families to compare; name at least one of " + ", ".join(DEFAULT_FAMILIES))
-    sample = prepare(data, observed, entry)
+    sample = prepare(source, observed, entry)
     n_boot = count("n_boot", n_boot)
     rows_per = min(sample.t.size, int(boot_size)) if boot_size is not None else sample.t.size
     check_cost(f"compare_fits(n_boot={n_boot:,})", work=n_boot * len(names) * rows_per * 200,

@@ -23,7 +23,7 @@ from scipy import stats
 
 from ...errors import FitError
 from .fitting import prepare
-from ...deprecation import renamed
+from ...deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table
 from relmodel.escape import html_text
 
@@ -69,10 +69,11 @@ class WeibayesResult(Result):
     sentence = renamed("sentence", "text", is_property=True)
 
 
-def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):
+@renamed_keywords(data="source")
+def weibayes(source, shape, *, observed=None, entry=None, conf=0.95):
     """Weibayes estimate of the Weibull scale with the shape fixed.
 
-    ``data``: durations (hours) of every unit, failed or still running, with
+    ``source``: durations (hours) of every unit, failed or still running, with
     ``observed`` (False = still running) and optional ``entry`` times, as for
     :func:`relmodel.fit`.  ``shape``: the Weibull shape, a number or a Weibull
     :class:`~relmodel.stats.lifetimes.fitting.FitResult` of a similar fleet (its shape is
@@ -99,7 +100,7 @@ def weibayes(data, shape, *, observed=None, entry=None, conf=0.95):
         raise FitError(f"shape must be a positive number, got {shape!r}")
     if not 0 < conf < 1:
         raise FitError(f"conf must be between 0 and 1, got {conf!r}")
-    s = prepare(data, observed, entry)
+    s = prepare(source, observed, entry)
     u = float(np.sum(s.t**shape) - (0.0 if s.entry is None else np.sum(s.entry**shape)))
     r = int(s.obs.sum())
     a = 1 - conf

@@ -27,8 +27,8 @@ from scipy import stats
 from ...errors import CountError, ModelInputError, UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
-from ...deprecation import renamed
-from ...tables import Result, html_table
+from ...deprecation import renamed, renamed_field
+from ...tables import Result, html_table, pct, people_table
 from relmodel.escape import html_text
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
@@ -124,14 +124,14 @@ class RateComparison(Result):
 
 
 @dataclass(frozen=True, eq=False)
-class ComponentComparison:
-    """Cause-by-cause comparison; ``table`` has raw and adjusted p-values.
+class ComponentComparison(Result):
+    """Cause-by-cause comparison; ``by_cause`` has raw and adjusted p-values (one row per cause).
 
     A cause with no failures on either side has no ratio: its ``ratio`` is NaN
-    and its ``note`` says so (the page shows the sentence, not NaN).
+    and its ``note`` says so (the table shows the sentence, not NaN).
     """
 
-    table: pd.DataFrame
+    by_cause: pd.DataFrame
     name_a: str
     name_b: str
     per: str
@@ -139,27 +139,36 @@ class ComponentComparison:
     conf: float = 0.95
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_cause.copy()
 
     def significant(self, level=None):
         """Causes whose adjusted p-value is below ``level`` (default 1 - conf)."""
         level = 1 - self.conf if level is None else level
-        return self.table[self.table["p_adjusted"] < level]
+        return self.by_cause[self.by_cause["p_adjusted"] < level]
 
-    def _repr_html_(self):
-        head = (f"<p>{html_text(self.name_a)} against {html_text(self.name_b)} by cause; p-values adjusted by "
-                f"{html_text(self.correction)} for "
-                f"{len(self.table)} causes.</p>")
-        return head + html_table(self.table.head(15), index=False, float_format=_cell, na_rep=NO_FAILURES)
+    def text(self):
+        n_sig = len(self.significant())
+        return (f"{self.name_a} against {self.name_b} by cause; p-values adjusted by {self.correction} for "
+                f"{len(self.by_cause)} causes: {n_sig} differ at the {1 - self.conf:g} level.")
+
+    def _people(self):
+        t = self.by_cause
+        people = people_table(pd.DataFrame({
+            "cause": t["component"], f"interruptions ({self.name_a})": t["count_a"],
+            f"interruptions ({self.name_b})": t["count_b"], "rate ratio": t["ratio"],
+            f"{self.conf:.0%} low": t["ratio_lo"], f"{self.conf:.0%} high": t["ratio_hi"],
+            "p-value": t["p_value"], "adjusted p-value": t["p_adjusted"],
+            f"chance {self.name_a} is worse": t["prob_a_worse"]}),
+            {f"chance {self.name_a} is worse": pct}, missing="no upper bound")
+        undefined = (t["note"] == NO_FAILURES).to_numpy() if "note" in t else np.zeros(len(t), bool)
+        people.loc[undefined, ["rate ratio", f"{self.conf:.0%} low", f"{self.conf:.0%} high"]] = NO_FAILURES
+        return people
+
+    table = renamed_field("by_cause", method="_people")
 
 
 #: What a by-cause row with no failures on either side says in place of its (undefined) ratio.
 NO_FAILURES = "undefined: no failures in either"
-
-
-def _cell(value):
-    """A number of the by-cause table for people: an infinite upper bound in words."""
-    return "no upper bound" if value == np.inf else f"{value:,.3g}"
 
 
 def adjust_pvalues(p, method="holm"):

@@ -62,7 +62,7 @@ def poisson_interval(count, exposure_h, conf=0.95, method="exact"):
 def _counts_and_exposure(source, per, by):
     if isinstance(source, CountTable):
         units = {"job": 1, "node": source.n_nodes, "gpu": source.n_gpus}[per]
-        t = source.table
+        t = source.counts
         return t["component"].to_numpy(), t["category"].to_numpy(), t["count"].to_numpy(), source.duration_h * units
     if isinstance(source, InterruptionLog):
         return _log_counts(source, per, by)

@@ -23,24 +23,24 @@ from scipy import optimize, stats
 from ...errors import PriorError, UnitError
 from .priors import MAX_SHAPE, _fit_gamma, marginal_loglik, per_day_label
 from .rates import component_rates, poisson_interval
-from ...tables import html_table
-from relmodel.escape import html_text
+from ...deprecation import renamed_field
+from ...tables import Result
 
 __all__ = ["ComponentShrinkage", "shrink_components"]
 
 
 @dataclass(frozen=True, eq=False)
-class ComponentShrinkage:
-    """Each cause's raw and shrunk rate per unit-hour; ``table`` holds the numbers."""
+class ComponentShrinkage(Result):
+    """Each cause's raw and shrunk rate per unit-hour; ``by_cause`` holds the numbers (one row per cause)."""
 
-    table: pd.DataFrame
+    by_cause: pd.DataFrame
     per: str
     method: str
     conf: float = 0.95
 
     def to_frame(self):
         """Rates per 1,000 unit-days: raw (exact interval) and shrunk (credible interval)."""
-        t = self.table
+        t = self.by_cause
         unit = per_day_label(self.per)
         pct = f"{self.conf:.0%}"
         return pd.DataFrame({
@@ -50,13 +50,14 @@ class ComponentShrinkage:
             f"shrunk {pct} low": 24000 * t["post_lo"], f"shrunk {pct} high": 24000 * t["post_hi"],
             "weight on own data": t["weight"]})
 
-    def _repr_html_(self):
-        return f"<p>Rates by cause, shrunk by {html_text(self.method)}.</p>" + html_table(self.to_frame().head(15),
-            index=False, float_format="{:,.3f}".format)
+    def text(self):
+        return f"Rates by cause, shrunk by {self.method}."
+
+    table = renamed_field("by_cause")
 
 
 def _reference_means(reference, names, per):
-    if hasattr(reference, "table") or hasattr(reference, "interruptions"):
+    if hasattr(reference, "counts") or hasattr(reference, "interruptions"):
         ref = component_rates(reference, per=per).iloc[:-1]
         means = dict(zip(ref["component"], (ref["count"] + 0.5) / ref["exposure_h"]))
     else:
@@ -95,7 +96,7 @@ def shrink_components(source, per="node", reference=None, conf=0.95):
     Examples
     --------
     >>> from relmodel.data.datasets import llama3_54day
-    >>> t = shrink_components(llama3_54day()).table.set_index("component")
+    >>> t = shrink_components(llama3_54day()).by_cause.set_index("component")
     >>> for cause in ("Faulty GPU", "Server Chassis"):      # per 1,000 node-days: raw, shrunk
     ...     r = t.loc[cause]
     ...     print(f"{cause}: {r['count']}, {24000 * r['rate_per_h']:.3f} -> {24000 * r['post_mean']:.3f}")

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ...deprecation import renamed_keywords
 from ...errors import CovariateError, FitError, MissingColumnError, SeparationError
 from ...units import hours
 
@@ -79,8 +80,9 @@ def _check_column(col, name, events, categorical=(), separation="raise"):
                     "or infinite (perfect separation); merge that level with another, or drop those rows")
 
 
-def design(data, covariates, events, *, reference=None, extra=0, categorical=(), separation="raise"):
-    """``(X, references, labels)`` for the regression of ``data`` on ``covariates``.
+@renamed_keywords(data="source")
+def design(source, covariates, events, *, reference=None, extra=0, categorical=(), separation="raise"):
+    """``(X, references, labels)`` for the regression of ``source`` on ``covariates``.
 
     ``events`` is the 0/1 failure indicator per row (for the checks),
     ``reference`` a mapping column -> reference level, ``extra`` the number of
@@ -93,21 +95,21 @@ def design(data, covariates, events, *, reference=None, extra=0, categorical=(),
     covariates = [covariates] if isinstance(covariates, str) else list(covariates)
     if not covariates:
         raise CovariateError("name at least one covariate column")
-    missing = [c for c in covariates if c not in data.columns]
+    missing = [c for c in covariates if c not in source.columns]
     if missing:
-        raise MissingColumnError(f"covariate column(s) {missing} not in the data; columns are {list(data.columns)}")
+        raise MissingColumnError(f"covariate column(s) {missing} not in the data; columns are {list(source.columns)}")
     reference = dict(reference or {})
-    events = pd.Series(np.asarray(events, float), index=data.index)
+    events = pd.Series(np.asarray(events, float), index=source.index)
     parts, refs, labels = [], {}, {}
     for name in covariates:
-        col = data[name]
+        col = source[name]
         _check_column(col, name, events, categorical, separation)
         if _is_categorical(col) or name in categorical:
             ref = _reference(col, name, reference.get(name))
             refs[name] = ref
             for level in sorted((lv for lv in col.unique() if lv != ref), key=_order):
                 key = f"{name}={level}"
-                parts.append(pd.Series((col == level).astype(float).to_numpy(), index=data.index, name=key))
+                parts.append(pd.Series((col == level).astype(float).to_numpy(), index=source.index, name=key))
                 labels[key] = (name, level, ref)
         else:
             parts.append(col.astype(float).rename(name))
@@ -127,30 +129,32 @@ def _check_events_per_coef(d, p):
                       "drop covariates or merge levels", CovariateWarning, stacklevel=4)
 
 
-def pick_column(data, name, candidates, what):
+@renamed_keywords(data="source")
+def pick_column(source, name, candidates, what):
     """``name`` if it is a column (error otherwise); with ``name`` None, the first candidate present."""
     if name is not None:
-        if name not in data.columns:
-            raise MissingColumnError(f"{what} column {name!r} not in the data; columns are {list(data.columns)}")
+        if name not in source.columns:
+            raise MissingColumnError(f"{what} column {name!r} not in the data; columns are {list(source.columns)}")
         return name
-    return next((c for c in candidates if c in data.columns), None)
+    return next((c for c in candidates if c in source.columns), None)
 
 
-def survival_columns(data, duration=None, observed=None):
+@renamed_keywords(data="source")
+def survival_columns(source, duration=None, observed=None):
     """Durations (hours) and 0/1 failure flags from a DataFrame, checked.
 
     The duration column defaults to the first of ``duration_h``, ``hours``,
     ``duration``, ``stop_h``, ``time``; the observed column to ``observed``,
     ``event`` or ``failed`` (all failures when there is none).
     """
-    if not isinstance(data, pd.DataFrame):
+    if not isinstance(source, pd.DataFrame):
         raise FitError("pass a DataFrame with a duration column, an observed column and the covariates")
-    dcol = pick_column(data, duration, DURATION_NAMES, "duration")
+    dcol = pick_column(source, duration, DURATION_NAMES, "duration")
     if dcol is None:
         raise MissingColumnError(f"no duration column; name it with duration= (tried {', '.join(DURATION_NAMES)})")
-    ocol = pick_column(data, observed, OBSERVED_NAMES, "observed")
-    t = np.asarray(hours(data[dcol].to_numpy()), float)
-    e = np.ones(t.size) if ocol is None else data[ocol].astype(float).to_numpy()
+    ocol = pick_column(source, observed, OBSERVED_NAMES, "observed")
+    t = np.asarray(hours(source[dcol].to_numpy()), float)
+    e = np.ones(t.size) if ocol is None else source[ocol].astype(float).to_numpy()
     bad = np.flatnonzero(~np.isfinite(t) | (t <= 0))
     if bad.size:
         raise FitError(f"row {bad[0]}: duration {t[bad[0]]!r} is not valid; durations must be finite hours > 0")

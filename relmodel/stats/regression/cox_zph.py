@@ -15,8 +15,8 @@ import pandas as pd
 from scipy import stats
 
 from ...errors import FitError
-from ...tables import html_table
-from relmodel.escape import html_text
+from ...deprecation import renamed_field
+from ...tables import Result, people_table
 from .cox_engine import _by_event, information
 from ..lifetimes.risk_sets import risk_table
 
@@ -26,14 +26,14 @@ TRANSFORMS = ("km", "rank", "identity")
 
 
 @dataclass(frozen=True, eq=False)
-class PHCheck:
+class PHCheck(Result):
     """Proportional-hazards check: one row per covariate term, a global test, and a verdict in words.
 
-    ``table`` columns: ``term``, ``statistic`` (chi-square), ``df``, ``p``,
+    ``by_term`` columns: ``term``, ``statistic`` (chi-square), ``df``, ``p``,
     ``proportional`` (p at or above ``alpha``).
     """
 
-    table: pd.DataFrame
+    by_term: pd.DataFrame
     verdict: str
     ok: bool
     alpha: float = 0.05
@@ -43,10 +43,17 @@ class PHCheck:
     transform: str = "km"
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_term.copy()
 
-    def _repr_html_(self):
-        return f"<p>{html_text(self.verdict)}</p>" + html_table(self.table, index=False, float_format="{:.3g}".format)
+    def text(self):
+        return self.verdict + "."
+
+    def _people(self):
+        t = self.by_term
+        return people_table(pd.DataFrame({"term": t["term"], "chi-square": t["statistic"], "degrees of freedom": t["df"],
+                                          "p-value": t["p"], "proportional": t["proportional"]}))
+
+    table = renamed_field("by_term", method="_people")
 
 
 def _g_rows(stop, event, entry, transform):

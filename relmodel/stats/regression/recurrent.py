@@ -13,6 +13,7 @@ Planned outages end a spell censored; time under repair is not at risk.
 import numpy as np
 import pandas as pd
 
+from ...deprecation import renamed_keywords
 from ...errors import FitError, MissingColumnError
 from .regression import regress
 
@@ -27,7 +28,8 @@ def _spells(log):
                                              end_h=("end_h", "max"), planned=("planned", "first"))
 
 
-def counting_process(log, nodes=None):
+@renamed_keywords(log="source")
+def counting_process(source, nodes=None):
     """Counting-process intervals of an :class:`~relmodel.InterruptionLog`.
 
     Returns a DataFrame with ``node``, ``start_h``, ``stop_h`` (hours since the
@@ -51,8 +53,8 @@ def counting_process(log, nodes=None):
        b     31.0   100.0     False
        c      0.0   100.0     False
     """
-    w0, w1 = log.window_h
-    m = _spells(log)
+    w0, w1 = source.window_h
+    m = _spells(source)
     node, start = m["node"].to_numpy(object), m["start_h"].to_numpy(float)
     end, planned = m["end_h"].to_numpy(float), m["planned"].to_numpy(bool)
     first = np.ones(node.size, bool)
@@ -77,7 +79,8 @@ def counting_process(log, nodes=None):
     return out
 
 
-def andersen_gill(log, node_table, covariates, *, node="node", reference=None, conf=0.95):
+@renamed_keywords(log="source")
+def andersen_gill(source, node_table, covariates, *, node="node", reference=None, conf=0.95):
     """Andersen-Gill Cox regression of a log's recurrent failures on per-node covariates.
 
     ``node_table`` has one row per node: a ``node`` column (the log's node
@@ -95,14 +98,14 @@ def andersen_gill(log, node_table, covariates, *, node="node", reference=None, c
     >>> log = read_log(df, start="t", end="u", node="host", time_unit="h", window=(0.0, 100.0))
     >>> nodes = pd.DataFrame({"node": list("abcdef"), "age_y": [5.0, 3.0, 2.0, 1.0, 1.5, 0.5]})
     >>> r = andersen_gill(log, nodes, ["age_y"])
-    >>> t = r.table.iloc[0]
+    >>> t = r.coefficients.iloc[0]
     >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # per year of age
     ('age_y', [1.77, 1.44, 2.17])
     """
     if node not in node_table.columns:
         raise MissingColumnError(f"node_table needs a {node!r} column with the log's node keys")
     table = node_table.assign(**{node: node_table[node].astype(str)})
-    cp = counting_process(log, nodes=list(table[node]))
+    cp = counting_process(source, nodes=list(table[node]))
     cp["node"] = cp["node"].astype(str)
     unknown = sorted(set(cp["node"]) - set(table[node]))
     if unknown:

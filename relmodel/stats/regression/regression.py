@@ -46,8 +46,8 @@ from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
-from ...deprecation import renamed
-from ...tables import html_table
+from ...deprecation import renamed, renamed_field, renamed_keywords
+from ...tables import Result, people_table
 from relmodel.escape import html_text
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
@@ -59,10 +59,10 @@ MODELS = ("cox",) + tuple(_AFT)
 
 
 @dataclass(frozen=True, eq=False)
-class RegressionResult:
+class RegressionResult(Result):
     """A fitted regression: ratios with intervals per coefficient (times in hours).
 
-    ``table`` columns: ``term`` (design column), ``covariate``, ``level``,
+    ``coefficients`` columns: ``term`` (design column), ``covariate``, ``level``,
     ``reference``, ``ratio`` (hazard ratio for Cox, time ratio for AFT),
     ``lower``, ``upper``, ``p``, ``coef``, ``se``.  ``references`` maps each
     categorical covariate to its reference level.  ``fitter`` is the fit
@@ -74,7 +74,7 @@ class RegressionResult:
 
     model: str
     ratio_name: str
-    table: pd.DataFrame
+    coefficients: pd.DataFrame
     references: dict
     n: int
     n_events: int
@@ -107,7 +107,7 @@ class RegressionResult:
 
     def to_frame(self):
         """The coefficient table with headers in words."""
-        t = self.table
+        t = self.coefficients
         pct = f"{100 * self.conf:g}%"
         return pd.DataFrame({
             "covariate": t["covariate"].to_numpy(),
@@ -116,7 +116,10 @@ class RegressionResult:
             self.ratio_name: t["ratio"], f"{pct} lower": t["lower"], f"{pct} upper": t["upper"], "p-value": t["p"],
         })
 
-    def report_table(self):
+    def _people(self):
+        return people_table(self._people_raw())
+
+    def _people_raw(self):
         """The coefficient table as text for a report: two decimals, p-values in words below 0.001."""
         t = self.to_frame()
         for c in t.columns[2:5]:
@@ -132,7 +135,7 @@ class RegressionResult:
 
     def _sentences(self):
         out = []
-        for _, r in self.table.iterrows():
+        for _, r in self.coefficients.iterrows():
             if r["lower"] > 1 or r["upper"] < 1:
                 what = (f"{r['covariate']} (per unit)" if r["level"] is None
                         else f"{r['covariate']} = {r['level']} (vs {r['reference']})")
@@ -145,12 +148,14 @@ class RegressionResult:
         head = (f"<p><b>{html_text(self.model)} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
                 f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
         ph = "" if self.ph_check is None else f"<p>{html_text(self.ph_check.verdict)}</p>"
-        return head + html_table(self.to_frame(), index=False, float_format="{:.3g}".format) + ph
+        return head + Result._repr_html_(self) + ph
 
+    table = renamed_field("coefficients", method="_people")
     sentences = renamed("sentences", "text", value=lambda self: self._sentences())
+    report_table = renamed("report_table", "table")
 
     def __repr__(self):
-        return (f"RegressionResult({self.model}: {len(self.table)} coefficients, n={self.n}, "
+        return (f"RegressionResult({self.model}: {len(self.coefficients)} coefficients, n={self.n}, "
                 f"failures={self.n_events})")
 
 
@@ -172,14 +177,15 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
     return work, data
 
 
-def regress(data, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
+@renamed_keywords(data="source")
+def regress(source, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
             strata=None, reference=None, categorical=(), conf=0.95, ties="efron", robust=False, weights=None,
             offset=None, on_separation="warn", ph_transform="km"):
     """Regress failure times on covariates.
 
     Parameters
     ----------
-    data : DataFrame
+    source : DataFrame
         One row per duration: a duration column (hours, or strings such as
         ``"3h"``; default the first of ``duration_h``, ``hours``, ``duration``,
         ``stop_h``, ``time``), an observed column (True = failure; default
@@ -216,17 +222,17 @@ def regress(data, covariates, model="cox", *, duration=None, observed=None, entr
     >>> df = pd.DataFrame({"duration_h": [12.0, 30, 45, 60, 80, 95, 110, 150, 200, 260,
     ...                                   5, 9, 14, 22, 28, 35, 41, 55, 70, 90], "hot": [0] * 10 + [1] * 10})
     >>> r = regress(df, ["hot"])                        # every row a failure (no observed column)
-    >>> t = r.table.iloc[0]
+    >>> t = r.coefficients.iloc[0]
     >>> t["term"], [round(float(t[k]), 2) for k in ("ratio", "lower", "upper")]   # hazard ratio, hot vs cool
     ('hot', [4.18, 1.38, 12.69])
     """
     _check_options(model, conf, strata, ties, on_separation, ph_transform, offset)
-    work, data = _frame(data, covariates, duration, observed, entry, cluster, strata)
+    work, source = _frame(source, covariates, duration, observed, entry, cluster, strata)
     for name, col in (("_w", weights), ("_off", offset)):
         if col is not None:
-            pick_column(data, col, (), "weights" if name == "_w" else "offset")
-            work[name] = _finite(data[col], col, positive=name == "_w")
-    x, refs, labels = design(data, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
+            pick_column(source, col, (), "weights" if name == "_w" else "offset")
+            work[name] = _finite(source[col], col, positive=name == "_w")
+    x, refs, labels = design(source, covariates, work["_e"], reference=reference, extra=0 if model == "cox" else 1,
                              categorical=categorical, separation=on_separation)
     df = pd.concat([work, x], axis=1).reset_index(drop=True)
     names = list(x.columns)

@@ -32,7 +32,7 @@ from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...deprecation import renamed
+from ...deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result, html_table
 from relmodel.escape import html_text
 from relmodel.budget_guard import check_cost, count
@@ -121,10 +121,11 @@ def _logrank(n_g, d_g, w):
     return z, v, e_g.sum(1)
 
 
-def compare_groups(data, by, *, duration=None, observed=None, weights="logrank", p=1.0, q=1.0, conf=0.95):
+@renamed_keywords(data="source")
+def compare_groups(source, by, *, duration=None, observed=None, weights="logrank", p=1.0, q=1.0, conf=0.95):
     """Do failure times differ between groups?  The (weighted) K-sample log-rank test.
 
-    ``data``: a DataFrame with durations (hours), observed flags (see
+    ``source``: a DataFrame with durations (hours), observed flags (see
     :func:`relmodel.regress` for the column defaults) and the column ``by``
     naming each row's group.  ``weights``: one of :data:`WEIGHTS` (``p``, ``q``
     for Fleming-Harrington).  Returns a :class:`GroupComparison` with a
@@ -144,10 +145,10 @@ def compare_groups(data, by, *, duration=None, observed=None, weights="logrank",
     """
     if weights not in WEIGHTS:
         raise FitError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
-    t, e = survival_columns(data, duration, observed)
-    pick_column(data, by, (), "group")
-    _check_labels(data, by)
-    labels = data[by].astype(str).to_numpy()
+    t, e = survival_columns(source, duration, observed)
+    pick_column(source, by, (), "group")
+    _check_labels(source, by)
+    labels = source[by].astype(str).to_numpy()
     names, g = np.unique(labels, return_inverse=True)
     if names.size < 2:
         raise FitError(f"column {by!r} has a single group ({names[0]!r}); comparing needs two or more")
@@ -175,7 +176,7 @@ def _check_labels(data, by):
 
 
 @dataclass(frozen=True, eq=False)
-class GrayTest:
+class GrayTest(Result):
     """Gray's test of equal cumulative incidence of ``cause`` across groups."""
 
     cause: object
@@ -188,15 +189,19 @@ class GrayTest:
     def to_frame(self):
         return pd.DataFrame({"group": self.groups, "score (observed - expected)": self.score})
 
+    def text(self):
+        return f"Gray's test for cause {self.cause}: chi-square {self.statistic:.2f} on {self.df} df, p = {self.p:.2g}."
+
     def _repr_html_(self):
         return (f"<p>Gray's test for cause {html_text(self.cause)}: chi-square {self.statistic:.2f} on "
                 f"{self.df} df, p = {self.p:.2g}</p>")
 
 
-def gray_test(data, by, causes, cause, *, duration=None, strata=None, rho=0.0, variance="gray", n_boot=200, seed=0):
+@renamed_keywords(data="source")
+def gray_test(source, by, causes, cause, *, duration=None, strata=None, rho=0.0, variance="gray", n_boot=200, seed=None):
     """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
 
-    ``data`` is a DataFrame with durations (hours; column defaults as in
+    ``source`` is a DataFrame with durations (hours; column defaults as in
     :func:`relmodel.regress`) and the group column ``by``.
     ``causes`` names the column holding each row's cause of failure (missing
     or ``observed == False`` = censored), ``cause`` the one to compare; the
@@ -212,7 +217,7 @@ def gray_test(data, by, causes, cause, *, duration=None, strata=None, rho=0.0, v
     >>> import pandas as pd
     >>> df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11], "fleet": list("aaaaabbbbb"),
     ...                    "cause": ["gpu", "net", "gpu", None, "net", "gpu", "gpu", "gpu", "net", None]})
-    >>> g = gray_test(df, "fleet", "cause", "gpu")
+    >>> g = gray_test(df, "fleet", "cause", "gpu", seed=0)
     >>> g.groups, g.df, round(g.statistic, 3), round(g.p, 3)
     (['a', 'b'], 1, 1.585, 0.208)
     """
@@ -220,7 +225,7 @@ def gray_test(data, by, causes, cause, *, duration=None, strata=None, rho=0.0, v
         raise FitError(f"variance must be 'gray' or 'bootstrap', got {variance!r}")
     if not np.isfinite(rho) or rho < 0:
         raise FitError(f"rho must be a number >= 0, got {rho!r}")
-    t, code, g, names, st = _gray_inputs(data, by, causes, cause, duration, strata)
+    t, code, g, names, st = _gray_inputs(source, by, causes, cause, duration, strata)
     k = names.size
     score, v = gray_score_variance(t, code, g, k, st, rho)
     if variance == "bootstrap":
@@ -271,11 +276,14 @@ def _gray_bootstrap(t, code, g, k, st, rho, n_boot, seed):
 
 
 @dataclass(frozen=True, eq=False)
-class MCFComparison:
-    """Difference of two mean cumulative functions, with a band and a test at ``at_h``."""
+class MCFComparison(Result):
+    """Difference of two mean cumulative functions, with a band and a test at ``at_h``.
+
+    ``by_time`` holds both curves and their difference with its band, one row per time.
+    """
 
     names: tuple
-    table: pd.DataFrame
+    by_time: pd.DataFrame
     at_h: float
     difference: float
     z: float
@@ -291,10 +299,9 @@ class MCFComparison:
                 f"the fleets {word} (z = {self.z:.2f}, p = {self.p:.2g})")
 
     def to_frame(self):
-        return self.table.copy()
+        return self.by_time.copy()
 
-    def _repr_html_(self):
-        return f"<p>{html_text(self.text())}</p>" + html_table(self.table.tail(12), index=False)
+    table = renamed_field("by_time")
 
     verdict = renamed("verdict", "text", is_property=True)
 

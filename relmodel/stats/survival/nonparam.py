@@ -19,7 +19,8 @@ from scipy import stats
 from ...data.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
-from ...tables import html_table
+from ...deprecation import renamed, renamed_keywords
+from ...tables import Result, html_table, pct, people_table
 from ..lifetimes.risk_sets import risk_table
 from relmodel.escape import html_text
 
@@ -36,26 +37,27 @@ __all__ = [
 ]
 
 
-def as_durations(data, observed=None, *, entry=None, label="durations"):
-    """Turn ``data`` into :class:`~relmodel.Durations`.
+@renamed_keywords(data="source")
+def as_durations(source, observed=None, *, entry=None, label="durations"):
+    """Turn ``source`` into :class:`~relmodel.Durations`.
 
-    ``data`` is a ``Durations``, an array, list or ``pandas.Series`` of durations
+    ``source`` is a ``Durations``, an array, list or ``pandas.Series`` of durations
     (numbers are hours; timedeltas and strings such as ``"3h"`` are converted).
     ``observed`` is a boolean mask (False = right-censored), default all True.
     Raises :class:`~relmodel.errors.FitError` for empty, NaN or negative data.
     """
-    if hasattr(data, "events") and hasattr(data, "window_h"):
+    if hasattr(source, "events") and hasattr(source, "window_h"):
         raise FitError("pass durations, not a whole log: e.g. log.uptimes(), log.interarrivals() or log.downtimes()")
-    if isinstance(data, Durations):
-        d = data
+    if isinstance(source, Durations):
+        d = source
         if observed is not None or entry is not None:
             d = Durations(d.hours, d.observed if observed is None else observed,
                           d.entry if entry is None else hours(entry), d.label, d.groups)
     else:
-        if isinstance(data, pd.Series):
-            label = str(data.name) if data.name is not None else label
-            data = data.to_numpy()
-        h = np.atleast_1d(np.asarray(hours(data), dtype=float))
+        if isinstance(source, pd.Series):
+            label = str(source.name) if source.name is not None else label
+            source = source.to_numpy()
+        h = np.atleast_1d(np.asarray(hours(source), dtype=float))
         d = Durations(h, observed, None if entry is None else np.asarray(hours(entry), float), label)
     if len(d) == 0:
         raise FitError("no durations given; pass at least one duration in hours")
@@ -67,11 +69,12 @@ def as_durations(data, observed=None, *, entry=None, label="durations"):
     return d
 
 
-def interruptions(log, include_planned=False):
+@renamed_keywords(log="source")
+def interruptions(source, include_planned=False):
     """A log's events that are new interruptions: overlapping rows out, planned ones only if asked."""
-    if hasattr(log, "interruptions"):
-        return log.interruptions(include_planned)
-    ev = log.events
+    if hasattr(source, "interruptions"):
+        return source.interruptions(include_planned)
+    ev = source.events
     if "overlaps" in ev.columns:
         ev = ev[~ev["overlaps"].astype(bool)]
     if not include_planned and "planned" in ev.columns:
@@ -88,7 +91,7 @@ def _step_at(x, y, t, before=0.0):
 
 
 @dataclass(frozen=True, eq=False)
-class StepEstimate:
+class StepEstimate(Result):
     """A nonparametric step-function estimate with a pointwise confidence band.
 
     ``hours`` are the jump times (starting at 0), ``value`` the estimate just
@@ -131,6 +134,10 @@ class StepEstimate:
             index=pd.Index(self.hours, name="hours"),
         )
 
+    def text(self):
+        return (f"{self.method} estimate of {self.quantity} ({self.label}): n = {self.n:,}, events = "
+                f"{self.n_observed:,}, {100 * self.conf:g}% band.")
+
     def _repr_html_(self):
         head = (f"<p><b>{html_text(self.method)}</b> estimate of {html_text(self.quantity)} ({html_text(self.label)}): "
                 f"n={self.n}, events={self.n_observed}, {100 * self.conf:g}% band</p>")
@@ -161,10 +168,11 @@ def _check_conf(conf):
         raise FitError(f"conf must be between 0 and 1 (e.g. 0.95), got {conf!r}")
 
 
-def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
+@renamed_keywords(data="source")
+def kaplan_meier(source, *, observed=None, entry=None, conf=0.95):
     """Kaplan-Meier estimate of the survival function, with a pointwise band.
 
-    ``data``: :class:`~relmodel.Durations`, or durations in hours with an
+    ``source``: :class:`~relmodel.Durations`, or durations in hours with an
     ``observed`` mask (False = right-censored) and optional ``entry`` times
     (left truncation).  The band is lifelines' exponential Greenwood interval
     (log(-log S) scale; Kalbfleisch and Prentice 2002, section 1.4).
@@ -179,7 +187,7 @@ def kaplan_meier(data, *, observed=None, entry=None, conf=0.95):
     ([0.0, 2.0, 3.0, 5.0, 8.0], 3.0)
     """
     _check_conf(conf)
-    return _product_limit(as_durations(data, observed, entry=entry), conf)
+    return _product_limit(as_durations(source, observed, entry=entry), conf)
 
 
 NA_VARIANCES = {
@@ -188,7 +196,8 @@ NA_VARIANCES = {
 }
 
 
-def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"):
+@renamed_keywords(data="source")
+def nelson_aalen(source, *, observed=None, entry=None, conf=0.95, variance="aalen"):
     """Nelson-Aalen estimate of the cumulative hazard H(t) = sum d_i / n_i.
 
     Same inputs as :func:`kaplan_meier` (durations in hours).  Each jump is
@@ -214,7 +223,7 @@ def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"
     _check_conf(conf)
     if variance not in NA_VARIANCES:
         raise FitError(f"variance must be one of {', '.join(NA_VARIANCES)}, got {variance!r}")
-    d = as_durations(data, observed, entry=entry)
+    d = as_durations(source, observed, entry=entry)
     times, at_risk, events = risk_table(d.hours, d.observed, d.entry)
     n, dd = at_risk.astype(float), events.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -227,11 +236,11 @@ def nelson_aalen(data, *, observed=None, entry=None, conf=0.95, variance="aalen"
 
 
 @dataclass(frozen=True, eq=False)
-class CumulativeIncidence:
+class CumulativeIncidence(Result):
     """Cumulative incidence of each cause under competing risks.
 
     ``curves`` maps each cause to a :class:`StepEstimate` of its cumulative
-    incidence; ``summary`` is a table of events and the final incidence by cause.
+    incidence; ``by_cause`` is a table of events and the final incidence by cause.
     """
 
     curves: dict
@@ -247,7 +256,7 @@ class CumulativeIncidence:
         return self.curves[cause]
 
     @property
-    def summary(self):
+    def by_cause(self):
         """One row per cause: events, share of events, final incidence and its band."""
         rows = [{"cause": c, "events": e.n_observed, "incidence": e.value[-1], "lower": e.lower[-1],
                  "upper": e.upper[-1]} for c, e in self.curves.items()]
@@ -261,9 +270,14 @@ class CumulativeIncidence:
         df = pd.concat(parts, ignore_index=True)
         return df[["cause"] + [c for c in df.columns if c != "cause"]]
 
-    def _repr_html_(self):
-        return (f"<p><b>Cumulative incidence</b> by cause (Aalen-Johansen), n={self.n}, "
-                f"{100 * self.conf:g}% bands</p>" + html_table(self.summary, index=False))
+    def text(self):
+        return f"Cumulative incidence by cause (Aalen-Johansen), n = {self.n:,}, {100 * self.conf:g}% bands."
+
+    def table(self):
+        """The final incidence of each cause, for people."""
+        return people_table(self.by_cause, {"share": pct, "incidence": pct, "lower": pct, "upper": pct})
+
+    summary = renamed("summary", "by_cause", is_property=True, value=lambda self: self.by_cause)
 
 
 def _cif_table(h, code, k):

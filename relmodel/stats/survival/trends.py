@@ -56,10 +56,11 @@ __all__ = [
 VERDICTS = ("steady", "improving", "wearing out")
 
 
-def event_times(data, end=None, *, start=None, include_planned=False):
+@renamed_keywords(data="source")
+def event_times(source, end=None, *, start=None, include_planned=False):
     """Event times in hours since the start of observation, and the end (or None).
 
-    ``data`` is an :class:`~relmodel.InterruptionLog` (the ``start_h`` of its
+    ``source`` is an :class:`~relmodel.InterruptionLog` (the ``start_h`` of its
     unplanned interruptions, rows that overlap an outage already open on the
     same node left out, over its ``window_h``; ``end``/``start`` override the
     window) or
@@ -67,13 +68,13 @@ def event_times(data, end=None, *, start=None, include_planned=False):
     (default 0).  Events exactly at the start are not counted: a window that
     opens on an event carries no information in that event.
     """
-    if hasattr(data, "events") and hasattr(data, "window_h"):
-        t = interruptions(data, include_planned)["start_h"].to_numpy(float)
-        t0, t1 = (float(x) for x in data.window_h)
+    if hasattr(source, "events") and hasattr(source, "window_h"):
+        t = interruptions(source, include_planned)["start_h"].to_numpy(float)
+        t0, t1 = (float(x) for x in source.window_h)
         t0 = t0 if start is None else float(hours(start))
         t1 = t1 if end is None else float(hours(end))
     else:
-        t = np.atleast_1d(np.asarray(hours(data), dtype=float))
+        t = np.atleast_1d(np.asarray(hours(source), dtype=float))
         t0 = 0.0 if start is None else float(hours(start))
         t1 = None if end is None else float(hours(end))
     if not np.all(np.isfinite(t)):
@@ -114,7 +115,7 @@ def _prepare(times, end, start, need, node=None, n_systems=None):
 
 
 @dataclass(frozen=True)
-class TrendTest:
+class TrendTest(Result):
     """One trend test: statistic, two-sided p-value and the direction it points."""
 
     test: str
@@ -130,8 +131,9 @@ class TrendTest:
         """One-row DataFrame of the test."""
         return pd.DataFrame([self.__dict__])
 
-    def _repr_html_(self):
-        return html_table(self.to_frame(), index=False)
+    def text(self):
+        return (f"{self.test} test: statistic {self.statistic:.3g}, p = {self.p_value:.3g} over {self.n:,} failures "
+                f"({self.direction}).")
 
 
 def laplace_test(times, end=None, *, start=None, node=None, n_systems=None):
@@ -223,7 +225,7 @@ def _direction(up, down):
 
 
 @dataclass(frozen=True)
-class CrowAMSAA:
+class CrowAMSAA(Result):
     """Power-law NHPP fit: expected failures by time t are ``lam * t**beta``.
 
     ``beta`` is the MLE, ``beta_unbiased`` its bias-corrected version
@@ -265,10 +267,9 @@ class CrowAMSAA:
         d = dict(self.__dict__, mtbf_now_h=self.mtbf_now_h)
         return pd.DataFrame([d])
 
-    def _repr_html_(self):
-        return (f"<p><b>Crow-AMSAA</b> power-law NHPP: beta = {self.beta:.3g} "
-                f"({100 * self.conf:g}% CI {self.beta_lo:.3g} to {self.beta_hi:.3g})</p>"
-                + html_table(self.to_frame(), index=False))
+    def text(self):
+        return (f"Crow-AMSAA power-law NHPP: beta = {self.beta:.3g} ({100 * self.conf:g}% CI {self.beta_lo:.3g} to "
+                f"{self.beta_hi:.3g}).")
 
 
 def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=None):

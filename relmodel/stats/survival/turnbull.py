@@ -18,13 +18,13 @@ import pandas as pd
 
 from ...errors import EmptyDataError, FitError
 from ..lifetimes.interval import interval_rows
-from ...tables import html_table
+from ...tables import Result, html_table
 
 __all__ = ["turnbull", "TurnbullEstimate"]
 
 
 @dataclass(frozen=True, eq=False)
-class TurnbullEstimate:
+class TurnbullEstimate(Result):
     """Innermost intervals ``(left_h, right_h]``, their probability mass, and survival after each."""
 
     left_h: np.ndarray
@@ -55,6 +55,10 @@ class TurnbullEstimate:
     def to_frame(self):
         return pd.DataFrame({"from (h)": self.left_h, "to (h)": self.right_h, "probability mass": self.mass,
                              "survival after": self.survival})
+
+    def text(self):
+        return (f"Turnbull estimate from {self.n:,} intervals: mass on {self.mass.size} innermost intervals "
+                f"({self.iterations} iterations).")
 
     def _repr_html_(self):
         head = (f"<p><b>Turnbull estimate</b> from {self.n:,} intervals: mass on {self.mass.size} innermost "
