@@ -35,6 +35,8 @@ holds the formatters that do):
 
 from .html import fmt
 from .render import render
-from .run import NOTEBOOK_DIR, Report, find_notebooks, key_figure, record, recorded
+from .plan import NOTEBOOK_DIR, find_notebooks
+from .records import key_figure, record, recorded
+from .run import Report
 
 __all__ = ["fmt", "render", "NOTEBOOK_DIR", "Report", "find_notebooks", "record", "recorded", "key_figure"]
