@@ -30,7 +30,7 @@ from ..errors import KernelDiedError, ReportIncomplete
 from .execute import CELL_TIMEOUT_S, execute  # noqa: F401 (re-exported)
 from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
 from .failures import status_text
-from .folders import Staging, check_target, marker, write_text
+from .folders import Staging, check_target, marker, write_bytes, write_text  # noqa: F401 (write_bytes re-exported)
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
 from .plan import NOTEBOOK_DIR, Task, find_notebooks, make_tasks, plan  # noqa: F401 (re-exported)
 from .records import FIGURE_PREFIX, MIMETYPE, key_figure, record, recorded  # noqa: F401 (re-exported)

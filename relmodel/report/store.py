@@ -3,14 +3,16 @@
 Only the process that owns the report folder runs this, as each result
 arrives: the executed ``.ipynb``, its ``.html`` and its key figures
 (``key-<name>.png``, taken out of the records) go into the run's folder, and
-the result becomes the notebook's entry of ``summary.json``.
+the result becomes the notebook's entry of ``summary.json``.  Files are
+written through :mod:`.folders` (looked up there at each call), so a write
+that fails (disk full) is one named error wherever it happens.
 """
 
 import base64
 import json
 from pathlib import Path
 
-from .folders import write_bytes, write_text
+from . import folders
 from .records import FIGURE_PREFIX
 
 __all__ = ["store", "write_summary"]
@@ -31,17 +33,17 @@ def store(result, folder):
     for key in [k for k in entry["records"] if k.startswith(FIGURE_PREFIX)]:
         png = entry["records"].pop(key)
         if isinstance(png, str):
-            write_bytes(folder / _figure_file(key), base64.b64decode(png))
+            folders.write_bytes(folder / _figure_file(key), base64.b64decode(png))
     entry["ipynb"] = entry["html"] = None
     if result.get("ipynb_bytes") is not None:
-        write_bytes(folder / f"{name}.ipynb", result["ipynb_bytes"])
+        folders.write_bytes(folder / f"{name}.ipynb", result["ipynb_bytes"])
         entry["ipynb"] = f"{name}.ipynb"
     if result.get("html_bytes") is not None:
-        write_bytes(folder / f"{name}.html", result["html_bytes"])
+        folders.write_bytes(folder / f"{name}.html", result["html_bytes"])
         entry["html"] = f"{name}.html"
     return entry
 
 
 def write_summary(folder, summary):
     """Write ``summary`` as ``folder/summary.json`` (JSON numbers or null, never NaN)."""
-    write_text(Path(folder) / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
+    folders.write_text(Path(folder) / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
