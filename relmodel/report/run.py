@@ -36,6 +36,7 @@ from .plan import NOTEBOOK_DIR, Task, find_notebooks, make_tasks, plan  # noqa: 
 from .records import FIGURE_PREFIX, MIMETYPE, key_figure, record, recorded  # noqa: F401 (re-exported)
 from .store import store, write_summary
 from .summary import answer_sentences, clean, null_reasons, warning_lines
+from .sweep import write_index
 
 __all__ = [
     "NOTEBOOK_DIR", "HEADLINE", "MIMETYPE", "Report", "record", "recorded", "key_figure", "find_notebooks",
@@ -145,8 +146,6 @@ def _sweep_row(run, entries, summary, merged, error):
 
 def _finish(the_plan, out, staging, entries):
     """Summarise and index every run, then the sweep's comparison page; return ``(Report, error)``."""
-    from .sweep import write_index
-
     reports, rows, errors = [], [], []
     for k, run in enumerate(the_plan.runs):
         mine = [e for e, w in zip(entries, the_plan.where) if w == k]
