@@ -1,9 +1,11 @@
 """Presentation layer, reports: run the notebook suite through Papermill into HTML.
 
 Belongs here: parameter parsing and checking (:mod:`.params`, :mod:`.yaml12`,
-:mod:`.rules`), the kernel (:mod:`.kernel`), running notebooks (:mod:`.run`)
-on executors (:mod:`.executors`) into marked report folders
-(:mod:`.folders`), HTML pages (:mod:`.html`), sweeps (:mod:`.sweep`) and the
+:mod:`.rules`), the pipeline's steps (:mod:`.plan`, :mod:`.execute` on
+executors (:mod:`.executors`) and warm kernels (:mod:`.kernel`, :mod:`.pool`),
+:mod:`.store`, and :mod:`.run`, which runs them for a report or a sweep) into
+marked report folders (:mod:`.folders`), HTML pages (:mod:`.html`), the sweep
+comparison page (:mod:`.sweep`), the in-kernel API (:mod:`.records`) and the
 one entry point :func:`render`.  May import every lower layer; only the CLI
 imports it.
 
