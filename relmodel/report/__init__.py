@@ -1,9 +1,11 @@
 """Presentation layer, reports: run the notebook suite through Papermill into HTML.
 
 Belongs here: parameter parsing and checking (:mod:`.params`, :mod:`.yaml12`,
-:mod:`.rules`), the kernel (:mod:`.kernel`), running notebooks (:mod:`.run`)
-on executors (:mod:`.executors`) into marked report folders
-(:mod:`.folders`), HTML pages (:mod:`.html`), sweeps (:mod:`.sweep`) and the
+:mod:`.rules`), the pipeline's steps (:mod:`.plan`, :mod:`.execute` on
+executors (:mod:`.executors`) and warm kernels (:mod:`.kernel`, :mod:`.pool`),
+:mod:`.store`, and :mod:`.run`, which runs them for a report or a sweep) into
+marked report folders (:mod:`.folders`), HTML pages (:mod:`.html`), the sweep
+comparison page (:mod:`.sweep`), the in-kernel API (:mod:`.records`) and the
 one entry point :func:`render`.  May import every lower layer; only the CLI
 imports it.
 
@@ -35,6 +37,8 @@ holds the formatters that do):
 
 from .html import fmt
 from .render import render
-from .run import NOTEBOOK_DIR, Report, find_notebooks, key_figure, record, recorded
+from .plan import NOTEBOOK_DIR, find_notebooks
+from .records import key_figure, record, recorded
+from .run import Report
 
 __all__ = ["fmt", "render", "NOTEBOOK_DIR", "Report", "find_notebooks", "record", "recorded", "key_figure"]

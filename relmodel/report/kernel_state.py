@@ -25,7 +25,7 @@ def warm_kernel():
     import scipy.stats  # noqa: F401
 
     import relmodel.plots  # noqa: F401
-    import relmodel.report.run  # noqa: F401
+    import relmodel.report  # noqa: F401 (what the notebooks import)
 
     # pyplot loads its backend on first use: load it now, so the inline backend hooks in
     # (interactive mode, figures shown after each cell) before the snapshot is taken
@@ -49,7 +49,7 @@ def reset_kernel(cwd):
     import pandas
     from IPython import get_ipython
 
-    from . import run
+    from .records import forget
 
     shell = get_ipython()
     if shell is not None:
@@ -62,7 +62,7 @@ def reset_kernel(cwd):
         dict.update(matplotlib.rcParams, _SNAPSHOT["rc"])
         pandas.reset_option("all")
     _reset_inline()
-    run._RECORDED.clear()
+    forget()
     os.chdir(cwd)
     sys.path[:] = _SNAPSHOT["path"]
     os.environ.clear()

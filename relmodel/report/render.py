@@ -1,14 +1,11 @@
 """``render``: the one entry point behind ``relmodel report`` (one report, or a sweep)."""
 
-from pathlib import Path
-
-from ..errors import ReportError
-from .folders import Staging, check_target
+from .execute import execute  # noqa: F401 (kept importable here)
 from .params import load_params
-from .run import finish, make_tasks, new_run_id, plan, run_tasks, store, execute
-from .sweep import render_sweep
+from .plan import plan
+from .run import render_plan
 
-__all__ = ["render"]
+__all__ = ["render", "render_sweep"]
 
 
 def render(notebooks=None, params=None, out=None, force=False, sweep=None, executor=None,
@@ -39,33 +36,16 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     ...
     relmodel.errors.ParameterError: ...
     """
-    if sweep:
-        return render_sweep(sweep, notebooks=notebooks, params=params, out=out, force=force,
-                            executor=executor, progress=progress)
-    params = load_params(params)
-    plans = plan(notebooks, params)
-    out = check_target(out, force)
-    run_id = new_run_id()
-    tasks = make_tasks(plans, run_id)
-    entries = {}
-    staging = Staging(out, replace=Path(out).exists())
-    try:
-        with staging:
-            def on_result(i, result):
-                entries[i] = store(result, staging.path)
-                staging.mark("in progress", {"notebooks": [entries[k] for k in sorted(entries)]})
-                return entries[i]
+    parsed = load_params(params)  # parse
+    the_plan = plan(notebooks, parsed, sweep)  # validate and plan, before any folder is touched
+    return render_plan(the_plan, out, force=force, executor=executor, progress=progress)
 
-            results = run_tasks(tasks, execute, executor, progress, desc=Path(out).name,
-                                on_result=on_result, run_id=run_id)
-            error = None
-            try:
-                report = finish(out, results, params, folder=staging.path)
-            except ReportError as exc:
-                error = exc
-            staging.commit()
-    except KeyboardInterrupt:
-        raise staging.interrupted() from None
-    if error is not None:
-        raise error
-    return report
+
+def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, executor=None, progress=None):
+    """Render one report per combination of swept values plus a comparison page; return a Report.
+
+    The same as ``render(sweep=sweep, ...)``.  Without ``notebooks``, only the
+    notebooks that take a swept parameter run; every combination is checked
+    before any kernel starts or any folder is touched.
+    """
+    return render(notebooks, params, out, force, sweep, executor, progress)

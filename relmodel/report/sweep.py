@@ -1,76 +1,30 @@
-"""Parameter sweeps: one report per combination and a comparison page.
+"""Parameter sweeps: the comparison page over the runs of a swept plan.
 
 ``render(sweep={"n_gpus": [16384, 65536], "ckpt_cost": ["30s", "2min"]})``
-renders the notebooks that take a swept parameter once per combination of
-values (the cross product), into ``<out>/n_gpus-16384_ckpt_cost-30s/`` and so
-on, running every (combination, notebook) pair in parallel on the executor,
-then writes ``<out>/index.html``: a table of the headline numbers of every
-combination and small multiples (one panel per headline number against the
-first swept parameter, one line per combination of the others), and
-``<out>/summary.json``. The headline numbers are read from each report's
-summary.json, whatever they are. Values equal after normalisation (``1 min``
-and ``1  min``, ``4096`` and ``4096.0``) are refused before anything runs.
+plans one run per combination of values (the cross product, see
+:func:`.plan.plan`) of the notebooks that take a swept parameter, into
+``<out>/n_gpus-16384_ckpt_cost-30s/`` and so on; the run step executes every
+(combination, notebook) pair on the one executor and writes each run as a
+report of its own.  This module is the sweep's index step,
+:func:`write_index`: ``<out>/index.html``, a table of the headline numbers of
+every combination and small multiples (one panel per headline number against
+the first swept parameter, one line per combination of the others), and
+``<out>/summary.json``.  Values equal after normalisation (``1 min`` and
+``1  min``, ``4096`` and ``4096.0``) are refused when the plan is made.
 """
 
 import io
-import itertools
-import json
-import re
-from pathlib import Path
 
-from ..errors import ParameterError, ReportIncomplete
-from .folders import Staging, check_target, write_bytes, write_text, marker
-from .limits import check_sweep_size
-from .params import load_params, parse_value
+from .execute import execute  # noqa: F401 (kept importable here)
+from .executors import run_tasks  # noqa: F401 (kept importable here)
+from .folders import marker, write_bytes, write_text
+from .html import HEADLINE
+from .plan import combinations, parse_sweep  # noqa: F401 (re-exported)
 from .rules import DURATIONS, normalise
-from .failures import status_text
+from .store import write_summary
 from .sweep_page import parameter_label
-from .run import (HEADLINE, Report, execute, find_notebooks, finish, fmt, make_tasks, merged_records, new_run_id,
-                  page, plan, run_tasks, store, table)
 
-__all__ = ["parse_sweep", "render_sweep", "comparison_figure", "combinations"]
-
-
-def parse_sweep(text):
-    """Parse ``NAME=V1,V2,...`` into ``{name: [v1, v2, ...]}`` (values read as YAML 1.2)."""
-    name, sep, values = text.partition("=")
-    name = name.strip()
-    if not sep or not name.isidentifier() or not values.strip():
-        raise ParameterError(f"expected --sweep NAME=V1,V2,..., got {text!r}")
-    return {name: [parse_value(v, f"--sweep {name} value {v.strip()!r}") for v in values.split(",")]}
-
-
-def combinations(sweep):
-    """Check a sweep and return ``(names, [combination dict, ...])`` in cross-product order."""
-    if isinstance(sweep, str):
-        sweep = parse_sweep(sweep)
-    if not isinstance(sweep, dict) or not sweep:
-        raise ParameterError("a sweep maps parameter names to lists of values, "
-                             "e.g. {'n_gpus': [4096, 16384]}")
-    grid = {}
-    for name, values in sweep.items():
-        values = list(values) if isinstance(values, (list, tuple)) else [values]
-        keys = [normalise(name, v) for v in values]
-        if not values or len(set(map(repr, keys))) != len(keys):
-            raise ParameterError(f"sweep {name!r} needs distinct values, got {values!r}"
-                                 + (" (equal as durations)" if name in DURATIONS else ""))
-        grid[name] = values
-    names = list(grid)
-    return names, [dict(zip(names, combo)) for combo in itertools.product(*grid.values())]
-
-
-def _folders(combos):
-    used, out = set(), []
-    for combo in combos:
-        base = "_".join(f"{n}-" + re.sub(r"[^A-Za-z0-9.-]+", "", str(v).replace(" ", ""))
-                        for n, v in combo.items())
-        name, k = base, 1
-        while name.lower() in used:
-            k += 1
-            name = f"{base}-{k}"
-        used.add(name.lower())
-        out.append(name)
-    return out
+__all__ = ["parse_sweep", "combinations", "comparison_figure", "write_index"]
 
 
 def _x(name, value):
@@ -176,80 +130,16 @@ def _comparison_page(names, rows, folder, params=None):
     return sweep_page(names, rows, params)
 
 
-def _paths(names, notebooks, params):
-    from .params import describe, notebook_parameters
+def write_index(names, rows, params, folder):
+    """Write the sweep's comparison.png, index.html and summary.json into ``folder``.
 
-    for name in names:
-        if name in params:
-            raise ParameterError(f"{name!r} is both fixed by -p/--params and swept; give it once")
-    paths = find_notebooks(notebooks)
-    taking = [p for p in paths if set(names) & set(notebook_parameters(p))]
-    for name in names:
-        if not any(name in notebook_parameters(p) for p in paths):
-            raise ParameterError(f"no notebook takes {name!r}; they take:\n" + "\n".join(
-                f"{p.stem}:\n{describe(notebook_parameters(p))}" for p in paths))
-    return taking if notebooks is None else paths
-
-
-def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, executor=None,
-                 progress=None):
-    """Render one report per combination of swept values plus a comparison page; return a Report.
-
-    Without ``notebooks``, only the notebooks that take a swept parameter run.
-    Every combination is checked before any kernel starts or any folder is touched.
+    ``rows`` hold, per run, its swept ``values``, ``value`` (of the first swept
+    name), ``folder``, ``headline``, ``reasons``, merged ``records``, ``error``
+    and ``status``, taken from the runs' summaries as they were written.
     """
-    names, combos = combinations(sweep)
-    check_sweep_size(len(combos))
-    params = load_params(params)
-    paths = _paths(names, notebooks, params)
-    plans = [plan(paths, {**params, **combo}) for combo in combos]  # raises before any kernel
-    out = check_target(out, force)
-    folders, run_id = _folders(combos), new_run_id()
-    tasks, where = [], []
-    for k, combo_plans in enumerate(plans):
-        tasks += make_tasks(combo_plans, run_id)
-        where += [k] * len(combo_plans)
-    staging = Staging(out, replace=Path(out).exists())
-    try:
-        with staging:
-            for folder in folders:
-                (staging.path / folder).mkdir()
-            results = run_tasks(tasks, execute, executor, progress, desc="sweep " + ", ".join(names),
-                                on_result=lambda i, r: store(r, staging.path / folders[where[i]]),
-                                run_id=run_id)
-            report, errors = _finish_sweep(names, combos, folders, params, out, staging, results, where)
-            staging.commit()
-    except KeyboardInterrupt:
-        raise staging.interrupted() from None
-    if errors:
-        raise ReportIncomplete("the sweep is partial: " + "; ".join(errors), report=report,
-                               failed=[r["name"] for r in results if r["error"]])
-    return report
-
-
-def _finish_sweep(names, combos, folders, params, out, staging, results, where):
-    rows, runs, errors = [], [], []
-    for k, combo in enumerate(combos):
-        chunk = [r for r, w in zip(results, where) if w == k]
-        values = {**params, **combo}
-        try:
-            runs.append(finish(out / folders[k], chunk, values, folder=staging.path / folders[k]))
-            error, stopped = None, "complete"
-        except ReportIncomplete as exc:
-            runs.append(exc.report)
-            error = str(exc)
-            stopped = "; ".join(f"{r['name']} {status_text(r)}" for r in chunk if r["error"])
-            errors.append(", ".join(f"{n}={v}" for n, v in combo.items()) + f": {exc}")
-        summary = json.loads((staging.path / folders[k] / "summary.json").read_text(encoding="utf-8"))
-        merged = merged_records(summary.get("records", {}))
-        merged.pop("reasons", None)
-        rows.append({"values": combo, "value": combo[names[0]], "folder": folders[k],
-                     "headline": summary.get("headline", {}), "reasons": summary.get("reasons", {}),
-                     "records": merged, "error": error, "status": stopped})
-    runs_json = [{k: r[k] for k in ("values", "value", "folder", "headline", "reasons", "error")} for r in rows]
-    summary = {"sweep": names, "parameters": params, "runs": runs_json,
-               "status": "partial" if errors else "complete", "relmodel": marker("complete")}
-    write_text(staging.path / "index.html", _comparison_page(names, rows, staging.path, params))
-    write_text(staging.path / "summary.json", json.dumps(summary, indent=2, default=str, allow_nan=False))
-    per = [r["name"] for r, w in zip(results, where) if w == 0]
-    return Report(out, tuple(per), params, {}, {"sweep": rows}, tuple(runs)), errors
+    runs = [{k: r[k] for k in ("values", "value", "folder", "headline", "reasons", "error")} for r in rows]
+    partial = any(r["error"] for r in rows)
+    summary = {"sweep": list(names), "parameters": params, "runs": runs,
+               "status": "partial" if partial else "complete", "relmodel": marker("complete")}
+    write_text(folder / "index.html", _comparison_page(names, rows, folder, params))
+    write_summary(folder, summary)

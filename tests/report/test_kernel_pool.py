@@ -1,5 +1,7 @@
 """Warm kernels reused across one run's notebooks: nothing leaks, broken kernels are replaced."""
 
+import sys
+
 import pytest
 
 from conftest import write_notebook
@@ -81,7 +83,7 @@ def test_execution_counts_start_at_one_again(tmp_path, run_id):
 
 
 def test_timed_out_and_dead_kernels_are_replaced(tmp_path, run_id, monkeypatch):
-    monkeypatch.setattr(run, "CELL_TIMEOUT_S", 2)
+    monkeypatch.setattr(sys.modules["relmodel.report.execute"], "CELL_TIMEOUT_S", 2)
     pid = "import os\nfrom relmodel.report import record\nrecord('pid', os.getpid())"
     results = run_notebooks(tmp_path, [
         [pid],
