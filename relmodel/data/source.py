@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import CountError, ExposureError, MissingColumnError
+from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
 from .counts import CountTable, count_table
 from .datasets import NAMES, load
 from .logs import InterruptionLog, LogWarning, read_log
@@ -25,7 +25,12 @@ from .outages import drop_short_outages
 from .readers import read_table
 from relmodel.escape import html_text
 
-__all__ = ["Source", "load_source"]
+__all__ = ["Source", "load_source", "UNITS"]
+
+#: What one row's node of a log can be: a GPU server (the default) or a unit with no GPUs in it.
+UNITS = ("gpu-node", "node", "disk", "server")
+#: GPUs a node of the planned job holds when the observed units hold none (``gpus_per_node=0``).
+PLANNED_GPUS_PER_NODE = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +51,19 @@ class Source:
     span_h: float
     cluster_from: str
     notes: tuple = ()
+    unit: str = "gpu-node"
+
+    @property
+    def counts_gpus(self):
+        """True when the log's units are GPU nodes, so its cluster can be stated in GPUs."""
+        return self.unit == "gpu-node"
+
+    def units_text(self, n=None):
+        """``"3,279 disks"`` (or ``"16,384 GPUs"`` for GPU nodes): what was counted."""
+        if self.counts_gpus:
+            return f"{self.source_gpus if n is None else n:,} GPUs"
+        n = self.n_nodes if n is None else n
+        return f"{n:,} {self.unit}{'' if n == 1 else 's'}"
 
     @property
     def is_log(self):
@@ -66,13 +84,14 @@ class Source:
         """One sentence: what the data is, its size and time span."""
         what = "interruptions" if self.kind == "counts" else "outages"
         return (f"{self.name}: {self.n_events:,} {what} over {self.span_h / 24:,.0f} days on "
-                f"{self.source_gpus:,} GPUs ({self.cluster_from})")
+                f"{self.units_text()} ({self.cluster_from})")
 
     def to_dict(self):
         """The facts a report index states about its data (JSON-able)."""
         return {"name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
                 "source_gpus": self.source_gpus, "gpus_per_node": self.gpus_per_node,
-                "cluster_from": self.cluster_from, "notes": list(self.notes)}
+                "cluster_from": self.cluster_from, "notes": list(self.notes), "unit": self.unit,
+                "units": self.n_nodes, "counted": self.units_text()}
 
     def _repr_html_(self):
         notes = "".join(f"<br><i>{html_text(n)}</i>" for n in self.notes)
@@ -147,9 +166,28 @@ def _log_cluster(data, source_gpus, gpus_per_node):
     return nodes * int(gpus_per_node), f"{nodes:,} nodes seen in the log × {gpus_per_node} GPUs", (note,)
 
 
+def _unit(unit, gpus_per_node):
+    """``(unit, GPUs per planned node, note)``; ``gpus_per_node=0`` says the units hold no GPUs."""
+    if unit not in UNITS:
+        raise UnitError(f"unit={unit!r}: what one row's node is must be one of " + ", ".join(map(repr, UNITS)))
+    if isinstance(gpus_per_node, (int, np.integer)) and not isinstance(gpus_per_node, bool) and gpus_per_node == 0:
+        unit, gpus_per_node = ("node" if unit == "gpu-node" else unit), PLANNED_GPUS_PER_NODE
+    elif unit == "gpu-node":
+        return unit, gpus_per_node, None
+    note = (f"One row's node is a {unit} without GPUs, so no GPU figures are stated for the log; its rate per "
+            f"{unit} is applied to each node of the planned job ({gpus_per_node} GPUs a node).")
+    return unit, gpus_per_node, note
+
+
+def _no_window(log, window):
+    if window is not None:
+        raise WindowError(f"{log}: window={window!r:.60} is for an event log read with start=...; a bundled data "
+                          "set, a count table (give exposure), a Slurm export or a kernel log has its own window")
+
+
 def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None):
+                format=None, job=None, year=None, window=None):
     """Read the report's one data source; returns a :class:`Source`.
 
     ``log`` is a bundled name ("llama3", "stepfun", "lanl") or a path: a CSV
@@ -168,6 +206,15 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     (see :func:`~relmodel.data.outages.drop_short_outages`): a
     :class:`LogWarning` says how many, ``problems()`` lists them.
 
+    ``window`` is the observation window of an event log: ``(t0, t1)`` in the
+    form of its times, or a length such as ``"54d"`` from the first outage
+    (a log of one event needs one).  ``unit`` says what one row's node is:
+    ``"gpu-node"`` (default), or ``"node"``, ``"disk"``, ``"server"`` for
+    units without GPUs (``gpus_per_node=0`` means ``"node"``); such a source
+    is described in its units ("3,279 disks"), never in GPUs, and its rate
+    per unit is applied to each node of the planned job (8 GPUs a node when
+    ``gpus_per_node`` is 0).
+
     Examples
     --------
     >>> s = load_source("llama3")            # Meta's 54-day count table
@@ -180,6 +227,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     from .operators import operator_source
     ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
                           gpus_per_node=gpus_per_node)
+    if ops is not None or (str(log).lower() in NAMES and not mapping) or "start" not in mapping:
+        _no_window(log, window)
     if ops is not None:
         return Source(*ops)
     if str(log).lower() in NAMES and not mapping:
@@ -203,7 +252,7 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
                 f"(CSV with component and count columns), or a bundled name: {', '.join(NAMES)}")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LogWarning)
-            data = read_log(log, **mapping)
+            data = read_log(log, **mapping, window=window)
         notes += [str(w.message).replace("; see problems() for the rows and what was done",
                                          "; they were merged or dropped (the data page says how many)")
                   for w in caught if issubclass(w.category, LogWarning)]
@@ -220,10 +269,17 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
 
 def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None, min_outage=None):
+                format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node"):
+    unit, gpn, unit_note = _unit(unit, gpus_per_node)
+    if unit != "gpu-node" and source_gpus is not None:
+        raise UnitError(f"source_gpus={source_gpus!r}: a log of {unit}s covers no GPUs; leave source_gpus unset "
+                        f"and name the {unit} of each row with node=... (the {unit}s are counted from the log)")
     src = _read_source(log, start=start, end=end, node=node, cause=cause, planned=planned,
                        time_format=time_format, time_unit=time_unit, source_gpus=source_gpus,
-                       gpus_per_node=gpus_per_node, exposure=exposure, format=format, job=job, year=year)
+                       gpus_per_node=gpn, exposure=exposure, format=format, job=job, year=year, window=window)
+    if unit != "gpu-node":
+        how = src.cluster_from.replace(f" × {gpn} GPUs", "").replace(" nodes seen", f" {unit}s seen")
+        src = replace(src, unit=unit, cluster_from=how, notes=src.notes + (unit_note,))
     if min_outage is None:
         return src
     if not src.is_log:

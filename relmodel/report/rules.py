@@ -8,7 +8,13 @@ the rule for its name; ``None`` (where the annotation allows it) skips the rule.
 parameter               valid values
 ======================  ====================================================
 n_gpus, sizes[]         whole number of GPUs, 1 to 100,000,000
-gpus_per_node           whole number, 1 to 1,024
+gpus_per_node           whole number, 0 to 1,024 (0: the log's units hold no
+                        GPUs; the planned job then has 8 GPUs a node)
+unit                    "gpu-node", "node", "disk" or "server": what one
+                        row's node of the log is
+window                  an event log's observation window: a duration > 0
+                        from the first outage ("54d"), or [t0, t1] in the
+                        form of the log's times
 n_runs                  whole number of simulated runs, 2 to 100,000
 n_points, top           whole number, 1 to 100,000
 n_spares_max            whole number, 1 to 100,000
@@ -53,7 +59,7 @@ from ..errors import DurationError, ParameterError
 from ..escape import brief
 from ..units import hours
 
-__all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "check_values", "log_header", "normalise"]
+__all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "WINDOWS", "check_values", "log_header", "normalise"]
 
 _MAX_H = 100_000.0
 
@@ -112,7 +118,9 @@ def _families_text():
 RULES = {
     "n_gpus": (_whole(1, 10**8), "a whole number of GPUs from 1 to 100,000,000", False),
     "sizes": (_whole(1, 10**8), "whole numbers of GPUs from 1 to 100,000,000", True),
-    "gpus_per_node": (_whole(1, 1024), "a whole number from 1 to 1,024", False),
+    "gpus_per_node": (_whole(0, 1024), "a whole number from 0 to 1,024 (0: the log's units hold no GPUs)", False),
+    "unit": (lambda v: v in ("gpu-node", "node", "disk", "server"),
+             "'gpu-node' (default), or 'node', 'disk', 'server' for units without GPUs", False),
     "n_runs": (_whole(2, 100_000), "a whole number of simulated runs from 2 to 100,000", False),
     "n_points": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
     "top": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
@@ -315,6 +323,34 @@ def _check_cluster(values, log, header, counts, given):
                              f"node (one of {', '.join(header)})")
 
 
+#: GPUs a node of the planned job holds when the log's units hold none (gpus_per_node=0).
+_PLANNED_GPUS_PER_NODE = 8
+#: Parameters holding an observation window: one duration, or a pair of times.
+WINDOWS = ("window",)
+
+
+def _check_window(value):
+    """A window is one duration > 0 ("54d", as text or a list of one) or a pair [t0, t1]; returns it as passed on."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, list):
+        if len(value) == 2 and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+            return value
+    elif isinstance(value, str) and _positive_duration(value):
+        return value
+    raise ParameterError(f"parameter 'window' = {brief(value)} is invalid: it must be a duration > 0 such as "
+                         "'54d' (that long from the first outage), or [t0, t1], the start and end of "
+                         "observation in the form of the log's times, e.g. ['2024-01-01', '2024-03-01'], or null")
+
+
+def _non_gpu(values, defaults, out):
+    """gpus_per_node=0: the log's units hold no GPUs; the planned job keeps 8 GPUs a node."""
+    if values.get("gpus_per_node") == 0:
+        out["gpus_per_node"] = _PLANNED_GPUS_PER_NODE
+        if "unit" in (defaults or {}) and values.get("unit") in (None, "gpu-node"):
+            out["unit"] = "node"
+
+
 def check_values(values, defaults=None, cwd=None):
     """Apply :data:`RULES` to ``{name: value}``; return the values to pass on.
 
@@ -326,6 +362,9 @@ def check_values(values, defaults=None, cwd=None):
     for name, value in values.items():
         if value is not None and name in RULES:
             _check_rule(name, value)
+        if value is not None and name in WINDOWS:
+            out[name] = _check_window(value)
+    _non_gpu(values, defaults, out)
     for name in PATHS:
         if values.get(name) is not None:
             out[name] = _resolve_path(name, values[name], cwd or Path.cwd())
@@ -338,7 +377,20 @@ def check_values(values, defaults=None, cwd=None):
         merged["log"] = resolved
     if any(c in values for c in COLUMNS) or "log" in values:
         _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
+    _check_bundled(merged)
     return out
+
+
+def _check_bundled(merged):
+    """A bundled data set has its own window and its own units."""
+    from ..data.datasets import NAMES
+    log = merged.get("log")
+    if not isinstance(log, str) or log.lower() not in NAMES:
+        return
+    for name, unset in (("window", None), ("unit", "gpu-node")):
+        if merged.get(name, unset) != unset:
+            raise ParameterError(f"parameter {name!r}: the bundled data set {log!r} has its own {name}; give "
+                                 f"'log' a file path to set {name} (or leave it out)")
 
 
 def _operator_log(values, log):
