@@ -58,6 +58,11 @@ class Source:
         """True when the log's units are GPU nodes, so its cluster can be stated in GPUs."""
         return self.unit == "gpu-node"
 
+    @property
+    def unit_name(self):
+        """What one row's node is, in a word: "node" for a GPU node, else "disk", "server" or "node"."""
+        return "node" if self.counts_gpus else self.unit
+
     def units_text(self, n=None):
         """``"3,279 disks"`` (or ``"16,384 GPUs"`` for GPU nodes): what was counted."""
         if self.counts_gpus:

@@ -61,15 +61,15 @@ def cause_block(causes, top):
                        ("share", "Share", P.pct), ("cum_share", "Cumulative share", P.pct)])
 
 
-def rates_block(rates, top):
-    """Per-node rates by cause with their exact intervals, largest first."""
+def rates_block(rates, top, unit="node"):
+    """Rates by cause per ``unit`` (a node, or a disk or server of a log without GPUs) with exact intervals."""
     t = rates[rates["component"] != "Total"].sort_values("rate_per_h", ascending=False).head(top)
     per_year = lambda r: P.number(8766 * r) if r else "none observed"  # noqa: E731
     return P.table(t, [("component", "Cause", str), ("count", "Interruptions", P.count),
-                       ("rate_per_h", "Per node per year", per_year),
+                       ("rate_per_h", f"Per {unit} per year", per_year),
                        ("rate_lo", "Low (95%)", per_year), ("rate_hi", "High (95%)", per_year),
-                       ("mtbf_h", "MTBF per node (h)", P.sig)],
-                   caption=f"The {len(t)} most frequent causes, per node")
+                       ("mtbf_h", f"MTBF per {unit} (h)", P.sig)],
+                   caption=f"The {len(t)} most frequent causes, per {unit}")
 
 
 def repair_block(src, summary):
