@@ -94,7 +94,7 @@ class Source:
     def to_dict(self):
         """The facts a report index states about its data (JSON-able)."""
         return {"name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
-                "source_gpus": self.source_gpus, "gpus_per_node": self.gpus_per_node,
+                "source_gpus": self.source_gpus if self.counts_gpus else None, "gpus_per_node": self.gpus_per_node,
                 "cluster_from": self.cluster_from, "notes": list(self.notes), "unit": self.unit,
                 "units": self.n_nodes, "counted": self.units_text()}
 
@@ -182,6 +182,14 @@ def _unit(unit, gpus_per_node):
     note = (f"One row's node is a {unit} without GPUs, so no GPU figures are stated for the log; its rate per "
             f"{unit} is applied to each node of the planned job ({gpus_per_node} GPUs a node).")
     return unit, gpus_per_node, note
+
+
+def _in_units(note, unit, n):
+    """The seen-in-the-log note, said of the log's own units (they cover no GPUs to pass)."""
+    if not note.startswith("The observed cluster is taken as"):
+        return note
+    return (f"The observed {unit}s are taken as the {n:,} that appear in the log; {unit}s that never failed are "
+            f"not in it, so rates per {unit} may be too high.")
 
 
 def _no_window(log, window):
@@ -284,7 +292,8 @@ def load_source(log="llama3", *, start=None, end=None, node=None, cause=None, pl
                        gpus_per_node=gpn, exposure=exposure, format=format, job=job, year=year, window=window)
     if unit != "gpu-node":
         how = src.cluster_from.replace(f" × {gpn} GPUs", "").replace(" nodes seen", f" {unit}s seen")
-        src = replace(src, unit=unit, cluster_from=how, notes=src.notes + (unit_note,))
+        notes = tuple(_in_units(n, unit, src.n_nodes) for n in src.notes) + (unit_note,)
+        src = replace(src, unit=unit, cluster_from=how, notes=notes)
     if min_outage is None:
         return src
     if not src.is_log:
