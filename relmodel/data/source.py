@@ -81,6 +81,11 @@ class Source:
         return self.is_log and bool(self.data.events["end_h"].notna().any())
 
     @property
+    def has_causes(self):
+        """True when the outages are split by cause (a count table always is; a log when it names a cause column)."""
+        return not self.is_log or bool(self.data.cause_columns)
+
+    @property
     def n_nodes(self):
         """Nodes of the observed cluster."""
         return max(1, self.source_gpus // self.gpus_per_node)

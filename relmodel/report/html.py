@@ -19,7 +19,7 @@ HEADLINE = {
     "job_mtbf_h": "Job MTBF (time between interruptions)",
     "optimal_interval_h": "Checkpoint interval",
     "ettr": "ETTR at that interval",
-    "required_node_mtbf_h": "Node MTBF needed for the target",
+    "required_node_mtbf_h": "Node MTBF needed for the target (hardware causes only)",
     "design_ettr": "ETTR of the examined design",
     "design_goodput_per_gpu": "Goodput per GPU bought (design)",
 }
