@@ -13,7 +13,8 @@ from ..escape import csv_frame
 __all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_option", "cli_text", "unit_of"]
 
 # Python argument names in library messages, and the options that set them here
-_OPTIONS = [(r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
+_OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
+            (r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
             (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start "),
             (r"\(min_outage\)", "(--min-outage)")]
 for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot"):
