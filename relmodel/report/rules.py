@@ -58,6 +58,8 @@ from pathlib import Path
 from ..errors import DurationError, ParameterError
 from ..escape import brief
 from ..units import hours
+from .source_rules import WINDOWS, check_bundled as _check_bundled, check_window as _check_window, \
+    non_gpu as _non_gpu
 
 __all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "WINDOWS", "check_values", "log_header", "normalise"]
 
@@ -304,6 +306,9 @@ def _check_columns(values, log):
                 raise ParameterError(f"parameter {name!r} = {c!r}: no such column in {log}; its "
                                      f"columns are {', '.join(header)}")
     counts = {"component", "count"} <= set(header)
+    if counts and values.get("window") is not None:
+        raise ParameterError(f"parameter 'window' is for an event log; the count table {log} gives its "
+                             "observation time with 'exposure' (e.g. '54d') or an exposure_h or days column")
     if "start" not in given and not counts:  # a count table needs none
         raise ParameterError(f"parameter 'start' is needed for the log file {log}: name the column "
                              f"that holds outage start times (one of {', '.join(header)})")
@@ -321,34 +326,6 @@ def _check_cluster(values, log, header, counts, given):
         raise ParameterError(f"parameter 'source_gpus' or 'node' is needed for the log file {log}: without a "
                              "node column the GPUs it covers are unknown; give source_gpus (GPUs observed) or "
                              f"node (one of {', '.join(header)})")
-
-
-#: GPUs a node of the planned job holds when the log's units hold none (gpus_per_node=0).
-_PLANNED_GPUS_PER_NODE = 8
-#: Parameters holding an observation window: one duration, or a pair of times.
-WINDOWS = ("window",)
-
-
-def _check_window(value):
-    """A window is one duration > 0 ("54d", as text or a list of one) or a pair [t0, t1]; returns it as passed on."""
-    if isinstance(value, list) and len(value) == 1:
-        value = value[0]
-    if isinstance(value, list):
-        if len(value) == 2 and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
-            return value
-    elif isinstance(value, str) and _positive_duration(value):
-        return value
-    raise ParameterError(f"parameter 'window' = {brief(value)} is invalid: it must be a duration > 0 such as "
-                         "'54d' (that long from the first outage), or [t0, t1], the start and end of "
-                         "observation in the form of the log's times, e.g. ['2024-01-01', '2024-03-01'], or null")
-
-
-def _non_gpu(values, defaults, out):
-    """gpus_per_node=0: the log's units hold no GPUs; the planned job keeps 8 GPUs a node."""
-    if values.get("gpus_per_node") == 0:
-        out["gpus_per_node"] = _PLANNED_GPUS_PER_NODE
-        if "unit" in (defaults or {}) and values.get("unit") in (None, "gpu-node"):
-            out["unit"] = "node"
 
 
 def check_values(values, defaults=None, cwd=None):
@@ -379,18 +356,6 @@ def check_values(values, defaults=None, cwd=None):
         _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
     _check_bundled(merged)
     return out
-
-
-def _check_bundled(merged):
-    """A bundled data set has its own window and its own units."""
-    from ..data.datasets import NAMES
-    log = merged.get("log")
-    if not isinstance(log, str) or log.lower() not in NAMES:
-        return
-    for name, unset in (("window", None), ("unit", "gpu-node")):
-        if merged.get(name, unset) != unset:
-            raise ParameterError(f"parameter {name!r}: the bundled data set {log!r} has its own {name}; give "
-                                 f"'log' a file path to set {name} (or leave it out)")
 
 
 def _operator_log(values, log):

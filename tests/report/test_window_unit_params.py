@@ -63,6 +63,10 @@ def test_window_checked_before_any_kernel(disks):
             plan(["01"], {**base, "window": bad})
     with pytest.raises(ParameterError, match="bundled data set 'llama3' has its own window"):
         plan(["03"], {"window": "54d"})
+    table = disks.parent / "counts.csv"
+    table.write_text("component,count\nGPU,10\n")
+    with pytest.raises(ParameterError, match="'window' is for an event log; the count table"):
+        plan(["03"], {"log": str(table), "source_gpus": 64, "exposure": "30d", "window": "54d"})
 
 
 def test_unit_checked_before_any_kernel(disks):
