@@ -245,7 +245,7 @@ def sizes_block(decisions):
     return P.table(pd.DataFrame(rows), [
         ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today (h)", lambda v: P.number(v, 2)),
         ("interval_h", "Checkpoint every", P.duration), ("ettr", "ETTR today", P.pct),
-        ("need", "Node MTBF needed", str), ("times", "× today's nodes", str)])
+        ("need", "Node MTBF needed (hardware causes)", str), ("times", "× today's nodes (hardware causes)", str)])
 
 
 def impact_block(impact, dec):

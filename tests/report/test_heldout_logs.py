@@ -50,7 +50,7 @@ def _reboots(rng):
     long = rng.random(n) < 0.1
     minutes = np.where(long, rng.uniform(120, 600, n), rng.uniform(1, 6, n))
     return pd.DataFrame({"start": _stamp(start), "end": _stamp(start + minutes / 1440),
-                         "host": [f"n{i:03d}" for i in rng.integers(0, 4096, n)],
+                         "host": [f"n{i:03d}" for i in rng.integers(0, 256, n)],
                          "cause": np.where(long, "hardware", "reboot"), "minutes": minutes})
 
 
@@ -207,12 +207,15 @@ def test_headline_figures_equal_the_api(heldout, name, n_gpus):
     rec = recommendation(dec.to_dict(), {"law": text, "best_interval_h": search.interval_h, "ettr": search.ettr})
     assert rec["basis"] == "formula"  # a count table has no times to fit a shape to
     index = _text(folder / "index.html")
-    interval = P.duration(rec["interval_h"])
-    assert f"Checkpoint every {interval}" in index
-    assert index.count("Checkpoint every") == 1
-    lead = f"Expected ETTR {P.pct(rec['ettr'])}"
-    assert lead in index or "cannot make useful progress" in index
     assert f"{n_gpus:,} GPUs" in index
+    if dec.ettr < 0.5:  # no schedule is the answer: the lead says the job cannot make useful progress
+        assert summary["answers"][0].startswith("The job cannot make useful progress")
+        assert f"only {P.pct(dec.ettr)} of its wall time is training" in index
+        assert "Checkpoint every" not in index
+        return
+    assert f"Checkpoint every {P.duration(rec['interval_h'])}" in index
+    assert index.count("Checkpoint every") == 1
+    assert f"Expected ETTR {P.pct(rec['ettr'])}" in index
 
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
