@@ -245,6 +245,7 @@ _NULL = {
     "observed_node_mtbf_h": "no hardware failures in the data",
     "best_family_p": "no bootstrap test was run (n_boot = 0)",
     "best_family_rejected": "no bootstrap test was run (n_boot = 0)",
+    "source_gpus": "the log's units are not GPU nodes (see unit and counted)",
 }
 
 

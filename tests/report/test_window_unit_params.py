@@ -14,6 +14,7 @@ from relmodel.data.source import load_source
 from relmodel.errors import ParameterError, UnitError, WindowError
 from relmodel.report import NOTEBOOK_DIR
 from relmodel.report.run import plan
+from relmodel.report.summary import null_reasons
 
 DATA_PAGES = ["01_log_explorer", "02_failure_distributions", "03_checkpoint_interval",
               "04_requirements_at_scale", "05_interactive"]
@@ -88,6 +89,8 @@ def test_a_disk_log_is_stated_in_disks(disks):
     assert "3 disks seen in the log" in src.cluster_from
     facts = src.to_dict()
     assert facts["unit"] == "disk" and facts["counted"] == "3 disks" and facts["units"] == 3
+    assert facts["source_gpus"] is None
+    assert "not GPU nodes" in null_reasons({"source": facts}, {})["source.source_gpus"]
     node = load_source(str(disks), start="failed", end="repaired", node="disk", gpus_per_node=0)
     assert node.unit == "node" and node.units_text() == "3 nodes" and node.gpus_per_node == 8
     with pytest.raises(UnitError, match="leave source_gpus unset"):
