@@ -7,12 +7,14 @@ import re
 import click
 
 from ..data import datasets
+from ..errors import UnitError
 from ..escape import csv_frame
 
-__all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_option", "cli_text"]
+__all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_option", "cli_text", "unit_of"]
 
 # Python argument names in library messages, and the options that set them here
-_OPTIONS = [(r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
+_OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
+            (r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
             (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start "),
             (r"\(min_outage\)", "(--min-outage)")]
 for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot"):
@@ -52,15 +54,18 @@ def log_options(func):
                      help="For a syslog that omits years: the year of its first line."),
         click.option("--min-outage", metavar="DURATION",
                      help="Drop outages shorter than this, e.g. '10min' (reboots) [default: keep all]."),
+        click.option("--unit", type=click.Choice(["gpu-node", "node", "disk", "server"]), default=None,
+                     help="What one row's node is: a GPU node, or a node, disk or server without GPUs (then "
+                     "no GPU figures are given for the log) [default: gpu-node]."),
     ]
 
     @functools.wraps(func)
     def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, log_format, job, year,
-                min_outage=None, **kwargs):
+                min_outage=None, unit=None, **kwargs):
         kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
               "planned": planned, "time_format": time_format, "time_unit": time_unit,
               "window": tuple(window) if window else None, "format": log_format, "job": job, "year": year,
-              "min_outage": min_outage}
+              "min_outage": min_outage, "unit": unit}
         kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
         return func(*args, **kwargs)
 
@@ -79,17 +84,31 @@ def load_source(log, log_kwargs):
     import warnings
     from ..data.outages import drop_short_outages
     min_outage = log_kwargs.pop("min_outage", None)
+    unit = log_kwargs.pop("unit", None) or "gpu-node"
+    if unit != "gpu-node" and str(log).lower() in datasets.NAMES:
+        raise UnitError(f"--unit {unit}: the bundled data set {log!r} has its own units; --unit is for a log file")
     ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year") if k in log_kwargs}
     operator_log = _operator_log(log, log_kwargs, ops)
     if operator_log is not None:
-        return _short_dropped(operator_log, min_outage, drop_short_outages)
+        return _with_unit(_short_dropped(operator_log, min_outage, drop_short_outages), unit)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = datasets.load(log, **log_kwargs)
     if str(log).lower() not in datasets.NAMES:
         for w in caught:
             warnings.warn(w.message if isinstance(w.message, Warning) else str(w.message), stacklevel=2)
-    return _short_dropped(source, min_outage, drop_short_outages)
+    return _with_unit(_short_dropped(source, min_outage, drop_short_outages), unit)
+
+
+def unit_of(source):
+    """What one row's node of ``source`` is ("gpu-node" unless --unit said otherwise)."""
+    return getattr(source, "_unit", "gpu-node")
+
+
+def _with_unit(source, unit):
+    if unit != "gpu-node":
+        object.__setattr__(source, "_unit", unit)
+    return source
 
 
 def _short_dropped(source, min_outage, drop):
@@ -118,6 +137,10 @@ def observed_note(source, source_gpus):
             or source._n_nodes is not None or "node" not in getattr(source, "events", {}):
         return None
     nodes = int(source.n_nodes)
+    unit = unit_of(source)
+    if unit != "gpu-node":
+        return (f"the observed {unit}s are taken as the {nodes:,} seen in the log; {unit}s that never failed are "
+                f"not in it, so rates per {unit} may be too high")
     gpn = getattr(source, "gpus_per_node", None) or 8
     return (f"the observed cluster is taken as the {nodes:,} nodes seen in the log ({nodes * gpn:,} GPUs at "
             f"{gpn} per node); pass --source-gpus if the log covers a larger cluster")

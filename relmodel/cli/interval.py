@@ -8,10 +8,10 @@ import numpy as np
 from ..checkpoint.multilevel import two_level_breakdown, two_level_optimum
 from ..checkpoint.plan import compare_intervals
 from ..defaults import DEFAULTS
-from ..errors import ModelInputError
+from ..errors import ModelInputError, UnitError
 from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
 from ..units import hours
-from .common import echo_frame, format_option, load_source, log_options, observed_note
+from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
 
 __all__ = ["command"]
 
@@ -80,6 +80,9 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
     where, source = "given", None
     if log is not None:
         source = load_source(log, log_kwargs)
+        if source_gpus is not None and unit_of(source) != "gpu-node":
+            raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
+                            "--source-gpus (the units are counted from the log)")
         if source_gpus is not None and gpus is None:
             raise ModelInputError("--source-gpus needs --gpus (the job size the observed rates are scaled to)")
         if source_gpus is not None:

@@ -5,9 +5,9 @@ import dataclasses
 import click
 import pandas as pd
 
-from .common import echo_frame, format_option, load_source, log_options, observed_note
+from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
 from ..data import datasets
-from ..errors import ModelInputError
+from ..errors import ModelInputError, UnitError
 from ..stats.rates import component_rates
 from ..stats.rates.comparison import compare_rates
 
@@ -55,6 +55,10 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
     extra = {"n_nodes": n_nodes, "gpus_per_node": gpus_per_node}
     log_kwargs.update({k: v for k, v in extra.items() if v is not None})
     source = load_source(log, log_kwargs)
+    unit = unit_of(source)
+    if unit != "gpu-node" and (per == "gpu" or source_gpus is not None or gpus_per_node is not None):
+        raise UnitError(f"--unit {unit}: a log of {unit}s covers no GPUs; use --per node (rates per {unit}) or "
+                        "--per job, without --per gpu, --source-gpus or --gpus-per-node")
     if fleet:
         return _compare(source, fleet, "node" if per == "job" else per, conf, fmt)
     df = component_rates(source, per=per, conf=conf, method=method)
@@ -64,9 +68,11 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
     if fmt == "table" and not all_columns:
         df = df[_COLUMNS].copy()
         df["share"] = (100 * df["share"]).round(1)
-        df = df.rename(columns={"share": "share_%", "fit": f"FIT_per_{per}"})
+        said = unit if unit != "gpu-node" and per == "node" else per
+        df = df.rename(columns={"share": "share_%", "fit": f"FIT_per_{said}"})
         name = getattr(source, "name", log)
-        click.echo(f"{name}: rates per {per}, {conf:.0%} intervals ({method})")
+        counted = f" ({source.n_nodes:,} {unit}s)" if said == unit else ""
+        click.echo(f"{name}: rates per {said}{counted}, {conf:.0%} intervals ({method})")
     echo_frame(df, fmt)
     if fmt == "table" and hasattr(source, "disagreements"):
         for r in source.disagreements().itertuples():

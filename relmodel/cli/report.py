@@ -24,7 +24,25 @@ def _sweeps(texts):
     return grid or None
 
 
-@click.command("report")
+class _ReportCommand(click.Command):
+    """``relmodel report --help`` ends with the data parameters, read from the notebooks' parameter cells."""
+
+    def format_epilog(self, ctx, formatter):
+        super().format_epilog(ctx, formatter)
+        try:
+            from ..report.params import log_parameters, notebook_parameters
+            from ..report.run import find_notebooks
+            found = log_parameters({p.stem: notebook_parameters(p) for p in find_notebooks()})
+        except (OSError, ValueError):  # help never fails for want of the suite
+            return
+        if not found:
+            return
+        rows = [(f"{p.name}: {p.type_name} = {p.default!r}", p.comment) for p in found.values()]
+        with formatter.section("Data parameters (-p NAME=VALUE; every notebook that reads the data takes them)"):
+            formatter.write_dl(rows, col_max=34)
+
+
+@click.command("report", cls=_ReportCommand)
 @click.option("--params", "params_file", type=click.Path(dir_okay=False),
               help="YAML file of parameter values.")
 @click.option("-p", "--param", "assignments", multiple=True, metavar="NAME=VALUE",

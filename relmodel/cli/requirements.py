@@ -5,10 +5,10 @@ import json
 import click
 import numpy as np
 
-from .common import echo_frame, format_option, load_source, log_options, observed_note
+from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
 from ..scale.cluster import Cluster
 from ..defaults import DEFAULTS
-from ..errors import InfeasibleTargetError, ModelInputError
+from ..errors import InfeasibleTargetError, ModelInputError, UnitError
 from ..scale.requirements import plan_requirements
 
 __all__ = ["command"]
@@ -99,6 +99,10 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt)
     source = load_source(log, log_kwargs)
+    gpu_figures = unit_of(source) == "gpu-node"
+    if not gpu_figures and source_gpus is not None:
+        raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
+                        "--source-gpus (the units are counted from the log)")
     plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
                              source_cluster=_source_cluster(source, source_gpus),
                              target_cluster=_target(cluster, gpus), units=_units(scale), share=share, conf=conf,
@@ -108,8 +112,11 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     note = observed_note(source, source_gpus)
     if note:
         click.echo(f"relmodel: note: {note}", err=True)
+    summary = plan.figures()
+    if not gpu_figures:  # a per-GPU MTBF from the rates of disks or servers means nothing
+        summary = summary[summary["quantity"] != "required GPU MTBF"]
     if fmt == "json":
-        out = {"assumption": plan.assumption, "summary": json.loads(plan.figures().to_json(orient="records")),
+        out = {"assumption": plan.assumption, "summary": json.loads(summary.to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
         click.echo(json.dumps(out, indent=2))
         return
@@ -117,7 +124,8 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
         echo_frame(plan.components, fmt)
         return
     click.echo(f"Observed: {getattr(source, 'name', log)}")
-    click.echo(plan.text())
+    click.echo("\n".join(line for line in plan.text().splitlines()
+                          if gpu_figures or not line.startswith("required GPU MTBF")))
     if plan.p_feasible < 1:
         click.echo(f"note: in {100 * (1 - plan.p_feasible):.1f}% of bootstrap draws the per-job causes alone "
                    "miss the target, so the upper bounds are infinite")

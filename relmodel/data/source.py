@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..deprecation import renamed_keywords
-from ..errors import CountError, ExposureError, MissingColumnError
+from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
 from .counts import CountTable, count_table
 from .datasets import NAMES, load
 from .logs import InterruptionLog, LogWarning, read_log
@@ -26,7 +26,12 @@ from .outages import drop_short_outages
 from .readers import read_table
 from relmodel.escape import html_text
 
-__all__ = ["Source", "load_source"]
+__all__ = ["Source", "load_source", "UNITS"]
+
+#: What one row's node of a log can be: a GPU server (the default) or a unit with no GPUs in it.
+UNITS = ("gpu-node", "node", "disk", "server")
+#: GPUs a node of the planned job holds when the observed units hold none (``gpus_per_node=0``).
+PLANNED_GPUS_PER_NODE = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +52,24 @@ class Source:
     span_h: float
     cluster_from: str
     notes: tuple = ()
+    unit: str = "gpu-node"
+
+    @property
+    def counts_gpus(self):
+        """True when the log's units are GPU nodes, so its cluster can be stated in GPUs."""
+        return self.unit == "gpu-node"
+
+    @property
+    def unit_name(self):
+        """What one row's node is, in a word: "node" for a GPU node, else "disk", "server" or "node"."""
+        return "node" if self.counts_gpus else self.unit
+
+    def units_text(self, n=None):
+        """``"3,279 disks"`` (or ``"16,384 GPUs"`` for GPU nodes): what was counted."""
+        if self.counts_gpus:
+            return f"{self.source_gpus if n is None else n:,} GPUs"
+        n = self.n_nodes if n is None else n
+        return f"{n:,} {self.unit}{'' if n == 1 else 's'}"
 
     @property
     def is_log(self):
@@ -59,6 +82,11 @@ class Source:
         return self.is_log and bool(self.data.events["end_h"].notna().any())
 
     @property
+    def has_causes(self):
+        """True when the outages are split by cause (a count table always is; a log when it names a cause column)."""
+        return not self.is_log or bool(self.data.cause_columns)
+
+    @property
     def n_nodes(self):
         """Nodes of the observed cluster."""
         return max(1, self.source_gpus // self.gpus_per_node)
@@ -67,13 +95,14 @@ class Source:
         """One sentence: what the data is, its size and time span."""
         what = "interruptions" if self.kind == "counts" else "outages"
         return (f"{self.name}: {self.n_events:,} {what} over {self.span_h / 24:,.0f} days on "
-                f"{self.source_gpus:,} GPUs ({self.cluster_from})")
+                f"{self.units_text()} ({self.cluster_from})")
 
     def to_dict(self):
         """The facts a report index states about its data (JSON-able)."""
         return {"name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
-                "source_gpus": self.source_gpus, "gpus_per_node": self.gpus_per_node,
-                "cluster_from": self.cluster_from, "notes": list(self.notes)}
+                "source_gpus": self.source_gpus if self.counts_gpus else None, "gpus_per_node": self.gpus_per_node,
+                "cluster_from": self.cluster_from, "notes": list(self.notes), "unit": self.unit,
+                "units": self.n_nodes, "counted": self.units_text()}
 
     def _repr_html_(self):
         notes = "".join(f"<br><i>{html_text(n)}</i>" for n in self.notes)
@@ -148,9 +177,36 @@ def _log_cluster(data, source_gpus, gpus_per_node):
     return nodes * int(gpus_per_node), f"{nodes:,} nodes seen in the log × {gpus_per_node} GPUs", (note,)
 
 
+def _unit(unit, gpus_per_node):
+    """``(unit, GPUs per planned node, note)``; ``gpus_per_node=0`` says the units hold no GPUs."""
+    if unit not in UNITS:
+        raise UnitError(f"unit={unit!r}: what one row's node is must be one of " + ", ".join(map(repr, UNITS)))
+    if isinstance(gpus_per_node, (int, np.integer)) and not isinstance(gpus_per_node, bool) and gpus_per_node == 0:
+        unit, gpus_per_node = ("node" if unit == "gpu-node" else unit), PLANNED_GPUS_PER_NODE
+    elif unit == "gpu-node":
+        return unit, gpus_per_node, None
+    note = (f"One row's node is a {unit} without GPUs, so no GPU figures are stated for the log; its rate per "
+            f"{unit} is applied to each node of the planned job ({gpus_per_node} GPUs a node).")
+    return unit, gpus_per_node, note
+
+
+def _in_units(note, unit, n):
+    """The seen-in-the-log note, said of the log's own units (they cover no GPUs to pass)."""
+    if not note.startswith("The observed cluster is taken as"):
+        return note
+    return (f"The observed {unit}s are taken as the {n:,} that appear in the log; {unit}s that never failed are "
+            f"not in it, so rates per {unit} may be too high.")
+
+
+def _no_window(log, window):
+    if window is not None:
+        raise WindowError(f"{log}: window={window!r:.60} is for an event log read with start=...; a bundled data "
+                          "set, a count table (give exposure), a Slurm export or a kernel log has its own window")
+
+
 def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None):
+                format=None, job=None, year=None, window=None):
     """Read the report's one data source; returns a :class:`Source`.
 
     ``log`` is a bundled name ("llama3", "stepfun", "lanl") or a path: a CSV
@@ -169,6 +225,15 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     (see :func:`~relmodel.data.outages.drop_short_outages`): a
     :class:`LogWarning` says how many, ``problems()`` lists them.
 
+    ``window`` is the observation window of an event log: ``(t0, t1)`` in the
+    form of its times, or a length such as ``"54d"`` from the first outage
+    (a log of one event needs one).  ``unit`` says what one row's node is:
+    ``"gpu-node"`` (default), or ``"node"``, ``"disk"``, ``"server"`` for
+    units without GPUs (``gpus_per_node=0`` means ``"node"``); such a source
+    is described in its units ("3,279 disks"), never in GPUs, and its rate
+    per unit is applied to each node of the planned job (8 GPUs a node when
+    ``gpus_per_node`` is 0).
+
     Examples
     --------
     >>> s = load_source("llama3")            # Meta's 54-day count table
@@ -181,6 +246,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     from .operators import operator_source
     ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
                           gpus_per_node=gpus_per_node)
+    if ops is not None or (str(log).lower() in NAMES and not mapping) or "start" not in mapping:
+        _no_window(log, window)
     if ops is not None:
         return Source(*ops)
     if str(log).lower() in NAMES and not mapping:
@@ -204,7 +271,7 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
                 f"(CSV with component and count columns), or a bundled name: {', '.join(NAMES)}")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LogWarning)
-            data = read_log(log, **mapping)
+            data = read_log(log, **mapping, window=window)
         notes += [str(w.message).replace("; see problems() for the rows and what was done",
                                          "; they were merged or dropped (the data page says how many)")
                   for w in caught if issubclass(w.category, LogWarning)]
@@ -222,10 +289,18 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
 @renamed_keywords(log="source")
 def load_source(source="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None, min_outage=None):
+                format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node"):
+    unit, gpn, unit_note = _unit(unit, gpus_per_node)
+    if unit != "gpu-node" and source_gpus is not None:
+        raise UnitError(f"source_gpus={source_gpus!r}: a log of {unit}s covers no GPUs; leave source_gpus unset "
+                        f"and name the {unit} of each row with node=... (the {unit}s are counted from the log)")
     src = _read_source(source, start=start, end=end, node=node, cause=cause, planned=planned,
                        time_format=time_format, time_unit=time_unit, source_gpus=source_gpus,
-                       gpus_per_node=gpus_per_node, exposure=exposure, format=format, job=job, year=year)
+                       gpus_per_node=gpn, exposure=exposure, format=format, job=job, year=year, window=window)
+    if unit != "gpu-node":
+        how = src.cluster_from.replace(f" × {gpn} GPUs", "").replace(" nodes seen", f" {unit}s seen")
+        notes = tuple(_in_units(n, unit, src.n_nodes) for n in src.notes) + (unit_note,)
+        src = replace(src, unit=unit, cluster_from=how, notes=notes)
     if min_outage is None:
         return src
     if not src.is_log:

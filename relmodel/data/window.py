@@ -1,7 +1,8 @@
 """The observation window of a log, and its times as hours from an origin.
 
-A window is either given (``(t0, t1)`` in the same form as the log's times)
-or taken from the events: first start to last start or end.  A log whose
+A window is either given (``(t0, t1)`` in the same form as the log's times,
+or a length such as ``"54d"``: that long from the first outage's start) or
+taken from the events: first start to last start or end.  A log whose
 window cannot be known from its events (one event, or every event starting
 at one time) needs an explicit window: the span of a single outage is not an
 observation period.
@@ -13,17 +14,21 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
-from ..errors import InputTypeError, WindowError
-from ..units import unit_hours
+from ..errors import DurationError, InputTypeError, WindowError
+from ..units import hours, unit_hours
 from .times import MAX_ABS_HOURS
 
 __all__ = ["to_hours", "hours_since", "WINDOW_HINT"]
 
-WINDOW_HINT = "pass window=(t0, t1), the start and end of observation, in the same form as the times"
+WINDOW_HINT = ("pass window=(t0, t1), the start and end of observation, in the same form as the times, "
+               "or its length from the first outage, e.g. window='54d'")
 
 
 def to_hours(kind, t_start, t_end, window, time_format, time_unit, label):
     """Return ``(origin, start_h, end_h, window_h)``; origin is None for numeric times."""
+    length = _length(window)
+    if length is not None:
+        return _from_first(kind, t_start, t_end, length)
     if window is not None:
         window = _pair(window)
     if kind == "numeric":
@@ -48,6 +53,33 @@ def to_hours(kind, t_start, t_end, window, time_format, time_unit, label):
         t1 = _as_timestamp(window[1], t_start, time_format, 1)
         win = _ordered((0.0, (_micros(t1) - _micros(origin)) / 3.6e9), window)
     return origin, s_h, e_h, win
+
+
+def _length(window):
+    """Hours of a window given as a length ("54d", a timedelta), or None when it is not one."""
+    if isinstance(window, str) or hasattr(window, "total_seconds"):
+        try:
+            h = hours(window)
+        except (DurationError, ValueError, TypeError):
+            raise WindowError(f"window {window!r:.60} is neither a length such as '54d' nor a pair (t0, t1); "
+                              + WINDOW_HINT) from None
+        if not (math.isfinite(h) and 0 < h <= MAX_ABS_HOURS):
+            raise WindowError(f"window {window!r:.60} must be a length > 0 such as '54d' or '12h'")
+        return h
+    return None
+
+
+def _from_first(kind, t_start, t_end, length):
+    """A window of ``length`` hours from the first outage's start."""
+    if kind == "numeric":
+        s_h = np.asarray(t_start, float)
+        e_h = np.full(s_h.shape, np.nan) if t_end is None else np.asarray(t_end, float)
+        t0 = float(s_h.min())
+        return None, s_h, e_h, (t0, t0 + length)
+    origin = t_start.min()
+    s_h = hours_since(t_start, origin)
+    e_h = np.full(s_h.shape, np.nan) if t_end is None else hours_since(t_end, origin)
+    return origin, s_h, e_h, (0.0, length)
 
 
 def hours_since(times, origin):

@@ -19,7 +19,7 @@ HEADLINE = {
     "job_mtbf_h": "Job MTBF (time between interruptions)",
     "optimal_interval_h": "Checkpoint interval",
     "ettr": "ETTR at that interval",
-    "required_node_mtbf_h": "Node MTBF needed for the target",
+    "required_node_mtbf_h": "Node MTBF needed for the target (hardware causes only)",
     "design_ettr": "ETTR of the examined design",
     "design_goodput_per_gpu": "Goodput per GPU bought (design)",
 }
@@ -101,8 +101,10 @@ def inputs_rows(summary, merged):
         what = "interruptions" if src.get("kind") == "counts" else "outages"
         rows.append(("Data", f"{src['name']}: {P.count(src['events'])} {what} over "
                              f"{P.duration(src['span_h'])}", "log" in given))
-        rows.append(("Observed cluster", f"{P.count(src['source_gpus'])} GPUs ({src.get('cluster_from', '')})",
-                     "source_gpus" in given))
+        counted = (src.get("counted") if src.get("unit", "gpu-node") != "gpu-node"
+                   else f"{P.count(src['source_gpus'])} GPUs")
+        rows.append(("Observed cluster", f"{counted} ({src.get('cluster_from', '')})",
+                     "source_gpus" in given or "unit" in given))
     if d:
         rows += [("Planned job", f"{P.count(d['n_gpus'])} GPUs ({P.count(d['n_nodes'])} nodes)", "n_gpus" in given),
                  ("GPUs per node", f"{d['gpus_per_node']}", "gpus_per_node" in given),

@@ -12,7 +12,7 @@ import pandas as pd
 from . import present as P
 from .summary import answer_sentences, simulation_sentence
 
-__all__ = ["source_block", "job_block", "cause_block", "rates_block", "repair_block", "counts_only", "fit_block",
+__all__ = ["source_block", "job_block", "cause_block", "causes_block", "rates_block", "repair_block", "counts_only", "fit_block",
            "fit_records", "trend_block", "interval_block", "schemes_block", "simulation_block", "simulation_records",
            "decision_block", "sizes_block", "impact_block", "spares_block"]
 
@@ -61,15 +61,24 @@ def cause_block(causes, top):
                        ("share", "Share", P.pct), ("cum_share", "Cumulative share", P.pct)])
 
 
-def rates_block(rates, top):
-    """Per-node rates by cause with their exact intervals, largest first."""
+def causes_block(src, column, top):
+    """The causes ranked by count, or a sentence when the log names none."""
+    if not src.has_causes:
+        return P.note("The log names no causes (it has no cause column), so its outages are not split by cause; "
+                      "every later page treats them as one kind.", "info")
+    from ..plots.logs import cause_counts
+    return cause_block(cause_counts(src.data, column), top)
+
+
+def rates_block(rates, top, unit="node"):
+    """Rates by cause per ``unit`` (a node, or a disk or server of a log without GPUs) with exact intervals."""
     t = rates[rates["component"] != "Total"].sort_values("rate_per_h", ascending=False).head(top)
     per_year = lambda r: P.number(8766 * r) if r else "none observed"  # noqa: E731
     return P.table(t, [("component", "Cause", str), ("count", "Interruptions", P.count),
-                       ("rate_per_h", "Per node per year", per_year),
+                       ("rate_per_h", f"Per {unit} per year", per_year),
                        ("rate_lo", "Low (95%)", per_year), ("rate_hi", "High (95%)", per_year),
-                       ("mtbf_h", "MTBF per node (h)", P.sig)],
-                   caption=f"The {len(t)} most frequent causes, per node")
+                       ("mtbf_h", f"MTBF per {unit} (h)", P.sig)],
+                   caption=f"The {len(t)} most frequent causes, per {unit}")
 
 
 def repair_block(src, summary):
@@ -77,6 +86,9 @@ def repair_block(src, summary):
     if not src.has_repairs:
         return P.note("The data give no outage end times, so repair times are unknown; the spares page "
                       "uses the StepFun trace's repair times instead.", "info")
+    if summary is None:
+        return P.note("The log names no causes, so repair times are not split by cause; how long its outages "
+                      "last is below.", "info")
     cols = [(c, h, f) for c, h, f in [
         ("cause", "Cause", str), ("count", "Repairs", P.count), ("mean_h", "Mean", P.duration),
         ("median_h", "Median", P.duration), ("p90_h", "90th percentile", P.duration),
@@ -233,7 +245,7 @@ def sizes_block(decisions):
     return P.table(pd.DataFrame(rows), [
         ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today (h)", lambda v: P.number(v, 2)),
         ("interval_h", "Checkpoint every", P.duration), ("ettr", "ETTR today", P.pct),
-        ("need", "Node MTBF needed", str), ("times", "× today's nodes", str)])
+        ("need", "Node MTBF needed (hardware causes)", str), ("times", "× today's nodes (hardware causes)", str)])
 
 
 def impact_block(impact, dec):

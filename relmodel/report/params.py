@@ -34,7 +34,7 @@ from pathlib import Path
 from ..errors import ParameterError
 from ..escape import brief
 from . import yaml12
-from .rules import DURATIONS, check_values
+from .rules import DURATIONS, WINDOWS, check_values
 
 __all__ = [
     "Parameter",
@@ -46,6 +46,7 @@ __all__ = [
     "check_type",
     "validate",
     "describe",
+    "log_parameters",
 ]
 
 #: Annotation text -> (element type, is a list, None allowed).
@@ -224,6 +225,8 @@ def check_type(param, value, where=None):
     duration = param.name in DURATIONS
     if value is None:
         ok = nullable
+    elif param.name in WINDOWS and is_list:
+        ok = isinstance(value, str) or (isinstance(value, list) and all(_duration_ok(v) for v in value))
     elif is_list and kind == "str" and isinstance(value, str) and not duration:
         ok = True  # one name stands for a list of one
     elif is_list:
@@ -276,3 +279,17 @@ def validate(params, by_notebook, cwd=None):
         defaults = {k: p.default for k, p in nb_params.items()}
         checked[nb] = check_values(mine, defaults, cwd)
     return checked
+
+
+def log_parameters(by_notebook):
+    """The parameters every notebook that reads the data takes (``log`` and its reading options).
+
+    ``by_notebook`` maps a notebook name to its ``{name: Parameter}``; the result
+    is ``{name: Parameter}`` in the first such notebook's order, read from the
+    notebooks themselves, so a help text built from it cannot fall behind them.
+    """
+    readers = [params for params in by_notebook.values() if "log" in params]
+    if not readers:
+        return {}
+    shared = set.intersection(*(set(params) for params in readers))
+    return {name: param for name, param in readers[0].items() if name in shared}

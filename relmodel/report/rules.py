@@ -8,7 +8,13 @@ the rule for its name; ``None`` (where the annotation allows it) skips the rule.
 parameter               valid values
 ======================  ====================================================
 n_gpus, sizes[]         whole number of GPUs, 1 to 100,000,000
-gpus_per_node           whole number, 1 to 1,024
+gpus_per_node           whole number, 0 to 1,024 (0: the log's units hold no
+                        GPUs; the planned job then has 8 GPUs a node)
+unit                    "gpu-node", "node", "disk" or "server": what one
+                        row's node of the log is
+window                  an event log's observation window: a duration > 0
+                        from the first outage ("54d"), or [t0, t1] in the
+                        form of the log's times
 n_runs                  whole number of simulated runs, 2 to 100,000
 n_points, top           whole number, 1 to 100,000
 n_spares_max            whole number, 1 to 100,000
@@ -52,8 +58,10 @@ from pathlib import Path
 from ..errors import DurationError, ParameterError
 from ..escape import brief
 from ..units import hours
+from .source_rules import WINDOWS, check_bundled as _check_bundled, check_window as _check_window, \
+    non_gpu as _non_gpu
 
-__all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "check_values", "log_header", "normalise"]
+__all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "WINDOWS", "check_values", "log_header", "normalise"]
 
 _MAX_H = 100_000.0
 
@@ -112,7 +120,9 @@ def _families_text():
 RULES = {
     "n_gpus": (_whole(1, 10**8), "a whole number of GPUs from 1 to 100,000,000", False),
     "sizes": (_whole(1, 10**8), "whole numbers of GPUs from 1 to 100,000,000", True),
-    "gpus_per_node": (_whole(1, 1024), "a whole number from 1 to 1,024", False),
+    "gpus_per_node": (_whole(0, 1024), "a whole number from 0 to 1,024 (0: the log's units hold no GPUs)", False),
+    "unit": (lambda v: v in ("gpu-node", "node", "disk", "server"),
+             "'gpu-node' (default), or 'node', 'disk', 'server' for units without GPUs", False),
     "n_runs": (_whole(2, 100_000), "a whole number of simulated runs from 2 to 100,000", False),
     "n_points": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
     "top": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
@@ -296,6 +306,9 @@ def _check_columns(values, log):
                 raise ParameterError(f"parameter {name!r} = {c!r}: no such column in {log}; its "
                                      f"columns are {', '.join(header)}")
     counts = {"component", "count"} <= set(header)
+    if counts and values.get("window") is not None:
+        raise ParameterError(f"parameter 'window' is for an event log; the count table {log} gives its "
+                             "observation time with 'exposure' (e.g. '54d') or an exposure_h or days column")
     if "start" not in given and not counts:  # a count table needs none
         raise ParameterError(f"parameter 'start' is needed for the log file {log}: name the column "
                              f"that holds outage start times (one of {', '.join(header)})")
@@ -326,6 +339,9 @@ def check_values(values, defaults=None, cwd=None):
     for name, value in values.items():
         if value is not None and name in RULES:
             _check_rule(name, value)
+        if value is not None and name in WINDOWS:
+            out[name] = _check_window(value)
+    _non_gpu(values, defaults, out)
     for name in PATHS:
         if values.get(name) is not None:
             out[name] = _resolve_path(name, values[name], cwd or Path.cwd())
@@ -338,6 +354,7 @@ def check_values(values, defaults=None, cwd=None):
         merged["log"] = resolved
     if any(c in values for c in COLUMNS) or "log" in values:
         _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
+    _check_bundled(merged)
     return out
 
 

@@ -11,7 +11,7 @@ import math
 
 from . import present as P
 
-__all__ = ["USEFUL_ETTR", "answer_sentences", "simulation_sentence", "warning_lines", "clean", "null_reasons"]
+__all__ = ["USEFUL_ETTR", "answer_sentences", "recommendation", "shape_supported", "simulation_sentence", "warning_lines", "clean", "null_reasons"]
 
 
 def _ok(x):
@@ -128,21 +128,74 @@ def simulation_sentence(s):
             f"{P.pct(s['formula_ettr'])}: for this data the exponential answer is {size}.")
 
 
+def shape_supported(law):
+    """True when the simulation's failure law (its description) has a fitted shape, not the exponential."""
+    return not (law.startswith("exponential") or law.startswith("the exponential law"))
+
+
+def recommendation(d, s=None):
+    """The report's one recommended interval and ETTR, and which answer it is.
+
+    The rule: when the data support a failure-time shape (the simulation ran
+    with a fitted law other than the exponential), the simulation's best
+    interval and its ETTR are the answer and the exponential formula's exact
+    optimum (Daly 2006) is the comparison; otherwise (a count table, too few
+    gaps to fit a shape, or the exponential law fits best, or no simulation)
+    the formula is the answer and the simulation the comparison.  ``d`` and
+    ``s`` are the ``decision`` and ``simulation`` records.  Returns a dict:
+    ``basis`` ("simulation" or "formula"), ``interval_h``, ``ettr``,
+    ``ettr_lo``, ``ettr_hi``, and the same for the other answer under
+    ``comparison`` (None without a simulation).
+    """
+    formula = {"basis": "formula", "interval_h": d["interval_h"], "ettr": d["ettr"],
+               "ettr_lo": d.get("ettr_lo"), "ettr_hi": d.get("ettr_hi")}
+    if not s:
+        return {**formula, "comparison": None}
+    sim = {"basis": "simulation", "interval_h": s["best_interval_h"], "ettr": s["ettr"],
+           "ettr_lo": s.get("ettr_lo"), "ettr_hi": s.get("ettr_hi")}
+    if shape_supported(s.get("law", "")):
+        return {**sim, "comparison": formula}
+    return {**formula, "comparison": sim}
+
+
+def _recommended(d, s):
+    """``(lead, comparison)``: the recommendation's interval and ETTR sentences, and the other answer's."""
+    rec = recommendation(d, s)
+    if rec["basis"] == "formula":
+        return [_interval(d), _ettr(d)], ([f"For comparison: {simulation_sentence(s)}"] if s else [])
+    rng = P.pct_range(rec["ettr_lo"], rec["ettr_hi"])
+    lead = [f"Checkpoint every {P.duration(rec['interval_h'])} (the simulation's best interval, with the failure "
+            "law the data support).",
+            f"Expected ETTR {P.pct(rec['ettr'])}{f' ({rng})' if rng != P.DASH else ''} at {d['n_gpus']:,} GPUs, "
+            f"where the job is interrupted every {P.duration(d['job_mtbf_h'])} on average."]
+    return lead, [f"For comparison, the exponential formula's interval is {P.duration(d['interval_h'])} for an "
+                  f"ETTR of {P.pct(d['ettr'])}. {simulation_sentence(s)}"]
+
+
 def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulation")):
-    """The report's answers as sentences, from merged records (``decision``, ``simulation``)."""
-    out = []
-    d = records.get("decision")
+    """The report's answers as sentences, from merged records (``decision``, ``simulation``).
+
+    With both records and all parts, the interval and ETTR are the one
+    :func:`recommendation`, the other answer a named comparison.
+    """
+    out, compare = [], []
+    d, s = records.get("decision"), records.get("simulation")
+    whole = "interval" in parts and "ettr" in parts and "simulation" in parts
     if d:
         stuck = _ok(d.get("ettr")) and d["ettr"] < USEFUL_ETTR
         if stuck and parts != ("interval",):
             out.append(_no_progress(d))
+        elif whole:
+            lead, compare = _recommended(d, s)
+            out += lead
         elif "interval" in parts:
             out.append(_interval(d))
-        if "ettr" in parts and not stuck:
+        if "ettr" in parts and not stuck and not whole:
             out.append(_ettr(d))
         if "requirement" in parts:
             out.append(_requirement(d, records))
-    s = records.get("simulation")
+        if whole and not stuck:
+            return out + compare
     if s and "simulation" in parts:
         out.append(simulation_sentence(s))
     return out
@@ -192,6 +245,7 @@ _NULL = {
     "observed_node_mtbf_h": "no hardware failures in the data",
     "best_family_p": "no bootstrap test was run (n_boot = 0)",
     "best_family_rejected": "no bootstrap test was run (n_boot = 0)",
+    "source_gpus": "the log's units are not GPU nodes (see unit and counted)",
 }
 
 
