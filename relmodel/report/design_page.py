@@ -24,7 +24,7 @@ from . import present as P
 
 __all__ = ["DesignSource", "design_source", "lead_sentence", "comparison_sentences", "column_definitions",
            "designs_block", "detail_block", "notes_block", "optics_block", "sensitivity_block", "spans_block",
-           "shelf_block", "hardware_swaps_per_h"]
+           "shelf_block", "hardware_swaps_per_h", "tolerance_block"]
 
 _YEAR = 8766.0
 
@@ -71,8 +71,8 @@ def lead_sentence(ds, n_gpus):
     if ds.example:
         return (f"This page shows an example, not your data: the designs are fed with the {ds.example}: "
                 f"{ds.described}, scaled to {count(n_gpus)} GPUs.")
-    return (f"Failure rates are this report's data ({ds.described}), each cause scaled from the observed cluster "
-            f"to every design of {count(n_gpus)} GPUs by what it lives in (GPU, node, link or job).")
+    return (f"Failure rates are this report's data, {ds.described}; each cause is scaled from the observed "
+            f"cluster to every design of {count(n_gpus)} GPUs by what it lives in (GPU, node, link or job).")
 
 
 def _best(t):
@@ -99,8 +99,12 @@ def comparison_sentences(cmp):
     return out
 
 
-def column_definitions(cmp, gpus_per_node=8):
-    """What every column of the designs table means (a list for the reader), ETTR at the page's target."""
+def column_definitions(cmp, gpus_per_node=8, all_cause_node_mtbf_h=None):
+    """What every column of the designs table means (a list for the reader), ETTR at the page's target.
+
+    ``all_cause_node_mtbf_h`` is the requirements page's node MTBF for the same target (every cause but
+    the per-job ones), named beside this page's so the two are not read as one number.
+    """
     target, conf = pct(cmp.target_ettr, 0), f"{100 * cmp.conf:g}%"
     items = [
         ("GPUs bought", "every GPU in the purchase: the job's GPUs plus those held idle as spares."),
@@ -117,16 +121,24 @@ def column_definitions(cmp, gpus_per_node=8):
                                 "already counted in ETTR)."),
         ("Goodput per GPU bought", "ETTR × GPUs used / GPUs bought (× efficiency × (1 − straggler loss)): useful "
                                    "GPU-hours per GPU-hour paid for."),
-        ("Node MTBF needed", f"mean time between failures each node ({gpus_per_node} GPUs, or one NVL72 tray) must "
-                             f"reach, counting its GPU and node hardware causes, for the job to reach ETTR {target}; "
-                             "network, software and per-job causes stay at their observed rates. \"Out of reach\": "
-                             "those other causes alone keep ETTR below the target."),
+        ("Node hardware MTBF needed", f"mean time between failures each node ({gpus_per_node} GPUs, or one NVL72 "
+                                      f"tray) must reach, counting its GPU and node hardware causes only, for the job "
+                                      f"to reach ETTR {target}; network, software and per-job causes stay at their "
+                                      "observed rates. \"Out of reach\": those other causes alone keep ETTR below "
+                                      "the target." + _other_node(all_cause_node_mtbf_h)),
         ("Transceiver MTBF needed", "mean time between failures each pluggable optical transceiver must reach when "
                                     f"all of them together use the share of the failure budget for ETTR {target} "
                                     "given to optics."),
     ]
     body = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in items)
     return P.Block(f"<p><b>What the columns mean</b></p><ul>{body}</ul>")
+
+
+def _other_node(h):
+    if h is None or not np.isfinite(h):
+        return ""
+    return (f" The requirements page's node MTBF ({hours_text(h)} for the planned job) is a different quantity: it "
+            "counts every cause but the per-job ones, network included, so it is lower.")
 
 
 def _mtbf(h):
@@ -159,7 +171,7 @@ def designs_block(cmp):
             ("mtbf", "Job MTBF", duration), ("interval", "Checkpoint every", duration),
             ("ettr", f"ETTR ({conf} range)", str), ("no_spare", "Failure finds no spare", _share),
             ("stall", "Time waiting for a spare", _share), ("goodput", "Goodput per GPU bought", pct),
-            ("node", f"Node MTBF needed for {target}", _mtbf),
+            ("node", f"Node hardware MTBF needed for {target}", _mtbf),
             ("tx", f"Transceiver MTBF needed for {target}", _mtbf)]
     return P.table(_people(cmp.table), cols)
 
@@ -176,7 +188,7 @@ def detail_block(cmp):
         ("GPUs out of the job on average", count(r["gpus_out_mean"])),
         ("GPUs idle as spares", f"{count(r['gpus_idle'])} of {count(r['gpus_bought'])}"),
         ("Goodput per GPU bought", pct(r["goodput_per_gpu"])),
-        ("Node MTBF needed", _mtbf(r["required_node_mtbf_h"]))], columns=["what", "value"])
+        ("Node hardware MTBF needed", _mtbf(r["required_node_mtbf_h"]))], columns=["what", "value"])
     return P.table(rows, [("what", "Quantity", str), ("value", "Value", str)])
 
 
@@ -186,8 +198,12 @@ def notes_block(cmp, efficiency=1.0, straggler_loss=0.0):
     costs = list(dict.fromkeys(t["costs"]))
     text = ("Costs used: " + costs[0] + "." if len(costs) == 1 else "Costs used grow with each design's size: "
             + "; ".join(f"{d}: {c}" for d, c in zip(t["design"], t["costs"])) + ".")
-    terms = (f"Goodput per GPU bought counts an efficiency of {pct(efficiency)} (the share of peak throughput the "
-             f"job reaches) and {pct(straggler_loss)} of step time lost to stragglers.")
+    if efficiency == 1.0 and straggler_loss == 0.0:
+        terms = ("Goodput per GPU bought assumes the job runs at full efficiency between failures and loses no step "
+                 "time to stragglers (parameters efficiency and straggler_loss).")
+    else:
+        terms = (f"Goodput per GPU bought counts an efficiency of {pct(efficiency)} (the share of peak throughput "
+                 f"the job reaches) and {pct(straggler_loss)} of step time lost to stragglers.")
     warns = [w for w in dict.fromkeys(t["warnings"]) if w]
     return P.blocks(P.paragraph(text, terms), *(P.note(w, "warning") for w in warns))
 
@@ -235,6 +251,23 @@ def spans_block(table, top=10):
     return P.blocks(P.table(t.assign(per_day=24 * t["rate_per_h"]), cols), tail)
 
 
+def tolerance_block(gain):
+    """What tolerating a share of network faults gains, in percent and per day."""
+    b, a = gain.before, gain.after
+    text = (f"{gain.name}: a fabric that absorbs {_list(gain.tolerated)} raises ETTR from {pct(b.ettr)} to "
+            f"{pct(a.ettr)} ({number(100 * gain.ettr_gain, 2)} percentage points).")
+    rows = pd.DataFrame([("Interruptions a day", number(24 * b.interruption_rate, 3), number(24 * a.interruption_rate, 3)),
+                         ("Faults absorbed a day", number(24 * b.absorbed_rate, 3), number(24 * a.absorbed_rate, 3)),
+                         ("Job MTBF", duration(b.job_mtbf_h), duration(a.job_mtbf_h)),
+                         ("ETTR", pct(b.ettr), pct(a.ettr))], columns=["what", "without", "with"])
+    return P.blocks(P.paragraph(text), P.table(rows, [("what", "Quantity", str), ("without", "Fabric as built", str),
+                                                      ("with", "Fabric that absorbs them", str)]))
+
+
+def _list(tolerated):
+    return ", ".join(f"{pct(v, 0)} of {k} failures" for k, v in dict(tolerated).items())
+
+
 def hardware_swaps_per_h(result):
     """Failures per hour of the examined design that need a tray or node swapped (GPU and node causes)."""
     return float(result.node_interrupt_rate)
@@ -251,6 +284,8 @@ def shelf_block(shelf, rate_per_h, lead_time):
             f"{_share(shelf.stationary)} once settled; the chance it runs dry at least once by then is "
             f"{_share(shelf.p_ever_empty)}.")
     df = pd.DataFrame({"day": f["t_days"], "empty": col, "ever": f["p_ever_empty_sim"]})
+    if float(df[["empty", "ever"]].max().max()) < 1e-4:
+        return P.paragraph(text)
     return P.blocks(P.paragraph(text), P.table(df, [("day", "Day", lambda v: number(v, 3)),
                                                    ("empty", "No spare on the shelf", _share),
                                                    ("ever", "Ran dry at least once by then", _share)]))
