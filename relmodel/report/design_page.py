@@ -153,11 +153,21 @@ def _share(p):
     return "under 0.01%" if p < 1e-4 else pct(p, 2 if p < 0.1 else 1)
 
 
+def _ettr(e):
+    return "under 0.1%" if np.isfinite(e) and e < 0.0005 else pct(e)
+
+
+def _ettr_range(e, lo, hi):
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return _ettr(e)
+    return f"{_ettr(e)} ({_ettr(lo)} to {_ettr(hi)})" if e < 0.0005 or lo < 0.0005 else f"{pct(e)} ({pct_range(lo, hi)})"
+
+
 def _people(t):
     return pd.DataFrame({
         "design": t["design"], "policy": t["policy"], "bought": t["gpus_bought"], "idle": t["gpus_idle"],
         "per_day": t["interruptions_per_day"], "mtbf": t["job_mtbf_h"], "interval": t["interval_h"],
-        "ettr": [f"{pct(e)} ({pct_range(lo, hi)})" for e, lo, hi in zip(t["ettr"], t["ettr_lo"], t["ettr_hi"])],
+        "ettr": [_ettr_range(e, lo, hi) for e, lo, hi in zip(t["ettr"], t["ettr_lo"], t["ettr_hi"])],
         "no_spare": t["p_no_spare"], "stall": t["stall_share"], "goodput": t["goodput_per_gpu"],
         "node": t["required_node_mtbf_h"], "tx": t["required_transceiver_mtbf_h"]})
 
@@ -180,7 +190,7 @@ def detail_block(cmp):
     """The examined design's figures as a short two-column table."""
     r = cmp.table.iloc[0]
     rows = pd.DataFrame([
-        ("ETTR", f"{pct(r['ettr'])} ({pct_range(r['ettr_lo'], r['ettr_hi'])})"),
+        ("ETTR", _ettr_range(r["ettr"], r["ettr_lo"], r["ettr_hi"])),
         ("Interruptions a day", number(r["interruptions_per_day"], 3)),
         ("Checkpoint every", duration(r["interval_h"])),
         ("Time waiting for a spare", _share(r["stall_share"])),

@@ -132,6 +132,8 @@ def _links(summary):
     rows = []
     for nb in summary["notebooks"]:
         title = NOTEBOOK_TITLES.get(nb["name"], nb["name"])
+        example = ((summary.get("records") or {}).get(nb["name"]) or {}).get("example")  # a page not on the data
+        title += f" (shows an example, not your data: {example})" if example else ""
         link = (f"<a href='{html.escape(nb['html'])}'>{html.escape(title)}</a>" if nb["html"]
                 else html.escape(title))
         status = html.escape(status_text(nb))
