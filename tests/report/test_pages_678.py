@@ -40,10 +40,10 @@ def visible(path):
     return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
 
-def first_sentence(path, title):
+def opening(path, title):
+    """The page's visible text from its first sentence on (after the title)."""
     text = visible(path)
-    after = text[text.index(title) + len(title):].strip()
-    return after.split(". ")[0]
+    return text[text.index(title) + len(title):].lstrip("¶ ")  # nbconvert adds an anchor mark to headings
 
 
 def invoke(*args):
@@ -171,7 +171,7 @@ def test_designs_page_uses_the_users_log(user_report):
     assert rec["best_design"] == api.best()
     assert rec["design_ettr"] == pytest.approx(detail.table["ettr"].iloc[0], rel=1e-9)
     text = visible(page)
-    assert first_sentence(page, "Cluster designs: fault domains, spares and optics").startswith(
+    assert opening(page, "Cluster designs: fault domains, spares and optics").startswith(
         f"Failure rates are this report's data, {log}: 300 outages over 60 days on 1,600 GPUs (as given)")
     best = api.table.loc[api.table["goodput_per_gpu"].idxmax()]
     assert (f"{best['design']} gives the most goodput per GPU bought: {100 * best['goodput_per_gpu']:.1f}% "
@@ -184,7 +184,7 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
     page = bundled_report / "06_designs.html"
     no_raw_output(page)
     text = visible(page)
-    assert first_sentence(page, "Cluster designs: fault domains, spares and optics").startswith(
+    assert opening(page, "Cluster designs: fault domains, spares and optics").startswith(
         "Failure rates are this report's data, Llama 3 pre-training, 54 days: 419 interruptions")
     for header in ("Node hardware MTBF needed for 90%", "Time waiting for a spare", "ETTR (95% range)",
                    "What the columns mean", "Costs used: checkpoint 60 s (fixed); restart 10 min (fixed)",
@@ -217,14 +217,14 @@ def test_stragglers_page_plans_with_the_sources_mtbf(user_report):
     assert rec["straggler_loss"] == pytest.approx(lost.share_lost, rel=1e-9)
     assert "example" not in rec
     text = visible(page)
-    assert first_sentence(page, "Stragglers and fail-slow nodes") == "The step times are your step log steps.csv"
+    assert opening(page, "Stragglers and fail-slow nodes").startswith("The step times are your step log steps.csv. ")
     assert f"job MTBF {relmodel.tables.duration(d.job_mtbf_h)}" in text and "scaled to 16,384 GPUs" in text
 
 
 def test_stragglers_page_on_the_bundled_data_says_it_shows_an_example(bundled_report):
     page = bundled_report / "07_stragglers.html"
     no_raw_output(page)
-    assert first_sentence(page, "Stragglers and fail-slow nodes").startswith(
+    assert opening(page, "Stragglers and fail-slow nodes").startswith(
         "This page shows an example, not your data: the bundled AR trace of Lin et al.")
     rec = _records(bundled_report, "07_stragglers")
     assert "AR trace" in rec["example"]
@@ -249,14 +249,14 @@ def test_covariates_page_reads_the_lifetime_table(user_report):
     assert 1.8 < hr["C"] < 3.3  # the drawn value 2^1.3 = 2.46
     p = multivariate_logrank_test(df["t"], raw["rack"], df["e"]).p_value
     assert _records(out, "08_covariates")["group_test_p"] == pytest.approx(p, rel=1e-6)
-    assert first_sentence(page, "Why some parts fail sooner: position, groups and regression").startswith(
+    assert opening(page, "Why some parts fail sooner: position, groups and regression").startswith(
         "The lifetimes are your table lives.csv: 400 lives")
 
 
 def test_covariates_page_on_the_bundled_data_says_it_shows_an_example(bundled_report):
     page = bundled_report / "08_covariates.html"
     no_raw_output(page)
-    assert first_sentence(page, "Why some parts fail sooner: position, groups and regression").startswith(
+    assert opening(page, "Why some parts fail sooner: position, groups and regression").startswith(
         "This page shows an example, not your data: a synthetic stand-in for the Titan GPU lives")
     assert _records(bundled_report, "08_covariates")["example"] == "synthetic stand-in for the Titan GPU lives"
 
