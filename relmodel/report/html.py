@@ -80,6 +80,8 @@ def fmt(value, key=None, reason=None):
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
+        if key == "design_goodput_per_gpu":  # a share, in percent as on the designs page
+            return P.pct(value)
         if key == "ettr" or (key or "").endswith("ettr"):
             return P.pct(value)
         if key in ("optimal_interval_h",) or (key or "").endswith("interval_h"):

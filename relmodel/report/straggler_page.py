@@ -66,7 +66,7 @@ def step_data(steps=None, *, step_log=None, trace=None, step="step", rank="rank"
                         "re-simulated through the step's dependency model.")
     return StepData(whatif.step_log(), whatif,
                     f"This page shows an example, not your data: {AR_TRACE} (give steps to read your step log).",
-                    example="op-level AR trace of Lin et al., OSDI 2025 (64 GPUs)")
+                    example="op-level AR trace of Lin et al., OSDI 2025, 64 GPUs")
 
 
 @dataclass(frozen=True)
