@@ -24,7 +24,7 @@ from . import present as P
 
 __all__ = ["DesignSource", "design_source", "lead_sentence", "comparison_sentences", "column_definitions",
            "designs_block", "detail_block", "notes_block", "optics_block", "sensitivity_block", "spans_block",
-           "shelf_block", "hardware_swaps_per_h", "tolerance_block"]
+           "shelf_block", "shelf_needed", "hardware_swaps_per_h", "tolerance_block"]
 
 _YEAR = 8766.0
 
@@ -265,7 +265,7 @@ def tolerance_block(gain):
     """What tolerating a share of network faults gains, in percent and per day."""
     b, a = gain.before, gain.after
     text = (f"{gain.name}: a fabric that absorbs {_list(gain.tolerated)} raises ETTR from {pct(b.ettr)} to "
-            f"{pct(a.ettr)} ({number(100 * gain.ettr_gain, 2)} percentage points).")
+            f"{pct(a.ettr)} ({100 * gain.ettr_gain:.1f} percentage points).")
     rows = pd.DataFrame([("Interruptions a day", number(24 * b.interruption_rate, 3), number(24 * a.interruption_rate, 3)),
                          ("Faults absorbed a day", number(24 * b.absorbed_rate, 3), number(24 * a.absorbed_rate, 3)),
                          ("Job MTBF", duration(b.job_mtbf_h), duration(a.job_mtbf_h)),
@@ -283,6 +283,12 @@ def hardware_swaps_per_h(result):
     return float(result.node_interrupt_rate)
 
 
+def shelf_needed(rate_per_h, lead_time_h, risk=0.01):
+    """Smallest shelf that is empty at most ``risk`` of the time once settled (parts away are Poisson)."""
+    from scipy import stats
+    return count(stats.poisson.ppf(1.0 - risk, rate_per_h * lead_time_h) + 1)
+
+
 def shelf_block(shelf, rate_per_h, lead_time):
     """Spare trays on the shelf over time: the chance none is left, in percent."""
     f = shelf.frame.iloc[np.unique(np.linspace(0, len(shelf.frame) - 1, 7).round().astype(int))]
@@ -292,7 +298,8 @@ def shelf_block(shelf, rate_per_h, lead_time):
             f"{count(shelf.spares)} spare parts on the shelf from a full start, the shelf is empty "
             f"{_share(float(col.iloc[-1]))} of the time on day {number(shelf.horizon_h / 24, 3)} and "
             f"{_share(shelf.stationary)} once settled; the chance it runs dry at least once by then is "
-            f"{_share(shelf.p_ever_empty)}.")
+            f"{_share(shelf.p_ever_empty)}. {shelf_needed(rate_per_h, lead_time)} spare parts keep it empty under "
+            "1% of the time once settled.")
     df = pd.DataFrame({"day": f["t_days"], "empty": col, "ever": f["p_ever_empty_sim"]})
     if float(df[["empty", "ever"]].max().max()) < 1e-4:
         return P.paragraph(text)

@@ -96,6 +96,22 @@ def test_failstop_mtbf_is_the_sources_scaled_to_the_job():
         failstop_mtbf(src, 1024, "1min", "10min", mtbf_h=-1)
 
 
+def test_design_source_counts_the_log_per_cause(tmp_path):
+    from dataclasses import replace
+    from relmodel.report.design_page import design_source, lead_sentence
+    log = write_outages(tmp_path / "o.csv")
+    src = load_source(str(log), **LOG)
+    got = design_source(src)
+    raw = pd.read_csv(log)
+    assert got.example is None and got.data.n_gpus == 1600
+    assert dict(zip(got.data.table["component"], got.data.table["count"])) == raw["why"].value_counts().to_dict()
+    assert lead_sentence(got, 4096).startswith(f"Failure rates are this report's data, {log}: 300 outages")
+    disks = design_source(replace(src, gpus_per_node=0))  # a log of units without GPUs: the example instead
+    assert disks.example.startswith("Llama 3 counts")
+    assert lead_sentence(disks, 4096).startswith("This page shows an example, not your data: the designs are fed "
+                                                 "with the Llama 3 counts")
+
+
 def test_step_log_is_a_deprecated_alias_of_steps(tmp_path):
     path = write_steps(tmp_path / "s.csv")
     with pytest.warns(RelmodelDeprecationWarning, match="use steps"):
@@ -195,6 +211,13 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
                                    n_gpus=16384, n_runs=200, n_boot=0)
     assert f"{100 * api.table['ettr'].iloc[0]:.1f}%" in text
     assert not re.search(r"ETTR 0\.\d{3}", text)  # percent, never a fraction
+    from scipy import stats
+    cluster = relmodel.scale.designs.design_presets(16384)["nvl72-in-rack-spares"]
+    swaps = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), "1min", "10min", n_runs=200,
+                                     n_boot=0).results[0].node_interrupt_rate
+    # stationary shelf: parts away ~ Poisson(rate x 10 d); the smallest stock empty at most 1% of the time
+    need = next(c for c in range(1, 10_000) if stats.poisson.sf(c - 1, swaps * 240) <= 0.01)
+    assert f"{need:,} spare parts keep it empty under 1% of the time once settled" in text
     html = page.read_text(encoding="utf-8")
     tables = re.findall(r"<table>.*?</table>", html, flags=re.S)
     assert max(t.count("<tr>") - 1 for t in tables) <= 15  # at most 15 rows in any table
