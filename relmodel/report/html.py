@@ -80,6 +80,8 @@ def fmt(value, key=None, reason=None):
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
+        if key == "design_goodput_per_gpu":  # a share, in percent as on the designs page
+            return P.pct(value)
         if key == "ettr" or (key or "").endswith("ettr"):
             return P.pct(value)
         if key in ("optimal_interval_h",) or (key or "").endswith("interval_h"):
@@ -134,6 +136,8 @@ def _links(summary):
     rows = []
     for nb in summary["notebooks"]:
         title = NOTEBOOK_TITLES.get(nb["name"], nb["name"])
+        example = ((summary.get("records") or {}).get(nb["name"]) or {}).get("example")  # a page not on the data
+        title += f" (shows an example, not your data: {example})" if example else ""
         link = (f"<a href='{html_text(nb['html'])}'>{html_text(title)}</a>" if nb["html"]
                 else html_text(title))
         status = html_text(status_text(nb))

@@ -180,6 +180,16 @@ RULES.update({
 #: Parameters that name a file (``"file"``) or a folder (``"folder"``); relative paths are
 #: resolved from the caller's working folder, and the path must exist.
 PATHS = {"step_log": "file", "data_path": "folder"}
+PATHS.update(steps="file", lives="file")  # the stragglers page's step log, the covariates page's lifetime table
+RULES.update({  # the designs, stragglers and covariates pages' newer parameters
+    "efficiency": (lambda v: _number(v) and 0 < v <= 1, "a fraction above 0, at most 1", False),
+    "straggler_loss": (lambda v: _number(v) and 0 <= v < 1, "a fraction from 0, below 1", False),
+    "shelf_spares": (_whole(0, 10**7), "a whole number of spare trays or nodes from 0 to 10,000,000, or null", False),
+    "shelf_days": (_whole(1, 3650), "a whole number of days from 1 to 3,650", False),
+    "rma_time": (_positive_duration, "a duration > 0 such as '10d'", False),
+    "step_unit": (lambda v: v in ("s", "ms", "us", "min", "h"), "one of 's', 'ms', 'us', 'min', 'h'", False),
+    "lives_unit": (lambda v: v in ("s", "min", "h", "d"), "one of 's', 'min', 'h', 'd'", False),
+})
 
 
 def _resolve_path(name, value, cwd):
