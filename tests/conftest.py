@@ -1,6 +1,5 @@
 import json
 import os
-from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -67,23 +66,42 @@ SUITE_PARAMS = {"n_gpus": 65536, "ckpt_cost": "2min", "n_boot": 20, "n_runs": 20
 CUSTOM_PARAMS = {"n_boot": 20, "n_runs": 20, "work": "5d", "sizes": [4096, 16384, 65536]}
 
 
-@contextmanager
-def _exclusive(lock_path):
-    """Hold an exclusive lock on ``lock_path`` (the test processes of one pytest-xdist run share it)."""
-    with open(lock_path, "a+") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _shared_root(tmp_path_factory):
     """A folder every test process of this run sees: the parent of the per-worker base folders under xdist."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _render_once(root, name, args, wait=True):
+    """Render the shared report NAME into ``root`` unless it is there; False when another process holds it.
+
+    With ``wait=False`` a report another test process is rendering is left to it (no waiting).
+    """
+    out, done = root / name, root / f"{name}.json"
+    with open(root / f"{name}.lock", "a+") as handle:
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+        try:
+            if not done.exists():
+                from click.testing import CliRunner
+
+                from relmodel.cli import cli
+
+                res = CliRunner().invoke(cli, ["report", "-q", "--out", str(out), *map(str, args(root))])
+                done.write_text(json.dumps({"output": res.output, "exit_code": res.exit_code}))
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    return True
+
+
+def _shared_folder(tmp_path_factory):
+    root = _shared_root(tmp_path_factory) / "shared-reports"
+    root.mkdir(exist_ok=True)
+    return root
 
 
 def shared_cli_report(tmp_path_factory, name, args):
@@ -93,38 +111,81 @@ def shared_cli_report(tmp_path_factory, name, args):
     and ``exit_code``.  Under pytest-xdist the first process to ask renders while the others
     wait on a file lock, so the report is rendered once for the whole run, not once per process.
     """
-    from click.testing import CliRunner
-
-    from relmodel.cli import cli
-
-    root = _shared_root(tmp_path_factory) / "shared-reports"
-    root.mkdir(exist_ok=True)
-    out, done = root / name, root / f"{name}.json"
-    with _exclusive(root / f"{name}.lock"):
-        if not done.exists():
-            res = CliRunner().invoke(cli, ["report", "-q", "--out", str(out), *map(str, args(root))])
-            done.write_text(json.dumps({"output": res.output, "exit_code": res.exit_code}))
-    result = json.loads(done.read_text())
-    return SimpleNamespace(path=out, output=result["output"], exit_code=result["exit_code"])
+    root = _shared_folder(tmp_path_factory)
+    _render_once(root, name, args)
+    result = json.loads((root / f"{name}.json").read_text())
+    return SimpleNamespace(path=root / name, output=result["output"], exit_code=result["exit_code"])
 
 
 def _options(params):
     return [a for k, v in params.items() for a in ("-p", f"{k}={v}")]
 
 
+def _suite_args(root):
+    return _options(SUITE_PARAMS)
+
+
+def _custom_args(root):
+    from test_report_content import ODD, odd_log
+
+    log = odd_log(root / "our outages.csv")
+    return ["-p", f"log={log}", *[a for k, v in ODD.items() for a in ("-p", f"{k}='{v}'")],
+            *_options(CUSTOM_PARAMS)]
+
+
+#: GPU counts of the shared sweep of every notebook taking ``n_gpus`` (tests/report/test_scale_reports.py).
+SCALE_SIZES = (1_024, 131_072, 1_048_576)
+#: Small run counts for that sweep.
+SCALE_OPTIONS = ["-p", "n_boot=0", "-p", "n_runs=20", "-p", "work=5d", "-p", "top=5", "-p", "sizes=[4096, 16384]"]
+
+
+def _scale_args(root):
+    return ["--sweep", "n_gpus=" + ",".join(map(str, SCALE_SIZES)), *SCALE_OPTIONS]
+
+
+#: The shared reports: fixture name -> (folder name, arguments), largest first (the sweep is 15 pages).
+SHARED_REPORTS = {"scale_sweep": ("sizes", _scale_args), "suite_report": ("suite", _suite_args),
+                  "custom_report": ("custom", _custom_args)}
+_NEEDED = []  # fixture names of the shared reports some collected test reads, largest first
+
+
+def pytest_collection_modifyitems(session, config, items):
+    used = {name for item in items for name in getattr(item, "fixturenames", ())}
+    _NEEDED[:] = [name for name in SHARED_REPORTS if name in used]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_reports_first(tmp_path_factory):
+    """Render the shared reports this run reads before any other test, each by whichever process is free.
+
+    The longest pieces of work go first, so the two test processes of ``-n 2`` share them
+    (one renders the sweep while the other renders the two full reports) and the short tests
+    fill in after, instead of one process waiting on a lock the other holds.
+    """
+    if _NEEDED:
+        root = _shared_folder(tmp_path_factory)
+        for name in _NEEDED:
+            _render_once(root, *SHARED_REPORTS[name], wait=False)
+
+
+def _shared(tmp_path_factory, fixture):
+    name, args = SHARED_REPORTS[fixture]
+    return shared_cli_report(tmp_path_factory, name, args)
+
+
 @pytest.fixture(scope="session")
 def suite_report(tmp_path_factory):
     """The whole suite on the default (bundled) data with :data:`SUITE_PARAMS`, through the CLI."""
-    return shared_cli_report(tmp_path_factory, "suite", lambda root: _options(SUITE_PARAMS))
+    return _shared(tmp_path_factory, "suite_report")
 
 
 @pytest.fixture(scope="session")
 def custom_report(tmp_path_factory):
     """The whole suite on a log with custom column names (``our outages.csv``), through the CLI."""
-    def args(root):
-        from test_report_content import ODD, odd_log
+    return _shared(tmp_path_factory, "custom_report")
 
-        log = odd_log(root / "our outages.csv")
-        return ["-p", f"log={log}", *[a for k, v in ODD.items() for a in ("-p", f"{k}='{v}'")],
-                *_options(CUSTOM_PARAMS)]
-    return shared_cli_report(tmp_path_factory, "custom", args)
+
+@pytest.fixture(scope="session")
+def scale_sweep(tmp_path_factory):
+    """``relmodel report --sweep n_gpus=1024,131072,1048576`` with :data:`SCALE_OPTIONS`, through the CLI."""
+    return _shared(tmp_path_factory, "scale_sweep")

@@ -1,7 +1,7 @@
 """Reports at every size, from 1,024 to 1,048,576 GPUs, and reports that stop part-way.
 
-The sweep renders every notebook that takes ``n_gpus`` at three sizes with
-small run counts; each page must render with no traceback, the designs page
+The sweep (one shared render per test run, tests/conftest.py) renders every
+notebook that takes ``n_gpus`` at three sizes with small run counts; each page must render with no traceback, the designs page
 must say how its fabrics were sized, and the headline numbers must equal the
 API's for the same inputs.  A notebook that fails makes a partial report:
 exit status 1, ``"status": "partial"``, and one styled sentence on the index.
@@ -18,10 +18,7 @@ import relmodel
 from relmodel.cli.main import cli
 from relmodel.scale.decision import decide
 
-from conftest import write_notebook
-
-SIZES = (1_024, 131_072, 1_048_576)
-SMALL = ["-p", "n_boot=0", "-p", "n_runs=20", "-p", "work=5d", "-p", "top=5", "-p", "sizes=[4096, 16384]"]
+from conftest import SCALE_SIZES as SIZES, write_notebook
 
 
 def invoke(*args):
@@ -34,10 +31,10 @@ def _visible(html):
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sizes") / "sweep"
-    res = invoke("--sweep", "n_gpus=" + ",".join(map(str, SIZES)), *SMALL, "--out", out)
-    return res, out
+def sweep(scale_sweep):
+    """The session's shared sweep (tests/conftest.py): ``relmodel report --sweep n_gpus=1024,131072,1048576``
+    with small run counts (``SCALE_OPTIONS``), rendered once for every test process."""
+    return scale_sweep, scale_sweep.path
 
 
 def test_every_size_renders_with_exit_zero(sweep):
