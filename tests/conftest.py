@@ -90,7 +90,8 @@ def _render_once(root, name, args, wait=True):
 
                 from relmodel.cli import cli
 
-                res = CliRunner().invoke(cli, ["report", "-q", "--out", str(out), *map(str, args(root))])
+                # one worker process, whose warm kernel serves every page: the test processes fill the cores
+                res = CliRunner().invoke(cli, ["report", "-q", "-j", "1", "--out", str(out), *map(str, args(root))])
                 done.write_text(json.dumps({"output": res.output, "exit_code": res.exit_code}))
         finally:
             if fcntl is not None:
@@ -105,7 +106,7 @@ def _shared_folder(tmp_path_factory):
 
 
 def shared_cli_report(tmp_path_factory, name, args):
-    """Render ``relmodel report ARGS --out <shared>/NAME`` once per test run; later callers reuse it.
+    """Render ``relmodel report -j 1 ARGS --out <shared>/NAME`` once per test run; later callers reuse it.
 
     Returns a namespace with ``path`` (the report folder), ``output`` (what the command printed)
     and ``exit_code``.  Under pytest-xdist the first process to ask renders while the others

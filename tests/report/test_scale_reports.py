@@ -1,9 +1,9 @@
 """Reports at every size, from 1,024 to 1,048,576 GPUs, and reports that stop part-way.
 
 The sweep (one shared render per test run, tests/conftest.py) renders every
-notebook that takes ``n_gpus`` at three sizes with small run counts; each page must render with no traceback, the designs page
-must say how its fabrics were sized, and the headline numbers must equal the
-API's for the same inputs.  A notebook that fails makes a partial report:
+notebook that takes ``n_gpus`` at three sizes with small run counts; each page
+must render with no traceback, the designs page must say how its fabrics were
+sized, and the headline numbers must equal the API's for the same inputs.  A notebook that fails makes a partial report:
 exit status 1, ``"status": "partial"``, and one styled sentence on the index.
 """
 
@@ -122,7 +122,7 @@ def test_a_failing_notebook_makes_a_partial_report_with_exit_one(tmp_path):
     bad = write_notebook(tmp_path / "bad.ipynb", [
         "n_gpus: int = 16384  # GPUs", "x = 1", "raise ValueError('a secret /abs/path in the message')"])
     out = tmp_path / "r"
-    res = invoke("-n", good, "-n", bad, "--out", out)
+    res = invoke("-n", good, "-n", bad, "-j", "1", "--out", out)  # one worker: its warm kernel runs both
     assert res.exit_code == 1, res.output
     assert "report written (partial)" in res.output and "bad: cell 3 of the notebook" in res.output
     summary = json.loads((out / "summary.json").read_text())
