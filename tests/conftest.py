@@ -150,9 +150,52 @@ SHARED_REPORTS = {"scale_sweep": ("sizes", _scale_args), "suite_report": ("suite
 _NEEDED = []  # fixture names of the shared reports some collected test reads, largest first
 
 
+#: The longest tests after the shared renders (slowest first, from ``--durations``): run first, so the
+#: two test processes of ``-n 2`` each take a share of them and the run ends on short tests.
+SLOW_FIRST = [
+    "tests/stats/test_ag_coverage.py::test_robust_intervals_cover_93_to_97_percent_of_500_fleets",
+    "tests/report/test_report.py::test_cli_sweep_and_default_out",
+    "tests/report/test_report_content.py::test_out_of_reach_sweep_finishes_with_null_and_reason",
+    "tests/report/test_report_content.py::test_count_table_report_says_what_it_cannot_do",
+    "tests/report/test_scale_reports.py::test_a_failing_notebook_makes_a_partial_report_with_exit_one",
+    "tests/report/test_kernel_pool.py::test_timed_out_and_dead_kernels_are_replaced",
+    "tests/report/test_report.py::test_failing_cell_keeps_partial_notebook_and_names_the_cell",
+    "tests/hostile/test_hostile_report.py::test_ctrl_c_stops_kernels_cleans_up_and_marks_the_report",
+    "tests/hostile/test_hostile_user_files.py::test_a_killed_kernel_exits_1_naming_the_notebook",
+    "tests/report/test_kernel_pool.py::test_runs_do_not_share_kernels",
+    "tests/report/test_report.py::test_widget_notebook_runs_in_this_process",
+    "tests/report/test_kernel_pool.py::test_switch_turns_reuse_off",
+    "tests/package/test_readme.py::test_readme_python_blocks_run_and_show_true_values",
+    "tests/report/test_widgets.py::test_moving_the_gpu_slider_redraws_the_figure",
+    "tests/report/test_report.py::test_sweep_renders_each_value_and_a_comparison_page",
+    "tests/scale/test_stall_union.py::test_stalled_share_matches_an_independent_event_simulation",
+    "tests/report/test_kernel_pool.py::test_execution_counts_start_at_one_again",
+    "tests/scale/test_spares_over_time.py::test_spare_failures_against_a_uniformised_simulation",
+    "tests/stats/test_compare.py::test_truncated_bootstrap_is_calibrated_under_the_null",
+    "tests/stragglers/test_stragglers_detection.py::test_false_alarms_at_or_below_the_set_rate",
+    "tests/stats/test_rate_compare.py::test_cli_compare_bad_fleet_is_one_line",
+    "tests/report/test_kernel_pool.py::test_nothing_leaks_into_the_next_notebook",
+    "tests/hostile/test_hostile_user_files.py::test_marker_lists_every_file_the_report_wrote",
+    "tests/stats/test_compare.py::test_subsampled_bootstrap_is_calibrated_under_the_null",
+    "tests/hostile/test_hostile_user_files.py::test_sigterm_cleans_up_as_ctrl_c_does",
+    "tests/report/test_provenance_print.py::test_footer_summary_alt_text_and_print_rules",
+]
+
+
+def _run_order(item):
+    """Slow tests first (in :data:`SLOW_FIRST` order), readers of the shared reports last, the rest between."""
+    name = item.nodeid.split("[")[0]
+    if name in SLOW_FIRST:
+        return SLOW_FIRST.index(name)
+    late = set(SHARED_REPORTS) | {"browser"}  # the browser tier reads them; one Chromium for its module
+    return len(SLOW_FIRST) + any(f in late for f in getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: only the tests that will run count
 def pytest_collection_modifyitems(session, config, items):
     used = {name for item in items for name in getattr(item, "fixturenames", ())}
     _NEEDED[:] = [name for name in SHARED_REPORTS if name in used]
+    items.sort(key=_run_order)  # stable: the same order in every test process
 
 
 @pytest.fixture(scope="session", autouse=True)
