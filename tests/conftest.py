@@ -1,6 +1,5 @@
 import json
 import os
-from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -67,64 +66,170 @@ SUITE_PARAMS = {"n_gpus": 65536, "ckpt_cost": "2min", "n_boot": 20, "n_runs": 20
 CUSTOM_PARAMS = {"n_boot": 20, "n_runs": 20, "work": "5d", "sizes": [4096, 16384, 65536]}
 
 
-@contextmanager
-def _exclusive(lock_path):
-    """Hold an exclusive lock on ``lock_path`` (the test processes of one pytest-xdist run share it)."""
-    with open(lock_path, "a+") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _shared_root(tmp_path_factory):
     """A folder every test process of this run sees: the parent of the per-worker base folders under xdist."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+def _render_once(root, name, args, wait=True):
+    """Render the shared report NAME into ``root`` unless it is there; False when another process holds it.
+
+    With ``wait=False`` a report another test process is rendering is left to it (no waiting).
+    """
+    out, done = root / name, root / f"{name}.json"
+    with open(root / f"{name}.lock", "a+") as handle:
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+        try:
+            if not done.exists():
+                from click.testing import CliRunner
+
+                from relmodel.cli import cli
+
+                # one worker process, whose warm kernel serves every page: the test processes fill the cores
+                res = CliRunner().invoke(cli, ["report", "-q", "-j", "1", "--out", str(out), *map(str, args(root))])
+                done.write_text(json.dumps({"output": res.output, "exit_code": res.exit_code}))
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    return True
+
+
+def _shared_folder(tmp_path_factory):
+    root = _shared_root(tmp_path_factory) / "shared-reports"
+    root.mkdir(exist_ok=True)
+    return root
+
+
 def shared_cli_report(tmp_path_factory, name, args):
-    """Render ``relmodel report ARGS --out <shared>/NAME`` once per test run; later callers reuse it.
+    """Render ``relmodel report -j 1 ARGS --out <shared>/NAME`` once per test run; later callers reuse it.
 
     Returns a namespace with ``path`` (the report folder), ``output`` (what the command printed)
     and ``exit_code``.  Under pytest-xdist the first process to ask renders while the others
     wait on a file lock, so the report is rendered once for the whole run, not once per process.
     """
-    from click.testing import CliRunner
-
-    from relmodel.cli import cli
-
-    root = _shared_root(tmp_path_factory) / "shared-reports"
-    root.mkdir(exist_ok=True)
-    out, done = root / name, root / f"{name}.json"
-    with _exclusive(root / f"{name}.lock"):
-        if not done.exists():
-            res = CliRunner().invoke(cli, ["report", "-q", "--out", str(out), *map(str, args(root))])
-            done.write_text(json.dumps({"output": res.output, "exit_code": res.exit_code}))
-    result = json.loads(done.read_text())
-    return SimpleNamespace(path=out, output=result["output"], exit_code=result["exit_code"])
+    root = _shared_folder(tmp_path_factory)
+    _render_once(root, name, args)
+    result = json.loads((root / f"{name}.json").read_text())
+    return SimpleNamespace(path=root / name, output=result["output"], exit_code=result["exit_code"])
 
 
 def _options(params):
     return [a for k, v in params.items() for a in ("-p", f"{k}={v}")]
 
 
+def _suite_args(root):
+    return _options(SUITE_PARAMS)
+
+
+def _custom_args(root):
+    from test_report_content import ODD, odd_log
+
+    log = odd_log(root / "our outages.csv")
+    return ["-p", f"log={log}", *[a for k, v in ODD.items() for a in ("-p", f"{k}='{v}'")],
+            *_options(CUSTOM_PARAMS)]
+
+
+#: GPU counts of the shared sweep of every notebook taking ``n_gpus`` (tests/report/test_scale_reports.py).
+SCALE_SIZES = (1_024, 131_072, 1_048_576)
+#: Small run counts for that sweep.
+SCALE_OPTIONS = ["-p", "n_boot=0", "-p", "n_runs=20", "-p", "work=5d", "-p", "top=5", "-p", "sizes=[4096, 16384]"]
+
+
+def _scale_args(root):
+    return ["--sweep", "n_gpus=" + ",".join(map(str, SCALE_SIZES)), *SCALE_OPTIONS]
+
+
+#: The shared reports: fixture name -> (folder name, arguments), largest first (the sweep is 15 pages).
+SHARED_REPORTS = {"scale_sweep": ("sizes", _scale_args), "suite_report": ("suite", _suite_args),
+                  "custom_report": ("custom", _custom_args)}
+_NEEDED = []  # fixture names of the shared reports some collected test reads, largest first
+
+
+#: The longest tests after the shared renders (slowest first, from ``--durations``): run first, so the
+#: two test processes of ``-n 2`` each take a share of them and the run ends on short tests.
+SLOW_FIRST = [
+    "tests/stats/test_ag_coverage.py::test_robust_intervals_cover_93_to_97_percent_of_500_fleets",
+    "tests/report/test_report.py::test_cli_sweep_and_default_out",
+    "tests/report/test_report_content.py::test_out_of_reach_sweep_finishes_with_null_and_reason",
+    "tests/report/test_report_content.py::test_count_table_report_says_what_it_cannot_do",
+    "tests/report/test_scale_reports.py::test_a_failing_notebook_makes_a_partial_report_with_exit_one",
+    "tests/report/test_kernel_pool.py::test_timed_out_and_dead_kernels_are_replaced",
+    "tests/report/test_report.py::test_failing_cell_keeps_partial_notebook_and_names_the_cell",
+    "tests/hostile/test_hostile_report.py::test_ctrl_c_stops_kernels_cleans_up_and_marks_the_report",
+    "tests/hostile/test_hostile_user_files.py::test_a_killed_kernel_exits_1_naming_the_notebook",
+    "tests/report/test_kernel_pool.py::test_runs_do_not_share_kernels",
+    "tests/report/test_report.py::test_widget_notebook_runs_in_this_process",
+    "tests/report/test_kernel_pool.py::test_switch_turns_reuse_off",
+    "tests/package/test_readme.py::test_readme_python_blocks_run_and_show_true_values",
+    "tests/report/test_widgets.py::test_moving_the_gpu_slider_redraws_the_figure",
+    "tests/report/test_report.py::test_sweep_renders_each_value_and_a_comparison_page",
+    "tests/scale/test_stall_union.py::test_stalled_share_matches_an_independent_event_simulation",
+    "tests/report/test_kernel_pool.py::test_execution_counts_start_at_one_again",
+    "tests/scale/test_spares_over_time.py::test_spare_failures_against_a_uniformised_simulation",
+    "tests/stats/test_compare.py::test_truncated_bootstrap_is_calibrated_under_the_null",
+    "tests/stragglers/test_stragglers_detection.py::test_false_alarms_at_or_below_the_set_rate",
+    "tests/stats/test_rate_compare.py::test_cli_compare_bad_fleet_is_one_line",
+    "tests/report/test_kernel_pool.py::test_nothing_leaks_into_the_next_notebook",
+    "tests/hostile/test_hostile_user_files.py::test_marker_lists_every_file_the_report_wrote",
+    "tests/stats/test_compare.py::test_subsampled_bootstrap_is_calibrated_under_the_null",
+    "tests/hostile/test_hostile_user_files.py::test_sigterm_cleans_up_as_ctrl_c_does",
+    "tests/report/test_provenance_print.py::test_footer_summary_alt_text_and_print_rules",
+]
+
+
+def _run_order(item):
+    """Slow tests first (in :data:`SLOW_FIRST` order), readers of the shared reports last, the rest between."""
+    name = item.nodeid.split("[")[0]
+    if name in SLOW_FIRST:
+        return SLOW_FIRST.index(name)
+    late = set(SHARED_REPORTS) | {"browser"}  # the browser tier reads them; one Chromium for its module
+    return len(SLOW_FIRST) + any(f in late for f in getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: only the tests that will run count
+def pytest_collection_modifyitems(session, config, items):
+    used = {name for item in items for name in getattr(item, "fixturenames", ())}
+    _NEEDED[:] = [name for name in SHARED_REPORTS if name in used]
+    items.sort(key=_run_order)  # stable: the same order in every test process
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_reports_first(tmp_path_factory):
+    """Render the shared reports this run reads before any other test, each by whichever process is free.
+
+    The longest pieces of work go first, so the two test processes of ``-n 2`` share them
+    (one renders the sweep while the other renders the two full reports) and the short tests
+    fill in after, instead of one process waiting on a lock the other holds.
+    """
+    if _NEEDED:
+        root = _shared_folder(tmp_path_factory)
+        for name in _NEEDED:
+            _render_once(root, *SHARED_REPORTS[name], wait=False)
+
+
+def _shared(tmp_path_factory, fixture):
+    name, args = SHARED_REPORTS[fixture]
+    return shared_cli_report(tmp_path_factory, name, args)
+
+
 @pytest.fixture(scope="session")
 def suite_report(tmp_path_factory):
     """The whole suite on the default (bundled) data with :data:`SUITE_PARAMS`, through the CLI."""
-    return shared_cli_report(tmp_path_factory, "suite", lambda root: _options(SUITE_PARAMS))
+    return _shared(tmp_path_factory, "suite_report")
 
 
 @pytest.fixture(scope="session")
 def custom_report(tmp_path_factory):
     """The whole suite on a log with custom column names (``our outages.csv``), through the CLI."""
-    def args(root):
-        from test_report_content import ODD, odd_log
+    return _shared(tmp_path_factory, "custom_report")
 
-        log = odd_log(root / "our outages.csv")
-        return ["-p", f"log={log}", *[a for k, v in ODD.items() for a in ("-p", f"{k}='{v}'")],
-                *_options(CUSTOM_PARAMS)]
-    return shared_cli_report(tmp_path_factory, "custom", args)
+
+@pytest.fixture(scope="session")
+def scale_sweep(tmp_path_factory):
+    """``relmodel report --sweep n_gpus=1024,131072,1048576`` with :data:`SCALE_OPTIONS`, through the CLI."""
+    return _shared(tmp_path_factory, "scale_sweep")

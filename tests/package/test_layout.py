@@ -158,16 +158,39 @@ def test_the_probe_sees_a_presentation_library_loaded_by_a_layer():
     assert json.loads(done.stdout) == {"json": [], "click.testing": ["click"]}
 
 
-@pytest.mark.parametrize("old, new", [("fitting", "lifetimes.fitting"), ("nonparam", "survival.nonparam"),
-                                      ("covariates", "regression.covariates"), ("priors", "rates.priors"),
-                                      ("groups", "survival.group_tests"), ("lifetimes.family", "lifetimes.base"),
-                                      ("fleet_summary", "rates.fleet_summary")])
-def test_flat_stats_module_paths_still_import(old, new):
+#: Module paths of the flat 0.2 stats layout and where each module lives now.
+FLAT_PATHS = [("fitting", "lifetimes.fitting"), ("nonparam", "survival.nonparam"),
+              ("covariates", "regression.covariates"), ("priors", "rates.priors"),
+              ("groups", "survival.group_tests"), ("lifetimes.family", "lifetimes.base"),
+              ("fleet_summary", "rates.fleet_summary")]
+
+#: One fresh interpreter imports every old path first, then every new one, and says for each pair
+#: whether both names give the same module object, and that module's name.
+_FLAT_PROBE = """
+import importlib, json, sys
+def load(name):
+    try:
+        return importlib.import_module('relmodel.stats.' + name)
+    except ImportError as exc:
+        return exc
+pairs = json.loads(sys.argv[1])
+old = [load(a) for a, _ in pairs]
+new = [load(b) for _, b in pairs]
+print(json.dumps({a: [m is n, getattr(m, '__name__', repr(m))] for (a, _), m, n in zip(pairs, old, new)}))
+"""
+
+
+@pytest.fixture(scope="module")
+def flat_imports():
+    done = subprocess.run([sys.executable, "-c", _FLAT_PROBE, json.dumps(FLAT_PATHS)], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("old, new", FLAT_PATHS)
+def test_flat_stats_module_paths_still_import(old, new, flat_imports):
     """Code written against the flat 0.2 layout (``relmodel.stats.fitting``) still imports the moved module."""
-    code = (f"import importlib; a = importlib.import_module('relmodel.stats.{old}'); "
-            f"b = importlib.import_module('relmodel.stats.{new}'); print(a is b, a.__name__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["True", f"relmodel.stats.{new}"]
+    assert flat_imports[old] == [True, f"relmodel.stats.{new}"]
 
 
 #: Inside the statistics layer: which concept may import which (lifetimes and rates stand alone).

@@ -117,9 +117,10 @@ def test_the_installed_package_renders_a_notebook_from_an_empty_folder(installed
         "import relmodel\nfrom relmodel.report import record\nrecord('where', relmodel.__file__)"])
     work = tmp_path / "empty"
     work.mkdir()
+    # one worker process, whose warm kernel runs both notebooks
     _run(site, "from relmodel.cli import main\n"
                f"main(['report', '-q', '-n', '03', '-n', {str(probe)!r}, '-p', 'n_runs=20', '-p', 'work=5d',"
-               " '-p', 'n_boot=0', '--out', 'r'])", cwd=work)
+               " '-p', 'n_boot=0', '-j', '1', '--out', 'r'])", cwd=work)
     summary = json.loads((work / "r" / "summary.json").read_text())
     assert summary["headline"]["job_mtbf_h"] > 0 and (work / "r" / "index.html").exists()
     assert (work / "r" / "03_checkpoint_interval.html").exists()

@@ -141,7 +141,7 @@ def test_failing_cell_keeps_partial_notebook_and_names_the_cell(tmp_path, tiny):
     bad = write_notebook(tmp_path / "bad.ipynb", [
         "x = 1  # a number", "print('before the failure')", "1 / 0", "print('never reached')"])
     out = tmp_path / "r"
-    res = invoke("-n", tiny, "-n", bad, "--out", out)
+    res = invoke("-n", tiny, "-n", bad, "-j", "1", "--out", out)  # one worker: its warm kernel runs both
     assert res.exit_code != 0
     assert "bad: cell" in res.output and "1 / 0" in res.output and "ZeroDivisionError" in res.output
     nb = nbformat.read(out / "bad.ipynb", as_version=4)

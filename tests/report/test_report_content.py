@@ -3,6 +3,7 @@
 import json
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -181,7 +182,8 @@ def test_count_table_report_says_what_it_cannot_do(tmp_path):
     out = tmp_path / "r"
     params = {"log": str(count_csv(tmp_path / "c.csv")), "source_gpus": 4096, "exposure": "30d",
               "n_boot": 20, "n_runs": 20, "work": "5d"}
-    relmodel.report.render(params=params, out=out, notebooks=["02", "03"])
+    with ThreadPoolExecutor(1) as one:  # in this process: one warm kernel runs both pages
+        relmodel.report.render(params=params, out=out, notebooks=["02", "03"], executor=one)
     page = (out / "02_failure_distributions.html").read_text(encoding="utf-8")
     assert "is a count table" in page and "no failure-time distribution can be fitted" in page
     summary = json.loads((out / "summary.json").read_text())
@@ -191,7 +193,8 @@ def test_count_table_report_says_what_it_cannot_do(tmp_path):
 
 def test_out_of_reach_sweep_finishes_with_null_and_reason(tmp_path):
     out = tmp_path / "sw"
-    res = CliRunner().invoke(cli, ["report", "-q", "-n", "04", "--out", str(out), "--sweep", "n_gpus=4096,65536",
+    res = CliRunner().invoke(cli, ["report", "-q", "-n", "04", "-j", "1", "--out", str(out),
+                                   "--sweep", "n_gpus=4096,65536",
                                    "-p", "ckpt_cost=2min", "-p", "restart=15min", "-p", "target_ettr=0.95",
                                    "-p", "n_boot=20", "-p", "sizes=[4096]"])
     assert res.exit_code == 0, res.output

@@ -1,9 +1,9 @@
 """Reports at every size, from 1,024 to 1,048,576 GPUs, and reports that stop part-way.
 
-The sweep renders every notebook that takes ``n_gpus`` at three sizes with
-small run counts; each page must render with no traceback, the designs page
-must say how its fabrics were sized, and the headline numbers must equal the
-API's for the same inputs.  A notebook that fails makes a partial report:
+The sweep (one shared render per test run, tests/conftest.py) renders every
+notebook that takes ``n_gpus`` at three sizes with small run counts; each page
+must render with no traceback, the designs page must say how its fabrics were
+sized, and the headline numbers must equal the API's for the same inputs.  A notebook that fails makes a partial report:
 exit status 1, ``"status": "partial"``, and one styled sentence on the index.
 """
 
@@ -18,10 +18,7 @@ import relmodel
 from relmodel.cli.main import cli
 from relmodel.scale.decision import decide
 
-from conftest import write_notebook
-
-SIZES = (1_024, 131_072, 1_048_576)
-SMALL = ["-p", "n_boot=0", "-p", "n_runs=20", "-p", "work=5d", "-p", "top=5", "-p", "sizes=[4096, 16384]"]
+from conftest import SCALE_SIZES as SIZES, write_notebook
 
 
 def invoke(*args):
@@ -34,10 +31,10 @@ def _visible(html):
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sizes") / "sweep"
-    res = invoke("--sweep", "n_gpus=" + ",".join(map(str, SIZES)), *SMALL, "--out", out)
-    return res, out
+def sweep(scale_sweep):
+    """The session's shared sweep (tests/conftest.py): ``relmodel report --sweep n_gpus=1024,131072,1048576``
+    with small run counts (``SCALE_OPTIONS``), rendered once for every test process."""
+    return scale_sweep, scale_sweep.path
 
 
 def test_every_size_renders_with_exit_zero(sweep):
@@ -125,7 +122,7 @@ def test_a_failing_notebook_makes_a_partial_report_with_exit_one(tmp_path):
     bad = write_notebook(tmp_path / "bad.ipynb", [
         "n_gpus: int = 16384  # GPUs", "x = 1", "raise ValueError('a secret /abs/path in the message')"])
     out = tmp_path / "r"
-    res = invoke("-n", good, "-n", bad, "--out", out)
+    res = invoke("-n", good, "-n", bad, "-j", "1", "--out", out)  # one worker: its warm kernel runs both
     assert res.exit_code == 1, res.output
     assert "report written (partial)" in res.output and "bad: cell 3 of the notebook" in res.output
     summary = json.loads((out / "summary.json").read_text())
