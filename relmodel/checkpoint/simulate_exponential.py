@@ -73,13 +73,13 @@ def _row_products(factors, counts):
     return out
 
 
-def exponential_runs(rng, replicas, groups, r, mtbf):
+def exponential_runs(rng, n_runs, groups, r, mtbf):
     """Exact sampling for Poisson failures; returns (lost, restart, failures)."""
-    lost = np.zeros(replicas)
-    k_tot = np.zeros(replicas, dtype=np.int64)
+    lost = np.zeros(n_runs)
+    k_tot = np.zeros(n_runs, dtype=np.int64)
     for n, span in groups:
         p = np.exp(-span / mtbf)
-        k = rng.negative_binomial(n, p, size=replicas) if p < 1 else np.zeros(replicas, np.int64)
+        k = rng.negative_binomial(n, p, size=n_runs) if p < 1 else np.zeros(n_runs, np.int64)
         lost += _trunc_exp_sums(rng, k, span, mtbf)
         k_tot += k
     rest = k_tot * r
@@ -87,7 +87,7 @@ def exponential_runs(rng, replicas, groups, r, mtbf):
     if r > 0 and k_tot.any():
         q = np.exp(-r / mtbf)
         has = k_tot > 0
-        j = np.zeros(replicas, dtype=np.int64)
+        j = np.zeros(n_runs, dtype=np.int64)
         j[has] = rng.negative_binomial(k_tot[has], q)
         rest += _trunc_exp_sums(rng, j, r, mtbf)
         nfail += j
