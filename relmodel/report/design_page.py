@@ -80,22 +80,28 @@ def _best(t):
 
 
 def comparison_sentences(cmp):
-    """Which design gives most goodput per GPU bought, and which reach the target, in percent."""
+    """Which design gives most goodput per GPU bought, and which reach the target, in percent.
+
+    When every design spends more than half its time not training, that comes first.
+    """
     t, target = cmp.by_design, cmp.target_ettr
     b = _best(t)
-    out = [f"Of {len(t)} designs, {b['design']} gives the most goodput per GPU bought: {pct(b['goodput_per_gpu'])} "
-           f"(ETTR {pct(b['ettr'])} on {count(b['gpus_used'])} of {count(b['gpus_bought'])} GPUs)."]
+    out = [f"Of {len(t)} designs, {b['design']} gives the most goodput per GPU bought: {_ettr(b['goodput_per_gpu'])} "
+           f"(ETTR {_ettr(b['ettr'])} on {count(b['gpus_used'])} of {count(b['gpus_bought'])} GPUs)."]
     met = t[t["ettr"] >= target]
     if met.empty:
         top = t.loc[t["ettr"].idxmax()]
         out.append(f"No design reaches the {pct(target, 0)} target ETTR at these failure rates; the best, "
-                   f"{top['design']}, reaches {pct(top['ettr'])}.")
+                   f"{top['design']}, reaches {_ettr(top['ettr'])}.")
     else:
         out.append(f"{len(met)} of {len(t)} reach the {pct(target, 0)} target ETTR: {', '.join(met['design'])}.")
     low = t[t["ettr"] < 0.5]
-    if len(low):
-        out.append(f"{len(low)} of {len(t)} spend more than half their time not training (ETTR under 50%): at this "
-                   "size the job cannot make useful progress on them without far more reliable parts.")
+    if len(low) == len(t):
+        out.insert(0, "The job cannot make useful progress at this size with these failure rates: every design "
+                      "spends more than half its time not training (ETTR under 50%); far more reliable parts, or a "
+                      "smaller job, would change that.")
+    elif len(low):
+        out.append(f"{len(low)} of {len(t)} spend more than half their time not training (ETTR under 50%).")
     return out
 
 

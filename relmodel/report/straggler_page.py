@@ -17,11 +17,17 @@ from ..errors import ParameterError, RelmodelDeprecationWarning
 from ..tables import count, duration
 from ..units import hours
 
-__all__ = ["StepData", "step_data", "FailStop", "failstop_mtbf", "AR_TRACE"]
+__all__ = ["StepData", "step_data", "FailStop", "failstop_mtbf", "AR_TRACE", "TRACE_NOTE"]
 
 #: The bundled op-level trace the page shows when it is given no step data.
 AR_TRACE = ("the bundled AR trace of Lin et al. (OSDI 2025, arXiv 2505.05713): 64 GPUs of a ByteDance training job, "
             "one worker artificially slowed")
+
+
+#: What the page says about an op-level trace before its step log.
+TRACE_NOTE = ("The op-level trace is re-simulated through the step's dependency model; its workers' step times (each "
+              "the step time with only that worker as recorded) make the step log of the sections below. The what-if "
+              "compares the run with the same run without stragglers (Lin et al., OSDI 2025, arXiv 2505.05713).")
 
 
 @dataclass(frozen=True)

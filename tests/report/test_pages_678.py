@@ -112,6 +112,17 @@ def test_design_source_counts_the_log_per_cause(tmp_path):
                                                  "with the Llama 3 counts")
 
 
+def test_designs_page_leads_with_no_useful_progress_when_every_design_is_below_half(tmp_path):
+    from relmodel.report.design_page import comparison_sentences, design_source
+    src = load_source(str(write_outages(tmp_path / "o.csv")), **LOG)
+    with warnings.catch_warnings():  # a job MTBF below the checkpoint cost warns that arguments may be swapped
+        warnings.simplefilter("ignore", relmodel.errors.ArgumentOrderWarning)
+        cmp = relmodel.compare_designs(["h100-fat-tree", "nvl72-in-rack-spares"], design_source(src).data, "1min",
+                                       "10min", n_gpus=1_048_576, n_runs=20, n_boot=0)
+    assert (cmp.table["ettr"] < 0.5).all()  # 300 outages in 60 days on 200 nodes, at 131,072 nodes
+    assert comparison_sentences(cmp)[0].startswith("The job cannot make useful progress at this size")
+
+
 def test_step_log_is_a_deprecated_alias_of_steps(tmp_path):
     path = write_steps(tmp_path / "s.csv")
     with pytest.warns(RelmodelDeprecationWarning, match="use steps"):
