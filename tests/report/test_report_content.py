@@ -237,7 +237,7 @@ def _comparison(pvalues, means=(500.0, 100.0, float("inf"))):
                           "akaike_weight": [0.94, 0.05, 0.01][:len(fams)], "ks": [0.14, 0.1, 0.13][:len(fams)],
                           "p_value": pvalues})
     fits = {f: NS(mean_h=m, median_h=40.0) for f, m in zip(fams, means)}
-    return NS(table=table, fits=fits)
+    return NS(by_family=table, fits=fits)
 
 
 def test_fit_comparison_names_the_aic_best_and_whether_the_bootstrap_rejects_it():
