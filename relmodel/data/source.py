@@ -185,8 +185,8 @@ def _unit(unit, gpus_per_node):
         unit, gpus_per_node = ("node" if unit == "gpu-node" else unit), PLANNED_GPUS_PER_NODE
     elif unit == "gpu-node":
         return unit, gpus_per_node, None
-    note = (f"One row's node is a {unit} without GPUs, so no GPU figures are stated for the log; its rate per "
-            f"{unit} is applied to each node of the planned job ({gpus_per_node} GPUs a node).")
+    note = (f"One row's node is a {unit} without GPUs, so the log's cluster is counted in {unit}s; its rate per "
+            f"{unit} is applied to each node of the planned job.")
     return unit, gpus_per_node, note
 
 

@@ -17,8 +17,8 @@ __all__ = ["HEADLINE", "STYLE", "PRINT_STYLE", "page", "table", "fmt", "index_pa
 #: Headline numbers collected into summary.json, with their labels.
 HEADLINE = {
     "job_mtbf_h": "Job MTBF (time between interruptions)",
-    "optimal_interval_h": "Checkpoint interval",
-    "ettr": "ETTR at that interval",
+    "optimal_interval_h": "Checkpoint interval (exponential formula)",
+    "ettr": "ETTR at that interval (exponential formula)",
     "required_node_mtbf_h": "Node MTBF needed for the target (hardware causes only)",
     "design_ettr": "ETTR of the examined design",
     "design_goodput_per_gpu": "Goodput per GPU bought (design)",

@@ -197,7 +197,7 @@ def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulat
         if whole and not stuck:
             return out + compare
     if s and "simulation" in parts:
-        out.append(simulation_sentence(s))
+        out.append(("For comparison: " if whole and d else "") + simulation_sentence(s))
     return out
 
 

@@ -37,3 +37,11 @@ def test_no_shape_makes_the_formula_the_answer():
         assert text[1].startswith("Expected ETTR 84.3%")
         assert text[-1].startswith("For comparison: Simulated with")
     assert recommendation(DECISION)["basis"] == "formula" and recommendation(DECISION)["comparison"] is None
+
+
+def test_when_no_schedule_helps_the_simulation_is_still_named_a_comparison():
+    stuck = {**DECISION, "ettr": 0.3, "ettr_lo": 0.28, "ettr_hi": 0.32, "ckpt_cost_h": 1 / 60, "restart_h": 1 / 6}
+    text = answer_sentences({"decision": stuck, "simulation": _sim("the gamma law fitted, shape 0.6")})
+    assert text[0].startswith("The job cannot make useful progress")
+    assert not any(t.startswith("Checkpoint every") for t in text)
+    assert text[-1].startswith("For comparison: Simulated with the gamma law")
