@@ -201,6 +201,8 @@ def detail_block(cmp):
         ("Checkpoint every", duration(r["interval_h"])),
         ("Time waiting for a spare", _share(r["stall_share"])),
         ("Failure finds no spare", _share(r["p_no_spare"])),
+        ("The same, simulated as a check", f"{_share(r['p_no_spare_sim'])} in {count(r['sim_runs'])} simulated runs "
+         "(fewer than n_runs when each run already holds thousands of repairs)"),
         ("GPUs out of the job on average", count(r["gpus_out_mean"])),
         ("GPUs idle as spares", f"{count(r['gpus_idle'])} of {count(r['gpus_bought'])}"),
         ("Goodput per GPU bought", pct(r["goodput_per_gpu"])),

@@ -46,6 +46,7 @@ from scipy import stats
 from ..errors import DesignError
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair
+from .domain_runs import _kinds, expected_items
 from ..tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
@@ -271,9 +272,7 @@ def _items(rng, model, repair, group_repair, runs, horizon):
     m = model
     n_dom = m.groups // m.need if m.split_groups else m.groups
     parts = []
-    kinds = [("tray", m.groups * m.trays * m.tray_rate, repair, 1), ("group", n_dom * m.group_rate, group_repair, 1)]
-    kinds += [("burst", float(rate), rep, int(span)) for rate, span, rep in m.bursts]
-    for kind, rate, rep, span in kinds:
+    for kind, rate, rep, span in _kinds(model, repair, group_repair):
         if rate <= 0:
             continue
         for fresh, (run, start, end) in ((False, _initial(rng, rate, rep, runs, _mean_repair(rep))),
@@ -392,9 +391,10 @@ def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=1
     runs = int(n_runs)
     if runs < 1:
         raise DesignError(f"n_runs must be a whole number >= 1; got {n_runs!r}")
-    check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * 200, memory=runs * 8 * 16,
-               hint="simulate fewer runs (n_runs)")
     group_repair = repair if group_repair is None else group_repair
+    items = expected_items(model, repair, group_repair, h)
+    check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * (200 + 60 * items), memory=runs * (128 + 160 * items),
+               hint=f"simulate fewer runs (n_runs; each run of {h:,.0f} h holds about {items:,.0f} parts in repair)")
     closed = closed_form(model, repair, group_repair)
     rng = np.random.default_rng(seed)
     items = _items(rng, model, repair, group_repair, runs, h)

@@ -60,6 +60,7 @@ class DesignResult(Result):
     restart_h: float = float("nan")
     costs: str = ""
     warnings: tuple = ()
+    sim_runs: int = 0
 
     @property
     def goodput(self):

@@ -275,7 +275,7 @@ def _row(cluster, res, share, target_ettr):
            "transceivers": tx["transceivers"], "required_transceiver_mtbf_h": tx["mtbf_h"],
            "stall_share": res.stall_share, "mean_stall_sim_h": res.mean_stall_sim, "goodput": res.goodput,
            "efficiency": res.efficiency, "straggler_loss": res.straggler_loss, "ckpt_cost_h": ckpt_cost,
-           "restart_h": restart, "costs": res.costs, "warnings": " ".join(res.warnings)}
+           "restart_h": restart, "costs": res.costs, "warnings": " ".join(res.warnings), "sim_runs": res.sim_runs}
     return row
 
 

@@ -45,6 +45,7 @@ from ..checkpoint.intervals import optimal_interval
 from ..errors import DesignError
 from ..units import hours
 from .compound import DomainModel, simulate_domains
+from .domain_runs import runs_for
 from .correlated import burst_groups, cause_spans
 from .design_result import DesignResult
 from .domains import LEVELS, blast_radius, cause_levels
@@ -253,7 +254,8 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     leaf = _leaf_bursts(cluster, switch_fit, network_repair)
     model = dataclasses.replace(domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom),
                                 bursts=bursts + leaf)
-    sim = simulate_domains(model, repair, horizon=horizon, n_runs=n_runs, seed=seed, conf=conf)
+    sim = simulate_domains(model, repair, horizon=horizon, n_runs=runs_for(model, repair, n_runs, horizon=horizon),
+                           seed=seed, conf=conf)
     stall = sim.closed["stall_share"]
     fixed = extra_dom * n_dom + sum(b[0] for b in leaf)
     lam += fixed
@@ -276,7 +278,7 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
         node_interrupt_rate=tray_total * share, link_tolerated=_link_tolerated(cluster, table, tol), conf=conf,
         stall_share=stall, mean_stall_sim=sim.mean_stall_h, efficiency=eff, straggler_loss=loss,
         ckpt_cost_h=d, restart_h=r, costs=_cost_note(ckpt_cost, restart, cluster),
-        warnings=_warnings(cluster, stall, repair))
+        warnings=_warnings(cluster, stall, repair), sim_runs=sim.n_runs)
 
 
 def _costs(ckpt_cost, restart, cluster):
