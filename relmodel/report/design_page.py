@@ -57,7 +57,7 @@ def design_source(src):
     GPUs (``gpus_per_node`` 0, e.g. a disk log) gives the Llama 3 example.
     """
     from ..data.datasets import llama3_54day
-    if int(src.gpus_per_node or 0) < 1 or int(src.source_gpus or 0) < 1:
+    if getattr(src, "unit", "gpu-node") != "gpu-node" or int(src.gpus_per_node or 0) < 1 or int(src.source_gpus or 0) < 1:
         data = llama3_54day()
         return DesignSource(data, data.name, "419 unexpected interruptions in 54 days on 16,384 H100 GPUs "
                             "(arXiv 2407.21783, Table 5)", example=f"Llama 3 counts ({src.name} counts no GPUs)")
