@@ -30,6 +30,7 @@ from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-expor
 from .summary import clean
 from .alt_text import figure_alts, with_alt_text
 from .failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
+from .file_limit import read_notebook, size_error, too_large
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -295,13 +296,15 @@ def execute(task):
         except PapermillExecutionError as exc:
             error = ("failed", exc)
         except Exception as exc:  # kernel died, bad notebook file...
+            if too_large(exc):
+                raise size_error(ipynb) from None
             error = f"{name}: {type(exc).__name__}: {exc}"
             if _kernel_died(exc):
                 out["kernel_died"] = True
                 error = (f"{name}: the kernel running the notebook died (killed, or out of memory); "
                          f"rerun it, with smaller parameters if it ran out of memory")
         if ipynb.exists():
-            nb = nbformat.read(ipynb, as_version=4)
+            nb = read_notebook(ipynb, name)
             out["ipynb_bytes"], out["records"] = ipynb.read_bytes(), _records(nb)
             if isinstance(error, tuple):
                 number = failed_cell(nbformat.reads(task.source, 4), nb)
