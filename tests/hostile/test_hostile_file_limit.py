@@ -2,12 +2,11 @@
 error, exit status 1 and one sentence naming the limit; nothing half-written is left behind.
 
 The limit is set with ``resource.setrlimit(RLIMIT_FSIZE)`` in the command's process
-before it starts (as ``ulimit -f`` does in a shell), so the command and the kernels it
-starts all have it.
+before it execs the command (as ``ulimit -f`` does in a shell), so the command and the
+kernels it starts all have it.
 """
 
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -20,10 +19,15 @@ from relmodel.report.file_limit import size_error, too_large
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _limited(limit):
-    def set_limit():
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    return set_limit
+def _limited(limit, args):
+    """A command line that sets the file-size limit to ``limit`` bytes, then becomes ``args``.
+
+    The limit is set in the child itself before it execs the command (not in a
+    ``preexec_fn``, which can deadlock a child forked from a process with threads).
+    """
+    code = ("import os, resource, sys; lim = int(sys.argv[1]); "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (lim, lim)); os.execv(sys.argv[2], sys.argv[2:])")
+    return [sys.executable, "-c", code, str(limit), *args]
 
 
 # the executed notebook itself passes the limit (200,000 characters of output), or only its HTML
@@ -40,9 +44,8 @@ def test_a_file_size_limit_is_one_named_sentence(tmp_path, case):
     tmp.mkdir()
     out = tmp_path / "r"
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO), "PYTHONFAULTHANDLER": "1"}
-    proc = subprocess.run([sys.executable, "-m", "relmodel", "report", "-q", "-n", str(nb), "--out", str(out)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-                          preexec_fn=_limited(limit))
+    args = [sys.executable, "-m", "relmodel", "report", "-q", "-n", str(nb), "--out", str(out)]
+    proc = subprocess.run(_limited(limit, args), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     err = proc.stderr
     print(err)
     assert proc.returncode == 1, err
