@@ -27,7 +27,7 @@ def line(update, width=80):
     --------
     >>> from relmodel.progress import Update
     >>> line(Update("bootstrap of the weibull fit", 500, 2000, 3.0), width=90)
-    'bootstrap of the weibull fit [######------------------]  25.0% 500 of 2,000, about 9 s left'
+    'bootstrap of the weibull fit [######-----------------]  25.0% 500 of 2,000, about 9 s left'
     """
     if update.fraction is None:
         return f"{update.label}: {count(update.done)} steps, {duration(update.elapsed_s / 3600)}"[:width]

@@ -18,6 +18,7 @@ from pathlib import Path
 from .alt_text import figure_alts, with_alt_text
 from .executors import WORK_PREFIX
 from .failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
+from .file_limit import read_notebook, size_error, too_large
 from .records import MIMETYPE, read_records
 
 __all__ = ["CELL_TIMEOUT_S", "execute", "to_html"]
@@ -70,6 +71,8 @@ def _papermill(task, source, ipynb, scratch):
     except PapermillExecutionError as exc:
         return ("failed", exc), False
     except Exception as exc:  # kernel died, bad notebook file...
+        if too_large(exc):
+            raise size_error(ipynb) from None
         if _kernel_died(exc):
             return (f"{task.name}: the kernel running the notebook died (killed, or out of memory); "
                     f"rerun it, with smaller parameters if it ran out of memory"), True
@@ -82,7 +85,7 @@ def _read_back(task, ipynb, error, out):
     import nbformat
 
     if ipynb.exists():
-        nb = nbformat.read(ipynb, as_version=4)
+        nb = read_notebook(ipynb, task.name)
         out["ipynb_bytes"], out["records"] = ipynb.read_bytes(), read_records(nb)
         if isinstance(error, tuple):
             number = failed_cell(nbformat.reads(task.source, 4), nb)

@@ -15,6 +15,7 @@ the path.
 """
 
 import datetime as _dt
+import errno
 import json
 import os
 import shutil
@@ -109,6 +110,9 @@ def foreign_files(folder):
 
 def write_error(exc, path):
     """A ReportWriteError for an OSError met while writing ``path``."""
+    if exc.errno == errno.EFBIG:
+        from .file_limit import size_error
+        return size_error(path)
     reason = exc.strerror or str(exc)
     return ReportWriteError(exc.errno, f"cannot write {path}: {reason}", str(path))
 
