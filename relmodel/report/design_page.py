@@ -13,7 +13,7 @@ sensitivity, what one event takes out, spares over time).
 
 from dataclasses import dataclass
 
-import html
+from relmodel.escape import html_text
 
 import numpy as np
 import pandas as pd
@@ -136,7 +136,7 @@ def column_definitions(cmp, gpus_per_node=8, all_cause_node_mtbf_h=None):
                                     f"all of them together use the share of the failure budget for ETTR {target} "
                                     "given to optics."),
     ]
-    body = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in items)
+    body = "".join(f"<li><b>{html_text(k)}</b>: {html_text(v)}</li>" for k, v in items)
     return P.Block(f"<p><b>What the columns mean</b></p><ul>{body}</ul>")
 
 
