@@ -78,7 +78,7 @@ def prepare(data, observed=None, entry=None):
         if not np.isin(obs, (0, 1)).all():
             raise FitError("observed must be True/False (or 1/0) per duration: True = a failure, False = censored")
         obs = obs.astype(bool)
-    shortest = _check_values(t, "duration")
+    shortest, longest = _check_values(t, "duration")
     if entry is not None:
         entry = np.atleast_1d(hours(entry)).astype(float).ravel()
         if entry.shape != t.shape:
@@ -92,23 +92,21 @@ def prepare(data, observed=None, entry=None):
         entry = entry if np.any(entry > 0) else None
     t, shortest = _lift_zeros(t, shortest)
     sample = mle.Sample(t, obs, entry)
-    sample.__dict__["tmin"] = shortest  # known already: spares a pass
+    sample.__dict__.update(tmin=shortest, tmax=longest)  # known already: spares two passes
     return sample
 
 
 def _check_values(x, what):
-    """Raise FitError at the first value that is not finite hours >= 0; returns the smallest value."""
-    shortest = float(np.min(x))
-    with np.errstate(over="ignore"):
-        total = np.sum(x)
-    if shortest >= 0 and np.isfinite(total):  # the common case, in two reductions
-        return shortest
+    """Raise FitError at the first value that is not finite hours >= 0; returns the smallest and largest."""
+    shortest, longest = float(np.min(x)), float(np.max(x))
+    if shortest >= 0 and longest < np.inf:  # the common case, in two reductions (NaN fails both)
+        return shortest, longest
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         i = bad[0]
         raise FitError(f"row {i + 1}: {what} {float(x[i]):g} is not valid; {what}s must be finite hours >= 0 "
                        f"({bad.size} bad value{'s' if bad.size > 1 else ''})")
-    return shortest
+    return shortest, longest
 
 
 def _lift_zeros(t, shortest):
