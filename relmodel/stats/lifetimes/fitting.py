@@ -313,16 +313,16 @@ def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note, exact=Tru
     params = fam.params(theta)
     cov_theta = _invert(hess)
     z = float(special.ndtri(0.5 + conf / 2))
+    exact_bounds = (fam.exact_interval(sample, d, conf) if exact else None) or {}
     rows, jac = [], []
     for i, (name, pos) in enumerate(zip(fam.param_names, fam.positive)):
         est, se_t = params[name], float(np.sqrt(max(cov_theta[i, i], 0.0)))
         lo, hi = (est * np.exp(-z * se_t), est * np.exp(z * se_t)) if pos else (est - z * se_t, est + z * se_t)
-        rows.append([name, est, lo, hi, est * se_t if pos else se_t])
+        lo, hi = exact_bounds.get(name, (lo, hi))
+        rows.append([name, est, float(lo), float(hi), est * se_t if pos else se_t])
         jac.append(est if pos else 1.0)
     names = ["param", "estimate", "lower", "upper", "se"]
     ci = pd.DataFrame({name: [row[j] for row in rows] for j, name in enumerate(names)})
-    for name, bounds in ((fam.exact_interval(sample, d, conf) if exact else None) or {}).items():
-        ci.loc[ci["param"] == name, ["lower", "upper"]] = bounds
     jac = np.diag(jac)
     law = fam.law(params)
     k = fam.n_params
