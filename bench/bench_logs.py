@@ -41,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
+from timing import Targets
+
 ROOT = Path(__file__).resolve().parents[1]
 HOURS_5Y = 5 * 8766.0
 
@@ -298,7 +300,11 @@ def _ratios(out):
     for what, ratio, target in rows:
         verdict = "" if target is None else ("ok" if ratio <= target else "MISS")
         print(f"{what:<36}{ratio:>7.2f}x{'' if target is None else f'<= {target:g}x':>10}{verdict:>6}")
-    return ok
+    table = Targets("logs")
+    for what, ratio, target in rows:
+        if target is not None:
+            table.add(what, ratio, target, higher=False)
+    return table.report() == 0 and ok
 
 
 def main():

@@ -80,7 +80,7 @@ def prepare(source, observed=None, entry=None):
         if not np.isin(obs, (0, 1)).all():
             raise FitError("observed must be True/False (or 1/0) per duration: True = a failure, False = censored")
         obs = obs.astype(bool)
-    shortest = _check_values(t, "duration")
+    shortest, longest = _check_values(t, "duration")
     if entry is not None:
         entry = np.atleast_1d(hours(entry)).astype(float).ravel()
         if entry.shape != t.shape:
@@ -94,23 +94,21 @@ def prepare(source, observed=None, entry=None):
         entry = entry if np.any(entry > 0) else None
     t, shortest = _lift_zeros(t, shortest)
     sample = mle.Sample(t, obs, entry)
-    sample.__dict__["tmin"] = shortest  # known already: spares a pass
+    sample.__dict__.update(tmin=shortest, tmax=longest)  # known already: spares two passes
     return sample
 
 
 def _check_values(x, what):
-    """Raise FitError at the first value that is not finite hours >= 0; returns the smallest value."""
-    shortest = float(np.min(x))
-    with np.errstate(over="ignore"):
-        total = np.sum(x)
-    if shortest >= 0 and np.isfinite(total):  # the common case, in two reductions
-        return shortest
+    """Raise FitError at the first value that is not finite hours >= 0; returns the smallest and largest."""
+    shortest, longest = float(np.min(x)), float(np.max(x))
+    if shortest >= 0 and longest < np.inf:  # the common case, in two reductions (NaN fails both)
+        return shortest, longest
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         i = bad[0]
         raise FitError(f"row {i + 1}: {what} {float(x[i]):g} is not valid; {what}s must be finite hours >= 0 "
                        f"({bad.size} bad value{'s' if bad.size > 1 else ''})")
-    return shortest
+    return shortest, longest
 
 
 def _lift_zeros(t, shortest):
@@ -318,16 +316,16 @@ def _result(fam, sample, theta, ll, hess, n, d, conf, requested, note, exact=Tru
     params = fam.params(theta)
     cov_theta = _invert(hess)
     z = float(special.ndtri(0.5 + conf / 2))
+    exact_bounds = (fam.exact_interval(sample, d, conf) if exact else None) or {}
     rows, jac = [], []
     for i, (name, pos) in enumerate(zip(fam.param_names, fam.positive)):
         est, se_t = params[name], float(np.sqrt(max(cov_theta[i, i], 0.0)))
         lo, hi = (est * np.exp(-z * se_t), est * np.exp(z * se_t)) if pos else (est - z * se_t, est + z * se_t)
-        rows.append([name, est, lo, hi, est * se_t if pos else se_t])
+        lo, hi = exact_bounds.get(name, (lo, hi))
+        rows.append([name, est, float(lo), float(hi), est * se_t if pos else se_t])
         jac.append(est if pos else 1.0)
     names = ["param", "estimate", "lower", "upper", "se"]
     ci = pd.DataFrame({name: [row[j] for row in rows] for j, name in enumerate(names)})
-    for name, bounds in ((fam.exact_interval(sample, d, conf) if exact else None) or {}).items():
-        ci.loc[ci["param"] == name, ["lower", "upper"]] = bounds
     jac = np.diag(jac)
     law = fam.law(params)
     k = fam.n_params

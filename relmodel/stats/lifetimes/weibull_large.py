@@ -34,7 +34,7 @@ _SUB = 20_000
 _TAYLOR = 2e-4
 
 
-def _sums(logt, logc, k, obs=None, block=1 << 14):
+def _sums(logt, logc, k, obs=None, block=1 << 15):
     """``A_0 .. A_4`` at shape ``k`` (durations in units of ``e^logc``), one exponential pass.
 
     The data go through in blocks that stay in the processor's cache, so each
