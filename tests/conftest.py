@@ -191,11 +191,32 @@ def _run_order(item):
     return len(SLOW_FIRST) + any(f in late for f in getattr(item, "fixturenames", ()))
 
 
+def _dealt(items):
+    """``items`` in run order, the slow ones dealt in turn to the first batch of each test process.
+
+    pytest-xdist's load scheduling first sends each process a block of consecutive tests (a
+    quarter of its share); each block here starts with every n-th slow test.
+    """
+    items = sorted(items, key=_run_order)  # stable: the same order in every test process
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    n_slow = sum(1 for item in items if item.nodeid.split("[")[0] in SLOW_FIRST)
+    if workers < 2 or n_slow < 2:
+        return items
+    slow, rest = items[:n_slow], items[n_slow:]
+    block = max(len(items) // workers // 4, 2)
+    dealt = []
+    for w in range(workers):
+        mine = slow[w::workers]
+        dealt += mine + rest[:max(block - len(mine), 0)]
+        rest = rest[max(block - len(mine), 0):]
+    return dealt + rest
+
+
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection: only the tests that will run count
 def pytest_collection_modifyitems(session, config, items):
     used = {name for item in items for name in getattr(item, "fixturenames", ())}
     _NEEDED[:] = [name for name in SHARED_REPORTS if name in used]
-    items.sort(key=_run_order)  # stable: the same order in every test process
+    items[:] = _dealt(items)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -225,7 +225,12 @@ def test_find_notebooks_and_record_outside_a_kernel():
 def test_widget_notebook_runs_in_this_process(tmp_path, monkeypatch):
     """The static figure and the live sliders, executed without a worker process."""
     monkeypatch.setattr(sys.modules["relmodel.report.execute"], "CELL_TIMEOUT_S", 300)  # a hung cell fails the test instead of stalling it
-    result = R.execute_one(R.find_notebooks("05")[0], tmp_path, {"n_gpus": 4096})
+    from relmodel.report.pool import retire_all
+
+    try:
+        result = R.execute_one(R.find_notebooks("05")[0], tmp_path, {"n_gpus": 4096})
+    finally:
+        retire_all()  # the run's warm kernel stays idle in this process otherwise; later tests count them
     assert result["error"] is None
     nb = nbformat.read(tmp_path / "05_interactive.ipynb", as_version=4)
     kinds = [set(o.get("data", {})) for c in nb.cells for o in c.get("outputs", [])]
