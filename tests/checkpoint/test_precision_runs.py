@@ -53,7 +53,7 @@ def test_sized_run_agrees_with_plain_numpy(reference):
     assert hw < 0.0005
     se = np.hypot(hw / Z95, ettr_half_width(walls) / Z95)
     assert abs(s.ettr - ref) < 4 * se  # 4 standard errors of the difference
-    assert s.replicas > 200  # the pilot alone is not precise enough for this job
+    assert s.n_runs > 200  # the pilot alone is not precise enough for this job
 
 
 def test_stops_near_the_replicas_it_needs(reference):
@@ -62,23 +62,23 @@ def test_stops_near_the_replicas_it_needs(reference):
     # replicas the reference spread needs: hw = Z * sd * W / m^2 / sqrt(n)
     need = (Z95 * walls.std(ddof=1) * WORK / walls.mean() ** 2 / target) ** 2
     s = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=2 * target, seed=9)
-    assert 0.8 * need < s.replicas < 1.5 * need
+    assert 0.8 * need < s.n_runs < 1.5 * need
     looser = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.01, seed=9)
-    assert looser.replicas < s.replicas / 10
+    assert looser.n_runs < s.n_runs / 10
     assert half_width(looser) < 0.005
 
 
 def test_half_width_is_the_simulators_interval():
-    s = relmodel.simulate_training(WORK, TAU, MTBF, DELTA, R, replicas=500, seed=2)
+    s = relmodel.simulate_training(WORK, TAU, MTBF, DELTA, R, n_runs=500, seed=2)
     walls = s.work_h + s.checkpoint_h + s.lost_h + s.restart_time_h
     assert half_width(s) == pytest.approx(ettr_half_width(walls), rel=1e-9)
 
 
 def test_cap_warns_and_stops_at_the_cap():
-    with pytest.warns(PrecisionWarning, match="raise max_replicas"):
-        s = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.0001, max_replicas=3000,
+    with pytest.warns(PrecisionWarning, match="raise max_runs"):
+        s = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.0001, max_runs=3000,
                                            seed=1)
-    assert s.replicas == 3000
+    assert s.n_runs == 3000
 
 
 def test_same_seed_same_replicas():
@@ -95,7 +95,7 @@ def test_no_warning_when_reached():
 
 
 @pytest.mark.parametrize("kwargs", [dict(resolution=0), dict(resolution=1.5), dict(conf=95), dict(first=1),
-                                    dict(max_replicas=100, first=200), dict(replicas=500),
+                                    dict(max_runs=100, first=200), dict(replicas=500), dict(n_runs=500),
                                     dict(executor=object())])
 def test_bad_options_are_named(kwargs):
     with pytest.raises(ModelInputError):
@@ -105,4 +105,4 @@ def test_bad_options_are_named(kwargs):
 @pytest.mark.parametrize("replicas", ["many", 1.5, float("nan"), True])
 def test_bad_replicas_are_named(replicas):
     with pytest.raises(ModelInputError, match="whole number"):
-        relmodel.simulate_training(WORK, TAU, MTBF, DELTA, R, replicas=replicas, seed=0)
+        relmodel.simulate_training(WORK, TAU, MTBF, DELTA, R, n_runs=replicas, seed=0)

@@ -41,13 +41,13 @@ LOOPS = {
                                              n_boot=6), "Gray's test", 6),
     "power_law_gof": (lambda: power_law_gof(TIMES, end=1000.0, n_runs=600, seed=0), "power-law", 600),
     "best_interval": (lambda: relmodel.best_interval(relmodel.fit(DURATIONS, "exponential"), "45s", "10min",
-                                                     grid=5, replicas=20, work="100h"), "interval grid", 5),
+                                                     grid=5, n_runs=20, work="100h"), "interval grid", 5),
     "spares_table": (lambda: relmodel.spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h",
-                                                   spares=[0, 5, 10], n_failures=200), "spare counts", 3),
+                                                   spares=[0, 5, 10], n_runs=200), "spare counts", 3),
     "sweep_grid": (lambda: sweep_grid({"n_gpus": [1024, 2048, 4096], "target_ettr": [0.8, 0.9]}),
                    "grid combinations", 6),
-    "compare_designs": (lambda: relmodel.compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], relmodel.datasets.llama3_54day(), "1min", "10min",
-                                                         n_gpus=1152, n_runs=50, n_boot=0),
+    "compare_designs": (lambda: relmodel.compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], relmodel.datasets.llama3_54day(), 1152,
+                                                         ckpt_cost="1min", restart="10min", n_runs=50, n_boot=0),
                         "designs", 2),
 }
 
@@ -78,9 +78,9 @@ def test_without_a_listener_nothing_is_called_and_results_are_the_same():
     assert not progress.listening()
     with steps("anything", total=3) as step:
         assert step() is None and step(5) is None
-    plain = relmodel.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).table
+    plain = relmodel.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).by_family
     with listen(lambda u: None):
-        heard = relmodel.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).table
+        heard = relmodel.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).by_family
     pd.testing.assert_frame_equal(plain, heard)
 
 

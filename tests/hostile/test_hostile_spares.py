@@ -55,7 +55,7 @@ def test_search_above_the_walking_limit_finds_the_walked_count(model, target):
         cs = np.arange(0, int(a + 20 * math.sqrt(a)))
         expected = int(cs[np.argmax(stats.poisson.sf(cs - 1, a) < target)])
     assert plan.n_spares == expected
-    assert plan.table["spares"].tolist() == list(range(expected - 20, expected + 3))
+    assert plan.curve["spares"].tolist() == list(range(expected - 20, expected + 3))
 
 
 @pytest.mark.parametrize("model", ["poisson", "erlang"])
@@ -96,7 +96,7 @@ def test_erlang_b_spare_counts_are_checked(c):
 
 
 def test_spares_table_at_a_huge_rate_gives_erlang_by_the_integral():
-    t = spares_table(1e7, "100h", "1min", "10min", job_mtbf_h="3h", spares=[10**9 + 40_000], n_failures=100)
+    t = spares_table(1e7, "100h", "1min", "10min", job_mtbf_h="3h", spares=[10**9 + 40_000], n_runs=100)
     assert t["p_no_spare_erlang"].iloc[0] == pytest.approx(_erlang_mp(10**9 + 40_000, 1e9), rel=1e-9)
 
 
@@ -109,10 +109,10 @@ def _counts(gpu, psu):
 
 def test_a_cause_without_failures_in_either_says_so():
     c = relmodel.compare_rates(_counts(3, 0), _counts(1, 0), by_component=True)
-    row = c.table.set_index("component").loc["PSU"]
+    row = c.by_cause.set_index("component").loc["PSU"]
     assert (row["count_a"], row["count_b"]) == (0, 0) and math.isnan(row["ratio"])
     assert row["note"] == "undefined: no failures in either"
-    gpu = c.table.set_index("component").loc["GPU"]
+    gpu = c.by_cause.set_index("component").loc["GPU"]
     assert gpu["note"] == "" and gpu["ratio"] == pytest.approx(3.0)   # same exposure: 3 / 1
     page = c._repr_html_()
     assert "NaN" not in page and ">nan<" not in page and ">inf<" not in page

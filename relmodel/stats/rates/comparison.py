@@ -160,8 +160,11 @@ class ComponentComparison(Result):
             "p-value": t["p_value"], "adjusted p-value": t["p_adjusted"],
             f"chance {self.name_a} is worse": t["prob_a_worse"]}),
             {f"chance {self.name_a} is worse": pct}, missing="no upper bound")
-        undefined = (t["note"] == NO_FAILURES).to_numpy() if "note" in t else np.zeros(len(t), bool)
-        people.loc[undefined, ["rate ratio", f"{self.conf:.0%} low", f"{self.conf:.0%} high"]] = NO_FAILURES
+        notes = t["note"] if "note" in t else pd.Series([""] * len(t))
+        undefined = (notes == NO_FAILURES).to_numpy()
+        people.loc[undefined, "rate ratio"] = NO_FAILURES
+        if undefined.any():
+            people["note"] = notes.to_numpy()
         return people
 
     table = renamed_field("by_cause", method="_people")
