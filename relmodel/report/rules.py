@@ -192,10 +192,19 @@ RULES.update({  # the designs, stragglers and covariates pages' newer parameters
 })
 
 
+def _expand(name, value):
+    """``value`` as a path with ``~`` expanded; a ``~user`` that names no user is a ParameterError."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:  # pathlib: "Could not determine home directory"
+        raise ParameterError(f"parameter {name!r} = {brief(value)}: {brief(value.split('/')[0])} names no user's "
+                             "home folder; give the path in full") from None
+
+
 def _resolve_path(name, value, cwd):
     if not isinstance(value, str) or not value.strip():
         raise ParameterError(f"parameter {name!r} must be a path to a {PATHS[name]}, got {brief(value)}")
-    path = Path(value).expanduser()
+    path = _expand(name, value)
     path = path if path.is_absolute() else Path(cwd) / path
     ok = path.is_file() if PATHS[name] == "file" else path.is_dir()
     if not ok:
@@ -255,7 +264,7 @@ def _resolve_log(value, cwd):
     from ..data.datasets import NAMES
     if value.lower() in NAMES:
         return value
-    path = Path(value).expanduser()
+    path = _expand("log", value)
     if not path.is_absolute():
         path = Path(cwd) / path
     if not path.is_file():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from relmodel.checkpoint import simulate as S
+from relmodel.checkpoint import simulate_exponential as S
 
 
 def _moments(span, mtbf):

@@ -201,7 +201,7 @@ def test_headline_figures_equal_the_api(heldout, name, n_gpus):
         assert head.get(key) == (pytest.approx(value, rel=1e-9) if value is not None else None), key
     assert r04["required_job_mtbf_h"] == pytest.approx(dec.required_job_mtbf_h, rel=1e-9)
     law, text = failure_law(src, dec.job_mtbf_h)
-    search = relmodel.best_interval(law, ckpt_cost="1min", restart="10min", replicas=SMALL["n_runs"], seed=0)
+    search = relmodel.best_interval(law, ckpt_cost="1min", restart="10min", n_runs=SMALL["n_runs"], seed=0)
     assert r03["simulated_best_interval_h"] == pytest.approx(search.interval_h, rel=1e-9)
     assert r03["simulated_ettr"] == pytest.approx(search.ettr, rel=1e-9)
     rec = recommendation(dec.to_dict(), {"law": text, "best_interval_h": search.interval_h, "ettr": search.ettr})

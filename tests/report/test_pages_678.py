@@ -88,12 +88,12 @@ def test_failstop_mtbf_is_the_sources_scaled_to_the_job():
     got = failstop_mtbf(src, 16384, "1min", "10min")
     assert got.mtbf_h == pytest.approx(54 * 24 / 419, rel=1e-9)  # hand count: 419 interruptions in 54 days
     assert "Llama 3" in got.text() and "scaled to 16,384 GPUs" in got.text()
-    d = decide(src, 131072, 0.9, "1min", "10min", n_boot=0)
+    d = decide(src, 131072, 0.9, ckpt_cost="1min", restart="10min", n_boot=0)
     assert failstop_mtbf(src, 131072, "1min", "10min").mtbf_h == pytest.approx(d.job_mtbf_h, rel=1e-12)
-    given = failstop_mtbf(src, 131072, "1min", "10min", mtbf_h=20)
+    given = failstop_mtbf(src, 131072, ckpt_cost="1min", restart="10min", mtbf_h=20)
     assert given.mtbf_h == 20 and "mtbf_h parameter" in given.text()
     with pytest.raises(ParameterError, match="positive number of hours"):
-        failstop_mtbf(src, 1024, "1min", "10min", mtbf_h=-1)
+        failstop_mtbf(src, 1024, ckpt_cost="1min", restart="10min", mtbf_h=-1)
 
 
 def test_design_source_counts_the_log_per_cause(tmp_path):
@@ -104,7 +104,7 @@ def test_design_source_counts_the_log_per_cause(tmp_path):
     got = design_source(src)
     raw = pd.read_csv(log)
     assert got.example is None and got.data.n_gpus == 1600
-    assert dict(zip(got.data.table["component"], got.data.table["count"])) == raw["why"].value_counts().to_dict()
+    assert dict(zip(got.data.counts["component"], got.data.counts["count"])) == raw["why"].value_counts().to_dict()
     assert lead_sentence(got, 4096).startswith(f"Failure rates are this report's data, {log}: 300 outages")
     disks = design_source(replace(src, gpus_per_node=0))  # a log of units without GPUs: the example instead
     assert disks.example.startswith("Llama 3 counts")
@@ -117,9 +117,9 @@ def test_designs_page_leads_with_no_useful_progress_when_every_design_is_below_h
     src = load_source(str(write_outages(tmp_path / "o.csv")), **LOG)
     with warnings.catch_warnings():  # a job MTBF below the checkpoint cost warns that arguments may be swapped
         warnings.simplefilter("ignore", relmodel.errors.ArgumentOrderWarning)
-        cmp = relmodel.compare_designs(["h100-fat-tree", "nvl72-in-rack-spares"], design_source(src).data, "1min",
-                                       "10min", n_gpus=1_048_576, n_runs=20, n_boot=0)
-    assert (cmp.table["ettr"] < 0.5).all()  # 300 outages in 60 days on 200 nodes, at 131,072 nodes
+        cmp = relmodel.compare_designs(["h100-fat-tree", "nvl72-in-rack-spares"], design_source(src).data, ckpt_cost="1min",
+                                       restart="10min", n_gpus=1_048_576, n_runs=20, n_boot=0)
+    assert (cmp.by_design["ettr"] < 0.5).all()  # 300 outages in 60 days on 200 nodes, at 131,072 nodes
     assert comparison_sentences(cmp)[0].startswith("The job cannot make useful progress at this size")
 
 
@@ -190,20 +190,20 @@ def test_designs_page_uses_the_users_log(user_report):
     counts = raw["why"].value_counts().rename_axis("component").reset_index()
     table = count_table(counts, n_gpus=1600, gpus_per_node=8, duration=span_h, name=str(log))
     designs = ["h100-rail", "h100-fat-tree", "nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane"]
-    api = relmodel.compare_designs(designs, table, "1min", "10min", n_gpus=16384, n_runs=200, n_boot=0)
+    api = relmodel.compare_designs(designs, table, ckpt_cost="1min", restart="10min", n_gpus=16384, n_runs=200, n_boot=0)
     detail = relmodel.compare_designs([relmodel.scale.designs.design_presets(16384)["nvl72-in-rack-spares"]], table,
-                                      "1min", "10min", n_runs=200, n_boot=0)
+                                      ckpt_cost="1min", restart="10min", n_runs=200, n_boot=0)
     rec = _records(out, "06_designs")
     assert "example" not in rec
     assert rec["best_design"] == api.best()
-    assert rec["design_ettr"] == pytest.approx(detail.table["ettr"].iloc[0], rel=1e-9)
+    assert rec["design_ettr"] == pytest.approx(detail.by_design["ettr"].iloc[0], rel=1e-9)
     text = visible(page)
     assert opening(page, "Cluster designs: fault domains, spares and optics").startswith(
         f"Failure rates are this report's data, {log}: 300 outages over 60 days on 1,600 GPUs (as given)")
-    best = api.table.loc[api.table["goodput_per_gpu"].idxmax()]
+    best = api.by_design.loc[api.by_design["goodput_per_gpu"].idxmax()]
     assert (f"{best['design']} gives the most goodput per GPU bought: {100 * best['goodput_per_gpu']:.1f}% "
             f"(ETTR {100 * best['ettr']:.1f}%") in text
-    req = decide(load_source(str(log), **LOG), 16384, 0.9, "1min", "10min", n_boot=0).required_node_mtbf_h
+    req = decide(load_source(str(log), **LOG), 16384, 0.9, ckpt_cost="1min", restart="10min", n_boot=0).required_node_mtbf_h
     assert f"The requirements page's node MTBF ({relmodel.tables.hours_text(req)} for the planned job)" in text
 
 
@@ -218,13 +218,13 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
                    "Whole-rack faults (FIT per rack)", "Nodes one event takes out",
                    "Spare parts on the shelf over time"):
         assert header in text, header
-    api = relmodel.compare_designs(["h100-fat-tree"], relmodel.datasets.llama3_54day(), "1min", "10min",
+    api = relmodel.compare_designs(["h100-fat-tree"], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart="10min",
                                    n_gpus=16384, n_runs=200, n_boot=0)
-    assert f"{100 * api.table['ettr'].iloc[0]:.1f}%" in text
+    assert f"{100 * api.by_design['ettr'].iloc[0]:.1f}%" in text
     assert not re.search(r"ETTR 0\.\d{3}", text)  # percent, never a fraction
     from scipy import stats
     cluster = relmodel.scale.designs.design_presets(16384)["nvl72-in-rack-spares"]
-    swaps = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), "1min", "10min", n_runs=200,
+    swaps = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart="10min", n_runs=200,
                                      n_boot=0).results[0].node_interrupt_rate
     # stationary shelf: parts away ~ Poisson(rate x 10 d); the smallest stock empty at most 1% of the time
     need = next(c for c in range(1, 10_000) if stats.poisson.sf(c - 1, swaps * 240) <= 0.01)
@@ -239,15 +239,15 @@ def test_stragglers_page_plans_with_the_sources_mtbf(user_report):
     page = out / "07_stragglers.html"
     no_raw_output(page)
     rec = _records(out, "07_stragglers")
-    d = decide(load_source(str(log), **LOG), 16384, 0.9, "1min", "10min", n_boot=0)
+    d = decide(load_source(str(log), **LOG), 16384, 0.9, ckpt_cost="1min", restart="10min", n_boot=0)
     assert rec["stragglers_failstop_mtbf_h"] == pytest.approx(d.job_mtbf_h, rel=1e-12)
     # hand count: 300 outages from the first start to the last end on 1,600 GPUs (200 nodes); GPU, NIC, PSU
     # and the unmatched "Software" all count per node or GPU, so the rate grows by 16,384 / 1,600
     raw = pd.read_csv(log, parse_dates=["when", "back"])
     span_h = (raw["back"].max() - raw["when"].min()) / pd.Timedelta(hours=1)
     assert rec["stragglers_failstop_mtbf_h"] == pytest.approx(span_h / (300 * 16384 / 1600), rel=1e-9)
-    lost = relmodel.read_steps(steps, step="step", rank="rank", duration="duration_ms", node="node",
-                               time_unit="ms").slowdown(n_boot=0)
+    lost = relmodel.slowdown(relmodel.read_steps(steps, step="step", rank="rank", duration="duration_ms",
+                                                 node="node", time_unit="ms"), n_boot=0)
     assert rec["straggler_loss"] == pytest.approx(lost.share_lost, rel=1e-9)
     assert "example" not in rec
     text = visible(page)
@@ -315,6 +315,6 @@ def test_pages_render_at_every_size(sizes_sweep):
             no_raw_output(page)
         n = run["values"]["n_gpus"]
         rec = json.loads((folder / "summary.json").read_text())["records"]["07_stragglers"]
-        d = decide(relmodel.datasets.llama3_54day(), n, 0.9, "1min", "10min", n_boot=0)
+        d = decide(relmodel.datasets.llama3_54day(), n, 0.9, ckpt_cost="1min", restart="10min", n_boot=0)
         assert rec["stragglers_failstop_mtbf_h"] == pytest.approx(d.job_mtbf_h, rel=1e-12)
         assert math.isfinite(json.loads((folder / "summary.json").read_text())["records"]["06_designs"]["design_ettr"])
