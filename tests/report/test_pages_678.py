@@ -30,7 +30,6 @@ from relmodel.scale.decision import decide
 from test_report_content import no_raw_output
 
 SIZES = (1_024, 131_072, 1_048_576)
-SMALL = ["-p", "n_boot=0", "-p", "n_runs=20", "-p", "sizes=[4096, 16384]"]
 LOG = {"start": "when", "end": "back", "node": "host", "cause": "why", "source_gpus": 1600}
 
 
@@ -296,10 +295,11 @@ def test_covariates_page_on_the_bundled_data_says_it_shows_an_example(bundled_re
 
 
 @pytest.fixture(scope="module")
-def sizes_sweep(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sizes678") / "sweep"
-    res = invoke("--sweep", "n_gpus=" + ",".join(map(str, SIZES)), "-n", "06", "-n", "07", *SMALL, "--out", out)
-    return res, out
+def sizes_sweep(scale_sweep):
+    """The shared sweep of every notebook taking n_gpus (tests/conftest.py) at the sizes above."""
+    from conftest import SCALE_SIZES
+    assert tuple(SCALE_SIZES) == SIZES
+    return scale_sweep, scale_sweep.path
 
 
 def test_pages_render_at_every_size(sizes_sweep):
