@@ -12,6 +12,7 @@ The browser tier (headless Chromium through Playwright) reads the same pages at 
 """
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 import re
 import shutil
 
@@ -90,7 +91,8 @@ KINDS = {
 def _render(out, params, notebooks):
     takes = {"n_boot": ("02", "03", "04"), "n_runs": ("03",)}
     params = {**params, **{k: v for k, v in SMALL.items() if any(n in takes[k] for n in notebooks)}}
-    report = relmodel.report.render(params=params, out=out, notebooks=notebooks)
+    with ThreadPoolExecutor(1) as one:  # in this process: one warm kernel runs every page of the render
+        report = relmodel.report.render(params=params, out=out, notebooks=notebooks, executor=one)
     summary = json.loads((report.path / "summary.json").read_text(encoding="utf-8"))
     assert summary["status"] == "complete", summary.get("failed")
     return report.path, summary
