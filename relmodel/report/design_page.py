@@ -306,7 +306,7 @@ def shelf_block(shelf, rate_per_h, lead_time):
             f"{count(shelf.spares)} spare parts on the shelf from a full start, the shelf is empty "
             f"{_share(float(col.iloc[-1]))} of the time on day {number(shelf.horizon_h / 24, 3)} and "
             f"{_share(shelf.stationary)} once settled; the chance it runs dry at least once by then is "
-            f"{_share(shelf.p_ever_empty)}. {shelf_needed(rate_per_h, lead_time)} spare parts keep it empty under "
+            f"{_share(shelf.p_ever_empty)} (over {count(shelf.n_runs)} simulated runs). {shelf_needed(rate_per_h, lead_time)} spare parts keep it empty under "
             "1% of the time once settled.")
     df = pd.DataFrame({"day": f["t_days"], "empty": col, "ever": f["p_ever_empty_sim"]})
     if float(df[["empty", "ever"]].max().max()) < 1e-4:

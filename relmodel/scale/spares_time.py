@@ -31,7 +31,7 @@ from ..tables import Result, html_table
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair, _rate
 
-__all__ = ["SparesOverTime", "spares_over_time", "away_mean", "MAX_EVENTS"]
+__all__ = ["SparesOverTime", "spares_over_time", "away_mean", "MAX_EVENTS", "runs_within"]
 
 #: Most events one call simulates (an event loop in Python: about a second per million).
 MAX_EVENTS = 20_000_000
@@ -184,3 +184,20 @@ def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, sp
     stationary = 1.0 if p > 0 else float(stats.poisson.sf(c - 1, lam * _mean_repair(lead_time)))
     frame = pd.DataFrame({"t_days": grid / 24, "p_empty": closed, "p_empty_sim": empty, "p_ever_empty_sim": ever})
     return SparesOverTime(c, h, stationary, frame, runs)
+
+
+def runs_within(failure_rate_per_h, horizon, n_runs, *, spare_rate_per_h=0.0, spares=0, events=MAX_EVENTS):
+    """``n_runs``, or the most runs (at least 1) whose events stay within ``events`` (:data:`MAX_EVENTS`).
+
+    A page that follows a shelf at a million GPUs (tens of thousands of swaps a
+    run) asks for this many runs instead of being refused.
+
+    Examples
+    --------
+    >>> runs_within(0.1, "90d", 500), runs_within(18.5, "90d", 500), runs_within(18.5, "90d", 500, events=2e6)
+    (500, 250, 25)
+    """
+    per_run = 2.0 * (float(failure_rate_per_h) + float(spare_rate_per_h) * int(spares)) * float(hours(horizon))
+    if not per_run > 0:
+        return int(n_runs)
+    return int(max(1, min(int(n_runs), float(events) // per_run)))

@@ -109,3 +109,14 @@ def test_bad_inputs(kw):
     args.update(kw)
     with pytest.raises(ModelInputError):
         spares_over_time(**args)
+
+
+def test_runs_within_keeps_a_million_gpu_shelf_inside_the_event_budget():
+    from relmodel.scale.spares_time import MAX_EVENTS, runs_within
+    # hand count: 18.5 swaps an hour for 90 days, each leaving and coming back: 2 x 18.5 x 2,160 = 79,920 events a run
+    assert runs_within(18.5, "90d", 500) == 20_000_000 // 79_920 == 250
+    assert runs_within(0.1, "90d", 500) == 500            # 432 events a run: every run asked for
+    assert runs_within(1e9, "90d", 500) == 1               # never zero runs
+    got = runs_within(18.5, "90d", 500)
+    assert 2 * 18.5 * 2160 * got <= MAX_EVENTS < 2 * 18.5 * 2160 * (got + 1)
+    assert runs_within(18.5, "90d", 500, events=2e6) == 2_000_000 // 79_920 == 25   # the designs page's budget
