@@ -74,18 +74,28 @@ def provenance(parameters):
     ({'name': 'llama3', 'bundled': True}, {'n_gpus': 4096})
     """
     params = dict(parameters or {})
-    return {"relmodel": _version(), "commit": _commit(), "data": _data(params.get("log")), "parameters": params}
+    inputs = {k: _data(params[k]) for k in INPUTS if isinstance(params.get(k), str) and params[k]}
+    out = {"relmodel": _version(), "commit": _commit(), "data": _data(params.get("log")), "parameters": params}
+    return {**out, "inputs": inputs} if inputs else out
+
+
+#: Parameters naming a file a page reads besides the log (step logs, traces, lifetime tables).
+INPUTS = ("steps", "step_log", "trace", "lives")
+
+
+def _what(data, label="data"):
+    if data.get("bundled"):
+        return f"bundled data set {data['name']}"
+    if data.get("sha256"):
+        return f"{label} {data['name']} ({data['bytes']:,} bytes, SHA-256 {data['sha256']})"
+    return f"{label} {data.get('name', 'unknown')}"
 
 
 def footer(prov):
     """One HTML paragraph: version, commit, data file and its SHA-256, and the parameters given."""
-    data = prov.get("data") or {}
-    if data.get("bundled"):
-        what = f"bundled data set {data['name']}"
-    elif data.get("sha256"):
-        what = f"data {data['name']} ({data['bytes']:,} bytes, SHA-256 {data['sha256']})"
-    else:
-        what = f"data {data.get('name', 'unknown')}"
+    what = _what(prov.get("data") or {})
+    for name, data in (prov.get("inputs") or {}).items():
+        what += "; " + _what(data, f"{name} file")
     commit = f", commit {prov['commit']}" if prov.get("commit") else ""
     given = ", ".join(f"{k} = {v}" for k, v in (prov.get("parameters") or {}).items()) or "none (all defaults)"
     text = f"relmodel {prov.get('relmodel')}{commit}; {what}; parameters given: {given}."

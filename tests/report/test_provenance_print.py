@@ -47,3 +47,20 @@ def test_footer_summary_alt_text_and_print_rules(tmp_path):
     page = (out / "tiny.html").read_text(encoding="utf-8")
     assert "No description has been provided" not in page
     assert 'alt="Chart: Failures by month (Tiny page)"' in page
+
+
+def test_a_lives_or_steps_file_is_named_with_its_own_checksum(tmp_path):
+    import hashlib
+
+    from relmodel.report.provenance import footer, provenance
+
+    lives = tmp_path / "lives.csv"
+    lives.write_text("hours,died\n10,1\n20,0\n", encoding="utf-8")
+    want = hashlib.sha256(lives.read_bytes()).hexdigest()  # independent of the code under test
+    prov = provenance({"lives": str(lives), "steps": str(tmp_path / "gone.csv")})
+    assert prov["inputs"]["lives"] == {"name": "lives.csv", "bytes": lives.stat().st_size, "sha256": want,
+                                       "bundled": False}
+    assert prov["inputs"]["steps"]["name"] == "gone.csv"     # a file that went away is still named
+    text = footer(prov)
+    assert f"lives file lives.csv ({lives.stat().st_size:,} bytes, SHA-256 {want})" in text
+    assert "inputs" not in provenance({"n_gpus": 4096})
