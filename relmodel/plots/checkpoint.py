@@ -4,6 +4,7 @@ import numpy as np
 
 from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_interval
 from ..defaults import RESTART
+from ..tables import duration
 from ..units import hours
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
@@ -34,7 +35,7 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
     best = float(optimal_interval(m, d))
     taus = np.geomspace(best / span, min(best * span, 50 * m), 400)
     ax.plot(taus * 60, 100 * ettr(taus, m, d, r), color="C0",
-            label=label or f"M = {m:.3g} h, δ = {d * 3600:.3g} s, R = {r * 60:.3g} min")
+            label=label or f"job MTBF {duration(m)}, checkpoint {duration(d)}, restart {duration(r)}")
     marks = (("Young", young_interval(m, d), "C1", "o", 11), ("Daly", daly_interval(m, d), "C2", "s", 8),
              ("exact", best, "C3", "*", 9))
     for name, tau, color, marker, size in marks:

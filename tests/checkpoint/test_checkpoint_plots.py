@@ -54,3 +54,11 @@ def test_two_level_plot_marks_the_optimum():
     assert star.get_ydata()[0] == pytest.approx(100 * plan.ettr)
     curves = [ln for ln in ax.get_lines() if ln.get_label().startswith("k =")]
     assert max(max(c.get_ydata()) for c in curves) <= 100 * plan.ettr + 1e-6
+
+
+def test_curve_label_gives_durations_for_a_person():
+    # 1,048,576 GPUs on the Llama 3 rates: a job MTBF of 0.0542 h is 3.25 min; no "0.0542 h" or "60 s" on the page
+    ax = pc.plot_ettr_curve(0.0542, "1min", "10min")
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "job MTBF 3.3 min, checkpoint 1 min, restart 10 min" in labels
+    plt.close(ax.figure)
