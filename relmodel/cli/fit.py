@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from ..data.fit_target import FIT_TARGETS, fit_target
 from .common import echo_frame, format_option, load_source, log_options
 from ..stats.lifetimes.ranking import DEFAULT_FAMILIES, compare_fits
 from ..errors import FitError, OutputPathError, ReportError
@@ -60,9 +61,10 @@ def write_plot(path, durations, comparison, *, force=False):
 
 @click.command("fit")
 @click.argument("log", default="stepfun")
-@click.option("--what", type=click.Choice(["interarrivals", "uptimes", "downtimes"]), default="interarrivals",
+@click.option("--what", type=click.Choice(list(FIT_TARGETS)), default="auto",
               show_default=True, help="Which durations to fit: system-wide times between interruptions, "
-              "per-node up times (the last one censored), or repair times.")
+              "per-node up times (the last one censored), or repair times; auto takes up times when the log "
+              "gives repair times for more than one node, as the report's page 02 does.")
 @click.option("--families", default=",".join(DEFAULT_FAMILIES), show_default=True,
               help="Comma-separated families to compare.")
 @click.option("--n-boot", type=click.IntRange(min=0), default=200, show_default=True,
@@ -86,7 +88,7 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
 
     \b
     Examples:
-      relmodel fit                                  # StepFun interarrivals
+      relmodel fit                                  # StepFun, per-node up times (auto)
       relmodel fit stepfun --what uptimes --plot up.png
       relmodel fit lanl --what downtimes --families weibull,lognormal
       relmodel fit outages.csv --start began --end ended --node host --what uptimes
@@ -97,6 +99,11 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
     if plot_path and Path(plot_path).exists() and not force:
         raise ReportError(f"{plot_path} exists; choose another file or pass --force to overwrite it")
     source = load_source(log, log_kwargs)
+    if what == "auto" and hasattr(source, "interarrivals"):
+        what, why = fit_target(source, what)
+        click.echo(f"relmodel: note: fitting {why}", err=True)
+    elif what == "auto":
+        what = "interarrivals"  # a count table: durations_of names the problem
     data = durations_of(source, what)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)

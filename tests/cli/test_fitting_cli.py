@@ -11,10 +11,14 @@ from conftest import run_cli
 run = run_cli
 
 
-def test_default_is_stepfun_interarrivals():
+def test_default_is_stepfun_fitted_by_the_reports_rule():
     r = run("fit", "--n-boot", "10")
     assert r.exit_code == 0, r.output
-    assert "StepFun" in r.output and "interarrivals" in r.output
+    # StepFun gives repair times for 400 nodes: auto fits per-node up times, as page 02 does, and says why
+    assert "StepFun" in r.output and ": uptimes, n = " in r.output
+    assert "fitting per-node up times, since the log gives repair times for 400 nodes" in r.output
+    r = run("fit", "--what", "interarrivals", "--n-boot", "0")
+    assert r.exit_code == 0 and ": interarrivals, n = " in r.output
     for name in ("exponential", "weibull", "lognormal", "gamma", "loglogistic", "akaike_weight", "p_value"):
         assert name in r.output
     assert "best by AIC" in r.output
