@@ -11,8 +11,8 @@ __all__ = ["FIT_TARGETS", "fit_target"]
 FIT_TARGETS = ("auto", "uptimes", "interarrivals", "downtimes")
 
 
-def fit_target(log, what="auto"):
-    """``(kind, reason)``: the durations of ``log`` to fit, and a sentence saying why.
+def fit_target(source, what="auto"):
+    """``(kind, reason)``: the durations of the log ``source`` to fit, and a sentence saying why.
 
     ``what`` other than "auto" is taken as asked.  "auto" fits the per-node up
     times (each node's time from a repair to its next failure, the last one
@@ -31,9 +31,9 @@ def fit_target(log, what="auto"):
         raise FitError(f"what to fit must be one of {', '.join(FIT_TARGETS)}; got {what!r}")
     if what != "auto":
         return what, f"{what} as asked"
-    events = getattr(log, "events", None)
+    events = getattr(source, "events", None)
     repairs = events is not None and "end_h" in events and bool(events["end_h"].notna().any())
-    nodes = int(getattr(log, "n_nodes", 1) or 1)
+    nodes = int(getattr(source, "n_nodes", 1) or 1)
     if repairs and nodes > 1:
         return "uptimes", (f"per-node up times, since the log gives repair times for {nodes:,} nodes (the "
                            "checkpoint simulation fits the times between interruptions of the whole log instead, "
