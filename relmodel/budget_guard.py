@@ -26,7 +26,7 @@ import os
 from .errors import BudgetError, CountError
 from .escape import brief
 
-__all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count"]
+__all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count", "runs_within"]
 
 #: Default budget of elementary steps.
 DEFAULT_WORK = 2e9
@@ -131,3 +131,22 @@ def count(name, value, lo=0, hi=None):
     if value < lo or (hi is not None and value > hi):
         raise CountError(f"{name} must be {valid}, got {brief(value)}")
     return value
+
+
+def runs_within(n_runs, per_run, limit, least=1):
+    """``n_runs``, or the most runs (at least ``least``) whose ``per_run`` items each stay within ``limit``.
+
+    For simulations whose cost grows with the events inside each run: at a
+    million GPUs one run holds thousands of repairs, and a few hundred runs
+    already give the printed digits.
+
+    Examples
+    --------
+    >>> runs_within(10_000, 4.8, 10_000, least=100), runs_within(500, 79_920, 2e7), runs_within(5, 1e12, 10)
+    (2083, 250, 1)
+    """
+    n_runs = int(n_runs)
+    if not per_run > 0 or per_run * n_runs <= limit:
+        return n_runs
+    return int(max(least, min(n_runs, float(limit) // per_run)))
+

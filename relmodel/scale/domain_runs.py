@@ -1,8 +1,9 @@
 """How many runs the spare-domain simulation needs: its cost is the parts in repair it simulates.
 
-Imports only :mod:`relmodel.units` and the repair models of :mod:`.spares`.
+Imports only :mod:`relmodel.units`, :mod:`relmodel.budget_guard` and the repair models of :mod:`.spares`.
 """
 
+from ..budget_guard import runs_within
 from ..units import hours
 from .spares import _mean_repair
 
@@ -38,8 +39,7 @@ def runs_for(model, repair, n_runs, group_repair=None, horizon="7d", enough=ENOU
     --------
     >>> from relmodel.scale.compound import DomainModel
     >>> m = DomainModel(groups=10, trays=18, spares=1, tray_rate=1e-3)
-    >>> runs_for(m, "24h", 10_000), runs_for(m, "24h", 10_000, enough=10_000)
-    (10000, 2083)
+    >>> runs_for(m, "24h", 10_000), runs_for(m, "24h", 10_000, enough=10_000)   # 0.18 per h x (168 + 24) h a run
+    (10000, 289)
     """
-    per_run = expected_items(model, repair, group_repair, horizon)
-    return int(n_runs) if per_run * n_runs <= enough else max(100, min(int(n_runs), int(enough // per_run)))
+    return runs_within(n_runs, expected_items(model, repair, group_repair, horizon), enough, least=100)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..budget_guard import runs_within as budget_runs
 from ..errors import ModelInputError, ResourceLimitError
 from ..tables import Result, html_table
 from ..units import hours
@@ -198,6 +199,4 @@ def runs_within(failure_rate_per_h, horizon, n_runs, *, spare_rate_per_h=0.0, sp
     (500, 250, 25)
     """
     per_run = 2.0 * (float(failure_rate_per_h) + float(spare_rate_per_h) * int(spares)) * float(hours(horizon))
-    if not per_run > 0:
-        return int(n_runs)
-    return int(max(1, min(int(n_runs), float(events) // per_run)))
+    return budget_runs(n_runs, per_run, events)
