@@ -55,6 +55,11 @@ def run_cli(*args, **runner_options):
     return CliRunner(**runner_options).invoke(cli, [str(a) for a in args])
 
 
+def report_cli(*args):
+    """``relmodel report -q *args`` through :func:`run_cli` (no progress bar)."""
+    return run_cli("report", "-q", *args)
+
+
 # --- full reports rendered once per test session and shared ----------------------------------
 
 #: Parameters of the shared default report: small Monte Carlo and bootstrap sizes, and a value

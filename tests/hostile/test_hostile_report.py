@@ -25,7 +25,7 @@ from relmodel.report import folders as F
 from relmodel.report import params as P
 from relmodel.report import run as R
 from relmodel.report import sweep as S
-from conftest import write_notebook
+from conftest import write_notebook, report_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EVIL = "IitzdHIoX19pbXBvcnRfXygib3MiKS5zeXN0ZW0oInRvdWNoIFBXTkVEIikpKyI="  # os.system("touch PWNED")
@@ -46,8 +46,7 @@ def tiny(tmp_path):
         "from relmodel.report import record\nrecord('job_mtbf_h', 50000.0 / n_gpus)"])
 
 
-def invoke(*args):
-    return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
+invoke = report_cli
 
 
 def refused(res, needle, status=2):

@@ -17,12 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relmodel.cli import cli
 from relmodel.errors import KernelDiedError, ReportError
 from relmodel.report import folders as F
-from conftest import write_notebook
+from conftest import write_notebook, report_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,8 +32,7 @@ def tiny(tmp_path):
         "from relmodel.report import record\nrecord('job_mtbf_h', 50000.0 / n_gpus)"])
 
 
-def invoke(*args):
-    return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
+invoke = report_cli
 
 
 def _files(folder):

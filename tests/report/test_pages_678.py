@@ -16,10 +16,9 @@ from html import unescape
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
+from conftest import report_cli
 
 import relmodel
-from relmodel.cli.main import cli
 from relmodel.data.counts import count_table
 from relmodel.data.source import load_source
 from relmodel.errors import LogFormatError, MissingColumnError, ParameterError, RelmodelDeprecationWarning
@@ -45,8 +44,7 @@ def opening(path, title):
     return text[text.index(title) + len(title):].lstrip("¶ ")  # nbconvert adds an anchor mark to headings
 
 
-def invoke(*args):
-    return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
+invoke = report_cli
 
 
 def write_outages(path, n=300, seed=1):

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 import nbformat
 import papermill
 import pytest
-from click.testing import CliRunner
 
 import relmodel
 from relmodel.report import params as P
@@ -17,12 +16,11 @@ from relmodel.report import run as R
 from relmodel.report import sweep as S
 from relmodel.report import render
 from relmodel.report.folders import marker
-from relmodel.cli import cli
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ParameterError, ReportError
 from relmodel.scale.requirements import required_node_mtbf
 from relmodel.scale.scaling import scale_job_mtbf, scale_rates
-from conftest import SUITE_PARAMS, write_notebook
+from conftest import SUITE_PARAMS, write_notebook, report_cli
 
 
 @pytest.fixture
@@ -47,8 +45,7 @@ def tiny(tmp_path):
     ])
 
 
-def invoke(*args):
-    return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
+invoke = report_cli
 
 
 def test_cli_renders_report_with_headline_numbers(suite_report):

@@ -12,17 +12,14 @@ import re
 from html import unescape
 
 import pytest
-from click.testing import CliRunner
 
 import relmodel
-from relmodel.cli.main import cli
 from relmodel.scale.decision import decide
 
-from conftest import SCALE_SIZES as SIZES, write_notebook
+from conftest import SCALE_SIZES as SIZES, write_notebook, report_cli
 
 
-def invoke(*args):
-    return CliRunner().invoke(cli, ["report", "-q", *map(str, args)])
+invoke = report_cli
 
 
 def _visible(html):
