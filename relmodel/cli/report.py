@@ -5,7 +5,7 @@ import json
 import click
 
 from ..errors import ParameterError, ReportIncomplete
-from ..report.params import load_params, parse_assignment
+from ..report.parse import load_params, parse_assignment
 from ..report.interrupts import terminate_as_interrupt
 
 __all__ = ["command"]

@@ -1,4 +1,4 @@
-"""Notebook parameters are data, never code: read, typed and checked before any kernel starts.
+"""Notebook parameters are data, never code: each notebook's declared parameters, read without running it.
 
 A notebook's parameters are the lines of its first code cell tagged
 ``parameters`` (the Papermill convention), one per line::
@@ -15,26 +15,19 @@ can read, so the suite writes it that way.  A ``list[str]`` parameter also
 takes one name. An unannotated ``name = literal`` line still works: its type
 is inferred from the literal (a ``None`` default then takes any plain value).
 
-Values a user passes (``-p NAME=VALUE``, ``--params file.yaml``, ``--sweep``)
-are read as YAML 1.2 core schema by :mod:`relmodel.report.yaml12` (tags
-refused, ``010`` is 10, ``1:00`` is text, ``1e-3`` a float), then
-:func:`validate` checks each against its declared type (a bool is not an int;
-list elements are checked; ``None`` only where the annotation says ``| None``;
-floats must be finite) and against the value rules of
-:mod:`relmodel.report.rules`. Only str, int, float, bool, None and lists of
-those ever reach Papermill. Every problem is a
+What a user passes is read by the parse step (:mod:`.parse`) and checked
+against these declarations by the validate step (:mod:`.validate`); their
+names stay importable from here.  Every problem is a
 :class:`~relmodel.errors.ParameterError` that lists what is valid.
 """
 
 import ast
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ParameterError
-from ..escape import brief
-from . import yaml12
-from .rules import DURATIONS, WINDOWS, check_values
+from .parse import load_params, parse_assignment, parse_value  # noqa: F401 (the parse step, kept importable here)
+from .validate import TYPES, check_type, describe, validate  # noqa: F401 (the validate step, kept importable here)
 
 __all__ = [
     "Parameter",
@@ -48,17 +41,6 @@ __all__ = [
     "describe",
     "log_parameters",
 ]
-
-#: Annotation text -> (element type, is a list, None allowed).
-TYPES = {
-    "int": ("int", False, False), "float": ("float", False, False),
-    "str": ("str", False, False), "bool": ("bool", False, False),
-    "str | None": ("str", False, True), "int | None": ("int", False, True),
-    "float | None": ("float", False, True),
-    "list[str]": ("str", True, False), "list[int]": ("int", True, False),
-    "list[float]": ("float", True, False), "list[str] | None": ("str", True, True),
-    "any | None": ("any", False, True),  # inferred for an unannotated None default
-}
 
 
 @dataclass(frozen=True)
@@ -155,130 +137,6 @@ def notebook_parameters(path):
                                  "'name: TYPE = literal  # comment' lines are allowed")
         found[name] = _line(node, name, path, lines)
     return found
-
-
-def parse_value(text, label=None):
-    """Parse one command-line value as YAML 1.2 (``4096`` -> 4096, ``1h`` -> ``"1h"``)."""
-    if not isinstance(text, str):
-        raise ParameterError(f"a parameter value must be text to parse, got {type(text).__name__}")
-    return yaml12.load(text, label or f"value {brief(text)}")
-
-
-def parse_assignment(text):
-    """Split ``NAME=VALUE`` into ``(name, value)`` with the value read as YAML 1.2."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip().isidentifier():
-        raise ParameterError(f"expected NAME=VALUE, got {brief(text)}")
-    return name.strip(), parse_value(value, f"parameter {name.strip()!r}")
-
-
-def load_params(source):
-    """Return a parameter dict from a dict, None, or a YAML file path."""
-    if source is None:
-        return {}
-    if isinstance(source, dict):
-        if not all(isinstance(k, str) for k in source):
-            raise ParameterError("parameter names must be text")
-        return dict(source)
-    if not isinstance(source, (str, Path)):
-        raise ParameterError(f"params must be a dict of values or a YAML file path, got "
-                             f"{type(source).__name__}")
-    path = Path(source)
-    if not path.is_file():
-        raise ParameterError(f"parameter file not found: {path}")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[:exc.start].count(b"\n") + 1
-        raise ParameterError(f"{path}, line {line}: not UTF-8 text; save the parameter file as "
-                             "UTF-8") from None
-    except OSError as exc:
-        raise ParameterError(f"{path}: cannot read the parameter file: {exc.strerror}") from None
-    return yaml12.load(text, str(path), mapping=True)
-
-
-def _scalar_ok(kind, value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return False
-    if kind == "any":
-        return isinstance(value, (str, int, float, bool))
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "float":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, str)
-
-
-def _duration_ok(value):
-    return (isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                       and math.isfinite(value)))
-
-
-def check_type(param, value, where=None):
-    """Raise ParameterError unless ``value`` has ``param``'s declared type.
-
-    A duration parameter declared ``str`` also takes a number of hours.
-    """
-    kind, is_list, nullable = TYPES[param.type_name]
-    duration = param.name in DURATIONS
-    if value is None:
-        ok = nullable
-    elif param.name in WINDOWS and is_list:
-        ok = isinstance(value, str) or (isinstance(value, list) and all(_duration_ok(v) for v in value))
-    elif is_list and kind == "str" and isinstance(value, str) and not duration:
-        ok = True  # one name stands for a list of one
-    elif is_list:
-        ok = isinstance(value, list) and all(
-            _duration_ok(v) if duration else _scalar_ok(kind, v) for v in value)
-    else:
-        ok = _duration_ok(value) if duration else _scalar_ok(kind, value)
-    if not ok:
-        hint = " (or a number of hours)" if duration else ""
-        null = "" if nullable else ", not null"
-        raise ParameterError(f"{where or 'parameter ' + repr(param.name)} must be {param.type_name}"
-                             f"{hint}{null}, got {brief(value)} ({type(value).__name__})")
-
-
-def describe(parameters):
-    """One line per parameter: ``name: type = default  comment``."""
-    return "\n".join(f"  {p.name}: {p.type_name} = {p.default!r}  {p.comment}" for p in parameters.values())
-
-
-def _listing(by_notebook):
-    return "\n".join(f"{nb}:\n{describe(params)}" for nb, params in by_notebook.items())
-
-
-def validate(params, by_notebook, cwd=None):
-    """Check ``params`` against each notebook's parameters and the value rules.
-
-    ``by_notebook`` maps a notebook name to its ``{name: Parameter}``. A name
-    must belong to at least one notebook; its value must have the declared
-    type in every notebook that takes it and pass :mod:`.rules`. Relative
-    ``log`` paths resolve from ``cwd`` (default: the working folder). Returns
-    ``{notebook: {name: value}}``, the subset each notebook takes.
-    """
-    params = load_params(params)
-    known = {}
-    for nb_params in by_notebook.values():
-        for name, param in nb_params.items():
-            known.setdefault(name, []).append(param)
-    for name, value in params.items():
-        if name not in known:
-            raise ParameterError(f"unknown parameter {name!r}; the notebooks take:\n" + _listing(by_notebook))
-        for param in known[name]:
-            try:
-                check_type(param, value)
-            except ParameterError as exc:
-                raise ParameterError(f"{exc} ({param.comment}); the notebooks take:\n"
-                                     + _listing(by_notebook)) from None
-    checked = {}
-    for nb, nb_params in by_notebook.items():
-        mine = {k: v for k, v in params.items() if k in nb_params}
-        defaults = {k: p.default for k, p in nb_params.items()}
-        checked[nb] = check_values(mine, defaults, cwd)
-    return checked
 
 
 def log_parameters(by_notebook):

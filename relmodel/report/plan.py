@@ -1,12 +1,13 @@
 """The plan step: which notebooks run, with which checked values, into which folder.
 
-:func:`plan` takes parsed parameters (a dict, see :func:`.params.load_params`)
-and optionally a sweep, validates every value against every notebook's
-``parameters`` cell before any kernel starts, and returns a :class:`Plan`: one
-:class:`Run` per report folder (one for a report, one per combination for a
-sweep), each holding the :class:`Task` of each of its notebooks.  Tasks are
-plain data (the notebook's JSON text and its values), so any executor can run
-them; the run and execute steps of :mod:`.run` take the plan as it is.
+:func:`plan` takes parsed parameters (a dict, see :func:`.parse.load_params`)
+and optionally a sweep; it resolves the notebooks and reads their declared
+parameters, hands the values of every run to the validate step
+(:func:`.validate.validate_runs`, once, before any kernel starts), and returns
+a :class:`Plan`: one :class:`Run` per report folder (one for a report, one per
+combination for a sweep), each holding the :class:`Task` of each of its
+notebooks.  Tasks are plain data (the notebook's JSON text and its values), so
+any executor can run them; :func:`.run.render_plan` takes the plan as it is.
 """
 
 import itertools
@@ -18,7 +19,9 @@ from ..errors import ParameterError, ReportError
 from ..resources import notebook_dir
 from .executors import new_run_id
 from .limits import check_sweep_size
-from .params import describe, notebook_parameters, parse_value, validate
+from .params import notebook_parameters
+from .parse import parse_sweep
+from .validate import describe, validate_runs
 from .rules import DURATIONS, normalise
 
 __all__ = ["NOTEBOOK_DIR", "Task", "Run", "Plan", "find_notebooks", "make_tasks", "plan", "parse_sweep",
@@ -127,15 +130,6 @@ def make_tasks(pairs, run_id, texts=None):
                  run_id, Path(p)) for p, values in pairs]
 
 
-def parse_sweep(text):
-    """Parse ``NAME=V1,V2,...`` into ``{name: [v1, v2, ...]}`` (values read as YAML 1.2)."""
-    name, sep, values = text.partition("=")
-    name = name.strip()
-    if not sep or not name.isidentifier() or not values.strip():
-        raise ParameterError(f"expected --sweep NAME=V1,V2,..., got {text!r}")
-    return {name: [parse_value(v, f"--sweep {name} value {v.strip()!r}") for v in values.split(",")]}
-
-
 def combinations(sweep):
     """Check a sweep and return ``(names, [combination dict, ...])`` in cross-product order."""
     if isinstance(sweep, str):
@@ -169,7 +163,7 @@ def _folders(combos):
     return out
 
 
-def _swept_paths(names, notebooks, params, by_name):
+def _swept_names(names, params, by_name):
     for name in names:
         if name in params:
             raise ParameterError(f"{name!r} is both fixed by -p/--params and swept; give it once")
@@ -177,12 +171,6 @@ def _swept_paths(names, notebooks, params, by_name):
         if not any(name in taken for taken in by_name.values()):
             raise ParameterError(f"no notebook takes {name!r}; they take:\n" + "\n".join(
                 f"{stem}:\n{describe(taken)}" for stem, taken in by_name.items()))
-    return None if notebooks is None else list(by_name)
-
-
-def _checked(paths, by_name, values):
-    chosen = validate(values, {p.stem: by_name[p.stem] for p in paths})
-    return [(p, chosen[p.stem]) for p in paths]
 
 
 def plan(notebooks=None, params=None, sweep=None):
@@ -194,22 +182,19 @@ def plan(notebooks=None, params=None, sweep=None):
     ParameterError or ReportError; nothing is executed.
     """
     params = dict(params or {})
-    if sweep:
-        names, combos = combinations(sweep)
-        check_sweep_size(len(combos))
+    names, combos = combinations(sweep) if sweep else ((), [{}])
+    check_sweep_size(len(combos))
     paths = find_notebooks(notebooks)
     if not paths:
         raise ReportError(f"no notebooks found in {NOTEBOOK_DIR}")
     by_name = {p.stem: notebook_parameters(p) for p in paths}
+    if sweep:
+        _swept_names(names, params, by_name)
+        if notebooks is None:
+            paths = [p for p in paths if set(names) & set(by_name[p.stem])]
+    values = [{**params, **combo} for combo in combos]
+    checked = validate_runs(values, {p.stem: by_name[p.stem] for p in paths})  # the validate step
     run_id, texts = new_run_id(), {}
-    if not sweep:
-        run = Run("", params, {}, tuple(make_tasks(_checked(paths, by_name, params), run_id, texts)))
-        return Plan((run,), params, (), run_id)
-    _swept_paths(names, notebooks, params, by_name)
-    if notebooks is None:
-        paths = [p for p in paths if set(names) & set(by_name[p.stem])]
-    runs = []
-    for folder, combo in zip(_folders(combos), combos):
-        values = {**params, **combo}
-        runs.append(Run(folder, values, combo, tuple(make_tasks(_checked(paths, by_name, values), run_id, texts))))
-    return Plan(tuple(runs), params, tuple(names), run_id)
+    runs = tuple(Run(folder, given, combo, tuple(make_tasks([(p, chosen[p.stem]) for p in paths], run_id, texts)))
+                 for folder, given, combo, chosen in zip(_folders(combos), values, combos, checked))
+    return Plan(runs, params, tuple(names), run_id)

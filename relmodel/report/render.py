@@ -1,7 +1,13 @@
-"""``render``: the one entry point behind ``relmodel report`` (one report, or a sweep)."""
+"""``render``: the one entry point behind ``relmodel report`` (one report, or a sweep).
+
+It calls the steps in order, each once: parse (:mod:`.parse`), then plan
+(:mod:`.plan`), which hands every run's values to validate
+(:mod:`.validate`) before it makes a task, then :func:`.run.render_plan`:
+execute, store, summarise and index.
+"""
 
 from .execute import execute  # noqa: F401 (kept importable here)
-from .params import load_params
+from .parse import load_params
 from .plan import plan
 from .run import render_plan
 
@@ -36,9 +42,9 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     ...
     relmodel.errors.ParameterError: ...
     """
-    parsed = load_params(params)  # parse
-    the_plan = plan(notebooks, parsed, sweep)  # validate and plan, before any folder is touched
-    return render_plan(the_plan, out, force=force, executor=executor, progress=progress)
+    parsed = load_params(params)  # 1. parse
+    the_plan = plan(notebooks, parsed, sweep)  # 2. validate and 3. plan, before any folder is touched
+    return render_plan(the_plan, out, force=force, executor=executor, progress=progress)  # 4.-7.
 
 
 def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, executor=None, progress=None):
