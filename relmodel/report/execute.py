@@ -47,7 +47,7 @@ def to_html(nb):
 
 
 def _with_footer(body, parameters):
-    from .html import PRINT_STYLE
+    from .markup import PRINT_STYLE
     from .provenance import footer, provenance
 
     end = body.rfind("</body>")

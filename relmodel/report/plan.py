@@ -74,6 +74,13 @@ class Plan:
         """The index of the run of each task of :attr:`tasks`."""
         return [k for k, run in enumerate(self.runs) for _ in run.tasks]
 
+    def by_run(self, items):
+        """``items`` (one per task of :attr:`tasks`) grouped into one list per run, in run order."""
+        grouped = [[] for _ in self.runs]
+        for item, k in zip(items, self.where):
+            grouped[k].append(item)
+        return grouped
+
     def __len__(self):
         return len(self.tasks)
 

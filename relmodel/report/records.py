@@ -11,12 +11,12 @@ kept in this process (:func:`recorded`).  Notebooks import these as
 import base64
 import io
 import json
+import math
 import numbers
 
 from ..errors import InputTypeError
-from .summary import clean
 
-__all__ = ["MIMETYPE", "FIGURE_PREFIX", "record", "key_figure", "recorded", "forget", "read_records"]
+__all__ = ["MIMETYPE", "FIGURE_PREFIX", "record", "key_figure", "recorded", "forget", "read_records", "clean"]
 
 #: Output mimetype that carries a recorded number inside an executed notebook.
 MIMETYPE = "application/vnd.relmodel.record+json"
@@ -126,3 +126,18 @@ def read_records(nb):
     if reasons:
         found["reasons"] = reasons
     return found
+
+
+def clean(value, reasons, key="value"):
+    """``value`` with non-finite floats replaced by None; each replacement's reason goes into ``reasons``."""
+    if isinstance(value, dict):
+        return {k: clean(v, reasons, f"{key}.{k}" if key != "value" else k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v, reasons, key) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        reasons.setdefault(key, "out of reach" if value == math.inf else "not defined for this data")
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("inf", "nan", "-inf"):
+        reasons.setdefault(key, "out of reach" if "inf" in value.lower() else "not defined for this data")
+        return None
+    return value

@@ -1,27 +1,26 @@
 """Running a planned report: execute -> store -> summarise -> index, once each, for any plan.
 
 :func:`render_plan` takes a :class:`~.plan.Plan` (one run for a report,
-several for a sweep) and
+several for a sweep; made by the parse, validate and plan steps of
+:func:`~.render.render`) and calls, in this order:
 
-1. **execute**: every task of every run on one executor
+4. **execute**: every task of every run on one executor
    (:func:`.executors.run_tasks`; :func:`.execute.execute` in the workers);
-2. **store**: each result, as it arrives, into its run's folder inside one
+5. **store**: each result, as it arrives, into its run's folder inside one
    staging folder (:func:`.store.store`, :class:`.folders.Staging`);
-3. **summarise**: each run's records into its ``summary.json``
-   (:func:`summarise`, with the sentences of :mod:`.summary`);
-4. **index**: each run's ``index.html`` (:func:`.html.index_page`) and, for
-   a sweep, the comparison page over the runs' summaries
-   (:func:`.sweep.write_index`);
+6. **summarise**: each run's entries into its ``summary.json``, answers and
+   warnings as sentences (:func:`.summarise.summarise_runs`);
+7. **index**: each run's ``index.html`` and, for a sweep, the comparison
+   page over the runs' summaries (:func:`.index.index_runs`);
 
 then swaps the staging folder in.  Ctrl-C stops the kernels and raises
 :class:`~relmodel.errors.ReportInterrupted`; a failed notebook leaves a
 partial report and raises :class:`~relmodel.errors.ReportIncomplete` (or
 :class:`~relmodel.errors.KernelDiedError`) after the report is written.
-The in-kernel API (``record``, ``key_figure``) lives in :mod:`.record`; its
-names are also importable from here.
+The in-kernel API (``record``, ``key_figure``) lives in :mod:`.records`; its
+names, and those of the steps, are also importable from here.
 """
 
-import datetime as _dt
 from relmodel.escape import html_text
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,14 +28,13 @@ from pathlib import Path
 from ..errors import KernelDiedError, ReportIncomplete
 from .execute import CELL_TIMEOUT_S, execute  # noqa: F401 (re-exported)
 from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
-from .failures import status_text
-from .folders import Staging, check_target, marker, write_bytes, write_text  # noqa: F401 (write_bytes re-exported)
-from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
+from .folders import Staging, check_target, write_bytes, write_text  # noqa: F401 (write_bytes re-exported)
+from .index import index_page, index_run, index_runs  # noqa: F401 (index_page re-exported)
+from .markup import HEADLINE, fmt, page, table  # noqa: F401 (re-exported)
 from .plan import NOTEBOOK_DIR, Task, find_notebooks, make_tasks, plan  # noqa: F401 (re-exported)
 from .records import FIGURE_PREFIX, MIMETYPE, key_figure, record, recorded  # noqa: F401 (re-exported)
-from .store import store, write_summary
-from .summary import answer_sentences, clean, null_reasons, warning_lines
-from .sweep import write_index
+from .store import store
+from .summarise import merged_records, summarise, summarise_run, summarise_runs  # noqa: F401 (re-exported)
 
 __all__ = [
     "NOTEBOOK_DIR", "HEADLINE", "MIMETYPE", "Report", "record", "recorded", "key_figure", "find_notebooks",
@@ -67,49 +65,8 @@ class Report:
         return f"<p>Report <code>{html_text(str(self.index))}</code></p><table>{rows}</table>"
 
 
-def merged_records(records):
-    """One dict of every notebook's records, later notebooks winning; reasons merged too."""
-    merged, reasons = {}, {}
-    for nb_records in records.values():
-        merged.update({k: v for k, v in nb_records.items() if k != "reasons"})
-        reasons.update(nb_records.get("reasons") or {})
-    merged["reasons"] = reasons
-    return merged
-
-
-def summarise(entries, parameters):
-    """The summary of one run's stored entries: ``(summary dict, merged records without reasons)``.
-
-    summary.json holds numbers or null: every null has its ``reasons`` entry.
-    """
-    from .provenance import provenance
-
-    failed = [e["name"] for e in entries if e["error"]]
-    reasons = {}
-    records = clean({e["name"]: e["records"] for e in entries}, reasons)
-    merged = merged_records(records)
-    reasons = {**reasons, **merged.pop("reasons")}
-    reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
-    summary = {"parameters": clean(parameters, {}), "headline": {k: merged[k] for k in HEADLINE if k in merged},
-               "reasons": reasons, "answers": answer_sentences(merged), "warnings": warning_lines(merged),
-               "records": records,
-               "notebooks": [{k: e.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}
-                             for e in entries],
-               "status": "partial" if failed else "complete", "failed": failed,
-               "provenance": provenance(parameters),
-               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-               "relmodel": marker("complete")}
-    return summary, merged
-
-
-def _finish_run(out, entries, parameters, folder):
-    """Summarise and index one run into ``folder``; return ``(Report, summary, merged)``."""
-    summary, merged = summarise(entries, parameters)
-    write_text(Path(folder) / "index.html", index_page(summary, merged, folder=folder))
-    write_summary(folder, summary)
-    report = Report(Path(out), tuple(e["name"] for e in entries), parameters, summary["headline"],
-                    summary["records"])
-    return report, summary, merged
+def _report(out, entries, parameters, summary):
+    return Report(Path(out), tuple(e["name"] for e in entries), parameters, summary["headline"], summary["records"])
 
 
 def _run_error(report, entries):
@@ -125,44 +82,38 @@ def _run_error(report, entries):
 
 
 def finish(out, results, parameters, folder=None):
-    """Write index.html and summary.json for one run's stored entries; return a Report.
+    """Write summary.json and index.html for one run's stored entries; return a Report.
 
     Raises ReportIncomplete (carrying the written Report) or KernelDiedError,
     naming each failed notebook and cell, after writing them.
     """
-    report, _, _ = _finish_run(out, results, parameters, Path(folder or out))
+    folder = Path(folder or out)
+    summary, merged = summarise_run(results, parameters, folder)
+    index_run(summary, merged, folder)
+    report = _report(out, results, parameters, summary)
     error = _run_error(report, results)
     if error is not None:
         raise error
     return report
 
 
-def _sweep_row(run, entries, summary, merged, error):
-    stopped = "; ".join(f"{e['name']} {status_text(e)}" for e in entries if e["error"])
-    return {"values": run.combination, "value": next(iter(run.combination.values())), "folder": run.folder,
-            "headline": summary["headline"], "reasons": summary["reasons"], "records": merged,
-            "error": None if error is None else str(error), "status": stopped or "complete"}
+def _outcome(the_plan, out, by_run, summaries):
+    """Each run's :class:`Report` and its error (None when every notebook of it ran), in run order."""
+    reports = [_report(out / run.folder, entries, run.values, summary)
+               for run, entries, (summary, _) in zip(the_plan.runs, by_run, summaries)]
+    return reports, [_run_error(report, entries) for report, entries in zip(reports, by_run)]
 
 
-def _finish(the_plan, out, staging, entries):
-    """Summarise and index every run, then the sweep's comparison page; return ``(Report, error)``."""
-    reports, rows, errors = [], [], []
-    for k, run in enumerate(the_plan.runs):
-        mine = [e for e, w in zip(entries, the_plan.where) if w == k]
-        report, summary, merged = _finish_run(out / run.folder, mine, run.values, staging.path / run.folder)
-        error = _run_error(report, mine)
-        reports.append(report)
-        errors.append(error)
-        rows.append(_sweep_row(run, mine, summary, merged, error) if the_plan.swept else None)
+def _result(the_plan, out, reports, errors, rows):
+    """The render's Report and the error it raises: the one run's, or the sweep's over every run."""
     if not the_plan.swept:
         return reports[0], errors[0]
-    write_index(the_plan.swept, rows, the_plan.parameters, staging.path)
     first = [t.name for t in the_plan.runs[0].tasks]
     report = Report(out, tuple(first), the_plan.parameters, {}, {"sweep": rows}, tuple(reports))
-    return report, _sweep_error(the_plan, report, entries, rows, errors)
+    return report, _sweep_error(report, rows, errors)
 
 
-def _sweep_error(the_plan, report, entries, rows, errors):
+def _sweep_error(report, rows, errors):
     died = [e for e in errors if isinstance(e, KernelDiedError)]
     if died:
         return KernelDiedError("; ".join(map(str, died)))
@@ -171,7 +122,7 @@ def _sweep_error(the_plan, report, entries, rows, errors):
     if not failed:
         return None
     return ReportIncomplete("the sweep is partial: " + "; ".join(failed), report=report,
-                            failed=[e["name"] for e in entries if e["error"]])
+                            failed=[name for e in errors if e is not None for name in e.failed])
 
 
 def _progress(the_plan, entries):
@@ -203,8 +154,13 @@ def render_plan(the_plan, out=None, force=False, executor=None, progress=None):
                 return entries[i]
 
             desc = "sweep " + ", ".join(the_plan.swept) if the_plan.swept else Path(out).name
+            # 4. execute every task on one executor; 5. store each result as it arrives (on_result)
             run_tasks(tasks, execute, executor, progress, desc=desc, on_result=on_result, run_id=the_plan.run_id)
-            report, error = _finish(the_plan, Path(out), staging, entries)
+            by_run = the_plan.by_run(entries)
+            summaries = summarise_runs(the_plan, by_run, staging.path)  # 6. summarise
+            reports, errors = _outcome(the_plan, Path(out), by_run, summaries)
+            rows = index_runs(the_plan, summaries, errors, staging.path)  # 7. index
+            report, error = _result(the_plan, Path(out), reports, errors, rows)
             staging.commit()
     except KeyboardInterrupt:
         raise staging.interrupted() from None

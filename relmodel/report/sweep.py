@@ -18,7 +18,7 @@ import io
 from .execute import execute  # noqa: F401 (kept importable here)
 from .executors import run_tasks  # noqa: F401 (kept importable here)
 from .folders import marker, write_bytes, write_text
-from .html import HEADLINE
+from .markup import HEADLINE
 from .plan import combinations, parse_sweep  # noqa: F401 (re-exported)
 from .rules import DURATIONS, normalise
 from .store import write_summary

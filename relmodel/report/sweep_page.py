@@ -9,7 +9,7 @@ for a row that already meets it).  The table wraps to the page width.
 from relmodel.escape import html_text
 
 from . import present as P
-from .html import HEADLINE, fmt, page
+from .markup import HEADLINE, fmt, page
 from .rules import DURATIONS
 
 __all__ = ["PARAMETER_LABELS", "parameter_label", "value_text", "run_heading", "sweep_table", "sweep_page"]
@@ -92,7 +92,7 @@ def sweep_table(names, rows):
 
 def sweep_page(names, rows, params=None):
     """The whole comparison page (index.html of a sweep); ``comparison.png`` sits beside it."""
-    from .summary import answer_sentences
+    from .summarise import answer_sentences
 
     fixed = ", ".join(f"{parameter_label(k)}: {value_text(k, v)}" for k, v in (params or {}).items())
     swept = " × ".join(parameter_label(n) for n in names)
