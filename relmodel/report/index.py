@@ -127,11 +127,12 @@ def index_run(summary, merged, folder):
 
 
 def sweep_row(run, summary, merged, error=None):
-    """The comparison page's row of one run of a sweep: its values, headline, records and status."""
+    """The comparison page's row of one run of a sweep: its values, headline, records, answers and status."""
     stopped = "; ".join(f"{nb['name']} {status_text(nb)}" for nb in summary["notebooks"] if nb["error"])
     return {"values": run.combination, "value": next(iter(run.combination.values())), "folder": run.folder,
             "headline": summary["headline"], "reasons": summary["reasons"], "records": merged,
-            "error": None if error is None else str(error), "status": stopped or "complete"}
+            "answers": summary["answers"], "error": None if error is None else str(error),
+            "status": stopped or "complete"}
 
 
 def index_runs(the_plan, summaries, errors, folder):

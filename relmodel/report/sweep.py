@@ -134,8 +134,8 @@ def write_index(names, rows, params, folder):
     """Write the sweep's comparison.png, index.html and summary.json into ``folder``.
 
     ``rows`` hold, per run, its swept ``values``, ``value`` (of the first swept
-    name), ``folder``, ``headline``, ``reasons``, merged ``records``, ``error``
-    and ``status``, taken from the runs' summaries as they were written.
+    name), ``folder``, ``headline``, ``reasons``, merged ``records``, ``answers``,
+    ``error`` and ``status``, taken from the runs' summaries as they were written.
     """
     runs = [{k: r[k] for k in ("values", "value", "folder", "headline", "reasons", "error")} for r in rows]
     partial = any(r["error"] for r in rows)

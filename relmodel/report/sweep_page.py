@@ -92,8 +92,6 @@ def sweep_table(names, rows):
 
 def sweep_page(names, rows, params=None):
     """The whole comparison page (index.html of a sweep); ``comparison.png`` sits beside it."""
-    from .summarise import answer_sentences
-
     fixed = ", ".join(f"{parameter_label(k)}: {value_text(k, v)}" for k, v in (params or {}).items())
     swept = " × ".join(parameter_label(n) for n in names)
     intro = (f"<p>One report per combination of <b>{html_text(swept)}</b>; fixed inputs: "
@@ -102,7 +100,6 @@ def sweep_page(names, rows, params=None):
            f"node MTBF needed) against {html_text(parameter_label(names[0]))}'></p>")
     answers = "".join(
         "<h3>" + html_text(run_heading({n: r["values"][n] for n in names})) + "</h3>"
-        + "".join(f"<p>{html_text(s)}</p>" for s in answer_sentences(r.get("records") or {},
-                                                                      parts=("interval", "ettr", "requirement")))
+        + "".join(f"<p>{html_text(s)}</p>" for s in r.get("answers") or ())  # the run's, as its index shows them
         for r in rows)
     return page("relmodel sweep over " + swept, intro + sweep_table(names, rows) + img + "<h2>Answers</h2>" + answers)
