@@ -1,13 +1,20 @@
 """Presentation layer, reports: run the notebook suite through Papermill into HTML.
 
-Belongs here: parameter parsing and checking (:mod:`.params`, :mod:`.yaml12`,
-:mod:`.rules`), the pipeline's steps (:mod:`.plan`, :mod:`.execute` on
-executors (:mod:`.executors`) and warm kernels (:mod:`.kernel`, :mod:`.pool`),
-:mod:`.store`, and :mod:`.run`, which runs them for a report or a sweep) into
-marked report folders (:mod:`.folders`), HTML pages (:mod:`.html`), the sweep
-comparison page (:mod:`.sweep`), the in-kernel API (:mod:`.records`) and the
-one entry point :func:`render`.  May import every lower layer; only the CLI
-imports it.
+Belongs here: the one entry point :func:`render` (:mod:`.render`) and the
+report pipeline's steps, each in the file of its name, called once each in
+this order: :mod:`.parse` (values a user passes, read as YAML 1.2 by
+:mod:`.yaml12`), :mod:`.validate` (each value against the notebooks'
+declared parameters, :mod:`.params`, and the value rules, :mod:`.rules`),
+:mod:`.plan`, then, run by :func:`.run.render_plan`, :mod:`.execute` (on
+executors, :mod:`.executors`, and warm kernels, :mod:`.kernel`,
+:mod:`.pool`), :mod:`.store`, :mod:`.summarise` (summary.json and the
+answer sentences) and :mod:`.index` (each run's index page and a sweep's
+comparison page, :mod:`.sweep`).  Also here: marked report folders
+(:mod:`.folders`), the HTML pieces every page shares (:mod:`.markup`), the
+blocks the notebooks' pages are built of (:mod:`.pages`, :mod:`.present`)
+and the in-kernel API (:mod:`.records`).  May import every lower layer; the
+CLI imports it, and so do the notebooks, inside their kernels
+(``from relmodel.report import record``).
 
 Presentation rules (every page of a report keeps them; :mod:`.present`
 holds the formatters that do):
