@@ -218,7 +218,7 @@ def _results(llama3):
         (relmodel.regress(lives, ["x"]), "coefficients"),
         (relmodel.compare_rates(llama3, relmodel.datasets.llama3_54day(), by_component=True), "by_cause"),
         (relmodel.shrink_components(llama3), "by_cause"),
-        (relmodel.compare_mcf(*m), "by_time"),
+        (relmodel.compare_mcf(dict(zip(("a", "b"), m))), "by_time"),
         (relmodel.spare_pool(0.05, "100h", 0.01), "curve"),
     ]
 

@@ -95,7 +95,8 @@ def test_max_with_slow_against_exponential_closed_forms():
 def test_max_with_slow_old_factor_warns_and_agrees():
     d = stats.expon()
     new = max_with_slow(d, 3, 1, slowdown=1.0)
-    with pytest.warns(RelmodelDeprecationWarning, match=r"max_with_slow\(dist, n, n_slow, factor\).*slowdown=factor - 1"):
+    with pytest.warns(RelmodelDeprecationWarning,
+                      match=r"max_with_slow\(dist, n, n_slow, factor\).*slowdown=factor - 1"):
         assert max_with_slow(d, 3, 1, 2.0) == new
     with pytest.warns(RelmodelDeprecationWarning, match=r"max_with_slow\(factor=\.\.\.\).*use slowdown="):
         assert max_with_slow(d, 3, 1, factor=2.0) == new
