@@ -200,8 +200,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         big, small = Path(tmp) / "steps.parquet", Path(tmp) / "steps_tenth.parquet"
         t0 = time.perf_counter()
-        planted = write_synthetic_parquet(big, n_nodes, 8, n_steps, n_slow=3, slow_factor=1.15, seed=7)
-        write_synthetic_parquet(small, n_nodes, 8, n_steps // 10, n_slow=3, slow_factor=1.15, seed=7)
+        planted = write_synthetic_parquet(big, n_nodes, 8, n_steps, n_slow=3, slowdown=0.15, seed=7)
+        write_synthetic_parquet(small, n_nodes, 8, n_steps // 10, n_slow=3, slowdown=0.15, seed=7)
         size = big.stat().st_size / 2**30
         print(f"wrote {n_nodes * 8:,} ranks x {n_steps:,} steps ({n_nodes * 8 * n_steps:,} rows, "
               f"{size:.2f} GiB Parquet) in {time.perf_counter() - t0:.0f} s; planted slow nodes "

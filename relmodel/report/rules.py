@@ -172,6 +172,7 @@ RULES.update({
     "max_lives": (_whole(0, 10**8), "a whole number from 0 (all lives) to 100,000,000", False),
     "min_slowdown": (lambda v: _number(v) and 0 <= v < 10, "a share from 0 to 10 (0.02: 2% slower)", False),
     "slow_factor": (lambda v: _number(v) and 1 <= v <= 100, "a factor from 1 to 100 (1.2: 20% slower)", False),
+    "fail_slow_slowdown": (lambda v: _number(v) and 0 <= v <= 99, "a fraction from 0 to 99 (0.2: 20% slower)", False),
     "fail_slow_rate": (lambda v: _number(v) and 0 <= v <= 1, "a rate per node-hour from 0 to 1", False),
     "baseline": (lambda v: v in ("median", "mean"), "'median' or 'mean'", False),
     "detection": (_duration_or_zero, "a duration >= 0 such as '30min' or 0.5 (hours)", False),

@@ -2,7 +2,10 @@
 
 :func:`step_data` resolves the page's ``steps`` parameter (and its deprecated
 alias ``step_log``) to a step log, or to the op-level trace shown instead,
-and says which in the page's first sentence.  :func:`failstop_mtbf` takes
+and says which in the page's first sentence.  :func:`assumed_slowdown`
+resolves ``fail_slow_slowdown`` (and its deprecated multiplier
+``slow_factor``) to the slowdown a fail-slow node is assumed to cause when
+the log flags none.  :func:`failstop_mtbf` takes
 the job's fail-stop MTBF from the report's source (the log or count table
 pages 01-05 read) scaled to the planned job, exactly as the checkpoint page
 does, unless the page is given one; :class:`FailStop` says where it came
@@ -17,7 +20,11 @@ from ..errors import ParameterError, RelmodelDeprecationWarning
 from ..tables import count, duration
 from ..units import hours
 
-__all__ = ["StepData", "step_data", "FailStop", "failstop_mtbf", "AR_TRACE", "TRACE_NOTE"]
+__all__ = ["StepData", "step_data", "FailStop", "failstop_mtbf", "AR_TRACE", "TRACE_NOTE", "assumed_slowdown",
+           "ASSUMED_SLOWDOWN"]
+
+#: The page's default ``fail_slow_slowdown`` (a fraction: 20% slower), as in its parameters cell.
+ASSUMED_SLOWDOWN = 0.2
 
 #: The bundled op-level trace the page shows when it is given no step data.
 AR_TRACE = ("the bundled AR trace of Lin et al. (OSDI 2025, arXiv 2505.05713): 64 GPUs of a ByteDance training job, "
@@ -73,6 +80,32 @@ def step_data(steps=None, *, step_log=None, trace=None, step="step", rank="rank"
     return StepData(whatif.step_log(), whatif,
                     f"This page shows an example, not your data: {AR_TRACE} (give steps to read your step log).",
                     example="op-level AR trace of Lin et al., OSDI 2025, 64 GPUs")
+
+
+def assumed_slowdown(fail_slow_slowdown=ASSUMED_SLOWDOWN, *, slow_factor=None):
+    """The slowdown (a fraction) a fail-slow node is assumed to cause when the log flags no slow node.
+
+    ``slow_factor`` is the page's old parameter, a multiplier (1.2 for 20%
+    slower): given, it warns with
+    :class:`~relmodel.errors.RelmodelDeprecationWarning` and counts as
+    ``slow_factor - 1``; with a ``fail_slow_slowdown`` other than the default
+    that says otherwise it is a :class:`~relmodel.errors.ParameterError`.
+
+    Examples
+    --------
+    >>> assumed_slowdown(0.1)
+    0.1
+    """
+    if slow_factor is None:
+        return float(fail_slow_slowdown)
+    share = float(slow_factor) - 1.0
+    if fail_slow_slowdown != ASSUMED_SLOWDOWN and abs(float(fail_slow_slowdown) - share) > 1e-12:
+        raise ParameterError(f"fail_slow_slowdown={fail_slow_slowdown!r} and the old slow_factor={slow_factor!r} "
+                             f"(a slowdown of {share:.3g}) disagree; give fail_slow_slowdown only")
+    warnings.warn(f"the slow_factor parameter is deprecated and goes in the next minor version; use "
+                  f"fail_slow_slowdown={share:.3g} (a fraction: slow_factor - 1)", RelmodelDeprecationWarning,
+                  stacklevel=2)
+    return share
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ to 10^6 and beyond.  :func:`gumbel_max` gives the extreme-value asymptote
 a_N + γ b_N (a_N = Q̄(1/N), b_N = 1/(N f(a_N))) for comparison.
 
 **Fail-slow nodes.** Nodes turn slow at ``rate`` per node-hour, by
-``factor``, and stay slow until detected and evicted ``duration`` hours
+``slowdown`` (a fraction: their step times are multiplied by
+``factor = 1 + slowdown``), and stay slow until detected and evicted ``duration`` hours
 later.  By Little's law the number slow at any moment is Poisson with mean
 rate × nodes × duration.  With m slow ranks among N the step takes
 E[max] = ∫ (1 - F(x)^{N-m} F(x/factor)^m) dx (positive step times),
@@ -22,13 +23,15 @@ averaged over the Poisson count of slow nodes.  The share of time lost is
 one rank, the straggler-free pace.
 """
 
+import functools
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import integrate, stats
 
-from ..errors import ModelInputError
+from ..errors import InputTypeError, ModelInputError, RelmodelDeprecationWarning
 from ..stats import fit
 from ..units import hours
 from ..deprecation import renamed, renamed_field, renamed_keywords
@@ -101,14 +104,46 @@ def gumbel_max(dist, n):
     return (a + _EULER * b).reshape(np.shape(n))[()]
 
 
-def max_with_slow(dist, n, n_slow=0, factor=1.0):
-    """E[max] of n - n_slow draws from ``dist`` and n_slow draws of ``factor`` × ``dist`` (positive times)."""
+def _old_factor_positional(fn):
+    """Accept the earlier ``max_with_slow(dist, n, n_slow, factor)`` with a warning, as ``slowdown=factor - 1``."""
+    @functools.wraps(fn)
+    def inner(dist, n, n_slow=0, *old, **kwargs):
+        if old:
+            if len(old) > 1 or "slowdown" in kwargs:
+                raise InputTypeError("max_with_slow takes (dist, n, n_slow=0, *, slowdown=0.0); "
+                                     "give the slowdown once, by keyword")
+            warnings.warn("max_with_slow(dist, n, n_slow, factor) is deprecated and goes in the next minor "
+                          "version; use slowdown=factor - 1 (a fraction, by keyword)", RelmodelDeprecationWarning,
+                          stacklevel=2)
+            kwargs["slowdown"] = float(old[0]) - 1.0
+        return fn(dist, n, n_slow, **kwargs)
+    return inner
+
+
+@renamed_keywords(factor=("slowdown", lambda factor: float(factor) - 1.0))
+@_old_factor_positional
+def max_with_slow(dist, n, n_slow=0, *, slowdown=0.0):
+    """E[max] of n - n_slow draws from ``dist`` and n_slow draws slower by ``slowdown`` (positive times).
+
+    ``slowdown`` is a fraction: a slow draw is ``(1 + slowdown)`` × a draw
+    of ``dist`` (0.3: 30% longer).  ``factor=`` (``1 + slowdown``, also the
+    earlier fourth positional argument) is the deprecated spelling.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> d = stats.expon()                  # one rank's step time: exponential, mean 1
+    >>> round(max_with_slow(d, 2, 1, slowdown=0.5), 6)   # E[max(X, 1.5 Y)] = 1 + 1.5 - E[min] (mean 1 / (1 + 2/3))
+    1.9
+    """
     d = as_distribution(dist)
-    n, m, factor = float(n), float(n_slow), float(factor)
-    if m == 0 or factor == 1.0:
+    n, m, slowdown = float(n), float(n_slow), float(slowdown)
+    factor = 1.0 + slowdown
+    if m == 0 or slowdown == 0.0:
         return float(expected_max(d, n))
     if not (0 <= m <= n and factor > 0):
-        raise ModelInputError(f"need 0 <= n_slow <= n and factor > 0; got n={n}, n_slow={m}, factor={factor}")
+        raise ModelInputError(f"need 0 <= n_slow <= n and slowdown > -1 (a fraction: 0.3 is 30% slower); "
+                              f"got n={n}, n_slow={m}, slowdown={slowdown}")
     if d.ppf(0) < 0:
         raise ModelInputError("max_with_slow needs positive step times (a distribution on [0, inf))")
 
@@ -166,14 +201,14 @@ def _count_text(v):
     return "under 0.01" if v < 0.005 else f"{v:,.2f}"
 
 
-def _poisson_mix(d, n_gpus, gpus_per_node, mean_slow, factor):
+def _poisson_mix(d, n_gpus, gpus_per_node, mean_slow, slowdown):
     if mean_slow <= 0:
         return float(expected_max(d, n_gpus))
     n_nodes = n_gpus / gpus_per_node
     k_max = int(min(n_nodes, stats.poisson.isf(1e-9, mean_slow)))
     ks = np.arange(k_max + 1)
     w = stats.poisson.pmf(ks, mean_slow)
-    vals = [max_with_slow(d, n_gpus, min(k * gpus_per_node, n_gpus), factor) for k in ks]
+    vals = [max_with_slow(d, n_gpus, min(k * gpus_per_node, n_gpus), slowdown=slowdown) for k in ks]
     return float(np.dot(w, vals) / w.sum())
 
 
@@ -188,15 +223,16 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     ``duration`` (until evicted) add fail-slow nodes; ``factor=`` (1 + slowdown)
     is the deprecated spelling.
 
-    Returns a :class:`ScalingCurve`; its ``by_size`` has step times in hours and
-    the share of time lost (a fraction) per size.
+    Returns a :class:`ScalingCurve`; its ``by_size`` has step times in hours,
+    the expected step's ``slowdown`` against the typical step (a fraction:
+    0.074 is 7.4% longer) and the share of time lost (a fraction) per size.
 
     Examples
     --------
     >>> from scipy import stats
     >>> c = straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), sizes=(8, 1024))   # 2 s median step
     >>> c.by_size["n_gpus"].tolist(), c.by_size["slowdown"].round(3).tolist()
-    ([8, 1024], [1.074, 1.177])
+    ([8, 1024], [0.074, 0.177])
     """
     d = as_distribution(dist)
     if typical not in ("median", "mean"):
@@ -204,17 +240,16 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     if fail_slow_rate < 0 or not slowdown >= 0:
         raise ModelInputError(f"need fail_slow_rate >= 0 and slowdown >= 0 (a fraction: 0.5 is 50% slower); "
                               f"got {fail_slow_rate!r}, {slowdown!r}")
-    factor = 1.0 + float(slowdown)
     base = float(d.median() if typical == "median" else d.mean())
     sizes = _sizes(sizes)
     dur = hours(duration)
     step = expected_max(d, sizes)
     mean_slow = fail_slow_rate * sizes / gpus_per_node * dur
-    total = np.array([_poisson_mix(d, n, gpus_per_node, ms, factor) for n, ms in zip(sizes, mean_slow)])
-    table = pd.DataFrame({"n_gpus": sizes.astype(np.int64), "step_h": step, "slowdown": step / base,
+    total = np.array([_poisson_mix(d, n, gpus_per_node, ms, float(slowdown)) for n, ms in zip(sizes, mean_slow)])
+    table = pd.DataFrame({"n_gpus": sizes.astype(np.int64), "step_h": step, "slowdown": step / base - 1,
                           "loss_noise": 1 - base / step, "mean_slow_nodes": mean_slow, "step_total_h": total,
                           "loss_total": 1 - base / total})
-    fs = ({"rate_per_node_h": fail_slow_rate, "slowdown": float(slowdown), "factor": factor, "duration_h": dur}
+    fs = ({"rate_per_node_h": fail_slow_rate, "slowdown": float(slowdown), "duration_h": dur}
           if fail_slow_rate > 0 else {})
     return ScalingCurve(table, base, typical, fs)
 

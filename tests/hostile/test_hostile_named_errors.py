@@ -3,11 +3,8 @@ class whose message says what would be valid; report parameters are refused befo
 starts, with one line on stderr and no traceback, whatever their size.
 """
 
-import sys
-
 import numpy as np
 import pandas as pd
-import papermill
 import pytest
 from click.testing import CliRunner
 
@@ -79,15 +76,6 @@ def test_poisson_interval_takes_a_duration():
 
 
 # --- report parameters: refused before any kernel starts -----------------------------------------
-
-@pytest.fixture
-def no_kernel(monkeypatch):
-    def boom(*args, **kwargs):
-        raise AssertionError("a kernel was started")
-    monkeypatch.setattr(papermill, "execute_notebook", boom)
-    for name in ("relmodel.report.run", "relmodel.report.render", "relmodel.report.sweep"):
-        monkeypatch.setattr(sys.modules[name], "execute", boom)
-
 
 BIG = "9" * 5000
 

@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import papermill
 import pytest
 from click.testing import CliRunner
 
@@ -29,21 +28,6 @@ from conftest import write_notebook, report_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EVIL = "IitzdHIoX19pbXBvcnRfXygib3MiKS5zeXN0ZW0oInRvdWNoIFBXTkVEIikpKyI="  # os.system("touch PWNED")
-
-
-@pytest.fixture
-def no_kernel(monkeypatch):
-    def boom(*args, **kwargs):
-        raise AssertionError("a kernel was started")
-    monkeypatch.setattr(papermill, "execute_notebook", boom)
-    monkeypatch.setattr(R, "execute", boom)
-
-
-@pytest.fixture
-def tiny(tmp_path):
-    return write_notebook(tmp_path / "tiny.ipynb", [
-        "n_gpus: int = 16384  # GPUs",
-        "from relmodel.report import record\nrecord('job_mtbf_h', 50000.0 / n_gpus)"])
 
 
 invoke = report_cli

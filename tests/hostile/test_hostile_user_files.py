@@ -25,13 +25,6 @@ from conftest import write_notebook, report_cli
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def tiny(tmp_path):
-    return write_notebook(tmp_path / "tiny.ipynb", [
-        "n_gpus: int = 16384  # GPUs",
-        "from relmodel.report import record\nrecord('job_mtbf_h', 50000.0 / n_gpus)"])
-
-
 invoke = report_cli
 
 

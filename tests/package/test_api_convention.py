@@ -169,9 +169,8 @@ def test_import_relmodel_stays_light():
 
 OLD_SIZES = {"replicas", "n_sim", "n_failures", "confirm_replicas", "n_samples"}   # Monte Carlo sizes are n_runs
 OLD_DATA = {"data", "log", "src", "df", "frame"}                                    # the data argument is source
-# multipliers kept where a factor is what the number is shown as: synthetic step times drawn "slow_factor" times
-# longer, and the order-statistics helper that scales one rank's distribution
-FACTOR_SHOWN = {"max_with_slow", "synthetic_steps", "write_synthetic_parquet", "plant"}
+# a factor (1 + slowdown) is named so only where it is shown; no public argument is one now
+FACTOR_SHOWN = set()
 SIZE_NAMES = ("n_gpus", "sizes", "cluster")
 
 

@@ -218,7 +218,7 @@ def _results(llama3):
         (relmodel.regress(lives, ["x"]), "coefficients"),
         (relmodel.compare_rates(llama3, relmodel.datasets.llama3_54day(), by_component=True), "by_cause"),
         (relmodel.shrink_components(llama3), "by_cause"),
-        (relmodel.compare_mcf(*m), "by_time"),
+        (relmodel.compare_mcf(dict(zip(("a", "b"), m))), "by_time"),
         (relmodel.spare_pool(0.05, "100h", 0.01), "curve"),
     ]
 
@@ -328,7 +328,7 @@ def test_a_slowdown_is_a_fraction():
         old = relmodel.straggler_scaling(d, [4096], fail_slow_rate=2e-4, factor=1.5, duration="3h")
     assert old.by_size.equals(new.by_size) and new.fail_slow["slowdown"] == 0.5
     # the slow node's steps are 1.5 times as long: the expected max of 4,096 draws when all are slow
-    all_slow = relmodel.stragglers.max_with_slow(d, 4096, 4096, 1.5)
+    all_slow = relmodel.stragglers.max_with_slow(d, 4096, 4096, slowdown=0.5)
     assert all_slow == pytest.approx(1.5 * relmodel.stragglers.max_with_slow(d, 4096), rel=1e-6)
     assert "50% slower" in new.text()
     with pytest.raises(relmodel.errors.ModelInputError, match="a fraction"):

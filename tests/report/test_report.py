@@ -6,7 +6,6 @@ from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
-import papermill
 import pytest
 
 import relmodel
@@ -24,19 +23,8 @@ from conftest import SUITE_PARAMS, write_notebook, report_cli
 
 
 @pytest.fixture
-def no_kernel(monkeypatch):
-    """Fail the test if anything tries to execute a notebook."""
-    def boom(*args, **kwargs):
-        raise AssertionError("a kernel was started")
-    monkeypatch.setattr(papermill, "execute_notebook", boom)
-    monkeypatch.setattr(R, "execute_one", boom)
-    monkeypatch.setattr(R, "run_tasks", boom)
-    monkeypatch.setattr(S, "run_tasks", boom)
-
-
-@pytest.fixture
-def tiny(tmp_path):
-    """A fast notebook taking n_gpus that records a job MTBF and its interpreter."""
+def tiny_untyped(tmp_path):
+    """Unlike conftest's ``tiny``: untyped parameters (n_gpus, a label); it also records its interpreter and folder."""
     return write_notebook(tmp_path / "tiny.ipynb", [
         "n_gpus = 16384  # GPUs\nlabel = 'x'  # a label",
         "import os, sys\nfrom relmodel.report import record\n"
@@ -106,39 +94,39 @@ def test_parameter_file_is_checked_too(tmp_path, no_kernel):
     assert invoke("--params", f).exit_code == 2
 
 
-def test_existing_folder_is_never_overwritten_without_force(tmp_path, tiny, monkeypatch):
+def test_existing_folder_is_never_overwritten_without_force(tmp_path, tiny_untyped, monkeypatch):
     out = tmp_path / "old"
     out.mkdir()
     (out / "summary.json").write_text(json.dumps({"relmodel": marker("complete")}))  # a relmodel report
     (out / "keep.txt").write_text("mine")
     monkeypatch.setattr(R, "run_tasks", lambda *a, **k: pytest.fail("ran before refusing"))
-    res = invoke("-n", tiny, "--out", out)
+    res = invoke("-n", tiny_untyped, "--out", out)
     assert res.exit_code == 2 and "--force" in res.output
     assert (out / "keep.txt").read_text() == "mine"
     monkeypatch.undo()
-    res = invoke("-n", tiny, "--out", out, "--force")  # keep.txt is the user's: refused, named, kept
+    res = invoke("-n", tiny_untyped, "--out", out, "--force")  # keep.txt is the user's: refused, named, kept
     assert res.exit_code == 2 and "keep.txt" in res.output, res.output
     assert (out / "keep.txt").read_text() == "mine"
     (out / "keep.txt").unlink()  # the user moves it out; now only relmodel's files are there
-    res = invoke("-n", tiny, "--out", out, "--force")
+    res = invoke("-n", tiny_untyped, "--out", out, "--force")
     assert res.exit_code == 0, res.output
     assert (out / "tiny.html").exists()
 
 
-def test_force_refuses_a_folder_that_is_not_a_report(tmp_path, tiny, no_kernel):
+def test_force_refuses_a_folder_that_is_not_a_report(tmp_path, tiny_untyped, no_kernel):
     out = tmp_path / "photos"
     out.mkdir()
     (out / "holiday.jpg").write_text("x")
-    res = invoke("-n", tiny, "--out", out, "--force")
+    res = invoke("-n", tiny_untyped, "--out", out, "--force")
     assert res.exit_code == 2 and "holds no report" in res.output
     assert (out / "holiday.jpg").exists()
 
 
-def test_failing_cell_keeps_partial_notebook_and_names_the_cell(tmp_path, tiny):
+def test_failing_cell_keeps_partial_notebook_and_names_the_cell(tmp_path, tiny_untyped):
     bad = write_notebook(tmp_path / "bad.ipynb", [
         "x = 1  # a number", "print('before the failure')", "1 / 0", "print('never reached')"])
     out = tmp_path / "r"
-    res = invoke("-n", tiny, "-n", bad, "-j", "1", "--out", out)  # one worker: its warm kernel runs both
+    res = invoke("-n", tiny_untyped, "-n", bad, "-j", "1", "--out", out)  # one worker: its warm kernel runs both
     assert res.exit_code != 0
     assert "bad: cell" in res.output and "1 / 0" in res.output and "ZeroDivisionError" in res.output
     nb = nbformat.read(out / "bad.ipynb", as_version=4)
@@ -152,11 +140,11 @@ def test_failing_cell_keeps_partial_notebook_and_names_the_cell(tmp_path, tiny):
     assert summary["headline"]["job_mtbf_h"] == pytest.approx(50000.0 / 16384)
 
 
-def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny, monkeypatch):
+def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny_untyped, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a relative --out, with threads sharing one working directory
     calls = []
     with ThreadPoolExecutor(2) as pool:
-        rep = render(notebooks=[tiny], sweep={"n_gpus": [4096, 16384, 65536]}, out="sw",
+        rep = render(notebooks=[tiny_untyped], sweep={"n_gpus": [4096, 16384, 65536]}, out="sw",
                        executor=pool, progress=lambda done, total, name: calls.append((done, total)))
     assert sorted(calls) == [(1, 3), (2, 3), (3, 3)]
     assert [run.parameters["n_gpus"] for run in rep.runs] == [4096, 16384, 65536]
@@ -174,9 +162,9 @@ def test_sweep_renders_each_value_and_a_comparison_page(tmp_path, tiny, monkeypa
     assert [r["value"] for r in summary["runs"]] == [4096, 16384, 65536]
 
 
-def test_cli_sweep_and_default_out(tmp_path, tiny, monkeypatch):
+def test_cli_sweep_and_default_out(tmp_path, tiny_untyped, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    res = invoke("-n", tiny, "--sweep", "n_gpus=1000,2000", "-j", "2")
+    res = invoke("-n", tiny_untyped, "--sweep", "n_gpus=1000,2000", "-j", "2")
     assert res.exit_code == 0, res.output
     (folder,) = (tmp_path / "reports").iterdir()
     assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["n_gpus-1000", "n_gpus-2000"]

@@ -97,7 +97,7 @@ def _fleet_mcf(counts, window=1000.0):
 
 def test_mcf_comparison_matches_the_closed_form_for_a_common_window():
     a, b = [3, 5, 0, 2, 4, 6, 1, 3], [1, 0, 2, 1, 0, 1, 2, 1, 0, 1]
-    r = compare_mcf(_fleet_mcf(a), _fleet_mcf(b), names=("old", "new"), at="1000h")
+    r = compare_mcf({"old": _fleet_mcf(a), "new": _fleet_mcf(b)}, at="1000h")
     # With every system watched over the same window, MCF(end) = mean count and Nelson's
     # variance is sum (n_i - mean)^2 / m^2.
     va = np.sum((np.array(a) - np.mean(a)) ** 2) / len(a) ** 2
@@ -130,6 +130,6 @@ def test_the_verdict_reads_the_confidence_level_it_was_given():
     assert "does not differ detectably" in relmodel.compare_groups(df, "fleet", conf=0.99).text()
     old = relmodel.mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
     new = relmodel.mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
-    assert compare_mcf(old, new, at=50.0, conf=0.5).conf == 0.5          # p = 0.285 (docstring example)
-    assert "the fleets differ" in compare_mcf(old, new, at=50.0, conf=0.5).text()
-    assert "do not differ detectably" in compare_mcf(old, new, at=50.0).text()
+    assert compare_mcf({"old": old, "new": new}, at=50.0, conf=0.5).conf == 0.5          # p = 0.285 (docstring example)
+    assert "the fleets differ" in compare_mcf({"old": old, "new": new}, at=50.0, conf=0.5).text()
+    assert "do not differ detectably" in compare_mcf({"old": old, "new": new}, at=50.0).text()

@@ -16,7 +16,7 @@ def test_precision_and_recall_over_seeds():
     tp = fp = fn = 0
     onset_errors = []
     for seed in range(25):
-        syn = relmodel.synthetic_steps(**SMALL, n_slow=2, slow_factor=1.08, seed=seed)
+        syn = relmodel.synthetic_steps(**SMALL, n_slow=2, slowdown=0.08, seed=seed)
         found = relmodel.find_slow_nodes(syn.log, alpha=0.05)
         truth = dict(zip(syn.slow["node"], syn.slow["onset_step"]))
         got = set(found.nodes)
@@ -40,7 +40,7 @@ def test_transient_bursts_are_not_fail_slow():
     """Frequent 30%-slow bursts of 5 steps on random nodes: none is persistent, none is flagged."""
     flagged = 0
     for seed in range(10):
-        syn = relmodel.synthetic_steps(**SMALL, n_slow=0, burst_prob=0.01, burst_len=5, burst_factor=1.3,
+        syn = relmodel.synthetic_steps(**SMALL, n_slow=0, burst_prob=0.01, burst_len=5, burst_slowdown=0.3,
                                        spike_prob=0.01, seed=seed)
         flagged += len(relmodel.find_slow_nodes(syn.log, alpha=0.05).flagged)
     assert flagged == 0

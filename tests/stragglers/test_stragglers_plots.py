@@ -8,7 +8,7 @@ from relmodel.plots import stragglers as plots
 
 
 def test_each_plot_returns_its_axes():
-    log = relmodel.synthetic_steps(8, 4, 300, n_slow=1, slow_factor=1.3, seed=3).log
+    log = relmodel.synthetic_steps(8, 4, 300, n_slow=1, slowdown=0.3, seed=3).log
     found = relmodel.find_slow_nodes(log)
     fig, axes = plt.subplots(2, 2)
     assert plots.step_times_plot(relmodel.slowdown(log, n_boot=0, seed=0), ax=axes[0, 0]) is axes[0, 0]

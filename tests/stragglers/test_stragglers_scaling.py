@@ -60,8 +60,8 @@ def test_max_with_slow_ranks_against_monte_carlo():
     sims = d.rvs(size=(40_000, 64), random_state=rng)
     sims[:, :8] *= 1.3
     se = sims.max(axis=1).std() / np.sqrt(len(sims))
-    assert abs(max_with_slow(d, 64, 8, 1.3) - sims.max(axis=1).mean()) < 4 * se
-    assert max_with_slow(d, 64, 0, 1.3) == pytest.approx(expected_max(d, 64))
+    assert abs(max_with_slow(d, 64, 8, slowdown=0.3) - sims.max(axis=1).mean()) < 4 * se
+    assert max_with_slow(d, 64, 0, slowdown=0.3) == pytest.approx(expected_max(d, 64))
 
 
 def test_scaling_table_from_8_to_a_million_gpus():
@@ -82,7 +82,7 @@ def test_fail_slow_rate_averages_over_the_poisson_count_of_slow_nodes():
     mean = rate * n / g * dur
     assert t["mean_slow_nodes"].iloc[0] == pytest.approx(mean)
     ks = np.arange(12)
-    by_hand = sum(stats.poisson.pmf(k, mean) * max_with_slow(d, n, k * g, 1.4) for k in ks)
+    by_hand = sum(stats.poisson.pmf(k, mean) * max_with_slow(d, n, k * g, slowdown=0.4) for k in ks)
     assert t["step_total_h"].iloc[0] == pytest.approx(by_hand / stats.poisson.cdf(11, mean), rel=1e-6)
     with pytest.raises(ModelInputError):
         straggler_scaling(d, [0])

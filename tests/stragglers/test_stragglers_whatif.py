@@ -71,7 +71,7 @@ def test_bootstrap_interval_matches_the_delta_method_for_independent_steps():
 def test_synthetic_loss_matches_its_construction():
     """One node 30% slow from step 0, no noise: each step takes 1.3 against 1.0, a loss of 0.3/1.3."""
     syn = relmodel.synthetic_steps(8, 2, 200, noise=0.0, spike_prob=0, burst_prob=0, n_slow=1,
-                                   slow_factor=1.3, onsets=0, seed=2)
+                                   slowdown=0.3, onsets=0, seed=2)
     r = relmodel.slowdown(syn.log, n_boot=0, seed=0)
     assert r.share_lost == pytest.approx(0.3 / 1.3)
     assert r.by_node.iloc[0]["node"] == syn.slow["node"].iloc[0]

@@ -1,9 +1,5 @@
 """What-if on synthetic 1F1B traces with known causes; the heat map; bad arguments."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
 import pytest
 

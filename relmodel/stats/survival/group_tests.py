@@ -18,15 +18,22 @@
 * :func:`compare_mcf` - the difference of two Nelson MCFs (two fleets or two
   periods) with a pointwise band and a z test at the last time both are
   observed (Nelson, *Recurrent Events Data Analysis*, SIAM 2003, chapter 8).
+
+Each takes its data as ``source``, the groups named in it: a column ``by``
+of one table for the log-rank and Gray's tests, the two names of a mapping
+``{name: MCF}`` for the MCFs (as their results key the curves by group).
 """
 
+import functools
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...errors import CovariateError, FitError
+from ...errors import CovariateError, FitError, InputTypeError, RelmodelDeprecationWarning
 from ...units import hours
 from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
@@ -312,26 +319,63 @@ def _sd(est, conf):
         return np.where(est.value > 0, est.value * np.log(est.upper / est.value) / z, 0.0)
 
 
-def compare_mcf(first, second, *, names=("first", "second"), at=None, conf=0.95, **mcf_kwargs):
+def _pair_as_source(fn):
+    """Accept the earlier ``compare_mcf(first, second, names=...)`` with a warning, as ``{name: MCF}``."""
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        old = {k: kwargs.pop(k) for k in ("first", "second", "names") if k in kwargs}
+        pair = list(args) + [old.pop(k) for k in ("first", "second") if k in old]
+        if "source" in kwargs:
+            pair.insert(0, kwargs.pop("source"))
+        if len(pair) == 1 and not old:
+            return fn(pair[0], **kwargs)
+        if len(pair) != 2 or isinstance(pair[0], Mapping):
+            got = ("names= beside a mapping, whose keys are the names" if pair and isinstance(pair[0], Mapping)
+                   else f"{len(pair)} data arguments")
+            raise InputTypeError("compare_mcf takes source={name: MCF, other name: MCF} (two fleets or periods, "
+                                 f"named by the keys); got {got}")
+        names = tuple(old.get("names", ("first", "second")))
+        if len(names) != 2 or names[0] == names[1]:
+            raise InputTypeError(f"names must be two different names; got {names!r}")
+        warnings.warn("compare_mcf(first, second, names=...) is deprecated and goes in the next minor version; "
+                      f"use compare_mcf({{{names[0]!r}: first, {names[1]!r}: second}})", RelmodelDeprecationWarning,
+                      stacklevel=2)
+        return fn(dict(zip(names, pair)), **kwargs)
+    return inner
+
+
+def _two_named(source):
+    if not isinstance(source, Mapping) or len(source) != 2:
+        what = f"a mapping of {len(source)} entries" if isinstance(source, Mapping) else type(source).__name__
+        raise FitError(f"compare_mcf needs source={{name: MCF, other name: MCF}}, two fleets or periods named by "
+                       f"the keys; got {what}")
+    return tuple(str(k) for k in source), list(source.values())
+
+
+@_pair_as_source
+def compare_mcf(source, *, at=None, conf=0.95, **mcf_kwargs):
     """Compare the MCFs of two fleets or periods: D(t) = M1(t) - M2(t) with Var = V1 + V2.
 
-    ``first`` and ``second`` are :class:`StepEstimate` MCFs (from
-    :func:`relmodel.mcf`) or anything :func:`relmodel.mcf` accepts (logs;
-    ``mcf_kwargs`` pass through).  The z test is at ``at`` (hours; default the
-    earlier of the two last failure times, beyond which one MCF is not known
-    to be flat: pass the common end of observation when you know it).
-    Returns a :class:`MCFComparison` (MCFs in failures per system).
+    ``source`` maps two names to :class:`StepEstimate` MCFs (from
+    :func:`relmodel.mcf`) or to anything :func:`relmodel.mcf` accepts (logs;
+    ``mcf_kwargs`` pass through); D is the first minus the second.  The z
+    test is at ``at`` (hours; default the earlier of the two last failure
+    times, beyond which one MCF is not known to be flat: pass the common end
+    of observation when you know it).  Returns a :class:`MCFComparison`
+    (MCFs in failures per system).  ``compare_mcf(first, second,
+    names=(...))`` is the deprecated spelling.
 
     Examples
     --------
     >>> from relmodel.stats.survival.recurrence import mcf
     >>> old = mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)   # hours
     >>> new = mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
-    >>> c = compare_mcf(old, new, names=("old", "new"), at=50.0)
+    >>> c = compare_mcf({"old": old, "new": new}, at=50.0)
     >>> c.difference, round(c.z, 3), round(c.p, 3)       # 0.75 - 1.25 failures per system at 50 h
     (-0.5, -1.069, 0.285)
     """
-    ests = [x if isinstance(x, StepEstimate) else mcf(x, conf=conf, **mcf_kwargs) for x in (first, second)]
+    names, given = _two_named(source)
+    ests = [x if isinstance(x, StepEstimate) else mcf(x, conf=conf, **mcf_kwargs) for x in given]
     for x in ests:
         if x.quantity != "mean cumulative function":
             raise FitError("compare_mcf needs mean cumulative functions (relmodel.mcf results)")

@@ -1,0 +1,150 @@
+"""A slowdown is a fraction in the synthetic logs, max_with_slow, the scaling table and page 07's parameter.
+
+Step times are checked against hand counts (no noise: a step is exactly its
+step time times 1 + the slowdowns that hit it) and closed forms of expected
+maxima (exponential and normal order statistics), never against the code.
+"""
+
+import json
+import math
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import relmodel
+from relmodel.errors import InputTypeError, ModelInputError, ParameterError, RelmodelDeprecationWarning
+from relmodel.report.straggler_page import ASSUMED_SLOWDOWN, assumed_slowdown
+from relmodel.stragglers import max_with_slow, straggler_scaling
+from relmodel.stragglers.synthetic import plant, synthetic_steps, write_synthetic_parquet
+
+from conftest import REPO
+
+QUIET = {"noise": 0.0, "spike_prob": 0.0, "burst_prob": 0.0}
+
+
+def test_planted_slow_node_is_its_slowdown_longer_by_hand():
+    syn = synthetic_steps(4, 2, 10, step_time="2s", n_slow=1, slowdown=0.25, onsets=3, seed=5, **QUIET)
+    node = int(syn.slow["node"].iloc[0])
+    assert list(syn.slow.columns) == ["node", "onset_step", "slowdown"] and syn.slow["slowdown"].iloc[0] == 0.25
+    seconds = syn.log.times_h * 3600
+    want = np.full((10, 8), 2.0)
+    want[3:, 2 * node:2 * node + 2] = 2.5          # 2 s x 1.25 from step 3 on, on the node's two ranks
+    assert np.allclose(seconds, want, rtol=1e-12)
+
+
+def test_spikes_and_bursts_are_slowdowns_too():
+    every_spike = synthetic_steps(2, 2, 5, step_time="1s", noise=0.0, spike_prob=1.0, spike_slowdown=0.5,
+                                  burst_prob=0.0, n_slow=0, seed=1)
+    assert np.allclose(every_spike.log.times_h * 3600, 1.5)
+    every_burst = synthetic_steps(2, 2, 5, step_time="1s", noise=0.0, spike_prob=0.0, burst_prob=1.0, burst_len=1,
+                                  burst_slowdown=0.3, n_slow=0, seed=1)
+    assert np.allclose(every_burst.log.times_h * 3600, 1.3)  # one burst of one step starts on every node each step
+
+
+@pytest.mark.parametrize("old, new", [({"slow_factor": 1.3}, {"slowdown": 0.3}),
+                                      ({"spike_factor": 2.0}, {"spike_slowdown": 1.0}),
+                                      ({"burst_factor": 1.5}, {"burst_slowdown": 0.5}),
+                                      ({"slow_factor": [1.15, 1.06]}, {"slowdown": [0.15, 0.06]})])
+def test_old_multipliers_warn_and_draw_the_same_log(old, new):
+    args = dict(n_nodes=6, ranks_per_node=2, n_steps=200, spike_prob=0.05, burst_prob=0.02, seed=3)
+    with pytest.warns(RelmodelDeprecationWarning, match=rf"synthetic_steps\({next(iter(old))}=\.\.\.\).*use "
+                                                        rf"{next(iter(new))}="):
+        before = synthetic_steps(**args, **old)
+    after = synthetic_steps(**args, **new)
+    assert np.allclose(before.log.times_h, after.log.times_h, rtol=1e-12)
+    assert np.allclose(before.slow["slowdown"], after.slow["slowdown"])
+
+
+def test_plant_and_the_parquet_writer_take_slowdowns(tmp_path):
+    with pytest.warns(RelmodelDeprecationWarning, match=r"plant\(slow_factor=\.\.\.\).*use slowdown="):
+        old = plant(10, 100, n_slow=3, slow_factor=1.2, seed=4)
+    new = plant(10, 100, n_slow=3, slowdown=0.2, seed=4)
+    assert old[["node", "onset_step"]].equals(new[["node", "onset_step"]])
+    assert np.allclose(old["slowdown"], 0.2, rtol=1e-12) and np.all(new["slowdown"] == 0.2)
+    with pytest.raises(ModelInputError, match="a fraction >= 0"):
+        plant(10, 100, slowdown=-0.2)
+    with pytest.raises(ModelInputError, match="spike_slowdown must be a fraction"):
+        synthetic_steps(2, 2, 5, spike_slowdown=float("nan"))
+    with pytest.warns(RelmodelDeprecationWarning, match="use slowdown="):
+        planted = write_synthetic_parquet(tmp_path / "s.parquet", 4, 2, 30, n_slow=1, slow_factor=1.4, onsets=0,
+                                          seed=2, **QUIET)
+    table = pd.read_parquet(tmp_path / "s.parquet")
+    slow_rows = table["node"] == int(planted["node"].iloc[0])
+    assert planted["slowdown"].iloc[0] == pytest.approx(0.4)
+    assert np.allclose(table.loc[slow_rows, "duration_s"], 2.8) and np.allclose(table.loc[~slow_rows, "duration_s"], 2)
+
+
+def test_the_planted_table_is_shown_in_percent():
+    html = synthetic_steps(4, 2, 50, n_slow=1, slowdown=0.15, onsets=10, seed=1)._repr_html_()
+    assert "slower (%)" in html and "15.0" in html and "factor" not in html
+
+
+def test_max_with_slow_against_exponential_closed_forms():
+    d = stats.expon()
+    # E[max(X, 1.5 Y)], X, Y ~ Exp(1): 1 + 1.5 - E[min], the min having rate 1 + 1/1.5
+    assert max_with_slow(d, 2, 1, slowdown=0.5) == pytest.approx(1 + 1.5 - 1 / (1 + 1 / 1.5), rel=1e-8)
+    # E[max(X1, X2, 2 Y)] by inclusion-exclusion over the minima (rates 1, 1, 1/2)
+    want = (1 + 1 + 2) - (1 / 2 + 2 / 1.5) + 1 / 2.5
+    assert max_with_slow(d, 3, 1, slowdown=1.0) == pytest.approx(want, rel=1e-8)
+
+
+def test_max_with_slow_old_factor_warns_and_agrees():
+    d = stats.expon()
+    new = max_with_slow(d, 3, 1, slowdown=1.0)
+    with pytest.warns(RelmodelDeprecationWarning,
+                      match=r"max_with_slow\(dist, n, n_slow, factor\).*slowdown=factor - 1"):
+        assert max_with_slow(d, 3, 1, 2.0) == new
+    with pytest.warns(RelmodelDeprecationWarning, match=r"max_with_slow\(factor=\.\.\.\).*use slowdown="):
+        assert max_with_slow(d, 3, 1, factor=2.0) == new
+    with pytest.raises(InputTypeError, match="give the slowdown once"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RelmodelDeprecationWarning)
+        max_with_slow(d, 3, 1, 2.0, slowdown=1.0)
+    with pytest.raises(ModelInputError, match="slowdown > -1"):
+        max_with_slow(d, 3, 1, slowdown=-1.5)
+
+
+def test_scaling_table_slowdown_is_a_fraction():
+    d = stats.norm(1.0, 0.1)                   # median 1; the max of two normals has mean 1 + 0.1 / sqrt(pi)
+    t = straggler_scaling(d, [1, 2]).by_size
+    assert t["slowdown"].tolist() == pytest.approx([0.0, 0.1 / math.sqrt(math.pi)], abs=1e-9)
+    assert np.allclose(t["loss_noise"], t["slowdown"] / (1 + t["slowdown"]))
+    curve = straggler_scaling(stats.lognorm(0.05), [8], fail_slow_rate=1e-3, slowdown=0.5)
+    assert "factor" not in curve.fail_slow and curve.fail_slow["slowdown"] == 0.5
+
+
+def _page_parameters():
+    nb = json.loads((REPO / "notebooks" / "07_stragglers.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    return {m[1]: m[2] for m in re.finditer(r"^(\w+): [^=]+= (\S+)", "".join(cell["source"]), re.M)}
+
+
+def test_page_parameter_is_a_fraction_and_the_old_one_is_converted():
+    params = _page_parameters()
+    assert float(params["fail_slow_slowdown"]) == ASSUMED_SLOWDOWN == 0.2 and params["slow_factor"] == "None"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RelmodelDeprecationWarning)
+        assert assumed_slowdown(0.35) == 0.35
+    with pytest.warns(RelmodelDeprecationWarning, match="slow_factor parameter is deprecated.*fail_slow_slowdown=0.3"):
+        assert assumed_slowdown(ASSUMED_SLOWDOWN, slow_factor=1.3) == pytest.approx(0.3)
+    with pytest.raises(ParameterError, match="give fail_slow_slowdown only"):
+        assumed_slowdown(0.1, slow_factor=1.3)
+
+
+def test_report_rules_check_both_spellings():
+    from relmodel.report.rules import check_values
+    assert check_values({"fail_slow_slowdown": 0.2, "slow_factor": 1.2}) == {"fail_slow_slowdown": 0.2,
+                                                                              "slow_factor": 1.2}
+    with pytest.raises(ParameterError, match="a fraction from 0 to 99"):
+        check_values({"fail_slow_slowdown": -0.1})
+
+
+def test_seed_none_draws_fresh_entropy_that_repeats_the_draw():
+    a, b = synthetic_steps(4, 2, 50, seed=None), synthetic_steps(4, 2, 50, seed=None)
+    assert not np.array_equal(a.log.times_h, b.log.times_h)
+    again = synthetic_steps(4, 2, 50, seed=a.settings["seed"])
+    assert np.array_equal(a.log.times_h, again.log.times_h) and a.slow.equals(again.slow)
+    assert len(plant(10, 100, n_slow=3)) == 3
