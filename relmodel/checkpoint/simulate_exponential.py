@@ -54,65 +54,64 @@ def _trunc_exp_sums(rng, counts, span, mtbf):
     One draw is ``-M log(1 - a U)`` with ``a = 1 - exp(-span/M)`` (inversion
     of the truncated distribution function) and ``U = u / 2**32`` for a
     uniform 32-bit integer ``u``: two draws per raw 64-bit word.  A row's sum
-    is ``-M`` times the log of the product of its factors ``1 - a U``.  Each
-    factor is taken as ``(a / 2**32) |v|`` with ``v = u - 2**32 / a`` (one
-    subtraction per draw), and the constant goes to the log of the row.
+    is ``-M`` times the log of the product of its factors ``1 - a U``, and
+    each factor is ``|v| / c`` with ``v = u - c``, ``c = 2**32 / a``: one
+    subtraction per draw, and ``log c`` once per row.
 
     Products are formed in blocks of B factors (B a power of two, up to 16):
-    a row of ``c`` draws fills ``c // B`` full blocks and one padded block
-    (pad value ``|v| = 2**32 / a``, a factor of 1).  The draws are laid out
-    as a (B, blocks) matrix, so halving it B -> B/2 -> ... -> 1 multiplies
-    whole contiguous rows; then one log per block and one sum per row.  The
-    layout of independent draws does not change their distribution.
-    Relative rounding of a sum is below about ``1e-15 log2(2**32 / a) / a``
-    (1e-13 for a typical segment), far under Monte Carlo error.
+    a row of ``k`` draws fills ``k // B`` full blocks, and a padded block
+    (pad value ``|v| = c``) when ``k % B`` draws are left.  Draws are laid
+    out as a (B, blocks) matrix, so halving it B -> B/2 -> ... -> 1
+    multiplies whole contiguous rows of the matrix; then one log per block
+    and one sum per row.  The layout of independent draws does not change
+    their distribution.  The relative rounding of a sum stays below about
+    ``1e-15 log(c) / a`` (3e-13 for a 17-minute segment at a 3-hour MTBF),
+    far under the Monte Carlo error.
     """
     counts = np.asarray(counts, dtype=np.int64)
+    sums = np.zeros(counts.size)
     if not counts.any():
-        return np.zeros(counts.size)
+        return sums
     a = -np.expm1(-span / mtbf)
+    c = 2.0 ** 32 / a
     b = _block_size(counts, span, mtbf)
-    full = counts // b
-    first = np.concatenate([[0], np.cumsum(full)])  # first full block of each row, and the total
-    ends = np.cumsum(counts)
-    block_logs, tail_logs = np.empty(first[-1]), np.empty(counts.size)
-    buf = np.empty(_CHUNK_DRAWS + int(counts.max()))
-    start = 0
-    while start < counts.size:  # chunks of rows that fit in cache
-        base = ends[start - 1] if start else 0
-        stop = max(int(np.searchsorted(ends, base + _CHUNK_DRAWS, side="right")), start + 1)
-        _chunk_logs(rng, counts[start:stop] - b * full[start:stop], block_logs[first[start]:first[stop]],
-                    tail_logs[start:stop], buf, b, 2.0 ** 32 / a)
-        start = stop
-    sums = tail_logs
+    full, rem = np.divmod(counts, b)
+    tails = np.flatnonzero(rem)
+    n_full = int(full.sum())
+    logs = np.empty(n_full + tails.size)
+    _block_logs(rng, logs[:n_full], b, c)
+    _block_logs(rng, logs[n_full:], b, c, rem[tails])
     has = full > 0
-    if has.any():
-        sums[has] += np.add.reduceat(block_logs, first[:-1][has])
-    sums += counts * np.log(a * 2.0 ** -32)
+    if n_full:
+        sums[has] = np.add.reduceat(logs[:n_full], (np.cumsum(full) - full)[has])
+    sums[tails] += logs[n_full:]
+    sums -= (b * (full + (rem > 0))) * np.log(c)  # every slot of a block, pads included
+    np.minimum(sums, 0.0, out=sums)  # a product of factors <= 1; rounding must not make it a gain
     sums *= -mtbf
     return sums
 
 
-def _chunk_logs(rng, rem, block_logs, tail_logs, buf, b, c):
-    """Logs of the products of |v| of one chunk of rows into ``block_logs`` and ``tail_logs``.
+def _block_logs(rng, out, b, c, rem=None):
+    """``out[j]``: log of the product of ``|u - c|`` over block j's B fresh draws.
 
-    ``rem`` is each row's count of draws left over after its full blocks, ``c`` is ``2**32 / a``.
+    With ``rem``, block j holds only ``rem[j]`` draws and its other slots take ``|v| = c``.
+    Blocks are drawn in chunks of about :data:`_CHUNK_DRAWS` draws, which stay in cache.
     """
-    n_full = block_logs.size
-    m = b * n_full + int(rem.sum())
-    raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m]
-    v = np.subtract(raw, c, out=buf[:m])
-    blocks = v[:b * n_full].reshape(b, n_full)
-    h = b
-    while h > 1:
-        h //= 2
-        np.multiply(blocks[:h], blocks[h:2 * h], out=blocks[:h])
-    np.log(blocks[0] if b > 1 else np.abs(blocks[0]), out=block_logs)  # an even number of negatives is positive
-    tail_logs[:] = 0.0
-    has = rem > 0
-    if has.any():
-        tails = np.multiply.reduceat(v[b * n_full:], (np.cumsum(rem) - rem)[has])
-        tail_logs[has] = np.log(np.abs(tails, out=tails), out=tails)
+    per = max(_CHUNK_DRAWS // b, 1)
+    buf = np.empty(b * min(per, out.size))
+    slot = np.arange(b)[:, None]
+    for lo in range(0, out.size, per):
+        cols = min(per, out.size - lo)
+        m = b * cols
+        raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.int32)[:m]  # u - 2**31: int32 casts faster
+        v = np.subtract(raw, c - 2.0 ** 31, out=buf[:m]).reshape(b, cols)
+        if rem is not None:
+            np.copyto(v, -c, where=slot >= rem[None, lo:lo + cols])
+        h = b
+        while h > 1:
+            h //= 2
+            np.multiply(v[:h], v[h:2 * h], out=v[:h])
+        np.log(v[0] if b > 1 else np.abs(v[0]), out=out[lo:lo + cols])  # B > 1: an even count of negatives
 
 
 def exponential_runs(rng, n_runs, groups, r, mtbf):
