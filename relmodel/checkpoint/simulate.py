@@ -32,7 +32,6 @@ from ..defaults import RESTART
 from ..deprecation import renamed_keywords
 from ..errors import DurationError, ModelInputError
 from .costs import cost_hours
-from .intervals import expected_wall_time
 from .order import check_order
 from .sim_result import SimulationResult
 from .simulate_exponential import exponential_runs
@@ -160,7 +159,7 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
         raise ModelInputError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); got {rng!r:.60}")
     rng = rng if rng is not None else np.random.default_rng(seed)
     segs = _segments(w, tau, d)
-    est = float(expected_wall_time(w, tau, src.mean_h, d, r))
+    est = _daly_wall(w, tau, src.mean_h, d, r)
     _check_budget(est / src.mean_h * replicas, replicas)
     ckpt = (segs[0] + (1 if segs[2] else 0)) * d
     spec = (segs, r, src, w + ckpt, est)
@@ -233,6 +232,12 @@ def _parallel(seed, replicas, spec, executor, chunks):
         futures = [executor.submit(_run_blocks, g, spec) for g in groups]
         parts = [f.result() for f in futures]
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+def _daly_wall(work, tau, mtbf, ckpt, restart):
+    """Daly's expected wall time, as :func:`relmodel.expected_wall_time` but for checked scalars (inf on overflow)."""
+    with np.errstate(over="ignore"):
+        return float(work / tau * mtbf * np.exp(restart / mtbf) * np.expm1((tau + ckpt) / mtbf))
 
 
 def _check_budget(expected_draws, replicas):

@@ -3,78 +3,120 @@
 Failures are memoryless, so every attempt at a segment (or at a restart) is
 independent of the past: per group of equal segments the number of failed
 attempts is negative binomial, and each failed attempt loses a time drawn
-from the exponential truncated to the attempt's span.  All lost times of all
-replicas are drawn as 32-bit uniforms in cache-sized chunks and summed per
-replica through one product and one log per replica.
+from the exponential truncated to the attempt's span, by inversion from one
+32-bit uniform.  The lost times of a replica are summed through products of
+blocks of factors and one log per block (see :func:`_trunc_exp_sums`).
+
+All draws come from a SFC64 stream seeded from the caller's generator (four
+64-bit words drawn from it), so the same seed gives the same result, and the
+generator the caller passed advances by those four words.  SFC64 gives its
+raw words about twice as fast as numpy's default PCG64.
 """
 
 import numpy as np
 
 __all__ = ["exponential_runs"]
 
+#: Uniform draws per chunk: about 0.8 MiB of working arrays, which stay in the core's cache.
+_CHUNK_DRAWS = 1 << 16
+#: A block product of B factors in [x, y] is kept inside [1e-300, 1e300] (doubles reach 1e-308 and 1e308).
+_PRODUCT_DIGITS = 300.0
+#: Block sizes tried, largest first.
+_BLOCKS = (16, 8, 4, 2, 1)
+
+
+def fast_stream(rng):
+    """A SFC64 generator seeded from ``rng`` (four raw words): the engine's uniforms come from it."""
+    words = rng.bit_generator.random_raw(4)
+    return np.random.Generator(np.random.SFC64(np.random.SeedSequence([int(w) for w in words])))
+
+
+def _block_size(counts, span, mtbf):
+    """Factors per block: at most a quarter of the mean count, and no product leaves double range.
+
+    The engine multiplies ``|v|`` with ``v = u - 2**32 / a`` for a 32-bit
+    ``u`` (see :func:`_trunc_exp_sums`), so every ``|v|`` lies between
+    ``2**32 exp(-span/M) / a`` and ``2**32 / a``.
+    """
+    a = -np.expm1(-span / mtbf)
+    top = np.log10(2.0 ** 32 / a)
+    low = np.log10(2.0 ** 32 / a) - span / mtbf / np.log(10)
+    mean = counts.mean() if counts.size else 0.0
+    for b in _BLOCKS:
+        if b * max(top, -low) <= _PRODUCT_DIGITS and 4 * b <= max(mean, 4):
+            return b
+    return 1
+
 
 def _trunc_exp_sums(rng, counts, span, mtbf):
-    """Per-row sums of ``counts[i]`` exponentials truncated to [0, span).
+    """Per-row sums of ``counts[i]`` exponentials (mean ``mtbf``) truncated to [0, span).
 
-    One draw is ``-M log(1 - a U)`` with ``a = 1 - exp(-span/M)`` and ``U``
-    uniform, so a row's sum is ``-M log`` of the product of its factors
-    ``1 - a U``: a product per row (``multiply.reduceat``) and one log per
-    row, not per draw.  ``U`` takes 32-bit values, two per raw 64-bit draw
-    of the generator.  Every factor is at least ``exp(-span/M)``, so a
-    product of ``c`` factors stays above ``exp(-c span/M)``; rows where that
-    could underflow take the sum of logs instead.
+    One draw is ``-M log(1 - a U)`` with ``a = 1 - exp(-span/M)`` (inversion
+    of the truncated distribution function) and ``U = u / 2**32`` for a
+    uniform 32-bit integer ``u``: two draws per raw 64-bit word.  A row's sum
+    is ``-M`` times the log of the product of its factors ``1 - a U``, and
+    each factor is ``|v| / c`` with ``v = u - c``, ``c = 2**32 / a``: one
+    subtraction per draw, and ``log c`` once per row.
+
+    Products are formed in blocks of B factors (B a power of two, up to 16):
+    a row of ``k`` draws fills ``k // B`` full blocks, and a padded block
+    (pad value ``|v| = c``) when ``k % B`` draws are left.  Draws are laid
+    out as a (B, blocks) matrix, so halving it B -> B/2 -> ... -> 1
+    multiplies whole contiguous rows of the matrix; then one log per block
+    and one sum per row.  The layout of independent draws does not change
+    their distribution.  The relative rounding of a sum stays below about
+    ``1e-15 log(c) / a`` (3e-13 for a 17-minute segment at a 3-hour MTBF),
+    far under the Monte Carlo error.
     """
     counts = np.asarray(counts, dtype=np.int64)
-    out = np.zeros(counts.size)
+    sums = np.zeros(counts.size)
     if not counts.any():
-        return out
+        return sums
     a = -np.expm1(-span / mtbf)
-    ends = np.cumsum(counts)
-    safe = int(_PRODUCT_EXPONENT // (span / mtbf)) if span > 0 else counts.max()
-    start_row = 0
-    while start_row < counts.size:  # chunks of rows that fit in cache
-        base = ends[start_row - 1] if start_row else 0
-        stop = max(int(np.searchsorted(ends, base + _CHUNK_DRAWS, side="right")), start_row + 1)
-        rows = slice(start_row, stop)
-        out[rows] = _chunk_sums(rng, counts[rows], int(ends[stop - 1] - base), a, mtbf, safe)
-        start_row = stop
-    return out
+    c = 2.0 ** 32 / a
+    b = _block_size(counts, span, mtbf)
+    full, rem = np.divmod(counts, b)
+    tails = np.flatnonzero(rem)
+    n_full = int(full.sum())
+    logs = np.empty(n_full + tails.size)
+    _block_logs(rng, logs[:n_full], b, c)
+    _block_logs(rng, logs[n_full:], b, c, rem[tails])
+    has = full > 0
+    if n_full:
+        sums[has] = np.add.reduceat(logs[:n_full], (np.cumsum(full) - full)[has])
+    sums[tails] += logs[n_full:]
+    sums -= (b * (full + (rem > 0))) * np.log(c)  # every slot of a block, pads included
+    np.minimum(sums, 0.0, out=sums)  # a product of factors <= 1; rounding must not make it a gain
+    sums *= -mtbf
+    return sums
 
 
-#: Truncated-exponential draws per chunk (two 512 KiB arrays: they stay in cache).
-_CHUNK_DRAWS = 1 << 16
-#: A product of factors >= exp(-x) is kept to exp(-600) and above (doubles reach exp(-708)).
-_PRODUCT_EXPONENT = 600.0
+def _block_logs(rng, out, b, c, rem=None):
+    """``out[j]``: log of the product of ``|u - c|`` over block j's B fresh draws.
 
-
-def _chunk_sums(rng, counts, m, a, mtbf, safe):
-    """Sums for one chunk of rows holding ``m`` draws in all (see :func:`_trunc_exp_sums`)."""
-    out = np.zeros(counts.size)
-    if m == 0:
-        return out
-    raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m]
-    factors = np.multiply(raw, -a * 2.0 ** -32)
-    factors += 1.0
-    if counts.max() <= safe:
-        return -mtbf * np.log(_row_products(factors, counts))
-    cs = np.empty(m + 1)
-    cs[0] = 0.0
-    np.cumsum(np.log(factors, out=factors), out=cs[1:])
-    hi = np.cumsum(counts)
-    out[:] = mtbf * (cs[hi - counts] - cs[hi])
-    return out
-
-
-def _row_products(factors, counts):
-    """Product of each row's ``counts[i]`` consecutive factors (1 for an empty row)."""
-    out = np.ones(counts.size)
-    has = counts > 0
-    out[has] = np.multiply.reduceat(factors, (np.cumsum(counts) - counts)[has])
-    return out
+    With ``rem``, block j holds only ``rem[j]`` draws and its other slots take ``|v| = c``.
+    Blocks are drawn in chunks of about :data:`_CHUNK_DRAWS` draws, which stay in cache.
+    """
+    per = max(_CHUNK_DRAWS // b, 1)
+    buf = np.empty(b * min(per, out.size))
+    slot = np.arange(b)[:, None]
+    for lo in range(0, out.size, per):
+        cols = min(per, out.size - lo)
+        m = b * cols
+        raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.int32)[:m]  # u - 2**31: int32 casts faster
+        v = np.subtract(raw, c - 2.0 ** 31, out=buf[:m]).reshape(b, cols)
+        if rem is not None:
+            np.copyto(v, -c, where=slot >= rem[None, lo:lo + cols])
+        h = b
+        while h > 1:
+            h //= 2
+            np.multiply(v[:h], v[h:2 * h], out=v[:h])
+        np.log(v[0] if b > 1 else np.abs(v[0]), out=out[lo:lo + cols])  # B > 1: an even count of negatives
 
 
 def exponential_runs(rng, n_runs, groups, r, mtbf):
     """Exact sampling for Poisson failures; returns (lost, restart, failures)."""
+    rng = fast_stream(rng)
     lost = np.zeros(n_runs)
     k_tot = np.zeros(n_runs, dtype=np.int64)
     for n, span in groups:
