@@ -6,7 +6,6 @@ import re
 
 import click
 
-from ..data import datasets
 from ..errors import UnitError
 from ..escape import csv_frame
 
@@ -82,6 +81,7 @@ def load_source(log, log_kwargs):
     datasets load quietly.
     """
     import warnings
+    from ..data import datasets
     from ..data.outages import drop_short_outages
     min_outage = log_kwargs.pop("min_outage", None)
     unit = log_kwargs.pop("unit", None) or "gpu-node"

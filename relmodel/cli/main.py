@@ -68,6 +68,21 @@ def _one_line(message, category, filename, lineno, file=None, line=None):
 
 
 class _Group(click.Group):
+    def list_commands(self, ctx):
+        return sorted(name for name in COMMANDS if _installed(name))
+
+    def get_command(self, ctx, cmd_name):
+        try:
+            return self.commands[cmd_name]
+        except KeyError:
+            return None
+
+    def format_commands(self, ctx, formatter):  # the listed lines, without importing every command
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        with formatter.section("Commands"):
+            formatter.write_dl([(n, click.utils.make_default_short_help(COMMANDS[n][1], limit)) for n in names])
+
     def make_context(self, *args, **kwargs):  # Ctrl-C while the options are read: 130, no "Aborted!"
         try:
             return super().make_context(*args, **kwargs)
@@ -111,19 +126,43 @@ def cli():
     """
 
 
-def _register():
-    import importlib
-    for name in ("rates", "fit", "interval", "requirements", "report", "notebooks"):
+#: Each command: its module in relmodel.cli (imported when the command is first used, so ``relmodel --help``
+#: and ``relmodel report --help`` load only what they show) and the line ``relmodel --help`` lists it with
+#: (the first line of the command's docstring; a test holds the two the same).
+COMMANDS = {
+    "rates": ("rates", "Failure rate, MTBF (with confidence bounds) and FIT per component."),
+    "fit": ("fit", "Fit failure-time distributions to a log and rank them by AIC."),
+    "interval": ("interval", "Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown."),
+    "requirements": ("requirements", "Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR."),
+    "report": ("report", "Run the notebooks through Papermill and write an HTML report."),
+    "notebooks": ("notebooks", "Print the folder of the notebook suite, or copy it somewhere writable."),
+}
+
+
+class _Commands(dict):
+    """The commands by name, each imported from its module the first time it is looked up."""
+
+    def __missing__(self, name):
+        import importlib
+        if name not in COMMANDS:
+            raise KeyError(name)
+        module = f"{__package__}.{COMMANDS[name][0]}"
         try:
-            mod = importlib.import_module(f".{name}", __package__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{name}":
+            command = importlib.import_module(module).command
+        except ModuleNotFoundError as exc:  # a command whose module is not installed is not offered
+            if exc.name != module:
                 raise
-            continue
-        cli.add_command(mod.command)
+            raise KeyError(name) from None
+        self[name] = command
+        return command
 
 
-_register()
+def _installed(name):
+    import importlib.util
+    return importlib.util.find_spec(f"{__package__}.{COMMANDS[name][0]}") is not None
+
+
+cli.commands = _Commands()
 
 
 def main(argv=None):

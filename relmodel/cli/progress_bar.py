@@ -10,8 +10,6 @@ redirected stderr gets nothing, so logs and error lines stay clean.
 import shutil
 import sys
 
-from ..tables import count, duration, pct
-
 __all__ = ["SHOW_AFTER_S", "SHOW_IF_TOTAL_S", "Bar", "line"]
 
 #: Seconds a loop runs before its bar can appear.
@@ -29,6 +27,8 @@ def line(update, width=80):
     >>> line(Update("bootstrap of the weibull fit", 500, 2000, 3.0), width=90)
     'bootstrap of the weibull fit [######-----------------]  25.0% 500 of 2,000, about 9 s left'
     """
+    from ..tables import count, duration, pct  # pandas: loaded with the first bar, not at start-up
+
     if update.fraction is None:
         return f"{update.label}: {count(update.done)} steps, {duration(update.elapsed_s / 3600)}"[:width]
     left = update.remaining_s

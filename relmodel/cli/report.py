@@ -31,7 +31,7 @@ class _ReportCommand(click.Command):
         super().format_epilog(ctx, formatter)
         try:
             from ..report.params import log_parameters, notebook_parameters
-            from ..report.run import find_notebooks
+            from ..report.plan import find_notebooks
             found = log_parameters({p.stem: notebook_parameters(p) for p in find_notebooks()})
         except (OSError, ValueError):  # help never fails for want of the suite
             return

@@ -42,10 +42,12 @@ holds the formatters that do):
    means or quantiles far beyond the data carry that caveat.
 """
 
-from .html import fmt
-from .render import render
-from .plan import NOTEBOOK_DIR, find_notebooks
-from .records import key_figure, record, recorded
-from .run import Report
+from .. import lazy as _lazy
+
+#: (module, names) this package re-exports, each module imported the first time one of its names is used
+#: (so the command's ``report --help`` and a kernel's ``record`` load only what they need).
+EXPORTS = [(".html", "fmt"), (".render", "render"), (".plan", "NOTEBOOK_DIR find_notebooks"),
+           (".records", "key_figure record recorded"), (".run", "Report")]
 
 __all__ = ["fmt", "render", "NOTEBOOK_DIR", "Report", "find_notebooks", "record", "recorded", "key_figure"]
+__getattr__, __dir__ = _lazy.face(__name__, EXPORTS)

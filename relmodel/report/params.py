@@ -114,11 +114,10 @@ def notebook_parameters(path):
     ``name: TYPE = literal  # comment`` (or ``name = literal  # comment``), or
     when a default does not match its annotation.
     """
-    import nbformat
+    from .notebook_json import read_cells  # not nbformat: its schema checker takes seconds to import
 
     path = Path(path)
-    nb = nbformat.read(path, as_version=4)
-    _, cell = _parameters_cell(nb)
+    _, cell = _parameters_cell(read_cells(path))
     if cell is None:
         raise ParameterError(f"{path.name}: no code cell tagged 'parameters'")
     lines = cell.source.splitlines()

@@ -1,0 +1,43 @@
+"""A notebook's cells read straight from its JSON, for the steps that only look at them.
+
+Importing nbformat loads its schema checker (jsonschema and the format
+checkers it finds installed), which can take seconds; reading the parameters
+cell of a notebook for ``relmodel report --help`` or for checking values needs
+none of it.  A file that is not nbformat 4 is read through nbformat, which
+converts it.
+"""
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+__all__ = ["read_cells"]
+
+
+def _cell(raw):
+    source = raw.get("source", "")
+    return SimpleNamespace(cell_type=raw.get("cell_type"), metadata=raw.get("metadata") or {},
+                           source="".join(source) if isinstance(source, list) else source)
+
+
+def read_cells(path):
+    """The notebook at ``path`` as an object whose ``cells`` have ``cell_type``, ``metadata`` and ``source`` (text).
+
+    ``path`` is the path of an ``.ipynb`` file; a file that is not JSON raises
+    ``ValueError``, one that is not nbformat 4 is converted by nbformat.
+
+    Examples
+    --------
+    >>> from relmodel.resources import notebook_dir
+    >>> nb = read_cells(notebook_dir() / "03_checkpoint_interval.ipynb")
+    >>> [c.cell_type for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    ['code']
+    """
+    path = Path(path)
+    with path.open(encoding="utf-8") as f:
+        raw = json.load(f)
+    if not isinstance(raw, dict) or raw.get("nbformat") != 4 or not isinstance(raw.get("cells"), list):
+        import nbformat
+
+        return nbformat.read(path, as_version=4)
+    return SimpleNamespace(cells=[_cell(c) for c in raw["cells"] if isinstance(c, dict)])

@@ -1,0 +1,103 @@
+"""``import relmodel`` stays cheap: the flat face loads each layer on first use, and every name still resolves.
+
+Each probe is a fresh interpreter started from the repository root (this tree's
+relmodel first on the path) that imports something and names the libraries
+then in ``sys.modules``.
+"""
+
+import ast
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import relmodel
+from conftest import REPO
+
+LIBRARIES = ("numpy", "pandas", "scipy", "scipy.stats", "scipy.optimize", "pyarrow", "lifelines", "matplotlib",
+             "papermill", "nbformat", "nbconvert", "click", "dask", "ipywidgets", "yaml")
+PRESENTATION = {"matplotlib", "papermill", "nbformat", "nbconvert", "click", "ipywidgets"}
+
+_PROBE = """
+import json, sys
+{code}
+print(json.dumps({{"loaded": [m for m in {libraries!r} if m in sys.modules],
+                   "relmodel": sorted(m for m in sys.modules if m.split(".")[0] == "relmodel")}}))
+"""
+
+
+def probe(code):
+    """The libraries (of LIBRARIES) and relmodel modules loaded by running ``code`` in a fresh interpreter."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", _PROBE.format(code=code, libraries=LIBRARIES)], cwd=REPO, env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_import_relmodel_loads_no_library():
+    found = probe("import relmodel")
+    assert found["loaded"] == [], f"import relmodel loaded {found['loaded']}"
+    assert found["relmodel"] == ["relmodel", "relmodel.lazy", "relmodel.quiet_start"]
+
+
+def test_the_probe_sees_a_library_loaded_with_relmodel():
+    """Not blind: an import planted beside ``import relmodel`` is found (a hand count of what was imported)."""
+    found = probe("import relmodel, matplotlib, scipy.optimize")
+    assert {"matplotlib", "scipy.optimize", "numpy"} <= set(found["loaded"])
+
+
+@pytest.mark.parametrize("name, not_loaded", [
+    ("hours", set(LIBRARIES) - {"numpy"}),
+    ("read_log", {"scipy", "lifelines"} | PRESENTATION),  # the data layer: numpy, pandas (and pyarrow) only
+    ("young_interval", {"lifelines", "dask"} | PRESENTATION),
+    ("fit", {"lifelines", "dask"} | PRESENTATION),
+    ("Cluster", {"lifelines", "dask"} | PRESENTATION),
+    ("slowdown", {"lifelines", "dask"} | PRESENTATION),
+])
+def test_first_use_loads_only_its_layer(name, not_loaded):
+    found = probe(f"import relmodel\nrelmodel.{name}")
+    assert not set(found["loaded"]) & not_loaded, f"relmodel.{name} loaded {set(found['loaded']) & not_loaded}"
+    assert "relmodel.plots" not in found["relmodel"] and "relmodel.report" not in found["relmodel"]
+
+
+def test_every_name_of_the_face_resolves_to_its_layers_object():
+    from relmodel import checkpoint, data, scale, stats, stragglers, units
+
+    assert len(relmodel.__all__) == len(set(relmodel.__all__)) >= 140
+    for name in relmodel.__all__:
+        obj = getattr(relmodel, name)
+        owners = [m for m in (units, data, stats, checkpoint, scale, stragglers) if name in getattr(m, "__all__", ())]
+        for owner in owners:
+            assert getattr(owner, name) is obj, f"relmodel.{name} is not relmodel.{owner.__name__}.{name}"
+    assert relmodel.decide is relmodel.scale.decision.decide
+    assert relmodel.spares is relmodel.scale.spares and relmodel.datasets is relmodel.data.datasets
+    assert set(relmodel.__all__) <= set(dir(relmodel))
+
+
+def test_star_import_gives_every_name():
+    namespace = {}
+    exec("from relmodel import *", namespace)
+    assert set(relmodel.__all__) <= set(namespace)
+    assert namespace["young_interval"] is relmodel.young_interval and namespace["errors"] is relmodel.errors
+
+
+def test_submodules_load_on_first_access_and_unknown_names_fail():
+    assert relmodel.cli.main.__module__ == "relmodel.cli.main"
+    assert relmodel.tables.__name__ == "relmodel.tables"
+    assert not hasattr(relmodel, "no_such_name")
+    with pytest.raises(AttributeError, match="'relmodel' has no attribute 'no_such_name'"):
+        relmodel.no_such_name  # noqa: B018
+
+
+def test_a_step_log_from_the_face_keeps_its_deprecated_methods():
+    found = probe("import warnings, relmodel\nwarnings.simplefilter('ignore')\n"
+                  "relmodel.read_steps\nrelmodel.data.example_steps().find_slow_nodes()")
+    assert "relmodel.stragglers" in found["relmodel"]
+
+
+def test_the_ctrl_c_guard_is_still_the_first_thing_imported():
+    body = ast.parse((REPO / "relmodel" / "__init__.py").read_text(encoding="utf-8")).body
+    first = next(node for node in body if isinstance(node, (ast.Import, ast.ImportFrom)))
+    assert first.module == "quiet_start" and first.names[0].name == "guard"
