@@ -33,6 +33,7 @@ from .failures import status_text
 from .folders import Staging, check_target, marker, write_bytes, write_text  # noqa: F401 (write_bytes re-exported)
 from .html import HEADLINE, fmt, index_page, page, table  # noqa: F401 (re-exported)
 from .plan import NOTEBOOK_DIR, Task, find_notebooks, make_tasks, plan  # noqa: F401 (re-exported)
+from .source_cache import render_cache
 from .records import FIGURE_PREFIX, MIMETYPE, key_figure, record, recorded  # noqa: F401 (re-exported)
 from .store import store, write_summary
 from .summary import answer_sentences, clean, null_reasons, warning_lines
@@ -203,7 +204,8 @@ def render_plan(the_plan, out=None, force=False, executor=None, progress=None):
                 return entries[i]
 
             desc = "sweep " + ", ".join(the_plan.swept) if the_plan.swept else Path(out).name
-            run_tasks(tasks, execute, executor, progress, desc=desc, on_result=on_result, run_id=the_plan.run_id)
+            with render_cache(the_plan.run_id):  # the source is read once, for every page and run
+                run_tasks(tasks, execute, executor, progress, desc=desc, on_result=on_result, run_id=the_plan.run_id)
             report, error = _finish(the_plan, Path(out), staging, entries)
             staging.commit()
     except KeyboardInterrupt:
