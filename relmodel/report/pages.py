@@ -14,7 +14,7 @@ from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["source_block", "job_block", "cause_block", "causes_block", "rates_block", "repair_block", "counts_only", "fit_block",
            "fit_records", "trend_block", "interval_block", "schemes_block", "simulation_block", "simulation_records",
-           "decision_block", "sizes_block", "impact_block", "spares_block"]
+           "decision_block", "sizes_block", "impact_block", "spares_block", "ETTR_STEP", "precision_sentence"]
 
 
 def source_block(src):
@@ -206,8 +206,28 @@ def _hours(x):
     return float(hours(x))
 
 
+#: The step the pages print an ETTR in (:func:`~relmodel.report.present.pct`, one decimal): the simulation
+#: of page 03 runs until its intervals are narrower than half of it.
+ETTR_STEP = 0.001
+
+
+def precision_sentence(search):
+    """How many runs the confirming simulations took to pin the printed digits (or that the cap came first)."""
+    if search.resolution is None:
+        return ""
+    step = f"{P.number(100 * search.resolution, 3)} percentage point"
+    runs = f"{P.count(search.n_runs_best)} runs at the simulated best, {P.count(search.n_runs_exp)} at the formula's"
+    if search.precise:
+        return (f"ETTR is printed to {step}, so each confirming simulation ran until its 99% interval was narrower "
+                f"than half of that: {runs} interval.")
+    widest = max(search.ettr_hi - search.ettr_lo, search.exp_interval_sim_hi - search.exp_interval_sim_lo) / 2
+    return (f"ETTR is printed to {step}, but the confirming simulations stopped at their cap ({runs} interval; "
+            f"4 × n_runs) with a 99% interval of ±{P.number(100 * widest, 3)} points, so the last digit is "
+            "uncertain: raise n_runs to pin it.")
+
+
 def simulation_block(search, law, exp_ettr):
-    """The simulated best interval beside the exponential formula, and how far apart they are."""
+    """The simulated best interval beside the exponential formula, how far apart they are, and how precise."""
     rows = pd.DataFrame([
         {"what": f"simulated best ({law})", "interval_h": search.interval_h, "ettr": search.ettr,
          "range": P.pct_range(search.ettr_lo, search.ettr_hi)},
@@ -217,16 +237,18 @@ def simulation_block(search, law, exp_ettr):
         {"what": "exponential formula's prediction", "interval_h": search.exp_interval_h, "ettr": exp_ettr,
          "range": "exact"}])
     text = simulation_sentence(simulation_records(search, law, exp_ettr))
+    precision = precision_sentence(search)
     return P.blocks(P.note(text, "answer"), P.table(rows, [
         ("what", "", str), ("interval_h", "Checkpoint interval", P.duration), ("ettr", "ETTR", P.pct),
-        ("range", "99% interval", str)]))
+        ("range", "99% interval", str)]), P.paragraph(precision) if precision else None)
 
 
 def simulation_records(search, law, exp_ettr):
     """The simulation's numbers for summary.json."""
     return {"law": law, "best_interval_h": search.interval_h, "ettr": search.ettr, "ettr_lo": search.ettr_lo,
             "ettr_hi": search.ettr_hi, "formula_interval_h": search.exp_interval_h, "formula_ettr": exp_ettr,
-            "formula_interval_sim_ettr": search.exp_interval_sim_ettr}
+            "formula_interval_sim_ettr": search.exp_interval_sim_ettr, "runs_best": search.n_runs_best,
+            "runs_formula": search.n_runs_exp, "precise": search.precise}
 
 
 def decision_block(dec):
