@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..defaults import RESTART
 from ..deprecation import renamed_keywords
-from ..errors import ModelInputError
+from ..errors import ModelInputError, PrecisionWarning
 from .costs import cost_hours
 from .intervals import _ettr, _optimal
 from .order import check_order
@@ -59,6 +59,10 @@ class IntervalSearch(Result):
     restart_h: float
     source: str
     curve: pd.DataFrame
+    resolution: float = None  # the printed step the confirmation runs were sized to (None: fixed sizes)
+    n_runs_best: int = None  # runs of the confirmation at the simulated best
+    n_runs_exp: int = None  # runs of the confirmation at the exponential optimum
+    precise: bool = None  # both 99% intervals within half the printed step (None: not sized)
 
     def to_frame(self):
         """Two rows: the simulated best interval and the exponential optimum.
@@ -89,6 +93,21 @@ def _sim_ettr(work, tau, d, r, src, replicas, seed):
     return s.ettr, lo, hi
 
 
+def _confirm(work, tau, d, r, src, cap, seed, resolution):
+    """``(ettr, lo, hi, runs, precise)`` at ``tau``: ``cap`` runs, or as few as the printed step needs."""
+    if resolution is None:
+        return _sim_ettr(work, tau, d, r, src, cap, seed) + (cap, None)
+    import warnings
+
+    from .precision import simulate_to_precision
+    with warnings.catch_warnings(record=True) as caught:  # the cap reached: said by ``precise``
+        warnings.simplefilter("always", PrecisionWarning)
+        s = simulate_to_precision(work, tau, src, d, r, resolution=resolution, conf=0.99, first=min(200, cap),
+                                  max_runs=cap, seed=seed)
+    lo, hi = s.ettr_ci(0.99)
+    return s.ettr, lo, hi, s.n_runs, not any(issubclass(w.category, PrecisionWarning) for w in caught)
+
+
 def _parabola_peak(x, y, i):
     """Vertex of the parabola through points i-1, i, i+1 (x in log space), clipped to them."""
     if i == 0 or i == len(x) - 1:
@@ -101,7 +120,7 @@ def _parabola_peak(x, y, i):
 
 @renamed_keywords(replicas="n_runs", confirm_replicas="confirm_n_runs")
 def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=2000, seed=None, grid=21,
-                  span=6.0, confirm_n_runs=None):
+                  span=6.0, confirm_n_runs=None, resolution=None):
     """Simulated best periodic checkpoint interval for ``failures``.
 
     Parameters
@@ -121,6 +140,13 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
     confirm_n_runs
         Runs of the two confirmation simulations (default 4 x n_runs).
         ``replicas=`` and ``confirm_replicas=`` are the deprecated spellings.
+    resolution
+        The step the ETTR is printed in (0.001 for a percentage with one
+        decimal).  When given, each confirmation simulation runs
+        (:func:`relmodel.simulate_to_precision`) only until its 99% interval
+        is narrower than half that step, with ``confirm_n_runs`` as the cap;
+        ``precise`` says whether both got there.  The grid keeps ``n_runs``
+        per interval, so its common random numbers compare the intervals.
 
     Returns an :class:`IntervalSearch`; intervals in hours.
 
@@ -138,6 +164,9 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
         raise ModelInputError(f"ckpt_cost must be a positive duration; got {ckpt_cost!r}")
     if int(grid) != grid or grid < 3 or not span > 1:
         raise ModelInputError("grid must be a whole number >= 3 and span greater than 1")
+    if resolution is not None and not (isinstance(resolution, (int, float)) and 0 < resolution < 1):
+        raise ModelInputError(f"resolution must be the printed step of the ETTR, between 0 and 1 (0.001 for a "
+                              f"percentage with one decimal), or None for fixed run counts; got {resolution!r}")
     m = src.mean_h
     replicas = count("n_runs", n_runs, lo=2)
     if seed is None:
@@ -159,10 +188,11 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
     n2 = int(confirm_n_runs or 4 * replicas)
     rng = np.random.default_rng(seed)
     s1, s2 = (int(x) for x in rng.integers(1, 2**31, size=2))
-    e, lo, hi = _sim_ettr(w, best, d, r, src, n2, s1)
-    e2, lo2, hi2 = _sim_ettr(w, tau_exp, d, r, src, n2, s2)
+    e, lo, hi, n_best, ok = _confirm(w, best, d, r, src, n2, s1, resolution)
+    e2, lo2, hi2, n_exp, ok2 = _confirm(w, tau_exp, d, r, src, n2, s2, resolution)
     return IntervalSearch(
         interval_h=best, ettr=e, ettr_lo=lo, ettr_hi=hi, exp_interval_h=tau_exp,
         exp_ettr=float(_ettr(tau_exp, m, d, r)), exp_interval_sim_ettr=e2, exp_interval_sim_lo=lo2,
         exp_interval_sim_hi=hi2, mtbf_h=m, ckpt_cost_h=d, restart_h=r, source=src.describe(), curve=curve,
+        resolution=resolution, n_runs_best=n_best, n_runs_exp=n_exp, precise=None if ok is None else ok and ok2,
     )

@@ -32,6 +32,7 @@ from .folders import Staging, check_target, write_bytes, write_text  # noqa: F40
 from .index import index_page, index_run, index_runs  # noqa: F401 (index_page re-exported)
 from .markup import HEADLINE, fmt, page, table  # noqa: F401 (re-exported)
 from .plan import NOTEBOOK_DIR, Task, find_notebooks, make_tasks, plan  # noqa: F401 (re-exported)
+from .source_cache import render_cache
 from .records import FIGURE_PREFIX, MIMETYPE, key_figure, record, recorded  # noqa: F401 (re-exported)
 from .store import store
 from .summarise import merged_records, summarise, summarise_run, summarise_runs  # noqa: F401 (re-exported)
@@ -155,7 +156,8 @@ def render_plan(the_plan, out=None, force=False, executor=None, progress=None):
 
             desc = "sweep " + ", ".join(the_plan.swept) if the_plan.swept else Path(out).name
             # 4. execute every task on one executor; 5. store each result as it arrives (on_result)
-            run_tasks(tasks, execute, executor, progress, desc=desc, on_result=on_result, run_id=the_plan.run_id)
+            with render_cache(the_plan.run_id):  # the source is read once, for every page and run
+                run_tasks(tasks, execute, executor, progress, desc=desc, on_result=on_result, run_id=the_plan.run_id)
             by_run = the_plan.by_run(entries)
             summaries = summarise_runs(the_plan, by_run, staging.path)  # 6. summarise
             reports, errors = _outcome(the_plan, Path(out), by_run, summaries)
