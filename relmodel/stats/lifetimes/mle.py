@@ -287,6 +287,9 @@ def weibull_profile(sample, k0, *, max_iter=100):
         else:
             hi = min(hi, k)
         new = k - score / deriv if deriv < 0 else np.nan
+        if abs(new - k) <= 1e-13 * k:  # a Newton step below the resolution of k (NaN fails)
+            k = new
+            break
         if not (lo < new < hi) or not np.isfinite(new):
             new = (lo + hi) / 2 if np.isfinite(hi) else max(2 * k, lo * 2)
         if abs(new - k) <= 1e-13 * k:
