@@ -50,10 +50,6 @@ def is_dask(executor):
     return type(executor).__module__.startswith("distributed") and hasattr(executor, "gather")
 
 
-def _ignore_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _kill(pid):
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -155,8 +151,7 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
     store = on_result or (lambda i, r: r)
     own = executor is None and len(tasks) > 1
     if own:
-        executor = ProcessPoolExecutor(max_workers=min(len(tasks), os.cpu_count() or 1),
-                                       mp_context=get_context("spawn"), initializer=_ignore_sigint)
+        executor = _spawn_pool(min(len(tasks), os.cpu_count() or 1))
     results, futures, clean = [None] * len(tasks), {}, False
     try:
         if executor is None:
@@ -199,12 +194,26 @@ class _Nothing:
         return False
 
 
+def _spawn_pool(workers):
+    """A spawn process pool whose workers start as :func:`.worker_start.start_worker` says."""
+    from .worker_start import start_worker
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=start_worker)
+
+
 def worker_pool(jobs=None):
-    """A context giving a spawn process pool of ``jobs`` workers (None: the default pool)."""
+    """A context giving a spawn process pool of ``jobs`` workers (None: the default pool).
+
+    Every worker starts at once (a spawn pool would start one per submitted
+    task), so the workers import the execute step while this process plans the
+    report.
+    """
     if jobs is None:
         return _Nothing()
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    pool = _spawn_pool(jobs)
     pool._relmodel_owned = True  # its workers may be killed on Ctrl-C
+    for _ in range(jobs):
+        pool.submit(int)  # nothing to do: only starts the worker that takes it
     return pool
 
 
