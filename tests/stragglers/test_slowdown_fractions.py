@@ -126,7 +126,7 @@ def test_page_parameter_is_a_fraction_and_the_old_one_is_converted():
     assert float(params["fail_slow_slowdown"]) == ASSUMED_SLOWDOWN == 0.2 and params["slow_factor"] == "None"
     with warnings.catch_warnings():
         warnings.simplefilter("error", RelmodelDeprecationWarning)
-        assert assumed_slowdown(0.35) == 0.35
+        assert assumed_slowdown(0.35) == 0.35 and assumed_slowdown(None) == 0.2
     with pytest.warns(RelmodelDeprecationWarning, match="slow_factor parameter is deprecated.*fail_slow_slowdown=0.3"):
         assert assumed_slowdown(ASSUMED_SLOWDOWN, slow_factor=1.3) == pytest.approx(0.3)
     with pytest.raises(ParameterError, match="give fail_slow_slowdown only"):
