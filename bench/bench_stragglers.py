@@ -106,7 +106,7 @@ import numpy as np
 sys.path.insert(0, {root!r})
 from relmodel.stragglers.synthetic_ops import synthetic_ops
 t0 = time.perf_counter()
-trace = synthetic_ops(dp={dp}, pp=8, n_micro=4, n_steps={steps}, slow=[(3, 100 % {dp}, 1.3)], dtype=np.float32, seed=1)
+trace = synthetic_ops(dp={dp}, pp=8, n_micro=4, n_steps={steps}, slow_workers=[(3, 100 % {dp}, 0.3)], dtype=np.float32, seed=1)
 t1, c1 = time.perf_counter(), time.process_time()
 r = trace.whatif(n_boot=1000)
 t2, c2 = time.perf_counter(), time.process_time()

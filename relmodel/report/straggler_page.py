@@ -90,12 +90,14 @@ def assumed_slowdown(fail_slow_slowdown=ASSUMED_SLOWDOWN, *, slow_factor=None):
     :class:`~relmodel.errors.RelmodelDeprecationWarning` and counts as
     ``slow_factor - 1``; with a ``fail_slow_slowdown`` other than the default
     that says otherwise it is a :class:`~relmodel.errors.ParameterError`.
+    ``fail_slow_slowdown=None`` is the default, :data:`ASSUMED_SLOWDOWN`.
 
     Examples
     --------
     >>> assumed_slowdown(0.1)
     0.1
     """
+    fail_slow_slowdown = ASSUMED_SLOWDOWN if fail_slow_slowdown is None else fail_slow_slowdown
     if slow_factor is None:
         return float(fail_slow_slowdown)
     share = float(slow_factor) - 1.0

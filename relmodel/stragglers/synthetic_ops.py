@@ -6,12 +6,14 @@ so a 4,096-worker, 1,000-step trace fits in memory; ``to_frame`` turns a
 small one into the rows of an op-level trace file (times from the
 simulator), which :func:`~relmodel.stragglers.ops.read_ops` reads back.
 Every operation's time is its type's base time x a log-normal factor
-(``noise``: its sigma) x the slowdown of its worker.
+(``noise``: its sigma) x (1 + the slowdown of its worker); slowdowns are
+fractions (0.3: 30% longer), as everywhere in relmodel.
 """
 
 import numpy as np
 import pandas as pd
 
+from ..deprecation import renamed_keywords
 from ..errors import ModelInputError
 from .graph import AG, CLIP, COMPUTE, EMB, GC, LN, OPT, RS, build_graph, interleaved_1f1b
 from .ops import OpTrace
@@ -43,13 +45,22 @@ def counts_1f1b(pp, n_micro, vpp=1):
     return out
 
 
-def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow=(), last_stage=1.0, noise=0.02, base=None,
-                  seed=None, dtype=np.float64, name="synthetic ops"):
+def _old_slow(slow):
+    """The deprecated ``slow=[(stage, DP rank, factor)]`` as slow workers with slowdowns (factor - 1)."""
+    return [(s, d, f - 1.0) for s, d, f in slow]
+
+
+@renamed_keywords(slow=("slow_workers", _old_slow), last_stage=("last_stage_slowdown", lambda f: float(f) - 1.0))
+def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow_workers=(), last_stage_slowdown=0.0, noise=0.02,
+                  base=None, seed=None, dtype=np.float64, name="synthetic ops"):
     """A synthetic :class:`OpTrace`.
 
-    ``slow`` lists planted slow workers as (stage, DP rank, factor); every
-    operation of theirs takes ``factor`` times as long.  ``last_stage``
-    multiplies the computes of the last stage (stage partitioning imbalance).
+    ``slow_workers`` lists planted slow workers as (stage, DP rank,
+    slowdown); every operation of theirs takes ``1 + slowdown`` times as
+    long (0.3: 30% longer).  ``last_stage_slowdown`` makes the computes of
+    the last stage that much longer (stage partitioning imbalance).
+    ``slow=[(stage, rank, factor)]`` and ``last_stage=`` (multipliers) are
+    the deprecated spellings, converted as ``factor - 1``.
     ``dtype=np.float32`` halves the memory of large traces.  With ``vpp`` > 1
     the schedule is interleaved 1F1B (``n_micro`` a multiple of ``pp``) and a
     chunk's computes take 1/vpp of a stage's.
@@ -66,15 +77,15 @@ def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow=(), last_sta
     x = np.empty((graph.n_nodes, n_steps, dp), dtype=dtype)
     for i in range(graph.n_nodes):  # row by row keeps the temporary arrays small
         t = graph.optype[i]
-        scale = base[t] * (last_stage if graph.stage[i] == pp - 1 and t.endswith("compute") else 1.0)
+        scale = base[t] * (1.0 + last_stage_slowdown if graph.stage[i] == pp - 1 and t.endswith("compute") else 1.0)
         scale /= vpp if t.endswith("compute") else 1
         z = rng.standard_normal((n_steps, dp), dtype=np.float32 if dtype == np.float32 else np.float64)
         x[i] = scale * np.exp(noise * z - noise ** 2 / 2)
-    for s, d, f in slow:
-        if not (0 <= s < pp and 0 <= d < dp) or not f > 0:
-            raise ModelInputError(f"slow workers are (stage in 0..{pp - 1}, DP rank in 0..{dp - 1}, factor > 0); "
-                                  f"got {(s, d, f)!r}")
-        x[graph.stage == s, :, d] *= f
+    for s, d, share in slow_workers:
+        if not (0 <= s < pp and 0 <= d < dp) or not share > -1:
+            raise ModelInputError(f"slow workers are (stage in 0..{pp - 1}, DP rank in 0..{dp - 1}, slowdown > -1, "
+                                  f"a fraction: 0.3 is 30% slower); got {(s, d, share)!r}")
+        x[graph.stage == s, :, d] *= 1.0 + share
     return OpTrace(name=name, dp=dp, pp=pp, tp=1, vpp=vpp, steps=np.arange(n_steps), graph=graph, x=x,
                    recorded_s=np.full(n_steps, np.nan), n_ops=graph.n_nodes * n_steps * dp)
 

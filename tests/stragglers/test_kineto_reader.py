@@ -12,7 +12,7 @@ from relmodel.stragglers.synthetic_ops import synthetic_ops, to_frame
 
 @pytest.fixture()
 def files(tmp_path):
-    trace = synthetic_ops(dp=2, pp=3, n_micro=3, n_steps=1, slow=[(1, 0, 1.5)], noise=0.05, seed=2)
+    trace = synthetic_ops(dp=2, pp=3, n_micro=3, n_steps=1, slow_workers=[(1, 0, 0.5)], noise=0.05, seed=2)
     return trace, write_kineto_example(to_frame(trace), tmp_path, step=0)
 
 

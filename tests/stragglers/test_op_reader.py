@@ -15,7 +15,7 @@ from relmodel.stragglers.synthetic_ops import synthetic_ops, to_frame
 
 @pytest.fixture(scope="module")
 def small():
-    trace = synthetic_ops(dp=3, pp=3, n_micro=4, n_steps=6, slow=[(2, 1, 1.4)], noise=0.05, seed=3)
+    trace = synthetic_ops(dp=3, pp=3, n_micro=4, n_steps=6, slow_workers=[(2, 1, 0.4)], noise=0.05, seed=3)
     return trace, to_frame(trace)
 
 
@@ -110,7 +110,7 @@ def test_metadata_beside_the_file(tmp_path, small):
 
 
 def test_interleaved_round_trip():
-    trace = synthetic_ops(dp=2, pp=4, n_micro=8, n_steps=4, vpp=2, slow=[(1, 1, 1.4)], noise=0.05, seed=7)
+    trace = synthetic_ops(dp=2, pp=4, n_micro=8, n_steps=4, vpp=2, slow_workers=[(1, 1, 0.4)], noise=0.05, seed=7)
     back = read_ops(to_frame(trace), dp=2, pp=4, vpp=2)
     assert back.vpp == 2 and np.abs(back.x - trace.x).max() < 1e-9
 

@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import relmodel
 from relmodel.errors import InputTypeError, ModelInputError, ParameterError, RelmodelDeprecationWarning
 from relmodel.report.straggler_page import ASSUMED_SLOWDOWN, assumed_slowdown
 from relmodel.stragglers import max_with_slow, straggler_scaling
@@ -127,7 +126,7 @@ def test_page_parameter_is_a_fraction_and_the_old_one_is_converted():
     assert float(params["fail_slow_slowdown"]) == ASSUMED_SLOWDOWN == 0.2 and params["slow_factor"] == "None"
     with warnings.catch_warnings():
         warnings.simplefilter("error", RelmodelDeprecationWarning)
-        assert assumed_slowdown(0.35) == 0.35
+        assert assumed_slowdown(0.35) == 0.35 and assumed_slowdown(None) == 0.2
     with pytest.warns(RelmodelDeprecationWarning, match="slow_factor parameter is deprecated.*fail_slow_slowdown=0.3"):
         assert assumed_slowdown(ASSUMED_SLOWDOWN, slow_factor=1.3) == pytest.approx(0.3)
     with pytest.raises(ParameterError, match="give fail_slow_slowdown only"):
@@ -148,3 +147,22 @@ def test_seed_none_draws_fresh_entropy_that_repeats_the_draw():
     again = synthetic_steps(4, 2, 50, seed=a.settings["seed"])
     assert np.array_equal(a.log.times_h, again.log.times_h) and a.slow.equals(again.slow)
     assert len(plant(10, 100, n_slow=3)) == 3
+
+
+def test_synthetic_op_traces_take_slowdowns():
+    from relmodel.stragglers.synthetic_ops import BASE_S, synthetic_ops
+    flat = dict(dp=2, pp=2, n_micro=2, n_steps=2, noise=0.0, seed=0)
+    trace = synthetic_ops(**flat, slow_workers=[(1, 0, 0.5)], last_stage_slowdown=0.25)
+    ops = trace.graph.optype.astype(str)
+    fwd = (ops == "forward-compute") & (trace.graph.stage == 1)       # the last stage's forward computes
+    # by hand: base time x 1.25 (last stage) x 1.5 (slow worker, DP rank 0) and x 1.25 alone on DP rank 1
+    assert np.allclose(trace.x[fwd][:, :, 0], BASE_S["forward-compute"] * 1.25 * 1.5)
+    assert np.allclose(trace.x[fwd][:, :, 1], BASE_S["forward-compute"] * 1.25)
+    with pytest.warns(RelmodelDeprecationWarning, match=r"synthetic_ops\(slow=\.\.\.\).*use slow_workers="):
+        old = synthetic_ops(**flat, slow=[(1, 0, 1.5)], last_stage_slowdown=0.25)
+    with pytest.warns(RelmodelDeprecationWarning,
+                      match=r"synthetic_ops\(last_stage=\.\.\.\).*use last_stage_slowdown="):
+        older = synthetic_ops(**flat, slow_workers=[(1, 0, 0.5)], last_stage=1.25)
+    assert np.allclose(old.x, trace.x, rtol=1e-12) and np.allclose(older.x, trace.x, rtol=1e-12)
+    with pytest.raises(ModelInputError, match="slowdown > -1"):
+        synthetic_ops(**flat, slow_workers=[(0, 0, -2.0)])
