@@ -10,7 +10,7 @@ blocks of factors and one log per block (see :func:`_trunc_exp_sums`).
 All draws come from a SFC64 stream seeded from the caller's generator (four
 64-bit words drawn from it), so the same seed gives the same result, and the
 generator the caller passed advances by those four words.  SFC64 gives its
-raw words about twice as fast as numpy's default PCG64.
+raw words in cache-sized chunks up to twice as fast as numpy's default PCG64.
 """
 
 import numpy as np
@@ -25,7 +25,7 @@ _PRODUCT_DIGITS = 300.0
 _BLOCKS = (16, 8, 4, 2, 1)
 
 
-def fast_stream(rng):
+def _fast_stream(rng):
     """A SFC64 generator seeded from ``rng`` (four raw words): the engine's uniforms come from it."""
     words = rng.bit_generator.random_raw(4)
     return np.random.Generator(np.random.SFC64(np.random.SeedSequence([int(w) for w in words])))
@@ -114,7 +114,7 @@ def _block_logs(rng, out, b, c):
 
 def exponential_runs(rng, n_runs, groups, r, mtbf):
     """Exact sampling for Poisson failures; returns (lost, restart, failures)."""
-    rng = fast_stream(rng)
+    rng = _fast_stream(rng)
     lost = np.zeros(n_runs)
     k_tot = np.zeros(n_runs, dtype=np.int64)
     for n, span in groups:
