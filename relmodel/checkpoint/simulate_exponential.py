@@ -61,9 +61,16 @@ def _trunc_exp_sums(rng, counts, span, mtbf):
     16): a row of ``k`` draws fills ``k // B`` blocks, and its ``k % B``
     leftover draws take one log each.  A chunk of blocks is laid out as a
     (B, blocks) matrix, so halving it B -> B/2 -> ... -> 1 multiplies whole
-    contiguous rows of the matrix; then each block's product is scaled by
-    ``c**-B`` and takes one log.  The layout of independent draws does not
-    change their distribution.  The logs of a row's blocks are consecutive.
+    contiguous rows of the matrix; then each block's product is scaled by a
+    power of two near ``c**-B`` (exactly) and takes one log.  The layout of
+    independent draws does not change their distribution.  The logs of a
+    row's blocks are consecutive.
+
+    A lost time takes one of 2**32 values, neighbours at most
+    ``M (e^{span/M} - 1) / 2**32`` apart (0.25 µs for a 17-minute segment at a
+    3-hour MTBF).  Rounding leaves a row's sum within about 1e-15 (relative)
+    of the same draws summed one by one for a span of a tenth of the MTBF,
+    1e-10 for a span of a millionth.
     """
     counts = np.asarray(counts, dtype=np.int64)
     if not counts.any():
@@ -99,7 +106,9 @@ def _block_logs(rng, out, b, c):
     """
     per = max(_CHUNK_DRAWS // b, 1)
     buf = np.empty(b * min(per, out.size))
-    scale = np.exp(-b * np.log(c))  # c**-B, at least 1e-300 (see _block_size)
+    f = int(np.round(np.log2(c)))
+    scale = np.ldexp(1.0, -b * f)  # 2**-(B f) near c**-B: the product times it is exact
+    shift = b * np.log(np.ldexp(c, -f))  # B log(c / 2**f), to rounding: c / 2**f is exact and near 1
     for lo in range(0, out.size, per):
         cols = min(per, out.size - lo)
         m = b * cols
@@ -110,6 +119,7 @@ def _block_logs(rng, out, b, c):
             h //= 2
             np.multiply(w[:h], w[h:2 * h], out=w[:h])
         np.log(np.multiply(w[0], scale, out=w[0]), out=out[lo:lo + cols])
+        out[lo:lo + cols] -= shift
 
 
 def exponential_runs(rng, n_runs, groups, r, mtbf):
