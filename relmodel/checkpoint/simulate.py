@@ -16,9 +16,10 @@ Two engines, both vectorised across replicas with no Python loop per failure:
   segment (or at a restart) is independent of the past.  Per group of
   equal segments the number of failed attempts is then negative binomial
   (a sum of geometric counts), each failed attempt loses a time drawn from
-  the exponential truncated to the attempt's span, and restarts likewise; all
-  lost times of all replicas are drawn in one array and summed per replica
-  with a cumulative sum.
+  the exponential truncated to the attempt's span, and restarts likewise; the
+  lost times are drawn by inversion from 32-bit uniforms and summed per
+  replica through products of blocks of factors
+  (:mod:`relmodel.checkpoint.simulate_exponential`).
 * any other failure process (:mod:`relmodel.checkpoint.sources`): gaps
   between failures come as a (replicas, k) matrix; within a gap the job
   first restarts, then completes floor(available / (τ + δ)) segments.  A

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from relmodel.checkpoint import ettr
+from relmodel.checkpoint import ettr, expected_wall_time
 from relmodel.checkpoint import simulate_exponential as S
-from relmodel.checkpoint.simulate import simulate_training
+from relmodel.checkpoint.simulate import _daly_wall, simulate_training
 
 
 def _plain_inversion(uniforms, span, mtbf):
@@ -21,17 +21,21 @@ def _plain_inversion(uniforms, span, mtbf):
 
 
 @pytest.mark.parametrize("k", [1, 5, 16 * 40 + 5, 16 * 10_000 + 7])
-def test_one_row_is_the_inversion_of_the_first_uniforms_of_the_stream(k):
+@pytest.mark.parametrize("span, mtbf, rel", [
+    (0.2948, 3.093, 1e-13),  # a 17-minute segment at the Llama 3 job MTBF
+    (1e-6, 3.0, 1e-9),       # a span of 3e-7 MTBFs: every factor within 4e-7 of 1
+    (3.0, 1.0, 1e-13),       # a span of 3 MTBFs
+])
+def test_one_row_is_the_inversion_of_the_first_uniforms_of_the_stream(k, span, mtbf, rel):
     """A single row of k draws uses the first k 32-bit uniforms of the stream (u = int32 value + 2**31).
 
     16 * 10_000 + 7 draws span several cache chunks; the products of blocks and one log per
-    block must agree with a log per draw to rounding (1e-11 relative), not just in distribution.
+    block must agree with a log per draw to rounding, not just in distribution.
     """
-    span, mtbf = 0.2948, 3.093  # a 17-minute segment at the Llama 3 job MTBF
     ours = S._trunc_exp_sums(np.random.Generator(np.random.SFC64(5)), np.array([k]), span, mtbf)
     words = np.random.Generator(np.random.SFC64(5)).bit_generator.random_raw((k + 1) // 2 + 8)
     u = (words.view(np.int32)[:k].astype(float) + 2.0 ** 31) / 2.0 ** 32
-    assert ours[0] == pytest.approx(_plain_inversion(u, span, mtbf), rel=1e-11)
+    assert ours[0] == pytest.approx(_plain_inversion(u, span, mtbf), rel=rel)
 
 
 def _truncated_moments(span, mtbf):
@@ -116,3 +120,11 @@ def test_many_failures_per_run_match_a_plain_numpy_simulation():
     whole = simulate_training(60.0, tau, mtbf, d, r, n_runs=3000, seed=33)
     lo, hi = whole.ettr_ci(0.99)
     assert lo <= ettr(tau, mtbf, d, r) <= hi
+
+
+@pytest.mark.parametrize("work, tau, mtbf, d, r", [(1121.0, 0.27, 3.09, 0.0125, 1 / 6), (10.0, 2.0, 0.5, 0.3, 0.6),
+                                                   (5.0, 0.5, 1e4, 0.0, 0.0), (100.0, 50.0, 0.1, 0.05, 0.05)])
+def test_budget_wall_time_is_dalys(work, tau, mtbf, d, r):
+    """The wall time the simulator sizes its budget by is relmodel.expected_wall_time's (inf when it overflows)."""
+    assert _daly_wall(work, tau, mtbf, d, r) == pytest.approx(float(expected_wall_time(work, tau, mtbf, d, r)),
+                                                             rel=1e-12)
