@@ -17,7 +17,7 @@ Timed:
    per-node uptimes, compare the five families; end-to-end wall time.
 4. generalized gamma: relmodel.fit vs lifelines GeneralizedGammaFitter.
 Relmodel timings are the best of three runs (five for the exponential fit,
-eleven for the Weibull and log-normal fits); reference libraries run once.
+21 for the Weibull and log-normal fits); reference libraries run once.
 
 Targets (the table at the end; exit status 1 when one is missed), at n = 10^6
 also under ``--quick``: the censored Weibull fit within 2x its floor (one
@@ -33,9 +33,10 @@ step.
 
 The Weibull fit and its floor are timed in interleaved rounds, so both see
 the same load on a shared machine; the ratio is best over best, and the
-spread of the per-round ratios is printed beside it.  The Weibull fit makes
-one pass over the data (``ln t`` and ``t^k`` once per row, in cache-sized
-blocks, the shape then solved on nine power sums): see
+spread of the per-round ratios is printed beside it, with the ratio of
+processor times (steadier on a busy machine; the targets use wall time).
+The Weibull fit makes one pass over the data (``ln t`` and ``t^k`` once per
+row, in cache-sized blocks, the shape then solved on nine power sums): see
 :mod:`relmodel.stats.lifetimes.weibull_large`.
 """
 
@@ -77,15 +78,26 @@ def interleaved(fit, floor, rounds):
     """Time ``fit()`` and ``floor()`` one after the other, ``rounds`` times: both see the same load.
 
     Returns the best fit time, the best floor time, the per-round ratios
-    (sorted) and the last result of ``fit``.
+    (sorted), the ratio of the least processor times (this process, all its
+    threads: what the work costs, whatever else the machine runs) and the
+    last result of ``fit``.
     """
-    fits, floors, out = [], [], None
+    fits, floors, cpu, out = [], [], [[], []], None
     for _ in range(rounds):
-        t_fit, out = once(fit)
-        t_floor, _ = once(floor)
-        fits.append(t_fit)
-        floors.append(t_floor)
-    return min(fits), min(floors), sorted(f / g for f, g in zip(fits, floors)), out
+        for i, (fn, wall) in enumerate(((fit, fits), (floor, floors))):
+            c0 = time.process_time()
+            t, res = once(fn)
+            cpu[i].append(time.process_time() - c0)
+            wall.append(t)
+            out = res if i == 0 else out
+    return (min(fits), min(floors), sorted(f / g for f, g in zip(fits, floors)),
+            min(cpu[0]) / min(cpu[1]), out)
+
+
+def spread(ratios, cpu):
+    """The per-round ratios and the processor-time ratio, for the line under a timing."""
+    return (f"per round {ratios[0]:.2f}x to {ratios[-1]:.2f}x, median {ratios[len(ratios) // 2]:.2f}x; "
+            f"processor time {cpu:.2f}x")
 
 
 def floor_sum(x):
@@ -98,8 +110,8 @@ def bench_weibull(n, targets):
     x, obs = censored_weibull(n)
     print(f"\n1. Censored Weibull MLE, n = {n:,} ({(~obs).mean():.0%} censored)")
     k = relmodel.fit(x, "weibull", observed=obs).params["shape"]
-    t_rm, t_floor, ratios, r = interleaved(lambda: relmodel.fit(x, "weibull", observed=obs),
-                                           lambda: floor_weibull(x, k), 11)
+    t_rm, t_floor, ratios, cpu, r = interleaved(lambda: relmodel.fit(x, "weibull", observed=obs),
+                                                lambda: floor_weibull(x, k), 21)
     t_ll, ll = once(lambda: WeibullFitter().fit(x, obs))
     data = st.CensoredData(uncensored=x[obs], right=x[~obs])
     t_sp, sp = once(lambda: st.weibull_min.fit(data, floc=0))
@@ -112,7 +124,7 @@ def bench_weibull(n, targets):
     row("floor: one t**k pass and one log pass", t_floor)
     print(f"  speed-up: {t_ll / t_rm:.1f}x vs lifelines, {t_sp / t_rm:.1f}x vs scipy; "
           f"{t_rm / t_floor:.2f}x the floor (best over best of {len(ratios)} interleaved rounds; "
-          f"per round {ratios[0]:.2f}x to {ratios[-1]:.2f}x, median {ratios[len(ratios) // 2]:.2f}x)")
+          f"{spread(ratios, cpu)})")
     targets.add(f"Weibull fit n={n:,}: time over the floor", t_rm / t_floor, 2.0, higher=False)
     targets.add(f"Weibull fit n={n:,}: speed-up over lifelines", t_ll / t_rm, 100.0)
     targets.add(f"Weibull fit n={n:,}: speed-up over scipy", t_sp / t_rm, 50.0)
@@ -149,14 +161,13 @@ def bench_lognormal(n, targets):
     """
     x = np.random.default_rng(5).lognormal(3.0, 1.2, n)
     print(f"\n1c. Log-normal MLE of exact durations, n = {n:,} (closed form)")
-    t_rm, t_floor, ratios, r = interleaved(lambda: relmodel.fit(x, "lognormal"), lambda: floor_log(x), 11)
+    t_rm, t_floor, ratios, cpu, r = interleaved(lambda: relmodel.fit(x, "lognormal"), lambda: floor_log(x), 21)
     t_sp, sp = best_of(lambda: st.lognorm.fit(x, floc=0), 3)
     d = max(abs(r.params["mu"] / np.log(sp[2]) - 1), abs(r.params["sigma"] / sp[0] - 1))
     row("relmodel.fit(lognormal)", t_rm, note=f"mu {r.params['mu']:.9g}, sigma {r.params['sigma']:.9g}")
     row("scipy lognorm.fit(floc=0), closed form", t_sp, note=f"max rel. diff of estimates {d:.1e}")
     row("floor: one log pass", t_floor)
-    print(f"  speed-up: {t_sp / t_rm:.1f}x vs scipy; {t_rm / t_floor:.2f}x the floor (per round "
-          f"{ratios[0]:.2f}x to {ratios[-1]:.2f}x, median {ratios[len(ratios) // 2]:.2f}x)")
+    print(f"  speed-up: {t_sp / t_rm:.1f}x vs scipy; {t_rm / t_floor:.2f}x the floor ({spread(ratios, cpu)})")
     # checks (finite, >= 0: min and max), the failure mask, log, sum and squares: six passes, and the result
     targets.add(f"log-normal exact fit n={n:,}: time over one log pass", t_rm / t_floor, 8.0, higher=False)
 
