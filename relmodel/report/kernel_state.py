@@ -24,8 +24,13 @@ def warm_kernel():
     import scipy.special  # noqa: F401
     import scipy.stats  # noqa: F401
 
+    import relmodel
     import relmodel.plots  # noqa: F401
     import relmodel.report  # noqa: F401 (what the notebooks import)
+
+    for face in (relmodel, relmodel.report):  # the package faces load on first use: load them all now
+        for name in face.__all__:
+            getattr(face, name)
 
     # pyplot loads its backend on first use: load it now, so the inline backend hooks in
     # (interactive mode, figures shown after each cell) before the snapshot is taken
