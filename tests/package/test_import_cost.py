@@ -127,3 +127,12 @@ def test_the_ctrl_c_guard_is_still_the_first_thing_imported():
     body = ast.parse((REPO / "relmodel" / "__init__.py").read_text(encoding="utf-8")).body
     first = next(node for node in body if isinstance(node, (ast.Import, ast.ImportFrom)))
     assert first.module == "quiet_start" and first.names[0].name == "guard"
+
+
+@pytest.mark.parametrize("package, name", [("relmodel.checkpoint", "backtest"), ("relmodel.report", "render")])
+def test_a_name_shared_with_its_submodule_stays_the_function(package, name):
+    """Importing the submodule first (``relmodel.checkpoint.backtest``) leaves the package's name the function."""
+    code = (f"import importlib, inspect\nimport {package}.{name}\npkg = importlib.import_module({package!r})\n"
+            f"assert inspect.isfunction(pkg.{name}), pkg.{name}\n"
+            f"assert pkg.{name} is importlib.import_module({package + '.' + name!r}).{name}")
+    probe(code)
