@@ -9,7 +9,8 @@ The face of the package loads on first use, so the bench also times the first
 use of each layer (on top of the same baseline) and lists the heavy libraries
 that ``import relmodel`` must not load.  The command's start-up (``relmodel
 --help``, ``relmodel report --help``) is timed against ``python -c pass`` and
-an interpreter that only imports click.
+an interpreter that only imports click (target: ``relmodel --help`` at most
+0.3 s beyond click).
 
 Run: ``python bench/bench_import.py``; the exit status is 1 when a target is missed.
 """
@@ -97,9 +98,10 @@ def _command(targets):
     top = command_time(["-c", main, "--help"])
     report = command_time(["-c", main, "report", "--help"])
     print(f"\npython -c pass: {bare:.3f} s; python -c 'import click': {click_only:.3f} s")
-    print(f"relmodel --help:        {top:.3f} s  ({top - bare:.3f} s beyond the bare interpreter)")
+    print(f"relmodel --help:        {top:.3f} s  ({top - bare:.3f} s beyond the bare interpreter, "
+          f"{top - click_only:.3f} s beyond click)")
     print(f"relmodel report --help: {report:.3f} s  ({report - bare:.3f} s beyond the bare interpreter)")
-    targets.add("relmodel --help beyond python -c pass", top - bare, 0.3, "s", higher=False)
+    targets.add("relmodel --help beyond python -c 'import click'", top - click_only, 0.3, "s", higher=False)
 
 
 def main():

@@ -74,4 +74,5 @@ def __getattr__(name):
         _face("stragglers")
     return value
 
+
 __version__ = "0.2.0"

@@ -16,8 +16,12 @@ Base layer: imports nothing of relmodel.
 import importlib
 import importlib.util
 import sys
+import types
 
-__all__ = ["names", "face"]
+__all__ = ["names", "face", "Face"]
+
+#: Package name -> {re-exported name: module it comes from}.
+_WHERE = {}
 
 
 def names(exports):
@@ -59,6 +63,22 @@ def _is_submodule(package, name):
         return False
 
 
+class Face(types.ModuleType):
+    """A package whose re-exported names win over its submodules of the same name.
+
+    Importing a submodule binds it on its package (``relmodel.checkpoint.backtest``
+    the module); when the package re-exports a name from that submodule (the
+    function ``backtest``), the package keeps the function, as ``from .backtest
+    import backtest`` would have left it.
+    """
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and _WHERE.get(self.__name__, {}).get(name) == value.__name__ \
+                and name in vars(value):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
 def face(package, exports):
     """The ``(__getattr__, __dir__)`` pair of ``package`` re-exporting the ``(module, names)`` rows ``exports``.
 
@@ -67,13 +87,16 @@ def face(package, exports):
 
     Examples
     --------
-    >>> get, listing = face("relmodel", [(".units", "hours")])
+    >>> import sys, types
+    >>> sys.modules["demo"] = types.ModuleType("demo")   # a package of one name, from relmodel.units
+    >>> get, listing = face("demo", [("relmodel.units", "hours")])
     >>> get("hours")("90min")   # 1.5 hours
     1.5
-    >>> "hours" in listing()
-    True
+    >>> "hours" in listing(), sys.modules["demo"].hours is get("hours")
+    (True, True)
     """
-    where = _where(package, exports)
+    where = _WHERE[package] = _where(package, exports)
+    sys.modules[package].__class__ = Face
 
     def __getattr__(name):
         if name in where:

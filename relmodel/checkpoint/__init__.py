@@ -8,25 +8,24 @@ statistics and data layers and the base; never :mod:`relmodel.scale` (which
 builds on this package) or presentation, never matplotlib or papermill.
 """
 
-from .costs import CheckpointModel
-from .intervals import (StepInterval, TimeBreakdown, best_step_interval, daly_interval, ettr,
-                        expected_wall_time, optimal_interval, time_breakdown, young_interval)
-from .multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_breakdown,
-                         two_level_ettr, two_level_optimum)
-from .plan import compare_intervals
-from .restart import RestartModel
-from .search import IntervalSearch, best_interval
-from .simulate import SimulationResult, simulate_training
-from .sources import LogReplay, NodeRenewals
+from .. import lazy as _lazy
+
+#: (module, names) this package re-exports, each module imported the first time one of its names is used
+#: (the closed-form intervals load without the simulator and scipy.stats).
+EXPORTS = [(".costs", "CheckpointModel"),
+           (".intervals", "StepInterval TimeBreakdown best_step_interval daly_interval ettr expected_wall_time"),
+           (".intervals", "optimal_interval time_breakdown young_interval"),
+           (".multilevel", "async_breakdown async_ettr async_optimal_interval two_level_breakdown two_level_ettr"),
+           (".multilevel", "two_level_optimum"), (".plan", "compare_intervals"), (".restart", "RestartModel"),
+           (".search", "IntervalSearch best_interval"), (".simulate", "SimulationResult simulate_training"),
+           (".sources", "LogReplay NodeRenewals"), (".backtest", "Backtest backtest"),
+           (".precision", "half_width simulate_to_precision")]
+__getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval", "ettr", "expected_wall_time",
            "optimal_interval", "time_breakdown", "young_interval", "async_breakdown", "async_ettr",
            "async_optimal_interval", "two_level_breakdown", "two_level_ettr", "two_level_optimum",
            "compare_intervals", "RestartModel", "IntervalSearch", "best_interval", "SimulationResult",
            "simulate_training", "LogReplay", "NodeRenewals", "CheckpointModel"]
-from .backtest import Backtest, backtest
-
 __all__ += ["Backtest", "backtest"]
-from .precision import half_width, simulate_to_precision
-
 __all__ += ["half_width", "simulate_to_precision"]

@@ -6,22 +6,20 @@ bundled datasets, durations with censoring and per-rank step-time logs.  May imp
 statistics, planning or presentation, never matplotlib or papermill.
 """
 
-from . import datasets
-from .counts import CountTable, count_table
-from .durations import Durations
-from .logs import InterruptionLog, LogWarning, read_log
-from .source import Source, load_source
-from .steps import StepLog, example_steps, read_steps
-from .megatron import read_megatron
+from .. import lazy as _lazy
+
+#: (module, names) this package re-exports, each module imported the first time one of its names is used
+#: (``read_log`` loads the log reader, not the Slurm and kernel-log readers or the bundled datasets).
+EXPORTS = [(".", "datasets xid synthetic_ops"), (".counts", "CountTable count_table"), (".durations", "Durations"),
+           (".logs", "InterruptionLog LogWarning read_log"), (".source", "Source load_source"),
+           (".steps", "StepLog example_steps read_steps"), (".megatron", "read_megatron"),
+           (".sacct", "JobLog read_sacct"), (".kernlog", "XidLog read_xid"),
+           (".nodelist", "expand_nodelist compress_nodelist"),
+           (".outages", "OutageDurations drop_short_outages outage_durations")]
+__getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLog", "LogWarning", "read_log", "Source",
            "load_source", "StepLog", "example_steps", "read_megatron", "read_steps"]
-from .sacct import JobLog, read_sacct
-from .kernlog import XidLog, read_xid
-from .nodelist import expand_nodelist, compress_nodelist
-from . import xid, synthetic_ops
-
 __all__ += ["JobLog", "read_sacct", "XidLog", "read_xid", "expand_nodelist", "compress_nodelist", "xid",
             "synthetic_ops"]
-from .outages import OutageDurations, drop_short_outages, outage_durations
 __all__ += ["OutageDurations", "drop_short_outages", "outage_durations"]

@@ -132,7 +132,8 @@ def _analysis(name):
     warnings.warn(f"StepLog.{name}() is deprecated and goes in the next minor version; use "
                   f"relmodel.{name}(steps)", RelmodelDeprecationWarning, stacklevel=3)
     if name not in _ANALYSES:
-        raise LogFormatError(f"StepLog.{name} needs relmodel.stragglers; import relmodel first")
+        raise LogFormatError(f"StepLog.{name} needs relmodel.stragglers; call relmodel.{name}(steps) "
+                             "(or import relmodel.stragglers first)")
     return _ANALYSES[name]
 
 

@@ -5,14 +5,19 @@ Belongs here: functions that take ``ax=None`` and return the matplotlib
 :mod:`.logs` for log exploration, :mod:`.checkpoint`, :mod:`.scaling`, :mod:`.designs`,
 :mod:`.regression` for forest plots and group curves, :mod:`.stragglers`) and the JupyterLab controls of
 :mod:`.interactive`; :mod:`.fleets` sets a cluster's rate beside the published fleets.  May import every lower
-layer; matplotlib is imported inside the functions, so importing this
-package stays cheap.  Nothing below presentation imports it.
+layer; matplotlib is imported inside the functions, and each plot module when
+one of its names is first used, so importing this package stays cheap.  Nothing below presentation imports it.
 """
 
-from . import checkpoint, designs, fits, fleets, logs, regression, scaling, stragglers
-from .fits import (PAPERS, binned_hazard, cumulative_failures_plot, cumulative_incidence_plot, hazard_plot,
-                   mcf_plot, plotting_positions, probability_plot, survival_plot)
-from .regression import band_plot, forest_plot, group_survival_plot
+from .. import lazy as _lazy
+
+#: (module, names) this package re-exports; each plot module (and the layer it draws) is imported the
+#: first time one of its names is used.
+EXPORTS = [(".", "checkpoint designs fits fleets logs regression scaling stragglers"),
+           (".fits", "PAPERS binned_hazard cumulative_failures_plot cumulative_incidence_plot hazard_plot"),
+           (".fits", "mcf_plot plotting_positions probability_plot survival_plot"),
+           (".regression", "band_plot forest_plot group_survival_plot")]
+__getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["checkpoint", "designs", "fits", "logs", "scaling", "stragglers", "PAPERS", "binned_hazard", "cumulative_failures_plot",
            "cumulative_incidence_plot", "hazard_plot", "mcf_plot", "plotting_positions", "probability_plot",

@@ -24,8 +24,17 @@ def warm_kernel():
     import scipy.special  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    import relmodel.plots  # noqa: F401
-    import relmodel.report  # noqa: F401 (what the notebooks import)
+    import relmodel.checkpoint  # noqa: F401
+    import relmodel.data
+    import relmodel.plots
+    import relmodel.report  # (what the notebooks import)
+    import relmodel.scale  # noqa: F401
+    import relmodel.stats  # noqa: F401
+    import relmodel.stragglers  # noqa: F401
+
+    for face in (relmodel.data, relmodel.plots, relmodel.report):  # these load on first use: load them now
+        for name in face.__all__:
+            getattr(face, name)
 
     # pyplot loads its backend on first use: load it now, so the inline backend hooks in
     # (interactive mode, figures shown after each cell) before the snapshot is taken

@@ -9,21 +9,21 @@ optics requirements, design comparisons and their sensitivity to unknown rates. 
 never presentation, never matplotlib or papermill.
 """
 
-from . import spares
-from .budget import share_fit, split_budget, what_if
-from .cluster import Cluster
-from .grid import sweep_grid
-from .requirements import (Requirements, best_ettr, job_mtbf, plan_requirements, required_gpu_mtbf,
-                           required_job_mtbf, required_node_mtbf, requirements_table)
-from .scaling import ScaledRates, scale_job_mtbf, scale_rates
-from .spares import erlang_b, repair_model, spare_pool, spares_table
-from .domains import blast_radius, cause_levels, fault_domains
-from .compound import DomainModel, simulate_domains
-from .policies import evaluate_design, tolerance_gain
-from .optics import optics_requirements, transceiver_requirement
-from .designs import DESIGNS, compare_designs, design_presets
-from .sensitivity import domain_fit_sensitivity
-from .spares_time import spares_over_time
+from .. import lazy as _lazy
+
+#: (module, names) this package re-exports, each module imported the first time one of its names is used
+#: (``Cluster`` and the requirements load without the spare-pool, domain and design models).
+EXPORTS = [(".", "spares"), (".budget", "share_fit split_budget what_if"), (".cluster", "Cluster"),
+           (".grid", "sweep_grid"),
+           (".requirements", "Requirements best_ettr job_mtbf plan_requirements required_gpu_mtbf"),
+           (".requirements", "required_job_mtbf required_node_mtbf requirements_table"),
+           (".scaling", "ScaledRates scale_job_mtbf scale_rates"),
+           (".spares", "erlang_b repair_model spare_pool spares_table"),
+           (".domains", "blast_radius cause_levels fault_domains"), (".compound", "DomainModel simulate_domains"),
+           (".policies", "evaluate_design tolerance_gain"), (".optics", "optics_requirements transceiver_requirement"),
+           (".designs", "DESIGNS compare_designs design_presets"), (".sensitivity", "domain_fit_sensitivity"),
+           (".spares_time", "spares_over_time")]
+__getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
            "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",

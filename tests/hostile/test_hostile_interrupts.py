@@ -40,10 +40,11 @@ def _interrupt(proc):
 def _wait_for_library(proc, marker, limit_s=120.0):
     """Wait until the process has mapped a shared library whose path holds ``marker``.
 
-    numpy and pandas are imported by ``import relmodel``, after its first line, so
-    seeing their compiled modules in ``/proc/<pid>/maps`` means the process is
-    inside relmodel's import (Python's own start-up, before any relmodel code,
-    cannot be handled by the package and is not what this tests).
+    numpy and pandas are imported with the ``rates`` command's module, after
+    ``import relmodel`` (which loads neither), so seeing their compiled modules in
+    ``/proc/<pid>/maps`` means the process is inside relmodel's imports (Python's
+    own start-up, before any relmodel code, cannot be handled by the package and
+    is not what this tests).
     """
     maps = Path(f"/proc/{proc.pid}/maps")
     end = time.monotonic() + limit_s
@@ -59,7 +60,7 @@ def _wait_for_library(proc, marker, limit_s=120.0):
 
 @pytest.mark.parametrize("marker", ["numpy/", "pandas/_libs"])
 def test_ctrl_c_while_importing_exits_130_quietly(marker):
-    proc = _start("--help")
+    proc = _start("rates", "--help")
     _wait_for_library(proc, marker)
     status, took, err = _interrupt(proc)
     print(f"exit {status} {took:.2f} s after SIGINT once {marker} was loaded")

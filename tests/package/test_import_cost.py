@@ -51,15 +51,41 @@ def test_the_probe_sees_a_library_loaded_with_relmodel():
 @pytest.mark.parametrize("name, not_loaded", [
     ("hours", set(LIBRARIES) - {"numpy"}),
     ("read_log", {"scipy", "lifelines"} | PRESENTATION),  # the data layer: numpy, pandas (and pyarrow) only
-    ("young_interval", {"lifelines", "dask"} | PRESENTATION),
+    ("young_interval", {"scipy.stats", "scipy.optimize", "lifelines", "dask"} | PRESENTATION),  # closed forms
+    ("Cluster", {"scipy", "lifelines", "dask"} | PRESENTATION),
     ("fit", {"lifelines", "dask"} | PRESENTATION),
-    ("Cluster", {"lifelines", "dask"} | PRESENTATION),
+    ("required_node_mtbf", {"scipy.stats", "lifelines", "dask"} | PRESENTATION),
     ("slowdown", {"lifelines", "dask"} | PRESENTATION),
 ])
 def test_first_use_loads_only_its_layer(name, not_loaded):
     found = probe(f"import relmodel\nrelmodel.{name}")
     assert not set(found["loaded"]) & not_loaded, f"relmodel.{name} loaded {set(found['loaded']) & not_loaded}"
     assert "relmodel.plots" not in found["relmodel"] and "relmodel.report" not in found["relmodel"]
+
+
+@pytest.mark.parametrize("use, absent", [
+    ("relmodel.read_log", {"relmodel.data.sacct", "relmodel.data.kernlog", "relmodel.data.datasets", "relmodel.stats"}),
+    ("relmodel.young_interval", {"relmodel.checkpoint.simulate", "relmodel.checkpoint.search", "relmodel.stats"}),
+    ("relmodel.Cluster", {"relmodel.scale.spares", "relmodel.scale.designs", "relmodel.checkpoint"}),
+    ("relmodel.plots.logs.plot_pareto", {"relmodel.plots.fits", "relmodel.stats", "relmodel.scale"}),
+    ("relmodel.report.record", {"relmodel.report.run", "relmodel.report.render", "relmodel.plots"}),
+])
+def test_a_package_face_loads_only_the_module_of_the_name(use, absent):
+    loaded = set(probe(f"import relmodel\n{use}")["relmodel"])
+    assert use.rpartition(".")[0] in loaded | {"relmodel"}
+    assert not loaded & absent, f"{use} loaded {sorted(loaded & absent)}"
+
+
+def test_every_name_of_a_package_face_resolves():
+    from relmodel import checkpoint, data, plots, report, scale
+
+    for face in (checkpoint, data, plots, report, scale):
+        exported = [name for _, row in face.EXPORTS for name in row.split()]
+        assert sorted(exported) == sorted(face.__all__), face.__name__
+        for name in face.__all__:
+            assert getattr(face, name) is not None
+    assert checkpoint.simulate_training.__module__ == "relmodel.checkpoint.simulate"
+    assert data.datasets.__name__ == "relmodel.data.datasets" and scale.spares.__name__ == "relmodel.scale.spares"
 
 
 def test_every_name_of_the_face_resolves_to_its_layers_object():
@@ -101,3 +127,12 @@ def test_the_ctrl_c_guard_is_still_the_first_thing_imported():
     body = ast.parse((REPO / "relmodel" / "__init__.py").read_text(encoding="utf-8")).body
     first = next(node for node in body if isinstance(node, (ast.Import, ast.ImportFrom)))
     assert first.module == "quiet_start" and first.names[0].name == "guard"
+
+
+@pytest.mark.parametrize("package, name", [("relmodel.checkpoint", "backtest"), ("relmodel.report", "render")])
+def test_a_name_shared_with_its_submodule_stays_the_function(package, name):
+    """Importing the submodule first (``relmodel.checkpoint.backtest``) leaves the package's name the function."""
+    code = (f"import importlib, inspect\nimport {package}.{name}\npkg = importlib.import_module({package!r})\n"
+            f"assert inspect.isfunction(pkg.{name}), pkg.{name}\n"
+            f"assert pkg.{name} is importlib.import_module({package + '.' + name!r}).{name}")
+    probe(code)
