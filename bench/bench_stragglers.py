@@ -96,7 +96,7 @@ trace = relmodel.read_ops({path!r})
 t1 = time.perf_counter()
 r = trace.whatif(n_boot=1000)
 t2, c2 = time.perf_counter(), time.process_time()
-print(json.dumps({{"read": t1 - t0, "whatif": t2 - t1, "cpu": c2 - c0, "S": r.slowdown, "mw": r.mw, "ms": r.ms,
+print(json.dumps({{"read": t1 - t0, "whatif": t2 - t1, "cpu": c2 - c0, "S": r.factor, "mw": r.mw, "ms": r.ms,
                   "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}}))
 """
 
@@ -111,7 +111,7 @@ t1, c1 = time.perf_counter(), time.process_time()
 r = trace.whatif(n_boot=1000)
 t2, c2 = time.perf_counter(), time.process_time()
 use = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({{"make": t1 - t0, "whatif": t2 - t1, "whatif_cpu": c2 - c1, "S": r.slowdown, "top": r.top_workers[0],
+print(json.dumps({{"make": t1 - t0, "whatif": t2 - t1, "whatif_cpu": c2 - c1, "S": r.factor, "top": r.top_workers[0],
                   "ops": trace.n_ops, "cpu": use.ru_utime + use.ru_stime, "peak_gib": use.ru_maxrss / 2**20}}))
 """
 

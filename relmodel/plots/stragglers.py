@@ -112,7 +112,7 @@ def straggler_heatmap(result, *, vmax=None, ax=None):
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{s:,}" for s in grid.index[ticks]], fontsize="small")
     ax.set_xlabel("step (as recorded)")
-    ax.set_title(f"Slowdown each worker alone causes, per step (job slowdown {result.slowdown:.2f})")
+    ax.set_title(f"Slowdown each worker alone causes, per step (job slowdown {result.factor:.2f})")
     ax.figure.colorbar(im, ax=ax, label="slowdown (1 = none)")
     return ax
 
@@ -131,7 +131,7 @@ def whatif_steps_plot(result, *, ax=None):
     ax.set_xlabel("step (as recorded)")
     ax.set_ylabel("step time (s)")
     ax.set_ylim(bottom=0)
-    ax.set_title(f"Stragglers slow each step {result.slowdown:.2f} times on average")
+    ax.set_title(f"Stragglers slow each step {result.factor:.2f} times on average")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small", loc="lower right")
     return ax

@@ -24,12 +24,13 @@ simulation through the step's dependency model (:mod:`.graph`, :mod:`.simulate`)
 """
 
 from relmodel.escape import html_text
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ModelInputError
+from ..errors import ModelInputError, RelmodelDeprecationWarning
 from ..deprecation import renamed
 from ..tables import Result, html_table
 from .graph import COMM_TYPES
@@ -64,14 +65,16 @@ def typical_times(trace):
 class WhatIf(Result):
     """Slowdown of a job against its straggler-free simulation, and where it comes from.
 
-    Times are seconds.  ``per_step`` has one row per step; ``by_optype``,
+    ``factor`` is the published slowdown S (a multiplier, 1 = no slower: the
+    job takes S times as long); its interval is ``lo`` to ``hi``.  Times are
+    seconds.  ``per_step`` has one row per step; ``by_optype``,
     ``by_stage``, ``by_dp_rank`` and ``by_worker`` hold S_g (and the share of
     S - 1 it amounts to); ``step_workers`` is the per-step worker score
     (steps x workers) that :func:`relmodel.plots.stragglers.straggler_heatmap` draws.
     """
 
     name: str
-    slowdown: float
+    factor: float
     lo: float
     hi: float
     conf: float
@@ -92,10 +95,18 @@ class WhatIf(Result):
     @property
     def share_lost(self):
         """Share of the job's time lost to stragglers: 1 - 1/S."""
-        return 1 - 1 / self.slowdown
+        return 1 - 1 / self.factor
+
+    @property
+    def slowdown(self):
+        """Deprecated: the published S is :attr:`factor` (a multiplier); the slowdown fraction is ``factor - 1``."""
+        warnings.warn("WhatIf.slowdown is deprecated and goes in the next minor version: the published S (a "
+                      "multiplier) is WhatIf.factor, and the slowdown as a fraction is factor - 1",
+                      RelmodelDeprecationWarning, stacklevel=2)
+        return self.factor
 
     def to_frame(self):
-        """The per-step table: step, recorded, simulated and ideal time (s), slowdown."""
+        """The per-step table: step, recorded, simulated and ideal time (s), factor (simulated over ideal)."""
         return self.per_step.copy()
 
     def table(self):
@@ -104,7 +115,7 @@ class WhatIf(Result):
                 ("Mean step time, recorded", f"{self.recorded_s:,.2f} s"),
                 ("Mean step time, simulated as recorded", f"{self.original_s:,.2f} s"),
                 ("Mean step time without stragglers", f"{self.ideal_s:,.2f} s"),
-                ("Slowdown S", f"{self.slowdown:.3f} ({self._interval()})"),
+                ("Slowdown S", f"{self.factor:.3f} ({self._interval()})"),
                 ("Share of time lost", f"{100 * self.share_lost:.1f}%"),
                 ("Explained by individual workers (M_W)", _pct(self.mw)),
                 ("Explained by stage imbalance (M_S)", _pct(self.ms)),
@@ -126,7 +137,7 @@ class WhatIf(Result):
         return [self.slowdown_sentence(), self.where_sentence(), self.workers_sentence(), self.stages_sentence()]
 
     def slowdown_sentence(self):
-        return (f"Stragglers made {self.name} run {self.slowdown:.2f} times as long as it would have with every "
+        return (f"Stragglers made {self.name} run {self.factor:.2f} times as long as it would have with every "
                 f"operation at its typical time ({self._interval()}): {100 * self.share_lost:.1f}% of its "
                 f"time was lost.")
 
@@ -256,7 +267,7 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=None, top_share=TOP_SHARE):
     --------
     >>> from relmodel.stragglers.ops import example_ops
     >>> r = whatif(example_ops("ST"), n_boot=0, seed=0)     # a long last stage (Lin et al., OSDI 2025)
-    >>> round(r.slowdown, 4), round(r.ms, 2), int(r.by_stage.iloc[0]["stage"])   # published: 1.1787, 1.22, 3
+    >>> round(r.factor, 4), round(r.ms, 2), int(r.by_stage.iloc[0]["stage"])   # published: 1.1787, 1.22, 3
     (1.1787, 1.22, 3)
     """
     if not 0 < conf < 1:
@@ -284,8 +295,8 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=None, top_share=TOP_SHARE):
     by_worker = pd.DataFrame({"worker": labels, "stage": [s for s, _ in workers], "DP rank": [d for _, d in workers],
                               "S": score}).sort_values("S", ascending=False, kind="stable").reset_index(drop=True)
     per_step = pd.DataFrame({"step": trace.steps, "recorded_s": trace.recorded_s, "simulated_s": orig,
-                             "ideal_s": ideal, "slowdown": orig / ideal})
-    return WhatIf(name=trace.name, slowdown=slow, lo=lo, hi=hi, conf=conf, original_s=float(orig.mean()),
+                             "ideal_s": ideal, "factor": orig / ideal})
+    return WhatIf(name=trace.name, factor=slow, lo=lo, hi=hi, conf=conf, original_s=float(orig.mean()),
                   ideal_s=ideal, recorded_s=float(trace.recorded_s.mean()), per_step=per_step, by_optype=by_type,
                   by_stage=by_stage, by_dp_rank=by_dp, by_worker=by_worker,
                   step_workers=pd.DataFrame(grid, index=pd.Index(trace.steps, name="step"), columns=labels),

@@ -166,3 +166,18 @@ def test_synthetic_op_traces_take_slowdowns():
     assert np.allclose(old.x, trace.x, rtol=1e-12) and np.allclose(older.x, trace.x, rtol=1e-12)
     with pytest.raises(ModelInputError, match="slowdown > -1"):
         synthetic_ops(**flat, slow_workers=[(0, 0, -2.0)])
+
+
+def test_whatif_names_the_published_multiplier_factor_and_warns_on_the_old_name():
+    # The bundled trace-ST: S = mean original step / mean ideal step, published 1.1787 (data/result-ST.json).
+    import relmodel
+    from relmodel.errors import RelmodelDeprecationWarning
+    from relmodel.stragglers.synthetic_ops import synthetic_ops
+    trace = synthetic_ops(seed=0)
+    r = relmodel.whatif(trace, n_boot=0, seed=0)
+    recorded = r.per_step["simulated_s"].mean() / r.per_step["ideal_s"].mean()  # by hand from the per-step table
+    assert r.factor == pytest.approx(recorded, rel=1e-12)
+    assert r.share_lost == pytest.approx(1 - 1 / recorded, rel=1e-12)
+    with pytest.warns(RelmodelDeprecationWarning, match="factor - 1"):
+        old = r.slowdown
+    assert old == r.factor

@@ -45,7 +45,7 @@ def test_one_call_from_a_trace_path_to_the_page(tmp_path):
     from relmodel.stragglers import analyse_trace
 
     r = analyse_trace(data_dir() / "bytedance-stragglers" / "trace-ST.parquet", n_boot=0, seed=0)
-    assert r.slowdown == pytest.approx(1.1787021836556841, rel=1e-5)  # published, data/result-ST.json
+    assert r.factor == pytest.approx(1.1787021836556841, rel=1e-5)  # published, data/result-ST.json
     sentences = [r.slowdown_sentence(), r.where_sentence(), r.workers_sentence(), r.stages_sentence()]
     assert r.text() == " ".join(sentences) and all(s.endswith(".") for s in sentences)
     assert analyse_trace(n_boot=0, seed=0).name == "trace-AR"

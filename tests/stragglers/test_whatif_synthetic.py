@@ -10,7 +10,7 @@ from relmodel.stragglers.synthetic_ops import synthetic_ops
 
 def test_no_stragglers_no_slowdown():
     r = synthetic_ops(dp=3, pp=3, n_micro=4, n_steps=5, noise=0.0, seed=0).whatif(n_boot=50, seed=0)
-    assert r.slowdown == pytest.approx(1.0, abs=1e-12)
+    assert r.factor == pytest.approx(1.0, abs=1e-12)
     assert r.mw == 0.0 and r.ms == 0.0
     assert r.by_optype["S"].to_numpy() == pytest.approx(1.0, abs=1e-12)
 
@@ -21,7 +21,7 @@ def test_planted_slow_worker_is_found_and_explains_the_slowdown():
     assert r.by_dp_rank.iloc[0]["DP rank"] == 5 and r.by_stage.iloc[0]["stage"] == 2
     assert r.mw > 0.9 and abs(r.ms) < 0.1
     assert r.recoverable.iloc[0]["worker"] == "DP rank 5, stage 2"
-    assert 1.1 < r.slowdown < 1.3  # the pipeline bubble absorbs part of the 30%
+    assert 1.1 < r.factor < 1.3  # the pipeline bubble absorbs part of the 30%
 
 
 def test_long_last_stage_is_stage_imbalance():
@@ -32,7 +32,7 @@ def test_long_last_stage_is_stage_imbalance():
 
 def test_slowdown_grows_with_the_planted_slowdown():
     s = [synthetic_ops(dp=4, pp=2, n_micro=4, n_steps=10, slow_workers=[(0, 1, f)], noise=0.0,
-                       seed=0).whatif(n_boot=0, seed=0).slowdown for f in (0.0, 0.2, 0.5, 1.0)]
+                       seed=0).whatif(n_boot=0, seed=0).factor for f in (0.0, 0.2, 0.5, 1.0)]
     assert np.all(np.diff(s) > 0) and s[0] == pytest.approx(1.0)
 
 
