@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelInputError
+from ..tables import duration
 from ..units import hours
 
 __all__ = [
@@ -72,7 +73,7 @@ class ExponentialFailures:
         return rng.exponential(self.mtbf_h, size=(rows, k))
 
     def describe(self):
-        return f"exponential, MTBF {self.mtbf_h:.4g} h"
+        return f"exponential, MTBF {duration(self.mtbf_h)}"
 
 
 @dataclass(frozen=True)

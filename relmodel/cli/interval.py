@@ -10,6 +10,7 @@ from ..checkpoint.plan import compare_intervals
 from ..defaults import DEFAULTS
 from ..errors import ModelInputError, UnitError
 from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
+from ..tables import duration
 from ..units import hours
 from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
 
@@ -113,8 +114,8 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
         click.echo(json.dumps(out, indent=2))
         return
     if fmt == "table":
-        click.echo(f"job MTBF {hours(mtbf):.4g} h ({where}), checkpoint {hours(ckpt_cost) * 3600:.4g} s, "
-                   f"restart {hours(restart) * 60:.4g} min")
+        click.echo(f"job MTBF {duration(hours(mtbf))} ({where}), checkpoint {duration(hours(ckpt_cost))}, "
+                   f"restart {duration(hours(restart))}")
         echo_frame(_for_people(df), fmt, floatfmt="{:,.6g}".format)
     else:
         echo_frame(df, fmt)

@@ -50,7 +50,7 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
                     "in the background"),
          "interval_h": t_async,
          "ettr": float(ml.async_ettr(interval=t_async, mtbf=m, ckpt_cost=stall, persist=persist, restart=r))},
-        {"scheme": f"two-level: fast {P.duration(_hours(fast_cost))} checkpoints, every {two.k}th to storage",
+        {"scheme": f"two-level: fast {P.duration(_hours(fast_cost))} checkpoints, {_every(two.k)} to storage",
          "interval_h": two.fast_interval_h, "ettr": two.ettr}])
     return P.table(rows, [("scheme", "Scheme", str), ("interval_h", "Checkpoint every", P.duration),
                           ("ettr", "ETTR", P.pct)])
@@ -115,3 +115,11 @@ def backtest_block(past):
                     P.table(past.to_frame(), [("part", "Where the wall time went", str),
                                               ("observed_h", "Observed (estimated)", P.duration),
                                               ("predicted_h", "Model", P.duration)]))
+
+
+def _every(k):
+    """Which fast checkpoints also go to storage, in words: "every one", "every 2nd", "every 11th"."""
+    if k == 1:
+        return "every one"
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"every {k}{suffix}"

@@ -29,7 +29,7 @@ from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
 from ..deprecation import renamed
-from ..tables import Result, html_table
+from ..tables import Result, duration, html_table
 from relmodel.escape import html_text
 
 __all__ = [
@@ -279,10 +279,10 @@ class Requirements(Result):
             node = gpu = "(exact: no per-job causes observed, so no rate uncertainty enters)"
         return "\n".join([
             head,
-            f"required job MTBF {self.job_mtbf_h:.4g} h (optimal interval {self.interval_h * 60:.3g} min)",
+            f"required job MTBF {duration(self.job_mtbf_h)} (optimal interval {duration(self.interval_h)})",
             f"required node MTBF {_k(self.node_mtbf_h)} h {node}",
             f"required GPU MTBF {_k(self.gpu_mtbf_h)} h {gpu}",
-            f"at observed rates: job MTBF {self.observed_job_mtbf_h:.3g} h, ETTR {self.observed_ettr:.3f} "
+            f"at observed rates: job MTBF {duration(self.observed_job_mtbf_h)}, ETTR {self.observed_ettr:.3f} "
             f"({self.observed_ettr_lo:.3f}-{self.observed_ettr_hi:.3f}, {pct})",
         ])
 
