@@ -11,13 +11,18 @@ import pandas as pd
 from . import present as P
 from .summary import answer_sentences
 
-__all__ = ["decision_block", "sizes_block", "impact_block", "repair_source", "spare_counts", "spares_block"]
+__all__ = ["table_sizes", "decision_block", "sizes_block", "impact_block", "repair_source", "spare_counts", "spares_block"]
 
 
 def decision_block(dec):
     """The answer sentences of the requirement page."""
     return P.blocks(*[P.note(s, "answer") for s in answer_sentences({"decision": dec.to_dict()},
                                                                      parts=("ettr", "requirement"))])
+
+
+def table_sizes(sizes, n_gpus):
+    """The cluster sizes the table compares: the ``sizes`` asked for and the job's own size, in order."""
+    return sorted({int(n) for n in sizes} | {int(n_gpus)})
 
 
 def sizes_block(decisions):
@@ -28,7 +33,7 @@ def sizes_block(decisions):
              "times": ("already met" if d.meets_target else f"{P.number(d.improvement, 2)}×" if d.improvement
                        else "—")} for d in decisions]
     return P.table(pd.DataFrame(rows), [
-        ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today (h)", lambda v: P.number(v, 2)),
+        ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today", P.duration),
         ("interval_h", "Checkpoint every", P.duration), ("ettr", "ETTR today", P.pct),
         ("need", "Node MTBF needed (hardware causes)", str), ("times", "× today's nodes (hardware causes)", str)])
 
@@ -77,9 +82,9 @@ def spare_counts(n_spares):
 def spares_block(plan, table, target):
     """The chosen spare pool in a sentence (the plot shows the whole curve)."""
     lo, hi = getattr(plan, "n_spares_lo", None), getattr(plan, "n_spares_hi", None)
-    rng = f" ({lo}–{hi} with the rates' uncertainty)" if lo is not None and hi is not None else ""
+    rng = f" ({P.count(lo)}–{P.count(hi)} with the rates' uncertainty)" if lo is not None and hi is not None else ""
     best = table.loc[table["spares"] >= plan.n_spares].head(1)
     ettr_txt = f", and ETTR stays at {P.pct(best['ettr'].iloc[0])}" if len(best) else ""
-    return P.note(f"Keep {plan.n_spares} spare nodes{rng}: then a node failure finds no spare free with "
+    return P.note(f"Keep {P.count(plan.n_spares)} spare nodes{rng}: then a node failure finds no spare free with "
                   f"probability {P.pct(plan.p_no_spare, 2)} (target {P.pct(target, 1)}){ettr_txt}. "
                   f"On average {P.number(plan.offered_load, 3)} nodes are in repair at any time.", "answer")
