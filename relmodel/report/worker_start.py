@@ -12,19 +12,26 @@
 * it imports the execute step (Papermill, nbformat, nbconvert's HTML exporter)
   at once, so that a pool created before the report is planned
   (``relmodel report --jobs N``, :func:`.executors.worker_pool`) does that
-  work while the parent process reads and checks the parameters.
+  work while the parent process reads and checks the parameters;
+* when the pool shuts down, the worker runs its exit handlers and ends
+  without tearing its interpreter down (:func:`end_without_teardown`), as a
+  forked worker does: freeing every module of pandas, scipy and nbconvert
+  one by one takes longer than the last notebook's HTML, and the pool's
+  owner waits for it.
 
 It is not used for executors the caller brings (a Dask cluster, a pool of
 their own): those processes are theirs.
 """
 
+import atexit
 import importlib
 import importlib.util
+import os
 import signal
 import sys
 import types
 
-__all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "IRI_MODULE"]
+__all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "end_without_teardown", "IRI_MODULE"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -80,8 +87,27 @@ def preload_execute():
     return True
 
 
+def end_without_teardown():
+    """An exit handler: run the other exit handlers, flush the standard streams, end at once.
+
+    Registered last, it runs first; the handlers registered before it then run
+    in their usual order (last registered first). Threads have been joined and
+    multiprocessing's finalizers (which stop idle kernels) have run by then.
+    The exit status is 0: a pool worker only exits when its pool shuts down.
+    """
+    atexit.unregister(end_without_teardown)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # closed or replaced streams have nothing to flush
+            pass
+    os._exit(0)
+
+
 def start_worker():
     """Initializer of relmodel's process-pool workers (see the module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     defer_iri_grammar()
     preload_execute()
+    atexit.register(end_without_teardown)
