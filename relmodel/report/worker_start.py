@@ -1,4 +1,4 @@
-"""What a process-pool worker of relmodel does when it starts, before its first notebook.
+"""How a process-pool worker of relmodel starts (before its first notebook) and ends.
 
 :func:`start_worker` is the initializer of the spawn pools relmodel creates
 (:func:`.executors.worker_pool` and the pool of :func:`.executors.run_tasks`):
@@ -12,26 +12,28 @@
 * it imports the execute step (Papermill, nbformat, nbconvert's HTML exporter)
   at once, so that a pool created before the report is planned
   (``relmodel report --jobs N``, :func:`.executors.worker_pool`) does that
-  work while the parent process reads and checks the parameters;
-* when the pool shuts down, the worker runs its exit handlers and ends
-  without tearing its interpreter down (:func:`end_without_teardown`), as a
-  forked worker does: freeing every module of pandas, scipy and nbconvert
-  one by one takes longer than the last notebook's HTML, and the pool's
-  owner waits for it.
+  work while the parent process reads and checks the parameters.
+
+When the pool shuts down, a worker started through :func:`worker_context`
+ends without tearing its interpreter down (:class:`QuickExitProcess`), as a
+forked worker does: freeing every module of pandas, scipy and nbconvert one
+by one takes longer than a notebook's HTML export, and the pool's owner waits
+for it.
 
 It is not used for executors the caller brings (a Dask cluster, a pool of
 their own): those processes are theirs.
 """
 
-import atexit
 import importlib
 import importlib.util
 import os
 import signal
 import sys
 import types
+from multiprocessing.context import SpawnContext, SpawnProcess
 
-__all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "end_without_teardown", "IRI_MODULE"]
+__all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
+           "QuickExitProcess", "IRI_MODULE"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -87,22 +89,29 @@ def preload_execute():
     return True
 
 
-def end_without_teardown():
-    """An exit handler: run the other exit handlers, flush the standard streams, end at once.
+class QuickExitProcess(SpawnProcess):
+    """A spawned process that ends as a forked one does: ``os._exit`` once its work is done.
 
-    Registered last, it runs first; the handlers registered before it then run
-    in their usual order (last registered first). Threads have been joined and
-    multiprocessing's finalizers (which stop idle kernels) have run by then.
-    The exit status is 0: a pool worker only exits when its pool shuts down.
+    Multiprocessing's finalizers (which stop idle kernels, see :mod:`.pool`)
+    have run, threads have been joined and the standard streams flushed by then;
+    ``atexit`` handlers and the interpreter's teardown are skipped, as in a
+    forked child. The exit status is the process's own.
     """
-    atexit.unregister(end_without_teardown)
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError, AttributeError):  # closed or replaced streams have nothing to flush
-            pass
-    os._exit(0)
+
+    def _bootstrap(self, *args, **kwargs):
+        code = super()._bootstrap(*args, **kwargs)
+        os._exit(code)
+
+
+class WorkerContext(SpawnContext):
+    """The spawn start method, with :class:`QuickExitProcess` processes."""
+
+    Process = QuickExitProcess
+
+
+def worker_context():
+    """The multiprocessing context of relmodel's pools (spawn; workers end without teardown)."""
+    return WorkerContext()
 
 
 def start_worker():
@@ -110,4 +119,3 @@ def start_worker():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     defer_iri_grammar()
     preload_execute()
-    atexit.register(end_without_teardown)
