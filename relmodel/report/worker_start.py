@@ -9,8 +9,8 @@
   nbformat imports jsonschema, whose import builds the ``rfc3987_syntax``
   grammar, about 2 s of CPU in every worker, for a checker nbformat's
   schema (draft 4, no ``iri`` format) never calls;
-* it imports the execute step (Papermill, nbformat, nbconvert's HTML exporter)
-  at once, so that a pool created before the report is planned
+* it imports what the execute step runs on (Papermill, nbformat, nbconvert's
+  HTML exporter, its templates read once) at once, so that a pool created before the report is planned
   (``relmodel report --jobs N``, :func:`.executors.worker_pool`) does that
   work while the parent process reads and checks the parameters.
 
@@ -75,16 +75,19 @@ def defer_iri_grammar():
 
 
 def preload_execute():
-    """Import the execute step and build its HTML exporter; any failure is left to the first notebook."""
+    """Import what the execute step runs on and compile nbconvert's HTML templates once.
+
+    Any failure is left to the first notebook, which reports it by name.
+    """
     try:
         import nbformat
         import papermill  # noqa: F401
+        from nbconvert import HTMLExporter
         from papermill.engines import papermill_engines  # noqa: F401 (loads the engine and its I/O)
 
-        from .execute import to_html
-
-        to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))  # templates compiled
-    except Exception:  # the notebook that needs the missing piece reports it by name
+        exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+        exporter.from_notebook_node(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))
+    except Exception:  # a missing or broken package: the notebook that needs it names it
         return False
     return True
 
