@@ -32,7 +32,6 @@ import os
 import shutil
 import threading
 import time
-
 from queue import Empty
 
 from traitlets import Type
@@ -111,7 +110,7 @@ class PooledKernelManager(KernelManager):
             return
         await KernelManager.start_kernel(self, **kw)
         try:
-            await self._run_in_kernel(_WARM)
+            await self._run_in_kernel(_WARM, timeout=2 * RESET_TIMEOUT_S)  # the kernel's start, then its warm-up
         except Exception:  # a kernel that cannot warm up still runs its notebook, but only once
             self._relmodel_broken = True
 
