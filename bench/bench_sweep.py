@@ -10,7 +10,12 @@ that a busy spell on a shared machine hits both. Every time is the fastest of
 machine whose cores are busy with other work two workers cannot be twice as
 fast as one. Target: 2 workers at least 1.7x one worker.
 
-Usage: python bench/bench_sweep.py [--quick] [--repeat N]
+``--timeline`` renders the sweep once more on 2 workers and prints which
+notebook ran when on which worker (seconds from the pool's creation), the
+time until the first notebook started and after the last one ended: where a
+2-worker run loses against one worker (start-up, the tail, the index).
+
+Usage: python bench/bench_sweep.py [--quick] [--repeat N] [--timeline]
 """
 
 import argparse
@@ -26,7 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from timing import Targets  # noqa: E402
 
+import relmodel.report.run as report_run  # noqa: E402
 from relmodel.report import render  # noqa: E402
+from relmodel.report.execute import execute  # noqa: E402
 from relmodel.report.executors import worker_pool  # noqa: E402
 
 SWEEP = {"n_gpus": [4096, 16384, 65536, 131072]}
@@ -43,6 +50,44 @@ def sweep_seconds(workers, notebooks):
         return time.perf_counter() - start
 
 
+def timed_execute(task):
+    """The execute step, with the worker's process id and wall-clock start and end of the notebook."""
+    start = time.time()
+    result = execute(task)
+    result["timeline"] = {"pid": os.getpid(), "start": start, "end": time.time(),
+                          "label": f"{task.name[:2]} {', '.join(f'{k}={v}' for k, v in task.parameters.items())}"}
+    return result
+
+
+def timeline(notebooks):
+    """Render the sweep on 2 workers with :func:`timed_execute`; print when each notebook ran where."""
+    spans, stored = [], report_run.store
+
+    def store(result, folder):
+        spans.append(result.pop("timeline"))
+        return stored(result, folder)
+
+    report_run.execute, report_run.store = timed_execute, store
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.time()
+            with worker_pool(2) as pool:
+                render(notebooks=notebooks, sweep=SWEEP, out=Path(tmp) / "sweep", executor=pool)
+                rendered = time.time()
+            closed = time.time()
+    finally:
+        report_run.execute, report_run.store = execute, stored
+    workers = sorted({s["pid"] for s in spans})
+    print(f"{'worker':<8}{'notebook':<34}{'start':>8}{'end':>8}{'seconds':>9}")
+    for s in sorted(spans, key=lambda s: s["start"]):
+        print(f"{workers.index(s['pid']):<8}{s['label']:<34}{s['start'] - t0:>8.2f}{s['end'] - t0:>8.2f}"
+              f"{s['end'] - s['start']:>9.2f}")
+    ends = [max(s["end"] for s in spans if s["pid"] == w) - t0 for w in workers]
+    print(f"first notebook started {min(s['start'] for s in spans) - t0:.2f} s after the pool was created; "
+          f"workers finished at {', '.join(f'{e:.2f}' for e in ends)} s; render returned at {rendered - t0:.2f} s, "
+          f"pool closed at {closed - t0:.2f} s")
+
+
 def load_average():
     return os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
 
@@ -51,6 +96,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one repeat, only the checkpoint notebook")
     parser.add_argument("--repeat", type=int, default=2, help="runs per worker count; the fastest counts")
+    parser.add_argument("--timeline", action="store_true", help="also print which notebook ran when on which worker")
     args = parser.parse_args()
     repeat = 1 if args.quick else max(1, args.repeat)
     notebooks = ["03"] if args.quick else ["03", "04", "05"]
@@ -68,6 +114,8 @@ def main():
     print(f"{'2 workers':<20}{times[2]:>9.2f} s")
     print(f"speed-up {ratio:.2f}x (target >= {TARGET}x); load average before "
           f"{before[0]:.2f}, after {after[0]:.2f} (1-minute)")
+    if args.timeline:
+        timeline(notebooks)
     targets = Targets("sweep")
     targets.add("sweep on 2 workers / 1 worker", ratio, TARGET)
     return targets.report()

@@ -27,7 +27,6 @@ import tempfile
 import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 __all__ = ["run_tasks", "new_run_id", "cleanup_run", "is_dask", "worker_pool", "dask_client", "WORK_PREFIX",
@@ -195,10 +194,10 @@ class _Nothing:
 
 
 def _spawn_pool(workers):
-    """A spawn process pool whose workers start as :func:`.worker_start.start_worker` says."""
-    from .worker_start import start_worker
+    """A spawn process pool whose workers start and end as :mod:`.worker_start` says."""
+    from .worker_start import start_worker, worker_context
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=start_worker)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=worker_context(), initializer=start_worker)
 
 
 def worker_pool(jobs=None):

@@ -6,6 +6,8 @@ Imported only when a notebook is executed, so ``import relmodel`` stays light.
   any installed kernelspec, so a fresh ``pip install`` is enough; it forces
   the inline matplotlib backend (even when MPLBACKEND=Agg is set) and puts
   this relmodel first on the kernel's import path.
+* Its client's ``wait_for_ready`` ends when IOPub brings the idle status of
+  its ``kernel_info`` request, instead of after 0.2 s of silence.
 * Its client's channels look for a queued message with a direct,
   non-blocking ZeroMQ poll at least every half second. An asyncio wait on a
   ZeroMQ socket can miss a message that has already arrived (seen after a
@@ -81,6 +83,39 @@ class KernelClient(AsyncKernelClient):
     iopub_channel_class = Type(SlicedChannel)
     stdin_channel_class = Type(SlicedChannel)
     control_channel_class = Type(SlicedChannel)
+
+    async def wait_for_ready(self, timeout=None):
+        """Wait until the kernel answers ``kernel_info`` and IOPub brings the messages of that request.
+
+        As jupyter_client's, except that IOPub is read up to the idle status of
+        the answered request, not until 0.2 s pass without a message (what was
+        published before the subscription settled never arrives either way).
+        """
+        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        while True:
+            msg_id = self.kernel_info()
+            try:
+                reply = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                reply = None
+            if reply is not None and reply["msg_type"] == "kernel_info_reply" and await self._iopub_idle(msg_id):
+                self._handle_kernel_info_reply(reply)
+                return
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
+
+    async def _iopub_idle(self, msg_id):
+        """True once IOPub brings the idle status of request ``msg_id``; False after 0.2 s without a message."""
+        while True:
+            try:
+                msg = await self.iopub_channel.get_msg(timeout=0.2)
+            except Empty:
+                return False
+            if (msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle"
+                    and msg["parent_header"].get("msg_id") == msg_id):
+                return True
 
     def execute(self, *args, **kwargs):
         """Send an execute request; a manager with ``watch`` hears of it and of its reply."""

@@ -32,10 +32,11 @@ import os
 import shutil
 import threading
 import time
+from queue import Empty
 
 from traitlets import Type
 
-from .kernel import KernelManager
+from .kernel import SLICE_S, KernelManager
 
 __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
            "kernel_manager_for", "ENV_SWITCH", "RESET_TIMEOUT_S", "MAX_IDLE"]
@@ -109,7 +110,7 @@ class PooledKernelManager(KernelManager):
             return
         await KernelManager.start_kernel(self, **kw)
         try:
-            await self._run_in_kernel(_WARM)
+            await self._run_in_kernel(_WARM, timeout=2 * RESET_TIMEOUT_S)  # the kernel's start, then its warm-up
         except Exception:  # a kernel that cannot warm up still runs its notebook, but only once
             self._relmodel_broken = True
 
@@ -134,20 +135,19 @@ class PooledKernelManager(KernelManager):
         return _alive(self) and not self._relmodel_pending and not self._relmodel_broken and pool_enabled()
 
     async def _run_in_kernel(self, code, timeout=RESET_TIMEOUT_S):
-        """Run ``code`` silently on a client of its own; raise unless the reply says ok."""
+        """Run ``code`` silently on a client of its own; raise unless the reply says ok.
+
+        The client opens its shell channel only: a request waits in the channel
+        until the kernel listens, and the reply is all this reads, so nothing
+        waits for an IOPub subscription to settle (``wait_for_ready`` spends at
+        least 0.2 s on that, three times per notebook). A kernel that dies
+        meanwhile is noticed within :data:`~.kernel.SLICE_S` seconds.
+        """
         client = self.client()
-        client.start_channels()
+        client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
         try:
-            await client.wait_for_ready(timeout=timeout)
             msg_id = client.execute(code, silent=True, store_history=False, allow_stdin=False)
-            deadline = time.monotonic() + timeout
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"the kernel did not answer within {timeout} s")
-                reply = await client.shell_channel.get_msg(timeout=left)
-                if reply["parent_header"].get("msg_id") == msg_id:
-                    break
+            reply = await _reply_to(self, client, msg_id, timeout)
             content = reply["content"]
             if content.get("status") != "ok":
                 raise RuntimeError(f"{content.get('ename')}: {content.get('evalue')}")
@@ -160,6 +160,23 @@ class PooledKernelManager(KernelManager):
             self._relmodel_pending.discard(msg_id)
         else:
             self._relmodel_pending.add(msg_id)
+
+
+async def _reply_to(manager, client, msg_id, timeout):
+    """The shell reply to request ``msg_id``; TimeoutError after ``timeout`` s, RuntimeError if the kernel died."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the kernel did not answer within {timeout} s")
+        if not _alive(manager):
+            raise RuntimeError("the kernel died before it answered")
+        try:
+            reply = await client.shell_channel.get_msg(timeout=min(SLICE_S, left))
+        except Empty:
+            continue
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply
 
 
 def _alive(manager):

@@ -1,4 +1,4 @@
-"""What a process-pool worker of relmodel does when it starts, before its first notebook.
+"""How a process-pool worker of relmodel starts (before its first notebook) and ends.
 
 :func:`start_worker` is the initializer of the spawn pools relmodel creates
 (:func:`.executors.worker_pool` and the pool of :func:`.executors.run_tasks`):
@@ -9,10 +9,16 @@
   nbformat imports jsonschema, whose import builds the ``rfc3987_syntax``
   grammar, about 2 s of CPU in every worker, for a checker nbformat's
   schema (draft 4, no ``iri`` format) never calls;
-* it imports the execute step (Papermill, nbformat, nbconvert's HTML exporter)
-  at once, so that a pool created before the report is planned
+* it imports what the execute step runs on (Papermill, nbformat, nbconvert's
+  HTML exporter, its templates read once) at once, so that a pool created before the report is planned
   (``relmodel report --jobs N``, :func:`.executors.worker_pool`) does that
   work while the parent process reads and checks the parameters.
+
+When the pool shuts down, a worker started through :func:`worker_context`
+ends without tearing its interpreter down (:class:`QuickExitProcess`), as a
+forked worker does: freeing every module of pandas, scipy and nbconvert one
+by one takes longer than a notebook's HTML export, and the pool's owner waits
+for it.
 
 It is not used for executors the caller brings (a Dask cluster, a pool of
 their own): those processes are theirs.
@@ -20,11 +26,14 @@ their own): those processes are theirs.
 
 import importlib
 import importlib.util
+import os
 import signal
 import sys
 import types
+from multiprocessing.context import SpawnContext, SpawnProcess
 
-__all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "IRI_MODULE"]
+__all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
+           "QuickExitProcess", "IRI_MODULE"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -66,18 +75,46 @@ def defer_iri_grammar():
 
 
 def preload_execute():
-    """Import the execute step and build its HTML exporter; any failure is left to the first notebook."""
+    """Import what the execute step runs on and compile nbconvert's HTML templates once.
+
+    Any failure is left to the first notebook, which reports it by name.
+    """
     try:
         import nbformat
         import papermill  # noqa: F401
+        from nbconvert import HTMLExporter
         from papermill.engines import papermill_engines  # noqa: F401 (loads the engine and its I/O)
 
-        from .execute import to_html
-
-        to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))  # templates compiled
-    except Exception:  # the notebook that needs the missing piece reports it by name
+        exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+        exporter.from_notebook_node(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))
+    except Exception:  # a missing or broken package: the notebook that needs it names it
         return False
     return True
+
+
+class QuickExitProcess(SpawnProcess):
+    """A spawned process that ends as a forked one does: ``os._exit`` once its work is done.
+
+    Multiprocessing's finalizers (which stop idle kernels, see :mod:`.pool`)
+    have run, threads have been joined and the standard streams flushed by then;
+    ``atexit`` handlers and the interpreter's teardown are skipped, as in a
+    forked child. The exit status is the process's own.
+    """
+
+    def _bootstrap(self, *args, **kwargs):
+        code = super()._bootstrap(*args, **kwargs)
+        os._exit(code)
+
+
+class WorkerContext(SpawnContext):
+    """The spawn start method, with :class:`QuickExitProcess` processes."""
+
+    Process = QuickExitProcess
+
+
+def worker_context():
+    """The multiprocessing context of relmodel's pools (spawn; workers end without teardown)."""
+    return WorkerContext()
 
 
 def start_worker():

@@ -1,0 +1,146 @@
+"""How relmodel's pool workers start and end (relmodel.report.worker_start)."""
+
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, write_notebook
+from relmodel.report import worker_start as W
+from relmodel.report.executors import worker_pool
+
+# Strings whose "iri" format answer is compared with and without the deferred grammar.
+IRIS = ["http://example.com/a?b=c#d", "https://例え.jp/パス", "http://[::1]:8080/x", "mailto:someone@example.org",
+        "relative/path", "http://exa mple.com/", "", "http://example.com/%zz", "urn:isbn:0451450523"]
+
+_CHECK = """
+import json, sys
+sys.path.insert(0, {root!r})
+deferred = None
+if {defer}:
+    from relmodel.report.worker_start import defer_iri_grammar
+    deferred = defer_iri_grammar()
+import jsonschema
+built_on_import = "lark" in sys.modules
+checker = jsonschema.Draft7Validator.FORMAT_CHECKER
+answers = [checker.conforms(s, "iri") for s in {iris!r}]
+import rfc3987_syntax
+other = rfc3987_syntax.is_valid_syntax_iri("http://example.com/a")
+print(json.dumps({{"deferred": deferred, "built_on_import": built_on_import, "answers": answers, "other": other,
+                  "real_after_use": type(sys.modules["rfc3987_syntax"]) is type(sys)}}))
+"""
+
+
+def _fresh(defer):
+    code = _CHECK.format(root=str(REPO), defer=defer, iris=IRIS)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_deferred_iri_checker_answers_as_the_real_one():
+    real, deferred = _fresh(False), _fresh(True)
+    assert real["built_on_import"] is True  # without the stand-in, importing jsonschema builds the grammar
+    assert deferred["deferred"] is True and deferred["built_on_import"] is False
+    assert deferred["answers"] == real["answers"]  # the reference: the real module in a process of its own
+    assert True in real["answers"] and False in real["answers"]  # the strings tell valid from invalid
+    assert deferred["other"] == real["other"] is True  # other names reach the real module
+    assert deferred["real_after_use"] is True  # and, once used, the real module replaces the stand-in
+
+
+def test_an_imported_or_missing_module_is_left_alone(monkeypatch):
+    already = types.ModuleType(W.IRI_MODULE)
+    monkeypatch.setitem(sys.modules, W.IRI_MODULE, already)
+    assert W.defer_iri_grammar() is False
+    assert sys.modules[W.IRI_MODULE] is already
+    monkeypatch.delitem(sys.modules, W.IRI_MODULE)
+    monkeypatch.setattr(W.importlib.util, "find_spec", lambda name: None)
+    assert W.defer_iri_grammar() is False
+    assert W.IRI_MODULE not in sys.modules  # a stand-in would make jsonschema offer a checker that cannot run
+
+
+def _probe(_):
+    return {"pid": os.getpid(), "sigint_ignored": signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+            "papermill": "papermill" in sys.modules, "exporter": "nbconvert.exporters.html" in sys.modules,
+            "stand_in": type(sys.modules.get(W.IRI_MODULE)).__name__}
+
+
+def test_workers_start_with_the_pool_ready_to_execute():
+    before = len(multiprocessing.active_children())
+    with worker_pool(2) as pool:
+        assert len(multiprocessing.active_children()) - before == 2  # both started before any task
+        seen = list(pool.map(_probe, range(4)))
+    for probe in seen:
+        assert probe["sigint_ignored"] and probe["papermill"] and probe["exporter"]
+        assert probe["stand_in"] == "_DeferredModule"
+
+
+def _ends(folder, code):
+    """A process's work: leave a file from an exit handler, a finalizer and the interpreter's teardown."""
+    import atexit
+    from multiprocessing.util import Finalize
+
+    folder = Path(folder)
+    atexit.register((folder / "atexit").touch)
+    Finalize(None, (folder / "finalizer").touch, exitpriority=10)
+    sys.modules[__name__]._kept = _Teardown(folder / "teardown")
+    sys.stdout.write("unflushed")
+    raise SystemExit(code)
+
+
+class _Teardown:
+    """Writes into its file when the interpreter frees it (with what it holds: modules are gone by then)."""
+
+    def __init__(self, path):
+        self.fd, self.write = os.open(path, os.O_WRONLY | os.O_CREAT), os.write
+
+    def __del__(self):
+        self.write(self.fd, b"torn down")
+
+
+@pytest.mark.parametrize("code", [0, 3])
+@pytest.mark.parametrize("quick", [False, True])
+def test_a_worker_ends_as_a_forked_one_does(tmp_path, quick, code):
+    context = W.worker_context() if quick else multiprocessing.get_context("spawn")  # the reference: plain spawn
+    process = context.Process(target=_ends, args=(str(tmp_path), code))
+    process.start()
+    process.join(120)
+    assert process.exitcode == code  # the status is the process's own
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == (["finalizer", "teardown"] if quick else ["atexit", "finalizer", "teardown"])
+    assert (tmp_path / "teardown").read_bytes() == (b"" if quick else b"torn down")
+
+
+def test_a_sweep_on_a_worker_pool_leaves_no_kernel_or_folder(tmp_path):
+    tmp = Path(tempfile.mkdtemp(prefix="rm-", dir="/tmp"))  # short: kernels' ipc socket paths are limited
+    try:
+        nb = write_notebook(tmp_path / "tiny.ipynb", ["n: int = 1  # a number",
+                                                      "from relmodel.report import record\nrecord('twice', 2 * n)"])
+        env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)}
+        out = tmp_path / "r"
+        done = subprocess.run([sys.executable, "-m", "relmodel", "report", "-q", "--jobs", "2", "--out", str(out),
+                               "-n", str(nb), "--sweep", "n=1,2,3"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        twice = [json.loads((out / f"n-{n}" / "summary.json").read_text())["records"]["tiny"]["twice"]
+                 for n in (1, 2, 3)]
+        assert twice == [2, 4, 6]
+        assert list(tmp.iterdir()) == []  # no kernel folder, no scratch folder
+        assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if str(tmp).encode() in _read(p)]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _read(path):
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
