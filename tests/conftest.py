@@ -229,11 +229,21 @@ def _run_order(item):
     return len(SLOW_FIRST) + any(f in late for f in getattr(item, "fixturenames", ()))
 
 
+#: Modules whose module-scoped fixtures are costly (a Dask cluster of two processes, fresh interpreters):
+#: all their tests go to one test process, so the fixture is made once, not once per process.
+TOGETHER = ["tests/report/test_dask.py", "tests/package/test_layout.py"]
+
+
+def _module(item):
+    return item.nodeid.split("::")[0]
+
+
 def _dealt(items):
     """``items`` in run order, the slow ones dealt in turn to the first batch of each test process.
 
     pytest-xdist's load scheduling first sends each process a block of consecutive tests (a
-    quarter of its share); each block here starts with every n-th slow test.
+    quarter of its share); each block here starts with every n-th slow test, then the tests
+    of every n-th module of :data:`TOGETHER` (so that module runs in one process).
     """
     items = sorted(items, key=_run_order)  # stable: the same order in every test process
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
@@ -241,10 +251,12 @@ def _dealt(items):
     if workers < 2 or n_slow < 2:
         return items
     slow, rest = items[:n_slow], items[n_slow:]
+    together = [[item for item in rest if _module(item) == name] for name in TOGETHER]
+    rest = [item for item in rest if _module(item) not in TOGETHER]
     block = max(len(items) // workers // 4, 2)
     dealt = []
     for w in range(workers):
-        mine = slow[w::workers]
+        mine = slow[w::workers] + [item for group in together[w::workers] for item in group]
         dealt += mine + rest[:max(block - len(mine), 0)]
         rest = rest[max(block - len(mine), 0):]
     return dealt + rest
