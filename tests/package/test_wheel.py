@@ -47,7 +47,9 @@ def build_and_install(root):
     done = _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(root / "dist"), str(src), cwd=root)
     if done.returncode:
         return {"error": done.stdout + done.stderr}
-    wheel = next((root / "dist").glob("relmodel-*.whl"))
+    wheel = next((root / "dist").glob("relmodel-*.whl"), None)
+    if wheel is None:
+        return {"error": f"pip wheel wrote no relmodel wheel into {root / 'dist'}"}
     done = _pip("install", "--no-deps", "--target", str(root / "site"), str(wheel), cwd=root)
     if done.returncode:
         return {"error": done.stdout + done.stderr}
