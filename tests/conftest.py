@@ -80,6 +80,8 @@ def _shared_root(tmp_path_factory):
 def _render_once(root, name, args, wait=True):
     """Render the shared report NAME into ``root`` unless it is there; False when another process holds it.
 
+    ``args(root)`` gives the arguments of ``relmodel report``; an ``args`` with a ``render``
+    attribute is called as ``args.render(root, out)`` instead and returns what to keep (JSON).
     With ``wait=False`` a report another test process is rendering is left to it (no waiting).
     """
     out, done = root / name, root / f"{name}.json"
@@ -90,7 +92,9 @@ def _render_once(root, name, args, wait=True):
             except BlockingIOError:
                 return False
         try:
-            if not done.exists():
+            if not done.exists() and hasattr(args, "render"):
+                done.write_text(json.dumps(args.render(root, out)))
+            elif not done.exists():
                 from click.testing import CliRunner
 
                 from relmodel.cli import cli
@@ -120,7 +124,7 @@ def shared_cli_report(tmp_path_factory, name, args):
     root = _shared_folder(tmp_path_factory)
     _render_once(root, name, args)
     result = json.loads((root / f"{name}.json").read_text())
-    return SimpleNamespace(path=root / name, output=result["output"], exit_code=result["exit_code"])
+    return SimpleNamespace(path=root / name, **result)
 
 
 def _options(params):
@@ -149,9 +153,38 @@ def _scale_args(root):
     return ["--sweep", "n_gpus=" + ",".join(map(str, SCALE_SIZES)), *SCALE_OPTIONS]
 
 
+def _user678_args(root):
+    from test_pages_678 import user_report_args
+
+    return user_report_args(root / "user678-inputs")
+
+
+def _bundled678_args(root):
+    from test_pages_678 import BUNDLED_ARGS
+
+    return BUNDLED_ARGS
+
+
+def _heldout_render(root, out):
+    from test_heldout_logs import render_heldout
+
+    return render_heldout(out)
+
+
+def _wheel_render(root, out):
+    from test_wheel import build_and_install
+
+    return build_and_install(out)
+
+
 #: The shared reports: fixture name -> (folder name, arguments), largest first (the sweep is 15 pages).
+#: Module-scoped renders live here too: pytest-xdist may send a module's tests to both processes,
+#: and each would render its own copy.
 SHARED_REPORTS = {"scale_sweep": ("sizes", _scale_args), "suite_report": ("suite", _suite_args),
-                  "custom_report": ("custom", _custom_args)}
+                  "custom_report": ("custom", _custom_args),
+                  "heldout_reports": ("heldout", SimpleNamespace(render=_heldout_render)),
+                  "pages678_user": ("user678", _user678_args), "pages678_bundled": ("bundled678", _bundled678_args),
+                  "wheel_install": ("wheel", SimpleNamespace(render=_wheel_render))}
 _NEEDED = []  # fixture names of the shared reports some collected test reads, largest first
 
 
@@ -196,11 +229,21 @@ def _run_order(item):
     return len(SLOW_FIRST) + any(f in late for f in getattr(item, "fixturenames", ()))
 
 
+#: Modules whose module-scoped fixtures are costly (a Dask cluster of two processes, fresh interpreters):
+#: all their tests go to one test process, so the fixture is made once, not once per process.
+TOGETHER = ["tests/report/test_dask.py", "tests/package/test_layout.py"]
+
+
+def _module(item):
+    return item.nodeid.split("::")[0]
+
+
 def _dealt(items):
     """``items`` in run order, the slow ones dealt in turn to the first batch of each test process.
 
     pytest-xdist's load scheduling first sends each process a block of consecutive tests (a
-    quarter of its share); each block here starts with every n-th slow test.
+    quarter of its share); each block here starts with every n-th slow test, then the tests
+    of every n-th module of :data:`TOGETHER` (so that module runs in one process).
     """
     items = sorted(items, key=_run_order)  # stable: the same order in every test process
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
@@ -208,10 +251,12 @@ def _dealt(items):
     if workers < 2 or n_slow < 2:
         return items
     slow, rest = items[:n_slow], items[n_slow:]
+    together = [[item for item in rest if _module(item) == name] for name in TOGETHER]
+    rest = [item for item in rest if _module(item) not in TOGETHER]
     block = max(len(items) // workers // 4, 2)
     dealt = []
     for w in range(workers):
-        mine = slow[w::workers]
+        mine = slow[w::workers] + [item for group in together[w::workers] for item in group]
         dealt += mine + rest[:max(block - len(mine), 0)]
         rest = rest[max(block - len(mine), 0):]
     return dealt + rest
@@ -294,3 +339,25 @@ def tiny(tmp_path):
     return write_notebook(tmp_path / "tiny.ipynb", [
         "n_gpus: int = 16384  # GPUs",
         "from relmodel.report import record\nrecord('job_mtbf_h', 50000.0 / n_gpus)"])
+@pytest.fixture(scope="session")
+def heldout_reports(tmp_path_factory):
+    """The reports of the held-out logs of tests/report/test_heldout_logs.py (``render_heldout``)."""
+    return _shared(tmp_path_factory, "heldout_reports")
+
+
+@pytest.fixture(scope="session")
+def pages678_user(tmp_path_factory):
+    """Pages 06-08 on the data written by tests/report/test_pages_678.py (``user_report_args``)."""
+    return _shared(tmp_path_factory, "pages678_user")
+
+
+@pytest.fixture(scope="session")
+def pages678_bundled(tmp_path_factory):
+    """Pages 06-08 on the bundled data (``BUNDLED_ARGS`` of tests/report/test_pages_678.py)."""
+    return _shared(tmp_path_factory, "pages678_bundled")
+
+
+@pytest.fixture(scope="session")
+def wheel_install(tmp_path_factory):
+    """The wheel of tests/package/test_wheel.py built and installed once (``build_and_install``)."""
+    return _shared(tmp_path_factory, "wheel_install")

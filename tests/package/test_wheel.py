@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -26,28 +27,40 @@ SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "relmodel", 
 
 
 def _pip(*args, cwd):
-    done = subprocess.run([sys.executable, "-m", "pip", *args, "--no-index", "--disable-pip-version-check", "-q"],
+    return subprocess.run([sys.executable, "-m", "pip", *args, "--no-index", "--disable-pip-version-check", "-q"],
                           cwd=cwd, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(wheel path, folder the wheel is installed into)."""
-    root = tmp_path_factory.mktemp("wheel")
+def build_and_install(root):
+    """Build the wheel from a copy of the source under ``root`` and install it into ``root/site``.
+
+    Returns ``{"wheel": path, "site": path}``, or ``{"error": what pip said}``.
+    """
     src = root / "src"
     for name in SOURCE:
         item = REPO / name
         if item.is_dir():
             shutil.copytree(item, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
-            src.mkdir(exist_ok=True)
+            src.mkdir(parents=True, exist_ok=True)
             shutil.copy2(item, src / name)
-    _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(root / "dist"), str(src), cwd=root)
-    wheel = next((root / "dist").glob("relmodel-*.whl"))
-    _pip("install", "--no-deps", "--target", str(root / "site"), str(wheel), cwd=root)
-    return wheel, root / "site"
+    done = _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(root / "dist"), str(src), cwd=root)
+    if done.returncode:
+        return {"error": done.stdout + done.stderr}
+    wheel = next((root / "dist").glob("relmodel-*.whl"), None)
+    if wheel is None:
+        return {"error": f"pip wheel wrote no relmodel wheel into {root / 'dist'}"}
+    done = _pip("install", "--no-deps", "--target", str(root / "site"), str(wheel), cwd=root)
+    if done.returncode:
+        return {"error": done.stdout + done.stderr}
+    return {"wheel": str(wheel), "site": str(root / "site")}
+
+
+@pytest.fixture(scope="module")
+def installed(wheel_install):
+    """(wheel path, folder the wheel is installed into): built once per test run (tests/conftest.py)."""
+    assert "error" not in wheel_install.__dict__, wheel_install.error
+    return Path(wheel_install.wheel), Path(wheel_install.site)
 
 
 def _run(site, code, cwd):
@@ -69,26 +82,50 @@ def test_the_wheel_carries_every_notebook_and_data_file(installed):
     assert "relmodel/resources.py" in names and "relmodel/report/run.py" in names
 
 
+#: Run by the installed package from an empty folder: ``relmodel report`` of notebook 03 and a probe
+#: (one worker process, whose warm kernel runs both notebooks); its exit code is kept.
+_RENDER = """
+rendered = None
+try:
+    main(['report', '-q', '-n', '03', '-n', PROBE, '-p', 'n_runs=20', '-p', 'work=5d', '-p', 'n_boot=0', '-j', '1',
+          '--out', 'r'])
+except SystemExit as e:
+    rendered = e.code
+"""
+
+#: Then, from another folder: what the package finds, and ``relmodel notebooks --copy mine``.
+_FIND = """
+os.chdir(WORK)
+llama = relmodel.datasets.llama3_54day()
+said = io.StringIO()
+with contextlib.redirect_stdout(said):
+    try:
+        main(['notebooks', '--copy', 'mine'])
+    except SystemExit as e:
+        assert not e.code, e.code
+print(json.dumps({'package': relmodel.__file__, 'notebooks': str(NOTEBOOK_DIR), 'rendered': rendered,
+  'data': str(relmodel.datasets.data_dir()), 'llama': [llama.n_unexpected, llama.n_planned],
+  'stepfun': len(relmodel.datasets.stepfun().events), 'lanl': len(relmodel.datasets.lanl().events),
+  'fleets': len(relmodel.datasets.fleets()), 'copy': said.getvalue()}))
+"""
+
+
 @pytest.fixture(scope="module")
 def seen(installed, tmp_path_factory):
-    """What the installed package finds, and ``relmodel notebooks --copy mine``, in one interpreter."""
+    """One interpreter on the installed package (a fresh one costs an import): a report rendered from an
+    empty folder (``empty/r``), then what the package finds and ``relmodel notebooks --copy mine`` (in ``work``)."""
     _, site = installed
-    work = tmp_path_factory.mktemp("empty")
-    out = _run(site, "import io, json, contextlib, relmodel\n"
-                     "from relmodel.cli import main\n"
-                     "from relmodel.report import NOTEBOOK_DIR\n"
-                     "llama = relmodel.datasets.llama3_54day()\n"
-                     "said = io.StringIO()\n"
-                     "with contextlib.redirect_stdout(said):\n"
-                     "    try:\n"
-                     "        main(['notebooks', '--copy', 'mine'])\n"
-                     "    except SystemExit as e:\n"
-                     "        assert not e.code, e.code\n"
-                     "print(json.dumps({'package': relmodel.__file__, 'notebooks': str(NOTEBOOK_DIR),\n"
-                     "  'data': str(relmodel.datasets.data_dir()), 'llama': [llama.n_unexpected, llama.n_planned],\n"
-                     "  'stepfun': len(relmodel.datasets.stepfun().events), 'lanl': len(relmodel.datasets.lanl().events),\n"
-                     "  'fleets': len(relmodel.datasets.fleets()), 'copy': said.getvalue()}))", cwd=work)
-    return {**json.loads(out.strip().splitlines()[-1]), "work": work}
+    root = tmp_path_factory.mktemp("installed")
+    work, empty = root / "work", root / "empty"
+    work.mkdir()
+    empty.mkdir()
+    probe = write_notebook(root / "probe.ipynb", [
+        "x = 1  # nothing",
+        "import relmodel\nfrom relmodel.report import record\nrecord('where', relmodel.__file__)"])
+    head = (f"import io, os, json, contextlib, relmodel\nfrom relmodel.cli import main\n"
+            f"from relmodel.report import NOTEBOOK_DIR\nPROBE, WORK = {str(probe)!r}, {str(work)!r}\n")
+    out = _run(site, head + _RENDER + _FIND, cwd=empty)
+    return {**json.loads(out.strip().splitlines()[-1]), "work": work, "empty": empty}
 
 
 def test_the_installed_package_finds_its_suite_and_data(installed, seen):
@@ -110,19 +147,12 @@ def test_notebooks_copy_gives_a_writable_suite(seen):
     assert os.access(mine / "03_checkpoint_interval.ipynb", os.W_OK)
 
 
-def test_the_installed_package_renders_a_notebook_from_an_empty_folder(installed, tmp_path):
+def test_the_installed_package_renders_a_notebook_from_an_empty_folder(installed, seen):
     _, site = installed
-    probe = write_notebook(tmp_path / "probe.ipynb", [
-        "x = 1  # nothing",
-        "import relmodel\nfrom relmodel.report import record\nrecord('where', relmodel.__file__)"])
-    work = tmp_path / "empty"
-    work.mkdir()
-    # one worker process, whose warm kernel runs both notebooks
-    _run(site, "from relmodel.cli import main\n"
-               f"main(['report', '-q', '-n', '03', '-n', {str(probe)!r}, '-p', 'n_runs=20', '-p', 'work=5d',"
-               " '-p', 'n_boot=0', '-j', '1', '--out', 'r'])", cwd=work)
-    summary = json.loads((work / "r" / "summary.json").read_text())
-    assert summary["headline"]["job_mtbf_h"] > 0 and (work / "r" / "index.html").exists()
-    assert (work / "r" / "03_checkpoint_interval.html").exists()
+    report = seen["empty"] / "r"
+    assert seen["rendered"] == 0
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["headline"]["job_mtbf_h"] > 0 and (report / "index.html").exists()
+    assert (report / "03_checkpoint_interval.html").exists()
     where = summary["records"]["probe"]["where"]
     assert where.startswith(str(site)), where  # the kernel imported the installed package too

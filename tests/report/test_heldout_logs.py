@@ -6,7 +6,10 @@ read them and checked against the public API (and, where it can be, a count by h
 * a log of disks, not GPU nodes (``unit="disk"``);
 * a log with a 60-day stretch without a record;
 * a log whose failure rate rises (a power-law process with beta 2);
-* the bundled data at 1,048,576 GPUs, and at the default 16,384 (every headline figure against the API).
+* the bundled data at 1,048,576 GPUs and at 65,536 (every headline figure against the API), read from
+  the shared reports of tests/conftest.py (a run of the sweep, and the default-data report).
+
+The held-out logs are rendered once per test run (``render_heldout``, through tests/conftest.py).
 
 The browser tier (headless Chromium through Playwright) reads the same pages at 1280 px.
 """
@@ -22,6 +25,7 @@ import papermill
 import pytest
 
 import relmodel
+from conftest import SCALE_OPTIONS, SUITE_PARAMS
 from relmodel.data.source import load_source
 from relmodel.report import NOTEBOOK_DIR
 from relmodel.report import present as P
@@ -92,28 +96,71 @@ def _render(out, params, notebooks):
     takes = {"n_boot": ("02", "03", "04"), "n_runs": ("03",)}
     params = {**params, **{k: v for k, v in SMALL.items() if any(n in takes[k] for n in notebooks)}}
     with ThreadPoolExecutor(1) as one:  # in this process: one warm kernel runs every page of the render
-        report = relmodel.report.render(params=params, out=out, notebooks=notebooks, executor=one)
-    summary = json.loads((report.path / "summary.json").read_text(encoding="utf-8"))
+        relmodel.report.render(params=params, out=out, notebooks=notebooks, executor=one)
+
+
+def _log(root, name):
+    """The frame of log ``name`` (as written from its seed), its file under ``root`` and its columns."""
+    write, seed, columns, extra, _ = KINDS[name]
+    return write(np.random.default_rng(seed)), root / f"{name}.csv", {**columns, **extra}
+
+
+def render_heldout(root):
+    """Write every held-out log into ``root`` and render its pages into ``root/report_<name>``.
+
+    Returns ``{"failed": {name: error}}`` for the renders that raised (the fixture reports them).
+    """
+    root.mkdir()
+    failed = {}
+    for name, kind in KINDS.items():
+        frame, path, columns = _log(root, name)
+        frame.drop(columns=["minutes"], errors="ignore").to_csv(path, index=False)
+        try:
+            _render(root / f"report_{name}", {"log": str(path), **columns}, kind[4])
+        except Exception as exc:  # noqa: BLE001 - named in the fixture, not in whichever test rendered
+            failed[name] = f"{type(exc).__name__}: {exc}"
+    return {"failed": failed}
+
+
+def _summary(folder):
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     assert summary["status"] == "complete", summary.get("failed")
-    return report.path, summary
+    return summary
+
+
+def _sweep_run(sweep, n_gpus):
+    """The folder of the shared sweep's run at ``n_gpus``."""
+    runs = json.loads((sweep.path / "summary.json").read_text(encoding="utf-8"))["runs"]
+    return sweep.path / next(r["folder"] for r in runs if r["values"]["n_gpus"] == n_gpus)
+
+
+#: The bundled data as the shared reports of tests/conftest.py render it: name -> (GPUs, checkpoint
+#: cost, bootstrap draws, simulated runs); "default" is the shared report, "million" a run of the sweep.
+_SWEPT = dict(a.split("=", 1) for a in SCALE_OPTIONS[1::2])
+BUNDLED = {"default": (SUITE_PARAMS["n_gpus"], SUITE_PARAMS["ckpt_cost"], SUITE_PARAMS["n_boot"], SUITE_PARAMS["n_runs"]),
+           "million": (1_048_576, "1min", int(_SWEPT["n_boot"]), int(_SWEPT["n_runs"]))}
 
 
 @pytest.fixture(scope="module")
-def heldout(tmp_path_factory):
+def heldout(heldout_reports):
     """name -> (frame written, log path, source through the API, report folder, summary.json)."""
-    root = tmp_path_factory.mktemp("heldout")
+    assert heldout_reports.path.is_dir() and not heldout_reports.failed, heldout_reports.failed
     out = {}
-    for name, (write, seed, columns, extra, notebooks) in KINDS.items():
-        frame = write(np.random.default_rng(seed))
-        path = root / f"{name}.csv"
-        frame.drop(columns=["minutes"], errors="ignore").to_csv(path, index=False)
-        src = load_source(str(path), **columns, **extra)
-        folder, summary = _render(root / f"report_{name}", {"log": str(path), **columns, **extra}, notebooks)
-        out[name] = (frame, path, src, folder, summary)
-    for name, n_gpus in (("default", None), ("million", 1_048_576)):
-        params = {} if n_gpus is None else {"n_gpus": n_gpus}
-        out[name] = (None, None, load_source("llama3"), *_render(root / f"report_{name}", params, ["03", "04"]))
+    for name in KINDS:
+        frame, path, columns = _log(heldout_reports.path, name)
+        folder = heldout_reports.path / f"report_{name}"
+        out[name] = (frame, path, load_source(str(path), **columns), folder, _summary(folder))
     return out
+
+
+@pytest.fixture(scope="module")
+def bundled(suite_report, scale_sweep):
+    """name -> (None, None, source through the API, report folder, summary.json) of :data:`BUNDLED`."""
+    assert suite_report.exit_code == 0 and scale_sweep.exit_code == 0, suite_report.output + scale_sweep.output
+    src = load_source("llama3")
+    return {name: (None, None, src, folder, _summary(folder))
+            for name, folder in (("default", suite_report.path),
+                                 ("million", _sweep_run(scale_sweep, BUNDLED["million"][0])))}
 
 
 def _text(path):
@@ -192,10 +239,11 @@ def test_a_rising_rate_is_a_warning(heldout):
     assert "The failure rate is rising" in index
 
 
-@pytest.mark.parametrize("name,n_gpus", [("default", 16_384), ("million", 1_048_576)])
-def test_headline_figures_equal_the_api(heldout, name, n_gpus):
-    _, _, src, folder, summary = heldout[name]
-    dec = decide(src, n_gpus, 0.9, "1min", "10min", gpus_per_node=8, n_boot=SMALL["n_boot"], seed=0)
+@pytest.mark.parametrize("name", ["default", "million"])
+def test_headline_figures_equal_the_api(bundled, name):
+    _, _, src, folder, summary = bundled[name]
+    n_gpus, ckpt_cost, n_boot, n_runs = BUNDLED[name]
+    dec = decide(src, n_gpus, 0.9, ckpt_cost, "10min", gpus_per_node=8, n_boot=n_boot, seed=0)
     head, r03, r04 = summary["headline"], _records(summary, "03"), _records(summary, "04")
     expect = {"job_mtbf_h": dec.job_mtbf_h, "optimal_interval_h": dec.interval_h, "ettr": dec.ettr,
               "required_node_mtbf_h": dec.required_node_mtbf_h if dec.reachable else None}
@@ -203,7 +251,7 @@ def test_headline_figures_equal_the_api(heldout, name, n_gpus):
         assert head.get(key) == (pytest.approx(value, rel=1e-9) if value is not None else None), key
     assert r04["required_job_mtbf_h"] == pytest.approx(dec.required_job_mtbf_h, rel=1e-9)
     law, text = failure_law(src, dec.job_mtbf_h)
-    search = relmodel.best_interval(law, ckpt_cost="1min", restart="10min", n_runs=SMALL["n_runs"], seed=0)
+    search = relmodel.best_interval(law, ckpt_cost=ckpt_cost, restart="10min", n_runs=n_runs, seed=0)
     assert r03["simulated_best_interval_h"] == pytest.approx(search.interval_h, rel=1e-9)
     assert r03["simulated_ettr"] == pytest.approx(search.ettr, rel=1e-9)
     rec = recommendation(dec.to_dict(), {"law": text, "best_interval_h": search.interval_h, "ettr": search.ettr})
@@ -224,7 +272,7 @@ CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (install Debian's chromium package)")
-def test_heldout_pages_read_right_in_a_browser(heldout):
+def test_heldout_pages_read_right_in_a_browser(heldout, bundled):
     sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tier needs the playwright package")
     bad = [(re.compile(r"Traceback \(most recent call last\)"), "a traceback"),
            (re.compile(r"(?<![\w-])(nan|NaN|inf|None)(?![\w-])"), "nan/inf/None as a value"),
@@ -233,8 +281,10 @@ def test_heldout_pages_read_right_in_a_browser(heldout):
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        for name, (_, _, src, folder, summary) in heldout.items():
+        for name, (_, _, src, folder, summary) in {**heldout, **bundled}.items():
             for path in sorted(folder.glob("*.html")):
+                if name in bundled and not path.name.startswith(("03", "04", "index")):
+                    continue  # the pages the headline test reads; tests/report/test_browser.py reads the rest
                 page.goto(path.resolve().as_uri())
                 page.wait_for_load_state("load")
                 if page.evaluate("document.scrollingElement.scrollWidth") > 1280:

@@ -16,7 +16,6 @@ from html import unescape
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import report_cli
 
 import relmodel
 from relmodel.data.counts import count_table
@@ -42,9 +41,6 @@ def opening(path, title):
     """The page's visible text from its first sentence on (after the title)."""
     text = visible(path)
     return text[text.index(title) + len(title):].lstrip("¶ ")  # nbconvert adds an anchor mark to headings
-
-
-invoke = report_cli
 
 
 def write_outages(path, n=300, seed=1):
@@ -153,25 +149,32 @@ def test_lives_table_is_read_with_units_and_flags(tmp_path):
 
 # ---------------------------------------------------------------- rendered pages
 
-@pytest.fixture(scope="module")
-def user_report(tmp_path_factory):
-    root = tmp_path_factory.mktemp("user678")
-    log, steps, lives = write_outages(root / "outages.csv"), write_steps(root / "steps.csv"), write_lives(root / "lives.csv")
-    out = root / "r"
-    res = invoke("-n", "06", "-n", "07", "-n", "08", "-p", f"log={log}", *[a for k, v in LOG.items() for a in
-                 ("-p", f"{k}={v}")], "-p", f"steps={steps}", "-p", f"lives={lives}", "-p", "duration_column=minutes_up",
-                 "-p", "event_column=died", "-p", "lives_unit=min", "-p", "covariates=[rack, inlet_c]",
-                 "-p", "n_runs=200", "-p", "n_boot=0", "--out", out)
-    assert res.exit_code == 0, res.output
-    return out, log, steps, lives
+def user_report_args(folder):
+    """Arguments of ``relmodel report`` for pages 06-08 on data written into ``folder`` (made here)."""
+    folder.mkdir(exist_ok=True)
+    log, steps, lives = write_outages(folder / "outages.csv"), write_steps(folder / "steps.csv"), write_lives(folder / "lives.csv")
+    return ["-n", "06", "-n", "07", "-n", "08", "-p", f"log={log}", *[a for k, v in LOG.items() for a in
+            ("-p", f"{k}={v}")], "-p", f"steps={steps}", "-p", f"lives={lives}", "-p", "duration_column=minutes_up",
+            "-p", "event_column=died", "-p", "lives_unit=min", "-p", "covariates=[rack, inlet_c]",
+            "-p", "n_runs=200", "-p", "n_boot=0"]
+
+
+#: Arguments of ``relmodel report`` for pages 06-08 on the bundled data.
+BUNDLED_ARGS = ["-n", "06", "-n", "07", "-n", "08", "-p", "n_runs=200", "-p", "n_boot=0"]
 
 
 @pytest.fixture(scope="module")
-def bundled_report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bundled678") / "r"
-    res = invoke("-n", "06", "-n", "07", "-n", "08", "-p", "n_runs=200", "-p", "n_boot=0", "--out", out)
+def user_report(pages678_user):
+    """Rendered once per test run (tests/conftest.py), whichever test process asks first."""
+    res, folder = pages678_user, pages678_user.path.parent / "user678-inputs"
     assert res.exit_code == 0, res.output
-    return out
+    return res.path, folder / "outages.csv", folder / "steps.csv", folder / "lives.csv"
+
+
+@pytest.fixture(scope="module")
+def bundled_report(pages678_bundled):
+    assert pages678_bundled.exit_code == 0, pages678_bundled.output
+    return pages678_bundled.path
 
 
 def _records(out, name):
