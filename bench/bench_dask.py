@@ -32,7 +32,7 @@ from relmodel.scale import grid as G  # noqa: E402
 
 def cluster(n):
     return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=None)
+                        dashboard_address="127.0.0.1:0")
 
 
 def timed(fn):

@@ -81,7 +81,8 @@ class _Group(click.Group):
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))
         with formatter.section("Commands"):
-            formatter.write_dl([(n, click.utils.make_default_short_help(COMMANDS[n][1], limit)) for n in names])
+            # click's own shortening, through the public Command API (click.utils' helper is deprecated in click 8.5)
+            formatter.write_dl([(n, click.Command(n, help=COMMANDS[n][1]).get_short_help_str(limit)) for n in names])
 
     def make_context(self, *args, **kwargs):  # Ctrl-C while the options are read: 130, no "Aborted!"
         try:

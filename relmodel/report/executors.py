@@ -220,7 +220,8 @@ class dask_client:
     """Context manager: a Dask Client on ``address``, or on a local cluster for None or "local".
 
     The local cluster has one single-threaded worker process per core and
-    listens on the loopback interface only, without a dashboard.
+    listens on the loopback interface only (its dashboard on a free loopback port, never a fixed one that
+    another cluster may hold).
     """
 
     def __init__(self, address=None):
@@ -235,7 +236,7 @@ class dask_client:
         try:
             if self.address in (None, "local"):
                 self.cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
-                                            processes=True, host="127.0.0.1", dashboard_address=None)
+                                            processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
                 self.client = Client(self.cluster)
             else:
                 from .limits import connect_dask

@@ -79,7 +79,7 @@ def test_something_that_is_not_a_scheduler_is_refused_within_the_timeout(server,
 
 def test_a_scheduler_without_workers_is_refused():
     from distributed import LocalCluster
-    with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
         with pytest.raises(ReportError, match="has no workers"):
             limits.connect_dask(cluster.scheduler_address, timeout=1)
 
@@ -87,7 +87,7 @@ def test_a_scheduler_without_workers_is_refused():
 def test_a_scheduler_with_a_worker_is_used():
     from distributed import LocalCluster
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+                      dashboard_address="127.0.0.1:0") as cluster:
         client = limits.connect_dask(cluster.scheduler_address, timeout=5)
         try:
             assert client.submit(sum, [1, 2, 3]).result() == 6

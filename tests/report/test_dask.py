@@ -29,7 +29,7 @@ def client():
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this file
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
+                                       host="127.0.0.1", dashboard_address="127.0.0.1:0")
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
