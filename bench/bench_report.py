@@ -16,7 +16,7 @@ table also shows it on one worker. Every time is the fastest of --repeat runs.
    in sequence and on 2 processes. Target: report within 2x that floor.
 
 Usage: python bench/bench_report.py [--quick] [--repeat N] [--pool]
-       (--quick: one run each, and the sweep renders one notebook;
+       (--quick: one run each, and the sweep renders notebooks 03-05;
         --pool: only the warm-kernel table of part 3)
 """
 
@@ -170,12 +170,12 @@ def sweep_in(tmp, workers, notebooks):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one repeat, sweep only the checkpoint notebook")
+    parser.add_argument("--quick", action="store_true", help="one repeat, sweep notebooks 03-05 only")
     parser.add_argument("--repeat", type=int, default=2, help="runs per measurement; the fastest counts")
     parser.add_argument("--pool", action="store_true", help="only the warm-kernel table (reuse off and on)")
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
-    notebooks = ["03"] if args.quick else None
+    notebooks = ["03", "04", "05"] if args.quick else None  # with 4 notebooks the first of each worker dominates
     suite = find_notebooks()
     if args.pool:
         pool_table(repeat, len(suite))

@@ -51,6 +51,7 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import relmodel
+relmodel.read_steps, relmodel.slowdown, relmodel.find_slow_nodes  # load the modules first, as the pandas child imports pandas
 t0 = time.perf_counter()
 log = relmodel.read_steps({path!r}, step="step", rank="rank", duration="duration_s", node="node")
 t1 = time.perf_counter()
