@@ -306,6 +306,30 @@ def scale_sweep(tmp_path_factory):
     return _shared(tmp_path_factory, "scale_sweep")
 
 
+@pytest.fixture(scope="session")
+def heldout_reports(tmp_path_factory):
+    """The reports of the held-out logs of tests/report/test_heldout_logs.py (``render_heldout``)."""
+    return _shared(tmp_path_factory, "heldout_reports")
+
+
+@pytest.fixture(scope="session")
+def pages678_user(tmp_path_factory):
+    """Pages 06-08 on the data written by tests/report/test_pages_678.py (``user_report_args``)."""
+    return _shared(tmp_path_factory, "pages678_user")
+
+
+@pytest.fixture(scope="session")
+def pages678_bundled(tmp_path_factory):
+    """Pages 06-08 on the bundled data (``BUNDLED_ARGS`` of tests/report/test_pages_678.py)."""
+    return _shared(tmp_path_factory, "pages678_bundled")
+
+
+@pytest.fixture(scope="session")
+def wheel_install(tmp_path_factory):
+    """The wheel of tests/package/test_wheel.py built and installed once (``build_and_install``)."""
+    return _shared(tmp_path_factory, "wheel_install")
+
+
 # --- report tests: notebooks that must not run, and the smallest report notebook ----------------
 
 #: Where a report hands a notebook to a kernel: papermill's entry point and the report's own steps
@@ -339,25 +363,3 @@ def tiny(tmp_path):
     return write_notebook(tmp_path / "tiny.ipynb", [
         "n_gpus: int = 16384  # GPUs",
         "from relmodel.report import record\nrecord('job_mtbf_h', 50000.0 / n_gpus)"])
-@pytest.fixture(scope="session")
-def heldout_reports(tmp_path_factory):
-    """The reports of the held-out logs of tests/report/test_heldout_logs.py (``render_heldout``)."""
-    return _shared(tmp_path_factory, "heldout_reports")
-
-
-@pytest.fixture(scope="session")
-def pages678_user(tmp_path_factory):
-    """Pages 06-08 on the data written by tests/report/test_pages_678.py (``user_report_args``)."""
-    return _shared(tmp_path_factory, "pages678_user")
-
-
-@pytest.fixture(scope="session")
-def pages678_bundled(tmp_path_factory):
-    """Pages 06-08 on the bundled data (``BUNDLED_ARGS`` of tests/report/test_pages_678.py)."""
-    return _shared(tmp_path_factory, "pages678_bundled")
-
-
-@pytest.fixture(scope="session")
-def wheel_install(tmp_path_factory):
-    """The wheel of tests/package/test_wheel.py built and installed once (``build_and_install``)."""
-    return _shared(tmp_path_factory, "wheel_install")
