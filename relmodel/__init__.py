@@ -9,7 +9,8 @@ belongs there and what it may import; dependencies point down this list:
   :mod:`relmodel.stragglers` (fail-slow nodes, what-if slowdown, eviction)
 * statistics: :mod:`relmodel.stats`
 * data: :mod:`relmodel.data`
-* base: :mod:`relmodel.units`, :mod:`relmodel.errors`
+* base: :mod:`relmodel.units`, :mod:`relmodel.errors`, :mod:`relmodel.tables` (formatting), and
+  :mod:`relmodel.base` (deprecated aliases, HTML escaping, progress, start-up, lazy faces)
 
 This module only re-exports, so ``import relmodel`` keeps one flat face.  The
 face loads on first use: ``import relmodel`` imports almost nothing, and
@@ -18,10 +19,10 @@ Each row of :data:`EXPORTS` says which module a name comes from (add a name by
 adding a row); ``from relmodel import *`` loads every layer.
 """
 
-from .quiet_start import guard as _guard_start
+from .base.quiet_start import guard as _guard_start
 _guard_start()  # first: a Ctrl-C while the command imports exits 130 quietly
 
-from . import lazy as _lazy
+from .base import lazy as _lazy
 
 #: (module, names) re-exported by the flat face, each loaded the first time one of its names is used.
 EXPORTS = [

@@ -24,7 +24,7 @@ import numbers
 import os
 
 from .errors import BudgetError, CountError
-from .escape import brief
+from .base.escape import brief
 
 __all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count", "runs_within"]
 

@@ -18,10 +18,10 @@ The one rule set every layer's ``text()`` and ``table()`` use:
 * :class:`Result` is the protocol of results: ``to_frame()`` (numbers, for
   code), ``table()`` (formatted for people), ``text()`` (sentences) and
   ``_repr_html_`` built from the last two (old method names stay one minor
-  version through :func:`relmodel.deprecation.renamed`).
+  version through :func:`relmodel.base.deprecation.renamed`).
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 import math
 
 import pandas as pd

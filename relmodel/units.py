@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from .errors import DurationError, ModelInputError, UnitError
-from .escape import brief
+from .base.escape import brief
 
 __all__ = [
     "hours",

@@ -8,7 +8,7 @@ statistics and data layers and the base; never :mod:`relmodel.scale` (which
 builds on this package) or presentation, never matplotlib or papermill.
 """
 
-from .. import lazy as _lazy
+from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used
 #: (the closed-form intervals load without the simulator and scipy.stats).

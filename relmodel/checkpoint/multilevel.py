@@ -60,8 +60,8 @@ from .intervals import TimeBreakdown, _as, _ettr, _optimal
 from .order import check_order
 from ..tables import Result, duration
 from relmodel.budget_guard import check_cost, count
-from relmodel.progress import steps
-from relmodel.escape import brief
+from relmodel.base.progress import steps
+from relmodel.base.escape import brief
 
 __all__ = [
     "async_ettr", "async_breakdown", "async_optimal_interval",

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import RESTART
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError, PrecisionWarning
 from .costs import cost_hours
 from .intervals import _ettr, _optimal
@@ -31,7 +31,7 @@ from .sources import as_failure_source
 from ..units import hours
 from ..tables import Result, duration, number
 from relmodel.budget_guard import check_cost, count
-from relmodel.progress import steps
+from relmodel.base.progress import steps
 
 __all__ = ["best_interval", "IntervalSearch"]
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import binom, norm
-from ..deprecation import renamed
+from ..base.deprecation import renamed
 from ..tables import Result, duration, html_table, interval, number, pct, people_table
 
 __all__ = ["SimulationResult"]

@@ -30,7 +30,7 @@ Two engines, both vectorised across replicas with no Python loop per failure:
 import numpy as np
 
 from ..defaults import RESTART
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import DurationError, ModelInputError
 from .costs import cost_hours
 from .order import check_order

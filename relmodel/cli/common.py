@@ -7,7 +7,7 @@ import re
 import click
 
 from ..errors import UnitError
-from ..escape import csv_frame
+from ..base.escape import csv_frame
 
 __all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_option", "cli_text", "unit_of"]
 

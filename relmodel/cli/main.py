@@ -20,7 +20,7 @@ import warnings
 import click
 
 from ..errors import RelmodelError, is_environment_error
-from ..progress import listen
+from ..base.progress import listen
 from .common import cli_text
 from .progress_bar import Bar
 
@@ -179,7 +179,7 @@ def main(argv=None):
     ...     print("exit", e.code)
     exit 2
     """
-    from ..quiet_start import release
+    from ..base.quiet_start import release
     release()  # from here on, Ctrl-C goes through the cleanup below
     try:
         cli.main(args=argv, prog_name="relmodel")

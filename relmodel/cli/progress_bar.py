@@ -1,4 +1,4 @@
-"""The command line's progress bar on stderr for long library loops (see :mod:`relmodel.progress`).
+"""The command line's progress bar on stderr for long library loops (see :mod:`relmodel.base.progress`).
 
 A loop is drawn only when it is worth it: once it has run :data:`SHOW_AFTER_S`
 seconds and, at its pace so far, would take :data:`SHOW_IF_TOTAL_S` seconds or
@@ -23,7 +23,7 @@ def line(update, width=80):
 
     Examples
     --------
-    >>> from relmodel.progress import Update
+    >>> from relmodel.base.progress import Update
     >>> line(Update("bootstrap of the weibull fit", 500, 2000, 3.0), width=90)
     'bootstrap of the weibull fit [######-----------------]  25.0% 500 of 2,000, about 9 s left'
     """
@@ -41,7 +41,7 @@ def line(update, width=80):
 
 
 class Bar:
-    """A listener (for :func:`relmodel.progress.listen`) drawing a bar on ``stream`` (default stderr)."""
+    """A listener (for :func:`relmodel.base.progress.listen`) drawing a bar on ``stream`` (default stderr)."""
 
     def __init__(self, stream=None):
         self.stream = stream if stream is not None else sys.stderr

@@ -6,7 +6,7 @@ bundled datasets, durations with censoring and per-rank step-time logs.  May imp
 statistics, planning or presentation, never matplotlib or papermill.
 """
 
-from .. import lazy as _lazy
+from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used
 #: (``read_log`` loads the log reader, not the Slurm and kernel-log readers or the bundled datasets).

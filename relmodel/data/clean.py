@@ -9,7 +9,7 @@ checks it against a plain pandas reading of the same rules.
 import numpy as np
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 
 __all__ = ["node_key", "node_codes", "clean_events", "flag_rows", "empty_problems", "merged_outages", "stable_order"]
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..errors import CountError, MissingColumnError, where
 from ..units import hours
-from ..deprecation import renamed_field
+from ..base.deprecation import renamed_field
 from ..tables import Result, pct, people_table
 
 __all__ = ["CountTable", "count_table", "MAX_COUNT"]

@@ -29,7 +29,7 @@ from .readers import at, read_table, require_columns
 from .times import check_time_format, parse_times
 from .window import hours_since, to_hours
 from ..tables import html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["read_log", "InterruptionLog", "LogWarning"]
 

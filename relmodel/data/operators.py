@@ -7,7 +7,7 @@ file in either form; :func:`~relmodel.data.source.load_source` and the CLI
 call it when ``format`` is "sacct" or "xid", or when the form is sniffed.
 """
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import InputTypeError, LogFormatError
 from .kernlog import read_xid, sniff_format
 from .sacct import read_sacct

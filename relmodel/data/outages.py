@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import DurationError, MissingColumnError
 from ..tables import Result, count, duration, html_table, pct
 from ..units import hours
 from .clean import flag_rows
 from .logs import InterruptionLog, LogWarning
-from relmodel.escape import html_paragraphs
+from relmodel.base.escape import html_paragraphs
 
 __all__ = ["drop_short_outages", "outage_durations", "OutageDurations", "SHORT_LIMITS_MIN", "REBOOT_MIN"]
 

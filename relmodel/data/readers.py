@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)

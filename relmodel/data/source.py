@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
 from .counts import CountTable, count_table
 from .datasets import NAMES, load
 from .logs import InterruptionLog, LogWarning, read_log
 from .outages import drop_short_outages
 from .readers import read_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["Source", "load_source", "UNITS"]
 

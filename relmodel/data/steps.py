@@ -37,7 +37,7 @@ from ..errors import (DuplicateStepError, EmptyDataError, LogFormatError, Missin
 from ..errors import RelmodelDeprecationWarning
 from ..units import unit_hours
 from relmodel.budget_guard import check_cost
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["StepLog", "read_steps", "example_steps", "register_analysis"]
 

@@ -33,7 +33,7 @@ import re
 
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 
 __all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "xid_table", "classify_xid", "cause_mix"]
 

@@ -9,7 +9,7 @@ layer; matplotlib is imported inside the functions, and each plot module when
 one of its names is first used, so importing this package stays cheap.  Nothing below presentation imports it.
 """
 
-from .. import lazy as _lazy
+from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports; each plot module (and the layer it draws) is imported the
 #: first time one of its names is used.

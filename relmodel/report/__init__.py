@@ -42,7 +42,7 @@ holds the formatters that do):
    means or quantiles far beyond the data carry that caveat.
 """
 
-from .. import lazy as _lazy
+from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used
 #: (so the command's ``report --help`` and a kernel's ``record`` load only what they need).

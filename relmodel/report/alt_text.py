@@ -5,7 +5,7 @@ description has been provided for this image"); :func:`with_alt_text`
 replaces each, in page order, with "Chart: <section heading> (<page title>)".
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 import re
 
 __all__ = ["PLACEHOLDER", "figure_alts", "with_alt_text"]

@@ -13,7 +13,7 @@ sensitivity, what one event takes out, spares over time).
 
 from dataclasses import dataclass
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 import numpy as np
 import pandas as pd

@@ -5,7 +5,7 @@ one styled sentence instead of a traceback (presentation rule 7 of
 :mod:`relmodel.report`).
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["ERROR_CELL_TAG", "failed_cell", "failure_message", "stopped_note", "failure_sentence",
            "status_text"]

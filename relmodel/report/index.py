@@ -11,7 +11,7 @@ written by :func:`.sweep.write_index` from the runs' summaries in memory.
 
 from pathlib import Path
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 from . import folders
 from . import present as P

@@ -13,7 +13,7 @@ import socket
 from urllib.parse import urlsplit
 
 from ..errors import ReportError
-from ..escape import brief
+from ..base.escape import brief
 
 __all__ = ["DASK_TIMEOUT_S", "DASK_SCHEMES", "MAX_SWEEP", "check_dask_address", "connect_dask",
            "check_sweep_size"]

@@ -6,7 +6,7 @@ these, so they look and print alike.  Numbers are formatted by
 :mod:`.present` (the one rule set of :mod:`relmodel.tables`).
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 from . import present as P
 

@@ -12,7 +12,7 @@ problem is a :class:`~relmodel.errors.ParameterError` that says what is valid.
 from pathlib import Path
 
 from ..errors import ParameterError
-from ..escape import brief
+from ..base.escape import brief
 from . import yaml12
 
 __all__ = ["parse_value", "parse_assignment", "load_params", "parse_sweep"]

@@ -9,7 +9,7 @@ scroll box.  :func:`note` is a styled remark; :func:`captured_notes` turns
 warnings caught while computing into such remarks.
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 import warnings
 from contextlib import contextmanager
 

@@ -6,7 +6,7 @@ under ``"provenance"``); :func:`footer` is the line every page ends with.
 
 import functools
 import hashlib
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 import subprocess
 from pathlib import Path
 

@@ -56,7 +56,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import DurationError, ParameterError
-from ..escape import brief
+from ..base.escape import brief
 from ..units import hours
 from .source_rules import WINDOWS, check_bundled as _check_bundled, check_window as _check_window, \
     non_gpu as _non_gpu

@@ -21,7 +21,7 @@ The in-kernel API (``record``, ``key_figure``) lives in :mod:`.records`; its
 names, and those of the steps, are also importable from here.
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -8,7 +8,7 @@ set has its own window and units.
 """
 
 from ..errors import ParameterError
-from ..escape import brief
+from ..base.escape import brief
 from ..units import hours
 
 __all__ = ["WINDOWS", "check_window", "non_gpu", "check_bundled"]

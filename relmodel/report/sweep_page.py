@@ -6,7 +6,7 @@ its target, and how many times today's node MTBF the target needs (none
 for a row that already meets it).  The table wraps to the page width.
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 from . import present as P
 from .markup import HEADLINE, fmt, page

@@ -15,7 +15,7 @@ values of every run of a report or sweep at once.  Every problem is a
 import math
 
 from ..errors import ParameterError
-from ..escape import brief
+from ..base.escape import brief
 from .rules import DURATIONS, WINDOWS, check_values
 
 __all__ = ["TYPES", "check_type", "describe", "validate", "validate_runs"]

@@ -20,7 +20,7 @@ so no YAML constructor ever runs:
 import re
 
 from ..errors import ParameterError
-from ..escape import brief
+from ..base.escape import brief
 
 __all__ = ["load", "resolve_plain", "MAX_SCALAR"]
 

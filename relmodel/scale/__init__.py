@@ -9,7 +9,7 @@ optics requirements, design comparisons and their sensitivity to unknown rates. 
 never presentation, never matplotlib or papermill.
 """
 
-from .. import lazy as _lazy
+from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used
 #: (``Cluster`` and the requirements load without the spare-pool, domain and design models).

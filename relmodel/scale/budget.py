@@ -31,7 +31,7 @@ from ..checkpoint.intervals import optimal_interval
 from ..errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
 from ..units import hours
-from ..deprecation import renamed_field
+from ..base.deprecation import renamed_field
 from ..tables import Result, duration, hours_text, number, people_table
 
 __all__ = ["split_budget", "Budget", "what_if", "WhatIf", "share_fit", "select"]

@@ -45,7 +45,7 @@ import pandas as pd
 
 from ..errors import DesignError, ModelInputError
 from ..tables import html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["Cluster", "COUNT_KEYS", "POLICIES"]
 

@@ -13,7 +13,7 @@ import dataclasses
 import pandas as pd
 
 from ..tables import Result, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["DesignResult"]
 

@@ -25,10 +25,10 @@ from .cluster import Cluster
 from .optics import transceiver_requirement
 from .policies import evaluate_design
 from .requirements import required_job_mtbf
-from ..deprecation import renamed, renamed_field
+from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
-from relmodel.progress import steps
+from relmodel.base.progress import steps
 
 __all__ = ["DESIGNS", "design_presets", "policy_variants", "DesignComparison", "compare_designs", "Presets",
            "UnknownDesignError"]

@@ -30,7 +30,7 @@ from ..checkpoint.intervals import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
 from relmodel.budget_guard import check_cost
-from relmodel.progress import steps
+from relmodel.base.progress import steps
 
 __all__ = ["sweep_grid", "GRID_KEYS", "CHUNK", "job_mtbf_for", "required_job_mtbf_vec"]
 

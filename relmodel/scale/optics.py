@@ -31,7 +31,7 @@ from ..checkpoint.costs import cost_hours
 from ..errors import DesignError
 from .cluster import Cluster
 from .requirements import required_job_mtbf
-from ..deprecation import renamed, renamed_field
+from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]

@@ -52,7 +52,7 @@ from .domains import LEVELS, blast_radius, cause_levels
 from .requirements import best_ettr, ettr_of_rates
 from .spares import _mean_repair
 from ..tables import Result, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
            "ToleranceGain", "tolerance_gain"]

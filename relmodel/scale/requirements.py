@@ -28,9 +28,9 @@ from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
-from ..deprecation import renamed
+from ..base.deprecation import renamed
 from ..tables import Result, duration, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = [
     "best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",

@@ -33,7 +33,7 @@ from scipy import stats
 from .cluster import COUNT_KEYS, Cluster
 from ..defaults import GPUS_PER_NODE
 from ..errors import CountError, ModelInputError, ResourceLimitError
-from ..deprecation import renamed_field
+from ..base.deprecation import renamed_field
 from ..tables import Result, people_table
 from ..tables import pct as pct_text
 

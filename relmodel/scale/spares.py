@@ -33,11 +33,11 @@ from ..defaults import CKPT_COST, RESTART
 from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
-from ..deprecation import renamed_field, renamed_keywords
+from ..base.deprecation import renamed_field, renamed_keywords
 from ..tables import Result, duration, people_table
 from relmodel.budget_guard import check_cost, count
-from relmodel.progress import steps
-from relmodel.escape import brief
+from relmodel.base.progress import steps
+from relmodel.base.escape import brief
 from .spare_search import LARGE_LOAD, check_load, erlang_b_integral, fewest_spares
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",

@@ -47,9 +47,9 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError
-from ..deprecation import renamed, renamed_field, renamed_keywords
+from ..base.deprecation import renamed, renamed_field, renamed_keywords
 from ..tables import Result, html_table, people_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["SlowNodes", "find_slow_nodes", "adjust_pvalues", "saddlepoint_sf"]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import LogFileNotFound, OpTraceError
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, TAIL
 from .ops import read_ops

@@ -40,7 +40,7 @@ from scipy import optimize
 from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
-from ..deprecation import renamed, renamed_field
+from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",

@@ -34,7 +34,7 @@ from scipy import integrate, stats
 from ..errors import InputTypeError, ModelInputError, RelmodelDeprecationWarning
 from ..stats import fit
 from ..units import hours
-from ..deprecation import renamed, renamed_field, renamed_keywords
+from ..base.deprecation import renamed, renamed_field, renamed_keywords
 from ..tables import Result, people_table
 
 __all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, TimeRangeError
-from ..deprecation import renamed, renamed_keywords
+from ..base.deprecation import renamed, renamed_keywords
 from ..tables import Result, html_table
 from relmodel.budget_guard import check_cost, count
 

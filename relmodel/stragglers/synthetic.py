@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.steps import StepLog
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError
 from ..units import hours
 from ..tables import html_table, people_table

@@ -13,7 +13,7 @@ fractions (0.3: 30% longer), as everywhere in relmodel.
 import numpy as np
 import pandas as pd
 
-from ..deprecation import renamed_keywords
+from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError
 from .graph import AG, CLIP, COMPUTE, EMB, GC, LN, OPT, RS, build_graph, interleaved_1f1b
 from .ops import OpTrace

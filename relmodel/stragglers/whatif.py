@@ -23,7 +23,7 @@ simulation through the step's dependency model (:mod:`.graph`, :mod:`.simulate`)
   last pipeline stage.
 """
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 import warnings
 from dataclasses import dataclass
 
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, RelmodelDeprecationWarning
-from ..deprecation import renamed
+from ..base.deprecation import renamed
 from ..tables import Result, html_table
 from .graph import COMM_TYPES
 from .simulate import simulate_steps

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import relmodel
 from relmodel.cli import cli
-from relmodel.escape import csv_cell, csv_frame, html_text
+from relmodel.base.escape import csv_cell, csv_frame, html_text
 
 EVIL = "<img src=x onerror='alert(1)'>"
 EVIL2 = '"><script>alert(2)</script><svg onload=alert(3)>'
@@ -192,7 +192,7 @@ def test_report_with_a_hostile_file_name_has_no_live_element(tmp_path):
 
 
 def test_html_is_escaped_only_through_the_one_helper():
-    """Every page and ``_repr_html_`` escapes through relmodel.escape.html_text: no module calls html.escape."""
+    """Every page and ``_repr_html_`` escapes through relmodel.base.escape.html_text: no module calls html.escape."""
     import pathlib
     root = pathlib.Path(relmodel.__file__).parent
     callers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from relmodel.quiet_start import is_command
+from relmodel.base.quiet_start import is_command
 
 REPO = Path(__file__).resolve().parents[2]
 #: Generous bound on the seconds from SIGINT to exit (the requirement is 2 s on an idle machine).

@@ -1,5 +1,5 @@
 """Progress of long library loops (second hostile corpus, unbounded work: "no progress and no way
-to know"): the protocol in relmodel.progress, each long loop reporting through it, and the
+to know"): the protocol in relmodel.base.progress, each long loop reporting through it, and the
 command line's bar.
 
 Counts are checked against the loop sizes asked for (hand counts), never against the
@@ -17,7 +17,7 @@ from relmodel import progress
 from relmodel.cli import progress_bar
 from relmodel.cli.progress_bar import Bar, line
 from relmodel.errors import InputTypeError
-from relmodel.progress import Update, listen, steps
+from relmodel.base.progress import Update, listen, steps
 from relmodel.scale.grid import sweep_grid
 from relmodel.stats.survival.power_law import power_law_gof
 

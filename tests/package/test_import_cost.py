@@ -39,7 +39,7 @@ def probe(code):
 def test_import_relmodel_loads_no_library():
     found = probe("import relmodel")
     assert found["loaded"] == [], f"import relmodel loaded {found['loaded']}"
-    assert found["relmodel"] == ["relmodel", "relmodel.lazy", "relmodel.quiet_start"]
+    assert found["relmodel"] == ["relmodel", "relmodel.base", "relmodel.base.lazy", "relmodel.base.quiet_start"]
 
 
 def test_the_probe_sees_a_library_loaded_with_relmodel():
@@ -126,7 +126,7 @@ def test_a_step_log_from_the_face_keeps_its_deprecated_methods():
 def test_the_ctrl_c_guard_is_still_the_first_thing_imported():
     body = ast.parse((REPO / "relmodel" / "__init__.py").read_text(encoding="utf-8")).body
     first = next(node for node in body if isinstance(node, (ast.Import, ast.ImportFrom)))
-    assert first.module == "quiet_start" and first.names[0].name == "guard"
+    assert first.module == "base.quiet_start" and first.names[0].name == "guard"
 
 
 @pytest.mark.parametrize("package, name", [("relmodel.checkpoint", "backtest"), ("relmodel.report", "render")])

@@ -10,7 +10,7 @@ import pytest
 import relmodel
 from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.report import present
-from relmodel.deprecation import renamed, renamed_keywords
+from relmodel.base.deprecation import renamed, renamed_keywords
 from relmodel.errors import InputTypeError
 from relmodel.tables import DASH, Result, count, duration, interval, number, pct, pct_range, people_table, sig
 

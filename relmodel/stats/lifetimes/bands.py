@@ -19,14 +19,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .registry import get_family
 from .fitting import fit_sample, prepare
 from .profile import profile_table
 from ...tables import Result, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["curve_band", "Band", "b_life", "profile_intervals"]
 

@@ -39,7 +39,7 @@ import pandas as pd
 from scipy import special, stats
 
 from ...data.durations import Durations
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from . import mle
 from .interval import interval_rows
@@ -47,7 +47,7 @@ from .profile import profile_table
 from .registry import get_family
 from .result import FitResult, FitWarning
 from ...units import hours
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare", "fit_sample"]
 

@@ -19,7 +19,7 @@ turns a log with a "last seen healthy" column into such intervals.
 import numpy as np
 import pandas as pd
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .mle import log1mexp

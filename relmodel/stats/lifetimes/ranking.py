@@ -28,10 +28,10 @@ from ...errors import FitError
 from .registry import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
-from ...deprecation import renamed_field, renamed_keywords
+from ...base.deprecation import renamed_field, renamed_keywords
 from ...tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
-from relmodel.progress import steps
+from relmodel.base.progress import steps
 
 __all__ = ["compare_fits", "Comparison", "DEFAULT_FAMILIES", "ks_distance"]
 

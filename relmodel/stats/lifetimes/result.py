@@ -1,6 +1,6 @@
 """The result of a failure-time fit: :class:`FitResult`, and the :class:`FitWarning` a fit may give."""
 
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 from dataclasses import dataclass, field
 from functools import cached_property
 

@@ -23,9 +23,9 @@ from scipy import stats
 
 from ...errors import FitError
 from .fitting import prepare
-from ...deprecation import renamed, renamed_keywords
+from ...base.deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["weibayes", "WeibayesResult"]
 

@@ -34,9 +34,9 @@ from ...data.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
-from ...deprecation import renamed, renamed_keywords
+from ...base.deprecation import renamed, renamed_keywords
 from ...tables import Result, duration, html_table
-from relmodel.escape import html_text, html_paragraphs
+from relmodel.base.escape import html_text, html_paragraphs
 
 __all__ = ["RateChanges", "rate_changes", "segment_cost", "MAX_BINS", "GAP_FACTOR", "MAX_SENTENCES"]
 

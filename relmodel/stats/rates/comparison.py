@@ -27,9 +27,9 @@ from scipy import stats
 from ...errors import CountError, ModelInputError, UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
-from ...deprecation import renamed, renamed_field
+from ...base.deprecation import renamed, renamed_field
 from ...tables import Result, html_table, pct, people_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
            "adjust_pvalues", "CORRECTIONS", "NO_FAILURES"]

@@ -18,9 +18,9 @@ from .changepoint import MAX_SENTENCES, rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .comparison import compare_rates
 from .rates import poisson_interval
-from ...deprecation import renamed
+from ...base.deprecation import renamed
 from ...tables import Result, html_table
-from relmodel.escape import html_text, html_paragraphs
+from relmodel.base.escape import html_text, html_paragraphs
 
 __all__ = ["FleetSummary", "fleet_summary"]
 

@@ -25,9 +25,9 @@ from ...errors import CountError, ExposureError, PriorError, UnitError
 from ...units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
-from ...deprecation import renamed
+from ...base.deprecation import renamed
 from ...tables import Result, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["PriorWarning", "RateData", "rate_data", "GammaPrior", "fleet_prior", "RatePosterior", "update_rate",
            "PredictiveCounts", "VAGUE_SHAPE", "MAX_SHAPE"]

@@ -23,7 +23,7 @@ from scipy import optimize, stats
 from ...errors import PriorError, UnitError
 from .priors import MAX_SHAPE, _fit_gamma, marginal_loglik, per_day_label
 from .rates import component_rates, poisson_interval
-from ...deprecation import renamed_field
+from ...base.deprecation import renamed_field
 from ...tables import Result
 
 __all__ = ["ComponentShrinkage", "shrink_components"]

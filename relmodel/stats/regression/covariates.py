@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import CovariateError, FitError, MissingColumnError, SeparationError
 from ...units import hours
 

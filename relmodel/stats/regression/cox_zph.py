@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from ...errors import FitError
-from ...deprecation import renamed_field
+from ...base.deprecation import renamed_field
 from ...tables import Result, people_table
 from .cox_engine import _by_event, information
 from ..lifetimes.risk_sets import risk_table

@@ -13,7 +13,7 @@ Planned outages end a spell censored; time under repair is not at risk.
 import numpy as np
 import pandas as pd
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import FitError, MissingColumnError
 from .regression import regress
 

@@ -46,9 +46,9 @@ from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
-from ...deprecation import renamed, renamed_field, renamed_keywords
+from ...base.deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result, people_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = ["regress", "RegressionResult", "PHCheck", "MODELS"]
 

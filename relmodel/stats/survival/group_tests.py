@@ -39,11 +39,11 @@ from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...deprecation import renamed, renamed_field, renamed_keywords
+from ...base.deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result, html_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 from relmodel.budget_guard import check_cost, count
-from relmodel.progress import steps
+from relmodel.base.progress import steps
 
 __all__ = ["GroupComparison", "compare_groups", "gray_test", "GrayTest", "compare_mcf", "MCFComparison",
            "WEIGHTS"]

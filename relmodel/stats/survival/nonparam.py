@@ -19,10 +19,10 @@ from scipy import stats
 from ...data.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
-from ...deprecation import renamed, renamed_keywords
+from ...base.deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table, pct, people_table
 from ..lifetimes.risk_sets import risk_table
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = [
     "StepEstimate",

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from .trends import TrendTest, _prepare
 from relmodel.budget_guard import check_cost, count as whole_count
-from relmodel.progress import steps
+from relmodel.base.progress import steps
 
 __all__ = ["power_law_gof"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import StepEstimate, _check_conf, interruptions
 from ...units import hours

@@ -33,13 +33,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...deprecation import renamed_keywords
+from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
 from ...units import hours
 from ...tables import Result, count, html_table, interval, number
-from relmodel.escape import html_text
+from relmodel.base.escape import html_text
 
 __all__ = [
     "TrendTest",

@@ -9,7 +9,7 @@ import functools
 import inspect
 import warnings
 
-from .errors import InputTypeError, RelmodelDeprecationWarning
+from ..errors import InputTypeError, RelmodelDeprecationWarning
 
 __all__ = ["renamed", "renamed_keywords", "renamed_field"]
 

@@ -76,7 +76,7 @@ def listening():
 def listen(callback):
     """Send every loop's :class:`Update` in this block to ``callback`` (a function of one argument)."""
     if not callable(callback):
-        from .errors import InputTypeError
+        from ..errors import InputTypeError
         raise InputTypeError(f"a progress listener must be a function of one Update, got {type(callback).__name__}")
     token = _LISTENER.set(callback)
     try:

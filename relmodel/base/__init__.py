@@ -1,0 +1,14 @@
+"""Base machinery every layer may use: deprecated aliases, HTML escaping, progress, start-up, lazy faces.
+
+Belongs here: what the layers share that is not a number or a name a user
+meets (:mod:`relmodel.units`, :mod:`relmodel.errors` and the formatting of
+:mod:`relmodel.tables` stay at the top, where users import them).
+:mod:`.deprecation` (old names kept one minor version), :mod:`.escape` (the one
+HTML-escape helper), :mod:`.progress` (progress and Ctrl-C in long loops),
+:mod:`.quiet_start` (Ctrl-C while the command imports) and :mod:`.lazy`
+(package faces that load a module on first use).
+
+May import: the standard library and :mod:`relmodel.errors` only.
+"""
+
+__all__ = []
