@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import relmodel
-from relmodel import progress
+from relmodel.base import progress
 from relmodel.cli import progress_bar
 from relmodel.cli.progress_bar import Bar, line
 from relmodel.errors import InputTypeError
