@@ -131,16 +131,6 @@ def numpy_lockstep(work, tau, d, r, mtbf, replicas, seed=0):
     return t, nfail
 
 
-def cpu_best_of(fn, repeat=3):
-    """Least process CPU time of ``repeat`` calls of ``fn()``: ``(seconds, last result)``."""
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.process_time()
-        out = fn()
-        times.append(time.process_time() - t0)
-    return min(times), out
-
-
 def row(label, seconds, failures, ettr, ref_rate=None):
     rate = failures / seconds
     ratio = f"{rate / ref_rate:8.1f}x" if ref_rate else " " * 9
@@ -182,7 +172,7 @@ def main(quick=False):
     t, s = best_of(lambda: sim(MTBF_H, reps))
     row(f"exponential engine, {reps:,} replicas", t, int(s.failures.sum()), s.ettr, ref_rate)
     rate = s.failures.sum() / t
-    t_cpu, _ = cpu_best_of(lambda: sim(MTBF_H, reps), 5)
+    t_cpu, _ = best_of(lambda: sim(MTBF_H, reps), 5, clock=time.process_time)
     cpu_rate = s.failures.sum() / t_cpu
     row(f"exponential engine, {reps:,} replicas, CPU time", t_cpu, int(s.failures.sum()), s.ettr, ref_rate)
     lo, hi = s.ettr_ci(0.99)
