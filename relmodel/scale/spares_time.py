@@ -100,8 +100,19 @@ def _pct(p):
 
 
 def _run(rng, lam, nu, c, lead_time, scrap, grid):
-    """One run: (no spare on the shelf at each grid time, ran dry by each grid time)."""
+    """One run of the event loop (spares that fail while idle make the rate depend on the shelf).
+
+    Returns (no spare on the shelf at each grid time, ran dry by each grid time).
+    """
     horizon = grid[-1]
+    if hasattr(lead_time, "sample"):
+        def draw():
+            return float(_draw_repairs(lead_time, 1, rng)[0])
+    else:
+        mean = _mean_repair(lead_time)
+
+        def draw():
+            return rng.exponential(mean)
     free, t, dry_at = c, 0.0, np.inf
     back = []  # return times of units away
     empty = np.zeros(grid.size, bool)
@@ -125,11 +136,48 @@ def _run(rng, lam, nu, c, lead_time, scrap, grid):
         if free <= 0 and dry_at == np.inf:
             dry_at = t
         if rng.random() >= scrap:
-            heapq.heappush(back, t + float(_draw_repairs(lead_time, 1, rng)[0]))
+            heapq.heappush(back, t + draw())
     while g < grid.size:
         empty[g] = free <= 0
         g += 1
     return empty, grid >= dry_at
+
+
+def _poisson_runs(rng, lam, c, lead_time, scrap, grid, runs):
+    """All runs at once when only job failures take spares (a Poisson stream whatever the shelf holds).
+
+    Each run's swaps are a Poisson count of uniform times over the horizon;
+    each unit not scrapped comes back a lead time later.  The shelf is empty at
+    t when the units away at t (swaps by t less returns by t) reach ``c``, and
+    it has run dry by t when some swap by t left ``c`` or more away.  Returns
+    the share of runs for each grid time, as :func:`_run` does one run at a time.
+    """
+    horizon = float(grid[-1])
+    per_run = rng.poisson(lam * horizon, size=runs)
+    run = np.repeat(np.arange(runs), per_run)
+    out = rng.random(run.size) * horizon
+    kept = rng.random(run.size) >= scrap
+    back = out[kept] + (np.asarray(_draw_repairs(lead_time, int(kept.sum()), rng), float) if kept.any() else 0.0)
+    home = back <= horizon
+    width = 2.0 * horizon + 1.0                   # one block of the key line per run
+    out_key = np.sort(run * width + out)
+    back_key = np.sort(run[kept][home] * width + back[home])
+    at = (np.arange(runs)[:, None] * width + grid[None, :]).ravel()
+    start = np.repeat(np.arange(runs) * width, grid.size)
+    away = (np.searchsorted(out_key, at, "right") - np.searchsorted(out_key, start, "left")
+            - np.searchsorted(back_key, at, "right") + np.searchsorted(back_key, start, "left"))
+    empty = (away.reshape(runs, grid.size) >= c).mean(axis=0)
+    # units away just after each swap: swaps so far in its run less the returns before it
+    swaps_before = np.arange(out_key.size) - np.searchsorted(out_key, np.floor(out_key / width) * width, "left") + 1
+    returns_before = np.searchsorted(back_key, out_key, "right") - np.searchsorted(
+        back_key, np.floor(out_key / width) * width, "left")
+    dry = (swaps_before - returns_before) >= c
+    dry_run = np.floor(out_key[dry] / width).astype(int)
+    dry_at = np.full(runs, np.inf)
+    first = np.unique(dry_run, return_index=True)
+    dry_at[first[0]] = out_key[dry][first[1]] - first[0] * width
+    ever = (grid[None, :] >= dry_at[:, None]).mean(axis=0)
+    return empty, ever
 
 
 def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, spare_rate_per_h=0.0, scrap=0.0,
@@ -177,9 +225,13 @@ def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, sp
                                  f"horizon, up to {MAX_EVENTS:,.0f} events")
     grid = np.linspace(0.0, h, int(points))
     rng = np.random.default_rng(seed)
-    sims = [_run(rng, lam, nu, c, lead_time, p, grid) for _ in range(runs)]
-    empty = np.mean([e for e, _ in sims], axis=0)
-    ever = np.mean([d for _, d in sims], axis=0)
+    if nu == 0:
+        empty, ever = _poisson_runs(rng, lam, c, lead_time, p, grid, runs)
+    else:
+        lead = lead_time if hasattr(lead_time, "sample") else _mean_repair(lead_time)
+        sims = [_run(rng, lam, nu, c, lead, p, grid) for _ in range(runs)]
+        empty = np.mean([e for e, _ in sims], axis=0)
+        ever = np.mean([d for _, d in sims], axis=0)
     closed = stats.poisson.sf(c - 1, away_mean(lam, lead_time, grid, p, seed)) if nu == 0 else \
         np.full(grid.size, np.nan)
     stationary = 1.0 if p > 0 else float(stats.poisson.sf(c - 1, lam * _mean_repair(lead_time)))

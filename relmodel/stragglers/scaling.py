@@ -29,13 +29,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, stats
+from scipy import stats
 
 from ..errors import InputTypeError, ModelInputError, RelmodelDeprecationWarning
 from ..stats import fit
 from ..units import hours
 from ..base.deprecation import renamed, renamed_field, renamed_keywords
 from ..tables import Result, people_table
+from .quadrature import integrate
 
 __all__ = ["expected_max", "gumbel_max", "max_with_slow", "ScalingCurve", "straggler_scaling", "as_distribution",
            "within_step_times", "fit_rank_times"]
@@ -62,13 +63,17 @@ def _sizes(n):
 def _emax_one(d, n):
     def f(y):
         u = np.exp(-y / n)  # the quantile level; its complement keeps its digits through expm1
-        q = d.ppf(u) if u < 0.5 else d.isf(-np.expm1(-y / n))
-        return q * np.exp(-y)
+        low = u < 0.5
+        q = np.empty_like(y)
+        q[low] = d.ppf(u[low])
+        q[~low] = d.isf(-np.expm1(-y[~low] / n))
+        w = np.exp(-y)
+        v = q * w
+        v[(w < 1e-250) & ~np.isfinite(v)] = 0.0    # a quantile that overflows where its weight is nil
+        return v
 
-    total = 0.0  # beyond y = 700 the weight e^{-y} is below 1e-304
-    for a, b in ((0.0, 1e-6), (1e-6, 1.0), (1.0, 10.0), (10.0, 50.0), (50.0, 700.0)):
-        total += integrate.quad(f, a, b, limit=200, epsabs=0, epsrel=1e-10)[0]
-    return total
+    # beyond y = 700 the weight e^{-y} is below 1e-304
+    return integrate(f, (0.0, 1e-12, 1e-9, 1e-6, 1e-3, 1.0, 10.0, 50.0, 700.0), epsrel=1e-11)[0]
 
 
 def expected_max(dist, n):
@@ -152,10 +157,15 @@ def max_with_slow(dist, n, n_slow=0, *, slowdown=0.0):
             return -np.expm1((n - m) * d.logcdf(x) + m * d.logcdf(x / factor))
 
     hi = max(d.isf(1e-15 / n), factor * d.isf(1e-15 / max(m, 1)))
-    pts = sorted({float(d.ppf(0.5)), float(factor * d.ppf(0.5)), float(d.isf(1 / n)),
-                  float(factor * d.isf(1 / max(m, 1)))})
-    pts = [p for p in pts if 0 < p < hi]
-    return float(integrate.quad(surv, 0, hi, points=pts, limit=400, epsrel=1e-10)[0])
+    # where each group's largest draw changes fastest: its quantiles at c / (group size), c from 1e-3 to 1e3
+    levels = np.array([1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0, 1e3])
+    fast = [p for p in levels / (n - m) if p < 1] if n > m else []
+    slow = [p for p in levels / m if p < 1]
+    pts = [float(d.ppf(0.5)), float(factor * d.ppf(0.5)), *map(float, d.isf(np.array(fast))),
+           *map(float, factor * d.isf(np.array(slow)))]
+    ends = [float(v) * k for v in d.support() for k in (1.0, factor) if np.isfinite(v)]   # kinks of bounded times
+    pts = sorted({p for p in pts + ends if 0 < p < hi})
+    return float(integrate(surv, [0.0, *pts, hi], epsrel=1e-11)[0])
 
 
 @dataclass(frozen=True)

@@ -120,3 +120,17 @@ def test_runs_within_keeps_a_million_gpu_shelf_inside_the_event_budget():
     got = runs_within(18.5, "90d", 500)
     assert 2 * 18.5 * 2160 * got <= MAX_EVENTS < 2 * 18.5 * 2160 * (got + 1)
     assert runs_within(18.5, "90d", 500, events=2e6) == 2_000_000 // 79_920 == 25   # the designs page's budget
+
+
+def test_running_dry_without_spare_failures_against_the_event_loop_reference():
+    # only job failures take spares: relmodel draws every run at once; the reference steps one event at a time
+    horizon = 60 * 24.0
+    for c, scrap in ((C, 0.0), (0, 0.0), (3, 0.0)):
+        r = spares_over_time(LAM, c, LEAD, "60d", scrap=scrap, n_runs=3000, seed=11, points=5)
+        rng = np.random.default_rng(12)
+        dry = np.array([uniformised_run(rng, LAM, 0.0, c, LEAD, horizon)[1] for _ in range(3000)])
+        for day, got in zip(np.linspace(0, 60, 5), r.frame["p_ever_empty_sim"]):
+            want = np.mean(dry <= day * 24)
+            se = math.sqrt(max(want * (1 - want), 1e-4) / 3000 * 2)
+            assert abs(got - want) < 4 * se + 2e-3, (c, scrap, day, got, want)
+        assert r.frame["p_ever_empty_sim"].iloc[0] == 0.0
