@@ -6,6 +6,7 @@ from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_
 from ..defaults import RESTART
 from ..tables import duration
 from ..units import hours
+from .axes import plain_log_ticks
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
            "plot_two_level"]
@@ -47,7 +48,7 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.legend(fontsize="small")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def plot_simulated_ettr(result, *, exact=None, ax=None, bins=50):
@@ -140,7 +141,7 @@ def plot_interval_search(search, *, ax=None):
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.legend(fontsize="small")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def plot_two_level(plan, fast_cost, slow_cost, fast_restart=RESTART, slow_restart=RESTART, *, ks=None, ax=None):
@@ -176,4 +177,4 @@ def plot_two_level(plan, fast_cost, slow_cost, fast_restart=RESTART, slow_restar
     ax.set_xlabel("fast checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.legend(fontsize="small")
-    return ax
+    return plain_log_ticks(ax)

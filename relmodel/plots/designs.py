@@ -7,6 +7,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 import numpy as np
 
 from ..scale.optics import optics_requirements
+from .axes import plain_log_ticks
 
 __all__ = ["optics_plot", "designs_plot"]
 
@@ -50,7 +51,7 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
                  f"{requirements.share:.0%} of the failure budget")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small", loc="upper left")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def designs_plot(comparison, ax=None):

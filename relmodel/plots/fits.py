@@ -12,6 +12,7 @@ from scipy import special, stats
 from ..errors import FitError
 from ..stats.survival.nonparam import StepEstimate, as_durations, kaplan_meier
 from ..stats.survival.trends import CrowAMSAA, crow_amsaa, event_times
+from .axes import plain_log_ticks
 
 __all__ = [
     "PAPERS",
@@ -163,7 +164,7 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
     ax.set_ylabel("unreliability F(t)")
     ax.set_title(f"{key} probability plot")
     ax.legend()
-    return ax
+    return plain_log_ticks(ax, 'x')
 
 
 def _as_list(fits):
@@ -313,7 +314,7 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
     ax.set_xlabel("hours since start of observation")
     ax.set_ylabel("cumulative failures")
     ax.legend()
-    return ax
+    return plain_log_ticks(ax)
 
 
 def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):

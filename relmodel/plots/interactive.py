@@ -14,6 +14,7 @@ import numpy as np
 from ..checkpoint.intervals import ettr, optimal_interval
 from ..defaults import CKPT_COST, N_GPUS, RESTART, TARGET_ETTR
 from ..units import hours
+from .axes import plain_log_ticks
 
 __all__ = ["what_if", "dashboard", "controls", "GPU_CHOICES"]
 
@@ -81,6 +82,7 @@ def _ettr_panel(ax, nums, ckpt_cost, restart, target_ettr):
     ax.set_title(f"job MTBF {m:.2f} h: best ETTR {100 * nums['ettr']:.1f}%", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    plain_log_ticks(ax)
 
 
 def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums):
@@ -112,6 +114,7 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
     ax.set_ylabel("node MTBF (hours)")
     ax.legend(fontsize=8, loc="lower left" if np.isfinite(need).any() else "lower right")
     ax.grid(alpha=0.3, which="both")
+    plain_log_ticks(ax)
 
 
 def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None):

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MissingColumnError, EmptyDataError
+from .axes import plain_log_ticks
 
 __all__ = ["plot_rates", 
     "cause_counts",
@@ -217,7 +218,7 @@ def plot_repair_times(log, ax=None, bins=30):
     ax.set_xlabel("repair time (hours)")
     ax.set_ylabel("outages")
     ax.legend()
-    return ax
+    return plain_log_ticks(ax)
 
 
 def plot_rates(rates, top=10, per="node-year", ax=None):

@@ -9,6 +9,7 @@ import numpy as np
 from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
 from ..scale.requirements import requirements_table
 from ..units import hours
+from .axes import plain_log_ticks
 
 __all__ = ["required_mtbf_plot", "interruptions_plot", "spares_plot"]
 
@@ -81,7 +82,7 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, ax=None):
@@ -115,7 +116,7 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
     ax.set_ylabel("expected interruptions per day")
     ax.set_title(f"{src.name} rates scaled by component counts")
     ax.legend(loc="upper left", fontsize="small")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def spares_plot(pool, n_spares, target=0.01, ax=None):

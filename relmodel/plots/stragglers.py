@@ -5,6 +5,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 """
 
 import numpy as np
+from .axes import plain_log_ticks
 
 __all__ = ["step_times_plot", "slow_nodes_plot", "straggler_scaling_plot", "eviction_plot", "straggler_heatmap",
            "whatif_steps_plot"]
@@ -74,7 +75,7 @@ def straggler_scaling_plot(curve, *, ax=None):
     ax.set_title("The slowest GPU sets the pace")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def eviction_plot(plan, *, ax=None):

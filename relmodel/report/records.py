@@ -79,7 +79,9 @@ def key_figure(fig, name, dpi=80):
     that writes the report folder saves it as ``key-<name>.png`` beside
     ``index.html`` (so workers need no shared folder).  ``name`` orders the
     figures (e.g. ``"1-ettr-against-interval"``); ``dpi`` is a count of dots
-    per inch of the PNG.
+    per inch of the PNG.  In a kernel with the inline backend, a pyplot figure
+    is drawn once: the record names its place among the figures the cell
+    shows, and :func:`read_records` takes that PNG from the cell's outputs.
 
     Examples
     --------
@@ -89,9 +91,31 @@ def key_figure(fig, name, dpi=80):
     >>> recorded()["figure:1-demo"][:8]      # base64 of a PNG signature
     'iVBORw0K'
     """
+    shown = _inline_position(fig)
+    if shown is not None:
+        record(FIGURE_PREFIX + str(name), {CELL_FIGURE: shown})
+        return
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     record(FIGURE_PREFIX + str(name), base64.b64encode(buf.getvalue()).decode("ascii"))
+
+
+#: Key of a figure record that points at the cell's own displayed PNG (its place among them).
+CELL_FIGURE = "cell_figure"
+
+
+def _inline_position(fig):
+    """Where ``fig`` comes among the figures the inline backend shows at the cell's end, or None."""
+    import sys
+    if "matplotlib_inline.backend_inline" not in sys.modules or "IPython" not in sys.modules:
+        return None
+    from IPython import get_ipython
+    import matplotlib
+    if get_ipython() is None or "inline" not in str(matplotlib.get_backend()):
+        return None
+    from matplotlib._pylab_helpers import Gcf
+    shown = [m.canvas.figure for m in Gcf.get_all_fig_managers()]
+    return shown.index(fig) if fig in shown else None
 
 
 def recorded():
@@ -117,11 +141,19 @@ def read_records(nb):
     """The records in an executed notebook's outputs, with their ``reasons`` merged under that key."""
     found, reasons = {}, {}
     for cell in nb.cells:
-        for output in cell.get("outputs", []):
+        outputs = cell.get("outputs", [])
+        pngs = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
+        for output in outputs:
             data = output.get("data", {})
             if MIMETYPE in data:
                 item = data[MIMETYPE]
-                found[item["name"]] = item["value"]
+                value = item["value"]
+                if item["name"].startswith(FIGURE_PREFIX) and isinstance(value, dict):
+                    k = value.get(CELL_FIGURE)
+                    if not (isinstance(k, int) and 0 <= k < len(pngs)):
+                        continue  # the cell showed no such figure: no key figure
+                    value = "".join(pngs[k]) if isinstance(pngs[k], list) else pngs[k].replace("\n", "")
+                found[item["name"]] = value
                 reasons.update(item.get("reasons") or {})
     if reasons:
         found["reasons"] = reasons

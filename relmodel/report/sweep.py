@@ -91,23 +91,10 @@ def comparison_figure(names, rows):
     return fig
 
 
-def _plain(v, _pos=None):
-    if v >= 1:
-        return f"{v:,.0f}"
-    return f"{v:.2g}"
-
-
 def _plain_ticks(ax):
     """Log axes labelled 1,000 and 0.5, never 10^3; at most a few labels, so none overlap."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
-        if scale == "log":
-            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6))
-            axis.set_major_formatter(FuncFormatter(_plain))
-            axis.set_minor_formatter(NullFormatter())
-    for label in ax.get_xticklabels():
-        label.set_rotation(30)
-        label.set_horizontalalignment("right")
+    from ..plots.axes import plain_log_ticks
+    plain_log_ticks(ax, rotate=True)
 
 
 def _keys(rows):

@@ -1,0 +1,57 @@
+"""Log axes labelled for people: 1,000 and 0.05, never 10³ in mathtext.
+
+Matplotlib labels a log axis with mathtext (``$\\mathdefault{10^{3}}$``);
+parsing it is most of the cost of drawing a small figure, and a reader asked
+for numbers gets powers.  :func:`plain_log_ticks` puts major ticks at 1, 2
+and 5 times each power of ten when the axis spans up to three decades (1 and
+3 up to five, powers of ten beyond), labels them as :func:`plain_number`
+writes numbers, and leaves minor ticks unlabelled.
+"""
+
+import math
+
+__all__ = ["plain_number", "plain_log_ticks"]
+
+
+def plain_number(v, _pos=None):
+    """A tick value as a person writes it: ``1,000``, ``2.5``, ``0.005`` (``1e-07`` below a millionth)."""
+    v = float(v)
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 1e-6:
+        return f"{v:.6f}".rstrip("0").rstrip(".")
+    return f"{v:.2g}"
+
+
+def plain_log_ticks(ax, axes="xy", numticks=6, rotate=False):
+    """Label the log-scaled axes of ``ax`` among ``axes`` ("x", "y" or "xy") with plain numbers; returns ``ax``."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for name in axes:
+        axis, scale = (ax.xaxis, ax.get_xscale()) if name == "x" else (ax.yaxis, ax.get_yscale())
+        if scale != "log":
+            continue
+        axis.set_major_locator(_locator(LogLocator, numticks))
+        axis.set_major_formatter(FuncFormatter(plain_number))
+        axis.set_minor_formatter(NullFormatter())
+    if rotate:
+        for label in ax.get_xticklabels():
+            label.set_rotation(30)
+            label.set_horizontalalignment("right")
+    return ax
+
+
+def _locator(base_class, numticks):
+    """A log locator whose ticks per decade thin out as the axis spans more decades."""
+
+    class PlainLogLocator(base_class):
+        def tick_values(self, vmin, vmax):
+            lo, hi = sorted((float(vmin), float(vmax)))
+            decades = math.log10(hi / lo) if lo > 0 and math.isfinite(hi / lo) else 0.0
+            self.set_params(subs=(1.0, 2.0, 5.0) if decades <= 3.2 else (1.0, 3.0) if decades <= 5.2 else (1.0,))
+            return super().tick_values(vmin, vmax)
+
+    return PlainLogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=numticks)
