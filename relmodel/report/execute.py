@@ -60,12 +60,13 @@ def _papermill(task, source, ipynb, scratch):
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    from .engine import ENGINE
     from .pool import kernel_manager_for
 
     try:
         papermill.execute_notebook(
             str(source), str(ipynb), parameters=task.parameters, kernel_name="python3",
-            language="python", progress_bar=False, start_timeout=180,
+            language="python", progress_bar=False, start_timeout=180, engine_name=ENGINE,
             execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=kernel_manager_for(task.run_id),
             resources={"metadata": {"path": str(scratch)}})  # kernel cwd, without os.chdir
     except PapermillExecutionError as exc:

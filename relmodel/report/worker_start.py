@@ -85,6 +85,8 @@ def preload_execute():
         from nbconvert import HTMLExporter
         from papermill.engines import papermill_engines  # noqa: F401 (loads the engine and its I/O)
 
+        from . import engine  # noqa: F401 (the report's engine, registered with papermill)
+
         exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
         exporter.from_notebook_node(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))
     except Exception:  # a missing or broken package: the notebook that needs it names it
