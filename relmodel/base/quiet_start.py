@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 
-__all__ = ["EXIT_INTERRUPTED", "is_command", "guard", "release"]
+__all__ = ["EXIT_INTERRUPTED", "is_command", "guard", "release", "quiet_while"]
 
 #: Exit status of an interrupted command (128 + SIGINT).
 EXIT_INTERRUPTED = 130
@@ -57,6 +57,31 @@ def guard():
             _STATE["guarding"] = True
     except ValueError:  # not the main thread: leave signals alone
         pass
+
+
+class quiet_while:
+    """Within this block a Ctrl-C exits 130 quietly, as while the command starts (e.g. a command's imports).
+
+    A Ctrl-C inside a compiled module's import surfaces as an ``ImportError``, not
+    a ``KeyboardInterrupt``; nothing has started while a command's module is
+    imported, so exiting at once is right.  A no-op off the main thread or
+    where another handler than Python's own is in place.
+    """
+
+    def __enter__(self):
+        self._set = False
+        try:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                signal.signal(signal.SIGINT, _quiet_exit)
+                self._set = True
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        if self._set and signal.getsignal(signal.SIGINT) is _quiet_exit:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        return False
 
 
 def release():

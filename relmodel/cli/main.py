@@ -148,8 +148,10 @@ class _Commands(dict):
         if name not in COMMANDS:
             raise KeyError(name)
         module = f"{__package__}.{COMMANDS[name][0]}"
+        from ..base.quiet_start import quiet_while
         try:
-            command = importlib.import_module(module).command
+            with quiet_while():  # a Ctrl-C inside pandas' compiled imports would be an ImportError
+                command = importlib.import_module(module).command
         except ModuleNotFoundError as exc:  # a command whose module is not installed is not offered
             if exc.name != module:
                 raise
