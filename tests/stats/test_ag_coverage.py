@@ -22,15 +22,16 @@ def _fleet(rng, n_nodes=80, window=1000.0, repair=2.0):
     age = rng.uniform(0, 4, n_nodes)
     rack_b = rng.random(n_nodes) < 0.5
     rate = rng.gamma(2.0, 0.5, n_nodes) * np.exp(BETA[0] * age + BETA[1] * rack_b) / 500
-    rows = []
+    names, firsts = [], []
     for i in range(n_nodes):
         # time at risk runs between repairs: draw gaps on the at-risk clock, then add the repairs
         gaps = rng.exponential(1 / rate[i], 400)
         starts = np.cumsum(gaps) + repair * np.arange(400)
         assert starts[-1] > window            # enough draws to fill the window, even for the frailest node
-        for s in starts[starts < window]:
-            rows.append((f"n{i:02d}", s, s + repair))
-    df = pd.DataFrame(rows, columns=["node", "start", "end"])
+        firsts.append(starts[starts < window])
+        names.append(np.full(firsts[-1].size, f"n{i:02d}"))
+    s = np.concatenate(firsts)
+    df = pd.DataFrame({"node": np.concatenate(names), "start": s, "end": s + repair})
     log = relmodel.read_log(df, start="start", end="end", node="node", time_unit="h", window=(0, window))
     nodes = pd.DataFrame({"node": [f"n{i:02d}" for i in range(n_nodes)], "age_y": age,
                           "rack": np.where(rack_b, "b", "a")})
