@@ -214,3 +214,26 @@ def test_results_render():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fleet_prior(relmodel.datasets.fleets("gpu"))  # primary rows only: no warning
+
+
+def test_fleets_that_agree_hold_the_shape_at_its_bound_and_say_so():
+    # counts exactly proportional to exposure: the marginal likelihood rises all the way to the Poisson limit
+    from relmodel.stats.rates.priors import MAX_SHAPE
+    e = np.array([1e4, 2e4, 4e4, 8e4])
+    prior = fleet_prior(list(zip(e / 1e3, e)))
+    assert prior.shape == pytest.approx(MAX_SHAPE, rel=1e-6)
+    assert prior.mean_per_h == pytest.approx(1e-3, rel=1e-3)
+    assert "one common rate" in prior.note
+
+
+def test_profiled_fit_against_nelder_mead_on_scipy_for_wide_fleets():
+    # 60 fleets with a wide spread (shape 0.8) and exposures over three decades
+    rng = np.random.default_rng(11)
+    e = 10 ** rng.uniform(3, 6, 60)
+    k = rng.poisson(rng.gamma(0.8, 2e-3 / 0.8, e.size) * e)
+    prior = fleet_prior(list(zip(k, e)))
+    best = optimize.minimize(lambda x: -_nb_loglik(np.exp(x[0]), np.exp(x[1]), k, e),
+                             [0.0, np.log(k.sum() / e.sum())], method="Nelder-Mead",
+                             options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 8000})
+    assert prior.shape == pytest.approx(np.exp(best.x[0]), rel=1e-5)
+    assert prior.mean_per_h == pytest.approx(np.exp(best.x[1]), rel=1e-5)

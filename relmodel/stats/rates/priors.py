@@ -128,24 +128,40 @@ def marginal_loglik(shape, rate_h, counts, exposure_h):
                         + shape * np.log(rate_h / (rate_h + e)) + k * np.log(e / (rate_h + e))))
 
 
+def _profile_rate(shape, k, e, rate0):
+    """The rate maximising the marginal likelihood at ``shape``: Newton on log rate for
+    sum shape / b - (shape + k) / (b + e) = 0 (one root: the sum falls as b grows)."""
+    x = np.log(rate0)
+    for _ in range(60):
+        b = np.exp(x)
+        g = shape * k.size - b * np.sum((shape + k) / (b + e))            # b times the derivative
+        h = -b * np.sum((shape + k) * e / (b + e) ** 2)                   # its derivative in log b
+        step = -g / h
+        x += float(np.clip(step, -2.0, 2.0))
+        if abs(step) < 1e-13:
+            break
+    return float(np.exp(x))
+
+
 def _fit_gamma(counts, exposure_h):
-    """Maximise the marginal likelihood over (log shape, log mean); return shape, rate, at_bound."""
-    mean0 = (counts.sum() + 0.5) / exposure_h.sum()
-    scale = mean0
+    """Maximise the marginal likelihood: Brent on log shape, the rate profiled out; return shape, rate, at_bound."""
+    k, e = np.asarray(counts, float), np.asarray(exposure_h, float)
+    mean0 = (k.sum() + 0.5) / e.sum()
+    cache = {}
 
-    def nll(x):
-        shape = np.exp(x[0])
-        return -marginal_loglik(shape, shape / (np.exp(x[1]) * scale), counts, exposure_h)
+    def nll(log_shape):
+        shape = float(np.exp(log_shape))
+        rate = _profile_rate(shape, k, e, cache.get("rate", shape / mean0))
+        cache["rate"] = rate           # the next shape's Newton starts from this rate
+        return -marginal_loglik(shape, rate, k, e)
 
-    best = None
-    for s0 in (0.3, 2.0, 20.0):
-        r = optimize.minimize(nll, [np.log(s0), 0.0], method="Nelder-Mead",
-                              bounds=[(np.log(1e-3), np.log(MAX_SHAPE)), (-20, 20)],
-                              options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 2000})
-        if best is None or r.fun < best.fun:
-            best = r
-    shape = float(np.exp(best.x[0]))
-    return shape, shape / (float(np.exp(best.x[1])) * scale), shape >= MAX_SHAPE * 0.999
+    lo, hi = np.log(1e-3), np.log(MAX_SHAPE)
+    r = optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10, "maxiter": 500})
+    x = float(r.x)
+    if nll(hi) <= r.fun:               # the likelihood still rises at the bound: no spread between fleets
+        x = hi
+    shape = float(np.exp(x))
+    return shape, _profile_rate(shape, k, e, shape / mean0), shape >= MAX_SHAPE * 0.999
 
 
 def fleet_prior(fleets=None, per="node"):
