@@ -296,7 +296,8 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
     is a CountTable or InterruptionLog (e.g. ``relmodel.datasets.llama3_54day()``).
     ``share`` is the part of the job's failure budget the transceivers may use.
     ``workers`` > 1 evaluates designs in that many processes.  The other
-    arguments go to :func:`relmodel.scale.policies.evaluate_design`; designs
+    arguments go to :func:`relmodel.scale.policies.evaluate_design` (``n_runs=0``: closed forms only, no
+    simulated check); designs
     are ranked by goodput per GPU bought: ETTR x (1 - ``straggler_loss``) x
     ``efficiency`` x GPUs used / GPUs bought.
 
@@ -322,7 +323,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
     _check_size_then_target("compare_designs(designs, source, n_gpus, target_ettr, ckpt_cost, restart)",
                             n_gpus, target_ettr)
     clusters = _designs(designs, n_gpus)
-    runs, boots = count("n_runs", n_runs, lo=1), count("n_boot", n_boot)
+    runs, boots = count("n_runs", n_runs, lo=0), count("n_boot", n_boot)
     check_cost(f"compare_designs(n_runs={runs:,}, n_boot={boots:,})", work=len(clusters) * (runs * 200 + boots * 1000),
                memory=runs * 8 * 16, hint="simulate fewer runs (n_runs) or bootstrap draws (n_boot)")
     if not 0.0 < float(share) < 1.0:

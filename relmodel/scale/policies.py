@@ -37,6 +37,7 @@ repair is waited out.
 """
 
 import dataclasses
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -44,7 +45,7 @@ import pandas as pd
 from ..checkpoint.intervals import optimal_interval
 from ..errors import DesignError
 from ..units import hours
-from .compound import DomainModel, simulate_domains
+from .compound import DomainModel, closed_form, simulate_domains
 from .domain_runs import runs_for
 from .correlated import burst_groups, cause_spans
 from .design_result import DesignResult
@@ -212,7 +213,8 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     its GPUs out (Singh et al. 2021 report half of switch failures last
     under 6 minutes).  ``efficiency`` (an MFU-type fraction) and
     ``straggler_loss`` (share of time lost to slow workers) enter goodput,
-    not ETTR.  ``n_boot=0`` skips the intervals.
+    not ETTR.  ``n_boot=0`` skips the intervals; ``n_runs=0`` skips the
+    simulated check of the closed forms (its fields are then NaN, ``sim_runs`` 0).
 
     ``ckpt_cost``, ``restart``, ``repair``, ``absorb`` and ``network_repair``
     are durations (hours, or "1min", "24h"); ``ckpt_cost`` and ``restart``
@@ -254,8 +256,13 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     leaf = _leaf_bursts(cluster, switch_fit, network_repair)
     model = dataclasses.replace(domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom),
                                 bursts=bursts + leaf)
-    sim = simulate_domains(model, repair, horizon=horizon, n_runs=runs_for(model, repair, n_runs, horizon=horizon),
-                           seed=seed, conf=conf)
+    if int(n_runs) == 0:  # closed forms only: no simulated check
+        nan = float("nan")
+        sim = SimpleNamespace(closed=closed_form(model, repair), p_no_spare=nan, p_no_spare_lo=nan,
+                              p_no_spare_hi=nan, mean_stall_h=nan, n_runs=0)
+    else:
+        sim = simulate_domains(model, repair, horizon=horizon, n_runs=runs_for(model, repair, n_runs,
+                                                                               horizon=horizon), seed=seed, conf=conf)
     stall = sim.closed["stall_share"]
     fixed = extra_dom * n_dom + sum(b[0] for b in leaf)
     lam += fixed

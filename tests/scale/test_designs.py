@@ -164,3 +164,16 @@ def test_fuzz_one_more_pool_spare_never_raises_p_no_spare(groups, trays, spares,
 def test_one_tray_domains_have_no_room_for_spares():
     with pytest.raises(DesignError, match="spare-pool"):
         Cluster(n_gpus=64, policy="in-domain-spares")
+
+
+def test_no_runs_gives_the_closed_forms_without_the_simulated_check():
+    from relmodel.data.datasets import llama3_54day
+    names = ["nvl72-whole-rack", "nvl72-in-rack-spares", "h100-rail"]
+    simulated = compare_designs(names, llama3_54day(), 4608, 0.9, ckpt_cost="1min", restart="10min", n_runs=300,
+                                n_boot=50, seed=2)
+    closed = compare_designs(names, llama3_54day(), 4608, 0.9, ckpt_cost="1min", restart="10min", n_runs=0,
+                             n_boot=50, seed=2)
+    a, b = simulated.by_design, closed.by_design
+    for col in ("ettr", "ettr_lo", "ettr_hi", "p_no_spare", "stall_share", "goodput_per_gpu", "gpus_bought"):
+        np.testing.assert_array_equal(a[col].to_numpy(), b[col].to_numpy(), err_msg=col)
+    assert b["p_no_spare_sim"].isna().all() and (b["sim_runs"] == 0).all() and (a["sim_runs"] > 0).all()
