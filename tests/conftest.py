@@ -231,7 +231,7 @@ def _run_order(item):
 
 #: Modules whose module-scoped fixtures are costly (a Dask cluster of two processes, fresh interpreters):
 #: all their tests go to one test process, so the fixture is made once, not once per process.
-TOGETHER = ["tests/report/test_dask.py", "tests/package/test_layout.py"]
+TOGETHER = ["tests/report/test_dask.py", "tests/package/test_layout.py", "tests/package/test_wheel.py"]
 
 
 def _module(item):
