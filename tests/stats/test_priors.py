@@ -28,13 +28,19 @@ def test_marginal_likelihood_is_the_negative_binomial():
         assert marginal_loglik(shape, rate, K, E) == pytest.approx(_nb_loglik(shape, shape / rate, K, E), rel=1e-10)
 
 
+def _nelder_mead(k, e, xatol=1e-9, fatol=1e-10, maxiter=5000):
+    """(shape, mean per hour) maximising scipy's negative binomial likelihood, by Nelder-Mead in logs."""
+    best = optimize.minimize(lambda x: -_nb_loglik(np.exp(x[0]), np.exp(x[1]), k, e),
+                             [0.0, np.log(k.sum() / e.sum())], method="Nelder-Mead",
+                             options={"xatol": xatol, "fatol": fatol, "maxiter": maxiter})
+    return np.exp(best.x[0]), np.exp(best.x[1])
+
+
 def test_fleet_prior_maximises_the_marginal_likelihood():
     prior = fleet_prior(list(zip(K, E)))
-    best = optimize.minimize(lambda x: -_nb_loglik(np.exp(x[0]), np.exp(x[1]), K, E),
-                             [0.0, np.log(K.sum() / E.sum())], method="Nelder-Mead",
-                             options={"xatol": 1e-9, "fatol": 1e-10, "maxiter": 5000})
-    assert prior.shape == pytest.approx(np.exp(best.x[0]), rel=1e-3)
-    assert prior.mean_per_h == pytest.approx(np.exp(best.x[1]), rel=1e-3)
+    shape, mean = _nelder_mead(K, E)
+    assert prior.shape == pytest.approx(shape, rel=1e-3)
+    assert prior.mean_per_h == pytest.approx(mean, rel=1e-3)
     assert "marginal likelihood" in prior.method and "empirical Bayes" in prior.method
 
 
@@ -232,8 +238,6 @@ def test_profiled_fit_against_nelder_mead_on_scipy_for_wide_fleets():
     e = 10 ** rng.uniform(3, 6, 60)
     k = rng.poisson(rng.gamma(0.8, 2e-3 / 0.8, e.size) * e)
     prior = fleet_prior(list(zip(k, e)))
-    best = optimize.minimize(lambda x: -_nb_loglik(np.exp(x[0]), np.exp(x[1]), k, e),
-                             [0.0, np.log(k.sum() / e.sum())], method="Nelder-Mead",
-                             options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 8000})
-    assert prior.shape == pytest.approx(np.exp(best.x[0]), rel=1e-5)
-    assert prior.mean_per_h == pytest.approx(np.exp(best.x[1]), rel=1e-5)
+    shape, mean = _nelder_mead(k, e, xatol=1e-10, fatol=1e-12, maxiter=8000)
+    assert prior.shape == pytest.approx(shape, rel=1e-5)
+    assert prior.mean_per_h == pytest.approx(mean, rel=1e-5)
