@@ -8,6 +8,7 @@ import pytest
 import relmodel
 from relmodel.checkpoint.precision import half_width
 from relmodel.errors import ModelInputError, PrecisionWarning
+from lockstep_reference import lockstep_walls
 
 WORK, TAU, DELTA, R, MTBF = 48.0, 16 / 60, 45 / 3600, 10 / 60, 3.0  # hours: a short job, so replicas vary a lot
 Z95 = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
@@ -15,22 +16,7 @@ Z95 = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
 
 def plain_numpy_walls(replicas, seed):
     """Wall hours of each replica, one event per step for every replica (Daly's model, exponential failures)."""
-    rng = np.random.default_rng(seed)
-    t, done = np.zeros(replicas), np.zeros(replicas)
-    next_fail = rng.exponential(MTBF, replicas)
-    restarting = np.zeros(replicas, bool)
-    live = np.arange(replicas)
-    while live.size:
-        rs = restarting[live]
-        seg = np.where(rs, R, np.minimum(TAU, WORK - done[live]) + DELTA)
-        hit = next_fail[live] < t[live] + seg
-        t[live] = np.where(hit, next_fail[live], t[live] + seg)
-        done[live] += np.where(rs | hit, 0.0, seg - DELTA)
-        restarting[live] = hit
-        redraw = live[hit]
-        next_fail[redraw] = t[redraw] + rng.exponential(MTBF, redraw.size)
-        live = live[restarting[live] | (done[live] < WORK - 1e-12)]
-    return t
+    return lockstep_walls(WORK, TAU, DELTA, R, MTBF, replicas, seed)[0]
 
 
 def ettr_half_width(walls):

@@ -13,6 +13,7 @@ from scipy import stats
 from relmodel.checkpoint import ettr, expected_wall_time
 from relmodel.checkpoint import simulate_exponential as S
 from relmodel.checkpoint.simulate import _daly_wall, simulate_training
+from lockstep_reference import lockstep_walls
 
 
 def _plain_inversion(uniforms, span, mtbf):
@@ -85,32 +86,10 @@ def test_same_seed_or_same_generator_gives_the_same_runs():
     assert g2.bit_generator.state == moved.bit_generator.state
 
 
-def _lockstep_walls(work, tau, d, r, mtbf, replicas, seed):
-    """Plain numpy: every running replica one event (failure or segment end) forward per step."""
-    rng = np.random.default_rng(seed)
-    t, done = np.zeros(replicas), np.zeros(replicas)
-    nfail = np.zeros(replicas, dtype=np.int64)
-    next_fail = rng.exponential(mtbf, replicas)
-    restarting = np.zeros(replicas, bool)
-    live = np.arange(replicas)
-    while live.size:
-        rs = restarting[live]
-        seg = np.where(rs, r, np.minimum(tau, work - done[live]) + d)
-        hit = next_fail[live] < t[live] + seg
-        t[live] = np.where(hit, next_fail[live], t[live] + seg)
-        nfail[live] += hit
-        done[live] += np.where(rs | hit, 0.0, seg - d)
-        restarting[live] = hit
-        redraw = live[hit]
-        next_fail[redraw] = t[redraw] + rng.exponential(mtbf, redraw.size)
-        live = live[restarting[live] | (done[live] < work - 1e-12)]
-    return t, nfail
-
-
 def test_many_failures_per_run_match_a_plain_numpy_simulation():
     """About 120 failures a run (blocks of 16 for segments, of 4 for restarts) and a shorter last segment."""
     work, tau, d, r, mtbf = 60.1, 0.25, 0.02, 0.1, 0.5
-    ref_wall, ref_fail = _lockstep_walls(work, tau, d, r, mtbf, 3000, seed=31)
+    ref_wall, ref_fail = lockstep_walls(work, tau, d, r, mtbf, 3000, seed=31)
     s = simulate_training(work, tau, mtbf, d, r, n_runs=3000, seed=32)
     assert s.failures.mean() > 100
     assert stats.ks_2samp(ref_wall, s.wall_h).pvalue > 0.001
