@@ -42,6 +42,8 @@ def comparison_figure(names, rows):
     """A matplotlib Figure: one panel per headline number against the first swept parameter."""
     from matplotlib.figure import Figure
 
+    from ..plots.axes import plain_log_ticks
+
     names = [names] if isinstance(names, str) else list(names)
     # a panel per number (None: out of reach, said on the panel); text values get none
     keys = [k for k in _keys(rows)
@@ -82,19 +84,13 @@ def comparison_figure(names, rows):
         xs = [_x(first, r["values"][first]) for r in rows]
         if all(isinstance(x, (int, float)) for x in xs) and min(xs) > 0 and max(xs) / min(xs) > 20:
             ax.set_xscale("log")
-        _plain_ticks(ax)
+        plain_log_ticks(ax, rotate=True)  # log axes labelled 1,000 and 0.5, never 10^3
         ax.set_xlabel(parameter_label(first) + (" (hours)" if first in DURATIONS else ""))
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         if others and key == keys[0] and groups and any(ax.get_lines()):
             ax.legend(fontsize=8)
     return fig
-
-
-def _plain_ticks(ax):
-    """Log axes labelled 1,000 and 0.5, never 10^3; at most a few labels, so none overlap."""
-    from ..plots.axes import plain_log_ticks
-    plain_log_ticks(ax, rotate=True)
 
 
 def _keys(rows):

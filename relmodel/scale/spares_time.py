@@ -228,8 +228,7 @@ def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, sp
     if nu == 0:
         empty, ever = _poisson_runs(rng, lam, c, lead_time, p, grid, runs)
     else:
-        lead = lead_time if hasattr(lead_time, "sample") else _mean_repair(lead_time)
-        sims = [_run(rng, lam, nu, c, lead, p, grid) for _ in range(runs)]
+        sims = [_run(rng, lam, nu, c, lead_time, p, grid) for _ in range(runs)]
         empty = np.mean([e for e, _ in sims], axis=0)
         ever = np.mean([d for _, d in sims], axis=0)
     closed = stats.poisson.sf(c - 1, away_mean(lam, lead_time, grid, p, seed)) if nu == 0 else \

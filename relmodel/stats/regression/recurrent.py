@@ -23,12 +23,11 @@ __all__ = ["counting_process", "andersen_gill"]
 def _spells(log):
     """Outages per node, overlapping rows merged: node, start_h, end_h, planned."""
     ev = log.events.sort_values(["node", "start_h"], kind="stable")
+    if ev.empty:
+        return ev[["node", "start_h", "end_h", "planned"]]
     first = np.flatnonzero(~ev["overlaps"].to_numpy(bool))  # each block of overlapping rows starts at one
     if first.size == 0 or first[0] != 0:
-        first = np.concatenate([[0], first]) if len(ev) else first
-    if first.size == 0:
-        return pd.DataFrame({"node": ev["node"], "start_h": ev["start_h"], "end_h": ev["end_h"],
-                             "planned": ev["planned"]})
+        first = np.concatenate([[0], first])
     end = np.fmax.reduceat(ev["end_h"].to_numpy(float), first)  # the latest known end of the block
     return pd.DataFrame({"node": ev["node"].iloc[first].to_numpy(), "start_h": ev["start_h"].to_numpy(float)[first],
                          "end_h": end, "planned": ev["planned"].to_numpy()[first]})
