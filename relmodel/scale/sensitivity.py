@@ -60,13 +60,14 @@ class Sensitivity(Result):
         return f"<p>{self.text()}</p>" + html_table(self.table())
 
 
-def domain_fit_sensitivity(cluster, source, ckpt_cost, restart, fits=None, *, steps=5, n_runs=200, n_boot=0,
+def domain_fit_sensitivity(cluster, source, ckpt_cost, restart, fits=None, *, steps=5, n_runs=0, n_boot=0,
                            **kwargs):
     """ETTR against the whole-domain FIT, from 0 to the source's GPU FIT; returns a :class:`Sensitivity`.
 
     ``fits`` (FIT per domain) overrides the default ``steps`` + 1 evenly
     spaced values from 0 to :func:`gpu_fit`.  ``kwargs`` go to
-    :func:`relmodel.scale.policies.evaluate_design`.
+    :func:`relmodel.scale.policies.evaluate_design`.  Every column is a closed
+    form, so no design is simulated unless ``n_runs`` asks for the check.
 
     Examples
     --------
