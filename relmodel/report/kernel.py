@@ -173,6 +173,22 @@ class KernelManager(AsyncKernelManager):
         if self.transport == "ipc" and process is not None:
             Path(os.path.dirname(self.ip), "pid").write_text(str(process.pid))
 
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        """Fork the kernel from this process's zygote when it can (:mod:`.zygote`), else launch it as usual."""
+        from jupyter_client.provisioning import LocalProvisioner
+
+        from .zygote import launch
+
+        provisioner = self.provisioner
+        process = None
+        if type(provisioner) is LocalProvisioner:
+            process = launch(kernel_cmd, **LocalProvisioner._scrub_kwargs(kw))
+        if process is None:
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
+        provisioner.cwd = kw.get("cwd") or os.getcwd()
+        self._reconcile_connection_info(provisioner.connection_info)
+
     async def _async_pre_start_kernel(self, **kw):
         if self.transport == "ipc":
             os.makedirs(os.path.dirname(self.ip), mode=0o700, exist_ok=True)

@@ -6,19 +6,16 @@ process that drives the kernels.
 
 import os
 
-__all__ = ["warm_kernel", "reset_kernel"]
+__all__ = ["warm_kernel", "reset_kernel", "import_modules"]
 
 _SNAPSHOT = {}
 
 
-def warm_kernel():
-    """Import the report's modules and remember the state a notebook may change (in a kernel)."""
-    import sys
-    import warnings
-
-    import matplotlib
-    import matplotlib.pyplot  # noqa: F401 (the inline backend hooks in on this import)
-    import numpy
+def import_modules():
+    """Import the report's modules and load relmodel's lazy names (in a kernel or a kernel's zygote)."""
+    import matplotlib  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401 (the inline backend hooks in when the backend loads)
+    import numpy  # noqa: F401
     import pandas  # noqa: F401
     import scipy.optimize  # noqa: F401
     import scipy.special  # noqa: F401
@@ -35,6 +32,17 @@ def warm_kernel():
     for face in (relmodel.data, relmodel.plots, relmodel.report):  # these load on first use: load them now
         for name in face.__all__:
             getattr(face, name)
+
+
+def warm_kernel():
+    """Import the report's modules and remember the state a notebook may change (in a kernel)."""
+    import sys
+    import warnings
+
+    import matplotlib
+    import numpy
+
+    import_modules()
 
     # pyplot loads its backend on first use: load it now, so the inline backend hooks in
     # (interactive mode, figures shown after each cell) before the snapshot is taken

@@ -1,0 +1,218 @@
+"""Kernels forked from a process that has already imported the report's modules.
+
+A kernel started as ``python -m ipykernel_launcher`` spends about 3 s of
+processor time importing IPython, numpy, pandas, scipy, matplotlib and
+relmodel before its first cell. On Linux, the first kernel a process starts
+also starts a *zygote* (:mod:`.zygote_main`): an interpreter with the
+kernel's flags and environment that imports those modules once and waits.
+Every kernel of that process is then a fork of the zygote and starts in a
+fraction of a second. What the fork keeps to:
+
+* Only the command :class:`~.kernel.KernelManager` builds (this interpreter,
+  ``-Xfrozen_modules=off -m ipykernel_launcher``) with no standard streams
+  of its own is forked; any other command starts as jupyter_client starts it.
+* A kernel whose environment differs from the zygote's (apart from
+  :data:`VOLATILE`) is started from the fork by ``exec`` of its command, so
+  it imports with exactly the environment it was given.
+* The kernel's standard output and error are this process's at the time it
+  starts (passed over the socket), its standard input is empty.
+* The kernel runs in a session of its own (an interrupt or a kill reaches
+  its process group, as with jupyter_client), in its own working folder with
+  that folder first on ``sys.path`` (as ``-m`` puts it), and ``random`` and ``numpy.random`` seeded from the system.
+* The zygote reaps a kernel only when the process that started it polls it
+  and it has ended, so a kernel's process id stays reserved until its
+  manager has seen it end, as with a child process.
+* The zygote ends when the process that started it ends (its socket closes),
+  and kills the kernels still running; a kernel whose zygote ends stops on
+  its own (ipykernel's parent poller watches the zygote).
+
+``RELMODEL_KERNEL_ZYGOTE=0`` in the environment turns forking off; so does
+a zygote that cannot start (every later kernel then starts as before).
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+__all__ = ["launch", "ZygoteProcess", "zygote_enabled", "stop_zygote", "ENV_SWITCH", "VOLATILE", "PREFIX",
+           "START_TIMEOUT_S"]
+
+#: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
+ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
+#: Variables that may differ between a kernel's environment and the zygote's (set per kernel).
+VOLATILE = frozenset({"JPY_PARENT_PID", "JPY_SESSION_NAME", "PYTEST_CURRENT_TEST"})
+#: The command a kernel must start with to be forked (its arguments follow).
+PREFIX = (sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher")
+#: Largest request or answer, in bytes (an environment of a few hundred variables).
+MESSAGE_BYTES = 1 << 20
+#: Seconds the zygote may take to import before kernels start without it.
+START_TIMEOUT_S = 120
+
+_LOCK = threading.Lock()
+_ZYGOTE = None  # this process's Zygote (None: not started; False: cannot start)
+
+
+def zygote_enabled():
+    """True on Linux unless ``RELMODEL_KERNEL_ZYGOTE`` says 0, no, off or false."""
+    switch = os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "no", "off", "false")
+    return switch and sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+class ZygoteLost(OSError):
+    """The zygote ended or stopped answering."""
+
+
+class Zygote:
+    """The driver's end of one zygote process: start it, ask it to fork, poll what it forked."""
+
+    def __init__(self, env):
+        self.owner = os.getpid()
+        self._lock = threading.Lock()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        code = ("import sys; sys.path.pop(0); from relmodel.report.zygote_main import main; "
+                f"main({theirs.fileno()})")
+        try:
+            self.process = subprocess.Popen([*PREFIX[:2], "-c", code], env=env, stdin=subprocess.DEVNULL,
+                                            pass_fds=(theirs.fileno(),), cwd="/")
+        finally:
+            theirs.close()
+        self._sock = mine
+        self._sock.settimeout(START_TIMEOUT_S)
+        ready = self._read()
+        if not ready.get("ready"):
+            self.close()
+            raise ZygoteLost(ready.get("error", "the zygote did not start"))
+        self._sock.settimeout(None)
+        self.pid, self.env = ready["pid"], {k: v for k, v in env.items() if k not in VOLATILE}
+
+    def _read(self):
+        try:
+            data = self._sock.recv(MESSAGE_BYTES)
+        except OSError as exc:
+            raise ZygoteLost(f"the zygote stopped answering: {exc}") from None
+        if not data:
+            raise ZygoteLost("the zygote ended")
+        return json.loads(data)
+
+    def call(self, fds=(), **message):
+        """Send one request (with file descriptors ``fds``) and return the answer; ZygoteLost when it is gone."""
+        with self._lock:
+            try:
+                socket.send_fds(self._sock, [json.dumps(message).encode()], list(fds))
+            except OSError as exc:
+                raise ZygoteLost(f"the zygote is gone: {exc}") from None
+            return self._read()
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def close(self):
+        """End the zygote (it kills the kernels still running) and wait for it."""
+        if hasattr(self, "_sock"):
+            self._sock.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class ZygoteProcess:
+    """What :class:`subprocess.Popen` offers jupyter_client, for a kernel the zygote forked."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, zygote, pid):
+        self._zygote, self.pid, self.returncode = zygote, pid, None
+
+    def poll(self):
+        """None while the kernel runs; then its exit code (negative: the signal that ended it)."""
+        if self.returncode is None:
+            try:
+                status = self._zygote.call(op="poll", pid=self.pid)["status"]
+            except ZygoteLost:
+                status = -signal.SIGKILL  # its zygote is gone: the kernel stops on its own
+            if status is not None:
+                self.returncode = status
+        return self.returncode
+
+    def wait(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(PREFIX[-1], timeout)
+            time.sleep(0.02)
+        return self.returncode
+
+    def send_signal(self, signum):
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def terminate(self):
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+
+def _zygote(env):
+    """This process's zygote, started with ``env`` when there is none; None when it cannot start."""
+    global _ZYGOTE
+    with _LOCK:
+        current = _ZYGOTE
+        if current is False:
+            return None
+        if current is not None and (current.owner != os.getpid() or not current.alive()):
+            current = None  # inherited through a fork, or ended: start another
+        if current is None:
+            try:
+                current = Zygote(env)
+            except (OSError, ValueError):
+                _ZYGOTE = False
+                return None
+            _ZYGOTE = current
+        return current
+
+
+def stop_zygote():
+    """End this process's zygote, if it started one (kernels it forked that still run are killed)."""
+    global _ZYGOTE
+    with _LOCK:
+        current, _ZYGOTE = _ZYGOTE, None
+    if current and current.owner == os.getpid():
+        current.close()
+
+
+def launch(cmd, env=None, cwd=None, **kwargs):
+    """A :class:`ZygoteProcess` for kernel command ``cmd`` forked from the zygote, or None.
+
+    None when the command or its keyword arguments are not ones this module
+    forks (see the module docstring); the caller then starts it as usual.
+    """
+    streams = all(kwargs.pop(k, None) is None for k in ("stdin", "stdout", "stderr"))
+    if tuple(cmd[:len(PREFIX)]) != PREFIX or not streams or kwargs.pop("independent", False) or kwargs \
+            or not zygote_enabled():
+        return None
+    env = dict(os.environ if env is None else env)
+    zygote = _zygote(env)
+    if zygote is None:
+        return None
+    same = {k: v for k, v in env.items() if k not in VOLATILE} == zygote.env
+    try:
+        answer = zygote.call(op="spawn", argv=list(cmd), env=env, cwd=str(cwd or os.getcwd()), exec=not same,
+                             fds=(1, 2))  # the kernel writes where this process writes now, as a child would
+    except ZygoteLost:
+        return None
+    if "pid" not in answer:
+        return None
+    return ZygoteProcess(zygote, answer["pid"])
+
+
+import atexit  # noqa: E402
+
+atexit.register(stop_zygote)

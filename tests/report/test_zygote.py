@@ -1,0 +1,224 @@
+"""Kernels forked from a zygote behave as kernels jupyter_client launches (relmodel.report.zygote).
+
+Each check compares a forked kernel with one started as a plain child process, or watches
+the processes themselves (``/proc``), never the zygote's own account of them.
+"""
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from relmodel.report import zygote
+from relmodel.report.kernel import KernelManager
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kernels are forked on Linux only")
+
+#: What a kernel reports of itself after the warm-up a pooled kernel runs.
+STATE = r'''
+__import__('relmodel.report.kernel_state', fromlist=['warm_kernel']).warm_kernel()
+import json, os, signal, sys, warnings, matplotlib
+from IPython import get_ipython
+_ip = get_ipython()
+print(json.dumps({
+    "path": sys.path, "filters": sorted(map(str, warnings.filters)), "backend": matplotlib.get_backend(),
+    "rc": {k: str(v) for k, v in matplotlib.rcParams.items()}, "interactive": matplotlib.is_interactive(),
+    "env": sorted(k for k in os.environ if k != "RELMODEL_KERNEL_ZYGOTE"),
+    "events": {k: sorted(getattr(f, "__qualname__", str(f)) for f in v) for k, v in _ip.events.callbacks.items()},
+    "leader": os.getsid(0) == os.getpid() == os.getpgid(0), "cwd": os.getcwd(),
+    "sigint": str(signal.getsignal(signal.SIGINT)), "sigchld": str(signal.getsignal(signal.SIGCHLD))}))
+'''
+
+
+def _gone(pid):
+    """True when process ``pid`` no longer runs (ended, or a zombie no one has reaped)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return True
+    return fields[0] in ("Z", "X")
+
+
+async def _run(manager, code, timeout=120):
+    """Execute ``code`` in the manager's kernel; (reply content, text printed)."""
+    client = manager.client()
+    client.start_channels()
+    printed = []
+    try:
+        await client.wait_for_ready(timeout=timeout)
+        reply = await client.execute_interactive(
+            code, timeout=timeout,
+            output_hook=lambda m: printed.append(m["content"].get("text", "")) if m["msg_type"] == "stream" else None)
+        return reply["content"], "".join(printed)
+    finally:
+        client.stop_channels()
+
+
+async def _state(cwd):
+    manager = KernelManager()
+    await manager.start_kernel(cwd=str(cwd))
+    try:
+        content, text = await _run(manager, STATE)
+        assert content["status"] == "ok", content
+        return type(manager.provisioner.process).__name__, json.loads(text)
+    finally:
+        await manager.shutdown_kernel(now=True)
+
+
+def test_a_forked_kernel_is_set_up_as_a_launched_one(tmp_path, monkeypatch):
+    zygote.stop_zygote()  # a zygote of this test's environment
+    kind, forked = asyncio.run(_state(tmp_path))
+    monkeypatch.setenv(zygote.ENV_SWITCH, "0")
+    plain_kind, launched = asyncio.run(_state(tmp_path))
+    assert (kind, plain_kind) == ("ZygoteProcess", "Popen")
+    assert forked.keys() == launched.keys()
+    for key in launched:
+        assert forked[key] == launched[key], key
+    assert forked["leader"] and forked["cwd"] == str(tmp_path) and forked["backend"].endswith("backend_inline")
+
+
+async def _interrupt_then_kill():
+    manager = KernelManager()
+    await manager.start_kernel()
+    process = manager.provisioner.process
+    client = manager.client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=120)
+        msg_id = client.execute("import time; time.sleep(120)")
+        await asyncio.sleep(1.0)
+        start = time.monotonic()
+        await manager.interrupt_kernel()
+        while True:
+            reply = await client.shell_channel.get_msg(timeout=60)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        interrupted = time.monotonic() - start, reply["content"]
+        pid = process.pid
+        await manager.shutdown_kernel(now=True)
+        return type(process).__name__, interrupted, pid, process.returncode
+    finally:
+        client.stop_channels()
+
+
+def test_an_interrupt_and_a_kill_reach_a_forked_kernel():
+    kind, (seconds, content), pid, code = asyncio.run(_interrupt_then_kill())
+    assert kind == "ZygoteProcess"
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
+    assert seconds < 30  # not the two minutes of the cell
+    assert code == -signal.SIGKILL  # the exit code a child process killed by SIGKILL has
+    assert _gone(pid)
+
+
+async def _draw():
+    manager = KernelManager()
+    await manager.start_kernel()
+    try:
+        content, text = await _run(manager, "import random, numpy; print(random.random(), numpy.random.rand())")
+        return text.split()
+    finally:
+        await manager.shutdown_kernel(now=True)
+
+
+def test_each_forked_kernel_draws_its_own_random_numbers():
+    first, second = asyncio.run(_draw()), asyncio.run(_draw())
+    assert len(first) == len(second) == 2
+    assert first[0] != second[0] and first[1] != second[1]
+
+
+def test_a_kernel_with_another_environment_imports_afresh(monkeypatch):
+    asyncio.run(_draw())  # this process's zygote exists, with this environment
+    monkeypatch.setenv("RELMODEL_ZYGOTE_TEST_MARK", "42")
+
+    async def look():
+        manager = KernelManager()
+        await manager.start_kernel()
+        try:
+            content, text = await _run(manager, "import os, sys; print('numpy' in sys.modules, "
+                                                "os.environ.get('RELMODEL_ZYGOTE_TEST_MARK'))")
+            return type(manager.provisioner.process).__name__, text.split()
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    kind, (numpy_loaded, mark) = asyncio.run(look())
+    assert kind == "ZygoteProcess" and mark == "42"
+    assert numpy_loaded == "False"  # a fresh interpreter, not the zygote's imports
+
+
+DRIVER = textwrap.dedent("""
+    import asyncio, json, os, sys, time
+    sys.path.insert(0, {root!r})
+    from relmodel.report.kernel import KernelManager
+    from relmodel.report import zygote
+
+    async def main():
+        manager = KernelManager()
+        await manager.start_kernel()
+        client = manager.client()
+        client.start_channels()
+        await client.wait_for_ready(timeout=120)
+        code = "import os; _ = os.write(1, b'kernel fd 1\\\\n') + os.write(2, b'kernel fd 2\\\\n')"
+        await client.execute_interactive(code, timeout=120, output_hook=lambda msg: None)
+        process = manager.provisioner.process
+        print(json.dumps({{"kind": type(process).__name__, "kernel": process.pid,
+                          "zygote": getattr(zygote._ZYGOTE, "pid", None)}}), flush=True)
+        if sys.argv[1] == "hang":
+            time.sleep(120)
+        client.stop_channels()
+        await manager.shutdown_kernel(now=True)
+
+    asyncio.run(main())
+""")
+
+
+def _driver(tmp_path, mode, env=None):
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER.format(root=str(Path(__file__).resolve().parents[2])))
+    return subprocess.Popen([sys.executable, str(script), mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, text=True)
+
+
+def test_the_zygote_and_its_kernels_end_with_the_process_that_started_them(tmp_path):
+    driver = _driver(tmp_path, "hang")
+    try:
+        line = driver.stdout.readline()
+        while line and not line.startswith("{"):  # the kernel's own line comes first
+            line = driver.stdout.readline()
+        seen = json.loads(line)
+        assert seen["kind"] == "ZygoteProcess" and not _gone(seen["kernel"]) and not _gone(seen["zygote"])
+    finally:
+        driver.kill()
+        driver.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (_gone(seen["kernel"]) and _gone(seen["zygote"])):
+        time.sleep(0.2)
+    assert _gone(seen["kernel"]) and _gone(seen["zygote"])
+
+
+def test_a_forked_kernel_writes_where_its_starter_writes(tmp_path):
+    driver = _driver(tmp_path, "once")
+    out, err = driver.communicate(timeout=300)
+    assert driver.returncode == 0, err
+    assert json.loads(out.splitlines()[-1])["kind"] == "ZygoteProcess"
+    assert "kernel fd 1" in out and "kernel fd 2" in err
+
+
+def test_a_zygote_that_cannot_import_leaves_kernels_launched_as_before(tmp_path):
+    broken = tmp_path / "shadow" / "scipy"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('a broken scipy')\n")
+    env = dict(os.environ, PYTHONPATH=str(broken.parent))
+    env.pop(zygote.ENV_SWITCH, None)
+    driver = _driver(tmp_path, "once", env=env)
+    out, err = driver.communicate(timeout=300)
+    assert driver.returncode == 0, err
+    seen = json.loads(out.splitlines()[-1])
+    assert seen["kind"] == "Popen" and seen["zygote"] is None  # no zygote; the kernel ran its cell all the same
+    assert "kernel fd 1" in out
