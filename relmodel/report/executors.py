@@ -193,11 +193,35 @@ class _Nothing:
         return False
 
 
-def _spawn_pool(workers):
-    """A spawn process pool whose workers start and end as :mod:`.worker_start` says."""
-    from .worker_start import start_worker, worker_context
+class _Pool(ProcessPoolExecutor):
+    """A process pool whose workers fork their kernels from one zygote, ended with the pool."""
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=worker_context(), initializer=start_worker)
+    zygote = None
+
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        try:
+            super().shutdown(wait=wait, cancel_futures=cancel_futures)
+        finally:
+            zygote, self.zygote = self.zygote, None
+            if zygote is not None:
+                zygote.close()  # the kernels its workers left are killed with it
+
+
+def _spawn_pool(workers):
+    """A spawn process pool whose workers start and end as :mod:`.worker_start` says.
+
+    Its workers share one kernel zygote (:func:`.zygote.start_shared`), which
+    starts importing now, beside the workers' own start: one set of imports
+    for every kernel of the pool instead of one per worker.
+    """
+    from .worker_start import start_worker, worker_context
+    from .zygote import kernel_env, start_shared
+
+    zygote = start_shared({**os.environ, **kernel_env()})
+    pool = _Pool(max_workers=workers, mp_context=worker_context(), initializer=start_worker,
+                 initargs=(zygote.listen if zygote is not None else None,))
+    pool.zygote = zygote
+    return pool
 
 
 def worker_pool(jobs=None):

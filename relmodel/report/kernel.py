@@ -31,7 +31,7 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.kernelspec import KernelSpec
 from traitlets import DottedObjectName, Type
 
-from ..resources import import_root
+from .zygote import kernel_env
 
 __all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX"]
 
@@ -133,13 +133,6 @@ class KernelClient(AsyncKernelClient):
             channel.on_msg = lambda msg: (watch(msg["parent_header"].get("msg_id"), True)
                                           if msg.get("msg_type") == "execute_reply" else None)
         return channel
-
-
-def kernel_env():
-    """Inline figures, and this relmodel first on the kernel's import path."""
-    root = str(import_root())
-    path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path}
 
 
 class KernelManager(AsyncKernelManager):

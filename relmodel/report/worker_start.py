@@ -9,6 +9,8 @@
   nbformat imports jsonschema, whose import builds the ``rfc3987_syntax``
   grammar, about 2 s of CPU in every worker, for a checker nbformat's
   schema (draft 4, no ``iri`` format) never calls;
+* it forks its kernels from the pool's zygote (:mod:`.zygote`), when the
+  pool has one;
 * it imports what the execute step runs on (Papermill, nbformat, nbconvert's
   HTML exporter, its templates read once) at once, so that a pool created before the report is planned
   (``relmodel report --jobs N``, :func:`.executors.worker_pool`) does that
@@ -119,8 +121,14 @@ def worker_context():
     return WorkerContext()
 
 
-def start_worker():
-    """Initializer of relmodel's process-pool workers (see the module docstring)."""
+def start_worker(zygote=None):
+    """Initializer of relmodel's process-pool workers (see the module docstring).
+
+    ``zygote``: the socket path of the pool's kernel zygote, which this worker's kernels fork from.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if zygote is not None:
+        from .zygote import use_shared
+        use_shared(zygote)
     defer_iri_grammar()
     preload_execute()

@@ -39,22 +39,30 @@ import sys
 import threading
 import time
 
-__all__ = ["launch", "ZygoteProcess", "zygote_enabled", "stop_zygote", "ENV_SWITCH", "VOLATILE", "PREFIX",
-           "START_TIMEOUT_S"]
+from .zygote_main import MESSAGE_BYTES, VOLATILE
+
+__all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared", "use_shared",
+           "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
-#: Variables that may differ between a kernel's environment and the zygote's (set per kernel).
-VOLATILE = frozenset({"JPY_PARENT_PID", "JPY_SESSION_NAME", "PYTEST_CURRENT_TEST"})
 #: The command a kernel must start with to be forked (its arguments follow).
 PREFIX = (sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher")
-#: Largest request or answer, in bytes (an environment of a few hundred variables).
-MESSAGE_BYTES = 1 << 20
 #: Seconds the zygote may take to import before kernels start without it.
 START_TIMEOUT_S = 120
 
 _LOCK = threading.Lock()
 _ZYGOTE = None  # this process's Zygote (None: not started; False: cannot start)
+SHARED = None  # the socket path of a zygote this process should use instead of starting its own
+
+
+def kernel_env():
+    """What a report kernel's environment adds: inline figures, and this relmodel first on its import path."""
+    from ..resources import import_root
+
+    root = str(import_root())
+    path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path}
 
 
 def zygote_enabled():
@@ -68,27 +76,49 @@ class ZygoteLost(OSError):
 
 
 class Zygote:
-    """The driver's end of one zygote process: start it, ask it to fork, poll what it forked."""
+    """One connection to a zygote: its owner's (who started it) or a client's (see :meth:`connect`)."""
 
-    def __init__(self, env):
-        self.owner = os.getpid()
-        self._lock = threading.Lock()
+    def __init__(self, env, listen=None):
+        """Start a zygote with environment ``env``; ``listen``: a socket path other processes may connect to."""
+        self.owner, self.process, self.listen = os.getpid(), None, listen
+        self._lock, self._ready = threading.Lock(), None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         code = ("import sys; sys.path.pop(0); from relmodel.report.zygote_main import main; "
-                f"main({theirs.fileno()})")
+                f"main({theirs.fileno()}, {listen!r})")
         try:
             self.process = subprocess.Popen([*PREFIX[:2], "-c", code], env=env, stdin=subprocess.DEVNULL,
                                             pass_fds=(theirs.fileno(),), cwd="/")
         finally:
             theirs.close()
         self._sock = mine
-        self._sock.settimeout(START_TIMEOUT_S)
-        ready = self._read()
-        if not ready.get("ready"):
-            self.close()
-            raise ZygoteLost(ready.get("error", "the zygote did not start"))
-        self._sock.settimeout(None)
-        self.pid, self.env = ready["pid"], {k: v for k, v in env.items() if k not in VOLATILE}
+
+    @classmethod
+    def connect(cls, path):
+        """A client's connection to the zygote listening on ``path`` (raises OSError when there is none)."""
+        self = cls.__new__(cls)
+        self.owner, self.process, self.listen = os.getpid(), None, None
+        self._lock, self._ready = threading.Lock(), None
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._sock.connect(path)
+        except OSError:
+            self._sock.close()
+            raise
+        return self
+
+    def ready(self):
+        """Wait for the zygote's imports; raise ZygoteLost when it could not start."""
+        if self._ready is None:
+            self._sock.settimeout(START_TIMEOUT_S)
+            try:
+                self._ready = self._read()
+            except (ZygoteLost, ValueError) as exc:
+                self._ready = {"ready": False, "error": str(exc)}
+            self._sock.settimeout(None)
+        if not self._ready.get("ready"):
+            raise ZygoteLost(self._ready.get("error", "the zygote did not start"))
+        self.pid = self._ready["pid"]
+        return self
 
     def _read(self):
         try:
@@ -109,17 +139,46 @@ class Zygote:
             return self._read()
 
     def alive(self):
-        return self.process.poll() is None
+        if self.process is not None:
+            return self.process.poll() is None
+        return self._ready is None or bool(self._ready.get("ready"))
 
     def close(self):
-        """End the zygote (it kills the kernels still running) and wait for it."""
-        if hasattr(self, "_sock"):
-            self._sock.close()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        """Close this connection; an owner's ends the zygote (which kills its kernels) and waits for it."""
+        self._sock.close()
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.listen is not None:
+            import shutil
+            shutil.rmtree(os.path.dirname(self.listen), ignore_errors=True)
+
+
+def start_shared(env):
+    """A zygote other processes can connect to (through its ``listen`` path); None when forking is off.
+
+    The caller owns it: :meth:`Zygote.close` ends it. Returns at once; the
+    zygote imports while the processes that will use it start.
+    """
+    if not zygote_enabled():
+        return None
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="relmodel-zygote-")
+    try:
+        return Zygote(env, listen=os.path.join(folder, "socket"))
+    except OSError:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+
+def use_shared(path):
+    """Fork this process's kernels from the zygote listening on ``path`` (a pool worker's start)."""
+    global SHARED
+    SHARED = path
 
 
 class ZygoteProcess:
@@ -171,12 +230,30 @@ def _zygote(env):
             current = None  # inherited through a fork, or ended: start another
         if current is None:
             try:
-                current = Zygote(env)
+                current = _connect_shared() or Zygote(env)
+                current.ready()
             except (OSError, ValueError):
                 _ZYGOTE = False
                 return None
             _ZYGOTE = current
         return current
+
+
+def _connect_shared():
+    if SHARED is None:
+        return None
+    try:
+        return Zygote.connect(SHARED)
+    except OSError:  # gone (its pool ended): this process starts its own
+        return None
+
+
+def _forget(zygote):
+    """A lost zygote: the next kernel connects again or starts another."""
+    global _ZYGOTE
+    with _LOCK:
+        if _ZYGOTE is zygote:
+            _ZYGOTE = None
 
 
 def stop_zygote():
@@ -202,11 +279,11 @@ def launch(cmd, env=None, cwd=None, **kwargs):
     zygote = _zygote(env)
     if zygote is None:
         return None
-    same = {k: v for k, v in env.items() if k not in VOLATILE} == zygote.env
     try:
-        answer = zygote.call(op="spawn", argv=list(cmd), env=env, cwd=str(cwd or os.getcwd()), exec=not same,
+        answer = zygote.call(op="spawn", argv=list(cmd), env=env, cwd=str(cwd or os.getcwd()),
                              fds=(1, 2))  # the kernel writes where this process writes now, as a child would
     except ZygoteLost:
+        _forget(zygote)
         return None
     if "pid" not in answer:
         return None

@@ -1,16 +1,20 @@
 """The zygote process of :mod:`.zygote`: import once, then fork one kernel per request.
 
 Started by :class:`.zygote.Zygote` with one end of a sequenced-packet socket
-pair; each request and answer is one JSON packet on it:
+pair (its owner) and, for a zygote shared by a pool's workers, a socket path
+other processes connect to (its clients). Each connection first gets
+``{"ready": true, "pid": N}`` once the imports are done; then each request
+and answer is one JSON packet:
 
-* ``{"op": "spawn", "argv": [...], "env": {...}, "cwd": "...", "exec": false}``
-  with the kernel's standard output and error attached, forks a kernel and
-  answers ``{"pid": N}``;
+* ``{"op": "spawn", "argv": [...], "env": {...}, "cwd": "..."}``, with the
+  kernel's standard output and error attached, forks a kernel and answers
+  ``{"pid": N}``;
 * ``{"op": "poll", "pid": N}`` answers ``{"status": null}`` while kernel N
   runs, then its exit code (negative: the signal that ended it), reaping it.
 
-When the socket closes (the process that started the zygote ended), kernels
-still running are killed and reaped, and the zygote exits.
+When a connection closes (the process on it ended), the kernels forked for
+it that still run are killed and reaped; when the owner's closes, the zygote
+stops them all and exits.
 """
 
 import json
@@ -37,13 +41,15 @@ def _exit_code(status):
     return os.waitstatus_to_exitcode(status)
 
 
-def _kernel(message, sock, fds, zygote_env):
+def _kernel(message, sockets, fds, zygote_env):
     """In the forked child: become the kernel the message asks for; never returns."""
     code = 1
     try:
-        sock.close()
+        for sock in sockets:
+            sock.close()
         for target, fd in zip((1, 2), fds):
             os.dup2(fd, target)
+        for fd in fds:
             os.close(fd)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -99,64 +105,27 @@ def _reseed():
         numpy.random.seed()
 
 
-#: Largest request, in bytes (as :data:`.zygote.MESSAGE_BYTES`).
+#: Largest request or answer, in bytes (an environment of a few hundred variables).
 MESSAGE_BYTES = 1 << 20
+#: Variables that may differ between a kernel's environment and the zygote's (set per kernel).
+VOLATILE = frozenset({"JPY_PARENT_PID", "JPY_SESSION_NAME", "PYTEST_CURRENT_TEST"})
 
 
 def _send(sock, answer):
-    sock.send(json.dumps(answer).encode())
-
-
-def _serve(sock, zygote_env):
-    kernels = set()
-    while True:
-        try:
-            data, fds, _, _ = socket.recv_fds(sock, MESSAGE_BYTES, 4)
-        except OSError:
-            data = b""
-        if not data:
-            return kernels
-        message = json.loads(data)
-        if message["op"] == "spawn":
-            pid = os.fork()
-            if pid == 0:
-                _kernel(message, sock, fds, zygote_env)
-            for fd in fds:
-                os.close(fd)
-            kernels.add(pid)
-            _send(sock, {"pid": pid})
-        elif message["op"] == "poll":
-            pid = message["pid"]
-            try:
-                done, status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done, status = pid, None
-            if done == 0:
-                _send(sock, {"status": None})
-                continue
-            kernels.discard(pid)
-            _send(sock, {"status": -signal.SIGKILL if status is None else _exit_code(status)})
-        else:
-            for fd in fds:
-                os.close(fd)
-            _send(sock, {"error": f"unknown request {message['op']!r}"})
-
-
-def main(fd):
-    """Run the zygote on socket file descriptor ``fd`` (see the module docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that owns the report
-    zygote_env = dict(os.environ)
-    sock = socket.socket(fileno=fd)
     try:
-        _preload()
-        ready = {"ready": True, "pid": os.getpid()}
-    except Exception as exc:  # a broken package: kernels start without the zygote and say what is wrong
-        ready = {"ready": False, "error": f"{type(exc).__name__}: {exc}"}
-    _send(sock, ready)
-    if not ready["ready"]:
-        return
-    kernels = _serve(sock, zygote_env)
-    for pid in kernels:  # the driver is gone: so are its kernels
+        sock.send(json.dumps(answer).encode())
+    except OSError:  # that client is gone; its connection closes on the next read
+        pass
+
+
+def _same(env, zygote_env):
+    return ({k: v for k, v in env.items() if k not in VOLATILE}
+            == {k: v for k, v in zygote_env.items() if k not in VOLATILE})
+
+
+def _stop(kernels):
+    """Kill and reap ``kernels`` (their client is gone)."""
+    for pid in kernels:
         for kill in (os.killpg, os.kill):
             try:
                 kill(pid, signal.SIGKILL)
@@ -167,3 +136,82 @@ def main(fd):
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass
+
+
+def _answer(sock, message, fds, kernels, sockets, zygote_env):
+    """Answer one request of the client on ``sock``, whose kernels are ``kernels``."""
+    if message.get("op") == "spawn":
+        message["exec"] = not _same(message["env"], zygote_env)
+        pid = os.fork()
+        if pid == 0:
+            _kernel(message, sockets, fds, zygote_env)
+        kernels.add(pid)
+        _send(sock, {"pid": pid})
+    elif message.get("op") == "poll":
+        pid = message["pid"]
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not (or no longer) a child of this zygote
+            done, status = pid, None
+        if done == 0:
+            _send(sock, {"status": None})
+            return
+        kernels.discard(pid)
+        _send(sock, {"status": -signal.SIGKILL if status is None else _exit_code(status)})
+    else:
+        _send(sock, {"error": f"unknown request {message.get('op')!r}"})
+
+
+def _serve(owner, server, ready, zygote_env):
+    """Answer the owner and every client that connects to ``server`` until the owner's socket closes."""
+    import select
+
+    clients = {owner: set()}  # socket -> the kernels forked for it
+    while owner in clients:
+        listening = [server] if server is not None else []
+        for sock in select.select([*clients, *listening], [], [])[0]:
+            if sock is server:
+                client, _ = server.accept()
+                clients[client] = set()
+                _send(client, ready)
+                continue
+            try:
+                data, fds, _, _ = socket.recv_fds(sock, MESSAGE_BYTES, 4)
+            except OSError:
+                data, fds = b"", []
+            if not data:  # that client ended: so do its kernels
+                _stop(clients.pop(sock))
+                sock.close()
+                continue
+            try:
+                _answer(sock, json.loads(data), fds, clients[sock], [*clients, *listening], zygote_env)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+    for kernels in clients.values():
+        _stop(kernels)
+
+
+def main(fd, listen=None):
+    """Run the zygote for the owner on socket ``fd`` and the clients of socket path ``listen`` (or none)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that owns the report
+    zygote_env = dict(os.environ)
+    owner = socket.socket(fileno=fd)
+    server = None
+    if listen is not None:  # bound before the imports, so clients can connect (and wait) at once
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        server.bind(listen)
+        server.listen(64)
+    try:
+        _preload()
+        ready = {"ready": True, "pid": os.getpid()}
+    except Exception as exc:  # a broken package: kernels start without the zygote and say what is wrong
+        ready = {"ready": False, "error": f"{type(exc).__name__}: {exc}"}
+    _send(owner, ready)
+    if ready["ready"]:
+        _serve(owner, server, ready, zygote_env)
+    if server is not None:
+        server.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # no teardown of what it imported: nothing of it is kept

@@ -222,3 +222,33 @@ def test_a_zygote_that_cannot_import_leaves_kernels_launched_as_before(tmp_path)
     seen = json.loads(out.splitlines()[-1])
     assert seen["kind"] == "Popen" and seen["zygote"] is None  # no zygote; the kernel ran its cell all the same
     assert "kernel fd 1" in out
+
+
+def _kernel_parent(hold):
+    """In a pool worker: start a kernel; (worker pid, kernel pid, the kernel's parent pid, its process type)."""
+    async def start():
+        manager = KernelManager()
+        await manager.start_kernel()
+        try:
+            pid = manager.provisioner.process.pid
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            time.sleep(hold)  # so that the other task goes to the other worker
+            return os.getpid(), pid, parent, type(manager.provisioner.process).__name__
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    return asyncio.run(start())
+
+
+def test_the_workers_of_a_pool_fork_their_kernels_from_one_zygote():
+    from relmodel.report.executors import worker_pool
+
+    with worker_pool(2) as pool:
+        shared = pool.zygote
+        seen = [f.result() for f in [pool.submit(_kernel_parent, 2.0) for _ in range(2)]]
+        folder = os.path.dirname(shared.listen)
+    workers, kernels, parents, kinds = zip(*seen)
+    assert len(set(workers)) == 2 and set(kinds) == {"ZygoteProcess"}
+    assert set(parents) == {shared.process.pid}  # both workers' kernels are children of the pool's zygote
+    assert shared.process.returncode is not None and _gone(shared.process.pid)  # ended with the pool
+    assert all(_gone(pid) for pid in kernels) and not os.path.exists(folder)
