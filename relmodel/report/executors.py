@@ -52,8 +52,8 @@ def is_dask(executor):
 def _kill(pid):
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if b"ipykernel" not in cmdline:
-            return
+        if b"ipykernel" not in cmdline and b"relmodel.report.zygote_main" not in cmdline:
+            return  # not a kernel (a forked one has its zygote's command line)
     except OSError:
         if not hasattr(os, "killpg"):
             return

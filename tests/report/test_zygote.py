@@ -252,3 +252,24 @@ def test_the_workers_of_a_pool_fork_their_kernels_from_one_zygote():
     assert set(parents) == {shared.process.pid}  # both workers' kernels are children of the pool's zygote
     assert shared.process.returncode is not None and _gone(shared.process.pid)  # ended with the pool
     assert all(_gone(pid) for pid in kernels) and not os.path.exists(folder)
+
+
+def test_a_runs_cleanup_stops_its_forked_kernels():
+    from relmodel.report.executors import cleanup_run, new_run_id
+
+    class RunKernel(KernelManager):
+        run_id = new_run_id()
+
+    async def start():
+        manager = RunKernel()
+        await manager.start_kernel()
+        return manager.provisioner.process
+
+    process = asyncio.run(start())  # a kernel left running, as a Ctrl-C leaves one
+    assert type(process).__name__ == "ZygoteProcess" and not _gone(process.pid)
+    cleanup_run(RunKernel.run_id)  # finds it by its folder's pid file
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not _gone(process.pid):
+        time.sleep(0.1)
+    assert _gone(process.pid)
+    assert process.wait(timeout=10) == -signal.SIGKILL
