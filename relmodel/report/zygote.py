@@ -26,6 +26,11 @@ fraction of a second. What the fork keeps to:
   and kills the kernels still running; a kernel whose zygote ends stops on
   its own (ipykernel's parent poller watches the zygote).
 
+The workers of a process pool relmodel creates share one zygote instead
+(:func:`start_shared` in the pool's owner, started with the pool so that it
+imports while the workers start; :func:`use_shared` in each worker): one set
+of imports per pool. It ends with the pool.
+
 ``RELMODEL_KERNEL_ZYGOTE=0`` in the environment turns forking off; so does
 a zygote that cannot start (every later kernel then starts as before).
 """
@@ -41,8 +46,8 @@ import time
 
 from .zygote_main import MESSAGE_BYTES, VOLATILE
 
-__all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared", "use_shared",
-           "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
+__all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared",
+           "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
@@ -152,9 +157,12 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.listen is not None:
-            import shutil
-            shutil.rmtree(os.path.dirname(self.listen), ignore_errors=True)
+        if self.listen is not None:  # the socket and the folder made for it, nothing else
+            for remove, path in ((os.unlink, self.listen), (os.rmdir, os.path.dirname(self.listen))):
+                try:
+                    remove(path)
+                except OSError:
+                    pass
 
 
 def start_shared(env):
@@ -170,8 +178,7 @@ def start_shared(env):
     try:
         return Zygote(env, listen=os.path.join(folder, "socket"))
     except OSError:
-        import shutil
-        shutil.rmtree(folder, ignore_errors=True)
+        os.rmdir(folder)
         return None
 
 

@@ -212,6 +212,11 @@ def main(fd, listen=None):
         _serve(owner, server, ready, zygote_env)
     if server is not None:
         server.close()
+        try:  # its socket and the folder made for it, even when the owner could not remove them
+            os.unlink(listen)
+            os.rmdir(os.path.dirname(listen))
+        except OSError:
+            pass
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # no teardown of what it imported: nothing of it is kept
