@@ -18,7 +18,8 @@ fraction of a second. What the fork keeps to:
   starts (passed over the socket), its standard input is empty.
 * The kernel runs in a session of its own (an interrupt or a kill reaches
   its process group, as with jupyter_client), in its own working folder with
-  that folder first on ``sys.path`` (as ``-m`` puts it), and ``random`` and ``numpy.random`` seeded from the system.
+  that folder first on ``sys.path`` (as ``-m`` puts it), with ``random`` and
+  ``numpy.random`` seeded from the system.
 * The zygote reaps a kernel only when the process that started it polls it
   and it has ended, so a kernel's process id stays reserved until its
   manager has seen it end, as with a child process.
@@ -35,6 +36,7 @@ of imports per pool. It ends with the pool.
 a zygote that cannot start (every later kernel then starts as before).
 """
 
+import atexit
 import json
 import os
 import signal
@@ -296,7 +298,5 @@ def launch(cmd, env=None, cwd=None, **kwargs):
         return None
     return ZygoteProcess(zygote, answer["pid"])
 
-
-import atexit  # noqa: E402
 
 atexit.register(stop_zygote)
