@@ -193,41 +193,28 @@ class _Nothing:
         return False
 
 
-class _Pool(ProcessPoolExecutor):
-    """A process pool whose workers fork their kernels from one zygote, ended with the pool."""
-
-    zygote = None
-
-    def shutdown(self, wait=True, *, cancel_futures=False):
-        try:
-            super().shutdown(wait=wait, cancel_futures=cancel_futures)
-        finally:
-            zygote, self.zygote = self.zygote, None
-            if zygote is not None:
-                zygote.close()  # the kernels its workers left are killed with it
-
-
 def _spawn_pool(workers):
-    """A spawn process pool whose workers start and end as :mod:`.worker_start` says.
+    """A process pool whose workers start (from the fork server) and end as :mod:`.worker_start` says.
 
-    Its workers share one kernel zygote (:func:`.zygote.start_shared`), which
-    starts importing now, beside the workers' own start: one set of imports
-    for every kernel of the pool instead of one per worker.
+    Its workers fork their kernels from the zygote this process's pools share
+    (:func:`.zygote.pool_zygote`, its ``zygote`` attribute): started with the
+    first pool, it imports beside the workers' start, once for every kernel
+    of every pool of this process. A worker's kernels end with the worker.
     """
     from .worker_start import start_worker, worker_context
-    from .zygote import kernel_env, start_shared
+    from .zygote import kernel_env, pool_zygote
 
-    zygote = start_shared({**os.environ, **kernel_env()})
-    pool = _Pool(max_workers=workers, mp_context=worker_context(), initializer=start_worker,
-                 initargs=(zygote.listen if zygote is not None else None,))
+    zygote = pool_zygote({**os.environ, **kernel_env()})
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=worker_context(), initializer=start_worker,
+                               initargs=(zygote.listen if zygote is not None else None, dict(os.environ)))
     pool.zygote = zygote
     return pool
 
 
 def worker_pool(jobs=None):
-    """A context giving a spawn process pool of ``jobs`` workers (None: the default pool).
+    """A context giving a process pool of ``jobs`` workers (None: the default pool).
 
-    Every worker starts at once (a spawn pool would start one per submitted
+    Every worker starts at once (a pool would start one per submitted
     task), so the workers import the execute step while this process plans the
     report.
     """

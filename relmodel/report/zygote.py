@@ -27,10 +27,10 @@ fraction of a second. What the fork keeps to:
   and kills the kernels still running; a kernel whose zygote ends stops on
   its own (ipykernel's parent poller watches the zygote).
 
-The workers of a process pool relmodel creates share one zygote instead
-(:func:`start_shared` in the pool's owner, started with the pool so that it
-imports while the workers start; :func:`use_shared` in each worker): one set
-of imports per pool. It ends with the pool.
+The workers of the process pools relmodel creates share one zygote instead
+(:func:`pool_zygote` in the pools' owner, started with its first pool so that
+it imports while the workers start; :func:`use_shared` in each worker): one
+set of imports for every pool of a process. It ends with that process.
 
 ``RELMODEL_KERNEL_ZYGOTE=0`` in the environment turns forking off; so does
 a zygote that cannot start (every later kernel then starts as before).
@@ -49,7 +49,7 @@ import time
 from .zygote_main import MESSAGE_BYTES, VOLATILE
 
 __all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared",
-           "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
+           "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
@@ -61,6 +61,7 @@ START_TIMEOUT_S = 120
 _LOCK = threading.Lock()
 _ZYGOTE = None  # this process's Zygote (None: not started; False: cannot start)
 SHARED = None  # the socket path of a zygote this process should use instead of starting its own
+_POOL_ZYGOTE = None  # the zygote this process's pools share (see pool_zygote)
 
 
 def kernel_env():
@@ -184,6 +185,22 @@ def start_shared(env):
         return None
 
 
+def pool_zygote(env):
+    """The zygote this process's pools share: started with ``env`` on first use, ended when this process ends.
+
+    None when forking is off. A zygote that ended, or one inherited through a
+    fork, is replaced by a new one.
+    """
+    global _POOL_ZYGOTE
+    with _LOCK:
+        current = _POOL_ZYGOTE
+        if current is not None and (current.owner != os.getpid() or not current.alive()):
+            current = None
+        if current is None:
+            current = _POOL_ZYGOTE = start_shared(env)
+        return current
+
+
 def use_shared(path):
     """Fork this process's kernels from the zygote listening on ``path`` (a pool worker's start)."""
     global SHARED
@@ -266,12 +283,13 @@ def _forget(zygote):
 
 
 def stop_zygote():
-    """End this process's zygote, if it started one (kernels it forked that still run are killed)."""
-    global _ZYGOTE
+    """End this process's zygotes, its own and its pools' (kernels they forked that still run are killed)."""
+    global _ZYGOTE, _POOL_ZYGOTE
     with _LOCK:
-        current, _ZYGOTE = _ZYGOTE, None
-    if current and current.owner == os.getpid():
-        current.close()
+        ended, _ZYGOTE, _POOL_ZYGOTE = (_ZYGOTE, _POOL_ZYGOTE), None, None
+    for current in ended:
+        if current and current.owner == os.getpid():
+            current.close()
 
 
 def launch(cmd, env=None, cwd=None, **kwargs):

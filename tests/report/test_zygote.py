@@ -240,18 +240,23 @@ def _kernel_parent(hold):
     return asyncio.run(start())
 
 
-def test_the_workers_of_a_pool_fork_their_kernels_from_one_zygote():
+def test_the_workers_of_every_pool_fork_their_kernels_from_one_zygote():
     from relmodel.report.executors import worker_pool
 
-    with worker_pool(2) as pool:
-        shared = pool.zygote
-        seen = [f.result() for f in [pool.submit(_kernel_parent, 2.0) for _ in range(2)]]
-        folder = os.path.dirname(shared.listen)
+    seen, zygotes = [], []
+    for _ in range(2):  # two pools, one after the other, as two renders in one session
+        with worker_pool(2) as pool:
+            zygotes.append(pool.zygote)
+            seen += [f.result() for f in [pool.submit(_kernel_parent, 2.0) for _ in range(2)]]
+        assert all(_gone(kernel) for _, kernel, _, _ in seen)  # a worker's kernels end with it
+    shared = zygotes[0]
     workers, kernels, parents, kinds = zip(*seen)
-    assert len(set(workers)) == 2 and set(kinds) == {"ZygoteProcess"}
-    assert set(parents) == {shared.process.pid}  # both workers' kernels are children of the pool's zygote
-    assert shared.process.returncode is not None and _gone(shared.process.pid)  # ended with the pool
-    assert all(_gone(pid) for pid in kernels) and not os.path.exists(folder)
+    assert zygotes[1] is shared and len(set(workers)) == 4 and set(kinds) == {"ZygoteProcess"}
+    assert set(parents) == {shared.process.pid}  # every worker's kernels are children of the one zygote
+    folder = os.path.dirname(shared.listen)
+    assert not _gone(shared.process.pid)
+    zygote.stop_zygote()  # what this process does when it ends
+    assert _gone(shared.process.pid) and not os.path.exists(folder)
 
 
 def test_a_runs_cleanup_stops_its_forked_kernels():
