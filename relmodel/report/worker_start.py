@@ -1,19 +1,8 @@
 """How a process-pool worker of relmodel starts (before its first notebook) and ends.
 
-The pools relmodel creates (:func:`.executors.worker_pool` and the pool of
-:func:`.executors.run_tasks`) start their workers through multiprocessing's
-fork server (:func:`worker_context`). The fork server is started once per
-process, imports :data:`PRELOAD_MODULE` (what the execute step runs on:
-Papermill, nbformat, nbconvert's HTML exporter and its templates, with the
-IRI checker deferred) and forks every worker of every later pool from that
-state; each worker then prepares itself as a spawned one does (the parent's
-``sys.path``, working folder and main module).
+:func:`start_worker` is the initializer of the spawn pools relmodel creates
+(:func:`.executors.worker_pool` and the pool of :func:`.executors.run_tasks`):
 
-:func:`start_worker` is the initializer of those pools:
-
-* it takes the environment of the process that created the pool (the fork
-  server's is the one it started with), so a variable such as
-  ``RELMODEL_KERNEL_POOL`` set before a pool is created reaches its workers;
 * it ignores SIGINT, so that only the process that owns the report decides
   how to stop (see :mod:`.executors`);
 * it defers jsonschema's optional IRI checker (:func:`defer_iri_grammar`):
@@ -43,10 +32,10 @@ import os
 import signal
 import sys
 import types
-from multiprocessing.context import ForkServerContext, ForkServerProcess
+from multiprocessing.context import SpawnContext, SpawnProcess
 
 __all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
-           "QuickExitProcess", "IRI_MODULE", "PRELOAD_MODULE"]
+           "QuickExitProcess", "IRI_MODULE"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -107,8 +96,8 @@ def preload_execute():
     return True
 
 
-class QuickExitProcess(ForkServerProcess):
-    """A pool worker that ends as a forked one does: ``os._exit`` once its work is done.
+class QuickExitProcess(SpawnProcess):
+    """A spawned process that ends as a forked one does: ``os._exit`` once its work is done.
 
     Multiprocessing's finalizers (which stop idle kernels, see :mod:`.pool`)
     have run, threads have been joined and the standard streams flushed by then;
@@ -121,33 +110,22 @@ class QuickExitProcess(ForkServerProcess):
         os._exit(code)
 
 
-class WorkerContext(ForkServerContext):
-    """The fork-server start method, with :class:`QuickExitProcess` processes."""
+class WorkerContext(SpawnContext):
+    """The spawn start method, with :class:`QuickExitProcess` processes."""
 
     Process = QuickExitProcess
 
 
-#: The module the fork server imports before it forks workers (importing it runs the preload).
-PRELOAD_MODULE = "relmodel.report.worker_preload"
-
-
 def worker_context():
-    """The multiprocessing context of relmodel's pools (fork server; workers end without teardown)."""
-    from multiprocessing import forkserver
-
-    forkserver.set_forkserver_preload([PRELOAD_MODULE])  # takes effect when the fork server starts
+    """The multiprocessing context of relmodel's pools (spawn; workers end without teardown)."""
     return WorkerContext()
 
 
-def start_worker(zygote=None, environ=None):
+def start_worker(zygote=None):
     """Initializer of relmodel's process-pool workers (see the module docstring).
 
-    ``zygote``: the socket path of the pool's kernel zygote, which this worker's kernels fork from;
-    ``environ``: the environment of the process that created the pool.
+    ``zygote``: the socket path of the pool's kernel zygote, which this worker's kernels fork from.
     """
-    if environ is not None:
-        os.environ.clear()
-        os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if zygote is not None:
         from .zygote import use_shared
