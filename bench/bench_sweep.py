@@ -6,11 +6,12 @@ with ``--quick`` too (a sweep of 4 notebooks measures mostly the first notebook 
 worker: its kernel start and warm-up), fastest of 2 instead of 3. Each worker count
 gets its own process pool, created inside the timed call (as
 ``relmodel report --jobs N`` does), and the two are measured alternately so
-that a busy spell on a shared machine hits both. The pools' kernels are
-forked from relmodel's pool zygote, started by this process's first pool
-and kept for the next ones, as in a notebook session or a script that
-renders more than once (the first run pays its start; a one-shot
-``relmodel report`` pays it once per command). Every time is the fastest of
+that a busy spell on a shared machine hits both. The pools' workers are
+forked from multiprocessing's fork server and their kernels from relmodel's
+pool zygote; both are started by this process's first pool and kept for the
+next ones, as in a notebook session or a script that renders more than once
+(the first run pays their start; a one-shot ``relmodel report`` pays it once
+per command). Every time is the fastest of
 ``--repeat`` runs; the load average is printed beside the ratio, since on a
 machine whose cores are busy with other work two workers cannot be twice as
 fast as one. Target: 2 workers at least 1.7x one worker.

@@ -190,6 +190,8 @@ def main(argv=None):
             # Kernels and temporary folders are already cleaned up; do not wait seconds for
             # messaging threads and sockets to wind down at interpreter exit.
             import os
+            from ..report.worker_start import remove_pool_folder
+            remove_pool_folder()  # what the skipped interpreter exit would have removed
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(exc.code)

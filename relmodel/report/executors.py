@@ -194,7 +194,7 @@ class _Nothing:
 
 
 def _spawn_pool(workers):
-    """A spawn process pool whose workers start and end as :mod:`.worker_start` says.
+    """A process pool whose workers start (from the fork server) and end as :mod:`.worker_start` says.
 
     Its workers fork their kernels from the zygote this process's pools share
     (:func:`.zygote.pool_zygote`, its ``zygote`` attribute): started with the
@@ -206,15 +206,15 @@ def _spawn_pool(workers):
 
     zygote = pool_zygote({**os.environ, **kernel_env()})
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=worker_context(), initializer=start_worker,
-                               initargs=(zygote.listen if zygote is not None else None,))
+                               initargs=(zygote.listen if zygote is not None else None, dict(os.environ)))
     pool.zygote = zygote
     return pool
 
 
 def worker_pool(jobs=None):
-    """A context giving a spawn process pool of ``jobs`` workers (None: the default pool).
+    """A context giving a process pool of ``jobs`` workers (None: the default pool).
 
-    Every worker starts at once (a spawn pool would start one per submitted
+    Every worker starts at once (a pool would start one per submitted
     task), so the workers import the execute step while this process plans the
     report.
     """

@@ -1,8 +1,19 @@
 """How a process-pool worker of relmodel starts (before its first notebook) and ends.
 
-:func:`start_worker` is the initializer of the spawn pools relmodel creates
-(:func:`.executors.worker_pool` and the pool of :func:`.executors.run_tasks`):
+The pools relmodel creates (:func:`.executors.worker_pool` and the pool of
+:func:`.executors.run_tasks`) start their workers through multiprocessing's
+fork server (:func:`worker_context`). The fork server is started once per
+process, imports :data:`PRELOAD_MODULE` (what the execute step runs on:
+Papermill, nbformat, nbconvert's HTML exporter and its templates, with the
+IRI checker deferred) and forks every worker of every later pool from that
+state; each worker then prepares itself as a spawned one does (the parent's
+``sys.path``, working folder and main module).
 
+:func:`start_worker` is the initializer of those pools:
+
+* it takes the environment of the process that created the pool (the fork
+  server's is the one it started with), so a variable such as
+  ``RELMODEL_KERNEL_POOL`` set before a pool is created reaches its workers;
 * it ignores SIGINT, so that only the process that owns the report decides
   how to stop (see :mod:`.executors`);
 * it defers jsonschema's optional IRI checker (:func:`defer_iri_grammar`):
@@ -32,10 +43,10 @@ import os
 import signal
 import sys
 import types
-from multiprocessing.context import SpawnContext, SpawnProcess
+from multiprocessing.context import ForkServerContext, ForkServerProcess
 
 __all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
-           "QuickExitProcess", "IRI_MODULE"]
+           "QuickExitProcess", "IRI_MODULE", "PRELOAD_MODULE", "remove_pool_folder"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -96,8 +107,8 @@ def preload_execute():
     return True
 
 
-class QuickExitProcess(SpawnProcess):
-    """A spawned process that ends as a forked one does: ``os._exit`` once its work is done.
+class QuickExitProcess(ForkServerProcess):
+    """A pool worker that ends as a forked one does: ``os._exit`` once its work is done.
 
     Multiprocessing's finalizers (which stop idle kernels, see :mod:`.pool`)
     have run, threads have been joined and the standard streams flushed by then;
@@ -110,22 +121,47 @@ class QuickExitProcess(SpawnProcess):
         os._exit(code)
 
 
-class WorkerContext(SpawnContext):
-    """The spawn start method, with :class:`QuickExitProcess` processes."""
+class WorkerContext(ForkServerContext):
+    """The fork-server start method, with :class:`QuickExitProcess` processes."""
 
     Process = QuickExitProcess
 
 
+def remove_pool_folder():
+    """Remove the folder multiprocessing made for this process (the fork server's socket), if it made one.
+
+    Multiprocessing removes it when the interpreter exits; a process that ends
+    with ``os._exit`` (``relmodel`` after Ctrl-C) calls this first.
+    """
+    import multiprocessing.process
+    import shutil
+
+    folder = getattr(multiprocessing.process.current_process(), "_config", {}).get("tempdir")
+    if folder and os.path.basename(folder).startswith("pymp-") and os.path.isdir(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+#: The module the fork server imports before it forks workers (importing it runs the preload).
+PRELOAD_MODULE = "relmodel.report.worker_preload"
+
+
 def worker_context():
-    """The multiprocessing context of relmodel's pools (spawn; workers end without teardown)."""
+    """The multiprocessing context of relmodel's pools (fork server; workers end without teardown)."""
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload([PRELOAD_MODULE])  # takes effect when the fork server starts
     return WorkerContext()
 
 
-def start_worker(zygote=None):
+def start_worker(zygote=None, environ=None):
     """Initializer of relmodel's process-pool workers (see the module docstring).
 
-    ``zygote``: the socket path of the pool's kernel zygote, which this worker's kernels fork from.
+    ``zygote``: the socket path of the pool's kernel zygote, which this worker's kernels fork from;
+    ``environ``: the environment of the process that created the pool.
     """
+    if environ is not None:
+        os.environ.clear()
+        os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if zygote is not None:
         from .zygote import use_shared

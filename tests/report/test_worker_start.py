@@ -146,17 +146,17 @@ def _read(path):
         return b""
 
 
-def _environ_and_preload(name):
-    return os.environ.get(name), "nbconvert" in sys.modules
+def _environ_and_parent(name):
+    return os.environ.get(name), os.getppid(), "nbconvert" in sys.modules
 
 
 def test_a_pool_made_after_an_environment_change_gets_it(monkeypatch):
     from relmodel.report.executors import worker_pool
 
     with worker_pool(1) as pool:
-        pool.submit(int).result()  # a pool (and the pools' zygote) made with the environment of now
-    monkeypatch.setenv("RELMODEL_WORKER_TEST", "set after the first pool")
+        pool.submit(int).result()  # the fork server runs from here on, with the environment of now
+    monkeypatch.setenv("RELMODEL_WORKER_TEST", "set after the fork server started")
     with worker_pool(1) as pool:
-        value, preloaded = pool.submit(_environ_and_preload, "RELMODEL_WORKER_TEST").result()
-    assert value == "set after the first pool"
-    assert preloaded  # the execute step imported when the worker started
+        value, parent, preloaded = pool.submit(_environ_and_parent, "RELMODEL_WORKER_TEST").result()
+    assert value == "set after the fork server started"
+    assert parent != os.getpid() and preloaded  # forked from the fork server, with the execute step imported
