@@ -7,7 +7,8 @@ process, imports :data:`PRELOAD_MODULE` (what the execute step runs on:
 Papermill, nbformat, nbconvert's HTML exporter and its templates, with the
 IRI checker deferred) and forks every worker of every later pool from that
 state; each worker then prepares itself as a spawned one does (the parent's
-``sys.path``, working folder and main module).
+``sys.path``, working folder and main module). Where there is no fork server
+(Windows), workers are spawned and each preloads in :func:`start_worker`.
 
 :func:`start_worker` is the initializer of those pools:
 
@@ -43,10 +44,11 @@ import os
 import signal
 import sys
 import types
-from multiprocessing.context import ForkServerContext, ForkServerProcess
+from multiprocessing.context import ForkServerContext, ForkServerProcess, SpawnContext, SpawnProcess
 
 __all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
-           "QuickExitProcess", "IRI_MODULE", "PRELOAD_MODULE", "remove_pool_folder"]
+           "QuickExitProcess", "SpawnWorkerContext", "SpawnQuickExitProcess", "IRI_MODULE", "PRELOAD_MODULE",
+           "remove_pool_folder"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -107,7 +109,13 @@ def preload_execute():
     return True
 
 
-class QuickExitProcess(ForkServerProcess):
+class _QuickExit:
+    def _bootstrap(self, *args, **kwargs):
+        code = super()._bootstrap(*args, **kwargs)
+        os._exit(code)
+
+
+class QuickExitProcess(_QuickExit, ForkServerProcess):
     """A pool worker that ends as a forked one does: ``os._exit`` once its work is done.
 
     Multiprocessing's finalizers (which stop idle kernels, see :mod:`.pool`)
@@ -116,15 +124,21 @@ class QuickExitProcess(ForkServerProcess):
     forked child. The exit status is the process's own.
     """
 
-    def _bootstrap(self, *args, **kwargs):
-        code = super()._bootstrap(*args, **kwargs)
-        os._exit(code)
-
 
 class WorkerContext(ForkServerContext):
     """The fork-server start method, with :class:`QuickExitProcess` processes."""
 
     Process = QuickExitProcess
+
+
+class SpawnQuickExitProcess(_QuickExit, SpawnProcess):
+    """:class:`QuickExitProcess` for the spawn start method (where there is no fork server)."""
+
+
+class SpawnWorkerContext(SpawnContext):
+    """The spawn start method, with :class:`SpawnQuickExitProcess` processes (Windows)."""
+
+    Process = SpawnQuickExitProcess
 
 
 def remove_pool_folder():
@@ -147,6 +161,10 @@ PRELOAD_MODULE = "relmodel.report.worker_preload"
 
 def worker_context():
     """The multiprocessing context of relmodel's pools (fork server; workers end without teardown)."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return SpawnWorkerContext()  # each worker preloads in start_worker
     from multiprocessing import forkserver
 
     forkserver.set_forkserver_preload([PRELOAD_MODULE])  # takes effect when the fork server starts

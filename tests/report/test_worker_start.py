@@ -160,3 +160,13 @@ def test_a_pool_made_after_an_environment_change_gets_it(monkeypatch):
         value, parent, preloaded = pool.submit(_environ_and_parent, "RELMODEL_WORKER_TEST").result()
     assert value == "set after the fork server started"
     assert parent != os.getpid() and preloaded  # forked from the fork server, with the execute step imported
+
+
+@pytest.mark.parametrize("code", [0, 3])
+def test_a_spawned_worker_ends_as_a_forked_one_does_where_there_is_no_fork_server(tmp_path, code):
+    process = W.SpawnWorkerContext().Process(target=_ends, args=(str(tmp_path), code))
+    process.start()
+    process.join(120)
+    assert process.exitcode == code
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["finalizer", "teardown"]
+    assert (tmp_path / "teardown").read_bytes() == b""  # no teardown, as in a forked child
