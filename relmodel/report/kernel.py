@@ -18,7 +18,6 @@ Imported only when a notebook is executed, so ``import relmodel`` stays light.
 
 import os
 import shutil
-import sys
 import tempfile
 import uuid
 import time
@@ -31,7 +30,7 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.kernelspec import KernelSpec
 from traitlets import DottedObjectName, Type
 
-from .zygote import kernel_env
+from .zygote import PREFIX as KERNEL_COMMAND, kernel_env
 
 __all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX"]
 
@@ -196,8 +195,7 @@ class KernelManager(AsyncKernelManager):
     def kernel_spec(self):
         if self._kernel_spec is None:
             self._kernel_spec = KernelSpec(
-                argv=[sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher",
-                      "--log-level=CRITICAL", "-f", "{connection_file}"],
+                argv=[*KERNEL_COMMAND, "--log-level=CRITICAL", "-f", "{connection_file}"],  # what the zygote forks
                 display_name="Python (relmodel)", language="python", name="python3",
                 env=kernel_env())
         return self._kernel_spec

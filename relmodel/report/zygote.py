@@ -46,7 +46,7 @@ import sys
 import threading
 import time
 
-from .zygote_main import MESSAGE_BYTES, VOLATILE
+from .zygote_main import KERNEL_ARGS, MESSAGE_BYTES, VOLATILE
 
 __all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared",
            "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
@@ -54,7 +54,7 @@ __all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
 #: The command a kernel must start with to be forked (its arguments follow).
-PREFIX = (sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher")
+PREFIX = (sys.executable, *KERNEL_ARGS)
 #: Seconds the zygote may take to import before kernels start without it.
 START_TIMEOUT_S = 120
 

@@ -37,10 +37,6 @@ def _preload():
     import_modules()
 
 
-def _exit_code(status):
-    return os.waitstatus_to_exitcode(status)
-
-
 def _kernel(message, sockets, fds, zygote_env):
     """In the forked child: become the kernel the message asks for; never returns."""
     code = 1
@@ -65,7 +61,7 @@ def _kernel(message, sockets, fds, zygote_env):
         sys.path[0:0] = [os.getcwd()]  # as ``python -m`` puts it (the launcher takes it out again)
         _reseed()
         import runpy
-        sys.argv = [argv[0], *argv[len(_PREFIX_ARGS) + 1:]]
+        sys.argv = [argv[0], *argv[len(KERNEL_ARGS) + 1:]]
         runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as stop:
@@ -83,8 +79,8 @@ def _kernel(message, sockets, fds, zygote_env):
             os._exit(code)
 
 
-#: ``-Xfrozen_modules=off -m ipykernel_launcher``: what follows the interpreter in a forked command.
-_PREFIX_ARGS = ("-Xfrozen_modules=off", "-m", "ipykernel_launcher")
+#: What follows the interpreter in a kernel command the zygote forks (its arguments come after).
+KERNEL_ARGS = ("-Xfrozen_modules=off", "-m", "ipykernel_launcher")
 
 
 def _environment(env, zygote_env):
@@ -157,7 +153,7 @@ def _answer(sock, message, fds, kernels, sockets, zygote_env):
             _send(sock, {"status": None})
             return
         kernels.discard(pid)
-        _send(sock, {"status": -signal.SIGKILL if status is None else _exit_code(status)})
+        _send(sock, {"status": -signal.SIGKILL if status is None else os.waitstatus_to_exitcode(status)})
     else:
         _send(sock, {"error": f"unknown request {message.get('op')!r}"})
 
