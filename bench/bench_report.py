@@ -5,9 +5,10 @@
    themselves (each notebook's code run as a plain Python script, figures
    drawn off-screen). Target: at most 1.5x.
 2. A four-value sweep over n_gpus on 2 workers against the same sweep on one
-   worker, each on the pool ``relmodel report --jobs N`` creates, fastest of
-   at least 2 alternating runs even with --quick (one run's ratio moved
-   between 1.5x and 1.8x on a shared machine). Target: at least 1.7x faster.
+   worker, each on the pool ``relmodel report --jobs N`` creates, measured as
+   bench_sweep.py measures it (its function): the fastest of at least 3
+   alternating runs even with --quick (one run's ratio moved between 1.5x and
+   1.8x on a shared machine). Target: at least 1.7x faster.
 
 The default report runs its notebooks in parallel (one worker per core); the
 table also shows it on one worker. Every time is the fastest of --repeat runs.
@@ -41,8 +42,8 @@ sys.path.insert(0, str(ROOT))  # run from a clone without installing
 from relmodel.report import find_notebooks, render
 from relmodel.report.executors import worker_pool
 from timing import Targets
+from bench_sweep import TARGET as SWEEP_TARGET, fastest_sweeps  # the same sweep, measured the same way
 
-SWEEP = {"n_gpus": [4096, 16384, 65536, 131072]}
 PRELUDE = "import matplotlib\nmatplotlib.use('Agg')\nfrom IPython.display import display\n"
 
 
@@ -85,11 +86,6 @@ def run_scripts(scripts, cwd):
         done = subprocess.run([sys.executable, str(s)], cwd=cwd, env=env, capture_output=True, text=True)
         if done.returncode:
             raise SystemExit(f"{s.name} failed:\n{done.stderr}")
-
-
-def sweep(out, workers, notebooks):
-    with worker_pool(workers) as pool:  # the pool ``relmodel report --jobs N`` renders on
-        render(notebooks=notebooks, sweep=SWEEP, out=out, executor=pool)
 
 
 def best(repeat, fn, *args):
@@ -167,10 +163,6 @@ def pool_table(repeat, n, targets=None):
     return times
 
 
-def sweep_in(tmp, workers, notebooks):
-    sweep(tmp / "sweep", workers, notebooks)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one repeat, sweep notebooks 03-05 only")
@@ -187,10 +179,8 @@ def main():
     t_report1 = best(repeat, default_report, 1)
     t_trivial = best(repeat, baseline_trivial, len(suite))
     t_compute = best(repeat, baseline_scripts, suite)
-    t_par, t_seq = float("inf"), float("inf")
-    for _ in range(max(repeat, 2)):  # alternate, so a busy spell hits both; a single run is mostly noise
-        t_par = min(t_par, best(1, sweep_in, 2, notebooks))
-        t_seq = min(t_seq, best(1, sweep_in, 1, notebooks))
+    sweeps = fastest_sweeps(max(repeat, 3), notebooks)  # as bench_sweep: one run's ratio is mostly noise
+    t_par, t_seq = sweeps[2], sweeps[1]
     base = t_trivial + t_compute
     print(f"{'what (fastest of %d)' % repeat:<58}{'seconds':>9}")
     print(f"{f'relmodel report, default ({len(suite)} notebooks)':<58}{t_report:>9.2f}")
@@ -206,7 +196,7 @@ def main():
     print()
     targets = Targets("report")
     targets.add("report over papermill trivial + the computations", t_report / base, 1.5, higher=False)
-    targets.add("sweep on 2 workers against 1", t_seq / t_par, 1.7)
+    targets.add("sweep on 2 workers against 1", t_seq / t_par, SWEEP_TARGET)
     pool_table(repeat, len(suite), targets)
     return targets.report()
 

@@ -24,7 +24,8 @@ Steps:
    part and its peak resident memory (getrusage);
 3. the same questions answered the way people otherwise would, with pandas
    (read_parquet, then groupby per step for max and median, and the slowest
-   rank per step), on a tenth of the steps, against relmodel on the same tenth.
+   rank per step), on a tenth of the steps, against relmodel on the same tenth
+   (each side the fastest of 3 fresh processes, run alternately).
 The target is under 60 s and 8 GiB on 2 cores for the full size.  The CPU
 time of the analysing process is printed too: on a shared machine the wall
 time includes waiting for a core.
@@ -188,6 +189,23 @@ def whatif_main(args):
           f"CPU {syn['cpu']:.1f} s; peak {syn['peak_gib']:.2f} GiB; S {syn['S']:.3f}, top worker {syn['top']}")
 
 
+#: Processes per side in the comparison with pandas: with --quick each measures about 0.1 s, which moves with the machine.
+PAIRS = 3
+
+
+def _fastest_pair(path):
+    """(relmodel, pandas) results on ``path``, each the fastest of :data:`PAIRS` fresh processes run alternately."""
+    mine = ref = None
+    for _ in range(PAIRS):
+        m = run(CHILD.format(root=str(ROOT), path=str(path)))
+        r = run(PANDAS.format(path=str(path)))
+        if mine is None or m["read"] + m["slowdown"] < mine["read"] + mine["slowdown"]:
+            mine = m
+        if ref is None or r["total"] < ref["total"]:
+            ref = r
+    return mine, ref
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -218,12 +236,12 @@ def main():
               f"includes waiting for a core when the machine is shared)")
         print(f"  peak memory                          {ours['peak_gib']:8.2f} GiB (target < 8 GiB)")
         print(f"  share of time lost {100 * ours['share_lost']:.1f}%; flagged nodes {ours['flagged']}")
-        mine = run(CHILD.format(root=str(ROOT), path=str(small)))
-        ref = run(PANDAS.format(path=str(small)))
+        mine, ref = _fastest_pair(small)
         mine_t = mine["read"] + mine["slowdown"]
-        print(f"a tenth of the steps ({mine['rows']:,} rows), read + per-step max/median/slowest rank:")
-        print(f"  pandas read_parquet + groupby        {ref['total']:8.1f} s  peak {ref['peak_gib']:.2f} GiB")
-        print(f"  relmodel read_steps + slowdown       {mine_t:8.1f} s  peak {mine['peak_gib']:.2f} GiB "
+        print(f"a tenth of the steps ({mine['rows']:,} rows), read + per-step max/median/slowest rank "
+              f"(fastest of {PAIRS} alternating processes each):")
+        print(f"  pandas read_parquet + groupby        {ref['total']:8.2f} s  peak {ref['peak_gib']:.2f} GiB")
+        print(f"  relmodel read_steps + slowdown       {mine_t:8.2f} s  peak {mine['peak_gib']:.2f} GiB "
               f"{ref['total'] / mine_t:6.1f}x")
         print(f"  share of time lost: pandas {100 * ref['share_lost']:.2f}%, relmodel {100 * mine['share_lost']:.2f}%")
     targets = Targets("stragglers")

@@ -56,6 +56,15 @@ def sweep_seconds(workers, notebooks):
         return time.perf_counter() - start
 
 
+def fastest_sweeps(repeat, notebooks):
+    """{workers: fastest seconds} for 1 and 2 workers, measured alternately ``repeat`` times each."""
+    times = {1: float("inf"), 2: float("inf")}
+    for _ in range(repeat):  # alternate, so that a busy spell hits both
+        for workers in (1, 2):
+            times[workers] = min(times[workers], sweep_seconds(workers, notebooks))
+    return times
+
+
 def timed_execute(task):
     """The execute step, with the worker's process id and wall-clock start and end of the notebook."""
     start = time.time()
@@ -107,10 +116,7 @@ def main():
     repeat = 2 if args.quick else max(1, args.repeat)  # one run's ratio moved between 1.5x and 1.8x
     notebooks = ["03", "04", "05"]  # 12 notebooks: with 4, the first notebook of each worker dominates
     before = load_average()
-    times = {1: float("inf"), 2: float("inf")}
-    for _ in range(repeat):
-        for workers in (1, 2):
-            times[workers] = min(times[workers], sweep_seconds(workers, notebooks))
+    times = fastest_sweeps(repeat, notebooks)
     after = load_average()
     n = len(notebooks) * len(SWEEP["n_gpus"])
     ratio = times[1] / times[2]
