@@ -7,7 +7,9 @@ process, imports :data:`PRELOAD_MODULE` (what the execute step runs on:
 Papermill, nbformat, nbconvert's HTML exporter and its templates, with the
 IRI checker deferred) and forks every worker of every later pool from that
 state; each worker then prepares itself as a spawned one does (the parent's
-``sys.path``, working folder and main module). Where there is no fork server
+``sys.path`` and working folder), except that it does not run the parent's
+main script again (:func:`_without_main`): a planning script needs no
+``if __name__ == "__main__":`` guard to render. Where there is no fork server
 (Windows), workers are spawned and each preloads in :func:`start_worker`.
 
 :func:`start_worker` is the initializer of those pools:
@@ -48,7 +50,7 @@ from multiprocessing.context import ForkServerContext, ForkServerProcess, SpawnC
 
 __all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
            "QuickExitProcess", "SpawnWorkerContext", "SpawnQuickExitProcess", "IRI_MODULE", "PRELOAD_MODULE",
-           "remove_pool_folder"]
+           "WORKER_NAME", "remove_pool_folder"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -109,7 +111,15 @@ def preload_execute():
     return True
 
 
+#: The name of every worker of relmodel's pools (then ``-N``): its start skips the parent's main module.
+WORKER_NAME = "relmodel-worker"
+
+
 class _QuickExit:
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.name = f"{WORKER_NAME}-{':'.join(str(i) for i in self._identity)}"
+
     def _bootstrap(self, *args, **kwargs):
         code = super()._bootstrap(*args, **kwargs)
         os._exit(code)
@@ -159,10 +169,40 @@ def remove_pool_folder():
 PRELOAD_MODULE = "relmodel.report.worker_preload"
 
 
+def _without_main(preparation_data):
+    """multiprocessing's ``get_preparation_data``, leaving out the main module for :data:`WORKER_NAME` processes.
+
+    A spawned or fork-server child runs its parent's main script again (as
+    ``__mp_main__``) before it unpickles its work. A relmodel worker only
+    runs relmodel's functions on plain data, so it needs none of it; and a
+    planning script without an ``if __name__ == "__main__":`` guard would
+    render again in every worker, which multiprocessing stops with an error
+    that kills the worker. Other processes are prepared as before.
+    """
+    def data(name):
+        d = preparation_data(name)
+        if str(name).startswith(WORKER_NAME):
+            d.pop("init_main_from_path", None)
+            d.pop("init_main_from_name", None)
+        return d
+
+    data.relmodel_wraps = preparation_data
+    return data
+
+
+def _skip_main_in_workers():
+    """Wrap ``multiprocessing.spawn.get_preparation_data`` with :func:`_without_main`, once per process."""
+    from multiprocessing import spawn
+
+    if not hasattr(spawn.get_preparation_data, "relmodel_wraps"):
+        spawn.get_preparation_data = _without_main(spawn.get_preparation_data)
+
+
 def worker_context():
     """The multiprocessing context of relmodel's pools (fork server; workers end without teardown)."""
     import multiprocessing
 
+    _skip_main_in_workers()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return SpawnWorkerContext()  # each worker preloads in start_worker
     from multiprocessing import forkserver

@@ -170,3 +170,44 @@ def test_a_spawned_worker_ends_as_a_forked_one_does_where_there_is_no_fork_serve
     assert process.exitcode == code
     assert sorted(p.name for p in tmp_path.iterdir()) == ["finalizer", "teardown"]
     assert (tmp_path / "teardown").read_bytes() == b""  # no teardown, as in a forked child
+
+
+_UNGUARDED = """
+from pathlib import Path
+from relmodel.report import render
+with open({log!r}, "a") as f:  # top-level code: a worker that ran this script again would write twice
+    f.write("ran\\n")
+render(notebooks=[{nb!r}], sweep={{"n": [1, 2, 3]}}, out={out!r}, progress=False)
+"""
+
+
+@pytest.mark.parametrize("as_module", [False, True])
+def test_a_script_without_a_main_guard_renders_on_the_pool_and_runs_once(tmp_path, as_module):
+    """No ``if __name__ == "__main__":``: the workers must not run the script again (multiprocessing's
+    spawn and fork server do, and a second render inside a worker kills it)."""
+    nb = write_notebook(tmp_path / "tiny.ipynb", ["n: int = 1  # a number",
+                                                  "from relmodel.report import record\nrecord('twice', 2 * n)"])
+    log, out = tmp_path / "ran.txt", tmp_path / "r"
+    (tmp_path / "plan_script.py").write_text(_UNGUARDED.format(log=str(log), nb=str(nb), out=str(out)))
+    command = ["-m", "plan_script"] if as_module else [str(tmp_path / "plan_script.py")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    done = subprocess.run([sys.executable, *command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert log.read_text() == "ran\n"
+    twice = [json.loads((out / f"n-{n}" / "summary.json").read_text())["records"]["tiny"]["twice"] for n in (1, 2, 3)]
+    assert twice == [2, 4, 6]
+
+
+def test_other_processes_still_get_the_main_module():
+    """Only relmodel's workers skip it: multiprocessing's own processes are prepared as before."""
+    from multiprocessing import spawn
+
+    W.worker_context()
+    mine = spawn.get_preparation_data(f"{W.WORKER_NAME}-1")
+    theirs = spawn.get_preparation_data("SpawnProcess-1")
+    main = {"init_main_from_path", "init_main_from_name"}
+    assert not main & set(mine)
+    assert main & set(theirs)  # pytest's __main__ has a file or a module name
+    assert {k: v for k, v in theirs.items() if k not in main | {"name"}} == \
+        {k: v for k, v in mine.items() if k != "name"}
