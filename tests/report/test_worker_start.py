@@ -199,15 +199,20 @@ def test_a_script_without_a_main_guard_renders_on_the_pool_and_runs_once(tmp_pat
     assert twice == [2, 4, 6]
 
 
-def test_other_processes_still_get_the_main_module():
+def test_other_processes_still_get_the_main_module(tmp_path, monkeypatch):
     """Only relmodel's workers skip it: multiprocessing's own processes are prepared as before."""
     from multiprocessing import spawn
 
+    script = tmp_path / "plan_script.py"
+    script.write_text("")
+    main_module = types.ModuleType("__main__")
+    main_module.__file__, main_module.__spec__ = str(script), None  # as for `python plan_script.py`
+    monkeypatch.setitem(sys.modules, "__main__", main_module)  # under xdist, __main__ is execnet's, without one
     W.worker_context()
     mine = spawn.get_preparation_data(f"{W.WORKER_NAME}-1")
     theirs = spawn.get_preparation_data("SpawnProcess-1")
     main = {"init_main_from_path", "init_main_from_name"}
     assert not main & set(mine)
-    assert main & set(theirs)  # pytest's __main__ has a file or a module name
+    assert theirs["init_main_from_path"] == str(script)
     assert {k: v for k, v in theirs.items() if k not in main | {"name"}} == \
         {k: v for k, v in mine.items() if k != "name"}
