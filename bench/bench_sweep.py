@@ -14,7 +14,10 @@ next ones, as in a notebook session or a script that renders more than once
 per command). Every time is the fastest of
 ``--repeat`` runs; the load average is printed beside the ratio, since on a
 machine whose cores are busy with other work two workers cannot be twice as
-fast as one. Target: 2 workers at least 1.7x one worker.
+fast as one. It also prints the notebooks' own seconds (summed from the runs'
+summary.json) on 1 and on 2 workers, and the speed-up they leave room for:
+when each notebook takes longer beside another, 2 workers cannot be twice as
+fast however well the pool spreads them. Target: 2 workers at least 1.7x one worker.
 
 ``--timeline`` renders the sweep once more on 2 workers and prints which
 notebook ran when on which worker (seconds from the pool's creation), the
@@ -25,6 +28,7 @@ Usage: python bench/bench_sweep.py [--quick] [--repeat N] [--timeline]
 """
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -47,21 +51,36 @@ SWEEP = {"n_gpus": [4096, 16384, 65536, 131072]}
 TARGET = 1.7
 
 
-def sweep_seconds(workers, notebooks):
-    """Seconds to render the sweep into a fresh folder on ``workers`` workers."""
+def sweep_seconds(workers, notebooks, pages=None):
+    """Seconds to render the sweep into a fresh folder on ``workers`` workers.
+
+    ``pages``, a list, gets the sum of the notebooks' own seconds (each run's summary.json).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         with worker_pool(workers) as pool:
             render(notebooks=notebooks, sweep=SWEEP, out=Path(tmp) / "sweep", executor=pool)
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        if pages is not None:
+            pages.append(sum(nb["seconds"] for summary in (Path(tmp) / "sweep").glob("*/summary.json")
+                             for nb in json.loads(summary.read_text())["notebooks"]))
+        return seconds
 
 
-def fastest_sweeps(repeat, notebooks):
-    """{workers: fastest seconds} for 1 and 2 workers, measured alternately ``repeat`` times each."""
-    times = {1: float("inf"), 2: float("inf")}
+def fastest_sweeps(repeat, notebooks, pages=None):
+    """{workers: fastest seconds} for 1 and 2 workers, measured alternately ``repeat`` times each.
+
+    ``pages``, a dict, gets {workers: the notebooks' own seconds in the fastest run}.
+    """
+    times, own = {1: float("inf"), 2: float("inf")}, {}
     for _ in range(repeat):  # alternate, so that a busy spell hits both
         for workers in (1, 2):
-            times[workers] = min(times[workers], sweep_seconds(workers, notebooks))
+            spent = []
+            t = sweep_seconds(workers, notebooks, spent)
+            if t < times[workers]:
+                times[workers], own[workers] = t, spent[0]
+    if pages is not None:
+        pages.update(own)
     return times
 
 
@@ -116,7 +135,8 @@ def main():
     repeat = 2 if args.quick else max(1, args.repeat)  # one run's ratio moved between 1.5x and 1.8x
     notebooks = ["03", "04", "05"]  # 12 notebooks: with 4, the first notebook of each worker dominates
     before = load_average()
-    times = fastest_sweeps(repeat, notebooks)
+    pages = {}
+    times = fastest_sweeps(repeat, notebooks, pages)
     after = load_average()
     n = len(notebooks) * len(SWEEP["n_gpus"])
     ratio = times[1] / times[2]
@@ -126,6 +146,11 @@ def main():
     print(f"{'2 workers':<20}{times[2]:>9.2f} s")
     print(f"speed-up {ratio:.2f}x (target >= {TARGET}x); load average before "
           f"{before[0]:.2f}, after {after[0]:.2f} (1-minute)")
+    slower = pages[2] / pages[1]
+    beside = "longer beside another" if slower > 1 else "no longer beside another"
+    print(f"the notebooks' own seconds: {pages[1]:.2f} on 1 worker, {pages[2]:.2f} on 2 ({slower:.2f}x: each took "
+          f"{beside}); with that and the fixed cost of a run ({times[1] - pages[1]:.2f} s on 1 "
+          f"worker) the speed-up could reach at most {times[1] / (times[1] - pages[1] + pages[2] / 2):.2f}x")
     if args.timeline:
         timeline(notebooks)
     targets = Targets("sweep")
