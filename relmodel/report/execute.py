@@ -19,6 +19,7 @@ from .alt_text import figure_alts, with_alt_text
 from .executors import WORK_PREFIX
 from .failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
 from .file_limit import read_notebook, size_error, too_large
+from .page_scripts import html_exporter, scripts_needed
 from .records import MIMETYPE, read_records
 
 __all__ = ["CELL_TIMEOUT_S", "execute", "to_html"]
@@ -26,23 +27,18 @@ __all__ = ["CELL_TIMEOUT_S", "execute", "to_html"]
 #: A cell still running after this many seconds fails (a hung kernel cannot stall a report).
 CELL_TIMEOUT_S = 600
 
-_EXPORTER = None
-
-
 def to_html(nb):
-    """An executed notebook as HTML: inputs, prompts and records hidden, errors as stopped notes."""
-    global _EXPORTER
-    if _EXPORTER is None:
-        from nbconvert import HTMLExporter
-        _EXPORTER = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
-                                 exclude_output_prompt=True)
+    """An executed notebook as HTML: inputs, prompts and records hidden, errors as stopped notes.
+
+    The page loads from the network only the scripts its content needs (:mod:`.page_scripts`).
+    """
     nb = copy.deepcopy(nb)
     nb.cells = [c for c in nb.cells if ERROR_CELL_TAG not in c.metadata.get("tags", [])]
     for cell in nb.cells:
         if "outputs" in cell:
             cell.outputs = [stopped_note(o) if o.get("output_type") == "error" else o
                             for o in cell.outputs if MIMETYPE not in o.get("data", {})]
-    body, _ = _EXPORTER.from_notebook_node(nb)
+    body, _ = html_exporter().from_notebook_node(nb, resources={"relmodel_scripts": scripts_needed(nb)})
     return with_alt_text(body, figure_alts(nb))
 
 

@@ -99,13 +99,13 @@ def preload_execute():
     try:
         import nbformat
         import papermill  # noqa: F401
-        from nbconvert import HTMLExporter
         from papermill.engines import papermill_engines  # noqa: F401 (loads the engine and its I/O)
 
         from . import engine  # noqa: F401 (the report's engine, registered with papermill)
 
-        exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-        exporter.from_notebook_node(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))
+        from .page_scripts import html_exporter  # made and its templates compiled here: the workers' exporter
+
+        html_exporter().from_notebook_node(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")]))
     except Exception:  # a missing or broken package: the notebook that needs it names it
         return False
     return True

@@ -2,7 +2,8 @@
 
 Every page of the default report and of a report from a log with custom
 column names is opened at 1280 px: no horizontal scroll, every image loaded,
-every link resolving to a file, and no traceback, warning line, nan/inf/None
+every link resolving to a file, no request beyond the page's own files, and
+no traceback, warning line, nan/inf/None
 value or scientific notation in the visible text.  Without a Chromium the
 tier is skipped with the reason.
 """
@@ -47,9 +48,11 @@ def browser():
 
 
 def _check_page(page, path):
+    requests = []  # a page is a file: it must load nothing from the network (a cluster may have none)
+    page.on("request", lambda r: requests.append(r.url))
     page.goto(path.resolve().as_uri())
     page.wait_for_load_state("load")
-    problems = []
+    problems = [f"loads {url} from the network" for url in requests if urlparse(url).scheme not in ("file", "data")]
     width = page.evaluate("document.scrollingElement.scrollWidth")
     if width > 1280:
         problems.append(f"scrolls horizontally ({width} px)")
@@ -100,8 +103,10 @@ def test_the_checks_catch_a_bad_page(tmp_path, browser):
     bad.write_text("<html><body><table><tr><td style='min-width:3000px'>wide</td></tr></table>"
                    "<img src='missing.png'><a href='gone.html'>x</a><p>Traceback (most recent call last)</p>"
                    "<pre>UserWarning: careful</pre><p>MTBF nan h, 1.6e+04 h</p>"
-                   "<table class='dataframe'><tr><td>1</td></tr></table></body></html>")
+                   "<table class='dataframe'><tr><td>1</td></tr></table>"
+                   "<script src='http://127.0.0.1:9/cdn.js'></script></body></html>")
     problems = " | ".join(_check_page(browser.new_page(viewport={"width": 1280, "height": 900}), bad))
     for what in ("scrolls horizontally", "image(s) not loaded", "broken link", "a traceback",
-                 "a Python warning line", "nan/inf/None", "scientific notation", "a raw DataFrame table"):
+                 "a Python warning line", "nan/inf/None", "scientific notation", "a raw DataFrame table",
+                 "from the network"):
         assert what in problems, what

@@ -70,6 +70,7 @@ def test_an_imported_or_missing_module_is_left_alone(monkeypatch):
 def _probe(_):
     return {"pid": os.getpid(), "sigint_ignored": signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
             "papermill": "papermill" in sys.modules, "exporter": "nbconvert.exporters.html" in sys.modules,
+            "page_exporter": getattr(sys.modules.get("relmodel.report.page_scripts"), "_EXPORTER", None) is not None,
             "stand_in": type(sys.modules.get(W.IRI_MODULE)).__name__}
 
 
@@ -80,6 +81,7 @@ def test_workers_start_with_the_pool_ready_to_execute():
         seen = list(pool.map(_probe, range(4)))
     for probe in seen:
         assert probe["sigint_ignored"] and probe["papermill"] and probe["exporter"]
+        assert probe["page_exporter"]  # made, its templates compiled, before the first notebook
         assert probe["stand_in"] == "_DeferredModule"
 
 
