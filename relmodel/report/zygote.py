@@ -48,7 +48,7 @@ import time
 
 from .zygote_main import KERNEL_ARGS, MESSAGE_BYTES, VOLATILE
 
-__all__ = ["launch", "kernel_env", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared",
+__all__ = ["launch", "kernel_env", "ARROW_POOL", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared",
            "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
@@ -64,13 +64,22 @@ SHARED = None  # the socket path of a zygote this process should use instead of 
 _POOL_ZYGOTE = None  # the zygote this process's pools share (see pool_zygote)
 
 
+#: pyarrow's memory pool in report kernels, unless the environment names one (``ARROW_DEFAULT_MEMORY_POOL``).
+#: Its default, jemalloc, runs a background thread, which a fork does not copy: after the zygote had forked
+#: the kernels of pages 06-08, two later kernels at once each took 7-22% longer than one alone (bench_sweep's
+#: notebooks' own seconds), and 0.96-1.00x with the system allocator.
+ARROW_POOL = "system"
+
+
 def kernel_env():
-    """What a report kernel's environment adds: inline figures, and this relmodel first on its import path."""
+    """What a report kernel's environment adds: inline figures, this relmodel first on its import path, and
+    pyarrow's system memory pool (:data:`ARROW_POOL`) unless one is set."""
     from ..resources import import_root
 
     root = str(import_root())
     path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path}
+    return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path,
+            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL)}
 
 
 def zygote_enabled():

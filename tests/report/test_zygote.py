@@ -278,3 +278,34 @@ def test_a_runs_cleanup_stops_its_forked_kernels():
         time.sleep(0.1)
     assert _gone(process.pid)
     assert process.wait(timeout=10) == -signal.SIGKILL
+
+
+_POOL = "import pyarrow; print(pyarrow.default_memory_pool().backend_name)"
+
+
+async def _arrow_pool():
+    manager = KernelManager()
+    await manager.start_kernel()
+    try:
+        content, text = await _run(manager, _POOL)
+        assert content["status"] == "ok", content
+        return type(manager.provisioner.process).__name__, text.strip()
+    finally:
+        await manager.shutdown_kernel(now=True)
+
+
+def test_report_kernels_use_pyarrow_s_system_allocator():
+    """The zygote's jemalloc runs a background thread a fork does not copy: forked kernels slowed each other on it."""
+    zygote.stop_zygote()  # a zygote started with this test's environment
+    kind, backend = asyncio.run(_arrow_pool())
+    assert kind == "ZygoteProcess" and backend == "system"
+
+
+def test_a_memory_pool_the_user_names_is_kept(monkeypatch):
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
+    zygote.stop_zygote()
+    try:
+        kind, backend = asyncio.run(_arrow_pool())
+    finally:
+        zygote.stop_zygote()  # the next test's kernels start from a zygote of their own environment
+    assert kind == "ZygoteProcess" and backend == "jemalloc"
