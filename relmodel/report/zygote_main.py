@@ -103,8 +103,9 @@ def _reseed():
 
 #: Largest request or answer, in bytes (an environment of a few hundred variables).
 MESSAGE_BYTES = 1 << 20
-#: Variables that may differ between a kernel's environment and the zygote's (set per kernel).
-VOLATILE = frozenset({"JPY_PARENT_PID", "JPY_SESSION_NAME", "PYTEST_CURRENT_TEST"})
+#: Variables that may differ between a kernel's environment and the zygote's (set per kernel, or per render:
+#: ``RELMODEL_SOURCE_CACHE`` is source_cache.ENV_CACHE, the folder of the render in progress, read when used).
+VOLATILE = frozenset({"JPY_PARENT_PID", "JPY_SESSION_NAME", "PYTEST_CURRENT_TEST", "RELMODEL_SOURCE_CACHE"})
 
 
 def _send(sock, answer):

@@ -309,3 +309,39 @@ def test_a_memory_pool_the_user_names_is_kept(monkeypatch):
     finally:
         zygote.stop_zygote()  # the next test's kernels start from a zygote of their own environment
     assert kind == "ZygoteProcess" and backend == "jemalloc"
+
+
+_TWO_RENDERS = """
+import json, sys
+sys.path.insert(0, {root!r})
+from relmodel.report import render
+from relmodel.report.source_cache import ENV_CACHE
+from relmodel.report.zygote_main import VOLATILE
+
+def main():
+    seen = []
+    for out in ("first", "second"):  # the first creates its pool, and the process's zygote, inside its render
+        report = render(notebooks={notebooks!r}, out={tmp!r} + "/" + out)
+        seen.append([report.records[name]["forked"] for name in sorted(report.records)])
+    print(json.dumps({{"forked": seen, "volatile": ENV_CACHE in VOLATILE}}))
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_kernels_of_a_later_render_are_forked_too(tmp_path):
+    """The zygote started inside a render has that render's source-cache folder in its environment; a later
+    render's kernels, with another folder, must still fork (an exec imports everything again, about 3 s each)."""
+    from conftest import REPO, write_notebook
+
+    cell = ("from relmodel.report import record\n"
+            "record('forked', b'zygote_main' in open('/proc/self/cmdline', 'rb').read())")
+    notebooks = [str(write_notebook(tmp_path / f"nb{i}.ipynb", ["n: int = 1  # a number", cell])) for i in (1, 2)]
+    script = tmp_path / "two_renders.py"
+    script.write_text(_TWO_RENDERS.format(root=str(REPO), notebooks=notebooks, tmp=str(tmp_path)))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["forked"] == [[True, True], [True, True]]
+    assert result["volatile"]
