@@ -179,7 +179,7 @@ def main():
     t_report1 = best(repeat, default_report, 1)
     t_trivial = best(repeat, baseline_trivial, len(suite))
     t_compute = best(repeat, baseline_scripts, suite)
-    sweeps = fastest_sweeps(max(repeat, 3), notebooks)  # as bench_sweep: one run's ratio is mostly noise
+    sweeps, _ = fastest_sweeps(max(repeat, 3), notebooks)  # as bench_sweep: one run's ratio is mostly noise
     t_par, t_seq = sweeps[2], sweeps[1]
     base = t_trivial + t_compute
     print(f"{'what (fastest of %d)' % repeat:<58}{'seconds':>9}")

@@ -51,37 +51,29 @@ SWEEP = {"n_gpus": [4096, 16384, 65536, 131072]}
 TARGET = 1.7
 
 
-def sweep_seconds(workers, notebooks, pages=None):
-    """Seconds to render the sweep into a fresh folder on ``workers`` workers.
-
-    ``pages``, a list, gets the sum of the notebooks' own seconds (each run's summary.json).
-    """
+def sweep_seconds(workers, notebooks):
+    """(seconds to render the sweep into a fresh folder on ``workers`` workers, the notebooks' own seconds summed
+    from each run's summary.json)."""
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         with worker_pool(workers) as pool:
             render(notebooks=notebooks, sweep=SWEEP, out=Path(tmp) / "sweep", executor=pool)
         seconds = time.perf_counter() - start
-        if pages is not None:
-            pages.append(sum(nb["seconds"] for summary in (Path(tmp) / "sweep").glob("*/summary.json")
-                             for nb in json.loads(summary.read_text())["notebooks"]))
-        return seconds
+        own = sum(nb["seconds"] for summary in (Path(tmp) / "sweep").glob("*/summary.json")
+                  for nb in json.loads(summary.read_text())["notebooks"])
+        return seconds, own
 
 
-def fastest_sweeps(repeat, notebooks, pages=None):
-    """{workers: fastest seconds} for 1 and 2 workers, measured alternately ``repeat`` times each.
-
-    ``pages``, a dict, gets {workers: the notebooks' own seconds in the fastest run}.
-    """
+def fastest_sweeps(repeat, notebooks):
+    """({workers: fastest seconds}, {workers: the notebooks' own seconds in that run}) for 1 and 2 workers,
+    measured alternately ``repeat`` times each."""
     times, own = {1: float("inf"), 2: float("inf")}, {}
     for _ in range(repeat):  # alternate, so that a busy spell hits both
         for workers in (1, 2):
-            spent = []
-            t = sweep_seconds(workers, notebooks, spent)
+            t, spent = sweep_seconds(workers, notebooks)
             if t < times[workers]:
-                times[workers], own[workers] = t, spent[0]
-    if pages is not None:
-        pages.update(own)
-    return times
+                times[workers], own[workers] = t, spent
+    return times, own
 
 
 def timed_execute(task):
@@ -135,8 +127,7 @@ def main():
     repeat = 2 if args.quick else max(1, args.repeat)  # one run's ratio moved between 1.5x and 1.8x
     notebooks = ["03", "04", "05"]  # 12 notebooks: with 4, the first notebook of each worker dominates
     before = load_average()
-    pages = {}
-    times = fastest_sweeps(repeat, notebooks, pages)
+    times, pages = fastest_sweeps(repeat, notebooks)
     after = load_average()
     n = len(notebooks) * len(SWEEP["n_gpus"])
     ratio = times[1] / times[2]
