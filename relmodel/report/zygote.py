@@ -65,9 +65,11 @@ _POOL_ZYGOTE = None  # the zygote this process's pools share (see pool_zygote)
 
 
 #: pyarrow's memory pool in report kernels, unless the environment names one (``ARROW_DEFAULT_MEMORY_POOL``).
-#: Its default, jemalloc, runs a background thread, which a fork does not copy: after the zygote had forked
-#: the kernels of pages 06-08, two later kernels at once each took 7-22% longer than one alone (bench_sweep's
-#: notebooks' own seconds), and 0.96-1.00x with the system allocator.
+#: With its default (mimalloc in pyarrow 26 on Linux, jemalloc in older builds, whose background thread
+#: runs in every process that loads pyarrow and is not copied by a fork), after the zygote had forked the
+#: kernels of pages 06-08, two later kernels at once each took 7-22% longer than one alone (bench_sweep's
+#: notebooks' own seconds), and 0.96-1.00x with the system allocator. Which part of the allocator's
+#: state a fork carries into the kernels to cause it was measured as an effect, not pinned down.
 ARROW_POOL = "system"
 
 

@@ -295,7 +295,7 @@ async def _arrow_pool():
 
 
 def test_report_kernels_use_pyarrow_s_system_allocator():
-    """The zygote's jemalloc runs a background thread a fork does not copy: forked kernels slowed each other on it."""
+    """With pyarrow's default allocator, kernels forked from a zygote that had forked heavy pages slowed each other."""
     zygote.stop_zygote()  # a zygote started with this test's environment
     kind, backend = asyncio.run(_arrow_pool())
     assert kind == "ZygoteProcess" and backend == "system"
