@@ -58,11 +58,16 @@ def _number(x, unit):
 
 
 def table(rows):
-    """The rows of one or more :class:`Targets` as a plain-text table."""
-    head = f"{'bench':<12} {'measure':<54} {'value':>20} {'target':>28}  status"
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        target = ("at least " if r["higher"] else "at most ") + _number(r["target"], r["unit"])
-        lines.append(f"{r['bench']:<12} {r['what']:<54} {_number(r['value'], r['unit']):>20} {target:>28}  "
-                     f"{'ok' if r['met'] else 'MISSED'}")
-    return "\n".join(lines)
+    """The rows of one or more :class:`Targets` as a plain-text table, its columns as wide as their content."""
+    cells = [(r["bench"], r["what"], _number(r["value"], r["unit"]),
+              ("at least " if r["higher"] else "at most ") + _number(r["target"], r["unit"]),
+              "ok" if r["met"] else "MISSED") for r in rows]
+    names = ("bench", "measure", "value", "target", "status")
+    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
+
+    def line(c):
+        return (f"{c[0]:<{widths[0]}}  {c[1]:<{widths[1]}}  {c[2]:>{widths[2]}}  {c[3]:>{widths[3]}}  "
+                f"{c[4]}").rstrip()
+
+    head = line(names)
+    return "\n".join([head, "-" * len(head)] + [line(c) for c in cells])
