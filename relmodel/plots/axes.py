@@ -44,14 +44,49 @@ def plain_log_ticks(ax, axes="xy", numticks=6, rotate=False):
     return ax
 
 
+#: Major-tick multiples per decade, densest first: an axis takes the densest its span and its room allow.
+_SUBS = ((1.0, 2.0, 5.0), (1.0, 3.0), (1.0,))
+
+
 def _locator(base_class, numticks):
-    """A log locator whose ticks per decade thin out as the axis spans more decades."""
+    """A log locator whose ticks per decade thin out as the axis spans more decades or its labels need the room."""
 
     class PlainLogLocator(base_class):
         def tick_values(self, vmin, vmax):
             lo, hi = sorted((float(vmin), float(vmax)))
             decades = math.log10(hi / lo) if lo > 0 and math.isfinite(hi / lo) else 0.0
-            self.set_params(subs=(1.0, 2.0, 5.0) if decades <= 3.2 else (1.0, 3.0) if decades <= 5.2 else (1.0,))
-            return super().tick_values(vmin, vmax)
+            first = 0 if decades <= 3.2 else 1 if decades <= 5.2 else 2
+            for subs in _SUBS[first:]:
+                self.set_params(subs=subs)
+                ticks = super().tick_values(vmin, vmax)
+                if _labels_fit(self.axis, [t for t in ticks if lo <= t <= hi]):
+                    break
+            return ticks
 
-    return PlainLogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=numticks)
+    return PlainLogLocator(base=10, subs=_SUBS[0], numticks=numticks)
+
+
+def _labels_fit(axis, ticks):
+    """Whether plain labels at ``ticks`` fit along ``axis`` without touching (True when its size is unknown)."""
+    from matplotlib.font_manager import FontProperties
+
+    axes = getattr(axis, "axes", None)
+    if axes is None or len(ticks) < 2:
+        return True
+    horizontal = axis.axis_name == "x"
+    size = FontProperties(size=_rc(f"{axis.axis_name}tick.labelsize")).get_size_in_points()
+    px = size * axes.figure.dpi / 72.0
+    room = axes.bbox.width if horizontal else axes.bbox.height
+    if not room > 0:
+        return True
+    if horizontal:  # a digit or comma is about 0.6 of the font size wide; a gap of one font size between labels
+        need = sum(0.6 * px * len(plain_number(t)) + px for t in ticks)
+    else:
+        need = 1.5 * px * len(ticks)
+    return need <= room
+
+
+def _rc(name):
+    import matplotlib
+
+    return matplotlib.rcParams[name]

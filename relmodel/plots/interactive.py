@@ -13,10 +13,11 @@ import numpy as np
 
 from ..checkpoint.intervals import ettr, optimal_interval
 from ..defaults import CKPT_COST, N_GPUS, RESTART, TARGET_ETTR
+from ..tables import duration, hours_text
 from ..units import hours
 from .axes import plain_log_ticks
 
-__all__ = ["what_if", "dashboard", "controls", "GPU_CHOICES"]
+__all__ = ["what_if", "dashboard", "dashboard_image", "controls", "GPU_CHOICES"]
 
 #: Cluster sizes offered by the slider.
 GPU_CHOICES = tuple(2 ** k for k in range(10, 19))
@@ -79,7 +80,7 @@ def _ettr_panel(ax, nums, ckpt_cost, restart, target_ettr):
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR")
-    ax.set_title(f"job MTBF {m:.2f} h: best ETTR {100 * nums['ettr']:.1f}%", fontsize=10)
+    ax.set_title(f"job MTBF {duration(m)}: best ETTR {100 * nums['ettr']:.1f}%", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     plain_log_ticks(ax)
@@ -90,13 +91,13 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
     points = [what_if(n, ckpt_cost, restart, target_ettr, source) for n in sizes]
     need = np.array([p["required_node_mtbf_h"] for p in points], dtype=float)
     have = np.array([p["observed_node_mtbf_h"] for p in points], dtype=float)
-    name = "Llama 3 rates" if source is None else f"{getattr(source, 'name', 'observed')} rates"
+    name = "Llama 3's rates" if source is None else f"the rates of {getattr(source, 'name', 'the data')}"
     ax.plot(sizes, need, color="C3", label="node MTBF needed")
-    ax.plot(sizes, have, color="C0", ls="--", label=f"today ({name})")
+    ax.plot(sizes, have, color="C0", ls="--", label=f"today, at {name}")
     need_now = nums["required_node_mtbf_h"]
     if np.isfinite(need_now):
         ax.plot(n_gpus, need_now, "o", color="C3")
-        ax.set_title(f"at {n_gpus:,} GPUs the nodes need an MTBF of {need_now:,.0f} h", fontsize=10)
+        ax.set_title(f"at {n_gpus:,} GPUs the nodes need an MTBF of {hours_text(need_now)}", fontsize=10)
     else:
         ax.set_title(f"at {n_gpus:,} GPUs ETTR {target_ettr:g} is out of reach", fontsize=10)
     if not np.isfinite(need).any():
@@ -143,6 +144,25 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
     return fig
 
 
+def dashboard_image(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None):
+    """:func:`dashboard` drawn once into a PNG, as an ``IPython.display.Image`` (its ``data`` is the PNG).
+
+    Arguments as for :func:`dashboard`: ``n_gpus`` GPUs, ``ckpt_cost`` and
+    ``restart`` durations, ``target_ettr`` a fraction. A page that shows it and
+    then :func:`controls` passes it on as ``image=``, so the figure is drawn
+    once, not once for the page and once for the widget.
+
+    Examples
+    --------
+    >>> picture = dashboard_image(16_384, "1min", "10min", 0.9)
+    >>> picture.data[:4], picture.format
+    (b'\\x89PNG', 'png')
+    """
+    from IPython.display import Image
+
+    return Image(data=_png(dashboard(n_gpus, ckpt_cost, restart, target_ettr, source)), format="png")
+
+
 def _png(fig):
     import io
     buf = io.BytesIO()
@@ -150,11 +170,15 @@ def _png(fig):
     return buf.getvalue()
 
 
-def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None):
+def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None,
+             image=None):
     """ipywidgets sliders that redraw :func:`dashboard` live; returns the widget box.
 
     The figure is an ``ipywidgets.Image`` redrawn when a slider moves (no
     Output widget), so the box also executes cleanly under Papermill.
+    ``image`` is the dashboard already drawn for these values (what
+    :func:`dashboard_image` returns, or its PNG bytes): the widget starts from
+    it instead of drawing the dashboard again.
 
     Sliders: GPUs, checkpoint cost (minutes), restart (minutes), target ETTR (a fraction).
 
@@ -185,7 +209,7 @@ def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TA
                                 description="target ETTR", style=style, layout=layout,
                                 continuous_update=False),
     }
-    image = w.Image(format="png", layout=w.Layout(width="100%"))
+    first, image = image, w.Image(format="png", layout=w.Layout(width="100%"))
 
     def redraw(change=None):
         v = {name: s.value for name, s in sliders.items()}
@@ -194,6 +218,9 @@ def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TA
 
     for slider in sliders.values():
         slider.observe(redraw, names="value")
-    redraw()
+    if first is None:
+        redraw()
+    else:
+        image.value = bytes(getattr(first, "data", first))
     return w.VBox([w.HBox([sliders["n_gpus"], sliders["ckpt_min"]]),
                    w.HBox([sliders["restart_min"], sliders["target"]]), image])

@@ -47,3 +47,29 @@ def test_report_plots_draw_no_mathtext():
         ax = draw(Figure().subplots())
         labels = _labels(ax)
         assert labels and not any("$" in t for t in labels), labels
+
+
+def _overlaps(ax):
+    """Pairs of neighbouring x tick labels whose drawn boxes touch (matplotlib's own text extents)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(ax.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(renderer) for t in ax.get_xticklabels()
+                    if t.get_text() and t.get_visible() and ax.get_xlim()[0] <= t.get_position()[0] <= ax.get_xlim()[1]),
+                   key=lambda b: b.x0)
+    return [(a, b) for a, b in zip(boxes, boxes[1:]) if a.x1 >= b.x0]
+
+
+@pytest.mark.parametrize("width", [3.0, 5.5, 11.0])
+def test_wide_labels_thin_out_until_they_do_not_touch(width):
+    """GPU counts 1,024-262,144 on a narrow axis: 1, 2, 5 per decade would run 50,000100,000200,000 together."""
+    ax = Figure(figsize=(width, 3), dpi=90).subplots()
+    ax.loglog([1024, 262144], [1e3, 1e5])
+    plain_log_ticks(ax)
+    assert _overlaps(ax) == []
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert "10,000" in labels and "100,000" in labels
+    if width >= 11:  # with room, the densest ticks stay
+        assert "2,000" in labels and "50,000" in labels

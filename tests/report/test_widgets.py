@@ -76,3 +76,18 @@ def test_moving_the_gpu_slider_redraws_the_figure():
     first, second, label = asyncio.run(_session())
     assert first[:8] == second[:8] == b"\x89PNG\r\n\x1a\n"  # both are PNG figures
     assert first != second, f"moving the GPU slider to {label} left the figure unchanged"
+
+
+def test_controls_start_from_the_image_already_drawn(monkeypatch):
+    """The page draws the dashboard once: the widget's first image is the picture shown, not a second drawing."""
+    from relmodel.plots import interactive
+
+    picture = interactive.dashboard_image(16_384, "1min", "10min", 0.9)
+    drawn = []
+    real = interactive.dashboard
+    monkeypatch.setattr(interactive, "dashboard", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    box = interactive.controls(16_384, "1min", "10min", 0.9, image=picture)
+    slider, image = box.children[0].children[0], box.children[2]
+    assert drawn == [] and image.value == picture.data and picture.data[:8] == b"\x89PNG\r\n\x1a\n"
+    slider.value = 65_536  # moving a slider still draws the dashboard for the new values
+    assert [a[0] for a in drawn] == [65_536] and image.value != picture.data
