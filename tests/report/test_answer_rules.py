@@ -77,3 +77,26 @@ def test_node_mtbf_is_named_hardware_only(llama3):
     text = " ".join(answer_sentences({"decision": d.to_dict()}))
     assert "between hardware failures" in text and "hardware causes only" in text
     assert "the observed" not in text.replace("their observed", "")
+
+
+def test_a_requirement_the_data_cannot_move_is_not_called_unbounded(tmp_path):
+    """No per-job failures: the node MTBF needed is the nodes in the job times the job MTBF the target needs,
+    the same in every bootstrap draw; it once read "(at least 11,900 h, no upper bound)"."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    start = pd.Timestamp("2026-01-01") + pd.to_timedelta(np.sort(rng.uniform(0, 60 * 24, 300)), unit="h")
+    frame = pd.DataFrame({"start": start, "end": start + pd.Timedelta("2h"),
+                          "node": [f"cn{k:04d}" for k in rng.integers(0, 500, 300)]})  # no cause column
+    path = tmp_path / "nocause.csv"
+    frame.to_csv(path, index=False)
+    log = relmodel.read_log(path, start="start", end="end", node="node")
+    d = decide(log, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
+    assert d.fixed_per_day == 0 and d.required_node_lo == d.required_node_hi == d.required_node_mtbf_h
+    # 2,048 nodes of 8 GPUs, each needing the job MTBF times the nodes in the job
+    nodes = 16_384 / 8
+    assert d.required_node_mtbf_h == pytest.approx(nodes * d.required_job_mtbf_h, rel=1e-9)
+    text = " ".join(answer_sentences({"decision": d.to_dict()}))
+    assert "no upper bound" not in text
+    assert "the same in every bootstrap draw: with no per-job failures it follows from the target" in text
