@@ -119,8 +119,7 @@ def _requirement(d, records=None):
             and d["required_node_lo"] != d["required_node_hi"]:
         rng = f" ({P.sig(d['required_node_lo'])}–{P.sig(d['required_node_hi'])})"
     elif _ok(d.get("required_node_lo")) and _ok(d.get("required_node_hi")):
-        why = ": with no per-job failures it follows from the target, checkpoint cost and restart alone" \
-            if not d.get("fixed_per_day") else ""
+        why = ": it follows from the target, checkpoint cost and restart alone" if not d.get("fixed_per_day") else ""
         rng = f" (the same in every bootstrap draw{why})"
     elif _ok(d.get("required_node_lo")) and d.get("ettr_lo") is not None:
         rng = f" (at least {P.hours_text(d['required_node_lo'])}, no upper bound)"

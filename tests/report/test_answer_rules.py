@@ -99,4 +99,5 @@ def test_a_requirement_the_data_cannot_move_is_not_called_unbounded(tmp_path):
     assert d.required_node_mtbf_h == pytest.approx(nodes * d.required_job_mtbf_h, rel=1e-9)
     text = " ".join(answer_sentences({"decision": d.to_dict()}))
     assert "no upper bound" not in text
-    assert "the same in every bootstrap draw: with no per-job failures it follows from the target" in text
+    assert "with no per-job failures observed, nodes must reach" in text
+    assert "(the same in every bootstrap draw: it follows from the target, checkpoint cost and restart alone)" in text
