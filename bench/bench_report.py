@@ -42,8 +42,7 @@ sys.path.insert(0, str(ROOT))  # run from a clone without installing
 from relmodel.report import find_notebooks, render
 from relmodel.report.executors import worker_pool
 from timing import Targets
-from bench_sweep import QUICK_REPEAT, REPEAT as SWEEP_REPEAT, TARGET as SWEEP_TARGET, \
-    fastest_sweeps  # the same sweep, measured the same way
+from bench_sweep import TARGET as SWEEP_TARGET, fastest_sweeps, runs  # the same sweep, measured the same way
 
 PRELUDE = "import matplotlib\nmatplotlib.use('Agg')\nfrom IPython.display import display\n"
 
@@ -180,7 +179,7 @@ def main():
     t_report1 = best(repeat, default_report, 1)
     t_trivial = best(repeat, baseline_trivial, len(suite))
     t_compute = best(repeat, baseline_scripts, suite)
-    sweeps, own = fastest_sweeps(QUICK_REPEAT if args.quick else SWEEP_REPEAT, notebooks)  # as bench_sweep
+    sweeps, own = fastest_sweeps(runs(args.quick), notebooks)  # as bench_sweep
     t_par, t_seq = sweeps[2], sweeps[1]
     base = t_trivial + t_compute
     print(f"{'what (fastest of %d)' % repeat:<58}{'seconds':>9}")

@@ -51,9 +51,14 @@ SWEEP = {"n_gpus": [4096, 16384, 65536, 131072]}
 TARGET = 1.7
 #: Alternating runs per worker count, the fastest of which count (full, and with --quick). On this 2-core
 #: machine the same configuration's ratio over 2 alternations moved between 1.66x and 2.31x in 16 rounds
-#: (the speed of the machine itself moves: a fixed CPU loop took 0.76-1.06 s alone), and the fastest of
+#: (the speed of the machine itself moves: a fixed CPU loop took 0.77-1.30 s alone), and the fastest of
 #: more runs moves less.
 REPEAT, QUICK_REPEAT = 5, 3
+
+
+def runs(quick, repeat=REPEAT):
+    """Alternating runs per worker count: :data:`QUICK_REPEAT` with ``--quick``, else ``repeat`` (at least 1)."""
+    return QUICK_REPEAT if quick else max(1, repeat)
 
 
 def sweep_seconds(workers, notebooks):
@@ -130,7 +135,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=REPEAT, help="runs per worker count; the fastest counts")
     parser.add_argument("--timeline", action="store_true", help="also print which notebook ran when on which worker")
     args = parser.parse_args()
-    repeat = QUICK_REPEAT if args.quick else max(1, args.repeat)
+    repeat = runs(args.quick, args.repeat)
     notebooks = ["03", "04", "05"]  # 12 notebooks: with 4, the first notebook of each worker dominates
     before = load_average()
     times, pages = fastest_sweeps(repeat, notebooks)

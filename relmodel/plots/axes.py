@@ -68,13 +68,14 @@ def _locator(base_class, numticks):
 
 def _labels_fit(axis, ticks):
     """Whether plain labels at ``ticks`` fit along ``axis`` without touching (True when its size is unknown)."""
+    from matplotlib import rcParams
     from matplotlib.font_manager import FontProperties
 
     axes = getattr(axis, "axes", None)
     if axes is None or len(ticks) < 2:
         return True
     horizontal = axis.axis_name == "x"
-    size = FontProperties(size=_rc(f"{axis.axis_name}tick.labelsize")).get_size_in_points()
+    size = FontProperties(size=rcParams[f"{axis.axis_name}tick.labelsize"]).get_size_in_points()
     px = size * axes.figure.dpi / 72.0
     room = axes.bbox.width if horizontal else axes.bbox.height
     if not room > 0:
@@ -84,9 +85,3 @@ def _labels_fit(axis, ticks):
     else:
         need = 1.5 * px * len(ticks)
     return need <= room
-
-
-def _rc(name):
-    import matplotlib
-
-    return matplotlib.rcParams[name]

@@ -209,18 +209,18 @@ def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TA
                                 description="target ETTR", style=style, layout=layout,
                                 continuous_update=False),
     }
-    first, image = image, w.Image(format="png", layout=w.Layout(width="100%"))
+    view = w.Image(format="png", layout=w.Layout(width="100%"))
 
     def redraw(change=None):
         v = {name: s.value for name, s in sliders.items()}
-        image.value = _png(dashboard(v["n_gpus"], v["ckpt_min"] / 60, v["restart_min"] / 60,
+        view.value = _png(dashboard(v["n_gpus"], v["ckpt_min"] / 60, v["restart_min"] / 60,
                                      v["target"], source))
 
     for slider in sliders.values():
         slider.observe(redraw, names="value")
-    if first is None:
+    if image is None:
         redraw()
     else:
-        image.value = bytes(getattr(first, "data", first))
+        view.value = bytes(getattr(image, "data", image))
     return w.VBox([w.HBox([sliders["n_gpus"], sliders["ckpt_min"]]),
-                   w.HBox([sliders["restart_min"], sliders["target"]]), image])
+                   w.HBox([sliders["restart_min"], sliders["target"]]), view])

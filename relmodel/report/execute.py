@@ -27,6 +27,7 @@ __all__ = ["CELL_TIMEOUT_S", "execute", "to_html"]
 #: A cell still running after this many seconds fails (a hung kernel cannot stall a report).
 CELL_TIMEOUT_S = 600
 
+
 def to_html(nb):
     """An executed notebook as HTML: inputs, prompts and records hidden, errors as stopped notes.
 

@@ -114,15 +114,14 @@ def _requirement(d, records=None):
     held = (f"holding per-job failures at their observed {P.number(d['fixed_per_day'], 2)} a day, "
             if d.get("fixed_per_day") else "with no per-job failures observed, ")
     node = P.hours_text(d["required_node_mtbf_h"])
-    rng = ""
-    if _ok(d.get("required_node_lo")) and _ok(d.get("required_node_hi")) \
-            and d["required_node_lo"] != d["required_node_hi"]:
-        rng = f" ({P.sig(d['required_node_lo'])}–{P.sig(d['required_node_hi'])})"
-    elif _ok(d.get("required_node_lo")) and _ok(d.get("required_node_hi")):
+    lo, hi, rng = d.get("required_node_lo"), d.get("required_node_hi"), ""
+    if _ok(lo) and _ok(hi) and lo != hi:
+        rng = f" ({P.sig(lo)}–{P.sig(hi)})"
+    elif _ok(lo) and _ok(hi):
         why = ": it follows from the target, checkpoint cost and restart alone" if not d.get("fixed_per_day") else ""
         rng = f" (the same in every bootstrap draw{why})"
-    elif _ok(d.get("required_node_lo")) and d.get("ettr_lo") is not None:
-        rng = f" (at least {P.hours_text(d['required_node_lo'])}, no upper bound)"
+    elif _ok(lo) and d.get("ettr_lo") is not None:
+        rng = f" (at least {P.hours_text(lo)}, no upper bound)"
     return (f"To reach {target}, the job needs an MTBF of {P.duration(d['required_job_mtbf_h'])}; {held}"
             f"nodes must reach {node}{rng} between hardware failures{_nodes_today(d)}.{_bootstrap_reach(d)}")
 

@@ -48,8 +48,8 @@ import time
 
 from .zygote_main import KERNEL_ARGS, MESSAGE_BYTES, VOLATILE
 
-__all__ = ["launch", "kernel_env", "ARROW_POOL", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote", "start_shared",
-           "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
+__all__ = ["launch", "kernel_env", "ARROW_POOL", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote",
+           "start_shared", "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
@@ -65,11 +65,10 @@ _POOL_ZYGOTE = None  # the zygote this process's pools share (see pool_zygote)
 
 
 #: pyarrow's memory pool in report kernels, unless the environment names one (``ARROW_DEFAULT_MEMORY_POOL``).
-#: With its default (mimalloc in pyarrow 26 on Linux, jemalloc in older builds, whose background thread
-#: runs in every process that loads pyarrow and is not copied by a fork), after the zygote had forked the
-#: kernels of pages 06-08, two later kernels at once each took 7-22% longer than one alone (bench_sweep's
-#: notebooks' own seconds), and 0.96-1.00x with the system allocator. Which part of the allocator's
-#: state a fork carries into the kernels to cause it was measured as an effect, not pinned down.
+#: With pyarrow's default (mimalloc in pyarrow 26 on Linux), once the zygote had forked the kernels of
+#: pages 06-08, two later kernels at once each took 7-22% longer than one alone (bench_sweep's notebooks'
+#: own seconds); with the system allocator 0.96-1.00x. The effect was measured; which part of the
+#: allocator's state a fork carries into the kernels to cause it was not pinned down.
 ARROW_POOL = "system"
 
 
