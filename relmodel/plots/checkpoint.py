@@ -7,6 +7,7 @@ from ..defaults import RESTART
 from ..tables import duration
 from ..units import hours
 from .axes import plain_log_ticks
+from .text import literal
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
            "plot_two_level"]
@@ -36,7 +37,7 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
     best = float(optimal_interval(m, d))
     taus = np.geomspace(best / span, min(best * span, 50 * m), 400)
     ax.plot(taus * 60, 100 * ettr(taus, m, d, r), color="C0",
-            label=label or f"job MTBF {duration(m)}, checkpoint {duration(d)}, restart {duration(r)}")
+            label=literal(label) if label else f"job MTBF {duration(m)}, checkpoint {duration(d)}, restart {duration(r)}")
     marks = (("Young", young_interval(m, d), "C1", "o", 11), ("Daly", daly_interval(m, d), "C2", "s", 8),
              ("exact", best, "C3", "*", 9))
     for name, tau, color, marker, size in marks:
@@ -131,7 +132,7 @@ def plot_interval_search(search, *, ax=None):
     c = search.curve
     x = 60 * c["interval_h"]
     ax.fill_between(x, 100 * c["lo"], 100 * c["hi"], color="C0", alpha=0.25)
-    ax.plot(x, 100 * c["ettr"], color="C0", marker=".", label=f"simulated ({search.source})")
+    ax.plot(x, 100 * c["ettr"], color="C0", marker=".", label=f"simulated ({literal(search.source)})")
     model = ettr(c["interval_h"].to_numpy(), search.mtbf_h, search.ckpt_cost_h, search.restart_h)
     ax.plot(x, 100 * model, color="gray", linestyle=":", label="exponential model, same mean")
     ax.axvline(60 * search.interval_h, color="C3", label=f"simulated best {60 * search.interval_h:.3g} min")

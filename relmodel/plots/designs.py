@@ -8,6 +8,7 @@ import numpy as np
 
 from ..scale.optics import optics_requirements
 from .axes import plain_log_ticks
+from .text import literal, literals
 
 __all__ = ["optics_plot", "designs_plot"]
 
@@ -40,10 +41,10 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
     for i, ((fabric, tiers), g) in enumerate(t.groupby(["fabric", "tiers"], sort=False)):
         g = g[g["fits"]]
         ax.loglog(g["n_gpus"], g["mtbf_h"] / _YEAR, styles.get(fabric, "-"), marker=".", lw=max(3.5 - i, 1.2),
-                  label=f"{fabric}, {tiers} tiers")
+                  label=literal(f"{fabric}, {tiers} tiers"))
     for color, row in zip(("0.35", "0.6"), requirements.field.itertuples()):
         ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2)
-        ax.annotate(f"{row.what} ({row.mtbf_h / _YEAR:,.0f} years)", (0.99, row.mtbf_h / _YEAR),
+        ax.annotate(f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years)", (0.99, row.mtbf_h / _YEAR),
                     xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="x-small", color=color)
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("MTBF each transceiver needs (years)")
@@ -64,7 +65,7 @@ def designs_plot(comparison, ax=None):
     ax.barh(y - 0.2, 100 * t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought", color="tab:orange")
     target = 100 * comparison.target_ettr
     ax.axvline(target, color="0.3", ls="--", lw=1, label=f"target ETTR {target:g}%")
-    ax.set_yticks(y, t["design"])
+    ax.set_yticks(y, literals(t["design"]))
     ax.invert_yaxis()
     ax.set_xlim(0.0, 100.0)  # bars start at zero, so their lengths compare
     ax.set_xlabel("percent")

@@ -13,6 +13,7 @@ from ..errors import FitError
 from ..stats.survival.nonparam import StepEstimate, as_durations, kaplan_meier
 from ..stats.survival.trends import CrowAMSAA, crow_amsaa, event_times
 from .axes import plain_log_ticks
+from .text import literal
 
 __all__ = [
     "PAPERS",
@@ -152,7 +153,7 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
         lo, hi = max(t.min() / 2, _EPS), t.max() * 2
         grid = np.geomspace(lo, hi, 200) if logx else np.linspace(0, hi, 200)
         yfit = tr(fit.cdf(grid))
-        ax.plot(grid, yfit, "-", label=f"{getattr(fit, 'family', 'fit')} fit")
+        ax.plot(grid, yfit, "-", label=f"{literal(getattr(fit, 'family', 'fit'))} fit")
         y = np.concatenate([y, yfit[np.isfinite(yfit)]])
     if logx:
         ax.set_xscale("log")
@@ -162,7 +163,7 @@ def probability_plot(data, family="weibull", fit=None, *, observed=None, positio
     _probability_ticks(ax, tr, y[np.isfinite(y)])
     ax.set_xlabel("hours")
     ax.set_ylabel("unreliability F(t)")
-    ax.set_title(f"{key} probability plot")
+    ax.set_title(f"{literal(key)} probability plot")
     ax.legend()
     return plain_log_ticks(ax, 'x')
 
@@ -204,7 +205,7 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     _band(ax, km, "Kaplan-Meier", ci=ci)
     grid = np.linspace(0, km.hours.max(), 300)
     for fit in _as_list(fits):
-        ax.plot(grid, fit.sf(grid), "-", label=f"{getattr(fit, 'family', 'fit')} fit")
+        ax.plot(grid, fit.sf(grid), "-", label=f"{literal(getattr(fit, 'family', 'fit'))} fit")
     ax.set_xlabel("hours")
     ax.set_ylabel("survival S(t)")
     ax.set_ylim(0, 1.02)
@@ -269,7 +270,7 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     else:
         grid = np.asarray(to_hours(hours), float)
     for fit in fits:
-        ax.plot(grid, fit.hazard(grid), "-", label=f"{getattr(fit, 'family', 'fit')}")
+        ax.plot(grid, fit.hazard(grid), "-", label=literal(getattr(fit, 'family', 'fit')))
     ax.set_xlabel("hours")
     ax.set_ylabel("hazard (failures per hour)")
     ax.legend()
@@ -335,7 +336,7 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
     """
     ax = _axes(ax)
     for cause in result.causes if causes is None else causes:
-        _band(ax, result[cause], str(cause), ci=ci)
+        _band(ax, result[cause], literal(cause), ci=ci)
     ax.set_xlabel("hours")
     ax.set_ylabel("cumulative incidence")
     ax.set_ylim(bottom=0)

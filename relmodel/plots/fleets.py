@@ -16,6 +16,7 @@ import numpy as np
 from ..stats.rates.changepoint import RateChanges, rate_changes
 from ..stats.rates.fleet_summary import FleetSummary, fleet_summary
 from ..stats.rates.priors import per_day_label
+from .text import literal, literals
 
 __all__ = ["forest_plot", "rate_changes_plot", "fleet_context"]
 
@@ -43,14 +44,14 @@ def forest_plot(summary, ax=None):
         ax.plot([r.rate], [yi], "o" if r.role != "prior" else "D", color=colour, ms=6)
     prior = t[t["role"] == "prior"].iloc[0]
     ax.axvspan(prior["lo"], prior["hi"], color=_COLOURS["prior"], alpha=0.08, lw=0)
-    ax.set_yticks(y, t["label"], fontsize=8)
+    ax.set_yticks(y, literals(t["label"]), fontsize=8)
     ax.set_xscale("log")
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(f"interruptions per 1,000 {per_day_label(summary.per)} ({summary.conf:.0%} intervals, log scale)")
-    ax.set_title(f"{summary.name} against published fleets")
+    ax.set_title(f"{literal(summary.name)} against published fleets")
     ax.grid(axis="x", alpha=0.3)
     return ax
 
@@ -79,7 +80,7 @@ def rate_changes_plot(changes, ax=None, **kwargs):
         ax.axvline(t / 24, color="C3", ls="--", label="change (with interval)" if i == 0 else None)
     ax.set_xlabel("days from start of window")
     ax.set_ylabel(f"interruptions {changes._unit()}")
-    ax.set_title(f"{changes.name}: rate over time, {changes.n_changes} change{'s' * (changes.n_changes != 1)}")
+    ax.set_title(f"{literal(changes.name)}: rate over time, {changes.n_changes} change{'s' * (changes.n_changes != 1)}")
     ax.legend(fontsize=8, loc="upper left")
     return ax
 

@@ -16,6 +16,7 @@ from ..defaults import CKPT_COST, N_GPUS, RESTART, TARGET_ETTR
 from ..tables import duration, hours_text
 from ..units import hours
 from .axes import plain_log_ticks
+from .text import literal
 
 __all__ = ["what_if", "dashboard", "dashboard_image", "controls", "GPU_CHOICES"]
 
@@ -91,7 +92,7 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
     points = [what_if(n, ckpt_cost, restart, target_ettr, source) for n in sizes]
     need = np.array([p["required_node_mtbf_h"] for p in points], dtype=float)
     have = np.array([p["observed_node_mtbf_h"] for p in points], dtype=float)
-    name = "Llama 3's rates" if source is None else f"the rates of {getattr(source, 'name', 'the data')}"
+    name = "Llama 3's rates" if source is None else f"the rates of {literal(getattr(source, 'name', 'the data'))}"
     ax.plot(sizes, need, color="C3", label="node MTBF needed")
     ax.plot(sizes, have, color="C0", ls="--", label=f"today, at {name}")
     need_now = nums["required_node_mtbf_h"]

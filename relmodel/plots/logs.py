@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..errors import MissingColumnError, EmptyDataError
 from .axes import plain_log_ticks
+from .text import literal, literals
 
 __all__ = ["plot_rates", 
     "cause_counts",
@@ -119,13 +120,13 @@ def plot_pareto(source, column=None, top=10, ax=None):
     ax = _axes(ax)
     x = np.arange(len(table))
     ax.bar(x, table["count"], color="C0")
-    ax.set_xticks(x, table["cause"], rotation=40, ha="right", fontsize=8)
+    ax.set_xticks(x, literals(table["cause"]), rotation=40, ha="right", fontsize=8)
     ax.set_ylabel("interruptions")
     twin = ax.twinx()
     twin.plot(x, 100 * table["cum_share"].to_numpy(), "o-", color="C3")
     twin.set_ylim(0, 105)
     twin.set_ylabel("cumulative share (%)")
-    ax.set_title(getattr(source, "name", "causes"))
+    ax.set_title(literal(getattr(source, "name", "causes")))
     return ax
 
 
@@ -155,7 +156,7 @@ def plot_timeline(log, column=None, ax=None):
     for k, cause in enumerate(causes.value_counts().index[:9]):
         sel = causes == cause
         ax.scatter(_days(log, ev.loc[sel, "start_h"]), ev.loc[sel, "node"].map(nodes),
-                   s=10, color=f"C{k}", label=cause)
+                   s=10, color=f"C{k}", label=literal(cause))
     other = ~causes.isin(causes.value_counts().index[:9])
     if other.any():
         ax.scatter(_days(log, ev.loc[other, "start_h"]), ev.loc[other, "node"].map(nodes),
@@ -163,7 +164,7 @@ def plot_timeline(log, column=None, ax=None):
     ax.set_xlabel("days from start of window")
     ax.set_ylabel("node (in order of first outage)")
     ax.legend(fontsize=7, markerscale=1.5, loc="upper left", ncols=2)
-    ax.set_title(f"{log.name}: outages over time")
+    ax.set_title(f"{literal(log.name)}: outages over time")
     return ax
 
 
@@ -247,7 +248,7 @@ def plot_rates(rates, top=10, per="node-year", ax=None):
     err = [r - scale * shown["rate_lo"].to_numpy(), scale * shown["rate_hi"].to_numpy() - r]
     ax.barh(y, r, color="C0", alpha=0.7)
     ax.errorbar(r, y, xerr=err, fmt="none", ecolor="k", capsize=3, lw=1)
-    ax.set_yticks(y, shown["component"].astype(str))
+    ax.set_yticks(y, literals(shown["component"].astype(str)))
     ax.set_xlabel(f"interruptions per {per} (95% exact interval)")
     more = f" ({len(t) - len(shown)} rarer causes not shown)" if len(t) > len(shown) else ""
     ax.set_title("Failure rate by cause" + more)

@@ -5,6 +5,8 @@ Functions take ``ax=None`` and return the matplotlib ``Axes``; nothing is shown.
 
 import numpy as np
 
+from .text import literal
+
 __all__ = ["forest_plot", "group_survival_plot", "band_plot"]
 
 
@@ -39,7 +41,7 @@ def forest_plot(result, ax=None):
     ax = _axes(ax)
     t = result.coefficients
     y = np.arange(len(t))[::-1]
-    labels = [c if lv is None else f"{c} = {lv} (vs {ref})" for c, lv, ref in zip(t["covariate"], t["level"],
+    labels = [literal(c if lv is None else f"{c} = {lv} (vs {ref})") for c, lv, ref in zip(t["covariate"], t["level"],
                                                                                   t["reference"])]
     ratio, lo, hi = (t[k].to_numpy(float) for k in ("ratio", "lower", "upper"))
     ax.errorbar(ratio, y, xerr=[ratio - lo, hi - ratio], fmt="o", color="C0", capsize=3)
@@ -51,9 +53,9 @@ def forest_plot(result, ax=None):
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
-    ax.set_xlabel(f"{result.ratio_name} ({100 * result.conf:g}% interval)")
+    ax.set_xlabel(f"{literal(result.ratio_name)} ({100 * result.conf:g}% interval)")
     side = "fails sooner" if result.model == "cox" else "lasts longer"
-    ax.set_title(f"{result.model}: right of 1 {side}")
+    ax.set_title(f"{literal(result.model)}: right of 1 {side}")
     return ax
 
 
@@ -78,11 +80,11 @@ def group_survival_plot(comparison, ax=None):
     """
     ax = _axes(ax)
     for name, km in comparison.curves.items():
-        ax.step(km.hours, km.value, where="post", label=f"{name} (n = {km.n:,})")
+        ax.step(km.hours, km.value, where="post", label=literal(f"{name} (n = {km.n:,})"))
     ax.set_xlabel("hours")
     ax.set_ylabel("survival")
     ax.set_ylim(0, 1.02)
-    ax.legend(title=comparison.by)
+    ax.legend(title=literal(comparison.by))
     return ax
 
 
@@ -106,11 +108,11 @@ def band_plot(band, ax=None, label=None):
     >>> import matplotlib.pyplot as plt; plt.close(ax.figure)
     """
     ax = _axes(ax)
-    label = label or f"{band.family} {band.quantity}"
+    label = literal(label or f"{band.family} {band.quantity}")
     line, = ax.plot(band.hours, band.estimate, label=label)
     ax.fill_between(band.hours, band.lower, band.upper, color=line.get_color(), alpha=0.2,
                     label=f"{100 * band.conf:g}% band")
     ax.set_xlabel("hours")
-    ax.set_ylabel(band.quantity)
+    ax.set_ylabel(literal(band.quantity))
     ax.legend()
     return ax

@@ -10,6 +10,7 @@ from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
 from ..scale.requirements import requirements_table
 from ..units import hours
 from .axes import plain_log_ticks
+from .text import literal
 
 __all__ = ["required_mtbf_plot", "interruptions_plot", "spares_plot"]
 
@@ -78,7 +79,7 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel(f"required {per} MTBF (h)")
     title = f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval"
-    title += f"\n{table.attrs['assumption']}"
+    title += f"\n{literal(table.attrs['assumption'])}"
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
@@ -109,12 +110,12 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
         for unit, rate in t.groupby("scales_with", sort=False)["rate_per_h"].sum().items():
             per_unit.setdefault(unit, []).append(24.0 * rate)
     ax = _axes(ax)
-    ax.stackplot(n, *per_unit.values(), labels=[f"per {u}" for u in per_unit], alpha=0.8)
+    ax.stackplot(n, *per_unit.values(), labels=[literal(f"per {u}") for u in per_unit], alpha=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("expected interruptions per day")
-    ax.set_title(f"{src.name} rates scaled by component counts")
+    ax.set_title(f"{literal(src.name)} rates scaled by component counts")
     ax.legend(loc="upper left", fontsize="small")
     return plain_log_ticks(ax)
 

@@ -6,6 +6,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 
 import numpy as np
 from .axes import plain_log_ticks
+from .text import literal, literals
 
 __all__ = ["step_times_plot", "slow_nodes_plot", "straggler_scaling_plot", "eviction_plot", "straggler_heatmap",
            "whatif_steps_plot"]
@@ -55,10 +56,10 @@ def slow_nodes_plot(found, *, top=12, ax=None):
     im = ax.imshow(rel[:, rows].T, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest",
                    extent=(steps[0], steps[-1] + found.window, len(rows) - 0.5, -0.5))
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{labels[j]}{' (flagged)' if j in flagged else ''}" for j in rows], fontsize="small")
+    ax.set_yticklabels([literal(f"{labels[j]}{' (flagged)' if j in flagged else ''}") for j in rows], fontsize="small")
     ax.set_xlabel("step")
-    ax.set_ylabel(found.level)
-    ax.set_title(f"How much slower than the typical {found.level} (%), per window of {found.window:,} steps")
+    ax.set_ylabel(literal(found.level))
+    ax.set_title(f"How much slower than the typical {literal(found.level)} (%), per window of {found.window:,} steps")
     ax.figure.colorbar(im, ax=ax, label="% slower than typical")
     return ax
 
@@ -107,7 +108,7 @@ def straggler_heatmap(result, *, vmax=None, ax=None):
     n_w, n_s = vals.shape
     if n_w <= 40:
         ax.set_yticks(range(n_w))
-        ax.set_yticklabels(grid.columns, fontsize="x-small")
+        ax.set_yticklabels(literals(grid.columns), fontsize="x-small")
     ax.set_ylabel("worker")
     ticks = np.unique(np.linspace(0, n_s - 1, min(n_s, 10)).round().astype(int))
     ax.set_xticks(ticks)

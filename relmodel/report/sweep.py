@@ -15,6 +15,7 @@ the first swept parameter, one line per combination of the others), and
 
 import io
 
+from ..plots.text import literal
 from .execute import execute  # noqa: F401 (kept importable here)
 from .executors import run_tasks  # noqa: F401 (kept importable here)
 from .folders import marker, write_bytes, write_text
@@ -29,7 +30,7 @@ __all__ = ["parse_sweep", "combinations", "comparison_figure", "write_index"]
 
 def _x(name, value):
     key = normalise(name, value)
-    return key[1] if key[0] in ("h", "n") else str(value)
+    return key[1] if key[0] in ("h", "n") else literal(value)  # a category is drawn as its tick label
 
 
 #: Axis label and scale of each headline number in the comparison figure.
@@ -80,11 +81,11 @@ def comparison_figure(names, rows):
                    if isinstance(r["headline"].get(key), (int, float))]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
-                        label=", ".join(f"{parameter_label(n)}: {v}" for n, v in zip(others, label)) or None)
+                        label=literal(", ".join(f"{parameter_label(n)}: {v}" for n, v in zip(others, label))) or None)
         gone = [", ".join(f"{n}={r['values'][n]}" for n in names) for r in rows
                 if key in r["headline"] and r["headline"][key] is None]
         if gone:
-            ax.text(0.02, 0.96, "out of reach at " + "; ".join(gone), transform=ax.transAxes, fontsize=8,
+            ax.text(0.02, 0.96, literal("out of reach at " + "; ".join(gone)), transform=ax.transAxes, fontsize=8,
                     va="top", wrap=True, bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
         ys = [r["headline"][key] for r in rows if isinstance(r["headline"].get(key), (int, float))]
         if ys and min(ys) > 0 and max(ys) / min(ys) > 20:
