@@ -2,7 +2,10 @@
 
 A report folder carries a marker: its ``summary.json`` holds a ``"relmodel"``
 entry with :data:`SIGNATURE` and a status (``"in progress"``, ``"complete"``,
-``"interrupted"``). The marker is written first and completed at the end.
+``"interrupted"``). The marker is written first and completed at the end, with
+the files written and the SHA-256 of each; a listed file counts as relmodel's
+only when its name, kind and hash check out (:mod:`.ownership`), so a forged
+summary.json cannot make ``--force`` delete the user's files.
 
 ``--force`` (``force=True``) replaces only a marked folder (or an empty one),
 and never ``.``, the working folder or a parent of it, the home folder, the
@@ -23,10 +26,11 @@ import uuid
 from pathlib import Path
 
 from ..errors import ReportError, ReportInterrupted, ReportWriteError
+from .ownership import digests, owned
 
 __all__ = ["SIGNATURE", "marker", "read_marker", "check_target", "Staging", "write_bytes",
-           "write_text", "write_error", "default_out", "remove_stale", "listing", "written_files",
-           "foreign_files"]
+           "write_text", "write_error", "default_out", "remove_stale", "remove_owned", "listing",
+           "written_files", "foreign_files"]
 
 #: The signature in a report's summary.json that says relmodel wrote the folder.
 SIGNATURE = "relmodel report"
@@ -52,7 +56,33 @@ def remove_stale(out):
     for folder in out.parent.glob(f".{out.name}.relmodel-new-*"):
         mark = read_marker(folder)
         if mark is not None and mark.get("status") == "in progress" and _gone(mark.get("pid")):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_owned(folder, None)
+
+
+def remove_owned(folder, hashes):
+    """Delete the files of ``folder`` relmodel wrote (:func:`.ownership.owned`), then its empty folders.
+
+    Anything else is left where it is, and so are the folders holding it.
+    """
+    folder = Path(folder)
+    for name in listing(folder):
+        if owned(folder, name, hashes):
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                pass
+    for root, dirs, _files in os.walk(folder, topdown=False, followlinks=False):
+        for name in dirs:
+            path = Path(root) / name
+            if not path.is_symlink():
+                try:
+                    path.rmdir()
+                except OSError:
+                    pass
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 def read_marker(folder):
@@ -93,13 +123,24 @@ def _legacy_written(folder):
     return names
 
 
+def _hashes(mark):
+    found = (mark or {}).get("sha256")
+    return found if isinstance(found, dict) else None
+
+
 def written_files(folder):
-    """The files relmodel wrote into the marked report ``folder`` (its marker lists them)."""
+    """The files relmodel wrote into the marked report ``folder``: listed by its marker, and checked.
+
+    A listed name counts only when :func:`.ownership.owned` agrees (a name the writer produces,
+    inside the folder, of the right kind, with the recorded SHA-256).
+    """
     mark = read_marker(folder) or {}
     files = mark.get("files")
     if isinstance(files, list):
-        return {f for f in files if isinstance(f, str)} | {"summary.json"}
-    return _legacy_written(folder)
+        listed = {f for f in files if isinstance(f, str)} | {"summary.json"}
+    else:
+        listed = _legacy_written(folder)
+    return {f for f in listed if owned(folder, f, _hashes(mark))}
 
 
 def foreign_files(folder):
@@ -242,7 +283,8 @@ class Staging:
     def mark(self, status, summary=None):
         """Write summary.json (``summary`` or a bare one) with the marker in ``status``."""
         data = dict(summary or {})
-        data["relmodel"] = {**marker(status), "files": sorted(set(listing(self.path)) | {"summary.json"})}
+        files = sorted(set(listing(self.path)) | {"summary.json"})
+        data["relmodel"] = {**marker(status), "files": files, "sha256": digests(self.path, files)}
         write_text(self.path / "summary.json", json.dumps(data, indent=2, default=str))
 
     def _stamp_files(self):
@@ -252,12 +294,13 @@ class Staging:
         except (OSError, ValueError):
             return
         if isinstance(data, dict) and isinstance(data.get("relmodel"), dict):
-            data["relmodel"]["files"] = sorted(set(listing(self.path)) | {"summary.json"})
+            files = sorted(set(listing(self.path)) | {"summary.json"})
+            data["relmodel"].update(files=files, sha256=digests(self.path, files))
             write_text(self.path / "summary.json", json.dumps(data, indent=2, default=str))
 
     def commit(self):
         """Swap the staging folder in for ``out`` (old folder aside, new in, old deleted)."""
-        aside = None
+        aside, hashes = None, _hashes(read_marker(self.out))
         self._stamp_files()
         if self.out.is_dir() and not self.reserved:
             _refuse_foreign(self.out)  # a file the user put there while the report ran
@@ -274,7 +317,7 @@ class Staging:
             raise write_error(exc, self.out) from None
         self.committed = True
         if aside is not None:
-            shutil.rmtree(aside, ignore_errors=True)
+            remove_owned(aside, hashes)  # checked by _refuse_foreign; a file that came since stays
 
     def _release(self):
         if self.reserved:

@@ -7,6 +7,7 @@ starts (the ``no_kernel`` fixture fails the test if one is started).
 """
 
 import errno
+import hashlib
 import json
 import os
 import signal
@@ -40,11 +41,17 @@ def refused(res, needle, status=2):
     assert "Traceback" not in res.output
 
 
+OLD_PAGE = "<!DOCTYPE html>\n<html><body>old</body></html>\n"
+
+
 def marked(folder, status="complete", extra=()):
+    """A report folder as relmodel leaves it: each page in ``extra`` and a marker listing them with their SHA-256."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "summary.json").write_text(json.dumps({"relmodel": {**F.marker(status), "files": list(extra)}}))
     for name in extra:
-        (folder / name).write_text("old")
+        (folder / name).write_text(OLD_PAGE)
+    sha = {name: hashlib.sha256(OLD_PAGE.encode()).hexdigest() for name in extra}
+    (folder / "summary.json").write_text(json.dumps({"relmodel": {**F.marker(status), "files": list(extra),
+                                                                  "sha256": sha}}))
     return folder
 
 
@@ -168,7 +175,7 @@ def test_sweep_values_equal_after_normalising_are_refused_before_clearing(tmp_pa
     old = marked(tmp_path / "old", extra=["index.html"])
     res = invoke("-n", "03", "--sweep", "ckpt_cost=1 min,1  min", "--out", old, "--force")
     refused(res, "distinct values")
-    assert (old / "index.html").read_text() == "old"
+    assert (old / "index.html").read_text() == OLD_PAGE
     with pytest.raises(ParameterError):
         S.combinations({"n_gpus": [4096, 4096.0]})
 
@@ -219,7 +226,7 @@ def test_force_refuses_a_symlink(tmp_path, no_kernel):
     link = tmp_path / "link"
     link.symlink_to(real)
     refused(invoke("-n", "05", "--out", link, "--force"), "symbolic link")
-    assert (real / "index.html").read_text() == "old" and link.is_symlink()
+    assert (real / "index.html").read_text() == OLD_PAGE and link.is_symlink()
 
 
 def test_force_replaces_an_interrupted_report(tmp_path, tiny):
@@ -305,7 +312,7 @@ def test_failure_midway_leaves_the_old_report_whole(tmp_path, monkeypatch, tiny)
     monkeypatch.setattr(R, "write_bytes", full_after_first)
     res = invoke("-n", tiny, "--out", old, "--force")
     refused(res, "No space left", status=1)
-    assert (old / "index.html").read_text() == "old" and (old / "tiny.html").read_text() == "old"
+    assert (old / "index.html").read_text() == OLD_PAGE and (old / "tiny.html").read_text() == OLD_PAGE
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r", "tiny.ipynb"]
 
 

@@ -93,8 +93,10 @@ def test_report_without_a_file_list_keeps_what_its_summary_does_not_name(tmp_pat
     summary = {"relmodel": F.marker("complete"),
                "notebooks": [{"name": "03", "ipynb": "03.ipynb", "html": "03.html"}]}
     (out / "summary.json").write_text(json.dumps(summary))
-    for name in ["03.ipynb", "03.html", "index.html", "key-1-ettr.png"]:
-        (out / name).write_text("x")
+    pages = {"03.ipynb": b'{"cells": [], "nbformat": 4}', "03.html": b"<!DOCTYPE html><html></html>",
+             "index.html": b"<html><body></body></html>", "key-1-ettr.png": b"\x89PNG\r\n\x1a\n..."}
+    for name, content in pages.items():
+        (out / name).write_bytes(content)
     assert F.foreign_files(out) == []
     (out / "plan.docx").write_text("mine")
     assert F.foreign_files(out) == ["plan.docx"]
