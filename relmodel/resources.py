@@ -6,14 +6,14 @@ carries copies as package data in ``relmodel/_suite/`` (the build step in
 source checkout or an editable install finds them beside the package, at the
 root of the checkout that holds it.  Every other module asks here.
 
-Base layer: imports only the standard library and :mod:`relmodel.errors`.
+Base layer: imports only the standard library, :mod:`relmodel.errors` and :mod:`relmodel.base.outputs`.
 """
 
 import os
-import shutil
 from importlib.resources import files
 from pathlib import Path
 
+from .base.outputs import write_output
 from .errors import SuiteCopyError
 
 __all__ = ["SUITE", "PARTS", "import_root", "suite_folder", "notebook_dir", "data_dir", "copy_notebooks"]
@@ -99,9 +99,11 @@ def data_dir():
 def copy_notebooks(target):
     """Copy the notebook suite into ``target`` (created if missing) for JupyterLab.
 
-    Nothing there is overwritten: when ``target`` already holds a notebook of
-    the suite, :class:`~relmodel.errors.SuiteCopyError` names it and nothing is
-    copied.  Returns the list of copied paths.
+    Nothing there is overwritten and nothing is written through a link: when
+    ``target`` already holds a notebook of the suite, or a symbolic link by
+    that name (dangling or not), :class:`~relmodel.errors.SuiteCopyError` names
+    it and nothing is copied.  An empty name is refused (it would mean the
+    current folder).  Returns the list of copied paths.
 
     Examples
     --------
@@ -110,16 +112,22 @@ def copy_notebooks(target):
     ...     copy_notebooks(Path(folder) / "suite")[0].name
     '01_log_explorer.ipynb'
     """
+    if target is None or not str(target).strip():
+        raise SuiteCopyError("--copy: the folder name is empty (it would mean the current folder); name a new "
+                             "or empty folder, or '.' for the current one")
     target = Path(target)
+    if target.is_symlink() and not target.is_dir():
+        raise SuiteCopyError(f"{target} is a symbolic link to nothing; name a new or empty folder")
     if target.exists() and not target.is_dir():
         raise SuiteCopyError(f"{target} is a file; name a new or empty folder to copy the notebooks into")
     sources = sorted(notebook_dir().glob("*.ipynb"))
+    links = [target / s.name for s in sources if (target / s.name).is_symlink()]
+    if links:
+        raise SuiteCopyError(f"{links[0]} is a symbolic link (to {os.path.realpath(links[0])}); relmodel does not "
+                             "write through links, so nothing was copied: remove it or name another folder")
     clashes = [target / s.name for s in sources if (target / s.name).exists()]
     if clashes:
         raise SuiteCopyError(f"{clashes[0]} already exists ({len(clashes)} of the suite's {len(sources)} notebooks "
                              "do); nothing was copied: name a new or empty folder")
     target.mkdir(parents=True, exist_ok=True)
-    copied = []
-    for source in sources:
-        copied.append(Path(shutil.copyfile(source, target / source.name)))
-    return copied
+    return [write_output(target / source.name, source.read_bytes(), "--copy") for source in sources]

@@ -1,5 +1,6 @@
 """``relmodel fit``: which failure-time distribution fits a log, by AIC and a censored GOF test."""
 
+import io
 import warnings
 from pathlib import Path
 
@@ -8,7 +9,9 @@ import click
 from ..data.fit_target import FIT_TARGETS, fit_target
 from .common import echo_frame, format_option, load_source, log_options
 from ..stats.lifetimes.ranking import DEFAULT_FAMILIES, compare_fits
-from ..errors import FitError, OutputPathError, ReportError
+from ..base.outputs import check_output, write_output
+from ..errors import FitError, OutputPathError
+from ..plots.text import literal
 from ..stats.lifetimes.fitting import FitWarning
 
 __all__ = ["command", "durations_of", "write_plot", "check_plot_path"]
@@ -26,17 +29,17 @@ def durations_of(source, what):
 _PLOT_TYPES = (".png", ".pdf", ".svg")
 
 
-def check_plot_path(path):
-    """Raise :class:`OutputPathError` unless ``path`` is a .png, .pdf or .svg in an existing folder."""
+def check_plot_path(path, *, force=False):
+    """Raise :class:`OutputPathError` unless ``path`` is a .png, .pdf or .svg relmodel may write.
+
+    That is a new file (or, with ``force``, an existing regular file) in an existing folder, and
+    never a symbolic link, dangling or not (:func:`relmodel.base.outputs.check_output`).
+    """
     path = Path(path)
     if path.suffix.lower() not in _PLOT_TYPES:
         raise OutputPathError(f"--plot {path}: a figure is written as {', '.join(_PLOT_TYPES)}; "
                               f"got {path.suffix or 'no extension'!r}")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise OutputPathError(f"--plot {path}: the folder {folder} does not exist")
-    if path.exists() and not path.is_file():
-        raise OutputPathError(f"--plot {path} is not a regular file")
+    check_output(path, "--plot", force=force)
 
 
 def write_plot(path, durations, comparison, *, force=False):
@@ -45,18 +48,17 @@ def write_plot(path, durations, comparison, *, force=False):
 
     from .. import plots
 
-    path = Path(path)
-    if path.exists() and not force:
-        raise ReportError(f"{path} exists; choose another file or pass --force to overwrite it")
+    check_plot_path(path, force=force)
     best = comparison.best
     fig = Figure(figsize=(11, 4.5), layout="constrained")
     left, right = fig.subplots(1, 2)
     paper = best.family if best.family in getattr(plots, "PAPERS", ()) else "weibull"  # gengamma: Weibull paper
     plots.probability_plot(durations, family=paper, fit=best, ax=left)
     plots.survival_plot(durations, list(comparison.fits.values()), ci=True, ax=right)
-    right.set_title(f"{durations.label}: Kaplan-Meier and fitted models")
-    fig.savefig(path, dpi=120)
-    return path
+    right.set_title(f"{literal(durations.label)}: Kaplan-Meier and fitted models")
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=120, format=Path(path).suffix.lower()[1:])
+    return write_output(path, buf.getvalue(), "--plot", force=force)
 
 
 @click.command("fit")
@@ -95,9 +97,7 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
     """
     names = [f.strip() for f in families.split(",") if f.strip()]
     if plot_path:
-        check_plot_path(plot_path)
-    if plot_path and Path(plot_path).exists() and not force:
-        raise ReportError(f"{plot_path} exists; choose another file or pass --force to overwrite it")
+        check_plot_path(plot_path, force=force)  # before any work: a link, a folder, a file kept without --force
     source = load_source(log, log_kwargs)
     if what == "auto" and hasattr(source, "interarrivals"):
         what, why = fit_target(source, what)

@@ -15,11 +15,11 @@ fail again.  Every number drawn comes from ``numpy.random.default_rng(seed)``.
 """
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..base.outputs import write_output
 from .nodelist import compress_nodelist
 
 __all__ = ["synthetic_sacct", "synthetic_syslog", "SyntheticTruth", "NODE_RATES"]
@@ -44,13 +44,10 @@ class SyntheticTruth:
 
 
 def _write(text, path):
+    """Write ``text`` to a new file ``path`` (never over a file, never through a link); None when no path."""
     if path is None:
         return None
-    path = Path(path)
-    if path.exists():
-        raise FileExistsError(f"{path} exists; the generator never overwrites a file")
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_output(path, text, "path")
 
 
 def _iso(t0, h):

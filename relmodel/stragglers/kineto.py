@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..base.deprecation import renamed_keywords
+from ..base.outputs import write_output
 from ..errors import LogFileNotFound, OpTraceError
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, TAIL
 from .ops import read_ops
@@ -125,7 +126,7 @@ def write_kineto_example(source, folder, *, step=None):
         events = [{"ph": "X", "cat": "gpu_user_annotation", "name": r.optype, "ts": r.start_ts * 1e6,
                    "dur": r.duration * 1e6, "pid": 0, "tid": 0} for r in ops.itertuples()]
         events.append({"ph": "X", "cat": "cpu_op", "name": f"ProfilerStep#{step}", "ts": 0.0, "dur": 1.0})
-        path = Path(folder) / f"rank{rank}.pt.trace.json"
-        path.write_text(json.dumps({"distributedInfo": {"rank": int(rank)}, "traceEvents": events}))
-        paths.append(path)
+        path = Path(folder) / f"rank{rank}.pt.trace.json"  # a new file: never over one, never through a link
+        paths.append(write_output(path, json.dumps({"distributedInfo": {"rank": int(rank)}, "traceEvents": events}),
+                                  "folder"))
     return paths
