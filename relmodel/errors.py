@@ -23,6 +23,7 @@ __all__ = [
     "CovariateError",
     "SeparationError",
     "ModelInputError",
+    "NoProgressError",
     "InfeasibleTargetError",
     "DesignError",
     "ParameterError",
@@ -117,6 +118,10 @@ class SeparationError(CovariateError):
 
 class ModelInputError(RelmodelError, ValueError):
     """An impossible input to a planning model (zero cost, negative MTBF...)."""
+
+
+class NoProgressError(ModelInputError):
+    """A simulated job would almost never complete a segment between failures (ETTR near 0): nothing to simulate."""
 
 
 class InfeasibleTargetError(RelmodelError, ValueError):

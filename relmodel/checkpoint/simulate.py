@@ -31,7 +31,7 @@ import numpy as np
 
 from ..defaults import RESTART
 from ..base.deprecation import renamed_keywords
-from ..errors import DurationError, ModelInputError
+from ..errors import DurationError, ModelInputError, NoProgressError
 from .costs import cost_hours
 from .order import check_order
 from .sim_result import SimulationResult
@@ -243,7 +243,7 @@ def _daly_wall(work, tau, mtbf, ckpt, restart):
 
 def _check_budget(expected_draws, replicas):
     if not np.isfinite(expected_draws) or expected_draws > 2e9 or expected_draws / replicas > 2e7:
-        raise ModelInputError(
+        raise NoProgressError(
             f"about {expected_draws:.3g} failures would have to be simulated for {replicas} replicas: "
             "the job almost never completes a segment (ETTR near 0); use relmodel.ettr for this case "
             "or shorten the interval")

@@ -11,7 +11,7 @@ from . import present as P
 from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
-           "simulation_records", "backtest_block"]
+           "simulation_records", "backtest_block", "simulated_search", "no_simulation_block"]
 
 
 def job_block(dec):
@@ -97,6 +97,35 @@ def simulation_block(search, law, exp_ettr):
     return P.blocks(P.note(text, "answer"), P.table(rows, [
         ("what", "", str), ("interval_h", "Checkpoint interval", P.duration), ("ettr", "ETTR", P.pct),
         ("range", "99% interval", str)]), P.paragraph(precision) if precision else None)
+
+
+def simulated_search(source, dec, ckpt_cost, restart, *, n_runs, seed):
+    """The simulated interval search under the failure law the data supports: ``(search, law in words)``.
+
+    ``search`` is None when a simulated job would almost never complete a stretch of work between two
+    failures (ETTR near 0, :class:`~relmodel.errors.NoProgressError`): there is nothing to simulate, and
+    :func:`no_simulation_block` says why instead.
+    """
+    from ..checkpoint.search import best_interval
+    from ..errors import NoProgressError
+    from ..scale.decision import failure_law
+
+    law, text = failure_law(source, dec.job_mtbf_h)
+    try:
+        search = best_interval(law, ckpt_cost=ckpt_cost, restart=restart, n_runs=n_runs, seed=seed,
+                               resolution=ETTR_STEP)
+    except NoProgressError:
+        return None, text
+    return search, text
+
+
+def no_simulation_block(dec):
+    """What the page says in place of the simulation when the job cannot make useful progress."""
+    return P.note(f"No simulation: at {dec.n_gpus:,} GPUs the job is interrupted every {P.duration(dec.job_mtbf_h)}, "
+                  f"and even at the best interval only {P.pct(dec.ettr)} of its wall time is training. A simulated "
+                  "run would almost never finish a stretch of work between two failures, so the job cannot make "
+                  "useful progress at this size with this data; fewer GPUs, fewer failures, or a faster checkpoint "
+                  "and restart would change that.", "warning")
 
 
 def simulation_records(search, law, exp_ettr):
