@@ -28,6 +28,7 @@ __all__ = [
     "DesignError",
     "ParameterError",
     "ReportError",
+    "NotebookFileError",
     "ArgumentOrderWarning",
     "ReportWriteError",
     "ReportInterrupted",
@@ -138,6 +139,10 @@ class ParameterError(RelmodelError, ValueError):
 
 class ReportError(RelmodelError):
     """A report could not be rendered (a cell failed, a folder exists...)."""
+
+
+class NotebookFileError(ReportError, ValueError):
+    """A notebook given to a report is not one relmodel can read (not JSON, not UTF-8, not a notebook)."""
 
 
 class ArgumentOrderWarning(UserWarning):

@@ -171,7 +171,13 @@ def _chunks_of(source, columns, name):
         groups.ranges = _parquet_ranges(pf, columns)
         return groups
     if suffixes.endswith((".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".csv.zst", ".txt")):
-        frame = pd.read_csv(path)
+        try:
+            frame = pd.read_csv(path)
+        except pd.errors.EmptyDataError:
+            raise EmptyDataError(f"{name}: the file is empty (no header, no rows); a step log has a header "
+                                 f"and one row per step and rank") from None
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise LogFormatError(f"{name}: not a CSV file relmodel can read ({str(exc).splitlines()[0]})") from None
         return _chunks_of(frame, columns, name)
     raise UnknownFileTypeError(f"{name}: cannot read {path.suffix!r} files; use .csv or .parquet, or a DataFrame")
 

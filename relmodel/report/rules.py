@@ -58,6 +58,7 @@ from pathlib import Path
 from ..errors import DurationError, ParameterError
 from ..base.escape import brief
 from ..units import hours
+from .input_rules import check_inputs
 from .source_rules import WINDOWS, check_bundled as _check_bundled, check_window as _check_window, \
     non_gpu as _non_gpu
 
@@ -181,7 +182,8 @@ RULES.update({
 #: Parameters that name a file (``"file"``) or a folder (``"folder"``); relative paths are
 #: resolved from the caller's working folder, and the path must exist.
 PATHS = {"step_log": "file", "data_path": "folder"}
-PATHS.update(steps="file", lives="file")  # the stragglers page's step log, the covariates page's lifetime table
+PATHS.update(steps="file", lives="file", trace="file")  # the stragglers page's step log and op-level trace, the
+# covariates page's lifetime table
 RULES.update({  # the designs, stragglers and covariates pages' newer parameters
     "efficiency": (lambda v: _number(v) and 0 < v <= 1, "a fraction above 0, at most 1", False),
     "straggler_loss": (lambda v: _number(v) and 0 <= v < 1, "a fraction from 0, below 1", False),
@@ -375,6 +377,7 @@ def check_values(values, defaults=None, cwd=None):
     if any(c in values for c in COLUMNS) or "log" in values:
         _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
     _check_bundled(merged)
+    check_inputs(merged, values)  # what the files named hold: a job, a window, a step log, a lifetime table
     return out
 
 
