@@ -89,14 +89,13 @@ def _check_source(merged):
 
 def _check_steps(merged):
     steps = merged.get("steps") or merged.get("step_log")
-    if steps is not None:
+    columns = ("step_column", "rank_column", "time_column", "node_column", "step_unit")
+    if steps is not None and all(c in merged for c in columns):  # read as the page will (its columns known)
         from ..data.steps import read_steps
-        args = {"step": merged.get("step_column", "step"), "rank": merged.get("rank_column", "rank"),
-                "duration": merged.get("time_column", "duration_ms"), "node": merged.get("node_column", "node"),
-                "time_unit": merged.get("step_unit", "ms")}
+        args = dict(zip(("step", "rank", "duration", "node", "time_unit"), (merged[c] for c in columns)))
         name = "steps" if merged.get("steps") is not None else "step_log"
         _once(("steps", repr(sorted(args.items())), _state(steps)), name, lambda: read_steps(steps, **args))
-    elif merged.get("trace") is not None:
+    elif steps is None and merged.get("trace") is not None:
         from ..stragglers.ops import read_ops
         trace = merged["trace"]
         _once(("trace", _state(trace)), "trace", lambda: read_ops(trace))
@@ -104,7 +103,7 @@ def _check_steps(merged):
 
 def _check_lives(merged):
     lives = merged.get("lives")
-    if lives is None:
+    if lives is None or "lives_unit" not in merged:  # read as the page will (its defaults known)
         return
     from .lives_page import load_lives
     args = {"duration": merged.get("duration_column"), "event": merged.get("event_column"),
