@@ -205,7 +205,8 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     wanted = ([start] + ([end] if end else []) + nodes + causes + ([planned] if planned else [])
               + ([last_healthy] if last_healthy else []))
     times = [c for c in (start, end, last_healthy) if c] if time_format else []  # the format reads them
-    df, label = read_table(source, columns=wanted, categorical=nodes + causes, text=nodes + times)
+    df, label = read_table(source, columns=wanted, categorical=nodes + causes, text=nodes + times, times=times,
+                           time_format=time_format)
     require_columns(df, [start], label, "start")
     require_columns(df, [end] if end else [], label, "end")
     require_columns(df, nodes, label, "node")
