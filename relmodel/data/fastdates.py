@@ -1,18 +1,17 @@
 """A vectorised reader for timestamps written in a common fixed-width format.
 
-``read_log(..., time_format=...)`` on a million rows spends most of its time in
-``pandas.to_datetime`` (per-row Python-level format matching).  For formats made
-only of the numeric directives ``%Y %m %d %H %M %S %y`` and literal characters,
-:func:`parse_fixed` reads the column with pyarrow's ``strptime`` instead, and
-accepts the result only when it is certain to equal pandas':
+``read_log(..., time_format=...)`` on a million rows spent most of its time in
+``pandas.to_datetime`` (per-row format matching).  For formats made only of the
+numeric directives ``%Y %m %d %H %M %S %y`` and ASCII literal characters, every
+canonical value has the same width, so a column's bytes form a matrix with one
+row per value: :func:`parse_fixed` checks and reads it with numpy, column of
+characters by column.  It accepts a column only when the result is certain to
+equal pandas':
 
 * every value is written canonically: each field zero-padded to its full width
-  and in its valid range, separators exactly as in the format (a strict regular
-  expression, checked first);
-* no day was rolled into the next month (pyarrow reads 31 February as 2 March):
-  the written day, at its fixed place in the string, equals the parsed day;
-* every time lies inside the caller's plausible range (pyarrow reads years
-  that pandas refuses, such as 0000).
+  and in its range, literal characters exactly as in the format;
+* every day exists (no 31 April, no 29 February of a common year);
+* every time lies inside the caller's plausible range.
 
 Anything else returns None and the caller reads the column with pandas, which
 then names the offending row.  ``tests/data/test_fastdates.py`` checks the
@@ -21,76 +20,129 @@ results against ``pandas.to_datetime``.
 
 import re
 
+import numpy as np
+
 __all__ = ["parse_fixed", "fixed_pattern"]
 
-_FIELDS = {"Y": (r"\d{4}", 4), "y": (r"\d{2}", 2), "m": (r"(?:0[1-9]|1[0-2])", 2),
-           "d": (r"(?:0[1-9]|[12]\d|3[01])", 2), "H": (r"(?:[01]\d|2[0-3])", 2), "M": (r"[0-5]\d", 2),
-           "S": (r"[0-5]\d", 2)}
+_WIDTH = {"Y": 4, "y": 2, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2}
+_LIMITS = {"m": (1, 12), "d": (1, 31), "H": (0, 23), "M": (0, 59), "S": (0, 59), "Y": (0, 9999), "y": (0, 99)}
 _TOKEN = re.compile(r"%(.)|([^%]+)", re.DOTALL)
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
 
 
 def fixed_pattern(time_format):
-    """``(regex, day_offset)`` for a fixed-width numeric format, or None when the fast path cannot read it.
-
-    ``day_offset`` is where the two digits of ``%d`` sit in a canonical value (None without ``%d``).
-    """
+    """``(fields, literals, width)`` of a fixed-width numeric format, or None when :func:`parse_fixed`
+    cannot read it: ``fields`` maps a directive to its first character's place, ``literals`` a place to
+    the byte written there."""
     if not isinstance(time_format, str) or "%" not in time_format:
         return None
-    parts, offset, day_at, seen = [], 0, None, set()
+    fields, literals, at = {}, {}, 0
     for m in _TOKEN.finditer(time_format):
         directive, literal = m.group(1), m.group(2)
         if literal is not None or directive == "%":
             text = "%" if literal is None else literal
             if not text.isascii() or any(c.isspace() and c != " " for c in text):
                 return None
-            parts.append(re.escape(text))
-            offset += len(text)
-            continue
-        if directive not in _FIELDS or directive in seen:
+            for c in text:
+                literals[at] = ord(c)
+                at += 1
+        elif directive in _WIDTH and directive not in fields:
+            fields[directive] = at
+            at += _WIDTH[directive]
+        else:
             return None
-        seen.add(directive)
-        if directive == "d":
-            day_at = offset
-        regex, width = _FIELDS[directive]
-        parts.append(regex)
-        offset += width
+    seen = set(fields)
     if not ({"Y", "y"} & seen) or {"Y", "y"} <= seen or not {"m", "d"} <= seen:
-        return None  # a date needs a year, a month and a day
+        return None  # a date needs one year, a month and a day
     if "M" in seen and "H" not in seen or "S" in seen and "M" not in seen:
         return None
-    return "^" + "".join(parts) + "$", day_at
+    return fields, literals, at
 
 
 def parse_fixed(strings, time_format, earliest, latest):
-    """pyarrow ``timestamp[ns]`` values of ``strings`` (a pyarrow string array), or None.
+    """pyarrow ``timestamp[s]`` values of ``strings`` (a pyarrow string array), or None.
 
     None when the format is not a fixed-width numeric one, when any non-null
-    value is not written canonically, when a day does not exist in its month,
-    or when a time falls outside ``[earliest, latest)`` (pandas Timestamps).
+    value is not written canonically, when a day does not exist, or when a
+    time falls outside ``[earliest, latest)`` (pandas Timestamps).
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     spec = fixed_pattern(time_format)
     if spec is None or not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
         return None
-    pattern, day_at = spec
-    n_valid = len(strings) - strings.null_count
-    if n_valid == 0:
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks() if strings.num_chunks else pa.array([], strings.type)
+    n, valid = len(strings), None
+    if n == 0 or strings.null_count == n:
         return None
-    if pc.sum(pc.match_substring_regex(strings, pattern)).as_py() != n_valid:
+    if strings.null_count:
+        valid = strings.is_valid().to_numpy(zero_copy_only=False)
+    matrix = _byte_matrix(strings, spec[2], valid)
+    seconds = None if matrix is None else _seconds(matrix, *spec[:2])
+    if seconds is None:
         return None
-    try:
-        parsed = pc.strptime(strings, format=time_format, unit="s", error_is_null=True)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    lo, hi = earliest.value // 10**9, latest.value // 10**9
+    if seconds.min() < lo or seconds.max() >= hi:
         return None
-    if parsed.null_count != strings.null_count:
-        return None
-    if day_at is not None:
-        written = pc.cast(pc.utf8_slice_codeunits(strings, day_at, day_at + 2), pa.int64())
-        if not pc.all(pc.equal(written, pc.day(parsed))).as_py():
+    if valid is not None:
+        full = np.zeros(n, np.int64)
+        full[valid] = seconds
+        return pa.array(full, type=pa.timestamp("s"), mask=~valid)
+    return pa.array(seconds, type=pa.timestamp("s"))
+
+
+def _byte_matrix(strings, width, valid):
+    """The non-null values' bytes as an ``(n, width)`` uint8 matrix, or None when a value has another width."""
+    large = strings.type.id == __import__("pyarrow").large_string().id
+    _, offsets_buf, data_buf = strings.buffers()
+    offsets = np.frombuffer(offsets_buf, np.int64 if large else np.int32, len(strings) + 1, strings.offset
+                            * (8 if large else 4))
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    if valid is None:
+        if not (lengths == width).all():
             return None
-    lo, hi = (v.as_py() for v in pc.min_max(parsed.cast(pa.int64())).values())  # seconds since 1970
-    if lo < earliest.value // 10**9 or hi >= latest.value // 10**9:
+        first = int(offsets[0])
+        return data[first:first + width * len(strings)].reshape(len(strings), width)
+    if not (lengths[valid] == width).all():
         return None
-    return pc.cast(parsed, pa.timestamp("ns"))
+    return data[offsets[:-1][valid][:, None] + np.arange(width)]
+
+
+def _seconds(matrix, fields, literals):
+    """Seconds since 1970 of each row of ``matrix``, or None when a row is not a canonical existing time."""
+    for at, byte in literals.items():
+        if not (matrix[:, at] == byte).all():
+            return None
+    places = [at + k for d, at in fields.items() for k in range(_WIDTH[d])]
+    digits = matrix[:, places]
+    if not ((digits >= 48) & (digits <= 57)).all():
+        return None
+    value, col = {}, 0
+    for d in fields:
+        v = np.zeros(len(matrix), np.int64)
+        for _ in range(_WIDTH[d]):
+            v = v * 10 + (digits[:, col] - 48)
+            col += 1
+        lo, hi = _LIMITS[d]
+        if v.min() < lo or v.max() > hi:
+            return None
+        value[d] = v
+    year = value["Y"] if "Y" in value else value["y"] + np.where(value["y"] <= 68, 2000, 1900)  # Python's pivot
+    month, day = value["m"], value["d"]
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    if (day > _MONTH_DAYS[month] + (leap & (month == 2))).any():
+        return None
+    days = _days_from_civil(year, month, day)
+    return (days * 86400 + value.get("H", 0) * 3600 + value.get("M", 0) * 60 + value.get("S", 0)).astype(np.int64)
+
+
+def _days_from_civil(y, m, d):
+    """Days since 1970-01-01 of proleptic Gregorian dates (H. Hinnant's ``days_from_civil``), vectorised."""
+    y = y - (m <= 2)
+    era = np.floor_divide(y, 400)
+    yoe = y - era * 400
+    doy = (153 * (m + np.where(m > 2, -3, 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468

@@ -112,3 +112,16 @@ def test_a_bad_row_in_a_file_is_named_with_its_line(tmp_path, bad):
     df.to_csv(path, index=False)
     with pytest.raises(TimeParseError, match=r"row 322 \(line 323\), column 'start'.*" + bad[:10]):
         read_log(path, start="start", end="end", node="node", time_format="%Y-%m-%d %H:%M:%S")
+
+
+@pytest.mark.parametrize("fmt", ["%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%Y%m%d"])
+def test_every_day_of_four_years_equals_pandas(fmt):
+    """Each calendar day 2023-2026 (29 February 2024 among them) and each impossible one (31 April...)."""
+    days = pd.date_range("2023-01-01", "2026-12-31", freq="D")
+    text = days.strftime(fmt).tolist()
+    fast = parse_fixed(pa.array(text), fmt, *RANGE)
+    assert fast is not None and (pd.Series(fast.to_pandas()) == pd.Series(days)).all()
+    for y, m, d in [(2023, 2, 29), (2025, 2, 29), (2024, 2, 30), (2024, 4, 31), (2024, 6, 31), (2024, 11, 31)]:
+        bad = fmt.replace("%Y", f"{y:04d}").replace("%m", f"{m:02d}").replace("%d", f"{d:02d}")
+        assert _pandas([bad], fmt) is None  # pandas refuses the day
+        assert parse_fixed(pa.array(text[:3] + [bad]), fmt, *RANGE) is None
