@@ -133,7 +133,7 @@ def _read_path(path, suffix, columns, categorical=(), text=(), times=((), None))
         if suffix.startswith(".csv"):
             return _read_csv(path, suffix, columns, categorical, text, times)
         if suffix == ".parquet":
-            return _read_parquet(path)
+            return _read_parquet(path, columns)
         return _read_json(path, suffix)
     except pd.errors.EmptyDataError:
         raise EmptyDataError(f"{path}: the file is empty") from None
@@ -273,11 +273,24 @@ def _categories(col):
     return pa.DictionaryArray.from_arrays(enc.indices, trimmed)
 
 
-def _read_parquet(path):
+def _read_parquet(path, columns=None):
+    """A Parquet file's columns (only ``columns`` when given, each checked to exist and to be flat)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     try:
-        return pd.read_parquet(path)
+        schema = pq.read_schema(path)
+        keep = None
+        if columns is not None:
+            require_columns(pd.DataFrame(columns=schema.names), columns, Label.of(str(path)), "a column")
+            keep = list(dict.fromkeys(columns))
+            for name in keep:
+                kind = schema.field(name).type
+                if pa.types.is_nested(kind) or pa.types.is_dictionary(kind) and pa.types.is_nested(kind.value_type):
+                    raise LogFormatError(f"{path}, column {name!r}: holds nested values ({kind}), not times, "
+                                         "names or flags; store it as a flat column (text, numbers or timestamps)")
+        return pd.read_parquet(path, columns=keep)
     except (OSError, ValueError) as exc:
-        if isinstance(exc, (PermissionError, FileNotFoundError)):
+        if isinstance(exc, (PermissionError, FileNotFoundError, LogFormatError)):
             raise
         raise CorruptFileError(f"{path}: not a readable Parquet file ({str(exc)[:120]}); get a fresh copy") from None
 

@@ -29,7 +29,8 @@ from ..errors import (AmbiguousDateError, InputTypeError, MixedTimeZoneError, Ti
 from ..units import unit_hours
 from .fastdates import fixed_pattern, parse_fixed
 
-__all__ = ["parse_times", "check_time_format", "check_plausible", "MAX_ABS_HOURS", "PLAUSIBLE_RANGE"]
+__all__ = ["parse_times", "check_time_format", "check_plausible", "check_same_zone", "MAX_ABS_HOURS",
+           "PLAUSIBLE_RANGE"]
 
 MAX_ABS_HOURS = 1e7  # about 1,140 years: numeric times beyond this are a wrong unit, not a log
 # the dates an outage log can hold: computing clusters' logs start after 1950; a year such as 0001 or 9999
@@ -92,6 +93,10 @@ def parse_times(values, label, column, *, time_format=None, time_unit=None, allo
                         "time_unit='s', 'min', 'h' or 'd' (or give timestamps)")
     if pd.api.types.is_datetime64_any_dtype(s):
         out = _to_utc_if_aware(s)
+        if not allow_missing and out.isna().any():
+            i = int(np.flatnonzero(out.isna().to_numpy())[0])
+            raise TimeParseError(f"{_at(label, i, column)}the time is missing (null); every outage needs its "
+                                 f"{column!r} time: fill it in or remove the row")
         check_plausible(s, out, label, column)
         _check_two_digit_years(s, out, time_format, label, column)
         return "datetime", out
@@ -136,13 +141,34 @@ def check_plausible(raw, parsed, label, column):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise TimeRangeError(
-            f"{_at(label, i, column)}{raw.iloc[i]!r} is dated {_day(parsed.iloc[i])}, outside the dates an "
+            f"{_at(label, i, column)}{_shown(raw.iloc[i])} is dated {_day(parsed.iloc[i])}, outside the dates an "
             f"outage log can hold ({_RANGE_TEXT}); such a date is a placeholder or a misread and would "
             f"stretch the observation window over centuries: correct or remove the row")
 
 
 def _day(ts):
     return f"{ts.year:04d}-{ts.month:02d}-{ts.day:02d}"
+
+
+def _shown(value, time_format=None):
+    """A cell as the user wrote it: a time parsed on reading shown in its format (or ISO), text quoted."""
+    if isinstance(value, (pd.Timestamp, datetime)):
+        return repr(value.strftime(time_format) if time_format else str(value))
+    return repr(value)
+
+
+def check_same_zone(label, columns):
+    """Raise :class:`MixedTimeZoneError` when some of ``columns`` (``{name: datetime Series}``) carry a time
+    zone and others do not: relmodel will not guess the zone of the naive ones."""
+    aware = {name: getattr(t.dt, "tz", None) is not None for name, t in columns.items()
+             if t is not None and pd.api.types.is_datetime64_any_dtype(t)}
+    if len(set(aware.values())) > 1:
+        with_tz = [n for n, a in aware.items() if a]
+        without = [n for n, a in aware.items() if not a]
+        raise MixedTimeZoneError(
+            f"{label}: column {with_tz[0]!r} holds times with a time zone but column {without[0]!r} holds times "
+            "without one; relmodel will not guess the zone of the naive ones: store every time column in UTC "
+            "(or all with a time zone)")
 
 
 def _check_two_digit_years(raw, parsed, time_format, label, column):
@@ -155,11 +181,13 @@ def _check_two_digit_years(raw, parsed, time_format, label, column):
     years = parsed.dt.year.to_numpy()
     first, last = np.nanargmin(np.where(valid, years, np.inf)), np.nanargmax(np.where(valid, years, -np.inf))
     if years[last] - years[first] > MAX_TWO_DIGIT_SPAN_YEARS:
+        lines = getattr(label, "header_lines", None)
+        second = f"row {int(last) + 1}" + ("" if lines is None else f", line {int(last) + 1 + lines}")
         raise AmbiguousDateError(
-            f"{_at(label, first, column)}two-digit years (%y) read {raw.iloc[first]!r} as {int(years[first])} "
-            f"and {where(None, int(last) + 1)}{raw.iloc[last]!r} as {int(years[last])} (69-99 are read as "
-            f"19xx, 00-68 as 20xx), a log spanning {int(years[last] - years[first])} years; write four-digit "
-            "years and read them with %Y")
+            f"{_at(label, first, column)}two-digit years (%y) read {_shown(raw.iloc[first], time_format)} as "
+            f"{int(years[first])} and {_shown(raw.iloc[last], time_format)} ({second}) as {int(years[last])} "
+            f"(69-99 are read as 19xx, 00-68 as 20xx), a log spanning {int(years[last] - years[first])} years; "
+            "write four-digit years and read them with %Y")
 
 
 _POSIX_ZONE = re.compile(r"\s*(?:UTC|GMT)\s*([+-])(\d{1,2})(?::?(\d{2}))?\s*$", re.IGNORECASE)

@@ -18,7 +18,7 @@ from relmodel.data.source import load_source
 from relmodel.data.megatron import read_megatron
 from relmodel.data.steps import StepLog, read_steps
 from relmodel.errors import (CountError, CovariateError, ExposureError, LogFormatError, RelmodelError,
-                             TimeRangeError, WindowError)
+                             TimeRangeError)
 from relmodel.stats.rates.comparison import compare_rates
 from relmodel.stats.regression.regression import regress
 from relmodel.stats.survival.group_tests import compare_groups, gray_test
@@ -213,9 +213,3 @@ def test_unreadable_far_time_is_still_named():
     with pytest.raises(RelmodelError, match="10000-01-01"):
         read_log(df, start="start", node="node")
 
-
-@pytest.mark.parametrize("window", [("0001-01-01 00:00", "2024-06-01 00:00"), ("2024-01-01 00:00", "9999-12-31 00:00")])
-def test_a_window_of_centuries_is_refused(window):
-    df = pd.DataFrame({"start": ["2024-01-02 00:00", "2024-03-01 00:00"], "node": ["a", "b"]})
-    with pytest.raises(WindowError, match="outside the dates"):
-        read_log(df, start="start", node="node", window=window)
