@@ -20,12 +20,21 @@ no step sorts what is already in order.  That reaches the targets without
 adding polars or duckdb as runtime dependencies (each is a large binary, and
 neither is needed by anything else in relmodel).
 
-Targets (the script exits with status 1 when one is missed): relmodel's total
-wall time at most 2x polars', and its peak resident memory at most 1.5x
-polars'.  The machine's load average is printed beside the results: on a
-shared machine run it twice and compare the ratios.
+Each side runs four ways: with and without a time format (relmodel's
+``time_format=``, pandas' ``format=``; polars always gets the format, its
+fastest way to read these times, so its anchor is the same both ways), and on
+one thread (``OMP_NUM_THREADS=1``, which pyarrow obeys; ``POLARS_MAX_THREADS=1``;
+duckdb ``SET threads = 1``) and on default threading.
 
-Run: ``python bench/bench_logs.py [--rows N] [--only relmodel|pandas|polars|duckdb]``.
+Targets (the script exits with status 1 when one is missed), in every one of
+the four ways: relmodel's total wall time at most 2x polars', and its peak
+resident memory at most 1.5x polars'; and ``read_log`` with the format at most
+1.3x ``read_log`` without it, on the same file and threading.  The machine's
+load average is printed beside the results: on a shared machine run it twice
+and compare the ratios.
+
+Run: ``python bench/bench_logs.py [--quick] [--rows N] [--only relmodel|pandas|polars|duckdb]
+[--threads 1|default] [--format yes|no]`` (``--quick``: 500,000 rows).
 """
 
 import argparse
@@ -89,7 +98,19 @@ class Clock:
         self.cpu[step] = time.process_time() - self._t[1]
 
 
-def run_relmodel(path):
+FORMAT = "%Y-%m-%d %H:%M:%S"  # how generate() writes the times
+ANCHORS = {
+    "relmodel": "relmodel.read_log(path, start, end, node, cause[, time_format=FORMAT]) with every validation "
+                "rule, then interarrivals(), uptimes(), downtimes()",
+    "pandas": "pd.read_csv(engine='pyarrow'), pd.to_datetime([format=FORMAT]), duplicated(), two stable sorts, "
+              "groupby cummax for overlaps, groupby merge for up and down times",
+    "polars": "pl.read_csv() then str.to_datetime(FORMAT) (always given the format: its fastest way), unique(), "
+              "sort(), cum_max().over(node), group_by merge for up and down times",
+    "duckdb": "one SQL statement over read_csv() (its own typed CSV reader) with window functions",
+}
+
+
+def run_relmodel(path, fmt=None):
     import warnings
     sys.path.insert(0, str(ROOT))
     import relmodel
@@ -97,7 +118,7 @@ def run_relmodel(path):
     t.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", relmodel.LogWarning)
-        log = relmodel.read_log(path, start="start", end="end", node="node", cause="cause")
+        log = relmodel.read_log(path, start="start", end="end", node="node", cause="cause", time_format=fmt)
     t.stop("read_log")
     t.start()
     gaps = log.interarrivals(include_planned=True)
@@ -112,12 +133,12 @@ def run_relmodel(path):
     return t, _digest(n_interruptions, up.hours, up.observed, down.hours, gaps.hours)
 
 
-def run_pandas(path):
+def run_pandas(path, fmt=None):
     import pandas as pd
     t = Clock()
     t.start()
     df = pd.read_csv(path, engine="pyarrow")
-    start, end = pd.to_datetime(df["start"]), pd.to_datetime(df["end"])
+    start, end = pd.to_datetime(df["start"], format=fmt), pd.to_datetime(df["end"], format=fmt)
     origin = start.min()
     ev = pd.DataFrame({"row": np.arange(1, len(df) + 1), "start_h": (start - origin) / pd.Timedelta(hours=1),
                        "end_h": (end - origin) / pd.Timedelta(hours=1),
@@ -154,12 +175,12 @@ def run_pandas(path):
     return t, _digest(int((~ev["overlaps"]).sum()), up[keep], ~last[keep], d[np.isfinite(d)], gaps)
 
 
-def run_polars(path):
+def run_polars(path, fmt=None):
     import polars as pl
     t = Clock()
     t.start()
-    # the format given: several times faster in polars than try_parse_dates or a Datetime schema
-    df = pl.read_csv(path).with_columns(pl.col("start", "end").str.to_datetime("%Y-%m-%d %H:%M:%S", time_unit="us"))
+    # the format always given: several times faster in polars than try_parse_dates or a Datetime schema
+    df = pl.read_csv(path).with_columns(pl.col("start", "end").str.to_datetime(FORMAT, time_unit="us"))
     origin = df["start"].min()
     hours = [((pl.col(c) - origin).dt.total_microseconds() / 3.6e9).alias(c + "_h") for c in ("start", "end")]
     ev = df.with_row_index("row", 1).with_columns(hours).drop("start", "end")
@@ -212,9 +233,11 @@ SELECT node, min(start_h) AS start_h, max(end_h) AS end_h FROM b GROUP BY node, 
 """
 
 
-def run_duckdb(path):
+def run_duckdb(path, fmt=None):
     import duckdb
     con = duckdb.connect()
+    if os.environ.get("OMP_NUM_THREADS") == "1":
+        con.execute("SET threads = 1")
     t = Clock()
     t.start()
     con.execute(_DUCK_EVENTS.format(path=str(path).replace("'", "''")))
@@ -242,7 +265,8 @@ def run_duckdb(path):
 
 RUNNERS = {"relmodel": run_relmodel, "pandas": run_pandas, "polars": run_polars, "duckdb": run_duckdb}
 STEPS = ("read_log", "interarrivals", "uptimes", "downtimes")
-TARGETS = {"time": 2.0, "memory": 1.5}  # relmodel / polars, at most
+TARGETS = {"time": 2.0, "memory": 1.5, "format": 1.3}  # relmodel / polars, and with / without a format, at most
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "POLARS_MAX_THREADS": "1", "RAYON_NUM_THREADS": "1"}
 
 
 def _digest(n_interruptions, up, up_observed, down, gaps):
@@ -251,8 +275,11 @@ def _digest(n_interruptions, up, up_observed, down, gaps):
             "sum_down": float(np.sum(down)), "n_gaps": int(gaps.size), "sum_gaps": float(np.sum(gaps))}
 
 
-def _child(which, path):
-    t, digest = RUNNERS[which](path)
+def _child(which, path, fmt):
+    if os.environ.get("OMP_NUM_THREADS") == "1":
+        import pyarrow as pa
+        pa.set_cpu_count(1)
+    t, digest = RUNNERS[which](path, None if fmt == "-" else fmt)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"wall": t.wall, "cpu": t.cpu, "peak_mib": peak_mib, "digest": digest}))
 
@@ -284,58 +311,72 @@ def _table(out):
         print(f"same results as {n}: {same}" + ("" if same else f" {ref} vs {out[n]['digest']}"))
 
 
-def _ratios(out):
-    """Rows (what, ratio, target or None) of relmodel against each other tool; True when all targets met."""
-    r = out["relmodel"]
-    rows, ok = [], True
-    for n in (x for x in out if x != "relmodel"):
-        o = out[n]
-        t_ratio = sum(r["wall"].values()) / sum(o["wall"].values())
-        m_ratio = r["peak_mib"] / o["peak_mib"]
-        for what, ratio, kind in (("total time", t_ratio, "time"), ("peak memory", m_ratio, "memory")):
-            target = TARGETS[kind] if n == "polars" else None
-            ok &= target is None or ratio <= target
-            rows.append((f"relmodel / {n}, {what}", ratio, target))
-    print(f"\n{'ratio':<36}{'value':>8}{'target':>10}{'':>6}")
+def _ratios(runs, table):
+    """Add each way's ratios to ``table`` (a Targets); print them."""
+    print(f"\n{'ratio':<58}{'value':>8}{'target':>10}")
+    rows = []
+    for (threads, fmt), out in runs.items():
+        way = f"{'1 thread' if threads == '1' else 'default threads'}, {'with' if fmt else 'without'} format"
+        r = out.get("relmodel")
+        for n in (x for x in out if x != "relmodel" and r is not None):
+            o = out[n]
+            rows.append((f"relmodel / {n}, total time ({way})", sum(r["wall"].values()) / sum(o["wall"].values()),
+                         TARGETS["time"] if n == "polars" else None))
+            rows.append((f"relmodel / {n}, peak memory ({way})", r["peak_mib"] / o["peak_mib"],
+                         TARGETS["memory"] if n == "polars" else None))
+        plain = runs.get((threads, None), {}).get("relmodel")
+        if fmt and r is not None and plain is not None:
+            rows.append((f"read_log with / without time_format ({way.split(',')[0]})",
+                         r["wall"]["read_log"] / plain["wall"]["read_log"], TARGETS["format"]))
     for what, ratio, target in rows:
-        verdict = "" if target is None else ("ok" if ratio <= target else "MISS")
-        print(f"{what:<36}{ratio:>7.2f}x{'' if target is None else f'<= {target:g}x':>10}{verdict:>6}")
-    table = Targets("logs")
-    for what, ratio, target in rows:
+        print(f"{what:<58}{ratio:>7.2f}x{'' if target is None else f'<= {target:g}x':>10}")
         if target is not None:
             table.add(what, ratio, target, higher=False)
-    return table.report() == 0 and ok
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=5_000_000)
-    ap.add_argument("--only", choices=list(RUNNERS), help="Run one side only (no ratios).")
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help="500,000 rows")
+    ap.add_argument("--only", choices=list(RUNNERS), help="Run one side only (no ratios against others).")
+    ap.add_argument("--threads", choices=["1", "default"], help="one way of threading only (default: both)")
+    ap.add_argument("--format", choices=["yes", "no"], help="with or without a time format only (default: both)")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return _child(*args.child)
+    rows = 500_000 if args.quick else args.rows
+    print("anchors (each side in a fresh process; total = read + interarrivals + uptimes + downtimes):")
+    for name, text in ANCHORS.items():
+        print(f"  {name}: {text}")
+    print(f"  FORMAT = {FORMAT!r}")
     folder = Path(tempfile.mkdtemp(prefix="relmodel-bench-logs-"))
+    runs = {}
     try:
         path = folder / "log.csv"
         t0 = time.perf_counter()
-        generate(path, args.rows)
-        print(f"generated {args.rows:,} rows ({path.stat().st_size / 2**20:,.0f} MiB CSV) in "
+        generate(path, rows)
+        print(f"generated {rows:,} rows ({path.stat().st_size / 2**20:,.0f} MiB CSV) in "
               f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} cores; {_load()}")
-        out = {}
-        for which in [args.only] if args.only else [n for n in RUNNERS if _installed(n)]:
-            proc = subprocess.run([sys.executable, __file__, "--child", which, str(path)],
-                                  capture_output=True, text=True, check=True)
-            out[which] = json.loads(proc.stdout.strip().splitlines()[-1])
+        for threads in [args.threads] if args.threads else ["1", "default"]:
+            env = dict(os.environ, **(ONE_THREAD if threads == "1" else {}))
+            for fmt in {"yes": [FORMAT], "no": [None]}.get(args.format, [None, FORMAT]):
+                out = runs.setdefault((threads, fmt), {})
+                for which in [args.only] if args.only else [n for n in RUNNERS if _installed(n)]:
+                    proc = subprocess.run([sys.executable, __file__, "--child", which, str(path), fmt or "-"],
+                                          capture_output=True, text=True, check=True, env=env)
+                    out[which] = json.loads(proc.stdout.strip().splitlines()[-1])
+                print(f"\n--- {'1 thread' if threads == '1' else 'default threading'}, "
+                      f"{'time_format=' + repr(fmt) if fmt else 'no time format'} ---")
+                _table(out)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    _table(out)
-    if args.only:
-        return 0
-    if "polars" not in out:
+    if "polars" not in {n for out in runs.values() for n in out} and not args.only:
         print("polars is not installed (pip install -e .[bench]): the targets cannot be checked")
         return 1
-    return 0 if _ratios(out) else 1
+    table = Targets("logs")
+    _ratios(runs, table)
+    return table.report()
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from .clean import clean_events, empty_problems, merged_outages, node_codes, nod
 from .durations import Durations
 from ..errors import CountError, EndBeforeStartError, InputTypeError, LogFormatError
 from .readers import at, read_table, require_columns
-from .times import check_time_format, parse_times
+from .times import check_same_zone, check_time_format, parse_times
 from .window import hours_since, to_hours
 from ..tables import html_table
 from relmodel.base.escape import html_text
@@ -205,7 +205,8 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     wanted = ([start] + ([end] if end else []) + nodes + causes + ([planned] if planned else [])
               + ([last_healthy] if last_healthy else []))
     times = [c for c in (start, end, last_healthy) if c] if time_format else []  # the format reads them
-    df, label = read_table(source, columns=wanted, categorical=nodes + causes, text=nodes + times)
+    df, label = read_table(source, columns=wanted, categorical=nodes + causes, text=nodes + times, times=times,
+                           time_format=time_format)
     require_columns(df, [start], label, "start")
     require_columns(df, [end] if end else [], label, "end")
     require_columns(df, nodes, label, "node")
@@ -216,8 +217,10 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     if end:
         _, t_end = parse_times(df[end], label, end, time_format=time_format, time_unit=time_unit,
                                allow_missing=True)
+    check_same_zone(label, {start: t_start, end: t_end})
     origin, s_h, e_h, win = to_hours(kind, t_start, t_end, window, time_format, time_unit, label)
     _check_order(s_h, e_h, label, end)
+    _check_flat(df, nodes + causes + ([planned] if planned else []), label)
     _check_nodes(df, nodes, label)
     keys, codes, sorted_keys = node_key(df, nodes)
     if n_nodes is not None and nodes and len(sorted_keys) > n_nodes:
@@ -244,6 +247,23 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     return log
 
 
+_NESTED = (dict, list, tuple, set, np.ndarray)
+
+
+def _check_flat(df, columns, label):
+    """Names and flags are flat values: a struct, list or array in a cell (Parquet, JSON) names nothing."""
+    for c in columns:
+        col = df[c]
+        if col.dtype != object:
+            continue
+        nested = col.map(lambda v: isinstance(v, _NESTED)).to_numpy(bool)
+        if nested.any():
+            i = int(np.flatnonzero(nested)[0])
+            raise LogFormatError(f"{at(label, i, c)}holds a nested value ({type(col.iloc[i]).__name__} "
+                                 f"{str(col.iloc[i])[:40]}), not a name; give this column as text (or numbers), "
+                                 "e.g. flatten the struct into its own columns")
+
+
 def _check_nodes(df, nodes, label):
     """Node names must be present: an empty cell, NA or NULL names no node."""
     for c in nodes:
@@ -265,6 +285,8 @@ def _healthy_hours(df, column, label, origin, time_format, time_unit):
     require_columns(df, [column], label, "last_healthy")
     kind, t = parse_times(df[column], label, column, time_format=time_format, time_unit=time_unit,
                           allow_missing=True)
+    if kind != "numeric" and origin is not None:
+        check_same_zone(label, {"start": pd.Series([origin]), column: t})
     return np.asarray(t, float) if kind == "numeric" else hours_since(t, origin)
 
 

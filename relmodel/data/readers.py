@@ -92,7 +92,7 @@ def check_readable_file(path, not_regular):
         raise InputAccessError(f"{path}: permission denied; relmodel cannot read this file")
 
 
-def read_table(source, columns=None, categorical=(), text=()):
+def read_table(source, columns=None, categorical=(), text=(), times=(), time_format=None):
     """Return ``(DataFrame, label)`` for a path or a DataFrame.
 
     Paths may end in .csv, .csv.gz, .csv.xz, .csv.bz2, .parquet, .json,
@@ -104,6 +104,9 @@ def read_table(source, columns=None, categorical=(), text=()):
     node and cause names repeated over millions of rows); columns named in
     ``text`` are read from a CSV file as text exactly as written (``007`` stays
     ``"007"``, not the number 7). Text cells are trimmed of spaces on both sides.
+    Columns named in ``times`` (also named in ``text``) whose every value a CSV
+    file writes canonically in ``time_format`` come back as datetimes, read by
+    :func:`.fastdates.parse_fixed`; otherwise as text, for :mod:`.times`.
     """
     if isinstance(source, pd.DataFrame):
         df, label = source.copy(), Label.of("DataFrame")
@@ -111,7 +114,7 @@ def read_table(source, columns=None, categorical=(), text=()):
     else:
         path, suffix = _checked_path(source)
         label = Label.of(str(path), header_lines=1 if suffix.startswith(".csv") else None)
-        df = _read_path(path, suffix, columns, categorical, text)
+        df = _read_path(path, suffix, columns, categorical, text, (times, time_format))
     if len(df) == 0:
         raise EmptyDataError(f"{label}: the table has no rows")
     df.columns = [str(c) for c in df.columns]
@@ -125,12 +128,12 @@ def _check_column_names(names, label):
         raise LogFormatError(f"{label}: column {dup!r} appears more than once; give columns unique names")
 
 
-def _read_path(path, suffix, columns, categorical=(), text=()):
+def _read_path(path, suffix, columns, categorical=(), text=(), times=((), None)):
     try:
         if suffix.startswith(".csv"):
-            return _read_csv(path, suffix, columns, categorical, text)
+            return _read_csv(path, suffix, columns, categorical, text, times)
         if suffix == ".parquet":
-            return _read_parquet(path)
+            return _read_parquet(path, columns)
         return _read_json(path, suffix)
     except pd.errors.EmptyDataError:
         raise EmptyDataError(f"{path}: the file is empty") from None
@@ -159,7 +162,7 @@ def _opener(suffix):
     return _OPENERS[suffix[suffix.index(".", 1):] if suffix.count(".") > 1 else ""]
 
 
-def _read_csv(path, suffix, columns, categorical=(), text=()):
+def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
@@ -186,7 +189,7 @@ def _read_csv(path, suffix, columns, categorical=(), text=()):
             raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
         return _read_csv_pandas(path, keep, text)  # ragged rows and the like: pandas reads or explains them
     _check_binary(table, path, suffix)
-    return _arrow_to_pandas(table, categorical)
+    return _arrow_to_pandas(table, categorical, times)
 
 
 def _header_names(header, path):
@@ -237,13 +240,18 @@ def _encoding_error(path, suffix):
     return EncodingError(f"{path}: not UTF-8 text; save the file as UTF-8")
 
 
-def _arrow_to_pandas(table, categorical=()):
+def _arrow_to_pandas(table, categorical=(), times=((), None)):
     import pyarrow as pa
     import pyarrow.compute as pc
+    from .fastdates import parse_fixed
+    from .times import PLAUSIBLE_RANGE
     cols = []
     for name, col in zip(table.column_names, table.columns):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             col = _categories(col) if name in categorical else pc.utf8_trim_whitespace(col)
+            if name in times[0] and times[1]:
+                parsed = parse_fixed(col, times[1], *PLAUSIBLE_RANGE)
+                col = col if parsed is None else parsed
         elif pa.types.is_date(col.type):
             col = col.cast(pa.timestamp("s"))
         cols.append(col)
@@ -265,11 +273,24 @@ def _categories(col):
     return pa.DictionaryArray.from_arrays(enc.indices, trimmed)
 
 
-def _read_parquet(path):
+def _read_parquet(path, columns=None):
+    """A Parquet file's columns (only ``columns`` when given, each checked to exist and to be flat)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     try:
-        return pd.read_parquet(path)
+        schema = pq.read_schema(path)
+        keep = None
+        if columns is not None:
+            require_columns(pd.DataFrame(columns=schema.names), columns, Label.of(str(path)), "a column")
+            keep = list(dict.fromkeys(columns))
+            for name in keep:
+                kind = schema.field(name).type
+                if pa.types.is_nested(kind) or pa.types.is_dictionary(kind) and pa.types.is_nested(kind.value_type):
+                    raise LogFormatError(f"{path}, column {name!r}: holds nested values ({kind}), not times, "
+                                         "names or flags; store it as a flat column (text, numbers or timestamps)")
+        return pd.read_parquet(path, columns=keep)
     except (OSError, ValueError) as exc:
-        if isinstance(exc, (PermissionError, FileNotFoundError)):
+        if isinstance(exc, (PermissionError, FileNotFoundError, LogFormatError)):
             raise
         raise CorruptFileError(f"{path}: not a readable Parquet file ({str(exc)[:120]}); get a fresh copy") from None
 

@@ -6,6 +6,15 @@ that mix orders), time-zone abbreviations (EST, CEST...) and times with a
 UTC offset mixed with times without one raise a named error asking for
 ``time_format`` or an offset, instead of being read in a way that might be
 wrong.  Offsets are respected: such times are converted to UTC.
+
+Timestamps must fall in :data:`PLAUSIBLE_RANGE` (1950-01-01 up to 2100-01-01):
+a date such as 0001-01-01 or 9999-12-31 is a placeholder or a misread, and one
+such row would stretch the observation window over centuries.  Two-digit years
+(``%y``: 69-99 are 19xx, 00-68 are 20xx) that land on both sides of that pivot
+more than 50 years apart (31/12/68 and 01/01/69) are refused: write ``%Y``.
+A column in a fixed-width numeric format (``%Y-%m-%d %H:%M:%S`` and the like)
+is read by the vectorised :mod:`.fastdates` when its result is certain to equal
+pandas'.
 """
 
 import re
@@ -18,10 +27,17 @@ import pandas as pd
 from ..errors import (AmbiguousDateError, InputTypeError, MixedTimeZoneError, TimeParseError, TimeRangeError,
                       TimeZoneError, UnitError, where)
 from ..units import unit_hours
+from .fastdates import fixed_pattern, parse_fixed
 
-__all__ = ["parse_times", "check_time_format", "MAX_ABS_HOURS"]
+__all__ = ["parse_times", "check_time_format", "check_plausible", "check_same_zone", "MAX_ABS_HOURS",
+           "PLAUSIBLE_RANGE"]
 
 MAX_ABS_HOURS = 1e7  # about 1,140 years: numeric times beyond this are a wrong unit, not a log
+# the dates an outage log can hold: computing clusters' logs start after 1950; a year such as 0001 or 9999
+# is a placeholder, and one such row would make the observation window centuries long
+PLAUSIBLE_RANGE = (pd.Timestamp("1950-01-01"), pd.Timestamp("2100-01-01"))
+_RANGE_TEXT = "1950-01-01 up to (not including) 2100-01-01"
+MAX_TWO_DIGIT_SPAN_YEARS = 50
 
 _DMY = re.compile(r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-]\d{2,4}(?!\d)")
 _ZONE = re.compile(r"\d\s*([A-Za-z]{3,5})\s*$")
@@ -76,15 +92,102 @@ def parse_times(values, label, column, *, time_format=None, time_unit=None, allo
         raise UnitError(f"{label}: column {column!r} holds numbers; say their unit with "
                         "time_unit='s', 'min', 'h' or 'd' (or give timestamps)")
     if pd.api.types.is_datetime64_any_dtype(s):
-        return "datetime", _to_utc_if_aware(s)
+        out = _to_utc_if_aware(s)
+        if not allow_missing and out.isna().any():
+            i = int(np.flatnonzero(out.isna().to_numpy())[0])
+            raise TimeParseError(f"{_at(label, i, column)}the time is missing (null); every outage needs its "
+                                 f"{column!r} time: fill it in or remove the row")
+        check_plausible(s, out, label, column)
+        _check_two_digit_years(s, out, time_format, label, column)
+        return "datetime", out
     check_time_format(time_format)
+    fast = _fast(s, time_format, allow_missing)
+    if fast is not None:
+        _check_two_digit_years(s, fast, time_format, label, column)
+        return "datetime", fast
     s = _posix_zones(s)
     _refuse_relative(s, label, column)
     dayfirst = False if time_format else _inspect_text(s, label, column)
     parsed = _parse_strings(s, time_format, dayfirst, label, column)
     hint = f"a timestamp matching {time_format!r}" if time_format else "a timestamp (give time_format if needed)"
     _check_parsed(s, parsed, label, column, hint, allow_missing)
+    check_plausible(s, parsed, label, column)
+    if time_format:
+        _check_two_digit_years(s, parsed, time_format, label, column)
     return "datetime", parsed
+
+
+def _fast(s, time_format, allow_missing):
+    """The column read by :func:`.fastdates.parse_fixed` as a datetime Series, or None (then pandas reads it)."""
+    if not time_format or s.dtype != object or fixed_pattern(time_format) is None:
+        return None
+    import pyarrow as pa
+    try:
+        strings = pa.array(s, type=pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    parsed = parse_fixed(strings, time_format, *PLAUSIBLE_RANGE)
+    if parsed is None or (not allow_missing and parsed.null_count):
+        return None  # pandas reads it and names the row it cannot read
+    return pd.Series(parsed.to_pandas(), index=s.index)
+
+
+def check_plausible(raw, parsed, label, column):
+    """Raise :class:`TimeRangeError` naming the first time outside :data:`PLAUSIBLE_RANGE`."""
+    lo, hi = PLAUSIBLE_RANGE
+    if getattr(parsed.dt, "tz", None) is not None:
+        lo, hi = lo.tz_localize("UTC"), hi.tz_localize("UTC")
+    bad = ((parsed < lo) | (parsed >= hi)).to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise TimeRangeError(
+            f"{_at(label, i, column)}{_shown(raw.iloc[i])} is dated {_day(parsed.iloc[i])}, outside the dates an "
+            f"outage log can hold ({_RANGE_TEXT}); such a date is a placeholder or a misread and would "
+            f"stretch the observation window over centuries: correct or remove the row")
+
+
+def _day(ts):
+    return f"{ts.year:04d}-{ts.month:02d}-{ts.day:02d}"
+
+
+def _shown(value, time_format=None):
+    """A cell as the user wrote it: a time parsed on reading shown in its format (or ISO), text quoted."""
+    if isinstance(value, (pd.Timestamp, datetime)):
+        return repr(value.strftime(time_format) if time_format else str(value))
+    return repr(value)
+
+
+def check_same_zone(label, columns):
+    """Raise :class:`MixedTimeZoneError` when some of ``columns`` (``{name: datetime Series}``) carry a time
+    zone and others do not: relmodel will not guess the zone of the naive ones."""
+    aware = {name: getattr(t.dt, "tz", None) is not None for name, t in columns.items()
+             if t is not None and pd.api.types.is_datetime64_any_dtype(t)}
+    if len(set(aware.values())) > 1:
+        with_tz = [n for n, a in aware.items() if a]
+        without = [n for n, a in aware.items() if not a]
+        raise MixedTimeZoneError(
+            f"{label}: column {with_tz[0]!r} holds times with a time zone but column {without[0]!r} holds times "
+            "without one; relmodel will not guess the zone of the naive ones: store every time column in UTC "
+            "(or all with a time zone)")
+
+
+def _check_two_digit_years(raw, parsed, time_format, label, column):
+    """Refuse ``%y`` years read on both sides of Python's pivot far apart (31/12/68 is 2068, 01/01/69 is 1969)."""
+    if not time_format or "%y" not in time_format.replace("%%", ""):
+        return
+    valid = parsed.notna().to_numpy()
+    if not valid.any():
+        return
+    years = parsed.dt.year.to_numpy()
+    first, last = np.nanargmin(np.where(valid, years, np.inf)), np.nanargmax(np.where(valid, years, -np.inf))
+    if years[last] - years[first] > MAX_TWO_DIGIT_SPAN_YEARS:
+        lines = getattr(label, "header_lines", None)
+        second = f"row {int(last) + 1}" + ("" if lines is None else f", line {int(last) + 1 + lines}")
+        raise AmbiguousDateError(
+            f"{_at(label, first, column)}two-digit years (%y) read {_shown(raw.iloc[first], time_format)} as "
+            f"{int(years[first])} and {_shown(raw.iloc[last], time_format)} ({second}) as {int(years[last])} "
+            f"(69-99 are read as 19xx, 00-68 as 20xx), a log spanning {int(years[last] - years[first])} years; "
+            "write four-digit years and read them with %Y")
 
 
 _POSIX_ZONE = re.compile(r"\s*(?:UTC|GMT)\s*([+-])(\d{1,2})(?::?(\d{2}))?\s*$", re.IGNORECASE)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..errors import DurationError, InputTypeError, WindowError
 from ..units import hours, unit_hours
-from .times import MAX_ABS_HOURS
+from .times import MAX_ABS_HOURS, PLAUSIBLE_RANGE
 
 __all__ = ["to_hours", "hours_since", "WINDOW_HINT"]
 
@@ -170,6 +170,11 @@ def _as_timestamp(value, like, time_format, i):
                           + (f" in the format {time_format!r}" if time_format else " (e.g. '2024-03-30 12:00')")) from None
     if pd.isna(ts):
         raise WindowError(f"window {name} is missing (NaT); give a timestamp")
+    naive = ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo is not None else ts
+    if not PLAUSIBLE_RANGE[0] <= naive < PLAUSIBLE_RANGE[1]:
+        raise WindowError(f"window {name} {value!s:.40} is outside the dates an outage log can hold "
+                          f"({PLAUSIBLE_RANGE[0]:%Y-%m-%d} up to {PLAUSIBLE_RANGE[1]:%Y-%m-%d}); give the "
+                          "observation window's real start and end")
     tz = getattr(like.dt, "tz", None)
     if tz is not None and ts.tzinfo is None:
         ts = ts.tz_localize("UTC")

@@ -171,53 +171,45 @@ def test_megatron_numbers_still_read():
 
 
 # --- 7. times beyond pandas' nanosecond range ------------------------------------------------------
+# A log spanning centuries is a misread or a placeholder date (issue 39): such dates are refused with a
+# named error naming the first one, before pandas' nanosecond range (1677 to 2262) could matter.
 
-SPANS = [("1900-01-01 00:00", "2200-01-01 00:00"), ("2024-01-01 00:00", "9999-01-01 00:00"),
-         ("1600-01-01 00:00", "2024-01-01 00:00"), ("1677-09-22 00:00", "2262-04-12 00:00")]
-
-
-def _expected(times):
-    parsed = [dt.datetime.strptime(t, "%Y-%m-%d %H:%M") for t in times]
-    first = min(parsed)
-    return [_hours(first, p) for p in parsed]
+SPANS = [("1900-01-01 00:00", "2200-01-01 00:00", 1), ("2024-01-01 00:00", "9999-01-01 00:00", 3),
+         ("1600-01-01 00:00", "2024-01-01 00:00", 1), ("1677-09-22 00:00", "2262-04-12 00:00", 1)]
 
 
-@pytest.mark.parametrize("a, b", SPANS)
+@pytest.mark.parametrize("a, b, row", SPANS)
 @pytest.mark.parametrize("as_file", [False, True])
-def test_long_spans_read_without_overflow(tmp_path, a, b, as_file):
+def test_centuries_long_spans_are_refused_naming_the_row(tmp_path, a, b, row, as_file):
     times = [a, "2024-01-01 05:00", b]
     df = pd.DataFrame({"start": times, "node": ["n1", "n2", "n3"]})
-    source = df
+    source, where = df, f"row {row}, column 'start'"
     if as_file:
         source = tmp_path / "log.csv"
         df.to_csv(source, index=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no row may be dropped as outside the window
-        log = read_log(source, start="start", node="node")
-    want = _expected(times)
-    assert len(log.events) == 3
-    assert sorted(log.events["start_h"].tolist()) == pytest.approx(sorted(want), abs=1e-6)
-    assert log.window_h == pytest.approx((0.0, max(want)), abs=1e-6)
+        where = f"row {row} \\(line {row + 1}\\), column 'start'"
+    with pytest.raises(TimeRangeError, match=where + ".*" + times[row - 1][:10] + ".*1950-01-01"):
+        read_log(source, start="start", node="node")
 
 
 def test_long_window_given_is_read():
-    df = pd.DataFrame({"start": ["1900-01-01 00:00", "2200-01-01 00:00"],
-                       "end": ["1900-01-01 02:00", "2200-01-01 03:00"], "node": ["a", "b"]})
-    log = read_log(df, start="start", end="end", node="node", window=("1899-12-31 00:00", "2300-01-01 00:00"))
-    t0 = dt.datetime(1899, 12, 31)
-    assert log.window_h == pytest.approx((0.0, _hours(t0, dt.datetime(2300, 1, 1))))
-    assert log.events["end_h"].tolist() == pytest.approx([_hours(t0, dt.datetime(1900, 1, 1, 2)),
-                                                          _hours(t0, dt.datetime(2200, 1, 1, 3))])
+    df = pd.DataFrame({"start": ["1960-01-01 00:00", "2090-01-01 00:00"],
+                       "end": ["1960-01-01 02:00", "2090-01-01 03:00"], "node": ["a", "b"]})
+    log = read_log(df, start="start", end="end", node="node", window=("1959-12-31 00:00", "2099-01-01 00:00"))
+    t0 = dt.datetime(1959, 12, 31)
+    assert log.window_h == pytest.approx((0.0, _hours(t0, dt.datetime(2099, 1, 1))))
+    assert log.events["end_h"].tolist() == pytest.approx([_hours(t0, dt.datetime(1960, 1, 1, 2)),
+                                                          _hours(t0, dt.datetime(2090, 1, 1, 3))])
 
 
-def test_long_span_with_offsets_is_read_in_utc():
+def test_far_dates_with_offsets_are_refused():
     df = pd.DataFrame({"start": ["2024-01-01T00:00+02:00", "9999-01-01T00:00+02:00"], "node": ["a", "b"]})
-    log = read_log(df, start="start", node="node")
-    assert log.events["start_h"].tolist() == pytest.approx([0.0, _hours(dt.datetime(2024, 1, 1),
-                                                                        dt.datetime(9999, 1, 1))])
+    with pytest.raises(TimeRangeError, match="row 2, column 'start'.*9999-01-01"):
+        read_log(df, start="start", node="node")
 
 
 def test_unreadable_far_time_is_still_named():
     df = pd.DataFrame({"start": ["2024-01-01 00:00", "10000-01-01 00:00"], "node": ["a", "b"]})
     with pytest.raises(RelmodelError, match="10000-01-01"):
         read_log(df, start="start", node="node")
+
