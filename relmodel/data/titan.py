@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..base.escape import brief
 from ..budget_guard import check_cost, count
-from ..errors import CountError, DurationError, LogFormatError, MissingColumnError
+from ..errors import CountError, DatasetNotFoundError, DurationError, LogFormatError, MissingColumnError
 
 __all__ = ["titan", "titan_synthetic", "MAX_SYNTHETIC_GPUS", "titan_lives", "describe", "parse_location", "TITAN_SOURCE",
            "POSITION_COLUMNS"]
@@ -60,15 +60,15 @@ def parse_location(codes):
 def _find(path):
     path = Path(path if path is not None else os.environ.get("RELMODEL_TITAN", ""))
     if str(path) == "" or str(path) == ".":
-        raise FileNotFoundError("the Titan data are not bundled (no licence): pass the folder holding "
+        raise DatasetNotFoundError("the Titan data are not bundled (no licence): pass the folder holding "
                                 "gc_full.csv.xz (from github.com/olcf/TitanGPULife), or set RELMODEL_TITAN")
     if path.is_dir():
         for name in ("gc_full.csv.xz", "gc_full.csv"):
             if (path / name).exists():
                 return path / name
-        raise FileNotFoundError(f"{path}: no gc_full.csv.xz or gc_full.csv in this folder")
+        raise DatasetNotFoundError(f"{path}: no gc_full.csv.xz or gc_full.csv in this folder")
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file or folder")
+        raise DatasetNotFoundError(f"{path}: no such file or folder")
     return path
 
 

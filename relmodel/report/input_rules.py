@@ -107,7 +107,11 @@ def _check_lives(merged):
         return
     from .lives_page import load_lives
     if lives is None:
-        if by is not None and merged.get("data_path") is None:  # the synthetic stand-in's columns
+        if merged.get("data_path") is not None:  # the Titan file must be in the folder named
+            from ..data.titan import _find as titan_file
+            path = merged["data_path"]
+            _once(("titan", _state(path)), "data_path", lambda: titan_file(path))
+        elif by is not None:  # the synthetic stand-in's columns
             from ..data.titan import titan_lives
             _group_column(by, titan_lives(None, n_synthetic=20, seed=0).columns, "the synthetic Titan lives")
         return
@@ -163,5 +167,5 @@ def check_inputs(merged, given):
         _check_source(merged)
     if any(given.get(k) is not None for k in ("steps", "step_log", "trace")):
         _check_steps(merged)
-    if given.get("lives") is not None or given.get("group_by") is not None:
+    if any(given.get(k) is not None for k in ("lives", "group_by", "data_path")):
         _check_lives(merged)

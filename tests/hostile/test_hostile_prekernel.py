@@ -100,6 +100,14 @@ def test_a_group_column_the_table_does_not_have(tmp_path, no_kernel, with_table)
     assert ("rack" in line) if with_table else ("cabinet_row" in line)  # the columns there are
 
 
+def test_a_titan_folder_without_the_titan_file(tmp_path, no_kernel):
+    folder = tmp_path / "titan"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not the data")
+    refused(report_cli("-n", "08", "-p", f"data_path={folder}", "--out", tmp_path / "r"), "'data_path'",
+            "gc_full.csv")
+
+
 @pytest.mark.parametrize("args, word", [
     (["-p", "min_outage=100d"], "min_outage"),  # no end times to measure outages with
     (["-p", "time_unit=h"], "time_unit"),  # the times are timestamps
