@@ -37,6 +37,7 @@ __all__ = [
     "NegativeTimeError",
     "where",
     "LogFileNotFound",
+    "DatasetNotFoundError",
     "NotARegularFileError",
     "CorruptFileError",
     "EncodingError",
@@ -201,6 +202,10 @@ def where(file=None, row=None, column=None, line=None):
 
 
 # ----- hostile input (files, times, windows, types, sizes) -------------------
+
+
+class DatasetNotFoundError(RelmodelError, FileNotFoundError):
+    """A data set relmodel does not bundle (the Titan lives) is not where it was named."""
 
 
 class LogFileNotFound(RelmodelError, FileNotFoundError):

@@ -19,15 +19,18 @@ failed sooner (its section 5).
 examples and reports run without the real data.
 """
 
+import numbers
 import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import LogFormatError, MissingColumnError
+from ..base.escape import brief
+from ..budget_guard import check_cost, count
+from ..errors import CountError, DatasetNotFoundError, DurationError, LogFormatError, MissingColumnError
 
-__all__ = ["titan", "titan_synthetic", "titan_lives", "describe", "parse_location", "TITAN_SOURCE",
+__all__ = ["titan", "titan_synthetic", "MAX_SYNTHETIC_GPUS", "titan_lives", "describe", "parse_location", "TITAN_SOURCE",
            "POSITION_COLUMNS"]
 
 TITAN_SOURCE = ("Ostrouchov et al., GPU Lifetimes on Titan Supercomputer: Survival Analysis and Reliability, "
@@ -57,15 +60,15 @@ def parse_location(codes):
 def _find(path):
     path = Path(path if path is not None else os.environ.get("RELMODEL_TITAN", ""))
     if str(path) == "" or str(path) == ".":
-        raise FileNotFoundError("the Titan data are not bundled (no licence): pass the folder holding "
+        raise DatasetNotFoundError("the Titan data are not bundled (no licence): pass the folder holding "
                                 "gc_full.csv.xz (from github.com/olcf/TitanGPULife), or set RELMODEL_TITAN")
     if path.is_dir():
         for name in ("gc_full.csv.xz", "gc_full.csv"):
             if (path / name).exists():
                 return path / name
-        raise FileNotFoundError(f"{path}: no gc_full.csv.xz or gc_full.csv in this folder")
+        raise DatasetNotFoundError(f"{path}: no gc_full.csv.xz or gc_full.csv in this folder")
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file or folder")
+        raise DatasetNotFoundError(f"{path}: no such file or folder")
     return path
 
 
@@ -99,6 +102,30 @@ def titan(path=None):
     return out
 
 
+#: The largest synthetic stand-in :func:`titan_synthetic` draws (about 0.6 GiB of memory at the peak).
+MAX_SYNTHETIC_GPUS = 1_000_000
+
+#: Peak memory per GPU of :func:`titan_synthetic`, bytes (about 560 measured with tracemalloc; 620 with room).
+_GPU_BYTES = 620
+
+
+def _synthetic_size(n_gpus, years):
+    """``(n_gpus, years)`` checked: a whole number of GPUs in range and a span of years above 1."""
+    if isinstance(n_gpus, numbers.Integral) and not isinstance(n_gpus, bool) and n_gpus > MAX_SYNTHETIC_GPUS:
+        need = float(n_gpus) * _GPU_BYTES
+        unit, size = next((u, z) for u, z in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)) if need >= z)
+        raise CountError(f"titan_synthetic: n_gpus = {n_gpus:,} is above the largest stand-in drawn, "
+                         f"{MAX_SYNTHETIC_GPUS:,} GPUs (that many would need about {need / size:,.1f} {unit} of "
+                         f"memory; Titan had 18,688); give a whole number from 1 to {MAX_SYNTHETIC_GPUS:,}")
+    n_gpus = count("n_gpus", n_gpus, 1, MAX_SYNTHETIC_GPUS)
+    check_cost(f"titan_synthetic(n_gpus={n_gpus:,})", work=n_gpus * 200, memory=n_gpus * _GPU_BYTES,
+               hint="ask for fewer GPUs")
+    if isinstance(years, bool) or not isinstance(years, numbers.Real) or not (1 < float(years) <= 100):
+        raise DurationError(f"titan_synthetic: years must be a number of years above 1 (GPUs go in over the first "
+                            f"year) and at most 100, got {brief(years)}")
+    return n_gpus, float(years)
+
+
 def titan_synthetic(n_gpus=3000, *, seed=None, years=6.0):
     """A synthetic stand-in with the columns of :func:`titan` (not real data).
 
@@ -108,7 +135,16 @@ def titan_synthetic(n_gpus=3000, *, seed=None, years=6.0):
     replaced once (a second life of the same serial in the slot).  Lives are
     Weibull (shape 2.5, characteristic life 9 years) with hazard ratio 1.6 in
     cage 2 and 1.3 in cabinet rows 6-7; 75% of failures are DBE.
+
+    ``n_gpus`` is a whole number from 1 to :data:`MAX_SYNTHETIC_GPUS` (Titan had
+    18,688); ``years`` a number above 1 (GPUs go in over the first year) and at
+    most 100; ``seed`` None, a whole number >= 0 or a numpy Generator.  Anything
+    else is a named error (:class:`~relmodel.errors.CountError`,
+    :class:`~relmodel.errors.DurationError`) saying what is valid.
     """
+    n_gpus, years = _synthetic_size(n_gpus, years)
+    if seed is not None and not isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        seed = count("seed", seed, 0)
     rng = np.random.default_rng(seed)
     pos = {"cabinet_column": rng.integers(0, 25, n_gpus), "cabinet_row": rng.integers(0, 8, n_gpus),
            "cage": rng.integers(0, 3, n_gpus), "slot": rng.integers(0, 8, n_gpus), "node": rng.integers(0, 4, n_gpus)}

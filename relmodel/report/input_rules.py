@@ -102,15 +102,34 @@ def _check_steps(merged):
 
 
 def _check_lives(merged):
-    lives = merged.get("lives")
-    if lives is None or "lives_unit" not in merged:  # read as the page will (its defaults known)
+    lives, by = merged.get("lives"), merged.get("group_by")
+    if "lives_unit" not in merged:  # read as the page will (its defaults known)
         return
     from .lives_page import load_lives
+    if lives is None:
+        if merged.get("data_path") is not None:  # the Titan file must be in the folder named
+            from ..data.titan import _find as titan_file
+            path = merged["data_path"]
+            _once(("titan", _state(path)), "data_path", lambda: titan_file(path))
+        elif by is not None:  # the synthetic stand-in's columns
+            from ..data.titan import titan_lives
+            _group_column(by, titan_lives(None, n_synthetic=20, seed=0).columns, "the synthetic Titan lives")
+        return
     args = {"duration": merged.get("duration_column"), "event": merged.get("event_column"),
             "unit": merged.get("lives_unit", "h"), "covariates": merged.get("covariates"),
             "categorical": merged.get("categorical"), "max_lives": merged.get("max_lives", 0),
             "seed": merged.get("seed", 0)}
-    _once(("lives", repr(sorted(args.items())), _state(lives)), "lives", lambda: load_lives(lives, **args))
+    found = {}
+    _once(("lives", repr(sorted(args.items())), _state(lives)), "lives",
+          lambda: found.update(table=load_lives(lives, **args)))
+    if by is not None and "table" in found:
+        _group_column(by, found["table"].frame.columns, lives)
+
+
+def _group_column(by, columns, where):
+    if by not in columns:
+        raise ParameterError(f"parameter 'group_by' = {brief(by)}: no such column in {where}; its columns are "
+                             f"{', '.join(map(str, columns))}")
 
 
 def check_ckpt_costs(merged, given):
@@ -148,5 +167,5 @@ def check_inputs(merged, given):
         _check_source(merged)
     if any(given.get(k) is not None for k in ("steps", "step_log", "trace")):
         _check_steps(merged)
-    if given.get("lives") is not None:
+    if any(given.get(k) is not None for k in ("lives", "group_by", "data_path")):
         _check_lives(merged)

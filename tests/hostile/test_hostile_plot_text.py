@@ -181,3 +181,42 @@ def test_sweep_comparison_with_text_values():
             for i, (v, g) in enumerate([(COST, 1024), (HREF, 1024), (COST, 2048), (HREF, 2048)])]
     fig = comparison_figure(["source", "n_gpus"], rows)
     check(fig, COST, HREF)
+
+
+def test_dashboard_names_the_source(log):
+    from relmodel.plots.interactive import dashboard
+    big = relmodel.read_log(log.events.assign(start=log.events["start_h"]), start="start", time_unit="h",
+                            node="node", n_nodes=20_000, gpus_per_node=8, name=HREF)  # a rate every size can run
+    check(dashboard(16_384, "1min", "10min", 0.9, source=big), HREF)
+
+
+def test_fit_plot_title_names_the_log(tmp_path):
+    """``relmodel fit --plot``: the log's name reaches the Kaplan-Meier panel's title."""
+    from relmodel.cli.fit import write_plot
+    from relmodel.stats.lifetimes.ranking import compare_fits
+    from relmodel.stats.survival.nonparam import as_durations
+    data = as_durations([12.0, 30.5, 7.2, 55.0, 41.0, 18.3, 22.0, 9.5], label=COST)
+    captured = {}
+    real = Figure.savefig
+
+    def keep(fig, *args, **kwargs):
+        captured["fig"] = fig
+        return real(fig, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Figure, "savefig", keep)
+        write_plot(tmp_path / "p.png", data, compare_fits(data, ["weibull", "exponential"], n_boot=0))
+    check(captured["fig"], COST)
+
+
+def test_page_01_draws_a_cause_with_dollar_signs(tmp_path):
+    """The corpus's case end to end: page 01 of a log whose causes hold dollar signs renders (exit 0)."""
+    from conftest import report_cli
+    path = tmp_path / "log.csv"
+    rows = [f"2024-01-{d:02d}T00:00:00,n{d % 5},{(COST, HREF, MONEY)[d % 3]}" for d in range(1, 29)]
+    path.write_text("start,node,cause\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "r"
+    res = report_cli("-n", "01", "-p", f"log={path}", "-p", "start=start", "-p", "node=node", "-p", "cause=cause",
+                     "--out", out)
+    assert res.exit_code == 0, res.output
+    assert (out / "01_log_explorer.html").exists()

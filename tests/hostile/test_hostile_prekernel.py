@@ -91,6 +91,32 @@ def test_a_bad_lives_table(tmp_path, no_kernel, text):
     refused(report_cli("-n", "08", "-p", f"lives={path}", "--out", tmp_path / "r"), "'lives'")
 
 
+@pytest.mark.parametrize("with_table", [True, False])
+def test_a_group_column_the_table_does_not_have(tmp_path, no_kernel, with_table):
+    path = tmp_path / "lives.csv"
+    path.write_text("duration_h,observed,rack\n10,1,a\n20,0,b\n30,1,a\n40,1,b\n")
+    args = ["-p", f"lives={path}"] if with_table else []
+    line = refused(report_cli("-n", "08", *args, "-p", "group_by=nosuch", "--out", tmp_path / "r"), "'group_by'")
+    assert ("rack" in line) if with_table else ("cabinet_row" in line)  # the columns there are
+
+
+def test_a_titan_folder_without_the_titan_file(tmp_path, no_kernel):
+    folder = tmp_path / "titan"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not the data")
+    refused(report_cli("-n", "08", "-p", f"data_path={folder}", "--out", tmp_path / "r"), "'data_path'",
+            "gc_full.csv")
+
+
+@pytest.mark.parametrize("args, word", [
+    (["-p", "min_outage=100d"], "min_outage"),  # no end times to measure outages with
+    (["-p", "time_unit=h"], "time_unit"),  # the times are timestamps
+    (["-p", "format=sacct"], "'log'")])
+def test_source_options_the_log_cannot_take(tmp_path, event_log, no_kernel, args, word):
+    refused(report_cli("-n", "02", "-p", f"log={event_log}", "-p", "start=start", "-p", "node=node", *args,
+                       "--out", tmp_path / "r"), word)
+
+
 # --- checkpoint costs no run can have ------------------------------------------------------------
 
 @pytest.mark.parametrize("notebook, args, word", [

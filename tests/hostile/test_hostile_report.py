@@ -147,7 +147,8 @@ def user_log(tmp_path, monkeypatch):
     """A log file in the caller's folder, named by a relative path."""
     work = tmp_path / "work"
     (work / "data").mkdir(parents=True)
-    (work / "data" / "log.csv").write_text("time,host,reason\n2024-01-01T00:00,a,gpu\n")
+    (work / "data" / "log.csv").write_text("time,host,reason\n2024-01-01T00:00,a,gpu\n2024-01-04T00:00,b,gpu\n"
+                                           "2024-01-09T00:00,a,net\n")  # a log the pages can read: its file is read
     monkeypatch.chdir(work)
     return work / "data" / "log.csv"
 
