@@ -7,9 +7,11 @@ import click
 
 from ..data.fit_target import FIT_TARGETS, fit_target
 from .common import echo_frame, format_option, load_source, log_options
-from ..stats.lifetimes.ranking import DEFAULT_FAMILIES, compare_fits
 from ..errors import FitError, OutputPathError, ReportError
-from ..stats.lifetimes.fitting import FitWarning
+
+#: ``stats.lifetimes.ranking.DEFAULT_FAMILIES``, named here so that ``--help`` and option parsing do not load the
+#: statistics layer (scipy); tests/package/test_import_cost.py holds the two the same.
+DEFAULT_FAMILIES = ("exponential", "weibull", "lognormal", "gamma", "loglogistic")
 
 __all__ = ["command", "durations_of", "write_plot", "check_plot_path"]
 
@@ -93,6 +95,8 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
       relmodel fit lanl --what downtimes --families weibull,lognormal
       relmodel fit outages.csv --start began --end ended --node host --what uptimes
     """
+    from ..stats.lifetimes.fitting import FitWarning
+    from ..stats.lifetimes.ranking import compare_fits
     names = [f.strip() for f in families.split(",") if f.strip()]
     if plot_path:
         check_plot_path(plot_path)
