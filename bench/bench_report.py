@@ -1,9 +1,10 @@
 """Report rendering speed: relmodel report against plain Papermill, and a parallel sweep.
 
 1. The default report (every notebook, bundled data) against the time Papermill
-   needs for the same number of trivial notebooks plus the computations
-   themselves (each notebook's code run as a plain Python script, figures
-   drawn off-screen). Target: at most 1.5x.
+   needs for the same number of trivial notebooks, each then exported to HTML
+   by nbconvert as the report exports its pages (``HTMLExporter(exclude_input=True)``),
+   plus the computations themselves (each notebook's code run as a plain
+   Python script, figures drawn off-screen). Target: at most 1.5x.
 2. A four-value sweep over n_gpus on 2 workers against the same sweep on one
    worker, each on the pool ``relmodel report --jobs N`` creates, measured as
    bench_sweep.py measures it (its function and its numbers of runs): the
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import nbformat
 import papermill
-from nbconvert import PythonExporter
+from nbconvert import HTMLExporter, PythonExporter
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a clone without installing
@@ -45,6 +46,15 @@ from timing import Targets
 from bench_sweep import TARGET as SWEEP_TARGET, fastest_sweeps, runs  # the same sweep, measured the same way
 
 PRELUDE = "import matplotlib\nmatplotlib.use('Agg')\nfrom IPython.display import display\n"
+
+ANCHORS = (
+    "papermill floor: for each notebook of the suite, a trivial notebook (a parameters cell, one cell) run by "
+    "papermill.execute_notebook and exported to HTML by nbconvert's HTMLExporter(exclude_input=True), one "
+    "exporter per process; in sequence (1 worker) or split over 2 spawned processes (default workers)",
+    "computations: each notebook's code as a plain Python script (nbconvert PythonExporter, magics dropped, "
+    "matplotlib Agg), run one after another",
+    "sweep: the same sweep on 1 worker, as bench_sweep.py measures it",
+)
 
 
 def timed(fn, *args, **kwargs):
@@ -67,8 +77,13 @@ def trivial_notebooks(folder, n):
 
 
 def papermill_trivial(paths, folder):
+    """Each notebook through Papermill, then to HTML (code hidden) as the report writes its pages."""
+    exporter = HTMLExporter(exclude_input=True)
     for p in paths:
-        papermill.execute_notebook(str(p), str(folder / f"out-{p.name}"), progress_bar=False)
+        out = folder / f"out-{p.name}"
+        papermill.execute_notebook(str(p), str(out), progress_bar=False)
+        body, _ = exporter.from_filename(str(out))
+        out.with_suffix(".html").write_text(body, encoding="utf-8")
 
 
 def as_script(path, folder):
@@ -149,8 +164,8 @@ def pool_table(repeat, n, targets=None):
                 times[on, workers] = min(times.get((on, workers), float("inf")), t)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"warm kernels (fastest of {repeat}; load average {load:.1f} on {os.cpu_count()} cores)")
-    print(f"{f'papermill, {n} trivial notebooks in sequence':<58}{floor_seq:>9.2f}")
-    print(f"{f'papermill, {n} trivial notebooks on 2 processes':<58}{floor_par:>9.2f}")
+    print(f"{f'papermill + HTML, {n} trivial notebooks in sequence':<58}{floor_seq:>9.2f}")
+    print(f"{f'papermill + HTML, {n} trivial notebooks on 2 processes':<58}{floor_par:>9.2f}")
     print(f"{'':<30}{'reuse off':>12}{'reuse on':>12}{'off/floor':>11}{'on/floor':>10}")
     for workers, label, floor in ((None, "report, default workers", floor_par),
                                   (1, "report, 1 worker", floor_seq)):
@@ -170,6 +185,9 @@ def main():
     parser.add_argument("--pool", action="store_true", help="only the warm-kernel table (reuse off and on)")
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
+    print("anchors:")
+    for text in ANCHORS:
+        print(f"  {text}")
     notebooks = ["03", "04", "05"] if args.quick else None  # with 4 notebooks the first of each worker dominates
     suite = find_notebooks()
     if args.pool:
@@ -185,7 +203,7 @@ def main():
     print(f"{'what (fastest of %d)' % repeat:<58}{'seconds':>9}")
     print(f"{f'relmodel report, default ({len(suite)} notebooks)':<58}{t_report:>9.2f}")
     print(f"{'relmodel report, default, 1 worker':<58}{t_report1:>9.2f}")
-    print(f"{f'papermill, {len(suite)} trivial notebooks':<58}{t_trivial:>9.2f}")
+    print(f"{f'papermill + nbconvert HTML, {len(suite)} trivial notebooks':<58}{t_trivial:>9.2f}")
     print(f"{'the computations as plain scripts':<58}{t_compute:>9.2f}")
     print(f"{'sweep n_gpus x4, 2 workers':<58}{t_par:>9.2f}")
     print(f"{'sweep n_gpus x4, 1 worker (sequential)':<58}{t_seq:>9.2f}")

@@ -1,4 +1,4 @@
-"""Speed of relmodel.simulate_training against a plain numpy loop and a plain Python event loop.
+"""Speed of relmodel.simulate_training against a batched numpy lockstep simulation (the anchor).
 
     python bench/bench_simulate.py            # 10,000 replicas of the Llama 3 run
     python bench/bench_simulate.py --quick    # 2,000 replicas
@@ -23,16 +23,20 @@ Timed, in one process, all on one core (numpy is single-threaded here):
    stretched to the same mean;
 3. N = 2,048 renewing nodes (superposition), 1,000 replicas, and the replay
    of the bundled StepFun log (its own, lower failure rate);
-4. the same model as a plain numpy loop that moves every replica one event
-   forward per step (lockstep), and as a plain Python event loop, on fewer
-   replicas; the ratios are of failures simulated per second, and the
-   ETTRs are printed beside Daly's exact value.
+4. the anchor: the same model as a batched numpy simulation that moves
+   every running replica one event (a failure or a segment's end) forward
+   per step (lockstep), on as many replicas as the engine; the "vs numpy"
+   column is each engine's failures per second over the anchor's.  A plain
+   Python event loop (fewer replicas) is printed for context only: it is an
+   anchor no one who cared about speed would write.  ETTRs are printed
+   beside Daly's exact value.
 Relmodel timings are the best of three runs.
 
 Targets (the table at the end; exit status 1 when one is missed): the
 exponential engine simulates at least 2.5e8 failures per second on one core,
-which is 37x the numpy loop's 6.7e6 per second measured beside it on a 2-core
-machine; both are printed, since a loaded machine slows the absolute rate.
+and at least 37x the numpy lockstep's rate measured beside it (6.7e6 per
+second on a 2-core machine); both are printed, since a loaded machine slows
+the absolute rate.
 Two floors are timed beside it for the same number of failures: numpy's own
 exponential sampling (the engine must beat it: it draws 32-bit uniforms and
 takes one log per block of 16 failures, not per failure) and the raw 32-bit
@@ -131,6 +135,11 @@ def numpy_lockstep(work, tau, d, r, mtbf, replicas, seed=0):
     return t, nfail
 
 
+ANCHOR = ("numpy lockstep: all replicas in arrays; each step moves every running replica one event forward (a "
+          "failure drawn by rng.exponential, or the end of a checkpoint segment or restart), then drops finished "
+          "replicas; one process, numpy single-threaded")
+
+
 def row(label, seconds, failures, ettr, ref_rate=None):
     rate = failures / seconds
     ratio = f"{rate / ref_rate:8.1f}x" if ref_rate else " " * 9
@@ -155,20 +164,22 @@ def main(quick=False):
     exact = float(relmodel.ettr(tau, MTBF_H, CKPT_H, RESTART_H))
     work = 54 * 24 * exact
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"anchor (the 'vs numpy' column): {ANCHOR}")
     print(f"Llama 3 run: MTBF {MTBF_H:.3f} h, delta 45 s, R 10 min, tau* {tau * 60:.1f} min, "
           f"work {work:.0f} h, exact ETTR {exact:.4f}")
-    print(f"  {'engine':<50s} {'time':>10s} {'failures':>15s} {'rate':>12s} {'vs loop':>9s}")
+    print(f"  {'engine':<50s} {'time':>10s} {'failures':>15s} {'rate':>12s} {'vs numpy':>9s}")
 
     def sim(fail, n, seed=1):
         return relmodel.simulate_training(work, tau, fail, CKPT_H, RESTART_H, n_runs=n, seed=seed)
 
     n_loop = 100 if quick else 300
     t_loop, (walls, fails) = best_of(lambda: event_loop(work, tau, CKPT_H, RESTART_H, MTBF_H, n_loop), 1)
-    ref_rate = fails.sum() / t_loop
+    loop_rate = fails.sum() / t_loop
     loop_ettr = work / walls.mean()
     n_np = reps  # as many replicas as the engine: the loop pays its per-step overhead once for all
-    t_np, (np_walls, np_fails) = best_of(lambda: numpy_lockstep(work, tau, CKPT_H, RESTART_H, MTBF_H, n_np), 1)
+    t_np, (np_walls, np_fails) = best_of(lambda: numpy_lockstep(work, tau, CKPT_H, RESTART_H, MTBF_H, n_np), 2)
     np_rate = np_fails.sum() / t_np
+    ref_rate = np_rate  # the anchor
     fast = 10000  # the exponential engine's rate at full size even with --quick (0.02 s): 2,000 runs time overhead
     # 0.02 s a run: the fastest of 40 (about 1 s), as the machine's speed moves over seconds; of 7, one
     # run_all gave 2.24e8/s while its CPU-time rate was 2.56e8/s (the process waited for a core)
@@ -196,7 +207,7 @@ def main(quick=False):
     row(f"StepFun log replay, {reps:,} replicas", t5, int(s5.failures.sum()), s5.ettr, ref_rate)
     row(f"plain numpy lockstep loop, {n_np:,} replicas", t_np, int(np_fails.sum()), work / np_walls.mean(),
         ref_rate)
-    row(f"plain Python event loop, {n_loop} replicas", t_loop, int(fails.sum()), loop_ettr)
+    row(f"plain Python event loop, {n_loop} replicas (context)", t_loop, int(fails.sum()), loop_ettr, ref_rate)
     se = walls.std(ddof=1) / math.sqrt(n_loop)
     loop_lo, loop_hi = work / (walls.mean() + 2.576 * se), work / (walls.mean() - 2.576 * se)
     print(f"\n  exact ETTR {exact:.4f}; simulator 99% CI {lo:.4f} to {hi:.4f}; "
@@ -225,7 +236,7 @@ def main(quick=False):
     targets.add("exponential engine against numpy's exponential sampling", rate / (nf / t_exp), 1.0)
     targets.add("replicas saved by sizing the ETTR to 0.1% (of 10,000)", 10_000 / auto.n_runs, 5.0)
     targets.add("exponential engine against the numpy lockstep loop", rate / np_rate, 37.0)
-    targets.add("exponential engine against the Python event loop", rate / ref_rate, 197.0)
+    print(f"  (the engine is {rate / loop_rate:,.0f}x the plain Python event loop: context, not a target)")
     print(f"  load average {os.getloadavg()[0]:.1f} at the end")
     return targets.report()
 

@@ -52,7 +52,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize_scalar
 
 from ..defaults import RESTART
 from ..errors import ModelInputError
@@ -302,6 +301,7 @@ class TwoLevelPlan(Result):
 
 def _best_tau(k, m, d1, d2, f, r1, r2):
     """Best τ for a given k: log grid, then Brent's method between the grid neighbours."""
+    from scipy.optimize import minimize_scalar  # here, not at import: `relmodel interval --mtbf` needs no optimiser
     args = (m, d1, d2, f, r1, r2)
     grid = np.geomspace(1e-4, 10.0, 121) * m
     i = int(np.argmax(_two_level_ettr(grid, k, *args)))

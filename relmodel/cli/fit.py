@@ -8,11 +8,12 @@ import click
 
 from ..data.fit_target import FIT_TARGETS, fit_target
 from .common import echo_frame, format_option, load_source, log_options
-from ..stats.lifetimes.ranking import DEFAULT_FAMILIES, compare_fits
 from ..base.outputs import check_output, write_output
 from ..errors import FitError, OutputPathError
-from ..plots.text import literal
-from ..stats.lifetimes.fitting import FitWarning
+
+#: ``stats.lifetimes.ranking.DEFAULT_FAMILIES``, named here so that ``--help`` and option parsing do not load the
+#: statistics layer (scipy); tests/package/test_import_cost.py holds the two the same.
+DEFAULT_FAMILIES = ("exponential", "weibull", "lognormal", "gamma", "loglogistic")
 
 __all__ = ["command", "durations_of", "write_plot", "check_plot_path"]
 
@@ -55,6 +56,7 @@ def write_plot(path, durations, comparison, *, force=False):
     paper = best.family if best.family in getattr(plots, "PAPERS", ()) else "weibull"  # gengamma: Weibull paper
     plots.probability_plot(durations, family=paper, fit=best, ax=left)
     plots.survival_plot(durations, list(comparison.fits.values()), ci=True, ax=right)
+    from ..plots.text import literal
     right.set_title(f"{literal(durations.label)}: Kaplan-Meier and fitted models")
     buf = io.BytesIO()
     fig.savefig(buf, dpi=120, format=Path(path).suffix.lower()[1:])
@@ -95,6 +97,8 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
       relmodel fit lanl --what downtimes --families weibull,lognormal
       relmodel fit outages.csv --start began --end ended --node host --what uptimes
     """
+    from ..stats.lifetimes.fitting import FitWarning
+    from ..stats.lifetimes.ranking import compare_fits
     names = [f.strip() for f in families.split(",") if f.strip()]
     if plot_path:
         check_plot_path(plot_path, force=force)  # before any work: a link, a folder, a file kept without --force

@@ -3,16 +3,13 @@
 import json
 
 import click
-import numpy as np
 
-from ..checkpoint.multilevel import two_level_breakdown, two_level_optimum
-from ..checkpoint.plan import compare_intervals
 from ..defaults import DEFAULTS
 from ..errors import ModelInputError, UnitError
-from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
-from ..tables import duration
-from ..units import hours
 from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
+
+# The computing modules (numpy, pandas, the checkpoint and scale layers) are imported where they are used, so
+# that `relmodel interval --help` and the parsing of its options load none of them.
 
 __all__ = ["command"]
 
@@ -70,6 +67,9 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
       relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
       relmodel interval --log stepfun --fit weibull --ckpt-cost 2min --restart 10min
     """
+    from ..checkpoint.plan import compare_intervals
+    from ..tables import duration
+    from ..units import hours
     if replicas is not None and not 2 <= replicas <= _MAX_REPLICAS:
         raise ModelInputError(f"--simulate takes a number of runs from 2 to {_MAX_REPLICAS:,}; got {replicas}")
     if (mtbf is None) == (log is None):
@@ -80,6 +80,7 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
         raise ModelInputError("--fit needs --log (the interruptions to fit)")
     where, source = "given", None
     if log is not None:
+        from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
         source = load_source(log, log_kwargs)
         if source_gpus is not None and unit_of(source) != "gpu-node":
             raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
@@ -142,6 +143,7 @@ def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
     from ..stats.lifetimes.fitting import fit
     from ..checkpoint.search import best_interval
     from ..checkpoint.sources import Rescaled
+    from ..units import hours
     if not hasattr(source, "interarrivals"):
         raise ModelInputError("--fit needs an interruption log with times (stepfun, lanl or a file), "
                               "not a count table")
@@ -151,6 +153,8 @@ def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):
 
 
 def _two_level_shares(plan, mtbf, slow_cost, slow_restart, fast_cost, fast_restart):
+    from ..checkpoint.multilevel import two_level_breakdown
+    from ..units import hours
     b = two_level_breakdown(1.0, plan.fast_interval_h, hours(mtbf), fast_cost, slow_cost, fast_restart,
                             slow_restart, k=plan.k, fast_fraction=plan.fast_fraction)
     return [100 * float(x / b.wall_h) for x in (b.checkpoint_h, b.lost_h, b.restart_time_h)]
@@ -161,6 +165,8 @@ def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_res
         return None
     if fast_cost is None or fast_fraction is None:
         raise ModelInputError("two-level checkpointing needs both --fast-cost and --fast-fraction")
+    from ..checkpoint.multilevel import two_level_optimum
+    from ..units import hours
     if not 0 <= fast_fraction <= 1:
         raise ModelInputError(f"--fast-fraction must be between 0 and 1; got {fast_fraction}")
     return two_level_optimum(hours(mtbf), fast_cost, slow_cost, fast_restart, slow_restart,
@@ -168,7 +174,9 @@ def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_res
 
 
 def _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed):
+    import numpy as np
     from ..checkpoint.simulate import simulate_training
+    from ..units import hours
     if work is None:
         raise ModelInputError("--simulate needs --work (how much training to simulate)")
     tau = float(df.loc[df["method"] == "exact", "interval_h"].iloc[0])

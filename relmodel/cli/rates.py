@@ -3,13 +3,12 @@
 import dataclasses
 
 import click
-import pandas as pd
 
 from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
-from ..data import datasets
 from ..errors import ModelInputError, UnitError
-from ..stats.rates import component_rates
-from ..stats.rates.comparison import compare_rates
+
+# pandas, the data sets and the statistics layer are imported where they are used: `relmodel rates --help` and
+# the parsing of its options load none of them.
 
 __all__ = ["command"]
 
@@ -61,6 +60,7 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
                         "--per job, without --per gpu, --source-gpus or --gpus-per-node")
     if fleet:
         return _compare(source, fleet, "node" if per == "job" else per, conf, fmt)
+    from ..stats.rates import component_rates
     df = component_rates(source, per=per, conf=conf, method=method)
     note = observed_note(source, None) if per != "job" else None
     if note:
@@ -95,6 +95,9 @@ def _nodes(n_nodes, gpus_per_node, source_gpus):
 
 def _compare(source, fleet, per, conf, fmt):
     """Print the comparison of ``source``'s total rate with a published fleet."""
+    import pandas as pd
+    from ..data import datasets
+    from ..stats.rates.comparison import compare_rates
     result = compare_rates(source, fleet, per=per, conf=conf)
     if fmt == "table":
         click.echo(result.text())

@@ -3,15 +3,16 @@
 import json
 
 import click
-import numpy as np
 
 from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
-from ..scale.cluster import Cluster
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError, UnitError
-from ..scale.requirements import plan_requirements
 
 __all__ = ["command"]
+
+#: ``Cluster.presets()``, named here so that ``--help`` and option parsing do not load the scale layer (pandas);
+#: tests/package/test_import_cost.py holds the two the same.
+CLUSTER_PRESETS = ("llama3", "megascale", "nvl72")
 
 _COLUMNS = ["component", "scales_with", "units", "observed_fit", "required_fit", "required_fit_lo",
             "required_fit_hi", "improvement", "share_fit"]
@@ -20,6 +21,7 @@ _COLUMNS = ["component", "scales_with", "units", "observed_fit", "required_fit",
 def _target(cluster, gpus):
     if cluster is None:
         return None
+    from ..scale.cluster import Cluster
     return Cluster.presets()[cluster].with_gpus(gpus, name=f"{cluster} at {gpus:,} GPUs")
 
 
@@ -38,6 +40,7 @@ def _source_cluster(source, source_gpus):
     if known is not None and known != source_gpus:
         raise ModelInputError(f"--source-gpus {source_gpus:,} contradicts {getattr(source, 'name', 'the source')}, "
                               f"observed on {known:,} GPUs; leave --source-gpus out for a bundled dataset")
+    from ..scale.cluster import Cluster
     return Cluster(n_gpus=source_gpus, gpus_per_node=getattr(source, "gpus_per_node", None) or 8,
                    name=str(getattr(source, "name", "source")))
 
@@ -63,7 +66,7 @@ def _units(pairs):
               help="Time to detect, reschedule and reload.")
 @click.option("--log", "log", default="llama3", show_default=True,
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
-@click.option("--cluster", type=click.Choice(sorted(Cluster.presets())),
+@click.option("--cluster", type=click.Choice(sorted(CLUSTER_PRESETS)),
               help="Design of the planned cluster (default: the observed cluster's, grown).")
 @click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
               help="Override what a cause or category scales with (gpu, node, link, transceiver, switch, job...).")
@@ -98,6 +101,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     """
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt)
+    from ..scale.requirements import plan_requirements
     source = load_source(log, log_kwargs)
     gpu_figures = unit_of(source) == "gpu-node"
     if not gpu_figures and source_gpus is not None:

@@ -115,16 +115,16 @@ def _seconds(matrix, fields, literals):
     for at, byte in literals.items():
         if not (matrix[:, at] == byte).all():
             return None
-    places = [at + k for d, at in fields.items() for k in range(_WIDTH[d])]
-    digits = matrix[:, places]
-    if not ((digits >= 48) & (digits <= 57)).all():
-        return None
-    value, col = {}, 0
-    for d in fields:
-        v = np.zeros(len(matrix), np.int64)
-        for _ in range(_WIDTH[d]):
-            v = v * 10 + (digits[:, col] - 48)
-            col += 1
+    value = {}
+    for d, at in fields.items():  # one character column at a time: no copy of the matrix
+        v = np.zeros(len(matrix), np.int32)
+        for k in range(_WIDTH[d]):
+            c = matrix[:, at + k]
+            if c.min() < 48 or c.max() > 57:  # not a digit
+                return None
+            v *= 10
+            v += c
+            v -= 48
         lo, hi = _LIMITS[d]
         if v.min() < lo or v.max() > hi:
             return None
@@ -134,8 +134,11 @@ def _seconds(matrix, fields, literals):
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
     if (day > _MONTH_DAYS[month] + (leap & (month == 2))).any():
         return None
-    days = _days_from_civil(year, month, day)
-    return (days * 86400 + value.get("H", 0) * 3600 + value.get("M", 0) * 60 + value.get("S", 0)).astype(np.int64)
+    out = _days_from_civil(year.astype(np.int64), month, day) * 86400
+    for d, scale in (("H", 3600), ("M", 60), ("S", 1)):
+        if d in value:
+            out += value.pop(d) * scale
+    return out
 
 
 def _days_from_civil(y, m, d):

@@ -174,7 +174,12 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
         respected) or numbers in ``time_unit`` ("s", "min", "h", "d").
         Timestamps whose day/month order cannot be told, zone names such as
         "EST", and times with an offset mixed with times without one are
-        refused with a named error (give ``time_format`` or offsets).
+        refused with a named error (give ``time_format`` or offsets), and so
+        are dates outside 1950-01-01 to 2100-01-01 (a year 0001 or 9999 is a
+        placeholder, not an outage) and two-digit years (``%y``) read more
+        than 50 years apart.  A fixed-width numeric ``time_format`` (such as
+        ``'%Y-%m-%d %H:%M:%S'`` or ``'%m/%d/%Y %H:%M'``) is read about as fast
+        as ISO times without one.
     node, cause : a column name or a list of names. Several node columns are
         joined into one key ("system/node"); cause columns are kept as given.
     planned : column of booleans (or yes/no, 1/0) marking planned outages.

@@ -136,3 +136,46 @@ def test_a_name_shared_with_its_submodule_stays_the_function(package, name):
             f"assert inspect.isfunction(pkg.{name}), pkg.{name}\n"
             f"assert pkg.{name} is importlib.import_module({package + '.' + name!r}).{name}")
     probe(code)
+
+
+# --- the command line: help and option parsing load nothing heavy ---------------------------------
+
+HEAVY = {"pandas", "scipy", "pyarrow", "lifelines", "matplotlib", "papermill", "nbconvert", "dask"}
+
+
+def _cli(args):
+    """What running ``relmodel ARGS`` (its exit swallowed) loads, in a fresh interpreter."""
+    return probe("from relmodel.cli.main import main\ntry:\n    main(" + repr(list(args)) + ")\n"
+                 "except SystemExit:\n    pass")
+
+
+@pytest.mark.parametrize("command", ["rates", "fit", "interval", "requirements", "report", "notebooks"])
+def test_subcommand_help_loads_no_heavy_library(command):
+    found = _cli([command, "--help"])
+    assert not set(found["loaded"]) & HEAVY, f"relmodel {command} --help loaded {set(found['loaded']) & HEAVY}"
+    assert not {m for m in found["relmodel"] if m.startswith(("relmodel.stats", "relmodel.checkpoint",
+                                                               "relmodel.scale", "relmodel.plots"))}
+
+
+@pytest.mark.parametrize("args", [["interval", "--seed", "-1"], ["requirements", "--cluster", "nope"],
+                                  ["fit", "--what", "nope"], ["rates", "--per", "nope"]])
+def test_a_bad_option_is_refused_before_anything_heavy_loads(args):
+    found = _cli(args)
+    assert not set(found["loaded"]) & HEAVY, f"relmodel {' '.join(args)} loaded {set(found['loaded']) & HEAVY}"
+
+
+def test_a_one_line_interval_loads_no_optimiser_statistics_or_plots():
+    found = _cli(["interval", "--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min"])
+    assert "pandas" in found["loaded"]  # the probe sees the answer was computed
+    assert not set(found["loaded"]) & {"scipy.optimize", "scipy.stats", "lifelines", "matplotlib", "dask", "papermill"}
+    assert not {m for m in found["relmodel"] if m.startswith(("relmodel.stats", "relmodel.scale", "relmodel.plots"))}
+
+
+def test_the_names_the_cli_keeps_for_its_help_match_the_library():
+    from relmodel.cli.fit import DEFAULT_FAMILIES
+    from relmodel.cli.requirements import CLUSTER_PRESETS
+    from relmodel.scale.cluster import Cluster
+    from relmodel.stats.lifetimes.ranking import DEFAULT_FAMILIES as LIBRARY_FAMILIES
+
+    assert tuple(DEFAULT_FAMILIES) == tuple(LIBRARY_FAMILIES)
+    assert sorted(CLUSTER_PRESETS) == sorted(Cluster.presets())
