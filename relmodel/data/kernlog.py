@@ -41,10 +41,7 @@ The rules (see :mod:`relmodel.data.xid` for the code table):
   times are as the log writes them (offsets converted to UTC).
 """
 
-import os
 import warnings
-from datetime import datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -53,14 +50,13 @@ from ..errors import InputTypeError, KernelLogError
 from ..units import hours
 from .clean import clean_events, empty_problems
 from .durations import Durations
-from .kernparse import LINE, LITERALS, records, split_line, stamps
-from .kernscan import host_set, host_wrote_before, keyword_lines, read_bytes
+from .kernfile import scan_file
+from .kernparse import FORMATS, sniff_format
 from .logs import InterruptionLog, LogWarning, _whole_or_none
 from .xid import BURST_WINDOW, KERNEL_EVENTS, MAX_REPAIR, REBOOT, classify_xid
 
-__all__ = ["read_xid", "XidLog", "FORMATS", "sniff_format", "OUT_OF_ORDER_MIN"]
+__all__ = ["read_xid", "XidLog", "FORMATS", "sniff_format", "OUT_OF_ORDER_MIN", "assemble"]
 
-FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 OUT_OF_ORDER_MIN = 5  #: a line this many minutes earlier than a line above it is out of order
 
 
@@ -107,20 +103,6 @@ class XidLog(InterruptionLog):
     def __repr__(self):
         return (f"XidLog({self.name!r}: {len(self)} outages on {self.n_nodes} nodes, "
                 f"{self.duration_h / 24:.1f} days, {self.n_lines:,} lines)")
-
-
-def sniff_format(lines):
-    """The form of a kernel log from its first readable lines: one of :data:`FORMATS`, or None."""
-    for line in lines[:50]:
-        s = line.strip()
-        if not s or s.startswith("-- "):
-            continue
-        if s.startswith("{"):
-            return "json"
-        for name in ("rfc5424", "dmesg", "iso", "rfc3164"):
-            if LINE[name].match(s):
-                return name
-    return None
 
 
 def _merge(rec, burst_h):
@@ -190,33 +172,6 @@ def _out_of_order(rec, label):
                          "action": "kept; placed by its time"})
 
 
-def _edges(data, fmt, host, label):
-    """(time text, line number) of the first and last lines in the form (the observed window)."""
-    out = []
-    head = data[:1 << 16].split(b"\n")
-    for i, ln in enumerate(head[:-1] if len(head) > 1 else head):
-        text = ln.decode("utf-8", "replace")
-        if text.strip() and (fmt == "json" and text.lstrip().startswith("{") or fmt != "json" and LINE[fmt].match(text)):
-            out.append((split_line(text, fmt, host, label, i + 1)[0], i + 1))
-            break
-    if not out:
-        raise KernelLogError(f"{label}: no line of the log's first 64 KiB is in the {fmt} form; give "
-                             "log_format= or another file")
-    end = len(data)
-    while end > 0 and data[end - 1] == 10:
-        end -= 1
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    line = n_lines
-    while end > 0:
-        start = data.rfind(b"\n", 0, end) + 1
-        text = data[start:end].decode("utf-8", "replace")
-        if text.strip() and (fmt == "json" and text.lstrip().startswith("{") or fmt != "json" and LINE[fmt].match(text)):
-            out.append((split_line(text, fmt, host, label, line)[0], line))
-            break
-        end, line = start - 1, line - 1
-    return out, n_lines
-
-
 def _check_args(year, log_format, burst, max_repair):
     if year is not None and (isinstance(year, bool) or not isinstance(year, (int, np.integer))
                              or not 1970 <= year <= 9999):
@@ -266,34 +221,33 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     """
     burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
     nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
-    data, label = read_bytes(path_or_text, "kernel log")
-    fmt = log_format or sniff_format(data[:1 << 16].decode("utf-8", "replace").split("\n")[:50])
-    if fmt is None:
-        raise KernelLogError(f"{label}: cannot tell the form of the log from its first lines; give log_format= "
-                             f"({', '.join(FORMATS)})")
-    year_last = None
-    if label != "text":
-        host = host or Path(label).name.split(".")[0]
-        year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
-    host = host or "localhost"
-    numbers, starts, lines = keyword_lines(data, LITERALS, label)
-    rec = records(lines, numbers, starts, fmt, host, label)
-    edges, n_lines = _edges(data, fmt, host, label)
-    texts = [e[0] for e in edges[:1]] + rec["text"].tolist() + [e[0] for e in edges[1:]]
-    at = [e[1] for e in edges[:1]] + rec["line"].tolist() + [e[1] for e in edges[1:]]
-    when = stamps(texts, fmt, year, label, at, year_last)
-    origin = when.min()
-    h = ((when - origin) / pd.Timedelta(hours=1)).to_numpy(float)
-    rec["time_h"] = h[1:1 + len(rec)]
-    window = (0.0, float(h.max()))
-    hosts = host_set(data, fmt, host) if nodes is None else None
-    byte_at = dict(zip(rec["line"].tolist(), rec["byte"].tolist()))
-    wrote_before = lambda node, r: host_wrote_before(data, fmt, node, byte_at[r.line])
-    log = _build(rec, window, burst_h, repair_h, wrote_before, label)
+    part = scan_file(path_or_text, year=year, log_format=log_format, host=host, hosts=nodes is None)
+    return assemble([part], nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
+                    name=name or part["label"])
+
+
+def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
+    """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.kernfile.scan_file`)."""
+    recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
+    rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
+    last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
+    rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
+    hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
+    seen = [(p["first"], p["hosts"] or set()) for p in parts]
+
+    def wrote_before(node, r):
+        if r.wrote_before:
+            return True
+        return any(t < r.at and node in h for t, h in seen) if len(parts) > 1 else False
+
+    labels = [p["label"] for p in parts]
+    log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
     n_nodes = nodes if nodes is not None else max(len(hosts), 1)
-    return XidLog(log["events"], window, xid_events=log["xid"], log_format=fmt, n_lines=n_lines,
-                  origin=origin, cause_columns=["category", "component"], name=name or label,
-                  n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"])
+    return XidLog(log["events"], window, xid_events=log["xid"], log_format=parts[0]["fmt"],
+                  n_lines=sum(p["n_lines"] for p in parts), origin=origin, cause_columns=["category", "component"],
+                  name=name, n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"])
 
 
 def _classified(rec):
@@ -327,8 +281,10 @@ def _columns(heads, reboots):
 
 
 def _build(rec, window, burst_h, repair_h, wrote_before, label):
+    """Outages, Xid lines and problems of the records (``label``: one name per part)."""
     rec = _classified(rec.sort_values(["time_h", "line"], kind="stable").reset_index(drop=True))
-    order_problems = _out_of_order(rec.sort_values("line", kind="stable"), label)
+    order_problems = pd.concat([_out_of_order(g.sort_values("line", kind="stable"), label[k])
+                                for k, g in rec.groupby("part", sort=True)] or [empty_problems()], ignore_index=True)
     xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
                                      "interrupts", "cause"]].reset_index(drop=True)
     xid["xid"] = xid["xid"].astype(int)

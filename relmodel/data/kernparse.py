@@ -17,8 +17,9 @@ import pandas as pd
 from ..errors import KernelLogError
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 
-__all__ = ["LINE", "KEY", "LITERALS", "MAX_XID", "records", "stamps", "epoch_unit", "split_line"]
+__all__ = ["FORMATS", "sniff_format", "LINE", "KEY", "LITERALS", "MAX_XID", "records", "stamps", "epoch_unit", "split_line"]
 
+FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 LINE = {
     "rfc3164": re.compile(r"^(?:<\d{1,3}>)?([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (\S+) (.*)$"),
     "rfc5424": re.compile(r"^<\d{1,3}>\d{1,2} (\S+) (\S+) (.*)$"),
@@ -37,6 +38,20 @@ _XID_M = re.compile(r"^.*?" + _XID.pattern, re.M)
 MAX_XID = 65_535  #: the largest Xid code read as one (the driver's codes are below a thousand)
 _MONTHS = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
                                            "Nov", "Dec"))}
+
+
+def sniff_format(lines):
+    """The form of a kernel log from its first readable lines: one of :data:`FORMATS`, or None."""
+    for line in lines[:50]:
+        s = line.strip()
+        if not s or s.startswith("-- "):
+            continue
+        if s.startswith("{"):
+            return "json"
+        for name in ("rfc5424", "dmesg", "iso", "rfc3164"):
+            if LINE[name].match(s):
+                return name
+    return None
 
 
 def split_line(line, fmt, host, label, n):

@@ -90,6 +90,16 @@ class JobLog(InterruptionLog):
         gaps = gaps[np.isfinite(gaps)]
         return Durations(gaps, np.ones(gaps.size, bool), label="restart gaps")
 
+    def restart(self):
+        """The measured restart time (median, interval, count of requeue gaps); a ``MeasuredRestart``."""
+        from .restarts import measured_restart
+        return measured_restart(self)
+
+    def join_kernel(self, kernel, **options):
+        """This run's interruptions matched to a kernel log's faults; see :func:`~relmodel.data.kernjoin.join_kernel`."""
+        from .kernjoin import join_kernel
+        return join_kernel(self, kernel, **options)
+
     def __repr__(self):
         size = "an unknown number of" if self._n_nodes is None else f"{self._n_nodes}"
         return (f"JobLog({self.name!r}: {len(self)} interruptions in {len(self.segments)} segments on "
