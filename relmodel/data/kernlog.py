@@ -288,7 +288,7 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
     xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
                                      "interrupts", "cause"]].reset_index(drop=True)
     xid["xid"] = xid["xid"].astype(int)
-    heads, merged = _merge(rec[rec["interrupts"]], burst_h)
+    heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
     ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
     heads["end_h"] = ends
     open_rows = pd.DataFrame({"row": [heads["line"].iat[j] for j, _ in stale],
