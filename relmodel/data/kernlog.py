@@ -229,7 +229,9 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
 def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
     """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.kernfile.scan_file`)."""
     recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
-    rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+        warnings.simplefilter("ignore", FutureWarning)
+        rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
     origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
     last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
     rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
