@@ -61,7 +61,20 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     files; ``progress=True`` shows a tqdm bar.  The other arguments are those
     of :func:`~relmodel.data.kernlog.read_xid` (``year`` is the year of each
     RFC 3164 file's first line; without it each file's modification time
-    says).  A dmesg file's host is its name up to the first dot.
+    says).  A dmesg file's host is its name up to the first dot.  Returns an
+    XidLog whose times are hours from the earliest line of any file; ``row``
+    is the line within its file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "gpu01.log").write_text("Mar  1 00:00:00 gpu01 kernel: Linux version 6.8.0 (x)\\n"
+    ...     "Mar  2 00:00:00 gpu01 kernel: NVRM: Xid (PCI:0000:cb:00): 79, GPU has fallen off the bus.\\n")
+    >>> _ = (folder / "gpu02.log").write_text("Mar  1 12:00:00 gpu02 kernel: Linux version 6.8.0 (x)\\n")
+    >>> log = read_xid_folder(folder, year=2024, jobs=1)
+    >>> len(log), log.n_nodes, log.events["start_h"].tolist()
+    (1, 2, [24.0])
     """
     burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
     nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)

@@ -68,27 +68,27 @@ def _decode(line, label, number):
                             "iconv -t UTF-8") from None
 
 
-def keyword_lines(data, literals, label="log"):
+def keyword_lines(raw, literals, label="log"):
     """``(numbers, starts, lines)``: 1-based numbers, byte offsets and text of the lines holding a literal."""
     pos = []
     for lit in literals:
-        find, i = data.find, data.find(lit)
+        find, i = raw.find, raw.find(lit)
         while i >= 0:
             pos.append(i)
             i = find(lit, i + 1)
     if not pos:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), []
     pos = np.unique(np.asarray(pos, np.int64))
-    starts = np.fromiter((data.rfind(b"\n", 0, p) + 1 for p in pos.tolist()), np.int64, pos.size)
+    starts = np.fromiter((raw.rfind(b"\n", 0, p) + 1 for p in pos.tolist()), np.int64, pos.size)
     starts, first = np.unique(starts, return_index=True)
-    ends = np.fromiter((data.find(b"\n", s) for s in starts.tolist()), np.int64, starts.size)
-    ends[ends < 0] = len(data)
+    ends = np.fromiter((raw.find(b"\n", s) for s in starts.tolist()), np.int64, starts.size)
+    ends[ends < 0] = len(raw)
     numbers = np.empty(starts.size, np.int64)
     prev, line = 0, 1
     for k, s in enumerate(starts.tolist()):
-        line += data.count(b"\n", prev, s)
+        line += raw.count(b"\n", prev, s)
         numbers[k], prev = line, s
-    lines = [_decode(data[s:e], label, n) for s, e, n in zip(starts.tolist(), ends.tolist(), numbers.tolist())]
+    lines = [_decode(raw[s:e], label, n) for s, e, n in zip(starts.tolist(), ends.tolist(), numbers.tolist())]
     return numbers, starts, lines
 
 
@@ -140,22 +140,22 @@ def _fixed_column_hosts(data, starts, fmt, width=16):
     return {bytes(win[i]).rstrip(b"\0").decode("utf-8", "replace") for i in idx.tolist()}
 
 
-def host_set(data, fmt, host):
+def host_set(raw, fmt, host):
     """The hosts that wrote a line in the form ``fmt`` (``{host}`` for a dmesg log of one host)."""
     if fmt == "dmesg":
-        return {host} if re.search(rb"^\[[A-Z][a-z]{2} ", data, re.M) else set()
-    if fmt in ("rfc3164", "iso") and not data.startswith(b"<"):
+        return {host} if re.search(rb"^\[[A-Z][a-z]{2} ", raw, re.M) else set()
+    if fmt in ("rfc3164", "iso") and not raw.startswith(b"<"):
         with np.errstate(over="ignore"):
-            found = _fixed_column_hosts(data, _line_starts(data), fmt)
+            found = _fixed_column_hosts(raw, _line_starts(raw), fmt)
         if found is not None:
             return found
-    return {h.decode("utf-8", "replace") for h in set(HOST_PATTERNS[fmt].findall(data))}
+    return {h.decode("utf-8", "replace") for h in set(HOST_PATTERNS[fmt].findall(raw))}
 
 
-def host_wrote_before(data, fmt, host, pos):
+def host_wrote_before(raw, fmt, host, pos):
     """Whether ``host`` wrote a line in the form before byte ``pos`` (the start of one of its lines)."""
     if fmt == "dmesg":
         return pos > 0
     name = host.encode("utf-8")
     needle = b'"' + name + b'"' if fmt == "json" else b" " + name + b" "
-    return data.find(needle, 0, pos) >= 0
+    return raw.find(needle, 0, pos) >= 0

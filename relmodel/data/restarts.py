@@ -62,6 +62,9 @@ class MeasuredRestart(Result):
 def measured_restart(run):
     """The restart gaps of ``run`` (a :class:`~relmodel.data.sacct.JobLog`) summarised; a :class:`MeasuredRestart`.
 
+    The gaps, median, interval and mean are in hours; ``n`` counts the gaps
+    (interruptions followed by a start of the same run).
+
     Examples
     --------
     >>> from relmodel import read_sacct
