@@ -53,6 +53,7 @@ EXPORTS = [
     (".scale.decision", "Decision decide"),
     (".scale", "sweep_grid"),
     (".data", "read_sacct read_xid JobLog XidLog expand_nodelist"),
+    (".data", "join_kernel KernelJoin measured_restart MeasuredRestart read_xid_folder"),
     (".checkpoint", "backtest Backtest"),
     (".stragglers", "OpTrace read_ops read_kineto WhatIf whatif"),
     (".checkpoint", "CheckpointModel"),

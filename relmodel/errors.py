@@ -66,6 +66,10 @@ class DurationError(RelmodelError, ValueError):
     """A duration could not be understood, or is out of range."""
 
 
+class OutageThresholdError(DurationError):
+    """A ``min_outage`` that would drop every outage of a log; the message says how many and the longest."""
+
+
 class UnitError(RelmodelError, ValueError):
     """An unknown time unit or per-what unit."""
 

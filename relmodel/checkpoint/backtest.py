@@ -15,9 +15,15 @@ assumptions:
 * a segment that ends otherwise (time limit, completion, still running)
   saves its work on the way out.
 
+With ``kernel=`` (a kernel log from :func:`relmodel.read_xid`, or a join
+from :func:`relmodel.join_kernel`), an interruption matched to a kernel fault
+stops its progress at the fault: the time the job hung on a dead part until
+it ended is lost work, not useful time, and no checkpoint is written in it.
+
 The **predicted ETTR** is Daly's model (:func:`~relmodel.checkpoint.intervals.ettr`)
 with the run's own MTBF (running hours per interruption) and its mean restart
-gap plus ``startup`` as the restart time; the breakdowns say where the two
+gap plus ``startup`` (plus the median detection latency measured by the
+join, when given) as the restart time; the breakdowns say where the two
 differ (restarts, lost work, checkpoint writes).
 """
 
@@ -63,6 +69,8 @@ class Backtest(Result):
     predicted_ettr: float
     observed: dict
     predicted: dict
+    detection_latency_h: float = float("nan")
+    matched: int = 0
 
     def to_frame(self):
         """Where the wall time went, observed (estimated) and predicted: part, observed_h, predicted_h, shares."""
@@ -92,18 +100,27 @@ class Backtest(Result):
                 f"an ETTR of {self.predicted_ettr:.1%}; the log gives about {self.observed_ettr:.1%}, assuming each "
                 f"interruption lost the work since its last checkpoint and every other segment end saved its work "
                 f"(lost work is not in sacct). The largest difference is {f['part'][k]}: "
-                f"{abs(diff[k]):.1%} of the wall time {more} than the model expects.")
+                f"{abs(diff[k]):.1%} of the wall time {more} than the model expects." + self._kernel_text())
+
+    def _kernel_text(self):
+        if not self.matched:
+            return ""
+        return (f" {self.matched:,} interruptions were matched to kernel faults: their progress stops at the fault, "
+                f"and the model adds the measured detection latency ({_dur(self.detection_latency_h)} median) to each "
+                "restart.")
 
     def _repr_html_(self):
         from ..tables import html_table
         return f"<p>{self.text()}</p>" + html_table(self.table())
 
 
-def _observed(seg, tau, delta, startup):
+def _observed(seg, tau, delta, startup, fault_h=None):
     length = (seg["end_h"] - seg["start_h"]).to_numpy(float)
     work_span = np.maximum(length - startup, 0.0)
-    k = np.floor(work_span / (tau + delta))
     hit = seg["interrupts"].to_numpy(bool)
+    stop = work_span if fault_h is None else np.where(np.isfinite(fault_h), np.minimum(
+        np.maximum(fault_h - seg["start_h"].to_numpy(float) - startup, 0.0), work_span), work_span)
+    k = np.floor(stop / (tau + delta))
     useful = np.where(hit, k * tau, work_span - k * delta)
     ckpt = k * delta
     lost = np.where(hit, work_span - k * (tau + delta), 0.0)
@@ -111,14 +128,28 @@ def _observed(seg, tau, delta, startup):
             "load at start": float((length - work_span).sum())}
 
 
+def _kernel_faults(source, kernel):
+    """Per segment, the matched fault's time (NaN when none), the median latency and the matched count."""
+    if kernel is None:
+        return None, float("nan"), 0
+    from ..data.kernjoin import join_kernel
+    join = kernel if hasattr(kernel, "matches") else join_kernel(source, kernel)
+    by_row = dict(zip(join.matches["row"].tolist(), join.matches["fault_h"].tolist()))
+    fault = np.array([by_row.get(r, np.nan) for r in source.segments["line"].tolist()], float)
+    return fault, float(join.detection_latency_h), int(join.n_matched)
+
+
 @renamed_keywords(log="source")
-def backtest(source, interval, ckpt_cost, *, startup=0.0):
+def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
     """Observed availability and ETTR of a past run beside the model's prediction; a :class:`Backtest`.
 
     ``source`` is a :class:`~relmodel.data.sacct.JobLog` of one run; ``interval``
     and ``ckpt_cost`` the checkpoint interval and cost it ran with and
     ``startup`` the time each segment spent loading before work resumed
-    (durations: hours, "30min", timedelta...).
+    (durations: hours, "30min", timedelta...).  ``kernel`` is the run's kernel
+    log (:func:`relmodel.read_xid`) or its join (:func:`relmodel.join_kernel`):
+    progress stops at each matched fault, and the prediction adds the measured
+    detection latency to the restart time.
 
     Examples
     --------
@@ -144,11 +175,12 @@ def backtest(source, interval, ckpt_cost, *, startup=0.0):
     n = int(seg["interrupts"].sum())
     gaps = source.restart_gaps().hours
     mean_gap = float(np.mean(gaps)) if gaps.size else 0.0
-    obs = _observed(seg, tau, delta, startup)
+    fault, latency, matched = _kernel_faults(source, kernel)
+    obs = _observed(seg, tau, delta, startup, fault)
     observed = {"useful": obs["useful"], "checkpoint writes": obs["checkpoint writes"], "lost work": obs["lost work"],
                 "restarts": wall - obs["useful"] - obs["checkpoint writes"] - obs["lost work"]}
     mtbf = running / n if n else float("inf")
-    restart = mean_gap + startup
+    restart = mean_gap + startup + (latency if matched else 0.0)
     if np.isfinite(mtbf):
         pred = float(_ettr(tau, mtbf, delta, restart))
         terms = _segment_terms(tau, mtbf, delta, restart)
@@ -160,4 +192,4 @@ def backtest(source, interval, ckpt_cost, *, startup=0.0):
         pred = tau / (tau + delta)
         predicted = {"useful": wall * pred, "checkpoint writes": wall * (1 - pred), "lost work": 0.0, "restarts": 0.0}
     return Backtest(source.name, wall, running, n, len(seg), mean_gap, tau, delta, startup, mtbf, running / wall,
-                    obs["useful"] / wall, pred, observed, predicted)
+                    obs["useful"] / wall, pred, observed, predicted, latency, matched)

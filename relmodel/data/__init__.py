@@ -14,6 +14,8 @@ EXPORTS = [(".", "datasets xid synthetic_ops"), (".counts", "CountTable count_ta
            (".logs", "InterruptionLog LogWarning read_log"), (".source", "Source load_source"),
            (".steps", "StepLog example_steps read_steps"), (".megatron", "read_megatron"),
            (".sacct", "JobLog read_sacct"), (".kernlog", "XidLog read_xid"),
+           (".kernjoin", "KernelJoin join_kernel"), (".restarts", "MeasuredRestart measured_restart"),
+           (".kernfolder", "read_xid_folder"),
            (".nodelist", "expand_nodelist compress_nodelist"),
            (".outages", "OutageDurations drop_short_outages outage_durations")]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
@@ -23,3 +25,4 @@ __all__ = ["datasets", "CountTable", "count_table", "Durations", "InterruptionLo
 __all__ += ["JobLog", "read_sacct", "XidLog", "read_xid", "expand_nodelist", "compress_nodelist", "xid",
             "synthetic_ops"]
 __all__ += ["OutageDurations", "drop_short_outages", "outage_durations"]
+__all__ += ["KernelJoin", "join_kernel", "MeasuredRestart", "measured_restart", "read_xid_folder"]

@@ -180,6 +180,17 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     prev_end = _group_cummax_prev(e[order], c[order])
     with np.errstate(invalid="ignore"):
         over_sorted = s[order] < prev_end
+    planned = cols.get("planned")
+    if planned is not None and over_sorted.any():
+        # an unplanned outage that begins inside planned maintenance is its own interruption
+        p_ = np.asarray(planned, bool)[keep][order]
+        if p_.any() and not p_.all():
+            prev_unplanned = _group_cummax_prev(np.where(p_, np.nan, e[order]), c[order])
+            with np.errstate(invalid="ignore"):
+                inside = over_sorted & ~p_ & ~(s[order] < prev_unplanned)
+            over_sorted &= ~inside
+            flags.append(("unplanned outage inside planned maintenance", "kept as an interruption",
+                          keep[order[inside]]))
     flags.append(("overlap", "merged with the earlier outage on the node; not a new interruption",
                   keep[order[over_sorted]]))
     fresh = order[~over_sorted]

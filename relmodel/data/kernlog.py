@@ -22,11 +22,18 @@ The rules (see :mod:`relmodel.data.xid` for the code table):
 * interrupting lines of one GPU (or, for other kernel events, of one node
   and kind) closer than ``burst`` to the previous one merge into one
   incident (74 repeated per link, 48 followed by 94...), listed in ``problems()``;
-* NIC link down, EDAC uncorrected errors and power-supply faults are node
-  outages with their own causes; a boot line closes the node's open outage
-  (its repair time; a NIC link comes back without one) and is itself an unexpected reboot when no clean
-  shutdown line and no open outage comes before it (and the node logged
-  something earlier);
+* NIC link down, EDAC uncorrected errors, power-supply faults and kernel
+  panics are node outages with their own causes;
+* a boot line closes the node's most recent open outage when it comes within
+  ``max_repair`` of it (its repair time; a NIC link comes back without one);
+  an older outage, or one followed by a newer outage of the node, keeps an
+  unknown end (listed in ``problems()``: its repair time is right-censored
+  in :meth:`XidLog.repair_times`, never read as 0 s);
+* a boot that closes nothing is an unexpected reboot when no clean shutdown
+  line comes before it (and the node logged something earlier); when the
+  node went down is not in the log, so its end is unknown too;
+* lines out of time order (a relay that delivered late) are placed by their
+  time, listed in ``problems()`` and warned about: none is dropped;
 * GPUs of one node that fail in the same second with the same component
   are one outage of the node (the duplicate rule of :func:`~relmodel.data.logs.read_log`);
 * unknown Xid codes are kept as "unknown Xid N" and listed in ``problems()``;
@@ -34,11 +41,7 @@ The rules (see :mod:`relmodel.data.xid` for the code table):
   times are as the log writes them (offsets converted to UTC).
 """
 
-import json
-import os
-import re
-from datetime import datetime
-from pathlib import Path
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -46,23 +49,15 @@ import pandas as pd
 from ..errors import InputTypeError, KernelLogError
 from ..units import hours
 from .clean import clean_events, empty_problems
-from .logs import InterruptionLog, _whole_or_none
-from .textinput import read_raw
-from .xid import BOOT, BURST_WINDOW, KERNEL_EVENTS, REBOOT, SHUTDOWN, classify_xid
+from .durations import Durations
+from .kernfile import scan_file
+from .kernparse import FORMATS, sniff_format
+from .logs import InterruptionLog, LogWarning, _whole_or_none
+from .xid import BURST_WINDOW, KERNEL_EVENTS, MAX_REPAIR, REBOOT, classify_xid
 
-__all__ = ["read_xid", "XidLog", "FORMATS", "sniff_format"]
+__all__ = ["read_xid", "XidLog", "FORMATS", "sniff_format", "OUT_OF_ORDER_MIN", "assemble"]
 
-FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
-_LINE = {
-    "rfc3164": re.compile(r"^(?:<\d{1,3}>)?([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (\S+) (.*)$"),
-    "rfc5424": re.compile(r"^<\d{1,3}>\d{1,2} (\S+) (\S+) (.*)$"),
-    "iso": re.compile(r"^(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d\S*) (\S+) (.*)$"),
-    "dmesg": re.compile(r"^\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] (.*)$"),
-}
-_KEY = re.compile(r"NVRM: Xid|[Ll]ink (?:is )?[Dd]own|EDAC|[Pp]ower [Ss]upply|Linux version|reboot: |systemd-shutdown")
-_XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
-                  r"([^,\s]+)")
-_HOST_JSON = re.compile(r'"_HOSTNAME"\s*:\s*"([^"]*)"')
+OUT_OF_ORDER_MIN = 5  #: a line this many minutes earlier than a line above it is out of order
 
 
 class XidLog(InterruptionLog):
@@ -79,6 +74,26 @@ class XidLog(InterruptionLog):
         self.log_format = log_format
         self.n_lines = n_lines
 
+    def repair_times(self):
+        """Repair times of every outage: known ends observed, unknown ends right-censored.
+
+        An outage whose end the log does not show (no boot of its node within
+        ``max_repair``, a newer outage first, an unexpected reboot) lasted at
+        least until its last merged line; it is right-censored there, so a
+        survival estimator uses it and no count reads it as a 0 s repair.
+        """
+        ev = self.interruptions()
+        start, end = ev["start_h"].to_numpy(float), ev["end_h"].to_numpy(float)
+        known = np.isfinite(end)
+        low = ev["last_h"].to_numpy(float) - start if "last_h" in ev else np.zeros(len(ev))
+        return Durations(np.where(known, end - start, np.maximum(low, 0.0)), known, label="repair times",
+                         groups=ev["node"].to_numpy(object))
+
+    @property
+    def unknown_ends(self):
+        """Outages whose end the log does not show."""
+        return int(np.isnan(self.interruptions()["end_h"].to_numpy(float)).sum())
+
     def xid_counts(self):
         """Lines per Xid code: xid, cause, interrupts, lines."""
         x = self.xid_events
@@ -88,162 +103,6 @@ class XidLog(InterruptionLog):
     def __repr__(self):
         return (f"XidLog({self.name!r}: {len(self)} outages on {self.n_nodes} nodes, "
                 f"{self.duration_h / 24:.1f} days, {self.n_lines:,} lines)")
-
-
-def sniff_format(lines):
-    """The form of a kernel log from its first readable lines: one of :data:`FORMATS`, or None."""
-    for line in lines[:50]:
-        s = line.strip()
-        if not s or s.startswith("-- "):
-            continue
-        if s.startswith("{"):
-            return "json"
-        for name in ("rfc5424", "dmesg", "iso", "rfc3164"):
-            if _LINE[name].match(s):
-                return name
-    return None
-
-
-def _hosts_and_ok(lines, fmt, host):
-    """Per line, the host (None when the line is not in the form) — a fast pass over every line."""
-    if fmt == "rfc3164" and any(ln.startswith("<") for ln in lines[:50]):  # with a <PRI> prefix: the slow way
-        matches = (_LINE["rfc3164"].match(ln) for ln in lines)
-        return [m.group(2) if m else None for m in matches]
-    if fmt == "rfc3164":
-        return [ln[16:ln.find(" ", 16)] if len(ln) > 17 and ln[15] == " " and ln[3] == " " else None
-                for ln in lines]
-    if fmt == "iso":
-        return [ln.split(" ", 2)[1] if ln[:4].isdigit() and ln.count(" ", 0, 40) else None for ln in lines]
-    if fmt == "rfc5424":
-        return [ln.split(" ", 3)[2] if ln.startswith("<") and ln.count(" ", 0, 60) >= 3 else None for ln in lines]
-    if fmt == "dmesg":
-        return [host if ln.startswith("[") else None for ln in lines]
-    out = []
-    for ln in lines:
-        m = _HOST_JSON.search(ln) if ln.startswith("{") else None
-        out.append(m.group(1) if m else None)
-    return out
-
-
-def _split(line, fmt, host, label, n):
-    """``(time text, host, message)`` of one line; KernelLogError when it is not in the form."""
-    if fmt == "json":
-        try:
-            rec = json.loads(line)
-            msg = rec.get("MESSAGE", "")
-            if isinstance(msg, list):  # journald writes non-UTF-8 messages as byte arrays
-                msg = bytes(msg).decode("utf-8", "replace")
-            return int(rec["__REALTIME_TIMESTAMP"]), str(rec.get("_HOSTNAME", host)), str(msg)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise KernelLogError(f"{label}, line {n}: not a journalctl -o json record with __REALTIME_TIMESTAMP "
-                                 "and MESSAGE; export with journalctl -k -o json") from None
-    m = _LINE[fmt].match(line)
-    if not m:
-        raise KernelLogError(f"{label}, line {n}: the line is not in the {fmt} form of the rest of the file "
-                             f"({line[:60]!r}); give one kind of log per file, or log_format=")
-    return (m.group(1), host, m.group(2)) if fmt == "dmesg" else m.groups()
-
-
-def _times(texts, fmt, year, label, lines_at, year_last=None):
-    """Hours-capable timestamps (naive) of the time texts of one form."""
-    if fmt == "json":
-        return pd.to_datetime(np.asarray(texts, dtype="int64"), unit="us")
-    if fmt in ("rfc5424", "iso"):
-        t = pd.to_datetime(pd.Series(texts), format="ISO8601", utc=True, errors="coerce")
-        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif fmt == "dmesg":
-        t = pd.to_datetime(pd.Series(texts).str.replace(r"\s+", " ", regex=True), format="%a %b %d %H:%M:%S %Y",
-                           errors="coerce")
-    else:
-        t = _syslog_years(texts, year, label, lines_at, year_last)
-    bad = np.flatnonzero(t.isna().to_numpy())
-    if bad.size:
-        raise KernelLogError(f"{label}, line {lines_at[bad[0]]}: cannot read the time {texts[bad[0]]!r}")
-    return pd.DatetimeIndex(t)
-
-
-def _syslog_years(texts, year, label, lines_at, year_last):
-    s = pd.Series(texts).str.replace(r"\s+", " ", regex=True)
-    month = pd.to_datetime("2000 " + s, format="%Y %b %d %H:%M:%S", errors="coerce").dt.month.to_numpy()
-    offset, last, years = 0, None, np.zeros(len(s), int)
-    for i, m in enumerate(month):
-        if np.isnan(m):
-            continue
-        if last is not None and m < last - 6:
-            offset += 1
-        elif last is not None and m > last + 6 and offset > 0:
-            years[i] = offset - 1  # a late line of the old year
-            continue
-        years[i], last = offset, m
-    base = year if year is not None else (year_last - offset if year_last is not None else None)
-    if base is None:
-        raise KernelLogError(f"{label}: syslog lines do not say the year; give year= (the year of line "
-                             f"{lines_at[0]})")
-    return pd.to_datetime((base + years).astype(str) + " " + s, format="%Y %b %d %H:%M:%S", errors="coerce")
-
-
-def _kind(msg, label, n):
-    """What a message reports: ("xid", gpu, code), ("nic_down"|..., None, None), ("boot"|"shutdown"...)."""
-    if "NVRM: Xid" in msg:
-        m = _XID.search(msg)
-        if not m or not m.group(2).isdigit():
-            raise KernelLogError(f"{label}, line {n}: cannot read the Xid line {msg[:80]!r}; expected "
-                                 "NVRM: Xid (PCI:0000:cb:00): 79, ...")
-        return "xid", m.group(1).lower(), int(m.group(2))
-    for name, (pattern, *_rest) in KERNEL_EVENTS.items():
-        if pattern.search(msg):
-            return name, None, None
-    if BOOT.search(msg):
-        return "boot", None, None
-    if SHUTDOWN.search(msg):
-        return "shutdown", None, None
-    return None, None, None
-
-
-_LITERALS = ("NVRM: Xid", "ink down", "ink Down", "ink is down", "ink is Down", "EDAC", "ower supply", "ower Supply",
-             "Linux version", "reboot: ", "systemd-shutdown")  # every line _KEY can match holds one of these
-
-
-def _candidates(text):
-    """0-based numbers of the lines holding a keyword: C-speed ``str.find`` over the whole text."""
-    pos = []
-    for lit in _LITERALS:
-        i = text.find(lit)
-        while i >= 0:
-            pos.append(i)
-            i = text.find(lit, i + 1)
-    pos.sort()
-    out, prev, line = [], 0, 0
-    for p in pos:
-        line += text.count("\n", prev, p)
-        prev = p
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
-
-
-def _records(text, lines, fmt, host, label):
-    """One record per line that reports something: (line, time text, host, kind, gpu, xid, message)."""
-    out = []
-    for i in _candidates(text):
-        line = lines[i]
-        if not _KEY.search(line):
-            continue
-        t, h, msg = _split(line, fmt, host, label, i + 1)
-        kind, gpu, code = _kind(msg, label, i + 1)
-        if kind is not None:
-            out.append((i + 1, t, h, kind, gpu, code, msg))
-    return out
-
-
-def _edge_times(lines, fmt, host, hosts_ok):
-    """Time texts and line numbers of the first and last lines in the form (the observed window)."""
-    ok = [i for i in (next((i for i, h in enumerate(hosts_ok) if h is not None), None),
-                      next((i for i in range(len(lines) - 1, -1, -1) if hosts_ok[i] is not None), None))
-          if i is not None]
-    if not ok:
-        raise KernelLogError(f"no line of the log is in the {fmt} form; give log_format= or another file")
-    return [(_split(lines[i], fmt, host, "log", i + 1)[0], i + 1) for i in ok]
 
 
 def _merge(rec, burst_h):
@@ -256,14 +115,15 @@ def _merge(rec, burst_h):
     first = rec.groupby(head)["line"].transform("first")
     merged = rec[cont].assign(into=first[cont])
     heads = rec[~cont].copy()
-    heads["lines_merged"] = np.bincount(head).astype(int)
+    heads["lines_merged"] = np.bincount(head, minlength=len(heads)).astype(int)
+    heads["last_h"] = rec.groupby(head)["time_h"].max().to_numpy(float) if len(rec) else np.zeros(0)
     return heads, merged
 
 
-def _boots(out, rec, first_line):
-    """Close open outages at the node's next boot; unexpected reboots become outages."""
+def _boots(out, rec, wrote_before, max_repair_h):
+    """Ends of outages closed by their node's next boot; boots that are unexpected reboots; stale outages."""
     ends = np.full(len(out), np.nan)
-    extra = []
+    extra, stale = [], []
     by_node = {}
     for j, r in enumerate(out.itertuples()):
         if r.kind != "nic_down":  # a link comes back without a reboot
@@ -274,20 +134,61 @@ def _boots(out, rec, first_line):
         open_j, clean = None, False
         for t, what, obj in sorted(items, key=lambda x: (x[0], x[1])):
             if what == 0:
+                if open_j is not None:
+                    stale.append((open_j, "a newer outage of the node came before any boot"))
                 open_j = obj
             elif what == 1:
                 clean = True
             else:
-                if open_j is not None:
+                if open_j is not None and t - out["time_h"].iat[open_j] <= max_repair_h:
                     ends[open_j] = t
-                elif not clean and first_line.get(node, obj.line) < obj.line:
-                    extra.append(obj)
+                else:
+                    if open_j is not None:
+                        stale.append((open_j, "no boot of the node within max_repair"))
+                    if not clean and wrote_before(node, obj):
+                        extra.append(obj)
                 open_j, clean = None, False
-    return ends, extra
+        if open_j is not None:
+            stale.append((open_j, "no boot of the node before the log ends"))
+    return ends, extra, stale
+
+
+def _out_of_order(rec, label):
+    """Problems rows for records written more than OUT_OF_ORDER_MIN before a record above them."""
+    t = rec["time_h"].to_numpy(float)
+    if t.size < 2:
+        return empty_problems()
+    prev = np.maximum.accumulate(t)[:-1]
+    late = np.flatnonzero(t[1:] < prev - OUT_OF_ORDER_MIN / 60) + 1
+    if not late.size:
+        return empty_problems()
+    by = prev[late - 1] - t[late]
+    warnings.warn(f"{label}: {late.size:,} lines are written after lines up to {by.max():,.1f} h later than "
+                  "them (out of time order); they are placed by their time, none dropped; problems() lists "
+                  "them", LogWarning, stacklevel=3)
+    return pd.DataFrame({"row": rec["line"].to_numpy()[late], "node": rec["node"].to_numpy(object)[late],
+                         "start_h": t[late], "problem": [f"out of time order: {h:,.2f} h before a line above it"
+                                                         for h in by],
+                         "action": "kept; placed by its time"})
+
+
+def _check_args(year, log_format, burst, max_repair):
+    if year is not None and (isinstance(year, bool) or not isinstance(year, (int, np.integer))
+                             or not 1970 <= year <= 9999):
+        raise InputTypeError(f"year= is the year of the log's first line, a whole number such as 2024; got {year!r}")
+    if log_format is not None and log_format not in FORMATS:
+        raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
+    burst_h, repair_h = float(hours(burst)), float(hours(max_repair))
+    if not burst_h >= 0:
+        raise KernelLogError(f"burst={burst!r}: the merge window is a duration of 0 or more, e.g. '5min'")
+    if not repair_h > 0:
+        raise KernelLogError(f"max_repair={max_repair!r}: the longest repair a boot closes is a duration above 0, "
+                             "e.g. '3d'")
+    return burst_h, repair_h
 
 
 def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURST_WINDOW, log_format=None,
-             host=None, name=None):
+             host=None, name=None, max_repair=MAX_REPAIR):
     """Read a kernel log; returns an :class:`XidLog` of GPU and node outages (see the module docstring).
 
     Parameters
@@ -298,6 +199,12 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     burst : lines of one GPU closer than this merge into one incident (default 5 min).
     log_format : one of :data:`FORMATS`; sniffed when not given.
     host : host of a ``dmesg -T`` log (default the file's name).
+    max_repair : a boot later than this after an outage does not close it (default 3 days).
+
+    Only lines holding a keyword (``NVRM: Xid``, link down, EDAC, power
+    supply, kernel panic, boot and shutdown markers) are parsed; they are
+    found with a bytes search, so the noise of a large log costs no parsing.
+    A log with no such line is an :class:`XidLog` with no outages.
 
     Examples
     --------
@@ -312,46 +219,37 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     >>> len(log), log.n_nodes, list(log.events["component"]), log.downtimes().hours.round(3).tolist()
     (1, 2, ['Faulty GPU'], [1.0])
     """
-    if year is not None and (isinstance(year, bool) or not isinstance(year, (int, np.integer))
-                             or not 1970 <= year <= 9999):
-        raise InputTypeError(f"year= is the year of the log's first line, a whole number such as 2024; got {year!r}")
-    if log_format is not None and log_format not in FORMATS:
-        raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
+    burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
     nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
-    burst_h = float(hours(burst))
-    if burst_h < 0:
-        raise KernelLogError(f"burst={burst!r}: the merge window is a duration of 0 or more, e.g. '5min'")
-    text, label = read_raw(path_or_text, "kernel log")
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    fmt = log_format or sniff_format(lines)
-    if fmt is None:
-        raise KernelLogError(f"{label}: cannot tell the form of the log from its first lines; give log_format= "
-                             f"({', '.join(FORMATS)})")
-    year_last = None
-    if label != "text":
-        host = host or Path(label).name.split(".")[0]
-        year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
-    host = host or "localhost"
-    hosts_ok = _hosts_and_ok(lines, fmt, host)
-    hosts = pd.Series(hosts_ok, dtype=object).dropna().drop_duplicates()
-    first_line = dict(zip(hosts.to_numpy(), hosts.index.to_numpy() + 1))
-    rec = _records(text, lines, fmt, host, label)
-    edges = _edge_times(lines, fmt, host, hosts_ok)
-    texts = [e[0] for e in edges[:1]] + [r[1] for r in rec] + [e[0] for e in edges[1:]]
-    at = [e[1] for e in edges[:1]] + [r[0] for r in rec] + [e[1] for e in edges[1:]]
-    stamps = _times(texts, fmt, year, label, at, year_last)
-    origin = stamps[0]
-    h = ((stamps - origin) / pd.Timedelta(hours=1)).to_numpy(float)
-    rec = pd.DataFrame(rec, columns=["line", "text", "node", "kind", "gpu", "xid", "message"])
-    rec["time_h"] = h[1:1 + len(rec)]
-    window = (0.0, float(h.max()))
-    log = _build(rec, window, burst_h, first_line, fmt, label, len(lines))
-    n_nodes = nodes if nodes is not None else len(first_line)
-    return XidLog(log["events"], window, xid_events=log["xid"], log_format=fmt, n_lines=len(lines),
-                  origin=origin, cause_columns=["category", "component"], name=name or label,
-                  n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"])
+    part = scan_file(path_or_text, year=year, log_format=log_format, host=host, hosts=nodes is None)
+    return assemble([part], nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
+                    name=name or part["label"])
+
+
+def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
+    """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.kernfile.scan_file`)."""
+    recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
+    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+        warnings.simplefilter("ignore", FutureWarning)
+        rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
+    last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
+    rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
+    hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
+    seen = [(p["first"], p["hosts"] or set()) for p in parts]
+
+    def wrote_before(node, r):
+        if r.wrote_before:
+            return True
+        return any(t < r.at and node in h for t, h in seen) if len(parts) > 1 else False
+
+    labels = [p["label"] for p in parts]
+    log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
+    n_nodes = nodes if nodes is not None else max(len(hosts), 1)
+    return XidLog(log["events"], window, xid_events=log["xid"], log_format=parts[0]["fmt"],
+                  n_lines=sum(p["n_lines"] for p in parts), origin=origin, cause_columns=["category", "component"],
+                  name=name, n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"])
 
 
 def _classified(rec):
@@ -364,37 +262,50 @@ def _classified(rec):
     return rec
 
 
-def _build(rec, window, burst_h, first_line, fmt, label, n_lines):
-    rec = _classified(rec)
-    xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
-                                     "interrupts", "cause"]].reset_index(drop=True)
-    xid["xid"] = xid["xid"].astype(int)
-    heads, merged = _merge(rec[rec["interrupts"]], burst_h)
-    ends, reboots = _boots(heads, rec, first_line)
-    heads["end_h"] = ends
-    heads = heads.sort_values(["time_h", "line"], kind="stable")
+def _columns(heads, reboots):
     cols = {"row": heads["line"].to_numpy(), "start_h": heads["time_h"].to_numpy(float),
             "end_h": heads["end_h"].to_numpy(float), "node": heads["node"].to_numpy(object),
             "gpu": heads["gpu"].to_numpy(object), "xid": heads["xid"].to_numpy(float),
             "category": heads["category"].to_numpy(object), "component": heads["component"].to_numpy(object),
-            "cause": heads["cause"].to_numpy(object), "lines_merged": heads["lines_merged"].to_numpy(int)}
+            "cause": heads["cause"].to_numpy(object), "lines_merged": heads["lines_merged"].to_numpy(int),
+            "last_h": heads["last_h"].to_numpy(float)}
     if reboots:
         n = len(reboots)
         more = {"row": [r.line for r in reboots], "start_h": [r.time_h for r in reboots],
-                "end_h": [r.time_h for r in reboots], "node": [r.node for r in reboots], "gpu": [None] * n,
+                "end_h": [np.nan] * n, "node": [r.node for r in reboots], "gpu": [None] * n,
                 "xid": [np.nan] * n, "category": [REBOOT[1]] * n, "component": [REBOOT[0]] * n,
-                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n}
+                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n, "last_h": [r.time_h for r in reboots]}
         cols = {k: np.concatenate([v, np.asarray(more[k], dtype=v.dtype)]) for k, v in cols.items()}
-        order = np.lexsort([cols["row"], cols["start_h"]])
-        cols = {k: v[order] for k, v in cols.items()}
+    order = np.lexsort([cols["row"], cols["start_h"]])
+    cols = {k: v[order] for k, v in cols.items()}
     cols["planned"] = np.zeros(len(cols["row"]), bool)
-    events, problems, _ = clean_events(cols, ["category", "component"], window)
+    return cols
+
+
+def _build(rec, window, burst_h, repair_h, wrote_before, label):
+    """Outages, Xid lines and problems of the records (``label``: one name per part)."""
+    rec = _classified(rec.sort_values(["time_h", "line"], kind="stable").reset_index(drop=True))
+    order_problems = pd.concat([_out_of_order(g.sort_values("line", kind="stable"), label[k])
+                                for k, g in rec.groupby("part", sort=True)] or [empty_problems()], ignore_index=True)
+    xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
+                                     "interrupts", "cause"]].reset_index(drop=True)
+    xid["xid"] = xid["xid"].astype(int)
+    heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
+    ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
+    heads["end_h"] = ends
+    open_rows = pd.DataFrame({"row": [heads["line"].iat[j] for j, _ in stale],
+                              "node": [heads["node"].iat[j] for j, _ in stale],
+                              "start_h": [heads["time_h"].iat[j] for j, _ in stale],
+                              "problem": ["end unknown: " + why for _, why in stale],
+                              "action": "kept; its repair time is right-censored (repair_times())"})
+    events, problems, _ = clean_events(_columns(heads, reboots), ["category", "component"], window)
     events["xid"] = events["xid"].astype("Int64")
     unknown = xid[xid["category"] == "Unknown"]
     extra = [pd.DataFrame({"row": unknown["line"], "node": unknown["node"], "start_h": unknown["time_h"],
                            "problem": "unknown Xid " + unknown["xid"].astype(str),
                            "action": "kept as an interruption named 'unknown Xid N'"}),
              pd.DataFrame({"row": merged["line"], "node": merged["node"], "start_h": merged["time_h"],
-                           "problem": "burst", "action": "merged into the incident of line " + merged["into"].astype(str)})]
+                           "problem": "burst", "action": "merged into the incident of line " + merged["into"].astype(str)}),
+             open_rows, order_problems]
     problems = pd.concat([p for p in extra + [problems] if len(p)] or [empty_problems()], ignore_index=True)
     return {"events": events, "xid": xid, "problems": problems.sort_values("row", kind="stable").reset_index(drop=True)}

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.deprecation import renamed_keywords
-from ..errors import DurationError, MissingColumnError
+from ..errors import DurationError, MissingColumnError, OutageThresholdError
 from ..tables import Result, count, duration, html_table, pct
 from ..units import hours
 from .clean import flag_rows
@@ -47,7 +47,8 @@ def drop_short_outages(source, min_outage):
     The dropped rows are listed in ``problems()`` ("shorter than min_outage",
     "dropped") and a :class:`LogWarning` says how many were dropped.  Rows with
     an unknown end are kept.  A log without end times raises
-    :class:`~relmodel.errors.MissingColumnError`.
+    :class:`~relmodel.errors.MissingColumnError`; a threshold that would drop
+    every outage raises :class:`~relmodel.errors.OutageThresholdError`.
 
     Examples
     --------
@@ -74,6 +75,11 @@ def drop_short_outages(source, min_outage):
     n = int(short.sum())
     if not n:
         return source
+    if n == len(ev):
+        raise OutageThresholdError(
+            f"{source.name}: min_outage={min_outage!r} would drop all {n:,} outages (the longest lasted "
+            f"{duration(float(np.nanmax(end - ev['start_h'].to_numpy(float))))}), leaving nothing to count; give a "
+            "shorter min_outage or leave it unset")
     flagged = flag_rows(ev[short], f"shorter than min_outage ({duration(limit_h)})", "dropped")
     problems = pd.concat([source.problems(), flagged], ignore_index=True)
     warnings.warn(f"{source.name}: {n:,} of {len(ev):,} outages are shorter than {duration(limit_h)} "
@@ -90,6 +96,8 @@ class OutageDurations(Result):
     durations_h: np.ndarray
     limits_min: tuple
     name: str = "log"
+    hardware: bool = False  #: the outages are hardware faults read from a kernel log: never advise dropping them
+    unknown_ends: int = 0  #: outages whose end the log does not show (not in the shares)
 
     @property
     def n(self):
@@ -120,17 +128,23 @@ class OutageDurations(Result):
 
     def text(self):
         """The shares in words, and whether most outages are reboots."""
+        unknown = (f" {self.unknown_ends:,} more outages have an end the log does not show; their repair times "
+                   "are unknown (right-censored), not counted as 0 s." if self.unknown_ends else "")
         if not self.n:
-            return f"{self.name}: no outage has a known end, so their lengths are unknown."
+            return f"{self.name}: no outage has a known end, so their lengths are unknown." + unknown
         parts = [f"{pct(s)} under {m} min" for m, s in zip(self.limits_min, self.shares())]
         head = (f"Of {self.n:,} outages with a known end (overlaps on a node merged), " + ", ".join(parts[:-1])
                 + f" and {parts[-1]}; the median lasted {duration(float(np.median(self.durations_h)))}.")
-        if self.reboot_share > 0.5:
+        if self.hardware and self.reboot_share > 0.5:
+            tail = (f" {pct(self.reboot_share)} last under {REBOOT_MIN} min, but each is a hardware fault the kernel "
+                    "reported (an Xid, a memory or power fault, a panic) that stopped its jobs: keep them all; "
+                    "min_outage would drop real failures.")
+        elif self.reboot_share > 0.5:
             tail = (f" Most of these \"failures\" ({pct(self.reboot_share)}) last under {REBOOT_MIN} min, as a "
                     "reboot does: set min_outage (e.g. '10min') to count only outages that stop a job for longer.")
         else:
             tail = f" Most outages last {REBOOT_MIN} min or longer, so most are not reboots."
-        return head + tail
+        return head + tail + unknown
 
     def _repr_html_(self):
         return html_paragraphs([self.text()]) + html_table(self.table(), index=False)
@@ -151,4 +165,8 @@ def outage_durations(source, limits_min=SHORT_LIMITS_MIN):
     """
     if not hasattr(source, "downtimes"):
         raise MissingColumnError(f"{getattr(source, 'name', 'data')}: outage lengths need an event log with end times")
-    return OutageDurations(np.asarray(source.downtimes().hours, float), tuple(limits_min), name=source.name)
+    d = source.downtimes()
+    hours_ = np.asarray(d.hours, float)[np.asarray(d.observed, bool)]
+    hardware = hasattr(source, "xid_events")
+    unknown = int(getattr(source, "unknown_ends", 0)) if hardware else 0
+    return OutageDurations(hours_, tuple(limits_min), name=source.name, hardware=hardware, unknown_ends=unknown)

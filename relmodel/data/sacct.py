@@ -64,6 +64,16 @@ class JobLog(InterruptionLog):
         self.nodes_seen = nodes_seen
 
     @property
+    def n_nodes(self):
+        """Nodes the run held (see :func:`read_sacct`); a named error when the export does not say."""
+        if self._n_nodes is None:
+            raise SacctFormatError(
+                f"{self.name}: the Slurm export has neither NNodes nor NodeList, so how many nodes the job held "
+                "is unknown and is not guessed; export with sacct -P -o JobID,JobName,State,ExitCode,Start,End,"
+                "Elapsed,NNodes,NodeList, or give nodes= to read_sacct (or source_gpus= to a report)")
+        return self._n_nodes
+
+    @property
     def running_h(self):
         """Hours the runs held their allocations (sum over segments)."""
         s = self.segments
@@ -80,9 +90,20 @@ class JobLog(InterruptionLog):
         gaps = gaps[np.isfinite(gaps)]
         return Durations(gaps, np.ones(gaps.size, bool), label="restart gaps")
 
+    def restart(self):
+        """The measured restart time (median, interval, count of requeue gaps); a ``MeasuredRestart``."""
+        from .restarts import measured_restart
+        return measured_restart(self)
+
+    def join_kernel(self, kernel, **options):
+        """This run's interruptions matched to a kernel log's faults; see :func:`~relmodel.data.kernjoin.join_kernel`."""
+        from .kernjoin import join_kernel
+        return join_kernel(self, kernel, **options)
+
     def __repr__(self):
+        size = "an unknown number of" if self._n_nodes is None else f"{self._n_nodes}"
         return (f"JobLog({self.name!r}: {len(self)} interruptions in {len(self.segments)} segments on "
-                f"{self.n_nodes} nodes, {self.duration_h / 24:.1f} days)")
+                f"{size} nodes, {self.duration_h / 24:.1f} days)")
 
 
 def _header(lines, label):
@@ -114,9 +135,27 @@ def _rows(lines, label):
                                    f"{len(names)}; export with sacct -P (or --parsable2) so '|' separates fields")
         rows.append(fields)
         at.append(i + 1)
+    if not rows:
+        raise SacctFormatError(f"{label}: the export has a header (line {first + 1}) but no job rows; export "
+                               "with sacct -P over a window in which the job ran (-S START -E END)")
     df = pd.DataFrame(rows, columns=names, dtype=object)
     df["line"] = at
     return df
+
+
+def _duplicates(df):
+    """Rows whose every field repeats an earlier row (an export concatenated twice): dropped, listed."""
+    fields = [c for c in df.columns if c != "line"]
+    dup = df.duplicated(fields, keep="first").to_numpy()
+    if not dup.any():
+        return df, empty_problems()
+    first = df.groupby(fields, sort=False)["line"].transform("first")
+    rows = df[dup]
+    name = rows["JobName"] if "JobName" in rows else rows["JobID"]
+    problems = pd.DataFrame({"row": rows["line"].to_numpy(), "node": name.to_numpy(object), "start_h": np.nan,
+                             "problem": "duplicate of line " + first[dup].astype(str).to_numpy(object),
+                             "action": "counted once"})
+    return df[~dup].reset_index(drop=True), problems
 
 
 def _parse(df, label, time_format):
@@ -195,7 +234,7 @@ def _check_states(states):
     return out
 
 
-def _segments(df, states):
+def _segments(df, states, nodes=None):
     df = df.sort_values(["run", "start", "line"], kind="stable").reset_index(drop=True)
     origin = df["start"].min()
     h = pd.Timedelta(hours=1)
@@ -207,10 +246,22 @@ def _segments(df, states):
                         "line": df["line"].to_numpy()})
     seg["nodelist"] = df["NodeList"].to_numpy() if "NodeList" in df else ""
     seg["nodes"] = [expand_nodelist(v) for v in seg["nodelist"]]
+    seg["n_nodes"] = _node_counts(df, seg["nodes"], nodes)
     seg["interrupts"], seg["failed_exit_0"] = _counts(df, states)
     nxt = seg.groupby("run")["start_h"].shift(-1)
     seg["gap_h"] = nxt - seg["end_h"]
     return seg, origin
+
+
+def _node_counts(df, lists, nodes):
+    """Nodes each segment held: its NodeList, else its NNodes, else ``nodes=``."""
+    count = np.array([len(v) for v in lists], dtype=float)
+    if "NNodes" in df:
+        given = pd.to_numeric(df["NNodes"].astype(str).str.strip(), errors="coerce").to_numpy(float)
+        count = np.where(count > 0, count, given)
+    if nodes is not None:
+        count = np.where(count > 0, count, nodes)
+    return np.nan_to_num(count, nan=0.0).astype(int)
 
 
 def _problems(seg, dropped):
@@ -226,7 +277,7 @@ def _problems(seg, dropped):
 
 
 def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_format=None, gpus_per_node=8,
-               name=None):
+               nodes=None, name=None):
     """Read a ``sacct -P`` export; returns a :class:`JobLog` of the chosen job(s).
 
     Parameters
@@ -236,6 +287,14 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
     interruptions : end states that interrupt a run (see :data:`STATES`).
     time_format : strftime format of Start/End when SLURM_TIME_FORMAT was custom.
     gpus_per_node : GPUs per node of the allocated nodes (for rates per GPU).
+    nodes : nodes the job held at once, for an export with neither NNodes nor
+        NodeList; a segment's NodeList, then its NNodes, win over it.  Without
+        any of them the job's size is never guessed: the log reads (restart
+        gaps, backtest) but ``n_nodes`` and rates per node raise
+        :class:`~relmodel.errors.SacctFormatError` saying what to give.
+
+    A row repeated field for field (an export concatenated twice) is counted
+    once and listed in ``problems()`` ("duplicate of line N").
 
     Examples
     --------
@@ -250,8 +309,11 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
     """
     states = _check_states(interruptions)
     gpus_per_node = _whole_or_none("gpus_per_node", gpus_per_node)
+    nodes = _whole_or_none("nodes", nodes)
     lines, label = read_text(path_or_text, "Slurm export")
     df = _rows(lines, label)
+    sized = "NodeList" in df or "NNodes" in df or nodes is not None
+    df, dups = _duplicates(df)
     df, no_start = _parse(df, label, time_format)
     dropped = df[no_start]
     dropped = pd.DataFrame({"row": dropped["line"], "node": dropped["run"], "start_h": np.nan,
@@ -260,7 +322,7 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
     if df.empty:
         raise SacctFormatError(f"{label}: no job of the export ever started (every Start is Unknown or None)")
     df = _ends(df, label)
-    seg, origin = _segments(df, states)
+    seg, origin = _segments(df, states, nodes)
     hit = seg[seg["interrupts"]]
     cols = {"row": hit["line"].to_numpy(), "start_h": hit["end_h"].to_numpy(float),
             "end_h": (hit["end_h"] + hit["gap_h"].where(hit["gap_h"] >= 0)).to_numpy(float),
@@ -270,13 +332,14 @@ def read_sacct(path_or_text, *, job=None, interruptions=DEFAULT_STATES, time_for
             "planned": np.zeros(len(hit), bool)}
     win = (0.0, float(seg["end_h"].max()))
     events, problems, _ = clean_events(cols, ["category", "state"], win)
-    seen = len({n for nodes in seg["nodes"] for n in nodes}) or None
-    at_once = int(seg["nodes"].map(len).max()) or None
+    seen = len({n for names in seg["nodes"] for n in names}) or int(seg["n_nodes"].max()) or None
+    at_once = int(seg["n_nodes"].max()) or None
     runs = sorted(set(seg["run"]))
-    n_nodes = at_once if len(runs) == 1 else seen
+    n_nodes = (at_once if len(runs) == 1 else seen) if sized else None
     log = JobLog(events, win, segments=seg, nodes_at_once=at_once, nodes_seen=seen,
                  origin=origin, cause_columns=["category", "state"],
                  name=name or (runs[0] if len(runs) == 1 else f"{label} ({len(runs)} jobs)"),
                  n_nodes=n_nodes, gpus_per_node=gpus_per_node,
-                 problems=pd.concat([_problems(seg, dropped), problems], ignore_index=True))
+                 problems=pd.concat([p for p in (dups, _problems(seg, dropped), problems) if len(p)]
+                                   or [empty_problems()], ignore_index=True))
     return log

@@ -26,7 +26,7 @@ catalogue attributes to the user's program.  Codes missing here are read as
 
 :data:`KERNEL_EVENTS` covers kernel lines other than Xid that stop jobs:
 NIC link down, uncorrected memory errors reported by EDAC, power-supply
-faults and unexpected reboots.
+faults, kernel panics and unexpected reboots.
 """
 
 import re
@@ -35,9 +35,10 @@ import pandas as pd
 
 from ..base.deprecation import renamed_keywords
 
-__all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "xid_table", "classify_xid", "cause_mix"]
+__all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "MAX_REPAIR", "xid_table", "classify_xid", "cause_mix"]
 
 BURST_WINDOW = "5min"  #: Xid lines of one GPU closer than this are one incident (default of read_xid)
+MAX_REPAIR = "3d"  #: a boot later than this after an outage does not close it (default of read_xid)
 
 _GPU, _HBM, _GSP = "Faulty GPU", "GPU HBM3 Memory", "GPU System Processor"
 _APP = ("Software Bug", "Dependency", False)
@@ -79,6 +80,7 @@ KERNEL_EVENTS = {
                 "uncorrected host memory error (EDAC)"),
     "psu": (re.compile(r"[Pp]ower [Ss]upply\b.*\b(?:[Ff]ail\w*|[Ff]ault|[Ll]ost|AC lost)\b"), "Power Supply", "Host",
             "power supply fault"),
+    "panic": (re.compile(r"Kernel panic - not syncing"), "Server Chassis", "Host", "kernel panic"),
 }
 #: A kernel boot line; a boot with no clean shutdown before it is an unexpected reboot.
 BOOT = re.compile(r"\bLinux version \d")
