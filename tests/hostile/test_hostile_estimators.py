@@ -124,3 +124,60 @@ def test_weibull_aft_that_cannot_converge_is_a_named_error():
     x = np.column_stack([np.ones(6), [1.0, -1.0, np.inf, -1.0, 1.0, -1.0]])
     with pytest.raises(RelmodelError, match="did not converge"):
         aft_fit(t, np.ones(6), x, "weibull")
+
+
+def _power_law_fleet(seed, m=12, beta=0.7, lam=0.05):
+    """m systems, each observed over its own age window (0, T_q], power-law NHPP by time transform."""
+    rng = np.random.default_rng(seed)
+    windows = rng.uniform(200.0, 3000.0, m)
+    times, nodes = [], []
+    for q, T in enumerate(windows):
+        k = rng.poisson(lam * T ** beta)
+        times.extend(np.sort(T * rng.uniform(size=k) ** (1 / beta)))   # order statistics of the mean function
+        nodes.extend([f"n{q}"] * k)
+    return np.array(times), np.array(nodes), dict(zip([f"n{q}" for q in range(m)], windows))
+
+
+def _nhpp_mle(times, nodes, windows):
+    """Maximise sum ln(lam beta t^(beta-1)) - lam sum T_q^beta numerically over (ln lam, ln beta)."""
+    T = np.array(list(windows.values()))
+
+    def negll(p):
+        lam, beta = np.exp(p)
+        return -(times.size * np.log(lam * beta) + (beta - 1) * np.log(times).sum() - lam * np.sum(T ** beta))
+
+    r = optimize.minimize(negll, [np.log(times.size / T.sum()), 0.0], method="Nelder-Mead",
+                          options={"xatol": 1e-12, "fatol": 1e-13, "maxiter": 20000})
+    return np.exp(r.x[1]), np.exp(r.x[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_crow_amsaa_unequal_windows_is_the_mle(seed):
+    times, nodes, windows = _power_law_fleet(seed)
+    beta, lam = _nhpp_mle(times, nodes, windows)
+    f = relmodel.crow_amsaa(times, node=nodes, start={k: 0.0 for k in windows}, end=windows)
+    assert f.beta == pytest.approx(beta, rel=1e-6)
+    assert f.lam == pytest.approx(lam, rel=1e-5)
+
+
+def test_crow_amsaa_equal_windows_keeps_the_closed_form():
+    times, nodes, windows = _power_law_fleet(5)
+    same = {k: 3000.0 for k in windows}
+    f = relmodel.crow_amsaa(times, node=nodes, start=0.0, end=same)
+    assert f.beta == pytest.approx(times.size / np.log(3000.0 / times).sum(), rel=1e-12)
+
+
+def test_mcf_with_fewer_mapped_systems_than_n_systems_names_them():
+    times = np.array([10.0, 40.0, 25.0])
+    nodes = ["a", "a", "b"]
+    start, end = {"a": 0.0, "b": 5.0, "c": 0.0}, {"a": 50.0, "b": 60.0, "c": 70.0}
+    with pytest.raises(RelmodelError, match=r"n_systems=10 .* name only 3 systems.*7"):
+        relmodel.mcf(times, node=nodes, start=start, end=end, n_systems=10)
+    got = relmodel.mcf(times, node=nodes, start=start, end=end, n_systems=3)
+    # by hand: at 10 h all three systems are at risk (one event), at 25 h three, at 40 h three
+    assert got.to_frame()["mean cumulative function"].iloc[-1] == pytest.approx(1 / 3 + 1 / 3 + 1 / 3)
+
+
+def test_mcf_start_mapping_missing_a_node_names_it():
+    with pytest.raises(RelmodelError, match=r"lacks nodes \['b'\]"):
+        relmodel.mcf([10.0, 20.0], node=["a", "b"], start={"a": 0.0}, end=50.0)
