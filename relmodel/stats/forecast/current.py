@@ -95,6 +95,7 @@ class CurrentRate(Result):
     beta: float = 1.0
     n_nodes: int = 1
     name: str = "log"
+    dispersion: float = 1.0
 
     @property
     def mtbf_h(self):
@@ -106,12 +107,27 @@ class CurrentRate(Result):
         h = np.atleast_1d(np.asarray(horizons_h, float))
         rng = np.random.default_rng(seed)
         length = self.window_h[1] - self.window_h[0] - self.since_h
-        g = rng.gamma(self.n_used + 0.5, size=n_draws)
+        phi = self.dispersion
+        g = phi * rng.gamma((self.n_used + 0.5) / phi, size=n_draws)
         if self.model == "power law":
             beta = self.beta * rng.chisquare(2 * self.n_used, n_draws) / (2 * self.n_used)
         else:
             beta = np.ones(n_draws)
         return g[:, None] * np.expm1(beta[:, None] * np.log1p(h[None, :] / length))
+
+    def count_draws(self, horizons_h, n_draws=4000, seed=0):
+        """Draws of the failures in (end, end + h] for each ``h`` (the expected count, then the noise).
+
+        The noise is Poisson, or gamma-mixed Poisson with variance ``dispersion`` times the mean
+        when the fitted part was overdispersed (failures that come in bursts).
+        """
+        mean = self.expected_draws(horizons_h, n_draws, seed)
+        rng = np.random.default_rng(seed + 1)
+        if self.dispersion > 1:
+            extra = self.dispersion - 1
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mean = np.where(mean > 0, rng.gamma(np.where(mean > 0, mean / extra, 1.0), extra), 0.0)
+        return rng.poisson(mean)
 
     def forecast(self, horizon, *, conf=None, n_draws=4000, seed=0):
         """Predictive distribution of the failures in the ``horizon`` after the window: a :class:`CountForecast`."""
@@ -122,7 +138,7 @@ class CurrentRate(Result):
         if not 0 < conf < 1:
             raise FitError(f"conf must be between 0 and 1 (e.g. 0.9), got {conf!r}")
         mean = self.expected_draws([h], n_draws, seed)[:, 0]
-        counts = np.random.default_rng(seed + 1).poisson(mean)
+        counts = self.count_draws([h], n_draws, seed)[:, 0]
         lo, hi = np.quantile(counts, [(1 - conf) / 2, (1 + conf) / 2], method="inverted_cdf")
         return CountForecast(h, float(mean.mean()), float(lo), float(hi), conf, self.model, counts)
 
@@ -239,20 +255,41 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
         best = ("change point", 2 * k - 2 * ll, start, n_last, 1.0,
                 f"{why}; a change point at day {start / 24:,.1f} fits better, so the rate is the last segment's")
     model, _, since, n_used, beta, reason = best
-    return _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w)
+    phi, reason = _dispersion(u, since, length, beta, n_used, alpha, reason)
+    return _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w, phi)
 
 
-def _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w):
+def _dispersion(u, since, length, beta, n_used, alpha, reason):
+    """Pearson's chi-square over the stretch's bins, per degree of freedom, when it rejects the model at alpha.
+
+    Failures that come in bursts (one incident on several nodes, a bad week) vary
+    more than Poisson; the forecast's variance is then scaled by this factor.
+    """
+    k = int(min(20, n_used // 5))
+    if k < 4:
+        return 1.0, reason
+    edges = np.linspace(since, length, k + 1)
+    seen = np.histogram(u[u > since], edges)[0]
+    expect = n_used * np.diff(((edges - since) / (length - since)) ** beta)
+    chi2 = float(np.sum((seen - expect) ** 2 / expect))
+    df = k - (2 if beta != 1 else 1)
+    if stats.chi2.sf(chi2, df) >= alpha:
+        return 1.0, reason
+    return chi2 / df, (f"{reason}; failures come in bursts (counts vary {chi2 / df:.1f} times as much as "
+                       "Poisson), so the ranges are widened by that factor")
+
+
+def _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w, phi=1.0):
     stretch = length - since
     a = [(1 - conf) / 2, (1 + conf) / 2]
     if model == "power law":
         rng = np.random.default_rng(0)
-        g = rng.gamma(n_used + 0.5, size=20000)
+        g = phi * rng.gamma((n_used + 0.5) / phi, size=20000)
         b = beta * rng.chisquare(2 * n_used, 20000) / (2 * n_used)
         lo, hi = np.quantile(g * b / stretch, a)
         rate = n_used * beta / stretch
     else:
-        lo, hi = stats.gamma.ppf(a, n_used + 0.5) / stretch
+        lo, hi = phi * stats.gamma.ppf(a, (n_used + 0.5) / phi) / stretch
         rate = n_used / stretch
     return CurrentRate(float(rate), float(lo), float(hi), n / length, model, reason, conf, int(n), int(n_used),
-                       w, float(since), float(beta), nodes, name)
+                       w, float(since), float(beta), nodes, name, float(phi))
