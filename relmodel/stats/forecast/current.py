@@ -33,6 +33,8 @@ from ..survival.trends import trend
 __all__ = ["CurrentRate", "CountForecast", "current_rate"]
 
 MODELS = ("constant", "power law", "change point")
+#: AIC units by which a change point must beat a moving power law (a smooth rise also has "changes").
+MARGIN = 6.0
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,7 @@ def _last_segment(u, length, n_nodes):
     c, e = seg["count"].to_numpy(float), seg["exposure_h"].to_numpy(float)
     ll = float(np.sum(np.where(c > 0, c * np.log(np.where(c > 0, c, 1) / e), 0.0)) - c.sum())
     start = float(rc.change_h[-1])
-    return start, int(np.sum(u > start)), length - start, ll, 2 * c.size - 1
+    return start, int(np.sum(u > start)), length - start, ll, 3 * c.size - 2     # a rate and a place per change
 
 
 def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=False):
@@ -250,7 +252,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
         ll_pow = n * np.log(n) - n * beta * np.log(length) + n * np.log(beta) + (beta - 1) * np.log(u).sum() - n
         best = ("power law", 4 - 2 * ll_pow, 0.0, n, beta, why)
     seg = _last_segment(u, length, nodes)
-    if seg is not None and 2 * seg[4] - 2 * seg[3] < best[1]:
+    if seg is not None and 2 * seg[4] - 2 * seg[3] < best[1] - (MARGIN if moving else 0.0):
         start, n_last, _, ll, k = seg
         best = ("change point", 2 * k - 2 * ll, start, n_last, 1.0,
                 f"{why}; a change point at day {start / 24:,.1f} fits better, so the rate is the last segment's")
