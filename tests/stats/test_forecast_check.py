@@ -17,7 +17,7 @@ import relmodel
 from relmodel.checkpoint.forecast_check import forecast_check
 
 T = 1000.0          # hours of observation per log
-N_LOGS = 100
+N_LOGS = 200
 
 
 def _log(times, name):
