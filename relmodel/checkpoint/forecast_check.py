@@ -91,7 +91,14 @@ class ForecastCheck(Result):
                          "Model": r.model})
         return pd.DataFrame(rows)
 
-    def text(self):
+    def text(self, source=None):
+        """The findings in sentences; for one log (or ``source``), how well it forecast itself.
+
+        The one-log sentence is the report index's "how well this log forecasts itself".
+        """
+        logs = self.frame.loc[self.frame["source"].ne("all logs"), "source"].unique()
+        if source is not None or len(logs) == 1:
+            return self._one_log(logs[0] if source is None else source)
         n, hit = len(self.frame), int(self.frame["covered"].sum())
         if not n:
             return "No forecast was checked."
@@ -100,13 +107,10 @@ class ForecastCheck(Result):
         return (f"Fitted on the first {self.split:.0%} of each window, {hit} of {n} forecasts "
                 f"({pct(hit / n, 0)}) held what happened next inside their {self.conf:.0%} range.{tail}")
 
-    def sentence(self, source=None):
-        """The index's one sentence on how well one log forecasts itself (its first source by default)."""
-        f = self.frame[self.frame["quantity"].eq("failures") & self.frame["source"].ne("all logs")]
-        if source is not None:
-            f = f[f["source"].eq(source)]
+    def _one_log(self, source):
+        f = self.frame[self.frame["quantity"].eq("failures") & self.frame["source"].eq(source)]
         if f.empty:
-            return "This log could not be checked against itself."
+            return f"{source}: no forecast of its failures was checked."
         r = f.iloc[0]
         where = "inside" if r.covered else ("above" if r.observed > r.hi else "below")
         return (f"Fitted on the first {self.split:.0%} of its window ({duration(r.fit_h)}), this log forecast "
@@ -150,7 +154,7 @@ def _check_one(label, src, split, conf, quantities, ckpt, restart, alpha, n_draw
     cut = split * length
     fit = current_rate(src, conf=conf, alpha=alpha, window=(t0, t0 + cut))
     h = length - cut
-    counts = fit.count_draws([h], n_draws, int(rng.integers(2**31)))[:, 0]
+    counts = fit.count_draws([h], n_draws, rng)[:, 0]
     obs = int(np.sum(u > cut))
     out = []
     with np.errstate(divide="ignore"):
@@ -171,7 +175,7 @@ def _check_one(label, src, split, conf, quantities, ckpt, restart, alpha, n_draw
 
 
 def forecast_check(sources, *, split=0.7, conf=0.9, quantities=QUANTITIES, names=None, ckpt_cost=CKPT_COST,
-                   restart=None, alpha=0.05, n_draws=4000, seed=0):
+                   restart=None, alpha=0.05, n_draws=4000, seed=None):
     """Fit each source on the first ``split`` of its window, forecast the rest, and compare with what happened.
 
     ``sources``: one log or a list (or a dict name -> log) of
@@ -181,7 +185,8 @@ def forecast_check(sources, *, split=0.7, conf=0.9, quantities=QUANTITIES, names
     interval recommended from the fitted part with ``ckpt_cost`` and the run's
     measured restart gap unless ``restart`` is given).  ``conf``: level of the
     predictive intervals; ``n_draws`` Monte Carlo draws of the predictive
-    distribution (``seed`` fixes them).  Returns a :class:`ForecastCheck`.
+    distribution (``seed`` fixes them; None draws fresh ones).  Durations are hours.  Returns a
+    :class:`ForecastCheck`.
 
     Examples
     --------
@@ -218,11 +223,19 @@ def forecast_check(sources, *, split=0.7, conf=0.9, quantities=QUANTITIES, names
     return ForecastCheck(pd.DataFrame(rows), conf, split, tuple(draws))
 
 
-def held_out_path(source, *, split=0.7, conf=0.9, n_grid=60, n_draws=2000, seed=0, alpha=0.05):
+def held_out_path(source, *, split=0.7, conf=0.9, n_grid=60, n_draws=2000, seed=None, alpha=0.05):
     """Cumulative failures over a log's window beside the forecast band of its held-out part.
 
     Returns columns t_h (hours from the window start), observed (cumulative
-    failures), forecast, lo, hi (NaN over the fitted part) for a figure.
+    failures), forecast, lo, hi (the pointwise ``conf`` band; NaN over the
+    fitted part) for a figure.
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> path = held_out_path(relmodel.datasets.stepfun(), seed=1)
+    >>> list(path.columns), int(path["observed"].iloc[-1])          # hours, failures
+    (['t_h', 'observed', 'forecast', 'lo', 'hi'], 582)
     """
     if not 0 < split < 1:
         raise FitError(f"split must be between 0 and 1 (e.g. 0.7), got {split!r}")

@@ -25,7 +25,14 @@ def new_axes(ax):
 def calibration_plot(check, levels=None, quantity=None, ax=None):
     """Coverage of ``check``'s intervals against their nominal level, with the 90% binomial band of a calibrated one.
 
-    Returns the Axes.
+    ``levels``: nominal levels (fractions); ``quantity`` keeps one quantity.  Returns the Axes.
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> check = relmodel.forecast_check([relmodel.datasets.stepfun()], seed=0)
+    >>> calibration_plot(check).get_xlabel()
+    'Nominal level of the range (%)'
     """
     ax = new_axes(ax)
     levels = np.linspace(0.1, 0.95, 18) if levels is None else np.asarray(levels, float)
@@ -42,13 +49,19 @@ def calibration_plot(check, levels=None, quantity=None, ax=None):
     return ax
 
 
-def held_out_plot(source, *, split=0.7, conf=0.9, ax=None):
+def held_out_plot(source, *, split=0.7, conf=0.9, seed=None, ax=None):
     """Cumulative failures of ``source`` and the ``conf`` band its first ``split`` forecast for the rest.
 
-    Returns the Axes.
+    The x axis is in days from the window's start.  Returns the Axes.
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> held_out_plot(relmodel.datasets.stepfun(), seed=0).get_ylabel()
+    'Failures so far'
     """
     ax = new_axes(ax)
-    path = held_out_path(source, split=split, conf=conf)
+    path = held_out_path(source, split=split, conf=conf, seed=seed)
     days = path["t_h"] / 24
     ax.step(days, path["observed"], where="post", color="k", label="failures that happened")
     ax.fill_between(days, path["lo"], path["hi"], color="C0", alpha=0.25, label=f"forecast, {conf:.0%} range")
@@ -60,7 +73,15 @@ def held_out_plot(source, *, split=0.7, conf=0.9, ax=None):
     return ax
 
 
-def self_check(source, *, split=0.7, conf=0.9, ax=None):
-    """The report index's "how well this log forecasts itself": (one sentence, the Axes of its figure)."""
-    check = forecast_check(source, split=split, conf=conf, quantities=("failures",))
-    return check.sentence(), held_out_plot(source, split=split, conf=conf, ax=ax)
+def self_check(source, *, split=0.7, conf=0.9, seed=None, ax=None):
+    """The report index's "how well this log forecasts itself": (one sentence, the Axes of its figure).
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> sentence, ax = self_check(relmodel.datasets.stepfun(), seed=0)
+    >>> sentence.startswith("Fitted on the first 70% of its window")
+    True
+    """
+    check = forecast_check(source, split=split, conf=conf, quantities=("failures",), seed=seed)
+    return check.text(), held_out_plot(source, split=split, conf=conf, seed=seed, ax=ax)

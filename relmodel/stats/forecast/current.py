@@ -104,8 +104,11 @@ class CurrentRate(Result):
         """Hours between failures today, 1 / rate (infinite when the rate is 0)."""
         return float(np.inf) if self.rate_per_h <= 0 else 1 / self.rate_per_h
 
-    def expected_draws(self, horizons_h, n_draws=4000, seed=0):
-        """Draws of the expected failures in (end, end + h] for each ``h``: shape (n_draws, len(horizons))."""
+    def expected_draws(self, horizons_h, n_draws=4000, seed=None):
+        """Draws of the expected failures in (end, end + h] for each ``h`` hours: shape (n_draws, len(horizons)).
+
+        ``seed``: an int, a numpy Generator, or None for fresh entropy.
+        """
         h = np.atleast_1d(np.asarray(horizons_h, float))
         rng = np.random.default_rng(seed)
         length = self.window_h[1] - self.window_h[0] - self.since_h
@@ -117,21 +120,21 @@ class CurrentRate(Result):
             beta = np.ones(n_draws)
         return g[:, None] * np.expm1(beta[:, None] * np.log1p(h[None, :] / length))
 
-    def count_draws(self, horizons_h, n_draws=4000, seed=0):
-        """Draws of the failures in (end, end + h] for each ``h`` (the expected count, then the noise).
+    def count_draws(self, horizons_h, n_draws=4000, seed=None):
+        """Draws of the failures in (end, end + h] for each ``h`` hours (the expected count, then the noise).
 
         The noise is Poisson, or gamma-mixed Poisson with variance ``dispersion`` times the mean
         when the fitted part was overdispersed (failures that come in bursts).
         """
-        mean = self.expected_draws(horizons_h, n_draws, seed)
-        rng = np.random.default_rng(seed + 1)
+        rng = np.random.default_rng(seed)
+        mean = self.expected_draws(horizons_h, n_draws, rng)
         if self.dispersion > 1:
             extra = self.dispersion - 1
             with np.errstate(divide="ignore", invalid="ignore"):
                 mean = np.where(mean > 0, rng.gamma(np.where(mean > 0, mean / extra, 1.0), extra), 0.0)
         return rng.poisson(mean)
 
-    def forecast(self, horizon, *, conf=None, n_draws=4000, seed=0):
+    def forecast(self, horizon, *, conf=None, n_draws=4000, seed=None):
         """Predictive distribution of the failures in the ``horizon`` after the window: a :class:`CountForecast`."""
         h = float(hours(horizon))
         if not h > 0:
@@ -139,10 +142,9 @@ class CurrentRate(Result):
         conf = self.conf if conf is None else conf
         if not 0 < conf < 1:
             raise FitError(f"conf must be between 0 and 1 (e.g. 0.9), got {conf!r}")
-        mean = self.expected_draws([h], n_draws, seed)[:, 0]
         counts = self.count_draws([h], n_draws, seed)[:, 0]
         lo, hi = np.quantile(counts, [(1 - conf) / 2, (1 + conf) / 2], method="inverted_cdf")
-        return CountForecast(h, float(mean.mean()), float(lo), float(hi), conf, self.model, counts)
+        return CountForecast(h, float(counts.mean()), float(lo), float(hi), conf, self.model, counts)
 
     def to_frame(self):
         row = {k: getattr(self, k) for k in ("rate_per_h", "lo_per_h", "hi_per_h", "average_per_h", "model",
