@@ -17,7 +17,7 @@ is drawn from its pivot 2 n beta / beta_hat ~ chi-square(2 n) (Crow 1974), and t
 count is Poisson given both.  For a constant rate this is the negative binomial.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -98,6 +98,7 @@ class CurrentRate(Result):
     n_nodes: int = 1
     name: str = "log"
     dispersion: float = 1.0
+    drift: float = 0.0
 
     @property
     def mtbf_h(self):
@@ -118,6 +119,8 @@ class CurrentRate(Result):
             beta = self.beta * rng.chisquare(2 * self.n_used, n_draws) / (2 * self.n_used)
         else:
             beta = np.ones(n_draws)
+        if self.drift > 0:      # the rate may move again: a lognormal level with the past's step-to-step spread
+            g = g * np.exp(self.drift * rng.standard_normal(n_draws) - self.drift**2 / 2)
         return g[:, None] * np.expm1(beta[:, None] * np.log1p(h[None, :] / length))
 
     def count_draws(self, horizons_h, n_draws=4000, seed=None):
@@ -260,7 +263,25 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
                 f"{why}; a change point at day {start / 24:,.1f} fits better, so the rate is the last segment's")
     model, _, since, n_used, beta, reason = best
     phi, reason = _dispersion(u, since, length, beta, n_used, alpha, reason)
-    return _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w, phi)
+    drift = _drift(u, length) if model == "change point" or phi > 1 else 0.0
+    if drift > 0:
+        reason += (f"; the rate has moved by about {np.expm1(drift):.0%} from one eighth of the window to the "
+                   "next, and the ranges allow it to move as much again")
+    out = _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w, phi)
+    return replace(out, drift=float(drift))
+
+
+def _drift(u, length, k=8):
+    """Spread of the log rate from one block of the window to the next, beyond Poisson noise (0 if none).
+
+    Half the mean squared step between successive blocks' log rates, less the
+    Poisson part (about 1 / count per block), is the variance of a level that
+    moves; its square root scales the forecast's rate.
+    """
+    c = np.histogram(u, np.linspace(0.0, length, k + 1))[0] + 0.5
+    steps = np.diff(np.log(c))
+    noise = 1 / c[:-1] + 1 / c[1:]
+    return float(np.sqrt(max(0.0, np.mean(steps**2 - noise) / 2)))
 
 
 def _dispersion(u, since, length, beta, n_used, alpha, reason):
