@@ -59,6 +59,8 @@ EXPORTS = [
     (".checkpoint", "CheckpointModel"),
     (".scale", "domain_fit_sensitivity spares_over_time"),
     (".checkpoint", "simulate_to_precision"),
+    (".stats", "current_rate CurrentRate"),
+    (".checkpoint", "forecast_check ForecastCheck"),
 ]
 
 __all__ = _lazy.names(EXPORTS)

@@ -19,7 +19,8 @@ EXPORTS = [(".costs", "CheckpointModel"),
            (".multilevel", "two_level_optimum"), (".plan", "compare_intervals"), (".restart", "RestartModel"),
            (".search", "IntervalSearch best_interval"), (".simulate", "SimulationResult simulate_training"),
            (".sources", "LogReplay NodeRenewals"), (".backtest", "Backtest backtest"),
-           (".precision", "half_width simulate_to_precision")]
+           (".precision", "half_width simulate_to_precision"),
+           (".forecast_check", "ForecastCheck forecast_check held_out_path")]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval", "ettr", "expected_wall_time",
@@ -29,3 +30,4 @@ __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval
            "simulate_training", "LogReplay", "NodeRenewals", "CheckpointModel"]
 __all__ += ["Backtest", "backtest"]
 __all__ += ["half_width", "simulate_to_precision"]
+__all__ += ["ForecastCheck", "forecast_check", "held_out_path"]

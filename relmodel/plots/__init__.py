@@ -13,7 +13,8 @@ from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports; each plot module (and the layer it draws) is imported the
 #: first time one of its names is used.
-EXPORTS = [(".", "checkpoint designs fits fleets logs regression scaling stragglers"),
+EXPORTS = [(".", "checkpoint designs fits fleets forecasts logs regression scaling stragglers"),
+           (".forecasts", "calibration_plot held_out_plot self_check"),
            (".fits", "PAPERS binned_hazard cumulative_failures_plot cumulative_incidence_plot hazard_plot"),
            (".fits", "mcf_plot plotting_positions probability_plot survival_plot"),
            (".regression", "band_plot forest_plot group_survival_plot")]
@@ -22,3 +23,4 @@ __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 __all__ = ["checkpoint", "designs", "fits", "logs", "scaling", "stragglers", "PAPERS", "binned_hazard", "cumulative_failures_plot",
            "cumulative_incidence_plot", "hazard_plot", "mcf_plot", "plotting_positions", "probability_plot",
            "survival_plot", "fleets", "regression", "forest_plot", "group_survival_plot", "band_plot"]
+__all__ += ["forecasts", "calibration_plot", "held_out_plot", "self_check"]

@@ -21,7 +21,8 @@ on) still import, as aliases of the moved modules (:data:`MOVED`).
 
 import sys as _sys
 
-from . import lifetimes, rates, regression, survival
+from . import forecast, lifetimes, rates, regression, survival
+from .forecast import CurrentRate, current_rate
 from .lifetimes import (Comparison, FitResult, FitWarning, WeibayesResult, b_life, compare_fits, curve_band, fit,
                         profile_intervals, uptime_intervals, weibayes)
 from .survival import (GroupComparison, TurnbullEstimate, compare_groups, compare_mcf, crow_amsaa,
@@ -42,7 +43,7 @@ __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumu
            "GroupComparison", "compare_groups", "compare_mcf", "gray_test",
            "uptime_intervals", "TurnbullEstimate", "turnbull",
            "b_life", "curve_band", "profile_intervals", "WeibayesResult", "weibayes",
-           "lifetimes", "survival", "regression", "rates"]
+           "lifetimes", "survival", "regression", "rates", "forecast", "CurrentRate", "current_rate"]
 
 #: Earlier module path (the flat layout of 0.2, and the first cut by concept) -> where it is now.
 MOVED = {

@@ -13,8 +13,9 @@ lifelines report it.
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special
 
+from ...errors import FitError
 from .cox_engine import gram
 
 __all__ = ["AFTFit", "aft_fit", "LAWS"]
@@ -23,7 +24,8 @@ LAWS = ("weibull", "lognormal", "loglogistic")
 
 
 def _gumbel(z, observed):
-    ez = np.exp(np.minimum(z, 700.0))
+    with np.errstate(over="ignore"):
+        ez = np.exp(z)          # inf past exp's range: the log-likelihood is then -inf and the step is refused
     logp = np.where(observed, z - ez, -ez)
     return logp, np.where(observed, 1 - ez, -ez), -ez
 
@@ -113,6 +115,86 @@ def _step(info, score):
     return score / scale
 
 
+def _standardiser(x):
+    """The matrix ``a`` with ``theta = a @ theta_std`` when the non-constant columns are centred and scaled.
+
+    Fitting on standardised columns keeps Newton's information matrix well conditioned when
+    covariates differ in scale by many orders of magnitude (a serial number next to a 0/1 flag).
+    None when ``x`` has no intercept column (nothing to centre against).
+    """
+    if x.shape[1] < 2 or not np.all(x[:, 0] == 1.0):
+        return None
+    mean, sd = x.mean(axis=0), x.std(axis=0)
+    moving = np.arange(x.shape[1]) > 0
+    moving &= sd > 0
+    p = x.shape[1]
+    a = np.eye(p + 1)
+    a[1:p, 1:p][np.diag_indices(p - 1)] = np.where(moving[1:], 1.0 / np.where(sd[1:] > 0, sd[1:], 1.0), 1.0)
+    a[0, 1:p] = -np.where(moving[1:], mean[1:] / np.where(sd[1:] > 0, sd[1:], 1.0), 0.0)
+    return a
+
+
+def _inverse(a):
+    """The inverse of :func:`_standardiser`'s matrix, written out (its entries may span 600 decades)."""
+    inv = np.eye(a.shape[0])
+    p = a.shape[0] - 1
+    sd = 1.0 / np.diag(a)[1:p]
+    inv[1:p, 1:p][np.diag_indices(p - 1)] = sd
+    inv[0, 1:p] = -a[0, 1:p] * sd
+    return inv
+
+
+def _guarded(evaluate):
+    """``evaluate`` with overflow silenced; a non-finite log-likelihood reads as -inf (a refused point)."""
+    def run(theta):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = evaluate(theta)
+        return out if np.isfinite(out[0]) else (-np.inf,) + out[1:]
+    return run
+
+
+def _newton(evaluate, theta, max_iter, tol, max_log_scale_step=2.0):
+    """Newton-Raphson with step-halving; a step never moves log s by more than ``max_log_scale_step``.
+
+    When halving cannot raise the log-likelihood, the step is not kept: a trust-region
+    Newton (scipy's ``trust-exact``, which copes with an indefinite information matrix)
+    carries on from the last accepted point.
+    """
+    current = evaluate(theta)
+    it = 0
+    for it in range(1, max_iter + 1):
+        ll, score, info = current[:3]
+        step = _step(info, score)
+        step = step * min(1.0, max_log_scale_step / max(abs(step[-1]), 1e-300))
+        scale = 1.0
+        trial = evaluate(theta + step)
+        while not trial[0] >= ll - 1e-12 * abs(ll) and scale > 1e-9:
+            scale /= 2
+            trial = evaluate(theta + scale * step)
+        if not trial[0] >= ll - 1e-12 * abs(ll):
+            return _trust_region(evaluate, theta, current, it)
+        new = theta + scale * step
+        small = np.all(np.abs(new - theta) <= tol * np.maximum(1.0, np.abs(new)))
+        gain = trial[0] - ll
+        theta, current = new, trial
+        if small or abs(gain) <= 1e-14 * max(1.0, abs(ll)):
+            break
+    return theta, current, it
+
+
+def _trust_region(evaluate, theta, current, it):
+    """Maximise from ``theta`` by scipy's exact trust-region Newton; keeps ``current`` if it does no better."""
+    def fun(th):
+        ll, score, info = evaluate(th)[:3]
+        return (-ll, -score) if np.isfinite(ll) else (np.inf, np.zeros_like(th))
+
+    res = optimize.minimize(fun, theta, jac=True, hess=lambda th: evaluate(th)[2], method="trust-exact",
+                            options={"gtol": 1e-9, "maxiter": 500})
+    if np.isfinite(res.fun) and -res.fun >= current[0]:
+        return res.x, evaluate(res.x), it + res.nit
+    return theta, current, it
+
+
 def aft_fit(time, event, x, law, *, entry=None, weights=None, cluster=None, robust=False, max_iter=100,
             tol=1e-11):
     """Fit ``log T = x'b + s W``; ``x`` must hold the intercept column.  Returns an :class:`AFTFit`."""
@@ -125,24 +207,19 @@ def aft_fit(time, event, x, law, *, entry=None, weights=None, cluster=None, robu
         e = np.asarray(entry, float)
         with np.errstate(divide="ignore"):
             log_entry = np.where(e > 0, np.log(np.where(e > 0, e, 1.0)), -np.inf)
-    theta = _start(x, logt, observed, w)
-    ll, score, info, rows, eta = _evaluate(law, x, logt, observed, w, log_entry, theta)
-    it = 0
-    for it in range(1, max_iter + 1):
-        step = _step(info, score)
-        new, scale = theta + step, 1.0
-        trial = _evaluate(law, x, logt, observed, w, log_entry, new)
-        while not trial[0] >= ll - 1e-12 * abs(ll) and scale > 1e-9:
-            scale /= 2
-            new = theta + scale * step
-            trial = _evaluate(law, x, logt, observed, w, log_entry, new)
-        small = np.all(np.abs(new - theta) <= tol * np.maximum(1.0, np.abs(new)))
-        gain = trial[0] - ll
-        theta, (ll, score, info, rows, eta) = new, trial
-        if small or abs(gain) <= 1e-14 * max(1.0, abs(ll)):
-            break
+    a = _standardiser(x)                                   # theta = a @ theta_std
+    xs = x @ a[:-1, :-1] if a is not None else x
+    theta = _start(xs, logt, observed, w)
+    evaluate = _guarded(lambda th: _evaluate(law, xs, logt, observed, w, log_entry, th))
+    theta, (ll, score, info, rows, eta), it = _newton(evaluate, theta, max_iter, tol)
+    if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(info)) and np.isfinite(ll)):
+        raise FitError(f"the {law} AFT fit did not converge (the log-likelihood is not finite near "
+                       f"{np.round(theta, 4).tolist()}); rescale the covariates or use fewer of them")
     var = np.linalg.pinv(info)
     step = np.abs(var @ score)
+    if a is not None:
+        theta, var, step = a @ theta, a @ var @ a.T, np.abs(a @ (var @ score))
+        rows = rows @ _inverse(a)
     infinite = ((step > 1e-9) & (step > np.sqrt(1e-9) * np.abs(theta))) | ((np.abs(theta) > 8) & (np.diag(var) > 1e2))
     robust_var = None
     if robust or cluster is not None:

@@ -58,8 +58,14 @@ def _per_system(value, keys, m, what):
         v = pd.Series(value)
         v.index = v.index.astype(str)
         missing = [k for k in keys if k not in v.index]
-        if missing or m > keys.size:
-            raise FitError(f"{what} mapping lacks nodes {missing[:5]}; give every node, or a single {what}")
+        if missing:
+            raise FitError(f"{what} mapping lacks nodes {missing[:5]}"
+                           f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''}; "
+                           f"give every node, or a single {what}")
+        if m > keys.size:
+            raise FitError(f"n_systems={m} but the {what} mapping and the events name only {keys.size} "
+                           f"systems; the other {m - keys.size} (failure-free) need their {what} too: "
+                           f"add them to the mapping, give a single {what}, or pass n_systems={keys.size}")
         return np.array([float(hours(v[k])) for k in keys])
     return np.full(m, float(hours(value)))
 

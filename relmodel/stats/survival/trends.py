@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from ...base.deprecation import renamed_keywords
 from ...errors import FitError
@@ -272,6 +272,29 @@ class CrowAMSAA(Result):
                 f"{self.beta_hi:.3g}).")
 
 
+def _multi_window_beta(t, windows, guess):
+    """The MLE of beta for systems observed over ages (0, T_q] of unequal length.
+
+    The log-likelihood n ln(lam) + n ln(beta) + (beta - 1) sum ln t_i - lam sum T_q^beta, with
+    lam profiled out (lam = n / sum T_q^beta), has the score
+    n / beta + sum ln t_i - n sum T_q^beta ln T_q / sum T_q^beta, which falls with beta
+    (the profile is concave): its root is bracketed outward from the equal-window value.
+    """
+    n, top = t.size, windows.max()
+    log_t, log_w = np.log(t / top), np.log(windows / top)      # scaled by the longest window: no overflow
+
+    def score(beta):
+        weight = np.exp(beta * log_w)
+        return n / beta + log_t.sum() - n * (weight @ log_w) / weight.sum()
+
+    lo, hi = guess / 2, guess * 2
+    while score(lo) < 0 and lo > 1e-8:
+        lo /= 4
+    while score(hi) > 0 and hi < 1e6:
+        hi *= 4
+    return float(optimize.brentq(score, lo, hi, xtol=1e-14, rtol=1e-13))
+
+
 def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=None):
     """Fit the Crow-AMSAA (power-law NHPP) model by maximum likelihood.
 
@@ -279,8 +302,10 @@ def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=N
     lambda_hat = n / T**beta_hat, and 2 n beta / beta_hat ~ chi2(2n).  Failure
     truncated (``end=None``) at t_n: the sum runs over i < n, and
     2 n beta / beta_hat ~ chi2(2(n-1)) (Crow 1974; MIL-HDBK-189C, 2011).
-    Several systems with windows T_q (Crow 1974): beta_hat = n / sum
-    ln(T_q/t_iq) over every event, lambda_hat = n / sum_q T_q**beta_hat.
+    Several systems with windows T_q (Crow 1974): lambda_hat = n / sum_q
+    T_q**beta_hat and, with equal windows, beta_hat = n / sum ln(T/t_iq) over
+    every event; with unequal windows beta_hat is the root of the profile
+    score (no closed form), and the chi-square interval is then approximate.
     ``node``: one label per event time for a fleet of systems, each observed
     over its own window (``start``/``end`` scalars or mappings node -> hours;
     ``n_systems`` counts failure-free systems on the common window); times
@@ -302,7 +327,7 @@ def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=N
     s = np.log(Ti / t).sum()
     if s <= 0:
         raise FitError("all events sit at the end of observation; beta cannot be estimated")
-    beta = n / s
+    beta = n / s if np.ptp(Ts) <= 1e-12 * Ts.max() else _multi_window_beta(t, Ts, n / s)
     dof = 2 * t.size
     lo, hi = stats.chi2.ppf([(1 - conf) / 2, (1 + conf) / 2], dof) * beta / (2 * n)
     bias = (n - 1) / n if trunc == "time" else (n - 2) / n
