@@ -284,7 +284,9 @@ class Staging:
         """Write summary.json (``summary`` or a bare one) with the marker in ``status``."""
         data = dict(summary or {})
         files = sorted(set(listing(self.path)) | {"summary.json"})
-        data["relmodel"] = {**marker(status), "files": files, "sha256": digests(self.path, files)}
+        data["relmodel"] = {**marker(status), "files": files}
+        if status != "in progress":  # hashed once at the end, not after every page of a long sweep
+            data["relmodel"]["sha256"] = digests(self.path, files)
         write_text(self.path / "summary.json", json.dumps(data, indent=2, default=str))
 
     def _stamp_files(self):

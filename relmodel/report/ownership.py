@@ -11,8 +11,9 @@ listed file counts as relmodel's only when all of these hold:
 - its content is of that kind (a PNG signature, an HTML document, a notebook
   or a JSON object), read from at most :data:`SNIFF_BYTES` bytes for HTML
   and PNG;
-- its SHA-256 is the one the marker recorded (markers written before hashes
-  were recorded are trusted on name and content only).
+- its SHA-256 is the one the marker recorded.  A marker without hashes (one
+  written before they were recorded, or a report still in progress, whose
+  files are hashed once at the end) is trusted on name and content only.
 
 Anything else in the folder is the user's: it is kept and named.
 """

@@ -25,9 +25,9 @@ alpha, availability,
 spare_target
 fast_fraction           fraction from 0 to 1
 ckpt_cost, work, stall, duration > 0 (at most 100,000 h): "45s", "5min",
-fast_cost, persist,     "3h", "2d" or a number of hours
-repair_time,
-ckpt_costs[]
+fast_cost, persist,     "3h", "2d" or a number of hours; a checkpoint cost
+repair_time,            (ckpt_cost, ckpt_costs, fast_cost, persist) at most
+ckpt_costs[]            1 day and shorter than work (:mod:`.input_rules`)
 restart                 duration >= 0 (at most 100,000 h)
 mtbf_h                  number of hours > 0
 durations               "uptimes" or "interarrivals"
@@ -48,7 +48,8 @@ min_outage              duration > 0: shorter outages are dropped (None: keep al
 
 List parameters (``name[]`` above) must be non-empty and every element must
 pass the rule.  :func:`check_values` applies the table and returns the values
-to pass on (``log`` as an absolute path).
+to pass on (``log`` as an absolute path); then :mod:`.input_rules` reads the
+files named (log, steps, trace, lives, data_path) as their pages will.
 """
 
 import math

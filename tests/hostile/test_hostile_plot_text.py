@@ -220,3 +220,32 @@ def test_page_01_draws_a_cause_with_dollar_signs(tmp_path):
                      "--out", out)
     assert res.exit_code == 0, res.output
     assert (out / "01_log_explorer.html").exists()
+
+
+class _NamedFit:
+    """A fitted model as the plots see one (cdf, sf, hazard, family), under a hostile family name."""
+
+    family = HREF
+
+    def cdf(self, t):
+        return 1 - np.exp(-np.asarray(t, float) / 30.0)
+
+    def sf(self, t):
+        return np.exp(-np.asarray(t, float) / 30.0)
+
+    def hazard(self, t):
+        return np.full(np.shape(t), 1 / 30.0)
+
+
+@pytest.mark.parametrize("kind", ["probability", "survival", "hazard"])
+def test_fit_plots_name_the_family(kind):
+    data = [10.0, 20.0, 30.0, 40.0, 80.0, 5.0, 17.0]
+    fig = _fig()
+    ax = fig.subplots()
+    if kind == "probability":
+        relmodel.plots.probability_plot(data, "exponential", _NamedFit(), ax=ax)
+    elif kind == "survival":
+        relmodel.plots.survival_plot(data, [_NamedFit()], ax=ax)
+    else:
+        relmodel.plots.hazard_plot([_NamedFit()], data=data, ax=ax)
+    check(fig, HREF)
