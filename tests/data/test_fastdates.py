@@ -168,3 +168,30 @@ def test_fuzzed_values_equal_pandas_or_are_declined():
 
     check()
     assert len(accepted) >= 5  # the fast path was exercised, not only declined
+
+
+@pytest.mark.parametrize("written, fmt", [("%-m/%-d/%Y %-H:%M", "%m/%d/%Y %H:%M"),  # as the LANL log writes them
+                                          ("%-d.%-m.%y %-H:%M:%S", "%d.%m.%y %H:%M:%S")])
+def test_unpadded_values_equal_pandas(written, fmt):
+    rng = np.random.default_rng(5)
+    times = _random_times(rng, 3000)
+    if "%y" in fmt:
+        times = times[times.dt.year < 2060]
+    text = times.dt.strftime(written).tolist() + [None]
+    fast = parse_fixed(pa.array(text), fmt, *RANGE)
+    assert fast is not None
+    want = _pandas(text, fmt)
+    got = pd.Series(fast.to_pandas()).astype("datetime64[ns]")
+    assert got.isna().tolist() == want.isna().tolist() and (got.dropna() == want.dropna()).all()
+
+
+@pytest.mark.parametrize("bad", ["4/31/2005 1:00", "2/29/2005 1:00", "6/21/2005  10:54", " 6/21/2005 10:54",
+                                 "6/21/05 10:54", "13/1/2005 1:00", "6/21/2005 1:60"])
+def test_unpadded_bad_values_are_declined(bad):
+    values = ["6/21/2005 10:54", bad]
+    fast = parse_fixed(pa.array(values), "%m/%d/%Y %H:%M", *RANGE)
+    want = _pandas(values, "%m/%d/%Y %H:%M")
+    if want is None:
+        assert fast is None
+    elif fast is not None:
+        assert (pd.Series(fast.to_pandas()).astype("datetime64[ns]") == want).all()
