@@ -252,7 +252,7 @@ class WindowError(LogFormatError):
 
 
 class TimeRangeError(LogFormatError):
-    """Numeric times that are not finite or too large to be times."""
+    """Numeric times that are not finite or too large, or dates outside the range an outage log can hold."""
 
 
 class InputTypeError(RelmodelError, TypeError):

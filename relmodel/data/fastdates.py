@@ -13,6 +13,11 @@ equal pandas':
 * every day exists (no 31 April, no 29 February of a common year);
 * every time lies inside the caller's plausible range.
 
+Values written without padding ("6/21/2005 9:13", as the LANL log writes them)
+are read by pyarrow's ``strptime`` when every one matches Python's own pattern
+for the format with its separators exactly, no field directly follows another,
+and no day was rolled into the next month.
+
 Anything else returns None and the caller reads the column with pandas, which
 then names the offending row.  ``tests/data/test_fastdates.py`` checks the
 results against ``pandas.to_datetime``.
@@ -22,7 +27,7 @@ import re
 
 import numpy as np
 
-__all__ = ["parse_fixed", "fixed_pattern"]
+__all__ = ["parse_fixed", "fixed_pattern", "unpadded_pattern"]
 
 _WIDTH = {"Y": 4, "y": 2, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2}
 _LIMITS = {"m": (1, 12), "d": (1, 31), "H": (0, 23), "M": (0, 59), "S": (0, 59), "Y": (0, 9999), "y": (0, 99)}
@@ -59,6 +64,31 @@ def fixed_pattern(time_format):
     return fields, literals, at
 
 
+# Python's own patterns (``_strptime``) for fields written without padding, less its space-padded days
+_UNPADDED = {"Y": r"\d{4}", "y": r"\d{2}", "m": r"(?:1[0-2]|0[1-9]|[1-9])", "d": r"(?:3[01]|[12]\d|0[1-9]|[1-9])",
+             "H": r"(?:2[0-3]|[01]\d|\d)", "M": r"(?:[0-5]\d|\d)", "S": r"(?:[0-5]\d|\d)"}
+
+
+def unpadded_pattern(time_format):
+    """The regular expression of values of ``time_format`` whose fields may be unpadded ("6/1/2005 9:13"),
+    with the day in a group named ``d``; None unless every field is followed by a literal or the end (then
+    a field's digits cannot be read as part of the next one) and :func:`fixed_pattern` reads the format."""
+    if fixed_pattern(time_format) is None:
+        return None
+    parts, previous = [], None
+    for m in _TOKEN.finditer(time_format):
+        directive, literal = m.group(1), m.group(2)
+        if literal is not None or directive == "%":
+            parts.append(re.escape("%" if literal is None else literal))
+            previous = None
+            continue
+        if previous is not None:
+            return None
+        parts.append(f"(?P<d>{_UNPADDED['d']})" if directive == "d" else _UNPADDED[directive])
+        previous = directive
+    return "^" + "".join(parts) + "$"
+
+
 def parse_fixed(strings, time_format, earliest, latest):
     """pyarrow ``timestamp[s]`` values of ``strings`` (a pyarrow string array), or None.
 
@@ -79,7 +109,9 @@ def parse_fixed(strings, time_format, earliest, latest):
     if strings.null_count:
         valid = strings.is_valid().to_numpy(zero_copy_only=False)
     matrix = _byte_matrix(strings, spec[2], valid)
-    seconds = None if matrix is None else _seconds(matrix, *spec[:2])
+    if matrix is None:  # values of several widths: fields written without padding?
+        return _parse_unpadded(strings, time_format, earliest, latest)
+    seconds = _seconds(matrix, *spec[:2])
     if seconds is None:
         return None
     lo, hi = earliest.value // 10**9, latest.value // 10**9
@@ -90,6 +122,38 @@ def parse_fixed(strings, time_format, earliest, latest):
         full[valid] = seconds
         return pa.array(full, type=pa.timestamp("s"), mask=~valid)
     return pa.array(seconds, type=pa.timestamp("s"))
+
+
+def _parse_unpadded(strings, time_format, earliest, latest):
+    """pyarrow's ``strptime`` on values that all match Python's pattern with exact separators, or None.
+
+    Where pyarrow rolls a day that does not exist into the next month (31 April is 1 May), the parsed
+    day is 1 to 3: those rows' written days are read back and must be the parsed ones.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pattern = unpadded_pattern(time_format)
+    if pattern is None:
+        return None
+    if pc.sum(pc.match_substring_regex(strings, pattern)).as_py() != len(strings) - strings.null_count:
+        return None
+    try:
+        parsed = pc.strptime(strings, format=time_format, unit="s", error_is_null=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if parsed.null_count != strings.null_count:
+        return None
+    early = pc.fill_null(pc.less_equal(pc.day(parsed), 3), False)
+    if pc.any(early).as_py():
+        written = pc.extract_regex(strings.filter(early), pattern).field("d")
+        if not pc.all(pc.equal(pc.cast(written, pa.int64()), pc.day(parsed.filter(early)))).as_py():
+            return None
+    seconds = parsed.cast(pa.int64())
+    lo, hi = (v.as_py() for v in pc.min_max(seconds).values())
+    if lo < earliest.value // 10**9 or hi >= latest.value // 10**9:
+        return None
+    return parsed
 
 
 def _byte_matrix(strings, width, valid):

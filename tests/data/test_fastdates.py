@@ -125,3 +125,73 @@ def test_every_day_of_four_years_equals_pandas(fmt):
         bad = fmt.replace("%Y", f"{y:04d}").replace("%m", f"{m:02d}").replace("%d", f"{d:02d}")
         assert _pandas([bad], fmt) is None  # pandas refuses the day
         assert parse_fixed(pa.array(text[:3] + [bad]), fmt, *RANGE) is None
+
+
+_FIELD_TEXT = {"%Y": 4, "%m": 2, "%d": 2, "%H": 2, "%M": 2, "%S": 2}
+
+
+def _fuzz_case():
+    from hypothesis import strategies as st
+    fmt = st.sampled_from(["%Y-%m-%d %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y", "%Y%m%d %H%M"])
+
+    def field(width, lo, hi):  # mostly a valid-looking number (days up to 31 in every month), sometimes any digits
+        return st.one_of(st.integers(lo, hi).map(lambda v: f"{v:0{width}d}"),
+                         st.text(alphabet="0123456789", min_size=1, max_size=5))
+    bounds = {"%Y": (1950, 2099), "%m": (1, 12), "%d": (1, 31), "%H": (0, 23), "%M": (0, 59), "%S": (0, 59)}
+    row = st.tuples(*(field(w, *bounds[k]) for k, w in _FIELD_TEXT.items()))
+    return st.tuples(fmt, st.lists(row, min_size=1, max_size=4))
+
+
+def test_fuzzed_values_equal_pandas_or_are_declined():
+    """Fields of any digits (too short, too long, out of range, impossible days): pandas' answer or None."""
+    from hypothesis import given, settings
+
+    accepted = []
+
+    @settings(max_examples=300, derandomize=True, deadline=None)
+    @given(_fuzz_case())
+    def check(case):
+        fmt, rows = case
+        values = []
+        for fields in rows:
+            text = fmt
+            for directive, v in zip(_FIELD_TEXT, fields):
+                text = text.replace(directive, v)
+            values.append(text)
+        fast = parse_fixed(pa.array(values), fmt, *RANGE)
+        want = _pandas(values, fmt)
+        if want is None or not ((want >= RANGE[0]) & (want < RANGE[1])).all():
+            assert fast is None, values
+        elif fast is not None:
+            assert (pd.Series(fast.to_pandas()).astype("datetime64[ns]") == want).all(), values
+            accepted.append(values)
+
+    check()
+    assert len(accepted) >= 5  # the fast path was exercised, not only declined
+
+
+@pytest.mark.parametrize("written, fmt", [("%-m/%-d/%Y %-H:%M", "%m/%d/%Y %H:%M"),  # as the LANL log writes them
+                                          ("%-d.%-m.%y %-H:%M:%S", "%d.%m.%y %H:%M:%S")])
+def test_unpadded_values_equal_pandas(written, fmt):
+    rng = np.random.default_rng(5)
+    times = _random_times(rng, 3000)
+    if "%y" in fmt:
+        times = times[times.dt.year < 2060]
+    text = times.dt.strftime(written).tolist() + [None]
+    fast = parse_fixed(pa.array(text), fmt, *RANGE)
+    assert fast is not None
+    want = _pandas(text, fmt)
+    got = pd.Series(fast.to_pandas()).astype("datetime64[ns]")
+    assert got.isna().tolist() == want.isna().tolist() and (got.dropna() == want.dropna()).all()
+
+
+@pytest.mark.parametrize("bad", ["4/31/2005 1:00", "2/29/2005 1:00", "6/21/2005  10:54", " 6/21/2005 10:54",
+                                 "6/21/05 10:54", "13/1/2005 1:00", "6/21/2005 1:60"])
+def test_unpadded_bad_values_are_declined(bad):
+    values = ["6/21/2005 10:54", bad]
+    fast = parse_fixed(pa.array(values), "%m/%d/%Y %H:%M", *RANGE)
+    want = _pandas(values, "%m/%d/%Y %H:%M")
+    if want is None:
+        assert fast is None
+    elif fast is not None:
+        assert (pd.Series(fast.to_pandas()).astype("datetime64[ns]") == want).all()

@@ -164,7 +164,7 @@ def test_full_disk_exits_1(monkeypatch, tmp_path):
 
 
 def test_out_of_memory_exits_1(monkeypatch):
-    from relmodel.scale import requirements  # the command imports it when it runs (its --help loads no scipy)
+    from relmodel.scale import requirements  # the command imports it when it runs
 
     def oom(*a, **k):
         raise MemoryError()
