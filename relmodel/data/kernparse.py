@@ -30,8 +30,8 @@ _LINE_M = {k: re.compile(v.pattern, re.M) for k, v in LINE.items()}
 KEY = re.compile(r"NVRM: Xid|[Ll]ink (?:is )?[Dd]own|EDAC|[Pp]ower [Ss]upply|Linux version|reboot: |systemd-shutdown"
                  r"|Kernel panic")
 #: Every line KEY can match holds one of these (searched as bytes before any regular expression).
-LITERALS = (b"NVRM: Xid", b"ink down", b"ink Down", b"ink is ", b"EDAC", b"ower ", b"Linux version", b"reboot: ",
-            b"systemd-shutdown", b"Kernel panic")
+LITERALS = (b"NVRM: Xid", b"ink ", b"EDAC", b"ower ", b"Linux version", b"reboot: ", b"systemd-shutdown",
+            b"Kernel panic")
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
                   r"([^,\s]+)")
 MAX_XID = 65_535  #: the largest Xid code read as one (the driver's codes are below a thousand)
