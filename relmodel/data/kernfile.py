@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import KernelLogError
 from .kernparse import FORMATS, LINE, LITERALS, records, sniff_format, split_line, stamps
-from .kernscan import host_set, host_wrote_before, keyword_lines, read_bytes
+from .kernscan import host_set, host_wrote_before, keyword_lines, newlines, read_bytes
 
 __all__ = ["scan_file"]
 
@@ -58,7 +58,8 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         host = host or Path(label).name.split(".")[0]
         year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
     host = host or "localhost"
-    numbers, starts, lines = keyword_lines(data, LITERALS, label)
+    nl = newlines(data)
+    numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
     rec = records(lines, numbers, starts, fmt, host, label)
     edges, n_lines = _edges(data, fmt, host, label)
     texts = [e[0] for e in edges[:1]] + rec["text"].tolist() + [e[0] for e in edges[1:]]
@@ -68,6 +69,6 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     boot = (rec["kind"] == "boot").to_numpy()
     rec["wrote_before"] = [bool(b) and host_wrote_before(data, fmt, n, int(p))
                            for b, n, p in zip(boot, rec["node"], rec["byte"])]
-    found = host_set(data, fmt, host) if hosts else None
+    found = host_set(data, fmt, host, nl) if hosts else None
     return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"]), "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}

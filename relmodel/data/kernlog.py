@@ -253,11 +253,16 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
 
 
 def _classified(rec):
-    info = [classify_xid(c) if k == "xid" else
-            ((*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else (None, None, False, None))
-            for k, c in zip(rec["kind"], rec["xid"])]
-    rec = rec.assign(component=[i[0] for i in info], category=[i[1] for i in info],
-                     interrupts=[bool(i[2]) for i in info], cause=[i[3] for i in info])
+    """Component, category, interrupts and cause of each record (one lookup per distinct kind and code)."""
+    key = list(zip(rec["kind"], rec["xid"]))
+    info = {}
+    for k, c in set(key):
+        info[(k, c)] = (classify_xid(c) if k == "xid" else
+                        (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
+                        (None, None, False, None))
+    rows = [info[k] for k in key]
+    rec = rec.assign(component=[i[0] for i in rows], category=[i[1] for i in rows],
+                     interrupts=np.array([bool(i[2]) for i in rows], bool), cause=[i[3] for i in rows])
     rec["key"] = np.where(rec["kind"] == "xid", rec["gpu"].astype(str), rec["kind"])
     return rec
 

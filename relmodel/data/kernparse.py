@@ -30,11 +30,10 @@ _LINE_M = {k: re.compile(v.pattern, re.M) for k, v in LINE.items()}
 KEY = re.compile(r"NVRM: Xid|[Ll]ink (?:is )?[Dd]own|EDAC|[Pp]ower [Ss]upply|Linux version|reboot: |systemd-shutdown"
                  r"|Kernel panic")
 #: Every line KEY can match holds one of these (searched as bytes before any regular expression).
-LITERALS = (b"NVRM: Xid", b"ink down", b"ink Down", b"ink is ", b"EDAC", b"ower ", b"Linux version", b"reboot: ",
-            b"systemd-shutdown", b"Kernel panic")
+LITERALS = (b"NVRM: Xid", b"ink ", b"EDAC", b"ower ", b"Linux version", b"reboot: ", b"systemd-shutdown",
+            b"Kernel panic")
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
                   r"([^,\s]+)")
-_XID_M = re.compile(r"^.*?" + _XID.pattern, re.M)
 MAX_XID = 65_535  #: the largest Xid code read as one (the driver's codes are below a thousand)
 _MONTHS = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
                                            "Nov", "Dec"))}
@@ -87,9 +86,10 @@ def _split_all(lines, numbers, fmt, host, label):
 
 def _xid_codes(msgs, numbers, label):
     """(bus id, code) of each Xid message; a KernelLogError names a line that cannot be read."""
-    found = _XID_M.findall("\n".join(msgs)) if msgs else []
+    found = _XID.findall("\n".join(msgs)) if msgs else []  # a literal-led pattern: a fast scan
     ok = len(found) == len(msgs) and all(c.isdigit() and len(c) <= 6 for _, c in found)
     if not ok or any(int(c) > MAX_XID for _, c in found):
+        found = []  # one message at a time: the first match of each, or the line named
         for msg, n in zip(msgs, numbers):
             m = _XID.search(msg)
             if not m or not m.group(2).isdigit():
@@ -98,6 +98,7 @@ def _xid_codes(msgs, numbers, label):
             if len(m.group(2)) > 6 or int(m.group(2)) > MAX_XID:
                 raise KernelLogError(f"{label}, line {n}: Xid code {m.group(2)[:30]} is not a code the NVIDIA "
                                      f"driver writes (a whole number up to {MAX_XID:,}); the line is damaged")
+            found.append(m.groups())
     return [(bus.lower(), int(code)) for bus, code in found]
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
 from .readers import check_readable_file
 
-__all__ = ["read_bytes", "keyword_lines", "host_set", "host_wrote_before", "HOST_PATTERNS"]
+__all__ = ["read_bytes", "newlines", "keyword_lines", "host_set", "host_wrote_before", "HOST_PATTERNS"]
 
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
@@ -68,32 +68,43 @@ def _decode(line, label, number):
                             "iconv -t UTF-8") from None
 
 
-def keyword_lines(raw, literals, label="log"):
-    """``(numbers, starts, lines)``: 1-based numbers, byte offsets and text of the lines holding a literal."""
-    pos = []
-    for lit in literals:
-        find, i = raw.find, raw.find(lit)
-        while i >= 0:
-            pos.append(i)
-            i = find(lit, i + 1)
-    if not pos:
+def newlines(raw):
+    """Byte offsets of the line ends ("\\n") of ``raw``, as an int64 array."""
+    return np.flatnonzero(np.frombuffer(raw, np.uint8) == 10)
+
+
+def _positions(raw, lit):
+    """Offsets of every ``lit`` in ``raw``: one C-speed split, no Python step per occurrence."""
+    pieces = raw.split(lit)
+    if len(pieces) == 1:
+        return np.zeros(0, np.int64)
+    lens = np.fromiter(map(len, pieces), np.int64, len(pieces))[:-1] + len(lit)
+    return np.cumsum(lens) - len(lit)
+
+
+def keyword_lines(raw, literals, label="log", nl=None):
+    """``(numbers, starts, lines)``: 1-based numbers, byte offsets and text of the lines holding a literal.
+
+    ``nl`` is :func:`newlines` of ``raw`` when the caller has it.
+    """
+    pos = np.unique(np.concatenate([_positions(raw, lit) for lit in literals]))
+    if not pos.size:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), []
-    pos = np.unique(np.asarray(pos, np.int64))
-    starts = np.fromiter((raw.rfind(b"\n", 0, p) + 1 for p in pos.tolist()), np.int64, pos.size)
-    starts, first = np.unique(starts, return_index=True)
-    ends = np.fromiter((raw.find(b"\n", s) for s in starts.tolist()), np.int64, starts.size)
-    ends[ends < 0] = len(raw)
-    numbers = np.empty(starts.size, np.int64)
-    prev, line = 0, 1
-    for k, s in enumerate(starts.tolist()):
-        line += raw.count(b"\n", prev, s)
-        numbers[k], prev = line, s
-    lines = [_decode(raw[s:e], label, n) for s, e, n in zip(starts.tolist(), ends.tolist(), numbers.tolist())]
+    nl = newlines(raw) if nl is None else nl
+    k = np.unique(np.searchsorted(nl, pos, side="left"))   # 0-based line of each hit
+    starts = np.where(k > 0, nl[np.maximum(k - 1, 0)] + 1, 0)
+    ends = np.where(k < nl.size, nl[np.minimum(k, nl.size - 1)] if nl.size else len(raw), len(raw))
+    numbers = k + 1
+    chunks = [raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+    try:
+        lines = b"\n".join(chunks).decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = [_decode(c, label, n) for c, n in zip(chunks, numbers.tolist())]
     return numbers, starts, lines
 
 
-def _line_starts(data):
-    nl = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+def _line_starts(data, nl=None):
+    nl = newlines(data) if nl is None else nl
     starts = np.concatenate([[0], nl + 1])
     return starts[starts < len(data)]
 
@@ -118,13 +129,16 @@ def _host_column(buf, starts, fmt):
 
 def _fixed_column_hosts(data, starts, fmt, width=16):
     """Hosts when every line in the form puts its host at one column; None when the column moves."""
-    buf = np.frombuffer(data + b" " * (width + 80), np.uint8)
+    pad = data + b" " * (width + 80)
+    buf = np.frombuffer(pad, np.uint8)
     rows, col = _host_column(buf, starts, fmt)
     if col is None:
         return None
     if not rows.size:
         return set()
-    win = buf[(rows + col)[:, None] + np.arange(width)]
+    every = np.ndarray(shape=(len(pad) - 7,), dtype="<u8", buffer=pad, strides=(1,))  # a word at every byte
+    at = rows + col
+    win = np.stack([every[at + 8 * j] for j in range(width // 8)], axis=1).view(np.uint8).reshape(len(at), width)
     stop = (win == 32) | (win == 10)
     length = np.argmax(stop, axis=1)
     if (length == 0).any():
@@ -140,13 +154,13 @@ def _fixed_column_hosts(data, starts, fmt, width=16):
     return {bytes(win[i]).rstrip(b"\0").decode("utf-8", "replace") for i in idx.tolist()}
 
 
-def host_set(raw, fmt, host):
+def host_set(raw, fmt, host, nl=None):
     """The hosts that wrote a line in the form ``fmt`` (``{host}`` for a dmesg log of one host)."""
     if fmt == "dmesg":
         return {host} if re.search(rb"^\[[A-Z][a-z]{2} ", raw, re.M) else set()
     if fmt in ("rfc3164", "iso") and not raw.startswith(b"<"):
         with np.errstate(over="ignore"):
-            found = _fixed_column_hosts(raw, _line_starts(raw), fmt)
+            found = _fixed_column_hosts(raw, _line_starts(raw, nl), fmt)
         if found is not None:
             return found
     return {h.decode("utf-8", "replace") for h in set(HOST_PATTERNS[fmt].findall(raw))}

@@ -87,6 +87,19 @@ class Source:
         return not self.is_log or bool(self.data.cause_columns)
 
     @property
+    def measured_restart(self):
+        """The restart time measured from a Slurm run's requeue gaps (a ``MeasuredRestart``), or None.
+
+        None when the source is not a Slurm run or no interruption is followed
+        by a restart; otherwise its ``median_h``, ``n`` and ``source``
+        ("measured from the log ...") are what a decision reports.
+        """
+        if not hasattr(self.data, "restart"):
+            return None
+        r = self.data.restart()
+        return r if r.n else None
+
+    @property
     def n_nodes(self):
         """Nodes of the observed cluster."""
         return max(1, self.source_gpus // self.gpus_per_node)

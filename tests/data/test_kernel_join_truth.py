@@ -148,3 +148,29 @@ def test_a_folder_read_in_parallel_equals_the_serial_read(run_and_kernel, tmp_pa
     for log in (one, two):
         assert log.events[cols].reset_index(drop=True).equals(serial.events[cols].reset_index(drop=True))
         assert log.n_nodes == serial.n_nodes == 16 and log.origin == serial.origin
+
+
+def test_the_source_of_a_slurm_run_carries_its_measured_restart(run_and_kernel, tmp_path):
+    from relmodel import load_source
+    sacct, _, truth = scenario()
+    path = tmp_path / "sacct.txt"
+    path.write_text(sacct)
+    src = load_source(str(path), format="sacct", job="train")
+    r = src.measured_restart
+    assert r.n == truth["gaps_s"].size and r.median_h * 3600 == pytest.approx(np.median(truth["gaps_s"]), abs=1e-6)
+    assert load_source("llama3").measured_restart is None
+
+
+def test_a_folder_read_on_a_dask_cluster_equals_the_serial_read(run_and_kernel, tmp_path):
+    from dask import distributed
+    *_, syslog = run_and_kernel
+    by = {}
+    for ln in syslog.splitlines():
+        by.setdefault(ln.split()[3], []).append(ln)
+    for node, lines in by.items():
+        (tmp_path / f"{node}.log").write_text("\n".join(lines) + "\n")
+    serial = read_xid(syslog, year=2024)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        log = read_xid_folder(tmp_path, year=2024, client=client, progress=True)
+    cols = ["start_h", "end_h", "node", "cause"]
+    assert log.events[cols].reset_index(drop=True).equals(serial.events[cols].reset_index(drop=True))
