@@ -45,7 +45,8 @@ def check_output(path, what="output", *, force=False):
         if not path.is_file():
             raise OutputPathError(f"{what} {path} is not a regular file")
         if not force:
-            raise OutputPathError(f"{what} {path} exists; choose another name or pass --force to replace it")
+            leave = "pass --force to replace it" if what.startswith("--") else "remove it first"
+            raise OutputPathError(f"{what} {path} exists; choose another name or {leave}")
     folder = path.parent
     if not folder.is_dir():
         raise OutputPathError(f"{what} {path}: the folder {folder} does not exist")

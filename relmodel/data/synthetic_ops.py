@@ -47,7 +47,7 @@ def _write(text, path):
     """Write ``text`` to a new file ``path`` (never over a file, never through a link); None when no path."""
     if path is None:
         return None
-    return write_output(path, text, "path")
+    return write_output(path, text, "path=")
 
 
 def _iso(t0, h):

@@ -128,5 +128,5 @@ def write_kineto_example(source, folder, *, step=None):
         events.append({"ph": "X", "cat": "cpu_op", "name": f"ProfilerStep#{step}", "ts": 0.0, "dur": 1.0})
         path = Path(folder) / f"rank{rank}.pt.trace.json"  # a new file: never over one, never through a link
         paths.append(write_output(path, json.dumps({"distributedInfo": {"rank": int(rank)}, "traceEvents": events}),
-                                  "folder"))
+                                  "write_kineto_example:"))
     return paths

@@ -249,3 +249,12 @@ def test_fit_plots_name_the_family(kind):
     else:
         relmodel.plots.hazard_plot([_NamedFit()], data=data, ax=ax)
     check(fig, HREF)
+
+
+def test_straggler_heatmap_names_the_workers():
+    """The what-if grid's columns are the trace's worker names (a duck-typed result: its two fields)."""
+    from types import SimpleNamespace
+    grid = pd.DataFrame(np.ones((5, 3)) + 0.1 * np.arange(3), index=range(5), columns=[COST, HREF, MONEY])
+    fig = _fig()
+    stragglers.straggler_heatmap(SimpleNamespace(step_workers=grid, factor=1.1), ax=fig.subplots())
+    check(fig, COST, HREF, MONEY)
