@@ -16,9 +16,10 @@ __all__ = ["command"]
 @format_option
 @log_options
 def command(logs, split, conf, fmt, log_kwargs):
-    """Forecast the last part of each LOG from its first part, and say whether what happened was inside the range.
+    """Forecast the last part of each log from its first part; check the ranges.
 
-    LOG is a bundled dataset (llama3, stepfun, lanl) or a log file read with the column options.
+    Each LOG is fitted on its first --split and its remaining failures, job MTBF (and a Slurm
+    run's ETTR) are forecast with --conf ranges, then compared with what happened.  LOG is a bundled dataset (llama3, stepfun, lanl) or a log file read with the column options.
 
     \b
     Examples:
