@@ -56,7 +56,8 @@ class _ReportCommand(click.Command):
               help="Render one report per value plus a comparison page, in parallel; "
                    "repeat for a cross product of several parameters.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Parallel workers [default: one per core].")
+              help="Notebooks run at once, at most one per core and as many as memory allows "
+                   "[default: one per core].")
 @click.option("--dask", "dask_address", is_flag=False, flag_value="local", default=None,
               metavar="[ADDRESS]", help="Run the notebooks on Dask: a scheduler address "
               "(tcp://host:8786), or no address for a local cluster sized to this machine.")
@@ -92,6 +93,12 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     grid = _sweeps(sweep)
     if jobs is not None and dask_address is not None:
         raise ParameterError("give --jobs or --dask, not both")
+    if jobs is not None:
+        from ..report.capacity import usable_workers
+        workers = usable_workers(jobs, "--jobs")
+        if workers.clamped:
+            click.echo(f"relmodel: note: {workers.text()}", err=True)
+        jobs = workers.count
     partial = None
     with terminate_as_interrupt(), (dask_client(dask_address) if dask_address is not None
                                     else worker_pool(jobs)) as executor:

@@ -119,7 +119,7 @@ class PooledKernelManager(KernelManager):
             self._relmodel_broken = True
             return await KernelManager.shutdown_kernel(self, now=now, restart=restart)
         try:
-            await self._run_in_kernel(_RESET.format(cwd=os.path.dirname(self.ip) or os.getcwd()))
+            await self._run_in_kernel(_RESET.format(cwd=self.folder if self._own_folder() else os.getcwd()))
         except Exception:  # no answer in time, the reset failed: this kernel is not reused
             self._relmodel_broken = True
             return await KernelManager.shutdown_kernel(self, now=True)
@@ -226,8 +226,8 @@ def _stop(manager):
         manager._close_control_socket()
     except Exception:  # its run's cleanup removed the files first
         pass
-    if manager.transport == "ipc":
-        shutil.rmtree(os.path.dirname(manager.ip), ignore_errors=True)
+    if manager._own_folder():
+        shutil.rmtree(manager.folder, ignore_errors=True)
 
 
 def retire_all(run_id=None):

@@ -11,3 +11,5 @@ __all__ = []
 
 defer_iri_grammar()
 preload_execute()
+__import__('gc').collect()
+__import__('gc').freeze()
