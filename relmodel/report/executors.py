@@ -178,6 +178,8 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
             if executor is not None:
                 _abort(executor, futures, own or getattr(executor, "_relmodel_owned", False))
             cleanup_run(run_id)
+            if _settle(executor, futures):  # tasks under way on threads: their kernels are gone, so they end
+                cleanup_run(run_id)  # and what they made meanwhile goes too
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
@@ -187,6 +189,21 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
             executor.shutdown(wait=clean, cancel_futures=True)
         if clean:
             cleanup_run(run_id)  # anything a lost worker left behind
+
+
+#: Seconds a report waits, after Ctrl-C, for the tasks its threads were running to end.
+SETTLE_S = 15
+
+
+def _settle(executor, futures):
+    """Wait (at most :data:`SETTLE_S` s) for the running tasks of a thread pool; True when there were any."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    running = [f for f in futures if not f.done()]
+    if not isinstance(executor, ThreadPoolExecutor) or not running:
+        return False
+    wait(running, timeout=SETTLE_S)
+    return True
 
 
 def _main_thread():

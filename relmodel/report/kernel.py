@@ -189,6 +189,9 @@ class KernelManager(AsyncKernelManager):
         process = getattr(self.provisioner, "process", None)
         if self._own_folder() and process is not None:
             Path(self.folder, "pid").write_text(str(process.pid))
+        if str(self.run_id) in _STOPPED and process is not None:  # stopped while it started: it ends now
+            process.kill()
+            raise RuntimeError(f"run {self.run_id} was stopped: no kernel starts for it")
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         """Fork the kernel from this process's zygote when it can (:mod:`.zygote`), else launch it as usual."""
