@@ -202,7 +202,12 @@ def _settle(executor, futures):
     running = [f for f in futures if not f.done()]
     if not isinstance(executor, ThreadPoolExecutor) or not running:
         return False
-    wait(running, timeout=SETTLE_S)
+    import logging
+    logging.disable(logging.CRITICAL)  # their kernels were stopped on purpose: no "Kernel died" on stderr
+    try:
+        wait(running, timeout=SETTLE_S)
+    finally:
+        logging.disable(logging.NOTSET)
     return True
 
 
