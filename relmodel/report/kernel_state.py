@@ -92,11 +92,6 @@ def reset_kernel(cwd):
     random.seed()
     numpy.random.seed()
     gc.collect()
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _reset_inline():

@@ -83,8 +83,7 @@ def kernel_env():
     root = str(import_root())
     path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path,
-            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL),
-            "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2")}
+            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL)}
 
 
 def zygote_enabled():

@@ -76,9 +76,8 @@ def wait_for(check, proc, what):
 class Report:
     """``relmodel report -j 2`` of a three-value sweep of :data:`CELLS` in a subprocess with its own TMPDIR."""
 
-    def __init__(self, root, tmpdir=None, jobs="2", marks=True, env=None):
-        self.root = Path(root)
-        self.tmpdir = Path(tmpdir or tempfile.mkdtemp(prefix="t-", dir=self.root))
+    def __init__(self, root, tmpdir, jobs="2", marks=True, env=None):
+        self.root, self.tmpdir = Path(root), Path(tmpdir)
         self.tmpdir.mkdir(parents=True, exist_ok=True)
         self.marks = self.root / "marks"
         self.marks.mkdir(exist_ok=True)
@@ -132,6 +131,16 @@ class Report:
         wait_gone(self.tmpdir, limit=10)
 
 
+@pytest.fixture
+def short_tmp():
+    """A TMPDIR of the test's own, short (as most are): /tmp/t-XXXXXXXX, removed afterwards."""
+    import shutil
+
+    folder = Path(tempfile.mkdtemp(prefix="t-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 # ---- a long TMPDIR ----------------------------------------------------------------------------
 
 
@@ -140,7 +149,7 @@ def test_a_report_with_a_long_tmpdir_renders_and_leaves_nothing(tmp_path):
     runtime = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: where the sockets may go instead
     long_tmp = tmp_path / ("t" * 150)
     try:
-        report = Report(tmp_path, tmpdir=long_tmp, marks=False, env={"XDG_RUNTIME_DIR": str(runtime)})
+        report = Report(tmp_path, long_tmp, marks=False, env={"XDG_RUNTIME_DIR": str(runtime)})
         status, out, err = report.finish()
         assert status == 0, err
         assert "report written" in out
@@ -186,11 +195,9 @@ def test_kernels_talk_tcp_when_no_folder_is_short_enough(monkeypatch, tmp_path):
 # ---- worker counts -----------------------------------------------------------------------------
 
 
-def test_jobs_far_above_the_machine_are_clamped_and_said_once(tmp_path):
-    from relmodel.report.capacity import cores
-
-    report = Report(tmp_path, jobs="100000", marks=False)
-    most, limit = 0, 2 + min(3, cores())  # the zygote and a kernel per notebook running at once, with room
+def test_jobs_far_above_the_machine_are_clamped_and_said_once(tmp_path, short_tmp):
+    report = Report(tmp_path, short_tmp, jobs="100000", marks=False)
+    most, limit = 0, 2 + min(3, len(os.sched_getaffinity(0)))  # the zygote and a kernel per notebook running at once, with room
     try:
         while report.proc.poll() is None:
             most = max(most, len(report.children()))
@@ -271,8 +278,8 @@ def test_a_local_dask_cluster_is_clamped_too(monkeypatch):
 # ---- SIGKILL -----------------------------------------------------------------------------------
 
 
-def test_after_sigkill_no_kernel_or_zygote_stays_holding_the_pipes(tmp_path):
-    report = Report(tmp_path)
+def test_after_sigkill_no_kernel_or_zygote_stays_holding_the_pipes(tmp_path, short_tmp):
+    report = Report(tmp_path, short_tmp)
     try:
         wait_for(report.running, report.proc, "two notebooks running")
         report.proc.kill()  # SIGKILL to relmodel alone: it cleans nothing up
@@ -297,9 +304,9 @@ POINTS = {"importing": Report.importing, "zygote": Report.zygote_up, "running": 
 
 @pytest.mark.parametrize("point", list(POINTS))
 @pytest.mark.parametrize("name", list(SIGNALS))
-def test_a_signal_leaves_nothing_behind(tmp_path, name, point):
+def test_a_signal_leaves_nothing_behind(tmp_path, short_tmp, name, point):
     signum, group, expected = SIGNALS[name]
-    report = Report(tmp_path)
+    report = Report(tmp_path, short_tmp)
     try:
         wait_for(lambda: POINTS[point](report), report.proc, point)
         if group:
