@@ -153,6 +153,9 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
     ``on_result(i, result)`` runs here as each result arrives (it writes files).
     A single task without an executor runs in this process.
     """
+    from .worker_start import defer_iri_grammar
+
+    defer_iri_grammar()  # nbformat's schema never calls the checker whose grammar costs 2 s of CPU to build
     run_id = run_id or new_run_id()
     hook = _progress_hook(progress, len(tasks), desc)
     store = on_result or (lambda i, r: r)
