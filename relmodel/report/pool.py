@@ -36,6 +36,7 @@ from queue import Empty
 
 from traitlets import Type
 
+from .capacity import cores
 from .kernel import SLICE_S, KernelManager
 
 __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
@@ -45,8 +46,9 @@ __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
 ENV_SWITCH = "RELMODEL_KERNEL_POOL"
 #: Seconds a kernel may take to warm up or reset before it is stopped instead.
 RESET_TIMEOUT_S = 60
-#: Idle kernels kept per process (more than the notebooks it runs at once is waste).
-MAX_IDLE = 2
+#: Idle kernels kept per process: as many as the notebooks it may run at once (its threads run at most one
+#: per core, see :mod:`.capacity`); more is waste.
+MAX_IDLE = max(2, cores())
 
 _LOCK = threading.Lock()
 _IDLE = []  # (run_id, manager), oldest first
