@@ -76,14 +76,17 @@ def wait_for(check, proc, what):
 class Report:
     """``relmodel report -j 2`` of a three-value sweep of :data:`CELLS` in a subprocess with its own TMPDIR."""
 
-    def __init__(self, root, tmpdir, jobs="2", marks=True, env=None):
+    def __init__(self, root, tmpdir, jobs="2", marks=True, env=None, sweep="n=1,2,3"):
         self.root, self.tmpdir = Path(root), Path(tmpdir)
         self.tmpdir.mkdir(parents=True, exist_ok=True)
         self.marks = self.root / "marks"
         self.marks.mkdir(exist_ok=True)
         nb = write_notebook(self.root / "tiny.ipynb", CELLS)
-        argv = [sys.executable, "-m", "relmodel", "report", "-q", "-j", jobs, "-n", str(nb), "--sweep", "n=1,2,3",
-                "--out", str(self.root / "out")]
+        argv = [sys.executable, "-m", "relmodel", "report", "-q", "-n", str(nb), "--out", str(self.root / "out")]
+        if jobs:
+            argv += ["-j", jobs]
+        if sweep:
+            argv += ["--sweep", sweep]
         if marks:
             argv += ["-p", f"mark={self.marks}"]
         full_env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(self.tmpdir), **(env or {})}
@@ -321,6 +324,21 @@ def test_a_signal_leaves_nothing_behind(tmp_path, short_tmp, name, point):
         assert "Traceback" not in err and "leaked" not in err
         assert wait_gone(report.tmpdir) == []  # no zygote, no kernel
         assert sorted(p.name for p in report.tmpdir.iterdir()) == []  # nothing relmodel made in TMPDIR
+    finally:
+        if report.proc.poll() is None or holders(report.tmpdir):
+            report.kill()
+
+
+def test_sigterm_during_a_one_notebook_report_leaves_nothing_behind(tmp_path, short_tmp):
+    """One notebook runs in the command's own thread, not on a worker thread."""
+    report = Report(tmp_path, short_tmp, jobs=None, sweep=None)
+    try:
+        wait_for(lambda: report.running(1), report.proc, "the notebook running")
+        report.proc.send_signal(signal.SIGTERM)
+        status, out, err = report.finish()
+        assert status == 143, err
+        assert [line for line in err.splitlines() if line.strip()] == [err.strip()] and "Traceback" not in err
+        assert wait_gone(report.tmpdir) == [] and list(report.tmpdir.iterdir()) == []
     finally:
         if report.proc.poll() is None or holders(report.tmpdir):
             report.kill()
