@@ -84,7 +84,9 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     run or written); 130 interrupted (Ctrl-C).
     """
     from ..report import render
-    from ..report.executors import dask_client, worker_pool
+    from contextlib import nullcontext
+
+    from ..report.executors import dask_client
 
     params = load_params(params_file)
     for text in assignments:
@@ -101,10 +103,10 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
         jobs = workers.count
     partial = None
     with terminate_as_interrupt(), (dask_client(dask_address) if dask_address is not None
-                                    else worker_pool(jobs)) as executor:
-        try:
+                                    else nullcontext()) as executor:
+        try:  # with --jobs, the workers start once the parameters are checked (render's jobs=)
             report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
-                            sweep=grid, executor=executor, progress=not quiet)
+                            sweep=grid, executor=executor, progress=not quiet, jobs=jobs)
         except ReportIncomplete as exc:
             report, partial = exc.report, exc
     click.echo(f"report written{' (partial)' if partial else ''}: {report.index}")

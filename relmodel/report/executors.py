@@ -31,7 +31,7 @@ import signal
 import tempfile
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 __all__ = ["run_tasks", "new_run_id", "cleanup_run", "is_dask", "worker_pool", "process_pool", "dask_client",
@@ -200,7 +200,7 @@ SETTLE_S = 15
 
 def _settle(executor, futures):
     """Wait (at most :data:`SETTLE_S` s) for the running tasks of a thread pool; True when there were any."""
-    from concurrent.futures import ThreadPoolExecutor, wait
+    from concurrent.futures import wait
 
     running = [f for f in futures if not f.done()]
     if not isinstance(executor, ThreadPoolExecutor) or not running:
@@ -227,23 +227,24 @@ class _Nothing:
         return False
 
 
+class _Threads(ThreadPoolExecutor):
+    """A thread pool that, left on an error or Ctrl-C, does not wait for the tasks under way."""
+
+    def __exit__(self, kind, exc, tb):
+        self.shutdown(wait=kind is None, cancel_futures=kind is not None)
+        return False
+
+
 def _thread_pool(workers):
     """A pool of ``workers`` threads that drive kernels forked from this process's zygote.
 
     The zygote starts now (:func:`.zygote.prestart`), so that it imports while
     this process imports the execute step.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from .zygote import kernel_env, prestart
 
-    class Threads(ThreadPoolExecutor):
-        def __exit__(self, kind, exc, tb):  # after an error or Ctrl-C: no waiting for the tasks under way
-            self.shutdown(wait=kind is None, cancel_futures=kind is not None)
-            return False
-
     prestart({**os.environ, **kernel_env()})
-    pool = Threads(max_workers=workers, thread_name_prefix="relmodel-worker")
+    pool = _Threads(max_workers=workers, thread_name_prefix="relmodel-worker")
     pool._relmodel_owned = True  # its tasks may be abandoned on Ctrl-C (their kernels are stopped)
     return pool
 
@@ -302,8 +303,9 @@ class dask_client:
     """Context manager: a Dask Client on ``address``, or on a local cluster for None or "local".
 
     The local cluster has one single-threaded worker process per core (as many
-    as memory allows, see :mod:`.capacity`) and listens on the loopback interface only (its dashboard on a free loopback port, never a fixed one that
-    another cluster may hold).
+    as memory allows, see :mod:`.capacity`) and listens on the loopback
+    interface only (its dashboard on a free loopback port, never a fixed one
+    that another cluster may hold).
     """
 
     def __init__(self, address=None):
