@@ -32,6 +32,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -90,7 +91,8 @@ def timed_execute(task):
     """The execute step, with the worker's process id and wall-clock start and end of the notebook."""
     start = time.time()
     result = execute(task)
-    result["timeline"] = {"pid": os.getpid(), "start": start, "end": time.time(),
+    worker = f"{os.getpid()}-{threading.current_thread().name}"  # a process pool's worker or a thread
+    result["timeline"] = {"pid": worker, "start": start, "end": time.time(),
                           "label": f"{task.name[:2]} {', '.join(f'{k}={v}' for k, v in task.parameters.items())}"}
     return result
 

@@ -8,8 +8,10 @@ puts a SIGINT handler in place that writes ``relmodel: interrupted`` on stderr
 and exits 130 at once: nothing has started yet, so nothing needs cleaning up.
 The command's ``main`` calls :func:`release` before it reads its options, which
 puts Python's own handler back so that a later Ctrl-C goes through the command's
-cleanup of kernels and temporary folders. Imported as a library (a script, a
-notebook, a kernel), nothing changes.
+cleanup of kernels and temporary folders. SIGTERM and SIGHUP likewise end the
+command at once with ``relmodel: stopped`` and status 143 or 129, until a
+report takes them over for its cleanup (:mod:`relmodel.report.interrupts`).
+Imported as a library (a script, a notebook, a kernel), nothing changes.
 """
 
 import os
@@ -47,6 +49,18 @@ def _quiet_exit(signum, frame):
         os._exit(EXIT_INTERRUPTED)
 
 
+def _quiet_stop(signum, frame):
+    """SIGTERM or SIGHUP while nothing needs cleaning up: one line, exit 128 + the signal's number."""
+    try:
+        os.write(2, b"relmodel: stopped\n")
+    finally:
+        os._exit(128 + signum)
+
+
+#: Signals that stop the command quietly until a command that cleans up takes them over (the report's).
+_STOPS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def guard():
     """While the command starts, make Ctrl-C exit 130 quietly (a no-op for library use)."""
     if not is_command():
@@ -55,6 +69,9 @@ def guard():
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _quiet_exit)
             _STATE["guarding"] = True
+        for signum in _STOPS:  # for the whole command: only the report starts what needs stopping
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                signal.signal(signum, _quiet_stop)
     except ValueError:  # not the main thread: leave signals alone
         pass
 

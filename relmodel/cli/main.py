@@ -9,7 +9,7 @@ status saying whose problem it is:
   disk, a folder without write permission: any other ``OSError``);
 * 1 also: a partial report (written, but a notebook stopped at a failing cell);
 * 130: interrupted (Ctrl-C); kernels and temporary folders are cleaned up first;
-* 143: stopped by SIGTERM during a report, cleaned up as after Ctrl-C.
+* 143: stopped by SIGTERM, 129: by SIGHUP (a closed terminal); a report is cleaned up as after Ctrl-C.
 
 Warnings (such as durations that look swapped) are one line each on stderr.
 """
@@ -27,7 +27,7 @@ from .progress_bar import Bar
 __all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_PARTIAL"]
 
 EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 2, 1, 130
-EXIT_TERMINATED = 143  # SIGTERM: cleaned up as after Ctrl-C
+EXIT_TERMINATED, EXIT_HANGUP = 143, 129  # SIGTERM, SIGHUP: cleaned up as after Ctrl-C
 
 #: A report was written but a notebook stopped at a failing cell.
 EXIT_PARTIAL = 1
@@ -100,8 +100,8 @@ class _Group(click.Group):
             except KeyboardInterrupt as exc:
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)
-                from ..report.interrupts import terminated
-                sys.exit(EXIT_TERMINATED if terminated() else EXIT_INTERRUPTED)
+                from ..report.interrupts import exit_status
+                sys.exit(exit_status())
             except click.UsageError as exc:  # a bad option value: one line, not click's usage block
                 hint = f" (see 'relmodel {ctx.invoked_subcommand} --help')" if ctx.invoked_subcommand else ""
                 fail(exc.format_message() + hint, EXIT_INPUT, options=False)
@@ -187,7 +187,7 @@ def main(argv=None):
     try:
         cli.main(args=argv, prog_name="relmodel")
     except SystemExit as exc:
-        if exc.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        if exc.code in (EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_HANGUP):
             # Kernels and temporary folders are already cleaned up; do not wait seconds for
             # messaging threads and sockets to wind down at interpreter exit.
             import os

@@ -56,7 +56,8 @@ class _ReportCommand(click.Command):
               help="Render one report per value plus a comparison page, in parallel; "
                    "repeat for a cross product of several parameters.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Parallel workers [default: one per core].")
+              help="Notebooks run at once, at most one per core and as many as memory allows "
+                   "[default: one per core].")
 @click.option("--dask", "dask_address", is_flag=False, flag_value="local", default=None,
               metavar="[ADDRESS]", help="Run the notebooks on Dask: a scheduler address "
               "(tcp://host:8786), or no address for a local cluster sized to this machine.")
@@ -83,7 +84,9 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     run or written); 130 interrupted (Ctrl-C).
     """
     from ..report import render
-    from ..report.executors import dask_client, worker_pool
+    from contextlib import nullcontext
+
+    from ..report.executors import dask_client
 
     params = load_params(params_file)
     for text in assignments:
@@ -92,12 +95,18 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     grid = _sweeps(sweep)
     if jobs is not None and dask_address is not None:
         raise ParameterError("give --jobs or --dask, not both")
+    if jobs is not None:
+        from ..report.capacity import usable_workers
+        workers = usable_workers(jobs, "--jobs")
+        if workers.clamped:
+            click.echo(f"relmodel: note: {workers.text()}", err=True)
+        jobs = workers.count
     partial = None
     with terminate_as_interrupt(), (dask_client(dask_address) if dask_address is not None
-                                    else worker_pool(jobs)) as executor:
-        try:
+                                    else nullcontext()) as executor:
+        try:  # with --jobs, the workers start once the parameters are checked (render's jobs=)
             report = render(notebooks=list(notebooks) or None, params=params, out=out, force=force,
-                            sweep=grid, executor=executor, progress=not quiet)
+                            sweep=grid, executor=executor, progress=not quiet, jobs=jobs)
         except ReportIncomplete as exc:
             report, partial = exc.report, exc
     click.echo(f"report written{' (partial)' if partial else ''}: {report.index}")

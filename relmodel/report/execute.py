@@ -12,6 +12,7 @@ file system.  Only the process that owns the report folder writes it
 import copy
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from .page_scripts import html_exporter, scripts_needed
 from .records import MIMETYPE, read_records
 
 __all__ = ["CELL_TIMEOUT_S", "execute", "to_html"]
+
+_EXPORT_LOCK = threading.Lock()
 
 #: A cell still running after this many seconds fails (a hung kernel cannot stall a report).
 CELL_TIMEOUT_S = 600
@@ -39,7 +42,8 @@ def to_html(nb):
         if "outputs" in cell:
             cell.outputs = [stopped_note(o) if o.get("output_type") == "error" else o
                             for o in cell.outputs if MIMETYPE not in o.get("data", {})]
-    body, _ = html_exporter().from_notebook_node(nb, resources={"relmodel_scripts": scripts_needed(nb)})
+    with _EXPORT_LOCK:  # one exporter for the process: its threads take turns (the GIL would serialise them anyway)
+        body, _ = html_exporter().from_notebook_node(nb, resources={"relmodel_scripts": scripts_needed(nb)})
     return with_alt_text(body, figure_alts(nb))
 
 

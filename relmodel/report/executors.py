@@ -2,9 +2,14 @@
 
 :func:`run_tasks` runs one function per task on
 
-* a process pool of its own (``executor=None``, one worker per core; workers
-  ignore SIGINT so that only this process decides how to stop),
-* any :class:`concurrent.futures.Executor`, or
+* threads of this process (``executor=None``: as many as there are tasks,
+  cores and memory for, see :mod:`.capacity`; :func:`worker_pool` for a
+  given count). A notebook's work runs in its kernel, a process of its own
+  forked from this process's zygote (:mod:`.zygote`), so a thread only
+  drives its kernel and turns the result into HTML: one process holds the
+  execute step's modules for every worker instead of one process per worker;
+* any :class:`concurrent.futures.Executor` (:func:`process_pool` is a process
+  pool whose workers start from a fork server with the execute step imported), or
 * a Dask ``distributed.Client`` (submitted with ``retries=``; a task whose
   worker dies is run again on another worker by the scheduler).
 
@@ -13,11 +18,11 @@ workers need no shared file system; results are handed to ``on_result`` in
 this process as they arrive. A task that raises (a worker lost for good) gives
 a result whose ``error`` names the notebook; the others finish.
 
-On KeyboardInterrupt the pending tasks are cancelled, the pool's workers are
-killed, and every kernel of the run (found by its ``relmodel-kernel-<run>-*``
-folder and ``pid`` file) is stopped and its folder removed, together with the
-workers' scratch folders (``relmodel-work-<run>-*``); then the interrupt is
-raised again.
+On KeyboardInterrupt the pending tasks are cancelled, the workers of a process
+pool relmodel made are killed, no kernel of the run starts any more, and every
+kernel of the run (found by its ``relmodel-kernel-<run>-*`` folder and ``pid``
+file) is stopped and its folder removed, together with the workers' scratch
+folders (``relmodel-work-<run>-*``); then the interrupt is raised again.
 """
 
 import os
@@ -26,11 +31,11 @@ import signal
 import tempfile
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
-__all__ = ["run_tasks", "new_run_id", "cleanup_run", "is_dask", "worker_pool", "dask_client", "WORK_PREFIX",
-           "DASK_RETRIES"]
+__all__ = ["run_tasks", "new_run_id", "cleanup_run", "is_dask", "worker_pool", "process_pool", "dask_client",
+           "WORK_PREFIX", "DASK_RETRIES"]
 
 #: Name prefix of a worker's scratch folder for one notebook.
 WORK_PREFIX = "relmodel-work-"
@@ -68,17 +73,20 @@ def _kill(pid):
 
 def cleanup_run(run_id):
     """Stop the kernels of run ``run_id`` and remove its temporary folders."""
-    from .kernel import PREFIX
+    from .kernel import PREFIX, stop_run
     from .pool import retire_all
+    from .sockets import socket_roots
 
+    stop_run(run_id)  # a thread still running a task starts no kernel for this run any more
     retire_all(run_id)  # idle kernels this process keeps for the run: stopped and reaped
     tmp = Path(tempfile.gettempdir())
-    for folder in tmp.glob(f"{PREFIX}{run_id}-*"):
-        try:
-            _kill(int((folder / "pid").read_text()))
-        except (OSError, ValueError):
-            pass
-        shutil.rmtree(folder, ignore_errors=True)
+    for root in socket_roots():
+        for folder in Path(root).glob(f"{PREFIX}{run_id}-*"):
+            try:
+                _kill(int((folder / "pid").read_text()))
+            except (OSError, ValueError):
+                pass
+            shutil.rmtree(folder, ignore_errors=True)
     for folder in tmp.glob(f"{WORK_PREFIX}{run_id}-*"):
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -145,12 +153,16 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
     ``on_result(i, result)`` runs here as each result arrives (it writes files).
     A single task without an executor runs in this process.
     """
+    from .worker_start import defer_iri_grammar
+
+    defer_iri_grammar()  # nbformat's schema never calls the checker whose grammar costs 2 s of CPU to build
     run_id = run_id or new_run_id()
     hook = _progress_hook(progress, len(tasks), desc)
     store = on_result or (lambda i, r: r)
     own = executor is None and len(tasks) > 1
     if own:
-        executor = _spawn_pool(min(len(tasks), os.cpu_count() or 1))
+        from .capacity import usable_workers
+        executor = _thread_pool(min(len(tasks), usable_workers().count))
     results, futures, clean = [None] * len(tasks), {}, False
     try:
         if executor is None:
@@ -169,6 +181,8 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
             if executor is not None:
                 _abort(executor, futures, own or getattr(executor, "_relmodel_owned", False))
             cleanup_run(run_id)
+            if _settle(executor, futures):  # tasks under way on threads: their kernels are gone, so they end
+                cleanup_run(run_id)  # and what they made meanwhile goes too
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
@@ -178,6 +192,26 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
             executor.shutdown(wait=clean, cancel_futures=True)
         if clean:
             cleanup_run(run_id)  # anything a lost worker left behind
+
+
+#: Seconds a report waits, after Ctrl-C, for the tasks its threads were running to end.
+SETTLE_S = 15
+
+
+def _settle(executor, futures):
+    """Wait (at most :data:`SETTLE_S` s) for the running tasks of a thread pool; True when there were any."""
+    from concurrent.futures import wait
+
+    running = [f for f in futures if not f.done()]
+    if not isinstance(executor, ThreadPoolExecutor) or not running:
+        return False
+    import logging
+    logging.disable(logging.CRITICAL)  # their kernels were stopped on purpose: no "Kernel died" on stderr
+    try:
+        wait(running, timeout=SETTLE_S)
+    finally:
+        logging.disable(logging.NOTSET)
+    return True
 
 
 def _main_thread():
@@ -191,6 +225,28 @@ class _Nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+class _Threads(ThreadPoolExecutor):
+    """A thread pool that, left on an error or Ctrl-C, does not wait for the tasks under way."""
+
+    def __exit__(self, kind, exc, tb):
+        self.shutdown(wait=kind is None, cancel_futures=kind is not None)
+        return False
+
+
+def _thread_pool(workers):
+    """A pool of ``workers`` threads that drive kernels forked from this process's zygote.
+
+    The zygote starts now (:func:`.zygote.prestart`), so that it imports while
+    this process imports the execute step.
+    """
+    from .zygote import kernel_env, prestart
+
+    prestart({**os.environ, **kernel_env()})
+    pool = _Threads(max_workers=workers, thread_name_prefix="relmodel-worker")
+    pool._relmodel_owned = True  # its tasks may be abandoned on Ctrl-C (their kernels are stopped)
+    return pool
 
 
 def _spawn_pool(workers):
@@ -212,14 +268,30 @@ def _spawn_pool(workers):
 
 
 def worker_pool(jobs=None):
-    """A context giving a process pool of ``jobs`` workers (None: the default pool).
+    """A context giving the executor ``relmodel report --jobs N`` runs on (None: the default, chosen per run).
 
-    Every worker starts at once (a pool would start one per submitted
-    task), so the workers import the execute step while this process plans the
-    report.
+    ``jobs`` workers are threads of this process (see the module docstring),
+    at most as many as this machine can use (:func:`.capacity.usable_workers`:
+    ParameterError for anything but a whole number from 1).
     """
     if jobs is None:
         return _Nothing()
+    from .capacity import usable_workers
+
+    return _thread_pool(usable_workers(jobs).count)
+
+
+def process_pool(jobs):
+    """A context giving a process pool of ``jobs`` workers (clamped as :func:`worker_pool` is).
+
+    Every worker starts at once (a pool would start one per submitted
+    task), from a fork server that has imported the execute step
+    (:mod:`.worker_start`); their kernels fork from one zygote shared by
+    every pool of this process.
+    """
+    from .capacity import usable_workers
+
+    jobs = usable_workers(jobs).count
     pool = _spawn_pool(jobs)
     pool._relmodel_owned = True  # its workers may be killed on Ctrl-C
     for _ in range(jobs):
@@ -230,9 +302,10 @@ def worker_pool(jobs=None):
 class dask_client:
     """Context manager: a Dask Client on ``address``, or on a local cluster for None or "local".
 
-    The local cluster has one single-threaded worker process per core and
-    listens on the loopback interface only (its dashboard on a free loopback port, never a fixed one that
-    another cluster may hold).
+    The local cluster has one single-threaded worker process per core (as many
+    as memory allows, see :mod:`.capacity`) and listens on the loopback
+    interface only (its dashboard on a free loopback port, never a fixed one
+    that another cluster may hold).
     """
 
     def __init__(self, address=None):
@@ -246,7 +319,8 @@ class dask_client:
             raise ReportError("--dask needs dask.distributed: pip install 'dask[distributed]'") from None
         try:
             if self.address in (None, "local"):
-                self.cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
+                from .capacity import usable_workers
+                self.cluster = LocalCluster(n_workers=usable_workers().count, threads_per_worker=1,
                                             processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
                 self.client = Client(self.cluster)
             else:

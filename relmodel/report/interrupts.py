@@ -1,9 +1,11 @@
-"""SIGTERM stops a command as Ctrl-C does: kernels stopped, temporary folders removed.
+"""SIGTERM and SIGHUP stop a command as Ctrl-C does: kernels stopped, temporary folders removed.
 
-``with terminate_as_interrupt():`` turns the first SIGTERM into :class:`Terminated`
-(a ``KeyboardInterrupt``), so the cleanup that runs after Ctrl-C runs after a
-``kill`` too; a second SIGTERM during that cleanup is ignored. The CLI then exits
-with status 143 (128 + 15), as a process stopped by SIGTERM does.
+``with terminate_as_interrupt():`` turns the first SIGTERM or SIGHUP into
+:class:`Terminated` (a ``KeyboardInterrupt``), so the cleanup that runs after
+Ctrl-C runs after a ``kill`` or a closed terminal too; a second one during that
+cleanup is ignored. The CLI then exits with :func:`exit_status`: 143 (128 + 15)
+after SIGTERM, 129 after SIGHUP, 130 after Ctrl-C, as a process stopped by that
+signal does.
 
 nbclient puts a SIGTERM handler of its own on its event loop while a notebook runs
 in this process, and resets SIGTERM to the default afterwards: the kernel manager
@@ -14,23 +16,33 @@ notebook, so the handler here stays in charge.
 import signal
 import threading
 
-__all__ = ["Terminated", "terminate_as_interrupt", "terminated", "on_loop", "reinstall"]
+__all__ = ["Terminated", "terminate_as_interrupt", "terminated", "exit_status", "on_loop", "reinstall", "SIGNALS"]
 
-_STATE = {"terminated": False, "active": 0}
+#: The signals turned into :class:`Terminated` (those a platform lacks are left out).
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+_STATE = {"terminated": 0, "active": 0}
 
 
 class Terminated(KeyboardInterrupt):
-    """The process got SIGTERM."""
+    """The process got SIGTERM or SIGHUP."""
 
 
 def terminated():
-    """True once a SIGTERM arrived while :class:`terminate_as_interrupt` was active."""
+    """The number of the signal (SIGTERM or SIGHUP) that arrived while :class:`terminate_as_interrupt`
+    was active; 0 when none did."""
     return _STATE["terminated"]
 
 
-def _on_term(signum=None, frame=None):
-    _STATE["terminated"] = True
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # cleanup is not cut short by a second one
+def exit_status():
+    """The exit status of a command stopped now: 128 + the signal's number (130 for Ctrl-C)."""
+    return 128 + (_STATE["terminated"] or signal.SIGINT)
+
+
+def _on_term(signum=signal.SIGTERM, frame=None):
+    _STATE["terminated"] = int(signum)
+    for other in SIGNALS:  # cleanup is not cut short by a second one
+        signal.signal(other, signal.SIG_IGN)
     raise Terminated()
 
 
@@ -39,33 +51,36 @@ def _main():
 
 
 def on_loop(loop):
-    """Route SIGTERM on the running asyncio ``loop`` to :class:`Terminated` (while active)."""
+    """Route SIGTERM and SIGHUP on the running asyncio ``loop`` to :class:`Terminated` (while active)."""
     if _STATE["active"] and not _STATE["terminated"] and _main():
-        try:
-            loop.add_signal_handler(signal.SIGTERM, _on_term)
-        except (RuntimeError, NotImplementedError, ValueError):
-            pass
+        for signum in SIGNALS:
+            try:
+                loop.add_signal_handler(signum, _on_term, signum)
+            except (RuntimeError, NotImplementedError, ValueError):
+                pass
 
 
 def reinstall():
-    """Put the SIGTERM handler back after a library reset it (while active)."""
+    """Put the handlers back after a library reset them (while active)."""
     if _STATE["active"] and not _STATE["terminated"] and _main():
-        signal.signal(signal.SIGTERM, _on_term)
+        for signum in SIGNALS:
+            signal.signal(signum, _on_term)
 
 
 class terminate_as_interrupt:
-    """Context manager: SIGTERM raises :class:`Terminated` in the main thread meanwhile."""
+    """Context manager: SIGTERM and SIGHUP raise :class:`Terminated` in the main thread meanwhile."""
 
     def __enter__(self):
-        self.previous = None
+        self.previous = {}
         if _main():
-            self.previous = signal.signal(signal.SIGTERM, _on_term)
+            self.previous = {signum: signal.signal(signum, _on_term) for signum in SIGNALS}
             _STATE["active"] += 1
         return self
 
     def __exit__(self, *exc):
-        if self.previous is not None:
+        if self.previous:
             _STATE["active"] -= 1
             if not _STATE["terminated"]:
-                signal.signal(signal.SIGTERM, self.previous)
+                for signum, handler in self.previous.items():
+                    signal.signal(signum, handler)
         return False

@@ -32,7 +32,7 @@ from traitlets import DottedObjectName, Type
 
 from .zygote import PREFIX as KERNEL_COMMAND, kernel_env
 
-__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "SLICE_S", "PREFIX"]
+__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "stop_run", "SLICE_S", "PREFIX"]
 
 #: Name prefix of the temporary folder each kernel gets: ``relmodel-kernel-<run>-<id>``.
 #: The folder holds the kernel's sockets and a ``pid`` file, so the process that
@@ -41,6 +41,16 @@ PREFIX = "relmodel-kernel-"
 
 #: Longest single wait on a socket, in seconds.
 SLICE_S = 0.5
+
+#: A kernel folder's name after the prefix (run id and kernel id) and its longest socket name.
+_TAIL = "r" * 12 + "-" + "k" * 16 + "/kernel-99"
+
+_STOPPED = set()  # runs whose kernels were stopped: no kernel of theirs starts any more
+
+
+def stop_run(run_id):
+    """Start no more kernels for run ``run_id`` in this process (its kernels are being stopped)."""
+    _STOPPED.add(str(run_id))
 
 
 class SlicedChannel(AsyncZMQSocketChannel):
@@ -140,7 +150,11 @@ class KernelManager(AsyncKernelManager):
     The kernel talks over ZeroMQ ``ipc`` sockets in a folder of its own, not
     TCP ports: kernels started at once by parallel workers cannot then race
     for the same free port ("Address already in use", "Kernel died before
-    replying to kernel_info").
+    replying to kernel_info"). The folder is in the temporary folder, or in a
+    shorter one when the sockets' paths would not fit there (:mod:`.sockets`);
+    where no folder is short enough, the kernel talks TCP on the loopback
+    interface and its folder (connection file, ``pid`` file) stays in the
+    temporary folder.
     """
 
     client_class = DottedObjectName("relmodel.report.kernel.KernelClient")
@@ -150,11 +164,22 @@ class KernelManager(AsyncKernelManager):
 
     def __init__(self, **kwargs):
         if "ip" not in kwargs and kwargs.get("transport", "ipc") == "ipc":
-            kwargs["transport"] = "ipc"
-            folder = os.path.join(tempfile.gettempdir(), f"{PREFIX}{self.run_id}-{uuid.uuid4().hex}")
-            kwargs["ip"] = os.path.join(folder, "kernel")
+            from .sockets import socket_root
+
+            name = f"{PREFIX}{self.run_id}-{uuid.uuid4().hex[:16]}"
+            root = socket_root(PREFIX + _TAIL)
+            folder = os.path.join(root or tempfile.gettempdir(), name)
+            kwargs["transport"], kwargs["ip"] = ("ipc", os.path.join(folder, "kernel")) if root else ("tcp", "127.0.0.1")
             kwargs.setdefault("connection_file", os.path.join(folder, "connection.json"))
         super().__init__(**kwargs)
+
+    @property
+    def folder(self):
+        """The kernel's own folder (its connection file, ``pid`` file and ``ipc`` sockets)."""
+        return os.path.dirname(self.connection_file)
+
+    def _own_folder(self):
+        return os.path.basename(self.folder).startswith(f"{PREFIX}{self.run_id}-")
 
     async def _async_post_start_kernel(self, **kw):
         await super()._async_post_start_kernel(**kw)
@@ -162,8 +187,11 @@ class KernelManager(AsyncKernelManager):
         import asyncio
         on_loop(asyncio.get_running_loop())
         process = getattr(self.provisioner, "process", None)
-        if self.transport == "ipc" and process is not None:
-            Path(os.path.dirname(self.ip), "pid").write_text(str(process.pid))
+        if self._own_folder() and process is not None:
+            Path(self.folder, "pid").write_text(str(process.pid))
+        if str(self.run_id) in _STOPPED and process is not None:  # stopped while it started: it ends now
+            process.kill()
+            raise RuntimeError(f"run {self.run_id} was stopped: no kernel starts for it")
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         """Fork the kernel from this process's zygote when it can (:mod:`.zygote`), else launch it as usual."""
@@ -182,14 +210,16 @@ class KernelManager(AsyncKernelManager):
         self._reconcile_connection_info(provisioner.connection_info)
 
     async def _async_pre_start_kernel(self, **kw):
-        if self.transport == "ipc":
-            os.makedirs(os.path.dirname(self.ip), mode=0o700, exist_ok=True)
+        if str(self.run_id) in _STOPPED:
+            raise RuntimeError(f"run {self.run_id} was stopped: no kernel starts for it")
+        if self._own_folder():
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
-        if self.transport == "ipc" and not restart:
-            shutil.rmtree(os.path.dirname(self.ip), ignore_errors=True)
+        if self._own_folder() and not restart:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     @property
     def kernel_spec(self):

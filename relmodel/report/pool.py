@@ -36,6 +36,7 @@ from queue import Empty
 
 from traitlets import Type
 
+from .capacity import cores
 from .kernel import SLICE_S, KernelManager
 
 __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
@@ -45,8 +46,9 @@ __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
 ENV_SWITCH = "RELMODEL_KERNEL_POOL"
 #: Seconds a kernel may take to warm up or reset before it is stopped instead.
 RESET_TIMEOUT_S = 60
-#: Idle kernels kept per process (more than the notebooks it runs at once is waste).
-MAX_IDLE = 2
+#: Idle kernels kept per process: as many as the notebooks it may run at once (its threads run at most one
+#: per core, see :mod:`.capacity`); more is waste.
+MAX_IDLE = max(2, cores())
 
 _LOCK = threading.Lock()
 _IDLE = []  # (run_id, manager), oldest first
@@ -119,7 +121,7 @@ class PooledKernelManager(KernelManager):
             self._relmodel_broken = True
             return await KernelManager.shutdown_kernel(self, now=now, restart=restart)
         try:
-            await self._run_in_kernel(_RESET.format(cwd=os.path.dirname(self.ip) or os.getcwd()))
+            await self._run_in_kernel(_RESET.format(cwd=self.folder if self._own_folder() else os.getcwd()))
         except Exception:  # no answer in time, the reset failed: this kernel is not reused
             self._relmodel_broken = True
             return await KernelManager.shutdown_kernel(self, now=True)
@@ -226,8 +228,8 @@ def _stop(manager):
         manager._close_control_socket()
     except Exception:  # its run's cleanup removed the files first
         pass
-    if manager.transport == "ipc":
-        shutil.rmtree(os.path.dirname(manager.ip), ignore_errors=True)
+    if manager._own_folder():
+        shutil.rmtree(manager.folder, ignore_errors=True)
 
 
 def retire_all(run_id=None):

@@ -15,7 +15,7 @@ __all__ = ["render", "render_sweep"]
 
 
 def render(notebooks=None, params=None, out=None, force=False, sweep=None, executor=None,
-           progress=None):
+           progress=None, jobs=None):
     """Render the notebook suite to an HTML report; return a :class:`Report`.
 
     ``params`` is a dict or a YAML file of parameter values, checked against
@@ -29,7 +29,10 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     concurrent.futures.Executor or a Dask ``distributed.Client``; workers
     return the executed notebooks as bytes and only this process writes the
     folder. ``progress`` is True (a tqdm bar on stderr) or a callable
-    ``progress(done, total, notebook)``. Ctrl-C stops the kernels and raises
+    ``progress(done, total, notebook)``. ``jobs`` (instead of ``executor``)
+    runs that many notebooks at once, at most as many as this machine's cores
+    and memory allow (as ``relmodel report --jobs``; the default is one per
+    core). Ctrl-C stops the kernels and raises
     :class:`~relmodel.errors.ReportInterrupted`.
 
     Durations in ``params`` take ``"45s"``, ``"10min"``, ``"3h"`` or a number of hours. A bad value stops before any kernel starts:
@@ -44,7 +47,7 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     """
     parsed = load_params(params)  # 1. parse
     the_plan = plan(notebooks, parsed, sweep)  # 2. validate and 3. plan, before any folder is touched
-    return render_plan(the_plan, out, force=force, executor=executor, progress=progress)  # 4.-7.
+    return render_plan(the_plan, out, force=force, executor=executor, progress=progress, jobs=jobs)  # 4.-7.
 
 
 def render_sweep(sweep, notebooks=None, params=None, out=None, force=False, executor=None, progress=None):

@@ -25,9 +25,10 @@ from relmodel.base.escape import html_text
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import KernelDiedError, ReportIncomplete
+from ..errors import KernelDiedError, ParameterError, ReportIncomplete
+from .capacity import usable_workers
 from .execute import CELL_TIMEOUT_S, execute  # noqa: F401 (re-exported)
-from .executors import WORK_PREFIX, new_run_id, run_tasks  # noqa: F401 (re-exported)
+from .executors import WORK_PREFIX, new_run_id, run_tasks, worker_pool  # noqa: F401 (re-exported)
 from .folders import Staging, check_target, write_bytes, write_text  # noqa: F401 (write_bytes re-exported)
 from .index import index_page, index_run, index_runs  # noqa: F401 (index_page re-exported)
 from .markup import HEADLINE, fmt, page, table  # noqa: F401 (re-exported)
@@ -134,11 +135,16 @@ def _progress(the_plan, entries):
     return {"sweep": list(the_plan.swept), "notebooks": [{**e, "folder": f} for f, e in done]}
 
 
-def render_plan(the_plan, out=None, force=False, executor=None, progress=None):
+def render_plan(the_plan, out=None, force=False, executor=None, progress=None, jobs=None):
     """Execute, store, summarise and index a :class:`~.plan.Plan` into ``out``; return a :class:`Report`.
 
-    ``out``, ``force``, ``executor`` and ``progress`` are as for :func:`~.render.render`.
+    ``out``, ``force``, ``executor``, ``progress`` and ``jobs`` are as for :func:`~.render.render`.
     """
+    if jobs is not None:
+        if executor is not None:
+            raise ParameterError("give executor or jobs, not both")
+        with worker_pool(min(usable_workers(jobs).count, len(the_plan.tasks))) as pool:
+            return render_plan(the_plan, out, force, pool, progress)
     out = check_target(out, force)
     tasks, where = the_plan.tasks, the_plan.where
     entries = [None] * len(tasks)

@@ -23,9 +23,12 @@ fraction of a second. What the fork keeps to:
 * The zygote reaps a kernel only when the process that started it polls it
   and it has ended, so a kernel's process id stays reserved until its
   manager has seen it end, as with a child process.
-* The zygote ends when the process that started it ends (its socket closes),
-  and kills the kernels still running; a kernel whose zygote ends stops on
-  its own (ipykernel's parent poller watches the zygote).
+* The zygote ends when the process that started it ends (its socket closes,
+  or its parent process changes), and kills the kernels still running; a
+  kernel whose zygote ends is killed by the system (``PR_SET_PDEATHSIG``),
+  and otherwise stops on its own (ipykernel's parent poller watches the zygote).
+* The zygote runs in a session of its own: a terminal's Ctrl-C or hang-up
+  reaches the process that owns the report, which decides how to stop.
 
 The workers of the process pools relmodel creates share one zygote instead
 (:func:`pool_zygote` in the pools' owner, started with its first pool so that
@@ -49,7 +52,7 @@ import time
 from .zygote_main import KERNEL_ARGS, MESSAGE_BYTES, VOLATILE
 
 __all__ = ["launch", "kernel_env", "ARROW_POOL", "ZygoteProcess", "Zygote", "zygote_enabled", "stop_zygote",
-           "start_shared", "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
+           "prestart", "start_shared", "pool_zygote", "use_shared", "ENV_SWITCH", "VOLATILE", "PREFIX", "START_TIMEOUT_S"]
 
 #: Environment variable that turns forked kernels off when set to 0, "no", "off" or "false".
 ENV_SWITCH = "RELMODEL_KERNEL_ZYGOTE"
@@ -105,7 +108,7 @@ class Zygote:
                 f"main({theirs.fileno()}, {listen!r})")
         try:
             self.process = subprocess.Popen([*PREFIX[:2], "-c", code], env=env, stdin=subprocess.DEVNULL,
-                                            pass_fds=(theirs.fileno(),), cwd="/")
+                                            pass_fds=(theirs.fileno(),), cwd="/", start_new_session=True)
         finally:
             theirs.close()
         self._sock = mine
@@ -126,6 +129,14 @@ class Zygote:
 
     def ready(self):
         """Wait for the zygote's imports; raise ZygoteLost when it could not start."""
+        with self._lock:
+            self._wait_ready()
+        if not self._ready.get("ready"):
+            raise ZygoteLost(self._ready.get("error", "the zygote did not start"))
+        self.pid = self._ready["pid"]
+        return self
+
+    def _wait_ready(self):
         if self._ready is None:
             self._sock.settimeout(START_TIMEOUT_S)
             try:
@@ -133,10 +144,6 @@ class Zygote:
             except (ZygoteLost, ValueError) as exc:
                 self._ready = {"ready": False, "error": str(exc)}
             self._sock.settimeout(None)
-        if not self._ready.get("ready"):
-            raise ZygoteLost(self._ready.get("error", "the zygote did not start"))
-        self.pid = self._ready["pid"]
-        return self
 
     def _read(self):
         try:
@@ -187,7 +194,12 @@ def start_shared(env):
     if not zygote_enabled():
         return None
     import tempfile
-    folder = tempfile.mkdtemp(prefix="relmodel-zygote-")
+
+    from .sockets import socket_root
+    root = socket_root("relmodel-zygote-12345678/socket")
+    if root is None:  # no folder short enough for its socket: each process starts its own zygote
+        return None
+    folder = tempfile.mkdtemp(prefix="relmodel-zygote-", dir=root)
     try:
         return Zygote(env, listen=os.path.join(folder, "socket"))
     except OSError:
@@ -255,8 +267,8 @@ class ZygoteProcess:
         self.send_signal(signal.SIGKILL)
 
 
-def _zygote(env):
-    """This process's zygote, started with ``env`` when there is none; None when it cannot start."""
+def _current(env):
+    """This process's zygote (started with ``env`` when there is none, not waited for), or None."""
     global _ZYGOTE
     with _LOCK:
         current = _ZYGOTE
@@ -267,12 +279,35 @@ def _zygote(env):
         if current is None:
             try:
                 current = _connect_shared() or Zygote(env)
-                current.ready()
             except (OSError, ValueError):
                 _ZYGOTE = False
                 return None
             _ZYGOTE = current
         return current
+
+
+def prestart(env):
+    """Start this process's zygote with ``env`` now, if forking is on and there is none; do not wait for it.
+
+    Its imports then run while this process does other work (the first kernel waits for them).
+    """
+    if zygote_enabled():
+        _current(env)
+
+
+def _zygote(env):
+    """This process's zygote, started with ``env`` when there is none, once ready; None when it cannot start."""
+    global _ZYGOTE
+    current = _current(env)
+    if current is None:
+        return None
+    try:
+        return current.ready()
+    except (OSError, ValueError):
+        with _LOCK:
+            if _ZYGOTE is current:
+                _ZYGOTE = False
+        return None
 
 
 def _connect_shared():

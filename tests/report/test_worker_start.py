@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REPO, write_notebook
 from relmodel.report import worker_start as W
-from relmodel.report.executors import worker_pool
+from relmodel.report.executors import process_pool
 
 # Strings whose "iri" format answer is compared with and without the deferred grammar.
 IRIS = ["http://example.com/a?b=c#d", "https://例え.jp/パス", "http://[::1]:8080/x", "mailto:someone@example.org",
@@ -76,7 +76,7 @@ def _probe(_):
 
 def test_workers_start_with_the_pool_ready_to_execute():
     before = len(multiprocessing.active_children())
-    with worker_pool(2) as pool:
+    with process_pool(2) as pool:
         assert len(multiprocessing.active_children()) - before == 2  # both started before any task
         seen = list(pool.map(_probe, range(4)))
     for probe in seen:
@@ -153,12 +153,12 @@ def _environ_and_parent(name):
 
 
 def test_a_pool_made_after_an_environment_change_gets_it(monkeypatch):
-    from relmodel.report.executors import worker_pool
+    from relmodel.report.executors import process_pool
 
-    with worker_pool(1) as pool:
+    with process_pool(1) as pool:
         pool.submit(int).result()  # the fork server runs from here on, with the environment of now
     monkeypatch.setenv("RELMODEL_WORKER_TEST", "set after the fork server started")
-    with worker_pool(1) as pool:
+    with process_pool(1) as pool:
         value, parent, preloaded = pool.submit(_environ_and_parent, "RELMODEL_WORKER_TEST").result()
     assert value == "set after the fork server started"
     assert parent != os.getpid() and preloaded  # forked from the fork server, with the execute step imported

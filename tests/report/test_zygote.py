@@ -241,11 +241,11 @@ def _kernel_parent(hold):
 
 
 def test_the_workers_of_every_pool_fork_their_kernels_from_one_zygote():
-    from relmodel.report.executors import worker_pool
+    from relmodel.report.executors import process_pool
 
     seen, zygotes = [], []
     for _ in range(2):  # two pools, one after the other, as two renders in one session
-        with worker_pool(2) as pool:
+        with process_pool(2) as pool:
             zygotes.append(pool.zygote)
             seen += [f.result() for f in [pool.submit(_kernel_parent, 2.0) for _ in range(2)]]
         assert all(_gone(kernel) for _, kernel, _, _ in seen)  # a worker's kernels end with it
