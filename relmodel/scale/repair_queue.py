@@ -115,7 +115,7 @@ def _length(lam, s, lead, crews, spares, spare_rate, model):
 
 
 def _log_service(k, s, crews):
-    """log f_c(k) for k = 0..K: E[S]^k / prod min(i, c)."""
+    """log f_c(k) for k = 0..K: ``s``^k / prod min(i, c) (``s`` a rate x the mean repair)."""
     i = np.arange(1, k.size)
     denom = np.log(np.minimum(i, crews)) if crews is not None else np.log(i)
     return np.concatenate([[0.0], np.cumsum(math.log(s) - denom)]) if s > 0 else np.where(k == 0, 0.0, -np.inf)
@@ -145,14 +145,16 @@ def away_pmf(lam, repair_mean_h, *, crews=None, rma_h=0.0, spare_rate=0.0, spare
     _stable(lam, s, c, spares, nu, model)
     size = _length(lam, s, lead, c, spares, nu, model) + 1
     k = np.arange(size)
+    r = lam + nu * spares                         # a reference rate: births are r^n x prod(b_j / r)
+    if r <= 0:
+        return np.concatenate([[1.0], np.zeros(size - 1)])
     if c is None:                                 # both stations infinite-server: one Poisson shape
-        t = s + lead
-        log_g = k * math.log(t) - special.gammaln(k + 1) if t > 0 else np.where(k == 0, 0.0, -np.inf)
+        log_g = _log_poisson_shape(k, r * (s + lead))
     else:
-        log_fc = _log_service(k, s, c)
+        log_fc = _log_service(k, r * s, c)
         log_g = log_fc
         if lead > 0:
-            log_fr = k * math.log(lead) - special.gammaln(k + 1)
+            log_fr = _log_poisson_shape(k, r * lead)
             a, b = log_fc.max(), log_fr.max()
             conv = _convolve(np.exp(log_fc - a), np.exp(log_fr - b))[:size]
             with np.errstate(divide="ignore"):
@@ -163,11 +165,18 @@ def away_pmf(lam, repair_mean_h, *, crews=None, rma_h=0.0, spare_rate=0.0, spare
     elif model == "stall":
         births = np.where(k <= spares, births, 0.0)
     with np.errstate(divide="ignore"):
-        log_b = np.concatenate([[0.0], np.cumsum(np.log(births[:-1]))])
+        log_b = np.concatenate([[0.0], np.cumsum(np.log(births[:-1] / r))])
     log_p = log_b + log_g
     log_p -= np.max(log_p[np.isfinite(log_p)])
     p = np.exp(log_p)
     return p / p.sum()
+
+
+def _log_poisson_shape(k, mean):
+    """log of mean^k / k! (the Poisson pmf without its constant)."""
+    if mean <= 0:
+        return np.where(k == 0, 0.0, -np.inf)
+    return k * math.log(mean) - special.gammaln(k + 1)
 
 
 def _convolve(a, b):
