@@ -18,7 +18,8 @@ ENOUGH_ITEMS = 2_000_000
 def _kinds(model, repair, group_repair):
     m = model
     n_dom = m.groups // m.need if m.split_groups else m.groups
-    kinds = [("tray", m.groups * m.trays * m.tray_rate, repair, 1), ("group", n_dom * m.group_rate, group_repair, 1)]
+    kinds = [("tray", m.groups * m.trays * m.tray_rate, repair, 1), ("group", n_dom * m.group_rate, group_repair, 1),
+             ("spare", m.pool * m.pool_rate, repair, 1)]
     return kinds + [("burst", float(rate), rep, int(span)) for rate, span, rep in m.bursts]
 
 
