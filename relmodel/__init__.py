@@ -58,6 +58,7 @@ EXPORTS = [
     (".checkpoint", "CheckpointModel"),
     (".scale", "domain_fit_sensitivity spares_over_time"),
     (".checkpoint", "simulate_to_precision"),
+    (".scale", "rack_fault_rate RackFaults"),
 ]
 
 __all__ = _lazy.names(EXPORTS)
