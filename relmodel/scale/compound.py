@@ -153,7 +153,7 @@ def closed_form(model, repair, group_repair=None):
     def others(n1, q1, n2=0, q2=0.0):
         """pmf of the units held: c by bursts, then Binomial over the n1 - c groups they left."""
         out = np.zeros(length)
-        for c in np.flatnonzero(burst > 0):
+        for c in np.flatnonzero(burst > _NEGLIGIBLE):
             part = _convolve(max(n1 - int(c), 0), q1, n2, q2, m.need)[:length - c]
             out[c:c + part.size] += burst[c] * part
         return np.convolve(out, dead)[:length]
@@ -190,12 +190,18 @@ _NEGLIGIBLE = 1e-30
 
 
 def _support(n, q):
-    """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible."""
-    pmf = stats.binom.pmf(np.arange(n + 1), n, q)
+    """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible.
+
+    Only a window of 40 standard deviations (and 60 counts) either side of the mean is evaluated: the
+    probabilities outside it are far below :data:`_NEGLIGIBLE`.
+    """
+    mean, sd = n * q, np.sqrt(n * q * (1.0 - q))
+    lo, hi = max(0, int(mean - 40 * sd - 60)), min(n, int(mean + 40 * sd + 60))
+    pmf = stats.binom.pmf(np.arange(lo, hi + 1), n, q)
     keep = np.flatnonzero(pmf > _NEGLIGIBLE)
     if keep.size == 0:
-        return 0, pmf
-    return int(keep[0]), pmf[keep[0]:keep[-1] + 1]
+        return lo, pmf
+    return lo + int(keep[0]), pmf[keep[0]:keep[-1] + 1]
 
 
 def _convolve(n1, q1, n2, q2, weight):
