@@ -72,6 +72,7 @@ class DesignResult(Result):
     spare_rate_per_h: float = 0.0
     rack_fit: float = 0.0
     repair_out_h: float = float("nan")
+    repairs_per_h: float = 0.0
 
     @property
     def goodput(self):

@@ -48,7 +48,7 @@ from ..units import hours
 from .compound import DomainModel, closed_form, simulate_domains
 from .domain_runs import runs_for
 from .correlated import burst_groups, cause_spans
-from .design_capacity import RACK_FIT_DEFAULT, rack_bursts, with_capacity
+from .design_capacity import RACK_FIT_DEFAULT, parts_rate, rack_bursts, with_capacity
 from .design_result import DesignResult
 from .tolerance import ToleranceGain
 from .repair_queue import check_crews, lead_mean
@@ -264,9 +264,9 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
              for rate, nodes, lv in zip(burst, spans[spans > 0], level) if rate > 0]
     leaf = _leaf_bursts(cluster, switch_fit, network_repair)
     rack = rack_bursts(cluster, rack_fit, repair)
+    hw_bursts = [(r, g, repair) for r, g, net in pairs if not net] + list(rack)
     model, repair = with_capacity(
-        domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom), repair,
-        [(r, g, repair) for r, g, net in pairs if not net] + list(rack),
+        domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom), repair, hw_bursts,
         [(r, g, network_repair) for r, g, net in pairs if net] + list(leaf),
         crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h)
     if int(n_runs) == 0:  # closed forms only: no simulated check
@@ -299,6 +299,7 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
         stall_share=stall, mean_stall_sim=_per_seen(getattr(sim, "stall_share", np.nan), lam) if sim.n_runs else np.nan,
         efficiency=eff, straggler_loss=loss, crews=check_crews(crews), rma_lead_time_h=lead_mean(rma_lead_time),
         spare_rate_per_h=model.pool_rate, rack_fit=float(rack_fit), repair_out_h=_mean_repair(repair),
+        repairs_per_h=parts_rate(dataclasses.replace(model, bursts=tuple(hw_bursts))),
         ckpt_cost_h=d, restart_h=r, costs=_cost_note(ckpt_cost, restart, cluster),
         warnings=_warnings(cluster, stall, repair), sim_runs=sim.n_runs)
 
