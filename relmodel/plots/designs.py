@@ -90,8 +90,8 @@ def swings_plot(swings, ax=None):
     ax.set_yticks(range(len(f)))
     ax.set_yticklabels([f"{a}\n({lo} to {hi})" for a, lo, hi in zip(f["assumption"], f["low"], f["high"])])
     ax.set_xlabel(f"Goodput per GPU bought of {swings.base_best} (%)")
-    ax.bar(0, 0, color="#4c72b0", label="low end")
-    ax.bar(0, 0, color="#dd8452", label="high end")
-    ax.legend(loc="lower right", frameon=False)
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color="#4c72b0", label="low end"), Patch(color="#dd8452", label="high end")],
+              loc="lower right", frameon=False)
     ax.set_title("Which assumption moves the answer (hatched: the best design changes)")
     return ax
