@@ -332,7 +332,17 @@ def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True):
             "powered, health-checked servers of the same build (MegaScale keeps such standbys, arXiv 2402.15627)"
             if spares_fail_idle and r.spare_rate_per_h else "never (parameter spares_fail_idle)")
     rack = f"{number(rack_fit, 3)} failures per 10^9 rack-hours" if rack_fit else "none (rack_fit 0)"
-    growth = getattr(restart, "per_doubling", 0) or getattr(restart, "per_1k_ranks", 0)
+    from ..scale.restart_growth import RESTART_GROWTH_SOURCE
+    growth = getattr(restart, "per_1k_ranks", 0) or getattr(restart, "per_doubling", 0)
+    n = r.gpus_bought
+    if growth:
+        grow_h = restart.growth_h(n)
+        restart_text = (f"{duration(r.restart_h)} at this design's size, {duration(grow_h)} of it start-up growing "
+                        "with the ranks (not exposed to failures)")
+        restart_source = f"parameter restart, plus {RESTART_GROWTH_SOURCE} (parameter restart_grows)"
+    else:
+        restart_text = f"{duration(r.restart_h)}, the same at every size"
+        restart_source = "parameter restart; start-up growing with the ranks is off (parameter restart_grows)"
     rows = pd.DataFrame([
         ("Repair time of a tray, node or rack", f"{duration(hours(repair))}, exponential",
          "assumed (parameter repair_time)"),
@@ -342,9 +352,7 @@ def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True):
         ("Idle spares failing", idle, "assumed (parameter spares_fail_idle)"),
         ("Whole-rack faults", rack, "parameter rack_fit (no published figure gives it for GPU racks); estimate it "
          "from a log with relmodel.rack_fault_rate"),
-        ("Restart", f"{duration(r.restart_h)}" + (", growing with the ranks" if growth else ", the same at every size"),
-         "parameter restart; terms that grow with the ranks need a RestartModel with per-rank figures "
-         "(none is published for these sizes; see data/field_rates.md)")], columns=["what", "value", "source"])
+        ("Restart", restart_text, restart_source)], columns=["what", "value", "source"])
     table = P.table(rows, [("what", "Assumption", str), ("value", "Value used", str), ("source", "Where it comes from", str)])
     warn = None if rack_fit else P.note("Whole-rack faults are left out: " + RACK_FIT_SOURCE.split(", so ")[0] + ". "
                                         "The ranking of rack-scale designs can turn on this rate; see the swings "

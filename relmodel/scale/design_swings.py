@@ -16,6 +16,7 @@ import dataclasses
 import pandas as pd
 
 from ..tables import Result, html_table
+from .restart_growth import PER_1K_RANKS_H, growing_restart
 from .words import ettr_words
 
 __all__ = ["DesignSwings", "default_swings", "design_swings"]
@@ -35,7 +36,9 @@ def default_swings(options):
         ("spares failing idle", "idle spares never fail, or fail as in service", 0.0, "hot", "spare_rate_per_h"),
         ("whole-rack faults", "FIT per rack: none, or 10,000 (a rack fault every 11 years)", 0.0, 10_000.0,
          "rack_fit"),
-        ("restart", "time from a failure to training again", "5min", "30min", "restart"),
+        ("restart", "time from a failure to training again, at every size", "5min", "30min", "restart"),
+        ("restart growth", "start-up growing with the ranks: none, or twice the published NCCL figure", 0.0,
+         2 * PER_1K_RANKS_H, "restart_growth"),
     ]
 
 
@@ -84,12 +87,24 @@ def _tight(cmp, repair):
     return max(1, math.ceil(1.25 * load) + 1)
 
 
+def _restart(key, value, restart):
+    """The restart of one end: the value itself, the base with start-up growing at ``value``, or unchanged."""
+    if key == "restart":
+        return growing_restart(value, restart.per_1k_ranks) if hasattr(restart, "per_1k_ranks") else value
+    if key == "restart_growth":
+        base = restart.reload if hasattr(restart, "reload") else restart
+        return growing_restart(base, value) if value else base
+    return restart
+
+
 def _label(key, value):
     """An assumption's value in words: "unlimited", "11 crews", "none", "as in service", "10,000 FIT", "10d"."""
     if key == "crews":
         return "unlimited" if value is None else f"{int(value):,} crews"
     if key == "spare_rate_per_h":
         return "as in service" if value == "hot" else ("never" if float(value) == 0 else f"{float(value):g} an hour")
+    if key == "restart_growth":
+        return "none" if not value else f"{3600 * float(value):,.1f} s per 1,000 GPUs"
     if key == "rack_fit":
         return "none" if float(value) == 0 else f"{float(value):,.0f} FIT"
     if isinstance(value, str) and value.strip() in ("0h", "0", "0min", "0d"):
@@ -117,9 +132,9 @@ def design_swings(designs, source, n_gpus, ckpt_cost, restart, swings=None, **op
         for value in (low, high):
             if key == "crews" and value == "tight":
                 value = _tight(base, opts.get("repair", "24h"))
-            kw = dict(opts, **{key: value}) if key != "restart" else opts
+            kw = dict(opts, **{key: value}) if key not in ("restart", "restart_growth") else opts
             cmp = compare_designs(designs, source, n_gpus, ckpt_cost=ckpt_cost,
-                                  restart=value if key == "restart" else restart, **kw)
+                                  restart=_restart(key, value, restart), **kw)
             t = cmp.by_design
             ends.append((value, cmp.best(), float(t.loc[t["design"] == best, "goodput_per_gpu"].iloc[0])))
         (lo_v, lo_best, lo_g), (hi_v, hi_best, hi_g) = ends

@@ -25,7 +25,7 @@ from .cluster import Cluster
 from .optics import transceiver_requirement
 from .design_capacity import RACK_FIT_DEFAULT
 from .policies import evaluate_design
-from .requirements import required_job_mtbf
+from .law_requirements import needed_job_mtbf
 from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
 from .words import ettr_words, share_words
@@ -256,10 +256,10 @@ def _years(h):
     return f"{h / _YEAR:,.1f}" if h >= 0.1 * _YEAR else f"{h:,.0f} h"
 
 
-def _row(cluster, res, share, target_ettr):
+def _row(cluster, res, share, target_ettr, restart_model=None):
     """One table row: the design's result plus the node and transceiver MTBF its target needs."""
     ckpt_cost, restart = res.ckpt_cost_h, res.restart_h
-    lam_req = 1.0 / required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
+    lam_req = 1.0 / needed_job_mtbf(target_ettr, ckpt_cost, restart_model, restart, cluster.n_gpus)[0]
     hw = res.node_interrupt_rate
     room = lam_req - (res.interruption_rate - hw)
     used_nodes = res.gpus_used / cluster.gpus_per_node
@@ -351,7 +351,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
             for job in jobs:
                 results.append(_evaluate(job))
                 step()
-    rows = [_row(c, r, float(share), target_ettr) for c, r in zip(clusters, results)]
+    rows = [_row(c, r, float(share), target_ettr, restart) for c, r in zip(clusters, results)]
     return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)
 
 

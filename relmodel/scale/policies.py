@@ -53,7 +53,7 @@ from .design_result import DesignResult
 from .tolerance import ToleranceGain
 from .repair_queue import check_crews, lead_mean
 from .domains import LEVELS, blast_radius, cause_levels
-from .requirements import best_ettr, ettr_of_rates
+from .law_requirements import ettr_at
 from .spares import _mean_repair
 from ..tables import Result, duration, html_table
 from .words import share_words
@@ -229,7 +229,10 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     are durations (hours, or "1min", "24h"); ``ckpt_cost`` and ``restart``
     may also be a :class:`relmodel.checkpoint.CheckpointModel` or
     :class:`relmodel.checkpoint.RestartModel`, taken at the design's GPU
-    count.  The result gives rates per hour, MTBF and stalls in hours, ETTR
+    count (a RestartModel's downtime, start-up that grows with the ranks
+    included, is not exposed to failures; its reload is:
+    :mod:`relmodel.scale.law_requirements`; :func:`relmodel.scale.restart_growth.growing_restart`
+    builds one from the published start-up time).  The result gives rates per hour, MTBF and stalls in hours, ETTR
     and probabilities as fractions, and counts of GPUs.
 
     Examples
@@ -279,10 +282,11 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     stall = sim.closed["stall_share"]
     fixed = extra_dom * n_dom + sum(b[0] for b in leaf) + sum(b[0] for b in rack)
     lam += fixed
-    ettr = float(best_ettr(mtbf=1.0 / lam, ckpt_cost=d, restart=r)) * (1.0 - absorbed * a) * (1.0 - stall)
+    ettr = float(ettr_at(1.0 / lam, d, restart, r, cluster.n_gpus)) * (1.0 - absorbed * a) * (1.0 - stall)
     lam_b, abs_b = _split(table, tol, draws, share, spans, used)[:2]
     lam_b = lam_b + fixed
-    ettr_b = ettr_of_rates(lam_b, ckpt_cost=d, restart=r) * (1.0 - abs_b * a) * (1.0 - stall)
+    with np.errstate(divide="ignore"):
+        ettr_b = ettr_at(1.0 / lam_b, d, restart, r, cluster.n_gpus) * (1.0 - abs_b * a) * (1.0 - stall)
     q = [(1.0 - conf) / 2, (1.0 + conf) / 2]
     e_lo, e_hi = np.quantile(ettr_b, q) if n_boot else (ettr, ettr)
     m_lo, m_hi = np.quantile(1.0 / lam_b, q) if n_boot else (1.0 / lam, 1.0 / lam)
