@@ -101,10 +101,10 @@ def _events(frame, window):
     return pd.DataFrame(rows, columns=["rack", "start_h", "nodes"])
 
 
-def rack_fault_rate(log, rack_of, window="10min", *, min_nodes=2, n_racks=None, conf=0.95):
-    """Whole-rack faults per 10^9 rack-hours from ``log`` and a node-to-rack map; returns :class:`RackFaults`.
+def rack_fault_rate(source, rack_of, window="10min", *, min_nodes=2, n_racks=None, conf=0.95):
+    """Whole-rack faults per 10^9 rack-hours from a log and a node-to-rack map; returns :class:`RackFaults`.
 
-    ``log`` is an :class:`relmodel.InterruptionLog` (its unplanned outages are
+    ``source`` is an :class:`relmodel.InterruptionLog` (its unplanned outages are
     used) or a DataFrame with ``node`` and ``start_h`` columns and a
     ``duration_h`` in ``attrs``; ``rack_of`` maps each node to its rack;
     ``window`` is how close the starts must be (a duration); ``n_racks`` the
@@ -125,12 +125,13 @@ def rack_fault_rate(log, rack_of, window="10min", *, min_nodes=2, n_racks=None, 
         raise ModelInputError(f"window must be a finite duration >= 0; got {window!r}")
     if int(min_nodes) < 2:
         raise ModelInputError(f"min_nodes must be 2 or more (one node down is a node fault); got {min_nodes!r}")
+    log = source
     if hasattr(log, "interruptions"):
         frame, span = log.interruptions()[["node", "start_h"]].copy(), float(log.duration_h)
     else:
         missing = [c for c in ("node", "start_h") if c not in getattr(log, "columns", ())]
         if missing or "duration_h" not in getattr(log, "attrs", {}):
-            raise ModelInputError(f"log must be an InterruptionLog or a DataFrame with node and start_h columns "
+            raise ModelInputError(f"source must be an InterruptionLog or a DataFrame with node and start_h columns "
                                   f"and attrs['duration_h']; missing {', '.join(missing) or 'duration_h'}")
         frame, span = log[["node", "start_h"]].copy(), float(log.attrs["duration_h"])
     frame["rack"] = _racks_of(frame["node"].tolist(), rack_of)

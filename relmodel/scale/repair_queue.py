@@ -309,7 +309,7 @@ def _drawer(law, rng, default_mean):
 
 
 def simulate_pool(failure_rate_per_h, repair, spares, *, crews=None, rma_lead_time=0.0, spare_rate_per_h=0.0,
-                  n_failures=20_000, seed=None):
+                  n_runs=20_000, seed=None):
     """Event simulation of a spare pool with ``crews`` and an RMA lead time; returns a dict.
 
     Job failures arrive at ``failure_rate_per_h`` while the job runs; a free
@@ -317,9 +317,10 @@ def simulate_pool(failure_rate_per_h, repair, spares, *, crews=None, rma_lead_ti
     comes back.  Failed units (and idle spares that fail, at
     ``spare_rate_per_h`` each) wait for a crew first come first served, are
     repaired (``repair``: a duration, exponential, or a model with ``sample``),
-    then are away for the lead time.  Keys: p_no_spare (share of job failures
-    that found no spare), mean_stall_h (hours stopped per job failure),
-    stall_share and p_empty (shares of time), n_failures.
+    then are away for the lead time; ``n_runs`` job failures are simulated.
+    Keys: p_no_spare (share of job failures that found no spare),
+    mean_stall_h (hours stopped per job failure), stall_share and p_empty
+    (shares of time), n_failures.
     """
     lam = float(failure_rate_per_h)
     c, s0 = check_crews(crews), int(spares)
@@ -332,7 +333,7 @@ def simulate_pool(failure_rate_per_h, repair, spares, *, crews=None, rma_lead_ti
     free, waiting, busy, away = s0, 0, [], []
     t, stalled, stall_from, stall_total, empty_total = 0.0, False, 0.0, 0.0, 0.0
     n_job, n_none = 0, 0
-    limit = int(n_failures)
+    limit = int(n_runs)
 
     def to_crew(now):
         nonlocal waiting

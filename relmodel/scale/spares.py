@@ -312,7 +312,7 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None
         raise ModelInputError(f"spares must be a whole number >= 0; got {spares!r}")
     if crews is not None or lead_mean(rma_lead_time) > 0 or _spare_rate(spare_rate_per_h) > 0:
         out = simulate_pool(lam, repair, c, crews=crews, rma_lead_time=rma_lead_time,
-                            spare_rate_per_h=spare_rate_per_h, n_failures=n_runs, seed=seed)
+                            spare_rate_per_h=spare_rate_per_h, n_runs=n_runs, seed=seed)
         return out["p_no_spare"], out["mean_stall_h"]
     rng = np.random.default_rng(seed)
     gaps = rng.exponential(1.0 / lam, size=int(n_runs))

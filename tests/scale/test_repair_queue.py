@@ -127,7 +127,7 @@ def test_unlimited_is_poisson_and_many_crews_tend_to_it():
 def test_closed_form_simulation_and_gillespie_agree(crews, lead, nu):
     lam, s, spares = 1.0, 2.0, 4
     closed = pool_figures(lam, s, spares, crews=crews, rma_h=lead, spare_rate=nu, model="stall")
-    sim = simulate_pool(lam, s, spares, crews=crews, rma_lead_time=lead, spare_rate_per_h=nu, n_failures=60_000,
+    sim = simulate_pool(lam, s, spares, crews=crews, rma_lead_time=lead, spare_rate_per_h=nu, n_runs=60_000,
                         seed=3)
     ref = gillespie(lam, s, lead, crews, spares, nu, 60_000, seed=4)
     for key in ("p_no_spare", "stall_share", "p_empty"):
@@ -144,7 +144,7 @@ def test_general_repair_law_against_list_simulation():
         def sample(self, n, rng=None):
             return np.full(int(n), 3.0)
     lam, crews, spares = 0.5, 2, 3
-    sim = simulate_pool(lam, Fixed(), spares, crews=crews, n_failures=80_000, seed=5)
+    sim = simulate_pool(lam, Fixed(), spares, crews=crews, n_runs=80_000, seed=5)
     p_ref, stall_ref = fixed_repairs(lam, 3.0, crews, spares, 80_000, seed=6)
     assert sim["p_no_spare"] == pytest.approx(p_ref, abs=0.01)
     assert sim["mean_stall_h"] == pytest.approx(stall_ref, rel=0.06)
