@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from ..checkpoint.costs import cost_hours, describe_cost
-from ..checkpoint.intervals import _optimal
 from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
@@ -162,7 +161,7 @@ def _n_nodes(n_gpus, gpus_per_node):
 
 def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=TARGET_ETTR,
                        ckpt_costs=(CKPT_COST,), restarts=(RESTART,), gpus_per_node=GPUS_PER_NODE,
-                       fixed_rate_per_h=None, *, source=None):
+                       fixed_rate_per_h=None, *, source=None, law=None):
     """Required job, node and GPU MTBF for every (n_gpus, ckpt_cost, restart) combination.
 
     Infeasible rows keep NaN requirements and ``feasible`` False, not an error.
@@ -170,7 +169,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     node_mtbf_h, gpu_mtbf_h (hours), node_fit (failures per 10^9 node-hours),
     feasible.  As in :func:`required_node_mtbf`, one of ``fixed_rate_per_h``
     or ``source`` says which per-job rate is held; the sentence is in
-    ``table.attrs["assumption"]``.
+    ``table.attrs["assumption"]``; ``law`` and a RestartModel restart are as there.
 
     Examples
     --------
@@ -184,8 +183,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
         for r0 in _cost_list(restarts):
             for n in np.atleast_1d(n_gpus):
                 d, r = cost_hours(d0, float(n), "ckpt_cost"), cost_hours(r0, float(n), "restart")
-                m_req = required_job_mtbf(target_ettr, float(d), float(r))
-                tau = float(_optimal(m_req, float(d)))
+                m_req, tau = needed_job_mtbf(target_ettr, float(d), r0, float(r), float(n), law)
                 nodes = _n_nodes(n, gpus_per_node)
                 room = 1.0 / m_req - fixed
                 node = nodes / room if room > 0 else np.nan

@@ -109,3 +109,12 @@ def test_plan_requirements_takes_the_law(weibull):
     assert plan.observed_ettr_lo <= plan.observed_ettr <= plan.observed_ettr_hi
     with pytest.raises(ModelInputError, match="law must be a fitted"):
         required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, law="weibull")
+
+
+def test_requirements_table_agrees_with_required_node_mtbf(weibull):
+    from relmodel.scale.requirements import requirements_table
+    model = RestartModel(detection="3min", diagnosis="4min", reload="5min")
+    t = requirements_table([16_384, 131_072], 0.9, restarts=[model], fixed_rate_per_h=0, law=weibull)
+    for n, node in zip(t["n_gpus"], t["node_mtbf_h"]):
+        assert node == pytest.approx(required_node_mtbf(n, 0.9, "1min", model, fixed_rate_per_h=0, law=weibull),
+                                     rel=1e-9)
