@@ -61,6 +61,7 @@ EXPORTS = [
     (".checkpoint", "simulate_to_precision"),
     (".stats", "current_rate CurrentRate"),
     (".checkpoint", "forecast_check ForecastCheck"),
+    (".scale", "rack_fault_rate RackFaults"),
 ]
 
 __all__ = _lazy.names(EXPORTS)

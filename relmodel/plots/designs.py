@@ -10,7 +10,7 @@ from ..scale.optics import optics_requirements
 from .axes import plain_log_ticks
 from .text import literal, literals
 
-__all__ = ["optics_plot", "designs_plot"]
+__all__ = ["optics_plot", "designs_plot", "swings_plot"]
 
 _YEAR = 8766.0
 
@@ -72,4 +72,27 @@ def designs_plot(comparison, ax=None):
     ax.set_title("Designs: ETTR and goodput per GPU bought")
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+    return ax
+
+
+def swings_plot(swings, ax=None):
+    """Tornado plot of a :class:`relmodel.scale.design_swings.DesignSwings`: goodput per GPU bought of the
+    page's best design with each assumption at its low and high end, widest swing on top; a hatched bar marks
+    an assumption whose ends name different best designs."""
+    ax = _axes(ax)
+    f = swings.frame.iloc[::-1].reset_index(drop=True)
+    base = 100 * swings.base_goodput
+    for i, r in f.iterrows():
+        lo, hi = 100 * r["goodput_low"], 100 * r["goodput_high"]
+        hatch = "//" if r["decides"] else None
+        ax.barh(i, lo - base, left=base, color="#4c72b0", hatch=hatch, edgecolor="white")
+        ax.barh(i, hi - base, left=base, color="#dd8452", hatch=hatch, edgecolor="white")
+    ax.axvline(base, color="black", lw=1)
+    ax.set_yticks(range(len(f)))
+    ax.set_yticklabels([f"{a}\n({lo} to {hi})" for a, lo, hi in zip(f["assumption"], f["low"], f["high"])])
+    ax.set_xlabel(f"Goodput per GPU bought of {swings.base_best} (%)")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color="#4c72b0", label="low end"), Patch(color="#dd8452", label="high end")],
+              loc="lower right", frameon=False)
+    ax.set_title("Which assumption moves the answer (hatched: the best design changes)")
     return ax

@@ -20,11 +20,12 @@ import pandas as pd
 
 from ..data.counts import count_table
 from ..tables import count, duration, hours_text, number, pct, pct_range
+from ..units import hours
 from . import present as P
 
 __all__ = ["DesignSource", "design_source", "lead_sentence", "comparison_sentences", "column_definitions",
            "designs_block", "detail_block", "notes_block", "optics_block", "sensitivity_block", "spans_block",
-           "shelf_block", "shelf_needed", "hardware_swaps_per_h", "tolerance_block"]
+           "shelf_block", "shelf_needed", "hardware_swaps_per_h", "tolerance_block", "capacity_block", "swings_block"]
 
 _YEAR = 8766.0
 
@@ -314,3 +315,64 @@ def shelf_block(shelf, rate_per_h, lead_time):
     return P.blocks(P.paragraph(text), P.table(df, [("day", "Day", lambda v: number(v, 3)),
                                                    ("empty", "No spare on the shelf", _share),
                                                    ("ever", "Ran dry at least once by then", _share)]))
+
+
+def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True):
+    """The repair, spare, rack and restart assumptions of the examined design: value used and where it came from.
+
+    ``result`` is a :class:`relmodel.scale.design_result.DesignResult`; a
+    rack FIT of 0 adds the warning that no published figure gives one.
+    """
+    from ..scale.design_capacity import RACK_FIT_SOURCE
+    r = result
+    crews = ("unlimited: every failed part is repaired at once" if r.crews is None else
+             f"{count(r.crews)} crews in parallel; a failed part is out {duration(r.repair_out_h)} on average "
+             "with its wait for a crew (Erlang C) and the lead time")
+    idle = ("as in service, " + number(24 * r.spare_rate_per_h, 3) + " failures a day per spare unit: hot spares are "
+            "powered, health-checked servers of the same build (MegaScale keeps such standbys, arXiv 2402.15627)"
+            if spares_fail_idle and r.spare_rate_per_h else "never (parameter spares_fail_idle)")
+    rack = f"{number(rack_fit, 3)} failures per 10^9 rack-hours" if rack_fit else "none (rack_fit 0)"
+    from ..scale.restart_growth import RESTART_GROWTH_SOURCE
+    growth = getattr(restart, "per_1k_ranks", 0) or getattr(restart, "per_doubling", 0)
+    n = r.gpus_bought
+    if growth:
+        grow_h = restart.growth_h(n)
+        restart_text = (f"{duration(r.restart_h)} at this design's size, {duration(grow_h)} of it start-up growing "
+                        "with the ranks (not exposed to failures)")
+        restart_source = f"parameter restart, plus {RESTART_GROWTH_SOURCE} (parameter restart_grows)"
+    else:
+        restart_text = f"{duration(r.restart_h)}, the same at every size"
+        restart_source = "parameter restart; start-up growing with the ranks is off (parameter restart_grows)"
+    rows = pd.DataFrame([
+        ("Repair time of a tray, node or rack", f"{duration(hours(repair))}, exponential",
+         "assumed (parameter repair_time)"),
+        ("Repair crews", crews, "parameter crews"),
+        ("RMA lead time", duration(r.rma_lead_time_h) if r.rma_lead_time_h else "none",
+         "parameter rma_lead_time"),
+        ("Idle spares failing", idle, "assumed (parameter spares_fail_idle)"),
+        ("Whole-rack faults", rack, "parameter rack_fit (no published figure gives it for GPU racks); estimate it "
+         "from a log with relmodel.rack_fault_rate"),
+        ("Restart", restart_text, restart_source)], columns=["what", "value", "source"])
+    table = P.table(rows, [("what", "Assumption", str), ("value", "Value used", str), ("source", "Where it comes from", str)])
+    warn = None if rack_fit else P.note("Whole-rack faults are left out: " + RACK_FIT_SOURCE.split(", so ")[0] + ". "
+                                        "The ranking of rack-scale designs can turn on this rate; see the swings "
+                                        "below.", "warning")
+    return P.blocks(table, warn)
+
+
+def swings_block(swings):
+    """Which assumption decides the ranking: the sentence and the table of swings."""
+    t = swings.frame
+    top, deciding = t.iloc[0], swings.deciding()
+    text = (f"At this page's values {swings.base_best} gives the most goodput per GPU bought "
+            f"({_ettr(swings.base_goodput)}). Each assumption below is moved between its two ends with the others "
+            f"held; the one that moves that figure most is {top['assumption']} ({_ettr(top['goodput_low'])} to "
+            f"{_ettr(top['goodput_high'])}).")
+    text += (f" The ranking turns on {', '.join(deciding)}: between its ends the best design changes, so that is "
+             "the figure to pin down before buying." if deciding else
+             " No single assumption, moved between its ends, changes which design is best.")
+    cols = [("assumption", "Assumption", str), ("low", "Low end", str), ("high", "High end", str),
+            ("goodput_low", f"Goodput per GPU bought of {swings.base_best}, low end", _ettr),
+            ("goodput_high", "… high end", _ettr), ("best_low", "Best design, low end", str),
+            ("best_high", "Best design, high end", str)]
+    return P.blocks(P.paragraph(text), P.table(t, cols))

@@ -22,7 +22,7 @@ EXPORTS = [(".", "spares"), (".budget", "share_fit split_budget what_if"), (".cl
            (".domains", "blast_radius cause_levels fault_domains"), (".compound", "DomainModel simulate_domains"),
            (".policies", "evaluate_design tolerance_gain"), (".optics", "optics_requirements transceiver_requirement"),
            (".designs", "DESIGNS compare_designs design_presets"), (".sensitivity", "domain_fit_sensitivity"),
-           (".spares_time", "spares_over_time")]
+           (".spares_time", "spares_over_time"), (".rack_faults", "RackFaults rack_fault_rate")]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
@@ -30,4 +30,5 @@ __all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Require
            "requirements_table", "ScaledRates", "scale_job_mtbf", "scale_rates", "erlang_b", "repair_model",
            "spare_pool", "spares_table", "blast_radius", "cause_levels", "fault_domains", "DomainModel",
            "simulate_domains", "evaluate_design", "tolerance_gain", "optics_requirements", "transceiver_requirement",
-           "DESIGNS", "compare_designs", "design_presets", "sweep_grid", "domain_fit_sensitivity", "spares_over_time"]
+           "DESIGNS", "compare_designs", "design_presets", "sweep_grid", "domain_fit_sensitivity", "spares_over_time",
+           "RackFaults", "rack_fault_rate"]

@@ -60,7 +60,11 @@ class DomainModel:
     ``bursts`` holds correlated faults: (rate per hour for the whole job,
     groups one event takes out at once, repair time or model).  One event
     interrupts the job once and takes that many consecutive groups out until
-    it is repaired.
+    it is repaired.  ``pool_rate`` is the failure rate of one idle pool unit
+    (a spare that fails on the shelf is away until repaired; each unit is
+    taken to be idle and down while any of its failures is in repair, so the
+    count of dead spares is Binomial(pool, 1 - exp(-rate E[S])): for small
+    rate E[S] the share of time an up/repair cycle spends in repair).
     """
 
     groups: int
@@ -71,6 +75,7 @@ class DomainModel:
     group_rate: float = 0.0
     need: int = 1
     bursts: tuple = ()
+    pool_rate: float = 0.0
 
     def __post_init__(self):
         for name in ("groups", "trays", "need"):
@@ -81,7 +86,7 @@ class DomainModel:
                               f"trays); got {self.spares!r}")
         if int(self.pool) < 0:
             raise DesignError(f"pool must be a whole number of spare units >= 0; got {self.pool!r}")
-        for name in ("tray_rate", "group_rate"):
+        for name in ("tray_rate", "group_rate", "pool_rate"):
             v = float(getattr(self, name))
             if not (v >= 0 and np.isfinite(v)):
                 raise DesignError(f"{name} must be a finite rate per hour >= 0; got {v!r}")
@@ -141,14 +146,17 @@ def closed_form(model, repair, group_repair=None):
     n_dom = m.groups // m.need if m.split_groups else m.groups
     length = m.pool + 2
     burst = _burst_pmf(m, length)
+    dead = np.ones(1)
+    if m.pool and m.pool_rate > 0:                # spares dead on the shelf hold pool units too
+        dead = stats.binom.pmf(np.arange(m.pool + 1), m.pool, -np.expm1(-m.pool_rate * s_t))
 
     def others(n1, q1, n2=0, q2=0.0):
         """pmf of the units held: c by bursts, then Binomial over the n1 - c groups they left."""
         out = np.zeros(length)
-        for c in np.flatnonzero(burst > 0):
+        for c in np.flatnonzero(burst > _NEGLIGIBLE):
             part = _convolve(max(n1 - int(c), 0), q1, n2, q2, m.need)[:length - c]
             out[c:c + part.size] += burst[c] * part
-        return out
+        return np.convolve(out, dead)[:length]
     if m.split_groups:
         q_t, q_d = 1.0 - p_le_k, 1.0 - np.exp(-a_d)
         p_none_tray = p_eq_k * _tail(others(m.groups - 1, q_t, n_dom, q_d), m.pool)
@@ -182,12 +190,18 @@ _NEGLIGIBLE = 1e-30
 
 
 def _support(n, q):
-    """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible."""
-    pmf = stats.binom.pmf(np.arange(n + 1), n, q)
+    """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible.
+
+    Only a window of 40 standard deviations (and 60 counts) either side of the mean is evaluated: the
+    probabilities outside it are far below :data:`_NEGLIGIBLE`.
+    """
+    mean, sd = n * q, np.sqrt(n * q * (1.0 - q))
+    lo, hi = max(0, int(mean - 40 * sd - 60)), min(n, int(mean + 40 * sd + 60))
+    pmf = stats.binom.pmf(np.arange(lo, hi + 1), n, q)
     keep = np.flatnonzero(pmf > _NEGLIGIBLE)
     if keep.size == 0:
-        return 0, pmf
-    return int(keep[0]), pmf[keep[0]:keep[-1] + 1]
+        return lo, pmf
+    return lo + int(keep[0]), pmf[keep[0]:keep[-1] + 1]
 
 
 def _convolve(n1, q1, n2, q2, weight):
@@ -288,6 +302,11 @@ def _items(rng, model, repair, group_repair, runs, horizon):
                 weight = np.full(size, m.spares + 1, np.int64)
                 hits = np.full(size, fresh)
                 need = np.full(size, m.need if m.split_groups else 1, np.int64)
+            elif kind == "spare":
+                group = 2 * m.groups + 1 + rng.integers(0, m.pool, size)
+                weight = np.full(size, m.spares + 1, np.int64)
+                hits = np.zeros(size, bool)
+                need = np.ones(size, np.int64)
             else:
                 first = rng.integers(0, m.groups, size)
                 group = ((first[:, None] + np.arange(span)[None, :]) % m.groups).ravel()
@@ -326,7 +345,7 @@ def _sweeps(model, run, group, start, end, weight, need, runs, horizon):
     need more units than the pool holds (overlapping waits count once).
     """
     n = run.size
-    n_groups = model.groups * 2 + 1
+    n_groups = model.groups * 2 + 1 + model.pool
     key = np.concatenate([run, run]) * n_groups + np.concatenate([group, group])
     time = np.concatenate([start, end])
     delta = np.concatenate([weight, -weight])

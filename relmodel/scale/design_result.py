@@ -13,6 +13,7 @@ import dataclasses
 import pandas as pd
 
 from ..tables import Result, html_table
+from .words import ettr_words, share_words
 from relmodel.base.escape import html_text
 
 __all__ = ["DesignResult"]
@@ -23,9 +24,14 @@ class DesignResult(Result):
     """ETTR, spares and risk of one design under its policy (hours; rates per hour).
 
     ``stall_share`` is the long-run share of time the job waits for a spare
-    (the union of the waits, closed form); ``mean_stall_h`` is that share per
-    interruption and ``mean_stall_sim`` the simulator's value of it.
-    ``warnings`` holds sentences a reader must see (e.g. no spares at all).
+    (the union of the waits, closed form); ``mean_stall_h`` is the wait per
+    interruption the job sees (it fails only while it runs, a share
+    1 - stall_share of the time) and ``mean_stall_sim`` the simulator's value
+    of it.  ``crews``, ``rma_lead_time_h``, ``spare_rate_per_h`` (of one idle
+    pool unit) and ``rack_fit`` are the repair-capacity inputs used;
+    ``repair_out_h`` the mean time a failed part is out (repair, wait for a
+    crew, lead time).  ``warnings`` holds sentences a reader must see (e.g.
+    no spares at all).
     """
 
     name: str
@@ -61,6 +67,12 @@ class DesignResult(Result):
     costs: str = ""
     warnings: tuple = ()
     sim_runs: int = 0
+    crews: int = None
+    rma_lead_time_h: float = 0.0
+    spare_rate_per_h: float = 0.0
+    rack_fit: float = 0.0
+    repair_out_h: float = float("nan")
+    repairs_per_h: float = 0.0
 
     @property
     def goodput(self):
@@ -82,20 +94,20 @@ class DesignResult(Result):
     def text(self):
         """The answer in sentences, warnings last."""
         pct = f"{100 * self.conf:g}%"
-        head = (f"{self.name} ({self.policy}): ETTR {self.ettr:.3f} ({self.ettr_lo:.3f}–{self.ettr_hi:.3f}, {pct}); "
+        head = (f"{self.name} ({self.policy}): ETTR {ettr_words(self.ettr, self.ettr_lo, self.ettr_hi)} ({pct} range); "
                 f"{self.gpus_idle:,} of {self.gpus_bought:,} GPUs idle as spares; the job waits for a spare "
-                f"{_share(self.stall_share)} of the time; goodput per GPU bought {self.goodput_per_gpu:.3f}.")
+                f"{_share(self.stall_share)} of the time; goodput per GPU bought {ettr_words(self.goodput_per_gpu)}.")
         return " ".join((head,) + tuple(self.warnings))
 
     def table(self):
         """The headline figures for people: quantity and value, in words."""
-        rows = [("ETTR", f"{self.ettr:.3f} ({self.ettr_lo:.3f}–{self.ettr_hi:.3f})"),
+        rows = [("ETTR", ettr_words(self.ettr, self.ettr_lo, self.ettr_hi)),
                 ("Interruptions per day", f"{24 * self.interruption_rate:.3g}"),
                 ("Time waiting for a spare", _share(self.stall_share)),
                 ("Failure finds no spare", _share(self.p_no_spare)),
                 ("GPUs out of the job on average", f"{self.gpus_out_mean:,.0f}"),
                 ("GPUs idle as spares", f"{self.gpus_idle:,} of {self.gpus_bought:,}"),
-                ("Goodput per GPU bought", f"{self.goodput_per_gpu:.3f}")]
+                ("Goodput per GPU bought", f"{ettr_words(self.goodput_per_gpu)}")]
         return pd.DataFrame(rows, columns=["Quantity", "Value"])
 
     def _repr_html_(self):
@@ -103,4 +115,4 @@ class DesignResult(Result):
 
 
 def _share(p):
-    return "under 0.01%" if p < 1e-4 else f"{100 * p:.2g}%"
+    return share_words(p)

@@ -23,10 +23,12 @@ from ..errors import DesignError
 from ..units import hours
 from .cluster import Cluster
 from .optics import transceiver_requirement
+from .design_capacity import RACK_FIT_DEFAULT
 from .policies import evaluate_design
-from .requirements import required_job_mtbf
+from .law_requirements import needed_job_mtbf
 from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
+from .words import ettr_words, share_words
 from relmodel.budget_guard import check_cost, count
 from relmodel.base.progress import steps
 
@@ -181,11 +183,10 @@ class DesignComparison(Result):
             "GPUs idle as spares": t["gpus_idle"].map("{:,}".format),
             "Job MTBF (h)": t["job_mtbf_h"].map(_num),
             "Checkpoint every (min)": (60 * t["interval_h"]).map(_num),
-            f"ETTR ({pct} range)": [f"{e:.3f} ({lo:.3f}–{hi:.3f})" for e, lo, hi in
-                                    zip(t["ettr"], t["ettr_lo"], t["ettr_hi"])],
+            f"ETTR ({pct} range)": [ettr_words(e, lo, hi) for e, lo, hi in zip(t["ettr"], t["ettr_lo"], t["ettr_hi"])],
             "Failure finds no spare": t["p_no_spare"].map(_pct),
             "Time waiting for a spare": t["stall_share"].map(_pct),
-            "Goodput per GPU bought": t["goodput_per_gpu"].map("{:.3f}".format),
+            "Goodput per GPU bought": t["goodput_per_gpu"].map(ettr_words),
             "Node MTBF needed (years)": t["required_node_mtbf_h"].map(_years),
             "Transceiver MTBF needed (years)": t["required_transceiver_mtbf_h"].map(_years),
         })
@@ -195,21 +196,21 @@ class DesignComparison(Result):
         t = self.by_design
         if len(t) == 1:
             r = t.iloc[0]
-            lines = [f"{r['design']}: ETTR {r['ettr']:.3f} ({r['ettr_lo']:.3f}–{r['ettr_hi']:.3f}) against a target of "
+            lines = [f"{r['design']}: ETTR {ettr_words(r['ettr'], r['ettr_lo'], r['ettr_hi'])} against a target of "
                      f"{self.target_ettr:g}; {r['gpus_idle']:,} of {r['gpus_bought']:,} GPUs idle as spares; a "
                      f"failure finds no spare {_pct(r['p_no_spare'])} of the time and the job waits for one "
-                     f"{_pct(r['stall_share'])} of the time; goodput per GPU bought {r['goodput_per_gpu']:.3f}"
+                     f"{_pct(r['stall_share'])} of the time; goodput per GPU bought {ettr_words(r['goodput_per_gpu'])}"
                      f"{_goodput_terms(r)}."]
         else:
             best = t.loc[t["goodput_per_gpu"].idxmax()]
             top = t.loc[t["ettr"].idxmax()]
             lines = [f"Of {len(t)} designs, {best['design']} gives the most goodput per GPU bought: "
-                     f"{best['goodput_per_gpu']:.3f} (ETTR {best['ettr']:.3f} on {best['gpus_used']:,} of "
+                     f"{ettr_words(best['goodput_per_gpu'])} (ETTR {ettr_words(best['ettr'])} on {best['gpus_used']:,} of "
                      f"{best['gpus_bought']:,} GPUs{_goodput_terms(best)})."]
             met = t[t["ettr"] >= self.target_ettr]
             if met.empty:
                 lines.append(f"No design reaches the target ETTR {self.target_ettr:g} at the observed rates; the "
-                             f"best, {top['design']}, reaches {top['ettr']:.3f}.")
+                             f"best, {top['design']}, reaches {ettr_words(top['ettr'])}.")
             else:
                 lines.append(f"{len(met)} of {len(t)} reach the target ETTR {self.target_ettr:g}.")
         costs = list(dict.fromkeys(t["costs"])) if "costs" in t else []
@@ -233,9 +234,9 @@ def _goodput_terms(row):
     """", with efficiency 55.2% and 0.5% straggler loss" when those terms are in play."""
     parts = []
     if row.get("efficiency", 1.0) < 1.0:
-        parts.append(f"efficiency {100 * row['efficiency']:.3g}%")
+        parts.append(f"efficiency {share_words(row['efficiency'])}")
     if row.get("straggler_loss", 0.0) > 0.0:
-        parts.append(f"{100 * row['straggler_loss']:.2g}% lost to stragglers")
+        parts.append(f"{share_words(row['straggler_loss'])} lost to stragglers")
     return (", with " + " and ".join(parts)) if parts else ""
 
 
@@ -244,7 +245,7 @@ def _num(v):
 
 
 def _pct(p):
-    return "under 0.01%" if p < 1e-4 else f"{100 * p:.2g}%"
+    return share_words(p)
 
 
 def _years(h):
@@ -255,10 +256,10 @@ def _years(h):
     return f"{h / _YEAR:,.1f}" if h >= 0.1 * _YEAR else f"{h:,.0f} h"
 
 
-def _row(cluster, res, share, target_ettr):
+def _row(cluster, res, share, target_ettr, restart_model=None):
     """One table row: the design's result plus the node and transceiver MTBF its target needs."""
     ckpt_cost, restart = res.ckpt_cost_h, res.restart_h
-    lam_req = 1.0 / required_job_mtbf(target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart)
+    lam_req = 1.0 / needed_job_mtbf(target_ettr, ckpt_cost, restart_model, restart, cluster.n_gpus)[0]
     hw = res.node_interrupt_rate
     room = lam_req - (res.interruption_rate - hw)
     used_nodes = res.gpus_used / cluster.gpus_per_node
@@ -275,7 +276,9 @@ def _row(cluster, res, share, target_ettr):
            "transceivers": tx["transceivers"], "required_transceiver_mtbf_h": tx["mtbf_h"],
            "stall_share": res.stall_share, "mean_stall_sim_h": res.mean_stall_sim, "goodput": res.goodput,
            "efficiency": res.efficiency, "straggler_loss": res.straggler_loss, "ckpt_cost_h": ckpt_cost,
-           "restart_h": restart, "costs": res.costs, "warnings": " ".join(res.warnings), "sim_runs": res.sim_runs}
+           "restart_h": restart, "costs": res.costs, "warnings": " ".join(res.warnings), "sim_runs": res.sim_runs,
+           "crews": res.crews, "rma_lead_time_h": res.rma_lead_time_h, "spare_rate_per_h": res.spare_rate_per_h,
+           "rack_fit": res.rack_fit, "repair_out_h": res.repair_out_h}
     return row
 
 
@@ -287,7 +290,8 @@ def _evaluate(args):
 def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=CKPT_COST, restart=RESTART, *,
                     share=0.1, repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
                     horizon="7d", n_boot=1000, seed=None, conf=0.95, workers=1, correlated=None, switch_fit=0.0,
-                    efficiency=1.0, straggler_loss=0.0):
+                    efficiency=1.0, straggler_loss=0.0, crews=None, rma_lead_time=0.0, spare_rate_per_h="hot",
+                    rack_fit=RACK_FIT_DEFAULT):
     """Evaluate several designs on the same observed rates; returns a :class:`DesignComparison`.
 
     ``designs`` holds :class:`relmodel.Cluster` objects or names from
@@ -299,7 +303,11 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
     arguments go to :func:`relmodel.scale.policies.evaluate_design` (``n_runs=0``: closed forms only, no
     simulated check); designs
     are ranked by goodput per GPU bought: ETTR x (1 - ``straggler_loss``) x
-    ``efficiency`` x GPUs used / GPUs bought.
+    ``efficiency`` x GPUs used / GPUs bought.  ``crews`` (parallel hardware
+    repairs for the whole site; None: unlimited), ``rma_lead_time``,
+    ``spare_rate_per_h`` (idle spares failing: ``"hot"``, as in service) and
+    ``rack_fit`` (whole-rack faults per 10^9 rack-hours; 0 by default, as no
+    published figure exists) are described in :mod:`relmodel.scale.design_capacity`.
 
     ``ckpt_cost`` and ``restart`` are durations (hours, or "1min"), or a
     :class:`relmodel.checkpoint.CheckpointModel` / :class:`relmodel.checkpoint.RestartModel`
@@ -315,7 +323,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
     >>> print(cmp.by_design[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
-               NVL72, whole racks         1224         72 0.864            0.813
+               NVL72, whole racks         1224         72 0.856            0.805
     NVL72, 2 spare trays per rack         1368        216 0.941            0.792
     >>> cmp.best()
     'NVL72, whole racks'
@@ -330,7 +338,8 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
         raise DesignError(f"share of the failure budget must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
     kwargs = dict(repair=repair, levels=levels, tolerated=tolerated, absorb=absorb, domain_fit=domain_fit,
                   n_runs=n_runs, horizon=horizon, n_boot=n_boot, seed=seed, conf=conf, correlated=correlated,
-                  switch_fit=switch_fit, efficiency=efficiency, straggler_loss=straggler_loss)
+                  switch_fit=switch_fit, efficiency=efficiency, straggler_loss=straggler_loss, crews=crews,
+                  rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h, rack_fit=rack_fit)
     jobs = [(c, source, ckpt_cost, restart, kwargs) for c in clusters]
     if int(workers) > 1 and len(jobs) > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -342,7 +351,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
             for job in jobs:
                 results.append(_evaluate(job))
                 step()
-    rows = [_row(c, r, float(share), target_ettr) for c, r in zip(clusters, results)]
+    rows = [_row(c, r, float(share), target_ettr, restart) for c, r in zip(clusters, results)]
     return DesignComparison(pd.DataFrame(rows), tuple(results), float(target_ettr), float(share), conf)
 
 

@@ -68,12 +68,16 @@ def _gpus_per_leaf(cluster):
     return math.ceil(per_leaf * gpus_per_nic)
 
 
-def _part_radius(cluster, level):
-    """GPUs the failed part itself serves."""
+def _part_radius(cluster, level, physical=True):
+    """GPUs the failed part itself serves (``physical``), or the unit swapped for it under a spare policy.
+
+    A GPU fault under a node pool or in-domain spares is repaired by swapping
+    its server or tray, so the job loses that unit's GPUs until the swap.
+    """
     if level == "job" or (level in ("leaf", "link") and cluster.planes > 1):
         return 0
     if level == "gpu":
-        return 1
+        return 1 if physical or cluster.domain_policy == "whole-domain" else cluster.gpus_per_node
     if level == "node":
         return cluster.gpus_per_node
     if level == "domain":
@@ -101,8 +105,9 @@ def blast_radius(cluster, level, physical=False):
     the scale-up domain) any fault that takes a GPU out takes its whole
     domain out; a leaf switch takes out every domain its nodes are in
     (:func:`leaf_nodes`, taken as consecutive nodes).  Under ``"in-domain-spares"`` and ``"spare-pool"``
-    only the failed part is out.  ``physical=True`` gives the GPUs the
-    failed part itself serves, whatever the policy.
+    the unit swapped is out: the failed part, or for a GPU fault the server or
+    tray it sits in.  ``physical=True`` gives the GPUs the failed part itself
+    serves, whatever the policy.
 
     Examples
     --------
@@ -115,11 +120,13 @@ def blast_radius(cluster, level, physical=False):
     [72, 72, 72, 144, 72, 0]
     >>> blast_radius(dataclasses.replace(c, domain_spares=2), "node")   # a spare tray stands in
     4
+    >>> blast_radius(dataclasses.replace(c, domain_spares=2), "gpu")    # a GPU fault swaps its tray
+    4
     >>> blast_radius(dataclasses.replace(c, planes=2), "leaf")   # the other plane carries the traffic
     0
     """
     _check_level(level)
-    radius = _part_radius(cluster, level)
+    radius = _part_radius(cluster, level, physical)
     size = cluster.scaleup_gpus or cluster.gpus_per_node
     if radius and cluster.domain_policy == "whole-domain" and not physical:
         reach = leaf_nodes(cluster) * cluster.gpus_per_node if level == "leaf" else radius
@@ -193,7 +200,7 @@ def cause_levels(scaled, levels=None):
     >>> t = cause_levels(s, levels={"Faulty GPU": "gpu"})     # a bad GPU is fenced off alone
     >>> print(t.loc[:3, ["component", "level", "gpus_lost_per_event"]].to_string(index=False))
                component level  gpus_lost_per_event
-              Faulty GPU   gpu                    1
+              Faulty GPU   gpu                    4
          GPU HBM3 Memory  node                    4
             Software Bug   job                    0
     Network Switch/Cable  link                    1

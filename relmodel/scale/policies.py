@@ -48,11 +48,15 @@ from ..units import hours
 from .compound import DomainModel, closed_form, simulate_domains
 from .domain_runs import runs_for
 from .correlated import burst_groups, cause_spans
+from .design_capacity import RACK_FIT_DEFAULT, parts_rate, rack_bursts, with_capacity
 from .design_result import DesignResult
+from .tolerance import ToleranceGain
+from .repair_queue import check_crews, lead_mean
 from .domains import LEVELS, blast_radius, cause_levels
-from .requirements import best_ettr, ettr_of_rates
+from .law_requirements import ettr_at
 from .spares import _mean_repair
-from ..tables import Result, html_table
+from ..tables import Result, duration, html_table
+from .words import share_words
 from relmodel.base.escape import html_text
 
 __all__ = ["check_design", "tolerated_shares", "domain_model", "DesignResult", "evaluate_design", "NETWORK_LEVELS",
@@ -201,7 +205,8 @@ def _leaf_bursts(cluster, switch_fit, network_repair):
 
 def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels=None, tolerated=None, absorb=0.0,
                     domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=None,
-                    conf=0.95, correlated=None, switch_fit=0.0, efficiency=1.0, straggler_loss=0.0):
+                    conf=0.95, correlated=None, switch_fit=0.0, efficiency=1.0, straggler_loss=0.0, crews=None,
+                    rma_lead_time=0.0, spare_rate_per_h="hot", rack_fit=RACK_FIT_DEFAULT):
     """ETTR, GPUs idle, P(no spare) and stalls of one design; returns a :class:`DesignResult`.
 
     ``repair`` is the mean tray or domain repair (or a repair model);
@@ -211,7 +216,11 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     ``correlated`` maps a cause to what one event takes out (``"3 racks"``,
     ``"leaf"``...); ``network_repair`` sets how long a network fault keeps
     its GPUs out (Singh et al. 2021 report half of switch failures last
-    under 6 minutes).  ``efficiency`` (an MFU-type fraction) and
+    under 6 minutes).  ``crews`` (parallel hardware repairs; None:
+    unlimited), ``rma_lead_time``, ``spare_rate_per_h`` (idle spares failing;
+    ``"hot"``: as in service) and ``rack_fit`` (whole-rack faults per 10^9
+    rack-hours, default 0: no published figure) are described in
+    :mod:`relmodel.scale.design_capacity`.  ``efficiency`` (an MFU-type fraction) and
     ``straggler_loss`` (share of time lost to slow workers) enter goodput,
     not ETTR.  ``n_boot=0`` skips the intervals; ``n_runs=0`` skips the
     simulated check of the closed forms (its fields are then NaN, ``sim_runs`` 0).
@@ -220,7 +229,10 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     are durations (hours, or "1min", "24h"); ``ckpt_cost`` and ``restart``
     may also be a :class:`relmodel.checkpoint.CheckpointModel` or
     :class:`relmodel.checkpoint.RestartModel`, taken at the design's GPU
-    count.  The result gives rates per hour, MTBF and stalls in hours, ETTR
+    count (a RestartModel's downtime, start-up that grows with the ranks
+    included, is not exposed to failures; its reload is:
+    :mod:`relmodel.scale.law_requirements`; :func:`relmodel.scale.restart_growth.growing_restart`
+    builds one from the published start-up time).  The result gives rates per hour, MTBF and stalls in hours, ETTR
     and probabilities as fractions, and counts of GPUs.
 
     Examples
@@ -251,11 +263,15 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     lam, absorbed, tray_total, dom_total = float(lam), float(absorbed), float(tray_total), float(dom_total)
     n_dom = cluster.n_scaleup_domains
     level = table["level"].to_numpy()[spans > 0]
-    bursts = tuple((float(rate), burst_groups(cluster, nodes), network_repair if lv in NETWORK_LEVELS else repair)
-                   for rate, nodes, lv in zip(burst, spans[spans > 0], level) if rate > 0)
+    pairs = [(float(rate), burst_groups(cluster, nodes), lv in NETWORK_LEVELS)
+             for rate, nodes, lv in zip(burst, spans[spans > 0], level) if rate > 0]
     leaf = _leaf_bursts(cluster, switch_fit, network_repair)
-    model = dataclasses.replace(domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom),
-                                bursts=bursts + leaf)
+    rack = rack_bursts(cluster, rack_fit, repair)
+    hw_bursts = [(r, g, repair) for r, g, net in pairs if not net] + list(rack)
+    model, repair = with_capacity(
+        domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom), repair, hw_bursts,
+        [(r, g, network_repair) for r, g, net in pairs if net] + list(leaf),
+        crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h)
     if int(n_runs) == 0:  # closed forms only: no simulated check
         nan = float("nan")
         sim = SimpleNamespace(closed=closed_form(model, repair), p_no_spare=nan, p_no_spare_lo=nan,
@@ -264,12 +280,13 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
         sim = simulate_domains(model, repair, horizon=horizon, n_runs=runs_for(model, repair, n_runs,
                                                                                horizon=horizon), seed=seed, conf=conf)
     stall = sim.closed["stall_share"]
-    fixed = extra_dom * n_dom + sum(b[0] for b in leaf)
+    fixed = extra_dom * n_dom + sum(b[0] for b in leaf) + sum(b[0] for b in rack)
     lam += fixed
-    ettr = float(best_ettr(mtbf=1.0 / lam, ckpt_cost=d, restart=r)) * (1.0 - absorbed * a) * (1.0 - stall)
+    ettr = float(ettr_at(1.0 / lam, d, restart, r, cluster.n_gpus)) * (1.0 - absorbed * a) * (1.0 - stall)
     lam_b, abs_b = _split(table, tol, draws, share, spans, used)[:2]
     lam_b = lam_b + fixed
-    ettr_b = ettr_of_rates(lam_b, ckpt_cost=d, restart=r) * (1.0 - abs_b * a) * (1.0 - stall)
+    with np.errstate(divide="ignore"):
+        ettr_b = ettr_at(1.0 / lam_b, d, restart, r, cluster.n_gpus) * (1.0 - abs_b * a) * (1.0 - stall)
     q = [(1.0 - conf) / 2, (1.0 + conf) / 2]
     e_lo, e_hi = np.quantile(ettr_b, q) if n_boot else (ettr, ettr)
     m_lo, m_hi = np.quantile(1.0 / lam_b, q) if n_boot else (1.0 / lam, 1.0 / lam)
@@ -281,11 +298,21 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
         job_mtbf_hi=float(m_hi), interval_h=float(optimal_interval(mtbf=1.0 / lam, ckpt_cost=d)), ettr=ettr,
         ettr_lo=float(e_lo), ettr_hi=float(e_hi), p_no_domain_spare=sim.closed["p_no_group_spare"],
         p_no_spare=sim.closed["p_no_spare"], p_no_spare_sim=sim.p_no_spare, p_no_spare_lo=sim.p_no_spare_lo,
-        p_no_spare_hi=sim.p_no_spare_hi, mean_stall_h=sim.closed["mean_stall_h"], gpus_out_mean=out,
+        p_no_spare_hi=sim.p_no_spare_hi, mean_stall_h=_per_seen(stall, lam), gpus_out_mean=out,
         node_interrupt_rate=tray_total * share, link_tolerated=_link_tolerated(cluster, table, tol), conf=conf,
-        stall_share=stall, mean_stall_sim=sim.mean_stall_h, efficiency=eff, straggler_loss=loss,
+        stall_share=stall, mean_stall_sim=_per_seen(getattr(sim, "stall_share", np.nan), lam) if sim.n_runs else np.nan,
+        efficiency=eff, straggler_loss=loss, crews=check_crews(crews), rma_lead_time_h=lead_mean(rma_lead_time),
+        spare_rate_per_h=model.pool_rate, rack_fit=float(rack_fit), repair_out_h=_mean_repair(repair),
+        repairs_per_h=parts_rate(dataclasses.replace(model, bursts=tuple(hw_bursts))),
         ckpt_cost_h=d, restart_h=r, costs=_cost_note(ckpt_cost, restart, cluster),
         warnings=_warnings(cluster, stall, repair), sim_runs=sim.n_runs)
+
+
+def _per_seen(stall, lam):
+    """Stalled hours per interruption the job sees: it fails only while it runs, a share 1 - stall of the time."""
+    if not np.isfinite(stall) or lam <= 0:
+        return float("nan") if not np.isfinite(stall) else 0.0
+    return float(stall / (lam * (1.0 - stall))) if stall < 1 else float("inf")
 
 
 def _costs(ckpt_cost, restart, cluster):
@@ -304,9 +331,9 @@ def _warnings(cluster, stall, repair):
     out = []
     if not cluster.spare_pool and not (cluster.domain_policy == "in-domain-spares" and cluster.domain_spares):
         out.append(f"{cluster.name} holds no spares at all: every hardware failure is waited out until its repair "
-                   f"(mean {_mean_repair(repair):,.3g} h), so the job waits {100 * stall:.3g}% of the time.")
+                   f"(mean {duration(_mean_repair(repair))}), so the job waits {share_words(stall)} of the time.")
     elif stall > 0.05:
-        out.append(f"{cluster.name} waits for a spare {100 * stall:.3g}% of the time: its spare pool is too small "
+        out.append(f"{cluster.name} waits for a spare {share_words(stall)} of the time: its spare pool is too small "
                    f"for its failure rate and repair time.")
     return tuple(out)
 
@@ -341,39 +368,6 @@ def _gpus_out(cluster, table, rates, spans, closed, model, repair, network_repai
         mask = (table["level"] == level).to_numpy() & (spans == 0)
         net += float(rates[mask].sum()) * blast_radius(cluster, level) * s_net
     return float(hw + net)
-
-
-@dataclasses.dataclass(frozen=True)
-class ToleranceGain(Result):
-    """ETTR and interruptions of one design without and with the faults it tolerates."""
-
-    name: str
-    tolerated: dict
-    before: DesignResult
-    after: DesignResult
-
-    @property
-    def ettr_gain(self):
-        return self.after.ettr - self.before.ettr
-
-    def to_frame(self):
-        b, a = self.before, self.after
-        return pd.DataFrame({
-            "quantity": ["interruptions per day", "faults absorbed per day", "job MTBF (h)", "ETTR"],
-            "without tolerance": [24 * b.interruption_rate, 24 * b.absorbed_rate, b.job_mtbf_h, b.ettr],
-            "with tolerance": [24 * a.interruption_rate, 24 * a.absorbed_rate, a.job_mtbf_h, a.ettr],
-        })
-
-    def text(self):
-        """What tolerating the failures gains, in a sentence."""
-        what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
-        return f"{self.name}: tolerating {what} gains {100 * self.ettr_gain:.2f} points of ETTR."
-
-    def _repr_html_(self):
-        what = ", ".join(f"{100 * v:g}% of {k} failures" for k, v in self.tolerated.items()) or "what it absorbs"
-        return (f"<p><b>{html_text(self.name)}</b>: tolerating {html_text(what)} gains "
-                f"{100 * self.ettr_gain:.2f} points of ETTR</p>"
-                + html_table(self.to_frame(), float_format=lambda v: f"{v:,.3f}"))
 
 
 def tolerance_gain(cluster, source, ckpt_cost, restart, tolerated=None, **kwargs):

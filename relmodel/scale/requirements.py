@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from ..checkpoint.costs import cost_hours, describe_cost
-from ..checkpoint.intervals import _optimal, optimal_interval
 from ..defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ..errors import InfeasibleTargetError, ModelInputError
 from ..units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
+from .law_requirements import ettr_at, needed_job_mtbf
 from ..base.deprecation import renamed
 from ..tables import Result, duration, html_table
 from relmodel.base.escape import html_text
@@ -66,7 +66,8 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
 
 
 def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
-                       gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None):
+                       gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None,
+                       law=None):
     """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
 
     State what is held fixed, with exactly one of
@@ -79,6 +80,11 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
       the same node MTBF for the same question.
 
     Durations: ``ckpt_cost`` (default 1 min) and ``restart`` (default 10 min).
+    A :class:`relmodel.checkpoint.RestartModel` for ``restart`` counts only
+    its reload as exposed to failures (its downtime cannot be struck), and
+    ``law`` (a fitted law of the job's times between interruptions: Weibull,
+    log-normal, gamma) solves the requirement by renewal-reward with that
+    law's shape at each mean (:mod:`relmodel.scale.law_requirements`).
     Raises :class:`~relmodel.errors.InfeasibleTargetError` when the per-job
     causes alone already miss the target, or when the answer exceeds
     ``max_node_mtbf_h`` (a ceiling on what any server could reach, if given).
@@ -92,9 +98,10 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     16595
     """
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    model = restart
     ckpt_cost, restart = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
     fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "required_node_mtbf")
-    m_req = required_job_mtbf(target_ettr, ckpt_cost, restart)
+    m_req = needed_job_mtbf(target_ettr, ckpt_cost, model, restart, n_gpus, law)[0]
     room = 1.0 / m_req - fixed
     if room <= 0:
         raise InfeasibleTargetError(_infeasible_message(
@@ -154,7 +161,7 @@ def _n_nodes(n_gpus, gpus_per_node):
 
 def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=TARGET_ETTR,
                        ckpt_costs=(CKPT_COST,), restarts=(RESTART,), gpus_per_node=GPUS_PER_NODE,
-                       fixed_rate_per_h=None, *, source=None):
+                       fixed_rate_per_h=None, *, source=None, law=None):
     """Required job, node and GPU MTBF for every (n_gpus, ckpt_cost, restart) combination.
 
     Infeasible rows keep NaN requirements and ``feasible`` False, not an error.
@@ -162,7 +169,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     node_mtbf_h, gpu_mtbf_h (hours), node_fit (failures per 10^9 node-hours),
     feasible.  As in :func:`required_node_mtbf`, one of ``fixed_rate_per_h``
     or ``source`` says which per-job rate is held; the sentence is in
-    ``table.attrs["assumption"]``.
+    ``table.attrs["assumption"]``; ``law`` and a RestartModel restart are as there.
 
     Examples
     --------
@@ -176,8 +183,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
         for r0 in _cost_list(restarts):
             for n in np.atleast_1d(n_gpus):
                 d, r = cost_hours(d0, float(n), "ckpt_cost"), cost_hours(r0, float(n), "restart")
-                m_req = required_job_mtbf(target_ettr, float(d), float(r))
-                tau = float(_optimal(m_req, float(d)))
+                m_req, tau = needed_job_mtbf(target_ettr, float(d), r0, float(r), float(n), law)
                 nodes = _n_nodes(n, gpus_per_node)
                 room = 1.0 / m_req - fixed
                 node = nodes / room if room > 0 else np.nan
@@ -330,7 +336,8 @@ def _component_rows(scaled, draws, lam_req, conf, share):
 
 
 def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
-                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None):
+                      *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None,
+                      law=None):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
 
     ``source`` is a CountTable, InterruptionLog or per-job rates DataFrame
@@ -344,7 +351,8 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     are held at their observed rate, as ``result.assumption`` says;
     :func:`required_node_mtbf` with ``source=`` gives the same node MTBF.
     Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default 10 min);
-    MTBFs in hours.
+    MTBFs in hours.  ``law`` and a RestartModel ``restart`` are as in
+    :func:`required_node_mtbf`.
 
     Examples
     --------
@@ -360,7 +368,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     tgt = grow_cluster(n_gpus if target_cluster is None else target_cluster, src)
     scaled = scale_rates(source, src, tgt, units=units, conf=conf, n_boot=n_boot, seed=seed)
     d, r = cost_hours(ckpt_cost, tgt.n_gpus, "ckpt_cost"), cost_hours(restart, tgt.n_gpus, "restart")
-    m_req = required_job_mtbf(target_ettr, d, r)
+    m_req, tau_req = needed_job_mtbf(target_ettr, d, restart, r, tgt.n_gpus, law)
     lam_req = 1.0 / m_req
     draws = scaled.draws(n_boot, seed)
     job_mask = (scaled.by_cause["scales_with"] == "job").to_numpy()
@@ -370,17 +378,19 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
         node_draws = np.where(room_draws > 0, tgt.n_nodes / np.where(room_draws > 0, room_draws, 1.0), np.inf)
     node_lo, node_hi = _quantiles(node_draws, conf)
     gpu_scale = tgt.n_gpus / tgt.n_nodes
-    ettr_lo, ettr_hi = _quantiles(ettr_of_rates(draws.sum(axis=1), d, r), conf)
+    with np.errstate(divide="ignore"):
+        ettr_draws = ettr_at(1.0 / draws.sum(axis=1), d, restart, r, tgt.n_gpus, law)
+    ettr_lo, ettr_hi = _quantiles(ettr_draws, conf)
     feasible = room > 0
     node = tgt.n_nodes / room if feasible else np.inf
     message = "" if feasible else _infeasible_message(tgt.n_gpus, float(target_ettr), d, r, m_req, fixed)
     return Requirements(
         n_gpus=tgt.n_gpus, n_nodes=tgt.n_nodes, target_ettr=float(target_ettr), ckpt_cost_h=float(d),
-        restart_h=float(r), job_mtbf_h=m_req, interval_h=float(optimal_interval(m_req, d)),
+        restart_h=float(r), job_mtbf_h=m_req, interval_h=float(tau_req),
         node_mtbf_h=node, node_mtbf_lo=float(node_lo), node_mtbf_hi=float(node_hi),
         gpu_mtbf_h=node * gpu_scale, gpu_mtbf_lo=float(node_lo) * gpu_scale, gpu_mtbf_hi=float(node_hi) * gpu_scale,
         fixed_rate_per_h=fixed, observed_job_mtbf_h=scaled.job_mtbf_h,
-        observed_ettr=float(_best_ettr(scaled.job_mtbf_h, d, r)), observed_ettr_lo=float(ettr_lo),
+        observed_ettr=float(ettr_at(scaled.job_mtbf_h, d, restart, r, tgt.n_gpus, law)), observed_ettr_lo=float(ettr_lo),
         observed_ettr_hi=float(ettr_hi), p_feasible=float(np.mean(room_draws > 0)), feasible=bool(feasible),
         message=message, components=_component_rows(scaled, draws, lam_req, conf, float(share)), conf=conf,
         costs=_costs_note(ckpt_cost, restart, tgt.n_gpus),

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DesignError
+from .words import ettr_words, share_words
 from ..tables import Result, html_table
 from .policies import evaluate_design
 
@@ -43,18 +44,18 @@ class Sensitivity(Result):
         return pd.DataFrame({
             "Whole-domain faults (FIT per domain)": f["domain_fit"].map("{:,.0f}".format),
             "Per domain per year": (f["domain_fit"] * 8766e-9).map("{:.3g}".format),
-            "ETTR": f["ettr"].map("{:.3f}".format),
-            "Time waiting for a spare": f["stall_share"].map(lambda p: f"{100 * p:.2g}%"),
-            "Goodput per GPU bought": f["goodput_per_gpu"].map("{:.3f}".format),
+            "ETTR": f["ettr"].map(ettr_words),
+            "Time waiting for a spare": f["stall_share"].map(share_words),
+            "Goodput per GPU bought": f["goodput_per_gpu"].map(ettr_words),
         })
 
     def text(self):
         f = self.frame
         lo, hi = f.iloc[0], f.iloc[-1]
         return (f"No public figure gives the rate of whole-domain faults; from none to a domain failing as often "
-                f"as one GPU ({self.gpu_fit:,.0f} FIT), {self.name}'s ETTR goes from {lo['ettr']:.3f} to "
-                f"{hi['ettr']:.3f} and its goodput per GPU bought from {lo['goodput_per_gpu']:.3f} to "
-                f"{hi['goodput_per_gpu']:.3f}.")
+                f"as one GPU ({self.gpu_fit:,.0f} FIT), {self.name}'s ETTR goes from {ettr_words(lo['ettr'])} to "
+                f"{ettr_words(hi['ettr'])} and its goodput per GPU bought from {ettr_words(lo['goodput_per_gpu'])} to "
+                f"{ettr_words(hi['goodput_per_gpu'])}.")
 
     def _repr_html_(self):
         return f"<p>{self.text()}</p>" + html_table(self.table())
@@ -75,7 +76,7 @@ def domain_fit_sensitivity(cluster, source, ckpt_cost, restart, fits=None, *, st
     >>> from relmodel.scale.designs import design_presets
     >>> s = domain_fit_sensitivity(design_presets(1152)["nvl72-whole-rack"], llama3_54day(), "1min", "10min")
     >>> round(s.gpu_fit), [round(e, 3) for e in s.frame["ettr"]]
-    (12621, [0.864, 0.864, 0.864, 0.863, 0.863, 0.863])
+    (12621, [0.856, 0.855, 0.855, 0.855, 0.854, 0.854])
     """
     top = gpu_fit(source, cluster)
     if fits is None:

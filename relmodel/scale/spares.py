@@ -34,11 +34,13 @@ from ..errors import ModelInputError
 from .requirements import best_ettr
 from ..units import hours
 from ..base.deprecation import renamed_field, renamed_keywords
-from ..tables import Result, duration, people_table
+from ..tables import Result, duration, number, people_table, per_day
+from .words import share_words
 from relmodel.budget_guard import check_cost, count
 from relmodel.base.progress import steps
 from relmodel.base.escape import brief
 from .spare_search import LARGE_LOAD, check_load, erlang_b_integral, fewest_spares
+from .repair_queue import check_crews, lead_mean, pool_figures, simulate_pool
 
 __all__ = ["erlang_b", "p_no_spare", "spare_pool", "SparePlan", "repair_model", "EmpiricalRepair",
            "simulate_stalls", "spares_table", "swap_rate", "spares_for"]
@@ -105,14 +107,25 @@ class SparePlan(Result):
     curve: pd.DataFrame
     n_spares_lo: int = None
     n_spares_hi: int = None
+    crews: int = None
+    rma_lead_time_h: float = 0.0
+    spare_rate_per_h: float = 0.0
 
     def to_frame(self):
         return self.curve.copy()
 
     def text(self):
-        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo}–{self.n_spares_hi} over the rate interval)"
-        return (f"{self.n_spares} spares{rng} keep P(no spare free) at {self.p_no_spare:.3g} < {self.target:g} "
-                f"(offered load {self.offered_load:.3g} Erlangs, {self.model} model).")
+        rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo:,}–{self.n_spares_hi:,} over the rate interval)"
+        return (f"{self.n_spares:,} spares{rng} keep the chance a failure finds no spare at {share_words(self.p_no_spare)}"
+                f", under the {share_words(self.target)} asked (offered load {number(self.offered_load)} Erlangs, "
+                f"{self.model} model; {self._capacity()}).")
+
+    def _capacity(self):
+        crews = "unlimited repairs" if self.crews is None else f"{self.crews:,} repair crews"
+        lead = f", an RMA lead time of {duration(self.rma_lead_time_h)}" if self.rma_lead_time_h else ""
+        idle = (f", idle spares failing {per_day(self.spare_rate_per_h)} each" if self.spare_rate_per_h
+                else ", idle spares never failing")
+        return crews + lead + idle
 
     def _people(self):
         return people_table(pd.DataFrame({"spares": self.curve["spares"],
@@ -136,12 +149,22 @@ def _rate(failure_rate_per_h):
     return lam
 
 
-def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
+def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson", *, crews=None, rma_lead_time=0.0,
+               spare_rate_per_h=0.0):
     """The fewest spares with P(no spare free) < ``target``.
 
     ``failure_rate_per_h`` counts failures that need a node swap (hardware,
     not software); ``repair`` is a mean repair time (a duration) or a fitted
     repair model with ``mean_h`` (:func:`repair_model`).
+
+    Finite repair capacity (:mod:`relmodel.scale.repair_queue`): ``crews``
+    parallel repairs (None: unlimited, every failed unit repaired at once;
+    with a number, repairs are taken as exponential with the repair's mean:
+    :func:`spares_table` simulates other laws), ``rma_lead_time`` the time a
+    repaired unit is still away (vendor turnaround) and ``spare_rate_per_h``
+    the failure rate of one idle spare.  The last defaults to 0 here, because
+    this function knows only the job's rate; :func:`spares_for` passes the
+    per-node rate (hot spares fail as the nodes they replace).
 
     Returns a :class:`SparePlan` (a count of spares and a probability).  Above
     ``spare_search.LARGE_LOAD`` Erlangs the count is searched directly and the
@@ -160,6 +183,9 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
     a = check_load(lam * s)
     if model not in ("poisson", "erlang"):
         raise ModelInputError(f"model must be 'poisson' or 'erlang'; got {model!r}")
+    c, lead, nu = check_crews(crews), lead_mean(rma_lead_time), _spare_rate(spare_rate_per_h)
+    if c is not None or lead > 0 or nu > 0:
+        return _finite_pool(lam, s, float(target), model, c, lead, nu)
     if a > LARGE_LOAD:                                    # searched, not walked: see spare_search
         n, cs, p = fewest_spares(a, float(target), model)
         table = pd.DataFrame({"spares": cs, "p_no_spare": p})
@@ -173,6 +199,37 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson"):
     table = pd.DataFrame({"spares": cs[: n + 3], "p_no_spare": np.append(p, [np.nan] * 3)[: n + 3]})
     table = table.dropna().reset_index(drop=True)
     return SparePlan(n, float(target), a, float(p[n]), model, table)
+
+
+def _spare_rate(value):
+    v = float(value)
+    if not (v >= 0 and np.isfinite(v)):
+        raise ModelInputError(f"spare_rate_per_h must be a finite failure rate per idle spare per hour >= 0; "
+                              f"got {value!r}")
+    return v
+
+
+def _finite_pool(lam, s, target, model, crews, lead, nu):
+    """:func:`spare_pool` with crews, a lead time or failing spares: bisection on the closed form."""
+    def p(n):
+        return pool_figures(lam, s, n, crews=crews, rma_h=lead, spare_rate=nu, model=model)["p_no_spare"]
+    lo, hi = -1, max(1, int(lam * (s + lead)))
+    while p(hi) >= target:
+        lo, hi = hi, 2 * hi
+        if hi > 1e8:
+            raise ModelInputError("no pool of up to 100,000,000 spares meets the target: check the rates and "
+                                  "the repair and lead times")
+    while hi - lo > 1:                               # p(lo) >= target > p(hi)
+        mid = (lo + hi) // 2
+        if p(mid) < target:
+            hi = mid
+        else:
+            lo = mid
+    cs = np.arange(max(0, hi - 20), hi + 3)
+    probs = np.array([p(int(n)) for n in cs])
+    table = pd.DataFrame({"spares": cs, "p_no_spare": probs})
+    return SparePlan(int(hi), target, lam * (s + lead), float(probs[cs == hi][0]), model, table,
+                     crews=crews, rma_lead_time_h=lead, spare_rate_per_h=nu)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,7 +291,8 @@ def _draw_repairs(repair, n, rng):
 
 
 @renamed_keywords(n_failures="n_runs")
-def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None):
+def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None, *, crews=None, rma_lead_time=0.0,
+                    spare_rate_per_h=0.0):
     """Simulate swaps with ``spares`` spares; return (fraction of failures that stall, mean stall h).
 
     ``n_runs`` is the Monte Carlo size: the number of failures simulated
@@ -244,11 +302,18 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None
     node goes to repair.  A free spare replaces it at once; with none free the
     job stalls until the first node returns from repair.  A bare number or
     duration for ``repair`` means exponential repairs with that mean.
+    ``crews``, ``rma_lead_time`` and ``spare_rate_per_h`` add finite repair
+    capacity, the vendor's turnaround and idle spares that fail
+    (:func:`relmodel.scale.repair_queue.simulate_pool`).
     """
     lam = _rate(failure_rate_per_h)
     c = int(spares)
     if c < 0 or c != spares:
         raise ModelInputError(f"spares must be a whole number >= 0; got {spares!r}")
+    if crews is not None or lead_mean(rma_lead_time) > 0 or _spare_rate(spare_rate_per_h) > 0:
+        out = simulate_pool(lam, repair, c, crews=crews, rma_lead_time=rma_lead_time,
+                            spare_rate_per_h=spare_rate_per_h, n_runs=n_runs, seed=seed)
+        return out["p_no_spare"], out["mean_stall_h"]
     rng = np.random.default_rng(seed)
     gaps = rng.exponential(1.0 / lam, size=int(n_runs))
     repairs = _draw_repairs(repair, int(n_runs), rng)
@@ -271,13 +336,17 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None
 
 @renamed_keywords(n_failures="n_runs")
 def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTART, *, job_mtbf_h=None,
-                 spares=None, n_runs=20_000, seed=None):
+                 spares=None, n_runs=20_000, seed=None, crews=None, rma_lead_time=0.0, spare_rate_per_h=0.0):
     """ETTR lost to waiting for repairs, for each spare count.
 
     ``job_mtbf_h`` is the job's MTBF from all causes (default 1/failure rate);
     ETTR is taken at the optimal interval for it, then divided by
     1 + λ E[stall].  Columns: spares, p_no_spare_poisson, p_no_spare_erlang,
-    p_stall_sim, mean_stall_h, ettr, ettr_lost.
+    p_stall_sim, mean_stall_h, ettr, ettr_lost; with ``crews``,
+    ``rma_lead_time`` or ``spare_rate_per_h`` (finite repair capacity,
+    :mod:`relmodel.scale.repair_queue`) also p_stall_closed and
+    mean_stall_closed_h, the closed form of the simulated model (exact for
+    exponential repairs; the simulation takes ``repair``'s own law).
 
     ``failure_rate_per_h`` per hour; ``repair``, ``ckpt_cost``, ``restart`` and ``job_mtbf_h`` are durations.
     ``n_runs`` failures are simulated per spare count (``n_failures=`` is the
@@ -299,23 +368,34 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     m = float(hours(job_mtbf_h)) if job_mtbf_h is not None else 1.0 / lam
     base = float(best_ettr(m, ckpt_cost, restart))
     if spares is None:
-        top = spare_pool(lam, s, 1e-3).n_spares
+        top = spare_pool(lam, s, 1e-3, crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h,
+                         model="erlang" if crews is not None else "poisson").n_spares
         spares = np.unique(np.linspace(0, top, min(top + 1, 12)).round().astype(int))
+    capacity = dict(crews=check_crews(crews), rma_lead_time=rma_lead_time, spare_rate_per_h=_spare_rate(spare_rate_per_h))
     rows = []
     with steps("spare counts simulated", total=len(spares)) as step:
         for c in spares:
-            rows.append(_spares_row(lam, repair, s, a, c, n_failures, seed, base))
+            rows.append(_spares_row(lam, repair, s, a, c, n_failures, seed, base, capacity))
             step()
     return pd.DataFrame(rows)
 
 
-def _spares_row(lam, repair, s, a, c, n_failures, seed, base):
+def _spares_row(lam, repair, s, a, c, n_failures, seed, base, capacity):
     """One row of :func:`spares_table`: ``c`` spares at offered load ``a`` and best ETTR ``base``."""
-    p_stall, wait = simulate_stalls(lam, repair, c, n_failures, seed)
+    p_stall, wait = simulate_stalls(lam, repair, c, n_failures, seed, **capacity)
     e = base / (1.0 + lam * wait)
-    return {"spares": int(c), "p_no_spare_poisson": float(p_no_spare(c, lam * s, "poisson")),
-            "p_no_spare_erlang": float(erlang_b(c, a) if a <= LARGE_LOAD else erlang_b_integral(c, a)),
-            "p_stall_sim": p_stall, "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e}
+    finite = capacity["crews"] is not None or lead_mean(capacity["rma_lead_time"]) > 0 or capacity["spare_rate_per_h"]
+    if not finite:
+        return {"spares": int(c), "p_no_spare_poisson": float(p_no_spare(c, lam * s, "poisson")),
+                "p_no_spare_erlang": float(erlang_b(c, a) if a <= LARGE_LOAD else erlang_b_integral(c, a)),
+                "p_stall_sim": p_stall, "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e}
+    kw = dict(crews=capacity["crews"], rma_h=lead_mean(capacity["rma_lead_time"]),
+              spare_rate=capacity["spare_rate_per_h"])
+    stall = pool_figures(lam, s, int(c), model="stall", **kw)
+    return {"spares": int(c), "p_no_spare_poisson": pool_figures(lam, s, int(c), model="poisson", **kw)["p_no_spare"],
+            "p_no_spare_erlang": pool_figures(lam, s, int(c), model="erlang", **kw)["p_no_spare"],
+            "p_stall_closed": stall["p_no_spare"], "p_stall_sim": p_stall, "mean_stall_closed_h": stall["mean_stall_h"],
+            "mean_stall_h": wait, "ettr": e, "ettr_lost": base - e}
 
 
 def swap_rate(scaled, units=("gpu", "node")):
@@ -329,19 +409,28 @@ def swap_rate(scaled, units=("gpu", "node")):
 
 
 def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poisson", conf=0.95,
-               n_boot=2000, seed=None):
+               n_boot=2000, seed=None, crews=None, rma_lead_time=0.0, spare_rate_per_h="hot"):
     """Spare pool for a scaled cluster, with the spare count's interval over the rate uncertainty.
 
     ``scaled`` is a :class:`relmodel.scale.scaling.ScaledRates`; the swap rate is
     :func:`swap_rate`; the interval re-sizes the pool at the bootstrap
     quantiles of that rate (parametric bootstrap over the Poisson counts).
+    ``crews`` and ``rma_lead_time`` are as in :func:`spare_pool`.
+    ``spare_rate_per_h="hot"`` (the default) has each idle spare fail at the
+    swap rate of one node in service: hot spares are powered, health-checked
+    servers of the same build as the ones they replace, so nothing makes them
+    fail less (MegaScale keeps such warm standbys, arXiv 2402.15627); give a
+    rate per hour, or 0 for spares that never fail on the shelf.
     """
     lam = swap_rate(scaled, units)
-    plan = spare_pool(lam, repair, target, model)
+    nodes = max(int(scaled.target.n_nodes), 1)
+    nu = (lambda rate: rate / nodes) if spare_rate_per_h == "hot" else (lambda rate: _spare_rate(spare_rate_per_h))
+    capacity = dict(crews=crews, rma_lead_time=rma_lead_time)
+    plan = spare_pool(lam, repair, target, model, spare_rate_per_h=nu(lam), **capacity)
     mask = scaled.by_cause["scales_with"].isin(list(units)).to_numpy()
     draws = scaled.draws(n_boot, seed)[:, mask].sum(axis=1)
     a = (1.0 - conf) / 2
     lo, hi = np.quantile(draws, [a, 1 - a], method="inverted_cdf")
-    n_lo = spare_pool(lo, repair, target, model).n_spares if lo > 0 else 0
-    n_hi = spare_pool(hi, repair, target, model).n_spares
+    n_lo = spare_pool(lo, repair, target, model, spare_rate_per_h=nu(lo), **capacity).n_spares if lo > 0 else 0
+    n_hi = spare_pool(hi, repair, target, model, spare_rate_per_h=nu(hi), **capacity).n_spares
     return dataclasses.replace(plan, n_spares_lo=n_lo, n_spares_hi=n_hi)

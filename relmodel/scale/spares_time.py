@@ -31,6 +31,8 @@ from ..errors import ModelInputError, ResourceLimitError
 from ..tables import Result, html_table
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair, _rate
+from .repair_queue import check_crews, pool_figures
+from .words import share_words
 
 __all__ = ["SparesOverTime", "spares_over_time", "away_mean", "MAX_EVENTS", "runs_within"]
 
@@ -94,40 +96,43 @@ class SparesOverTime(Result):
 
 
 def _pct(p):
-    if p < 1e-4:
-        return "under 0.01%"
-    return f"{100 * p:.2g}%" if p < 0.1 else f"{100 * p:.3g}%"
+    return share_words(p)
 
 
-def _run(rng, lam, nu, c, lead_time, scrap, grid):
+def _run(rng, lam, nu, c, lead_time, scrap, grid, crews=None, repair=None):
     """One run of the event loop (spares that fail while idle make the rate depend on the shelf).
 
+    With ``crews`` a unit leaving the shelf first waits for a crew, takes a
+    ``repair`` time on it, then goes to the vendor for the lead time.
     Returns (no spare on the shelf at each grid time, ran dry by each grid time).
     """
     horizon = grid[-1]
-    if hasattr(lead_time, "sample"):
-        def draw():
-            return float(_draw_repairs(lead_time, 1, rng)[0])
-    else:
-        mean = _mean_repair(lead_time)
-
-        def draw():
-            return rng.exponential(mean)
+    draw = _drawer(lead_time, rng)
+    fix = _drawer(repair, rng) if crews is not None else None
     free, t, dry_at = c, 0.0, np.inf
-    back = []  # return times of units away
+    back, busy, waiting = [], [], 0  # return times of units away; crews' finishing times; units waiting
     empty = np.zeros(grid.size, bool)
     g = 0
     while True:
         rate = lam + nu * max(free, 0)
         t_next = t + rng.exponential(1.0 / rate) if rate > 0 else np.inf
         t_back = back[0] if back else np.inf
-        t_new = min(t_next, t_back, horizon)
+        t_crew = busy[0] if busy else np.inf
+        t_new = min(t_next, t_back, t_crew, horizon)
         while g < grid.size and grid[g] < t_new:
             empty[g] = free <= 0
             g += 1
         if t_new >= horizon:
             break
         t = t_new
+        if t_crew == t_new:
+            heapq.heappop(busy)
+            if waiting:
+                waiting -= 1
+                heapq.heappush(busy, t + fix())
+            if rng.random() >= scrap:
+                heapq.heappush(back, t + draw())
+            continue
         if t_back <= t_next:
             heapq.heappop(back)
             free += 1
@@ -135,12 +140,29 @@ def _run(rng, lam, nu, c, lead_time, scrap, grid):
         free -= 1       # a swap for a job failure, or a spare found dead: either way one unit leaves the shelf
         if free <= 0 and dry_at == np.inf:
             dry_at = t
-        if rng.random() >= scrap:
+        if crews is not None:
+            if len(busy) < crews:
+                heapq.heappush(busy, t + fix())
+            else:
+                waiting += 1
+        elif rng.random() >= scrap:
             heapq.heappush(back, t + draw())
     while g < grid.size:
         empty[g] = free <= 0
         g += 1
     return empty, grid >= dry_at
+
+
+def _drawer(law, rng):
+    if hasattr(law, "sample"):
+        def draw():
+            return float(_draw_repairs(law, 1, rng)[0])
+        return draw
+    mean = _mean_repair(law)
+
+    def draw():
+        return rng.exponential(mean)
+    return draw
 
 
 def _poisson_runs(rng, lam, c, lead_time, scrap, grid, runs):
@@ -181,7 +203,7 @@ def _poisson_runs(rng, lam, c, lead_time, scrap, grid, runs):
 
 
 def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, spare_rate_per_h=0.0, scrap=0.0,
-                     n_runs=2000, seed=None, points=31):
+                     n_runs=2000, seed=None, points=31, crews=None, repair=None):
     """P(no spare on the shelf) from a full start over ``horizon``, and the stationary answer.
 
     ``failure_rate_per_h`` counts failures that need a swap (per hour, the
@@ -189,8 +211,14 @@ def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, sp
     turnaround (a duration: exponential with that mean, or a model with
     ``sample``, e.g. :func:`relmodel.scale.spares.repair_model`);
     ``spare_rate_per_h`` the failure rate of one idle spare; ``scrap`` the
-    share of units sent back that never return.  Returns a
-    :class:`SparesOverTime` with ``points`` times from 0 to the horizon.
+    share of units sent back that never return.  ``crews`` (parallel
+    repairs on site; None: unlimited) and ``repair`` (the time a crew spends
+    on one unit, needed with ``crews``) put a repair queue before the lead
+    time: a unit waits for a crew, is repaired, then goes to the vendor.
+    Returns a :class:`SparesOverTime` with ``points`` times from 0 to the
+    horizon; the stationary answer is the closed form of
+    :func:`relmodel.scale.repair_queue.pool_figures` (exact for exponential
+    crew repairs, any lead-time law).
 
     Examples
     --------
@@ -223,17 +251,26 @@ def spares_over_time(failure_rate_per_h, spares, lead_time, horizon="90d", *, sp
         raise ResourceLimitError(f"about {events:,.0f} events would be simulated ({runs:,} runs of {h:,.0f} h at "
                                  f"{lam + nu * c:.3g} failures per hour); use fewer runs (n_runs) or a shorter "
                                  f"horizon, up to {MAX_EVENTS:,.0f} events")
+    crews = check_crews(crews)
+    if crews is not None and repair is None:
+        raise ModelInputError("crews needs repair= (the time one crew spends on one unit, e.g. '8h')")
     grid = np.linspace(0.0, h, int(points))
     rng = np.random.default_rng(seed)
-    if nu == 0:
+    if nu == 0 and crews is None:
         empty, ever = _poisson_runs(rng, lam, c, lead_time, p, grid, runs)
     else:
-        sims = [_run(rng, lam, nu, c, lead_time, p, grid) for _ in range(runs)]
+        sims = [_run(rng, lam, nu, c, lead_time, p, grid, crews, repair) for _ in range(runs)]
         empty = np.mean([e for e, _ in sims], axis=0)
         ever = np.mean([d for _, d in sims], axis=0)
-    closed = stats.poisson.sf(c - 1, away_mean(lam, lead_time, grid, p, seed)) if nu == 0 else \
+    closed = stats.poisson.sf(c - 1, away_mean(lam, lead_time, grid, p, seed)) if nu == 0 and crews is None else \
         np.full(grid.size, np.nan)
-    stationary = 1.0 if p > 0 else float(stats.poisson.sf(c - 1, lam * _mean_repair(lead_time)))
+    if p > 0:
+        stationary = 1.0
+    elif crews is None and nu == 0:
+        stationary = float(stats.poisson.sf(c - 1, lam * _mean_repair(lead_time)))
+    else:
+        fix = _mean_repair(repair) if crews is not None else 0.0
+        stationary = pool_figures(lam, fix, c, crews=crews, rma_h=_mean_repair(lead_time), spare_rate=nu)["p_empty"]
     frame = pd.DataFrame({"t_days": grid / 24, "p_empty": closed, "p_empty_sim": empty, "p_ever_empty_sim": ever})
     return SparesOverTime(c, h, stationary, frame, runs)
 

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import relmodel
+from relmodel.scale.restart_growth import growing_restart
 from relmodel.data.counts import count_table
 from relmodel.data.source import load_source
 from relmodel.errors import LogFormatError, MissingColumnError, ParameterError, RelmodelDeprecationWarning
@@ -190,9 +191,10 @@ def test_designs_page_uses_the_users_log(user_report):
     counts = raw["why"].value_counts().rename_axis("component").reset_index()
     table = count_table(counts, n_gpus=1600, gpus_per_node=8, duration=span_h, name=str(log))
     designs = ["h100-rail", "h100-fat-tree", "nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane"]
-    api = relmodel.compare_designs(designs, table, ckpt_cost="1min", restart="10min", n_gpus=16384, n_runs=200, n_boot=0)
+    grows = growing_restart("10min")  # the page's default: NCCL start-up growing with the ranks (restart_grows)
+    api = relmodel.compare_designs(designs, table, ckpt_cost="1min", restart=grows, n_gpus=16384, n_runs=200, n_boot=0)
     detail = relmodel.compare_designs([relmodel.scale.designs.design_presets(16384)["nvl72-in-rack-spares"]], table,
-                                      ckpt_cost="1min", restart="10min", n_runs=200, n_boot=0)
+                                      ckpt_cost="1min", restart=grows, n_runs=200, n_boot=0)
     rec = _records(out, "06_designs")
     assert "example" not in rec
     assert rec["best_design"] == api.best()
@@ -214,17 +216,19 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
     assert opening(page, "Cluster designs: fault domains, spares and optics").startswith(
         "Failure rates are this report's data, Llama 3 pre-training, 54 days: 419 interruptions")
     for header in ("Node hardware MTBF needed for 90%", "Time waiting for a spare", "ETTR (95% range)",
-                   "What the columns mean", "Costs used: checkpoint 60 s (fixed); restart 10 min (fixed)",
-                   "Whole-rack faults (FIT per rack)", "Nodes one event takes out",
+                   "What the columns mean", "Costs used grow with each design's size",
+                   "of it growing with the ranks", "arXiv 2510.20171", "Which assumption decides the ranking",
+                   "Whole-rack faults are left out", "Whole-rack faults (FIT per rack)", "Nodes one event takes out",
                    "Spare parts on the shelf over time"):
         assert header in text, header
-    api = relmodel.compare_designs(["h100-fat-tree"], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart="10min",
+    grows = growing_restart("10min")
+    api = relmodel.compare_designs(["h100-fat-tree"], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
                                    n_gpus=16384, n_runs=200, n_boot=0)
     assert f"{100 * api.by_design['ettr'].iloc[0]:.1f}%" in text
     assert not re.search(r"ETTR 0\.\d{3}", text)  # percent, never a fraction
     from scipy import stats
     cluster = relmodel.scale.designs.design_presets(16384)["nvl72-in-rack-spares"]
-    swaps = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart="10min", n_runs=200,
+    swaps = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows, n_runs=200,
                                      n_boot=0).results[0].node_interrupt_rate
     # stationary shelf: parts away ~ Poisson(rate x 10 d); the smallest stock empty at most 1% of the time
     need = next(c for c in range(1, 10_000) if stats.poisson.sf(c - 1, swaps * 240) <= 0.01)

@@ -35,7 +35,9 @@ def test_hand_counted_two_tier_rail_with_planes():
 
 def test_blast_radius_by_hand():
     rail = Cluster(n_gpus=64, gpus_per_node=8, radix=16, fabric="rail")
-    assert [blast_radius(rail, lv) for lv in ("gpu", "node", "domain", "leaf", "link", "job")] == [1, 8, 8, 8, 1, 0]
+    # a node pool swaps the server a failed GPU sits in: the job loses its 8 GPUs until the swap
+    assert [blast_radius(rail, lv) for lv in ("gpu", "node", "domain", "leaf", "link", "job")] == [8, 8, 8, 8, 1, 0]
+    assert blast_radius(rail, "gpu", physical=True) == 1
     tor = Cluster(n_gpus=64, gpus_per_node=8, radix=16, fabric="fat-tree", leaf_down=16)
     assert blast_radius(tor, "leaf") == 16  # a ToR over two 8-NIC servers
     rack = Cluster(n_gpus=144, gpus_per_node=4, nodes_per_rack=18, scaleup_gpus=72, radix=64)
@@ -45,7 +47,7 @@ def test_blast_radius_by_hand():
     # a rail leaf reaches one NIC on each of up to 64 trays: all 36 trays here, so both racks
     assert blast_radius(rack, "leaf") == 144
     spare_trays = Cluster(n_gpus=144, gpus_per_node=4, nodes_per_rack=18, scaleup_gpus=72, radix=64, domain_spares=2)
-    assert [blast_radius(spare_trays, lv) for lv in ("gpu", "node", "link", "leaf")] == [1, 4, 1, 32]
+    assert [blast_radius(spare_trays, lv) for lv in ("gpu", "node", "link", "leaf")] == [4, 4, 1, 32]
     dual = Cluster(n_gpus=144, gpus_per_node=4, scaleup_gpus=72, planes=2)
     assert blast_radius(dual, "leaf") == 0 and blast_radius(dual, "link") == 0
     fd = rack.fault_domains()
