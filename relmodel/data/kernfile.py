@@ -67,8 +67,13 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     when = stamps(texts, fmt, year, label, at, year_last)
     rec["at"] = when[1:1 + len(rec)]
     boot = (rec["kind"] == "boot").to_numpy()
-    rec["wrote_before"] = [bool(b) and host_wrote_before(data, fmt, n, int(p))
-                           for b, n, p in zip(boot, rec["node"], rec["byte"])]
+    first = {}  # per host, whether it wrote before its first boot record: one search per host
+    wrote = []
+    for b, n, p in zip(boot.tolist(), rec["node"].tolist(), rec["byte"].tolist()):
+        if b and n not in first:
+            first[n] = p if not host_wrote_before(data, fmt, n, p) else -1
+        wrote.append(bool(b) and first[n] < p)
+    rec["wrote_before"] = wrote
     found = host_set(data, fmt, host, nl) if hosts else None
     return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"]), "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}
