@@ -141,11 +141,14 @@ def _sources(sources, names):
     return out
 
 
-def _restart(data, given):
+def _restart(data, given, cut_h):
+    """The restart time: ``given``, else the mean restart gap of the run's fitted part, else the default."""
     if given is not None:
         return float(hours(given))
-    gaps = data.restart_gaps().hours if hasattr(data, "restart_gaps") else np.array([])
-    return float(np.mean(gaps)) if np.size(gaps) else float(hours(RESTART))
+    ev = data.events
+    gaps = (ev["end_h"] - ev["start_h"])[ev["start_h"] <= cut_h].to_numpy(float)
+    gaps = gaps[np.isfinite(gaps)]
+    return float(np.mean(gaps)) if gaps.size else float(hours(RESTART))
 
 
 def _check_one(label, src, split, conf, quantities, ckpt, restart, alpha, n_draws, rng):
@@ -161,7 +164,7 @@ def _check_one(label, src, split, conf, quantities, ckpt, restart, alpha, n_draw
         mtbf, obs_mtbf = h / counts, (h / obs if obs else np.inf)
     want = {"failures": (counts, obs), "job_mtbf": (mtbf, obs_mtbf)}
     if "ettr" in quantities and hasattr(data, "segments"):
-        r = _restart(data, restart)
+        r = _restart(data, restart, t0 + cut)
         tau = float(_optimal(fit.mtbf_h, ckpt)) if np.isfinite(fit.mtbf_h) else h
         want["ettr"] = (_ettr(tau, mtbf, ckpt, r), float(_ettr(tau, obs_mtbf, ckpt, r)))
     for q in (q for q in quantities if q in want):

@@ -19,7 +19,8 @@ def command(logs, split, conf, fmt, log_kwargs):
     """Forecast the last part of each log from its first part; check the ranges.
 
     Each LOG is fitted on its first --split and its remaining failures, job MTBF (and a Slurm
-    run's ETTR) are forecast with --conf ranges, then compared with what happened.  LOG is a bundled dataset (llama3, stepfun, lanl) or a log file read with the column options.
+    run's ETTR) are forecast with --conf ranges, then compared with what happened.  LOG is a bundled
+    dataset (llama3, stepfun, lanl) or a log file read with the column options.
 
     \b
     Examples:

@@ -102,3 +102,30 @@ def test_current_rate_of_a_rising_process_is_the_power_law_intensity():
     # the truth at T: d/dt 400 (t/T)^1.7 = 400 * 1.7 / T
     assert r.model == "power law" and r.lo_per_h <= 400 * 1.7 / T <= r.hi_per_h
     assert r.average_per_h == pytest.approx(t.size / T)
+
+
+def test_the_ettr_of_a_slurm_run_is_dalys_at_the_interval_its_first_part_recommends():
+    from pathlib import Path
+    from scipy.special import lambertw
+    log = relmodel.read_sacct(Path(__file__).resolve().parents[2] / "data" / "ops-example" / "sacct.txt")
+    check = forecast_check(log, seed=0).to_frame().set_index("quantity")
+    t0, t1 = log.window_h
+    cut = t0 + 0.7 * (t1 - t0)
+    rate = relmodel.current_rate(log, window=(t0, cut)).rate_per_h
+    fitted = log.events[log.events["start_h"] <= cut]
+    delta, restart = 1 / 60, float((fitted["end_h"] - fitted["start_h"]).mean())   # gaps of the fitted part
+    m_fit = 1 / rate
+    tau = m_fit * (1 + lambertw(-np.exp(-(1 + delta / m_fit))).real)     # Daly's exact optimum
+    m_obs = (t1 - cut) / check.loc["failures", "observed"]
+    daly = tau / (m_obs * np.exp(restart / m_obs) * np.expm1((tau + delta) / m_obs))
+    assert check.loc["ettr", "observed"] == pytest.approx(daly, rel=1e-9)
+    assert check.loc["ettr", "lo"] <= check.loc["ettr", "hi"]
+
+
+def test_current_rate_of_a_quiet_log_and_a_count_table():
+    r = relmodel.current_rate(np.array([]), window=(0, 500))
+    assert r.n == 0 and r.rate_per_h == 0 and r.hi_per_h > 0 and r.model == "constant"
+    assert r.forecast("10d", seed=0).hi >= 0
+    table = relmodel.load_source("llama3")
+    with pytest.raises(relmodel.errors.FitError, match="count table"):
+        relmodel.current_rate(table)

@@ -81,6 +81,10 @@ class CurrentRate(Result):
     ``beta`` the power-law shape (1 otherwise); ``since_h`` where the stretch the
     rate rests on starts (hours from the window start: 0, or the last change);
     ``n`` the events in the window, ``n_used`` those the rate rests on.
+    The interval is the estimate's (parameter uncertainty); :meth:`forecast` adds
+    the noise of the count, ``dispersion`` (variance over Poisson's, for failures
+    that come in bursts) and ``drift`` (spread of the log rate between successive
+    eighths of the window, once the rate is known to have moved).
     """
 
     rate_per_h: float
@@ -209,7 +213,7 @@ def _p(p):
     return "below 0.001" if p < 1e-3 else f"= {p:.2g}"
 
 
-def _last_segment(u, length, n_nodes):
+def _last_segment(u, length):
     """(start, events, length, log-likelihood, parameters) of rate_changes' last segment, or None."""
     if u.size < 4:
         return None
@@ -256,7 +260,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
     if moving:
         ll_pow = n * np.log(n) - n * beta * np.log(length) + n * np.log(beta) + (beta - 1) * np.log(u).sum() - n
         best = ("power law", 4 - 2 * ll_pow, 0.0, n, beta, why)
-    seg = _last_segment(u, length, nodes)
+    seg = _last_segment(u, length)
     if seg is not None and 2 * seg[4] - 2 * seg[3] < best[1] - (MARGIN if moving else 0.0):
         start, n_last, _, ll, k = seg
         best = ("change point", 2 * k - 2 * ll, start, n_last, 1.0,
