@@ -108,6 +108,7 @@ def measure(argv, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="the same measurement (run_all.py passes it on)")
     parser.add_argument("extra", nargs="*", help="more arguments of relmodel report")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
