@@ -207,8 +207,35 @@ def worker_context():
         return SpawnWorkerContext()  # each worker preloads in start_worker
     from multiprocessing import forkserver
 
+    _short_pool_folder()
     forkserver.set_forkserver_preload([PRELOAD_MODULE])  # takes effect when the fork server starts
     return WorkerContext()
+
+
+def _short_pool_folder():
+    """Put multiprocessing's folder of this process (the fork server's socket) where the socket's path fits.
+
+    Python 3.12 and later do this themselves; 3.11 makes it in the temporary
+    folder, whatever its length, and the fork server cannot bind a path past
+    the 107 bytes a Unix socket holds (see :mod:`.sockets`).
+    """
+    import multiprocessing.process
+    import multiprocessing.util
+    import shutil
+    import tempfile
+
+    from .sockets import fits, socket_root
+
+    config = multiprocessing.process.current_process()._config
+    tail = "pymp-12345678/listener-12345678"
+    if hasattr(multiprocessing.util, "_get_base_temp_dir") or config.get("tempdir") \
+            or fits(os.path.join(tempfile.gettempdir(), tail)):
+        return
+    root = socket_root(tail)
+    if root is not None:
+        folder = tempfile.mkdtemp(prefix="pymp-", dir=root)
+        multiprocessing.util.Finalize(None, shutil.rmtree, args=(folder, True), exitpriority=-100)
+        config["tempdir"] = folder
 
 
 def start_worker(zygote=None, environ=None):

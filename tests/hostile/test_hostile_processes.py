@@ -342,3 +342,21 @@ def test_sigterm_during_a_one_notebook_report_leaves_nothing_behind(tmp_path, sh
     finally:
         if report.proc.poll() is None or holders(report.tmpdir):
             report.kill()
+
+
+def test_a_process_pool_starts_with_a_long_tmpdir(tmp_path):
+    """The fork server's socket (``pymp-*/listener-*``) is also a Unix socket path."""
+    runtime = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
+    long_tmp = tmp_path / ("t" * 150)
+    long_tmp.mkdir()
+    code = ("from relmodel.report.executors import process_pool\n"
+            "with process_pool(1) as pool:\n    print(pool.submit(abs, -3).result(timeout=120))")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(long_tmp), "XDG_RUNTIME_DIR": str(runtime)}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=WAIT_S)
+        assert done.returncode == 0 and done.stdout.strip() == "3", done.stderr[-2000:]
+        assert list(long_tmp.iterdir()) == [] and list(runtime.iterdir()) == []
+    finally:
+        wait_gone(long_tmp, limit=10)
+        import shutil
+        shutil.rmtree(runtime, ignore_errors=True)
