@@ -152,11 +152,7 @@ def closed_form(model, repair, group_repair=None):
 
     def others(n1, q1, n2=0, q2=0.0):
         """pmf of the units held: c by bursts, then Binomial over the n1 - c groups they left."""
-        out = np.zeros(length)
-        for c in np.flatnonzero(burst > _NEGLIGIBLE):
-            part = _convolve(max(n1 - int(c), 0), q1, n2, q2, m.need)[:length - c]
-            out[c:c + part.size] += burst[c] * part
-        return np.convolve(out, dead)[:length]
+        return np.convolve(_held(burst, length, n1, q1, n2, q2, m.need), dead)[:length]
     if m.split_groups:
         q_t, q_d = 1.0 - p_le_k, 1.0 - np.exp(-a_d)
         p_none_tray = p_eq_k * _tail(others(m.groups - 1, q_t, n_dom, q_d), m.pool)
@@ -189,6 +185,35 @@ def closed_form(model, repair, group_repair=None):
 _NEGLIGIBLE = 1e-30
 
 
+def _held(burst, length, n1, q1, n2, q2, weight):
+    """pmf (first ``length`` terms) of c units held by bursts (pmf ``burst``) plus Binomial(n1 - c, q1) plus
+    ``weight`` x Binomial(n2, q2).
+
+    The binomials of every c are evaluated at once over one window of counts around their means (the counts
+    outside it have probabilities far below :data:`_NEGLIGIBLE`).
+    """
+    cs = np.flatnonzero(burst > _NEGLIGIBLE)
+    out = np.zeros(length)
+    if cs.size == 0:
+        return out
+    lo_b, pmf_b = _support(n2, q2)
+    b = np.zeros(weight * (len(pmf_b) - 1) + 1)
+    b[::weight] = pmf_b
+    ns = np.maximum(n1 - cs, 0)
+    mean, sd = n1 * q1, np.sqrt(n1 * q1 * (1.0 - q1))
+    lo = max(0, int(mean - q1 * cs[-1] - 40 * sd - 60))
+    hi = max(lo, min(n1, int(mean + 40 * sd + 60)))
+    counts = np.arange(lo, hi + 1)
+    pmf = stats.binom.pmf(counts[None, :], ns[:, None], q1)
+    for i, c in enumerate(cs):
+        start = int(c) + lo + weight * lo_b
+        if start >= length:
+            continue
+        part = np.convolve(pmf[i], b)[:length - start]
+        out[start:start + part.size] += burst[c] * part
+    return out
+
+
 def _support(n, q):
     """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible.
 
@@ -205,19 +230,9 @@ def _support(n, q):
 
 
 def _convolve(n1, q1, n2, q2, weight):
-    """pmf of Binomial(n1, q1) + weight x Binomial(n2, q2), over 0 .. n1 + weight n2.
-
-    Only the counts of non-negligible probability are convolved, so a cluster
-    of a million GPUs costs milliseconds rather than minutes.
-    """
-    lo_a, a = _support(n1, q1)
-    lo_b, pmf_b = _support(n2, q2)
-    b = np.zeros(weight * (len(pmf_b) - 1) + 1)
-    b[::weight] = pmf_b
-    out = np.zeros(n1 + weight * n2 + 1)
-    start = lo_a + weight * lo_b
-    out[start:start + len(a) + len(b) - 1] = np.convolve(a, b)
-    return out
+    """pmf of Binomial(n1, q1) + weight x Binomial(n2, q2), over 0 .. n1 + weight n2."""
+    length = n1 + weight * n2 + 1
+    return _held(np.eye(1, length)[0], length, n1, q1, n2, q2, weight)
 
 
 @dataclasses.dataclass(frozen=True)
