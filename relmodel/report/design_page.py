@@ -334,9 +334,8 @@ def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True):
     rack = f"{number(rack_fit, 3)} failures per 10^9 rack-hours" if rack_fit else "none (rack_fit 0)"
     from ..scale.restart_growth import RESTART_GROWTH_SOURCE
     growth = getattr(restart, "per_1k_ranks", 0) or getattr(restart, "per_doubling", 0)
-    n = r.gpus_bought
     if growth:
-        grow_h = restart.growth_h(n)
+        grow_h = r.restart_h - (restart.hours_at(1) - restart.growth_h(1))   # at the size the design was costed
         restart_text = (f"{duration(r.restart_h)} at this design's size, {duration(grow_h)} of it start-up growing "
                         "with the ranks (not exposed to failures)")
         restart_source = f"parameter restart, plus {RESTART_GROWTH_SOURCE} (parameter restart_grows)"

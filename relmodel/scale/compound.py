@@ -47,6 +47,7 @@ from ..errors import DesignError
 from ..units import hours
 from .spares import _draw_repairs, _mean_repair
 from .domain_runs import _kinds, expected_items
+from .compound_pmf import _convolve, held_pmf as _held, tail as _tail  # noqa: F401  (_convolve: tests)
 from ..tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
@@ -107,11 +108,6 @@ class DomainModel:
         return self.need > 1
 
 
-def _tail(dist_pmf, threshold):
-    """P(count >= threshold) from a pmf that is exact below its length (a truncated convolution)."""
-    return float(max(1.0 - dist_pmf[:max(int(threshold), 0)].sum(), 0.0))
-
-
 def _burst_pmf(model, length):
     """pmf (first ``length`` terms) of the pool units held by bursts in repair: sum of span x Poisson."""
     out = np.zeros(length)
@@ -152,11 +148,7 @@ def closed_form(model, repair, group_repair=None):
 
     def others(n1, q1, n2=0, q2=0.0):
         """pmf of the units held: c by bursts, then Binomial over the n1 - c groups they left."""
-        out = np.zeros(length)
-        for c in np.flatnonzero(burst > _NEGLIGIBLE):
-            part = _convolve(max(n1 - int(c), 0), q1, n2, q2, m.need)[:length - c]
-            out[c:c + part.size] += burst[c] * part
-        return np.convolve(out, dead)[:length]
+        return np.convolve(_held(burst, length, n1, q1, n2, q2, m.need), dead)[:length]
     if m.split_groups:
         q_t, q_d = 1.0 - p_le_k, 1.0 - np.exp(-a_d)
         p_none_tray = p_eq_k * _tail(others(m.groups - 1, q_t, n_dom, q_d), m.pool)
@@ -183,41 +175,6 @@ def closed_form(model, repair, group_repair=None):
     short = _tail(every, m.pool + 1)
     return {"p_no_group_spare": float(no_group), "p_no_spare": float(p_none), "groups_out_mean": float(out_mean),
             "stall_share": float(short), "mean_stall_h": float(short / total) if total > 0 else 0.0}
-
-
-#: Binomial probabilities below this are left out of the convolution (their sum cannot reach 1e-20).
-_NEGLIGIBLE = 1e-30
-
-
-def _support(n, q):
-    """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible.
-
-    Only a window of 40 standard deviations (and 60 counts) either side of the mean is evaluated: the
-    probabilities outside it are far below :data:`_NEGLIGIBLE`.
-    """
-    mean, sd = n * q, np.sqrt(n * q * (1.0 - q))
-    lo, hi = max(0, int(mean - 40 * sd - 60)), min(n, int(mean + 40 * sd + 60))
-    pmf = stats.binom.pmf(np.arange(lo, hi + 1), n, q)
-    keep = np.flatnonzero(pmf > _NEGLIGIBLE)
-    if keep.size == 0:
-        return lo, pmf
-    return lo + int(keep[0]), pmf[keep[0]:keep[-1] + 1]
-
-
-def _convolve(n1, q1, n2, q2, weight):
-    """pmf of Binomial(n1, q1) + weight x Binomial(n2, q2), over 0 .. n1 + weight n2.
-
-    Only the counts of non-negligible probability are convolved, so a cluster
-    of a million GPUs costs milliseconds rather than minutes.
-    """
-    lo_a, a = _support(n1, q1)
-    lo_b, pmf_b = _support(n2, q2)
-    b = np.zeros(weight * (len(pmf_b) - 1) + 1)
-    b[::weight] = pmf_b
-    out = np.zeros(n1 + weight * n2 + 1)
-    start = lo_a + weight * lo_b
-    out[start:start + len(a) + len(b) - 1] = np.convolve(a, b)
-    return out
 
 
 @dataclasses.dataclass(frozen=True)

@@ -94,7 +94,9 @@ class DesignResult(Result):
     def text(self):
         """The answer in sentences, warnings last."""
         pct = f"{100 * self.conf:g}%"
-        head = (f"{self.name} ({self.policy}): ETTR {ettr_words(self.ettr, self.ettr_lo, self.ettr_hi)} ({pct} range); "
+        ettr = ettr_words(self.ettr, self.ettr_lo, self.ettr_hi)
+        ettr = ettr[:-1] + f", {pct})" if ettr.endswith(")") else ettr
+        head = (f"{self.name} ({self.policy}): ETTR {ettr}; "
                 f"{self.gpus_idle:,} of {self.gpus_bought:,} GPUs idle as spares; the job waits for a spare "
                 f"{_share(self.stall_share)} of the time; goodput per GPU bought {ettr_words(self.goodput_per_gpu)}.")
         return " ".join((head,) + tuple(self.warnings))

@@ -90,11 +90,15 @@ def fewest_crews(rate_per_h, repair_mean_h):
     return int(math.floor(float(rate_per_h) * float(repair_mean_h))) + 1
 
 
-def _stable(lam, s, crews, spares, spare_rate, model):
-    """A ModelInputError when the crews cannot keep up (an ever-growing queue)."""
+def _stable(lam, s, crews, model):
+    """A ModelInputError when the crews cannot keep up (an ever-growing queue).
+
+    Only the ``"poisson"`` model can grow without end: beyond the pool the
+    idle spares are gone, so units fail at the job's rate alone.
+    """
     if crews is None or model != "poisson":
         return
-    if (lam + 0.0 * spare_rate) * s >= crews:
+    if lam * s >= crews:
         need = fewest_crews(lam, s)
         raise ModelInputError(
             f"{crews:,} crews repair at most {crews / s:,.3g} units an hour but {lam:,.3g} fail an hour: the queue "
@@ -103,15 +107,15 @@ def _stable(lam, s, crews, spares, spare_rate, model):
 
 def _length(lam, s, lead, crews, spares, spare_rate, model):
     """States kept: the count away beyond which the chance is below 1e-18."""
+    if model != "poisson":
+        return int(spares + 2)
     top_rate = lam + spare_rate * spares
     mean = top_rate * (s + lead)
-    n = mean + 12 * math.sqrt(mean + 1) + 40
-    if crews is not None and model == "poisson":
+    n = max(mean + 12 * math.sqrt(mean + 1), spares) + 40
+    if crews is not None:
         rho = lam * s / crews
-        n += crews + top_rate * lead + 45.0 / max(1.0 - rho, 1e-6) * (1 + 0 * rho)
-    if model != "poisson":
-        n = min(n, spares + 2)
-    return int(min(max(n, spares + 2), 5e7))
+        n += crews + top_rate * lead + 45.0 / max(1.0 - rho, 1e-6)   # the queue's tail falls as rho^n
+    return int(min(n, 2e7))
 
 
 def _log_service(k, s, crews):
@@ -142,7 +146,7 @@ def away_pmf(lam, repair_mean_h, *, crews=None, rma_h=0.0, spare_rate=0.0, spare
     if model not in MODELS:
         raise ModelInputError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
     spares = int(spares)
-    _stable(lam, s, c, spares, nu, model)
+    _stable(lam, s, c, model)
     size = _length(lam, s, lead, c, spares, nu, model) + 1
     k = np.arange(size)
     r = lam + nu * spares                         # a reference rate: births are r^n x prod(b_j / r)
