@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import relmodel
@@ -20,7 +21,8 @@ from relmodel.scale.requirements import (best_ettr, plan_requirements, required_
 from relmodel.scale.scaling import scale_rates
 
 FLAT_CKPT = CheckpointModel(state_bytes=0.0, write_bandwidth_per_node=1e9, fixed="1min", n_gpus=16_384)
-FLAT_RESTART = RestartModel(detection="10min", n_gpus=16_384)
+# all reload: the whole restart is exposed to failures, as a plain duration is
+FLAT_RESTART = RestartModel(reload="10min", n_gpus=16_384)
 
 
 def test_checkpoint_cost_by_hand():
@@ -59,14 +61,20 @@ def test_growth_terms_at_zero_give_todays_answers(llama3):
         time_breakdown(100, "20min", "3h", d, r).to_frame())
     assert best_ettr("3h", D, R) == best_ettr("3h", d, r)
     assert required_job_mtbf(0.9, D, R) == required_job_mtbf(0.9, d, r)
-    assert required_node_mtbf(16_384, 0.9, D, R, source=llama3) == required_node_mtbf(16_384, 0.9, d, r,
-                                                                                      source=llama3)
+    # a restart that is all reload is all exposed to failures: today's answer; a detection-only restart is
+    # downtime no failure can strike, so its requirement lies between a zero restart and the fully exposed one
+    assert required_node_mtbf(16_384, 0.9, D, R, source=llama3) == \
+        pytest.approx(required_node_mtbf(16_384, 0.9, d, r, source=llama3), rel=1e-12)
+    exposed = required_node_mtbf(16_384, 0.9, d, r, source=llama3)
+    assert required_node_mtbf(16_384, 0.9, d, 0.0, source=llama3) < \
+        required_node_mtbf(16_384, 0.9, D, RestartModel(detection="10min", n_gpus=16_384), source=llama3) < exposed
     a = requirements_table([4_096, 16_384], 0.9, ckpt_costs=[D], restarts=[R], fixed_rate_per_h=0)
     b = requirements_table([4_096, 16_384], 0.9, ckpt_costs=[d], restarts=[r], fixed_rate_per_h=0)
-    assert a.equals(b)
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)  # the exposed share is summed, not copied
     p1 = plan_requirements(llama3, 16_384, 0.9, D, R, n_boot=50, seed=0)
     p2 = plan_requirements(llama3, 16_384, 0.9, d, r, n_boot=50, seed=0)
-    assert (p1.node_mtbf_h, p1.observed_ettr, p1.interval_h) == (p2.node_mtbf_h, p2.observed_ettr, p2.interval_h)
+    assert (p1.node_mtbf_h, p1.observed_ettr, p1.interval_h) == \
+        pytest.approx((p2.node_mtbf_h, p2.observed_ettr, p2.interval_h), rel=1e-7)  # interval: solver tolerance
     g1 = sweep_grid({"n_gpus": [1_024, 16_384], "ckpt_cost": [D]}, restart=R)
     g2 = sweep_grid({"n_gpus": [1_024, 16_384], "ckpt_cost": [d]}, restart=r)
     assert g1.equals(g2)
@@ -79,7 +87,7 @@ def test_growth_terms_at_zero_give_todays_answers(llama3):
     c1 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, ckpt_cost=D, restart=R, **kw).by_design
     c2 = compare_designs(["nvl72-whole-rack", "h100-rail"], llama3, ckpt_cost=d, restart=r, **kw).by_design
     num = [c for c in c1.columns if c not in ("costs",)]
-    assert c1[num].equals(c2[num])
+    pd.testing.assert_frame_equal(c1[num], c2[num], check_exact=False, rtol=1e-6)  # interval solver tolerance
     s1 = relmodel.simulate_training(50, "20min", "3h", D, R, n_runs=200, seed=1)
     s2 = relmodel.simulate_training(50, "20min", "3h", d, r, n_runs=200, seed=1)
     assert s1.ettr == s2.ettr
@@ -91,8 +99,12 @@ def test_costs_that_grow_change_the_answers_as_the_law_says(llama3):
     restart = RestartModel(detection="5min", reload="3min", per_doubling="15s", per_1k_ranks="2s")
     for n in (4_096, 65_536):
         d, r = ckpt.hours_at(n), restart.hours_at(n)
-        assert required_node_mtbf(n, 0.9, ckpt, restart, fixed_rate_per_h=0) == \
-            required_node_mtbf(n, 0.9, d, r, fixed_rate_per_h=0)
+        # only the reload (3 min) is exposed to failures: less conservative than exposing the whole restart
+        # (0.4-1.6% at these sizes), more than a restart of the reload alone
+        model = required_node_mtbf(n, 0.9, ckpt, restart, fixed_rate_per_h=0)
+        whole = required_node_mtbf(n, 0.9, d, r, fixed_rate_per_h=0)
+        assert required_node_mtbf(n, 0.9, d, relmodel.hours("3min"), fixed_rate_per_h=0) < model < whole
+        assert 0.001 < 1 - model / whole < 0.03
     t = requirements_table([4_096, 65_536], 0.9, ckpt_costs=[ckpt], restarts=[restart], fixed_rate_per_h=0)
     assert t["ckpt_cost_h"].tolist() == [ckpt.hours_at(4_096), ckpt.hours_at(65_536)]
     assert t["restart_h"].is_monotonic_increasing and t["restart_h"].iloc[1] > t["restart_h"].iloc[0]
