@@ -105,7 +105,7 @@ def _check_lives(merged):
     lives, by = merged.get("lives"), merged.get("group_by")
     if "lives_unit" not in merged:  # read as the page will (its defaults known)
         return
-    from .lives_page import load_lives
+    from ..data.lives import load_lives
     if lives is None:
         if merged.get("data_path") is not None:  # the Titan file must be in the folder named
             from ..data.titan import _find as titan_file

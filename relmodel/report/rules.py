@@ -48,7 +48,7 @@ min_outage              duration > 0: shorter outages are dropped (None: keep al
 
 List parameters (``name[]`` above) must be non-empty and every element must
 pass the rule.  :func:`check_values` applies the table and returns the values
-to pass on (``log`` as an absolute path); then :mod:`.input_rules` reads the
+to pass on (``log`` as an absolute path); the validate step then has :mod:`.input_rules` read the
 files named (log, steps, trace, lives, data_path) as their pages will.
 """
 
@@ -59,7 +59,6 @@ from pathlib import Path
 from ..errors import DurationError, ParameterError
 from ..base.escape import brief
 from ..units import hours
-from .input_rules import check_inputs
 from .source_rules import WINDOWS, check_bundled as _check_bundled, check_window as _check_window, \
     non_gpu as _non_gpu
 
@@ -378,7 +377,6 @@ def check_values(values, defaults=None, cwd=None):
     if any(c in values for c in COLUMNS) or "log" in values:
         _check_columns(merged, merged.get("log") if isinstance(log, str) else None)
     _check_bundled(merged)
-    check_inputs(merged, values)  # what the files named hold: a job, a window, a step log, a lifetime table
     return out
 
 

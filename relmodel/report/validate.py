@@ -16,6 +16,7 @@ import math
 
 from ..errors import ParameterError
 from ..base.escape import brief
+from .input_rules import check_inputs
 from .rules import DURATIONS, WINDOWS, check_values
 
 __all__ = ["TYPES", "check_type", "describe", "validate", "validate_runs"]
@@ -123,6 +124,7 @@ def validate(params, by_notebook, cwd=None):
         mine = {k: v for k, v in params.items() if k in nb_params}
         defaults = {k: p.default for k, p in nb_params.items()}
         checked[nb] = check_values(mine, defaults, cwd)
+        check_inputs({**defaults, **checked[nb]}, mine)  # what the files named hold: a job, a window, a step log
     return checked
 
 

@@ -22,7 +22,7 @@ from relmodel.scale.restart_growth import growing_restart
 from relmodel.data.counts import count_table
 from relmodel.data.source import load_source
 from relmodel.errors import LogFormatError, MissingColumnError, ParameterError, RelmodelDeprecationWarning
-from relmodel.report.lives_page import load_lives
+from relmodel.data.lives import load_lives
 from relmodel.report.straggler_page import failstop_mtbf, step_data
 from relmodel.scale.decision import decide
 

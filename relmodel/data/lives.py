@@ -1,4 +1,4 @@
-"""The covariates page (notebook 08): the lifetime table it reads, and the sentence that says which.
+"""Lifetime tables (one row per unit: a duration, an event flag, covariates), as the covariates page reads them.
 
 :func:`load_lives` reads the page's ``lives`` parameter, a table of lifetimes
 (CSV, Parquet or JSON through :func:`relmodel.data.readers.read_table`) with
@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..data.readers import read_table
+from .readers import read_table
 from ..errors import LogFormatError, MissingColumnError
 from ..tables import count
 from ..units import unit_hours
@@ -103,7 +103,7 @@ def _user_lives(path, duration, event, unit, covariates, max_lives, seed):
 
 
 def load_lives(lives=None, *, duration=None, event=None, unit="h", covariates=None, categorical=None,
-               data_path=None, n_synthetic=3000, seed=0, max_lives=0):
+               data_path=None, n_synthetic=3000, seed=None, max_lives=0):
     """The page's :class:`Lives`: the table named by ``lives``, else the Titan lives (an example).
 
     ``duration`` and ``event`` name the columns (None: the first of
@@ -115,7 +115,7 @@ def load_lives(lives=None, *, duration=None, event=None, unit="h", covariates=No
     if lives is not None:
         got = _user_lives(lives, duration, event, unit, covariates, max_lives, seed)
         return replace(got, lead=got.lead + got.describe(), categorical=tuple(categorical or ()))
-    from ..data.titan import titan_lives
+    from .titan import titan_lives
     frame = titan_lives(data_path, n_synthetic=n_synthetic, seed=seed, max_lives=max_lives)
     cov = tuple(covariates) if covariates else TITAN_COVARIATES[0]
     cat = tuple(categorical) if categorical is not None else TITAN_COVARIATES[1]
