@@ -26,7 +26,7 @@ def _notebook(path):
 
 def test_footer_summary_alt_text_and_print_rules(tmp_path):
     table = tmp_path / "counts.csv"
-    table.write_text("component,count,n_gpus\nGPU,10,4096\nNetwork,4,4096\n")
+    table.write_text("component,count,n_gpus,days\nGPU,10,4096,30\nNetwork,4,4096,30\n")
     nb = _notebook(tmp_path / "tiny.ipynb")
     out = tmp_path / "r"
     res = CliRunner().invoke(cli, ["report", "-q", "-n", str(nb), "-p", f"log={table}", "-p", "n_gpus=4096",
