@@ -50,7 +50,8 @@ CATEGORY_UNITS = {
     "gpu": "gpu", "host": "node", "unplanned maintenance": "node", "network": "link", "dependency": "job",
 }
 _KEYWORDS = (
-    ("job", r"software bug|dependenc|nccl|watchdog"),
+    ("job", r"software bug|dependenc|nccl|watchdog|file ?system|lustre|gpfs|\bnfs\b|scheduler|slurm|"
+            r"network core|core switch|power (outage|failure|loss|event)|facility|cooling|cluster[- ]wide"),
     ("gpu", r"\bgpu\b|hbm|sram|silent data|\bsdc\b|nvlink|\bxid\b|\becc\b"),
     ("link", r"network|switch|cable|optic|transceiver|link down"),
 )
@@ -119,8 +120,10 @@ def job_rates(source, conf=0.95):
 def cluster_of(source, gpus_per_node=None):
     """The cluster a log or count table was observed on.
 
-    Uses the source's ``n_gpus`` / ``n_nodes`` and ``gpus_per_node`` attributes; a
-    source named like Llama 3 gets the :meth:`Cluster.llama3` preset.
+    Uses the source's ``n_gpus`` / ``n_nodes`` and ``gpus_per_node`` attributes.
+    The cluster is chosen by what the data say, never by their name: a count
+    table whose citation is the Llama 3 paper (the bundled one) gets the
+    :meth:`Cluster.llama3` preset.
     """
     if isinstance(source, Cluster):
         return source
@@ -131,7 +134,7 @@ def cluster_of(source, gpus_per_node=None):
     if n_gpus is None:
         raise ModelInputError(
             "cannot tell how many GPUs the source was observed on; pass source_cluster=Cluster(n_gpus=...)")
-    if "llama" in str(getattr(source, "name", "")).lower() and gpn == 8:
+    if "Llama 3 Herd" in str(getattr(source, "source", "") or "") and gpn == 8:
         return Cluster.llama3(n_gpus=int(n_gpus))
     return Cluster(n_gpus=int(n_gpus), gpus_per_node=int(gpn), name=str(getattr(source, "name", "source")))
 
