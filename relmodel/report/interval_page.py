@@ -11,7 +11,27 @@ from . import present as P
 from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
-           "simulation_records", "backtest_block"]
+           "simulation_records", "backtest_block", "law_text", "mark_answer"]
+
+
+def law_text(dec):
+    """The simulation's failure law in words, and whether it is the answer's or a comparison's."""
+    if dec.basis == "simulation":
+        return (f"the {dec.law} law fitted to the log's times between interruptions, stretched to the job's MTBF "
+                f"({dec.law_reason})")
+    if dec.comparison_law:
+        return (f"the {dec.comparison_law} law fitted to the log's times between interruptions, stretched to the "
+                f"job's MTBF (a comparison, not the answer: {dec.law_reason})")
+    return f"exponential failures ({dec.law_reason})"
+
+
+def mark_answer(ax, dec):
+    """Mark the decision's answer on an ETTR-against-interval chart and name it in the legend."""
+    what = "the answer, simulated" if dec.basis == "simulation" else "the answer (exponential formula)"
+    ax.plot([60 * dec.interval_h], [100 * dec.ettr], marker="D", color="k", linestyle="none", markersize=7,
+            markerfacecolor="none", label=f"{what}: every {P.duration(dec.interval_h)}, ETTR {P.pct(dec.ettr)}")
+    ax.legend(fontsize="small")
+    return ax
 
 
 def job_block(dec):
@@ -28,7 +48,7 @@ def interval_block(dec):
     """The interval answer and the rules of thumb beside it (Young 1974, Daly 2006, exact optimum)."""
     from ..checkpoint.intervals import daly_interval, ettr, young_interval
     kw = {"mtbf": dec.job_mtbf_h, "ckpt_cost": dec.ckpt_cost_h}
-    taus = [float(young_interval(**kw)), float(daly_interval(**kw)), dec.interval_h]
+    taus = [float(young_interval(**kw)), float(daly_interval(**kw)), dec.formula_interval_h or dec.interval_h]
     rules = pd.DataFrame({"rule": ["Young (1974)", "Daly (2006)", "exact optimum (Daly 2006, Lambert W)"],
                           "interval_h": taus,
                           "ettr": [float(ettr(interval=t, restart=dec.restart_h, **kw)) for t in taus]})
@@ -45,7 +65,8 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
     two = ml.two_level_optimum(mtbf=m, fast_cost=fast_cost, slow_cost=d, fast_fraction=fast_fraction,
                                fast_restart=r, slow_restart=r)
     rows = pd.DataFrame([
-        {"scheme": "synchronous: the job waits for each write", "interval_h": dec.interval_h, "ettr": dec.ettr},
+        {"scheme": "synchronous: the job waits for each write (exponential formula)",
+         "interval_h": dec.formula_interval_h or dec.interval_h, "ettr": dec.formula_ettr or dec.ettr},
         {"scheme": (f"asynchronous: stall {P.duration(_hours(stall))}, write {P.duration(_hours(persist))} "
                     "in the background"),
          "interval_h": t_async,
@@ -84,6 +105,8 @@ def precision_sentence(search):
 
 def simulation_block(search, law, exp_ettr):
     """The simulated best interval beside the exponential formula, how far apart they are, and how precise."""
+    if search is None:
+        return P.note(f"No simulation: {law}; the exponential formula is the answer.", "info")
     rows = pd.DataFrame([
         {"what": f"simulated best ({law})", "interval_h": search.interval_h, "ettr": search.ettr,
          "range": P.pct_range(search.ettr_lo, search.ettr_hi)},

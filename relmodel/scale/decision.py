@@ -22,7 +22,7 @@ from ..checkpoint.intervals import optimal_interval
 from ..tables import Result
 from ..units import hours
 from .cluster import Cluster
-from ..errors import MissingColumnError, UnitError
+from ..errors import MissingColumnError, ModelInputError, UnitError
 from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, restart_input
 from .requirements import best_ettr, plan_requirements, required_job_mtbf
 from .scaling import cluster_of, garwood, grow_cluster, job_rates, scale_rates
@@ -110,6 +110,7 @@ class Decision(Result):
     cluster_wide: tuple = ()
     sources: tuple = ()
     search: object = dataclasses.field(default=None, compare=False, repr=False)
+    scaled: object = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def meets_target(self):
@@ -127,7 +128,7 @@ class Decision(Result):
         """Plain values (JSON-able; non-finite numbers become None; the simulation object is left out)."""
         out = {}
         for f in dataclasses.fields(self):
-            if f.name == "search":
+            if f.name in ("search", "scaled"):
                 continue
             v = getattr(self, f.name)
             if f.name == "sources":
@@ -186,6 +187,9 @@ def source_cluster(source, units_per_node=None):
     unit = getattr(source, "unit", "gpu-node")
     gpus = getattr(source, "source_gpus", None)
     gpn = getattr(source, "gpus_per_node", None)
+    if units_per_node is not None and not (isinstance(units_per_node, (int, float)) and units_per_node > 0):
+        raise ModelInputError(f"units_per_node must be a number above 0 (how many of the log's units one node "
+                              f"holds); got {units_per_node!r}")
     if unit != "gpu-node":
         if units_per_node is None:
             raise UnitError(f"{getattr(source, 'name', 'the source')}: one row's node is a {unit}, not a GPU node, "
@@ -350,6 +354,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         source_gpus_per_node=src.gpus_per_node, source_unit=str(getattr(source, "unit", "gpu-node")),
         per_job_causes=tuple(scaled.by_cause.loc[scaled.by_cause["scales_with"] == "job", "component"].astype(str)),
         cluster_wide=tuple(sorted(wide)), sources=_sources(source, r_from, latency), search=search,
+        scaled=scaled,
     )
 
 

@@ -39,7 +39,7 @@ from ..tables import pct as pct_text
 
 __all__ = [
     "CATEGORY_UNITS", "scales_with", "job_rates", "cluster_of", "grow_cluster",
-    "ScaledRates", "scale_rates", "scale_job_mtbf", "garwood",
+    "ScaledRates", "scale_rates", "scale_job_mtbf", "garwood", "parse_units",
 ]
 
 # Llama 3 Table 5 categories.  "Unknown" and "Software" are left to the keywords:
@@ -79,6 +79,18 @@ def scales_with(component, category=None, units=None):
         if re.search(pattern, text):
             return unit
     return "node"
+
+
+def parse_units(pairs):
+    """``{cause: unit}`` from ``CAUSE=UNIT`` strings (the CLI's and the report's ``scale``); None when empty."""
+    out = {}
+    for pair in ([pairs] if isinstance(pairs, str) else pairs or ()):
+        name, sep, unit = str(pair).rpartition("=")
+        if not sep or not name.strip():
+            raise ModelInputError(f"scale takes CAUSE=UNIT, e.g. 'Network Switch/Cable=transceiver' or "
+                                  f"'File system=job'; got {pair!r}")
+        out[name.strip()] = unit.strip()
+    return out or None
 
 
 def garwood(count, exposure_h, conf=0.95):
