@@ -119,13 +119,13 @@ def _nodes_today(d):
     if not (_ok(d.get("improvement")) and _ok(d.get("observed_node_mtbf_h"))):
         return ""
     return (f", {P.number(d['improvement'], 2)}× today's {P.hours_text(d['observed_node_mtbf_h'])} (hardware "
-            "causes only, measured on the observed nodes; per-job causes such as software are held apart)")
+            "causes only, measured on the log's nodes; per-job causes such as software are held apart)")
 
 
 def _requirement(d, records=None):
     target = P.pct(d["target_ettr"], 1).replace(".0%", "%")
     if d.get("meets_target"):
-        if d.get("trend") == "rising" or (_rising(records) and "trend" not in d):
+        if d.get("trend") == "rising" or (_rising(records) and d.get("trend") in (None, "not tested")):
             return (f"That meets the {target} target at today's failure rates, if the rate stops rising: every "
                     "trend test finds it rising.")
         return f"That meets the {target} target at today's failure rates."
@@ -272,7 +272,7 @@ def warning_lines(records):
                    "answers use today's rate, the fitted rate at the window's end; they hold while it stays there.")
     elif trend == "disagree" and d.get("today_reason"):
         out.append(f"No trend is used: {d['today_reason']}, so the answers use the window's average rate.")
-    elif _rising(records) and not trend:
+    elif _rising(records) and trend in (None, "not tested"):
         out.append("The failure rate is rising: every trend test agrees (see the distributions page). Answers "
                    "at today's rates hold only if it stops rising.")
     short = records.get("outage_share_under_10min")
@@ -283,7 +283,7 @@ def warning_lines(records):
             and d["p_reachable"] < 0.95:
         out.append(f"In {P.pct(1 - d['p_reachable'], 0)} of the bootstrap draws the {P.pct(d['target_ettr'], 0)} "
                    f"target is out of reach at any node MTBF (per-job causes cap ETTR at {P.pct(d['cap_ettr'])}).")
-    if records.get("trend") == "inconclusive" and not trend:
+    if records.get("trend") == "inconclusive" and trend in (None, "not tested"):
         out.append("The trend tests disagree, so no trend verdict is given (see the distributions page).")
     if records.get("best_family_rejected"):
         text = f"The best-fitting family ({records.get('best_family')}) is rejected by its bootstrap test."
