@@ -111,6 +111,7 @@ class Decision(Result):
     sources: tuple = ()
     search: object = dataclasses.field(default=None, compare=False, repr=False)
     scaled: object = dataclasses.field(default=None, compare=False, repr=False)
+    plan: object = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def meets_target(self):
@@ -128,7 +129,7 @@ class Decision(Result):
         """Plain values (JSON-able; non-finite numbers become None; the simulation object is left out)."""
         out = {}
         for f in dataclasses.fields(self):
-            if f.name in ("search", "scaled"):
+            if f.name in ("search", "scaled", "plan"):
                 continue
             v = getattr(self, f.name)
             if f.name == "sources":
@@ -184,7 +185,7 @@ def source_cluster(source, units_per_node=None):
     (:class:`~relmodel.errors.MissingColumnError`).
     """
     data = getattr(source, "data", source)
-    unit = getattr(source, "unit", "gpu-node")
+    unit = getattr(source, "unit", None) or getattr(data, "_unit", "gpu-node")
     gpus = getattr(source, "source_gpus", None)
     gpn = getattr(source, "gpus_per_node", None)
     if units_per_node is not None and not (isinstance(units_per_node, (int, float)) and units_per_node > 0):
@@ -259,8 +260,8 @@ def _sources(source, r_from, latency):
 
 
 def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_node=None, units=None,
-           units_per_node=None, simulate=True, n_runs=200, alpha=0.05, law_boot=100, conf=0.95, n_boot=2000,
-           seed=None):
+           units_per_node=None, simulate=True, n_runs=200, alpha=0.05, law_boot=100, conf=0.95, share=0.1,
+           n_boot=2000, seed=None):
     """Answer the planning question for ``n_gpus`` from ``source``; returns the one :class:`Decision`.
 
     ``source`` is a :class:`~relmodel.data.source.Source`, a count table or
@@ -273,7 +274,9 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     jobs per interval when the log supports a failure law other than the
     exponential (``alpha``, ``law_boot``: its bootstrap test); the answer is
     then the simulation's.  Intervals come from ``n_boot`` bootstrap draws of
-    the rates.
+    the rates; ``share`` sets the per-component table's budget share
+    (``plan``: the :class:`~relmodel.scale.requirements.Requirements` behind
+    the answer).  ``n_gpus`` may be a :class:`Cluster` (a planned design).
 
     Examples
     --------
@@ -284,9 +287,9 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     """
     data = getattr(source, "data", source)
     src = source_cluster(source, units_per_node)
-    tgt = grow_cluster(int(n_gpus), src, gpus_per_node=gpus_per_node)
+    tgt = grow_cluster(n_gpus if isinstance(n_gpus, Cluster) else int(n_gpus), src, gpus_per_node=gpus_per_node)
     kw = dict(gpus_per_node=gpus_per_node, units=units, units_per_node=units_per_node, simulate=simulate,
-              n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, seed=seed)
+              n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, share=share, seed=seed)
     if int(n_boot) < 2:  # no bootstrap: point answers, no intervals
         point = decide(source, n_gpus, target_ettr, ckpt_cost, restart, n_boot=2, **kw)
         return dataclasses.replace(point, **{k: None for k in (
@@ -299,7 +302,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     wide = cluster_wide_causes(data)
     rates, all_units = _rates_today(data, today.factor, wide, units, conf)
     req = plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, source_cluster=src, target_cluster=tgt,
-                            units=all_units, conf=conf, n_boot=n_boot, seed=seed)
+                            units=all_units, share=share, conf=conf, n_boot=n_boot, seed=seed)
     scaled = scale_rates(rates, src, tgt, units=all_units, conf=conf, n_boot=n_boot, seed=seed)
     m, lo, hi = scaled.job_mtbf_h, scaled.job_mtbf_lo, scaled.job_mtbf_hi
     fixed = req.fixed_rate_per_h
@@ -354,7 +357,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         source_gpus_per_node=src.gpus_per_node, source_unit=str(getattr(source, "unit", "gpu-node")),
         per_job_causes=tuple(scaled.by_cause.loc[scaled.by_cause["scales_with"] == "job", "component"].astype(str)),
         cluster_wide=tuple(sorted(wide)), sources=_sources(source, r_from, latency), search=search,
-        scaled=scaled,
+        scaled=scaled, plan=req,
     )
 
 
