@@ -212,7 +212,10 @@ def _recommended(d, s):
     rec = recommendation(d, s)
     if rec["basis"] == "formula":
         why = f" ({d['law_reason']})" if d.get("law_reason") and s else ""
-        return [_interval(d), _ettr(d)], ([f"For comparison: {simulation_sentence(s)}{why}"] if s else [])
+        if not s:
+            return [_interval(d), _ettr(d)], ([f"The interval assumes exponential failures ({d['law_reason']})."]
+                                              if d.get("law_reason") else [])
+        return [_interval(d), _ettr(d)], [f"For comparison: {simulation_sentence(s)}{why}"]
     covers = d.get("range_covers") if "basis" in d else None
     law = f": {d['law_reason']}" if d.get("law_reason") else ""
     lead = [f"Checkpoint every {P.duration(rec['interval_h'])} (the simulation's best interval, with the failure "

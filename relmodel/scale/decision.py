@@ -319,7 +319,8 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         pairs.append((f_ettr, min(e_k), max(e_k)))
         covers += " and the fitted rate at the window's end"
     e_lo, e_hi = _spread(f_ettr, *pairs)
-    family, fit, best, law_reason = choose_law(data, alpha=alpha, n_boot=law_boot, seed=0 if seed is None else seed)
+    family, fit, best, law_reason = (choose_law(data, alpha=alpha, n_boot=law_boot, seed=0 if seed is None else seed)
+                                     if simulate else ("exponential", None, None, "no simulation was asked for"))
     search, basis, interval, ettr_ = None, "formula", tau, f_ettr
     if simulate and best is not None:
         from ..checkpoint.search import best_interval

@@ -68,8 +68,8 @@ def restart_input(data, restart=None):
         except Exception:  # a log without segments
             gaps = None
     if gaps is not None and gaps.size:
-        r = float(gaps.mean())
-        note = f"the mean of {gaps.size:,} requeue gaps (job end to next start) in the log"
+        r = float(np.median(gaps))  # a run held for a day between two restarts is not a restart time
+        note = f"the median of {gaps.size:,} requeue gaps (job end to next start) in the log"
         if latency is not None:
             r += latency
             note += ", plus the measured detection latency (fault to job end)"
