@@ -93,15 +93,17 @@ def _cli_log(params):
 
 def _sources(tmp):
     rising, _ = rising_log(tmp / "rising.csv")
+    small = {"n_gpus": 256}  # the generated clusters are small: a job that still makes progress on them
     return {
-        "count table": ({"log": "llama3"}, {}),
-        "stepfun": ({"log": "stepfun"}, {}),
-        "slurm export": ({"log": str(REPO / "data" / "ops-example" / "sacct.txt"), "format": "sacct"}, {}),
-        "rising": ({"log": str(rising), **LOG}, {}),
-        "reboots": ({"log": str(reboot_log(tmp / "reboots.csv")), **LOG}, {}),
-        "one gpu a node": ({"log": str(steady_log(tmp / "titan.csv")), **LOG, "gpus_per_node": 1}, {}),
-        "disks": ({"log": str(steady_log(tmp / "disks.csv")), **LOG, "unit": "disk"}, {"units_per_node": 4}),
-        "cluster-wide": ({"log": str(cluster_wide_log(tmp / "wide.csv")), **LOG}, {}),
+        "count table": ({"log": "llama3"}, {"n_gpus": 16384}),
+        "stepfun": ({"log": "stepfun"}, {"n_gpus": 16384}),
+        "slurm export": ({"log": str(REPO / "data" / "ops-example" / "sacct.txt"), "format": "sacct"}, small),
+        "rising": ({"log": str(rising), **LOG}, small),
+        "reboots": ({"log": str(reboot_log(tmp / "reboots.csv")), **LOG}, small),
+        "one gpu a node": ({"log": str(steady_log(tmp / "titan.csv")), **LOG, "gpus_per_node": 1}, small),
+        "disks": ({"log": str(steady_log(tmp / "disks.csv")), **LOG, "unit": "disk"},
+                  {**small, "units_per_node": 4}),
+        "cluster-wide": ({"log": str(cluster_wide_log(tmp / "wide.csv")), **LOG}, small),
     }
 
 
@@ -162,16 +164,17 @@ def test_every_face_says_the_one_decision(rendered, name):
     # the CLI and the API: the same floats
     gpn = [] if "gpus_per_node" not in params else ["--source-gpus-per-node", params["gpus_per_node"],
                                                      "--gpus-per-node", params["gpus_per_node"]]
-    more = [] if not extra else ["--units-per-node", extra["units_per_node"]]
-    cli_int = run_cli("interval", "--log", *_cli_log(params), "--gpus", 16384, *gpn, *more, "--format", "json",
+    n = extra["n_gpus"]
+    more = [] if "units_per_node" not in extra else ["--units-per-node", extra["units_per_node"]]
+    cli_int = run_cli("interval", "--log", *_cli_log(params), "--gpus", n, *gpn, *more, "--format", "json",
                       "--seed", 0)
     assert cli_int.exit_code == 0, cli_int.output
-    cli_req = run_cli("requirements", "--log", *_cli_log(params), "--gpus", 16384, *gpn[:2], *more,
+    cli_req = run_cli("requirements", "--log", *_cli_log(params), "--gpus", n, *gpn[:2], *more,
                       "--format", "json")
     assert cli_req.exit_code == 0, cli_req.output
     kw = {k: v for k, v in params.items() if k not in ("log",)}
-    api = decide(load_source(params["log"], **kw), 16384, 0.9, "1min", None, gpus_per_node=params.get("gpus_per_node"),
-                 seed=0, **extra).headline()
+    api = decide(load_source(params["log"], **kw), n, 0.9, "1min", None, gpus_per_node=params.get("gpus_per_node"),
+                 seed=0, units_per_node=extra.get("units_per_node")).headline()
     for face, got in (("interval", json.loads(cli_int.output[cli_int.output.index("{"):])["decision"]),
                       ("requirements", json.loads(cli_req.output[cli_req.output.index("{"):])["decision"]),
                       ("api", api)):
