@@ -211,11 +211,10 @@ def _recommended(d, s):
     """``(lead, comparison)``: the recommendation's interval and ETTR sentences, and the other answer's."""
     rec = recommendation(d, s)
     if rec["basis"] == "formula":
-        why = f" ({d['law_reason']})" if d.get("law_reason") and s else ""
         if not s:
             return [_interval(d), _ettr(d)], ([f"The interval assumes exponential failures ({d['law_reason']})."]
                                               if d.get("law_reason") else [])
-        return [_interval(d), _ettr(d)], [f"For comparison: {simulation_sentence(s)}{why}"]
+        return [_interval(d), _ettr(d)], [f"For comparison: {simulation_sentence(s)}"]
     covers = d.get("range_covers") if "basis" in d else None
     law = f": {d['law_reason']}" if d.get("law_reason") else ""
     lead = [f"Checkpoint every {P.duration(rec['interval_h'])} (the simulation's best interval, with the failure "

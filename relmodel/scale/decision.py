@@ -322,11 +322,12 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     family, fit, best, law_reason = (choose_law(data, alpha=alpha, n_boot=law_boot, seed=0 if seed is None else seed)
                                      if simulate else ("exponential", None, None, "no simulation was asked for"))
     search, basis, interval, ettr_ = None, "formula", tau, f_ettr
-    if simulate and best is not None:
+    if simulate:  # the answer's law, or a comparison (the AIC-best law; exponential with no times to fit)
         from ..checkpoint.search import best_interval
-        from ..checkpoint.sources import Rescaled
-        search = best_interval(Rescaled(fit if fit is not None else best, m), ckpt_cost=d, restart=r, n_runs=n_runs,
-                               seed=0 if seed is None else seed, resolution=0.001)
+        from ..checkpoint.sources import ExponentialFailures, Rescaled
+        law = ExponentialFailures(m) if best is None else Rescaled(fit if fit is not None else best, m)
+        search = best_interval(law, ckpt_cost=d, restart=r, n_runs=n_runs, seed=0 if seed is None else seed,
+                               resolution=0.001)
         if fit is not None:
             basis, interval, ettr_ = "simulation", float(search.interval_h), float(search.ettr)
             shift = ettr_ - f_ettr
