@@ -30,8 +30,9 @@ MEASURED, PARAMETER, ASSUMED = "measured from the log", "parameter", "assumption
 LAW_FAMILIES = ("exponential", "weibull", "lognormal", "gamma", "loglogistic")
 
 
-def detection_latency(data):
+def detection_latency(source):
     """Hours from a fault to the job's end, as a joined kernel log measured it; None when not known."""
+    data = getattr(source, "data", source)
     for name in ("detection_latency_h", "detection_latency"):
         value = getattr(data, name, None)
         if callable(value):
@@ -49,13 +50,14 @@ def detection_latency(data):
     return None
 
 
-def restart_input(data, restart=None):
+def restart_input(source, restart=None):
     """``(restart_h, source, note, latency_h)``: the restart time a decision uses, and where it came from.
 
     ``restart`` given: the parameter.  Not given: the mean of the log's
     requeue gaps (job end to next start) plus the measured detection latency
     when the log has them; else the default 10 minutes, an assumption.
     """
+    data = getattr(source, "data", source)
     latency = detection_latency(data)
     if restart is not None:
         return float(hours(restart)), PARAMETER, "as given", latency
@@ -77,7 +79,7 @@ def restart_input(data, restart=None):
     return float(hours(DEFAULTS["restart"])), ASSUMED, "the default (the log shows no restarts)", latency
 
 
-def choose_law(data, *, alpha=0.05, n_boot=100, seed=0, families=LAW_FAMILIES):
+def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILIES):
     """``(family, fit, comparison_fit, reason)``: the law the job's interruptions follow.
 
     ``family`` is the AIC-best family its bootstrap test does not reject
@@ -85,6 +87,7 @@ def choose_law(data, *, alpha=0.05, n_boot=100, seed=0, families=LAW_FAMILIES):
     ``comparison_fit`` is the AIC-best fit whatever its test says (None for a
     count table or too few gaps), for a simulation shown beside the answer.
     """
+    data = getattr(source, "data", source)
     if not hasattr(data, "interarrivals"):
         return "exponential", None, None, "a count table has no times to fit a shape to"
     gaps = data.interarrivals()
@@ -113,7 +116,7 @@ def choose_law(data, *, alpha=0.05, n_boot=100, seed=0, families=LAW_FAMILIES):
     return fam, cmp.fits[fam], best, f"the {fam} law is {where} (bootstrap p = {p:.2g})"
 
 
-def cluster_wide_causes(data, *, min_nodes=3, within="1min", share=0.5):
+def cluster_wide_causes(source, *, min_nodes=3, within="1min", share=0.5):
     """Causes whose outages mostly strike ``min_nodes`` or more nodes within ``within`` of each other.
 
     Such a cause lives in what the nodes share (file system, power,
@@ -121,6 +124,7 @@ def cluster_wide_causes(data, *, min_nodes=3, within="1min", share=0.5):
     cause -> share of its outages in such bursts (a log with causes and
     nodes only; else empty).
     """
+    data = getattr(source, "data", source)
     cols = list(getattr(data, "cause_columns", None) or [])
     if not cols or not hasattr(data, "interruptions"):
         return {}
