@@ -8,6 +8,7 @@ runs pin the ETTR digit the page prints (:data:`ETTR_STEP`).
 import pandas as pd
 
 from . import present as P
+from .summarise import noise_range
 from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
@@ -41,7 +42,12 @@ def job_block(dec):
         rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)})"
     return P.paragraph(f"Scaled to {dec.n_gpus:,} GPUs ({dec.n_nodes:,} nodes), the job is interrupted "
                        f"{P.number(dec.fixed_per_day + dec.hardware_per_day, 2)} times a day: every "
-                       f"{P.duration(dec.job_mtbf_h)} on average{rng}.")
+                       f"{P.duration(dec.job_mtbf_h)} {_now(dec)}{rng}.")
+
+
+def _now(dec):
+    """"now" when today's rate is the fitted rate at the window's end, else "on average"."""
+    return "now (today's rate)" if dec.trend in ("rising", "falling") else "on average"
 
 
 def interval_block(dec):
@@ -109,10 +115,10 @@ def simulation_block(search, law, exp_ettr):
         return P.note(f"No simulation: {law}; the exponential formula is the answer.", "info")
     rows = pd.DataFrame([
         {"what": f"simulated best ({law})", "interval_h": search.interval_h, "ettr": search.ettr,
-         "range": P.pct_range(search.ettr_lo, search.ettr_hi)},
+         "range": noise_range(search.ettr_lo, search.ettr_hi)},
         {"what": "exponential formula's interval, simulated", "interval_h": search.exp_interval_h,
          "ettr": search.exp_interval_sim_ettr,
-         "range": P.pct_range(search.exp_interval_sim_lo, search.exp_interval_sim_hi)},
+         "range": noise_range(search.exp_interval_sim_lo, search.exp_interval_sim_hi)},
         {"what": "exponential formula's prediction", "interval_h": search.exp_interval_h, "ettr": exp_ettr,
          "range": "exact"}])
     text = simulation_sentence(simulation_records(search, law, exp_ettr))

@@ -22,7 +22,7 @@ from .markup import HEADLINE
 from .records import clean
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "answer_sentences", "today_sentence", "headline_of", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "answer_sentences", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -44,6 +44,13 @@ def _range(lo, hi, covers=None):
     if rng == P.DASH or P.pct(lo) == P.pct(hi):
         return ""
     return f" ({rng}{'; ' + covers if covers else ''})"
+
+
+def noise_range(lo, hi):
+    """A simulated ETTR's 99% interval for a table cell: "85.6–85.9%", or "narrower than 0.1 point"."""
+    if not (_ok(lo) and _ok(hi)):
+        return P.DASH
+    return "narrower than 0.1 point" if P.pct(lo) == P.pct(hi) else P.pct_range(lo, hi)
 
 
 def _ettr(d):
@@ -162,7 +169,8 @@ def simulation_sentence(s):
         side = "shorter" if off > 0 else "longer"
         where = f"{abs(off):.0f}% {side} than the formula's {P.duration(s['formula_interval_h'])}"
     return (f"Simulated with {s['law']}, the best interval is {P.duration(s['best_interval_h'])} ({where}) for "
-            f"an ETTR of {P.pct(s['ettr'])} ({P.pct_range(s['ettr_lo'], s['ettr_hi'])}). At the formula's interval "
+            f"an ETTR of {P.pct(s['ettr'])}{_range(s.get('ettr_lo'), s.get('ettr_hi'), 'simulation noise, 99%')}. "
+            "At the formula's interval "
             f"the simulation gives {P.pct(s['formula_interval_sim_ettr'])} where the formula predicts "
             f"{P.pct(s['formula_ettr'])}: for this data the exponential answer is {size}.")
 
