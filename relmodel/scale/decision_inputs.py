@@ -76,7 +76,7 @@ def restart_input(source, restart=None):
             r += latency
             note += ", plus the measured detection latency (fault to job end)"
         return r, MEASURED, note, latency
-    return float(hours(DEFAULTS["restart"])), ASSUMED, "the default (the log shows no restarts)", latency
+    return float(hours(DEFAULTS["restart"])), ASSUMED, "the default: the log shows no restarts", latency
 
 
 def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILIES):
