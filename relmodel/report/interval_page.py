@@ -12,7 +12,23 @@ from .summarise import noise_range
 from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
-           "simulation_records", "backtest_block", "law_text", "mark_answer"]
+           "simulation_records", "backtest_block", "law_text", "mark_answer", "decision_or_why", "no_answer"]
+
+
+def decision_or_why(source, n_gpus, target_ettr, ckpt_cost, restart, **kwargs):
+    """``(decision, None)``, or ``(None, why)`` when the source gives no answer for a GPU job (its units are
+    disks or servers and nothing maps them to nodes): the page then says so instead of stopping."""
+    from ..errors import UnitError
+    from ..scale.decision import decide
+    try:
+        return decide(source, n_gpus, target_ettr, ckpt_cost, restart, **kwargs), None
+    except UnitError as err:
+        return None, str(err)
+
+
+def no_answer(why):
+    """The note a page shows in place of its answers when the source gives none for a GPU job."""
+    return P.note(f"No answer for a GPU job: {why}.", "info")
 
 
 def law_text(dec):

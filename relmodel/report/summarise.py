@@ -272,6 +272,8 @@ def warning_lines(records):
     if d and not d.get("reachable", True):
         out.append(f"The {P.pct(d['target_ettr'], 0)} target is out of reach at {d['n_gpus']:,} GPUs: per-job "
                    f"causes cap ETTR at {P.pct(d['cap_ettr'])}.")
+    if records.get("no_gpu_answer"):
+        out.append(f"No answer for a GPU job: {records['no_gpu_answer']}.")
     src = records.get("source") or {}
     if _ok(src.get("events")) and src["events"] < 30:
         out.append(f"Only {src['events']} interruptions in the data: rates and fits are uncertain.")
