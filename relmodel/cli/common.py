@@ -16,7 +16,7 @@ _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
             (r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
             (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start "),
             (r"\(min_outage\)", "(--min-outage)")]
-for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot"):
+for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot", "units_per_node"):
     _OPTIONS += [(rf"\b{_arg}=(?=\S)", f"--{_arg.replace('_', '-')} "), (rf"\b{_arg}\b(?!=)", f"--{_arg.replace('_', '-')}")]
 
 

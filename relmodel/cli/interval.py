@@ -16,6 +16,18 @@ __all__ = ["command"]
 _MAX_REPLICAS = 1_000_000
 
 
+def hours(value):
+    """:func:`relmodel.units.hours`, imported when first used (numpy stays out of ``--help``)."""
+    from ..units import hours as to_hours
+    return to_hours(value)
+
+
+def duration(h):
+    """:func:`relmodel.tables.duration`, imported when first used (pandas stays out of ``--help``)."""
+    from ..tables import duration as in_words
+    return in_words(h)
+
+
 def _for_people(df):
     out = df.drop(columns=["interval_h"]).copy()
     for c in ("ettr", "checkpoint_share", "lost_share", "restart_share"):
@@ -32,10 +44,19 @@ def _for_people(df):
 @click.option("--gpus-per-node", type=int, default=DEFAULTS["gpus_per_node"], show_default=True, help="With --gpus.")
 @click.option("--source-gpus", type=click.IntRange(min=1),
               help="With --gpus: GPUs the log was observed on [default: for a file, the nodes seen in it].")
+@click.option("--source-gpus-per-node", type=click.IntRange(min=1),
+              help="With --log: GPUs per node of the observed cluster (for files) [default: 8].")
+@click.option("--units-per-node", type=click.FloatRange(0, min_open=True),
+              help="With --unit disk or server: how many of the log's units one node of the planned job holds.")
+@click.option("--target-ettr", type=float, default=DEFAULTS["target_ettr"], show_default=True,
+              help="With --log: the target of the decision's requirement.")
+@click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
+              help="With --log: what a cause scales with (gpu, node, link, job...), as for requirements.")
 @click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
               help="Time the job is stalled writing one checkpoint, e.g. 45s.")
-@click.option("--restart", default=DEFAULTS["restart"], show_default=True,
-              help="Restart time (detect, reschedule, reload).")
+@click.option("--restart", default=None,
+              help="Restart time (detect, reschedule, reload) [default: with --log, measured from its requeue gaps "
+              "where it has them; else 10min].")
 @click.option("--step", help="Training step time; adds the best whole-step interval.")
 @click.option("--persist", help="Asynchronous checkpoints: background persist time (--ckpt-cost is the stall).")
 @click.option("--fast-cost", help="Two-level: cost of a fast (in-memory or peer) checkpoint.")
@@ -50,8 +71,9 @@ def _for_people(df):
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Seed of the simulation.")
 @format_option
 @log_options
-def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, step, persist, fast_cost, fast_fraction,
-            fast_restart, family, work, replicas, seed, fmt, log_kwargs):
+def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, units_per_node, target_ettr, scale,
+            ckpt_cost, restart, step, persist, fast_cost, fast_fraction, fast_restart, family, work, replicas, seed,
+            fmt, log_kwargs):
     """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
 
     The exact interval maximises Daly's expected-wall-time model for
@@ -78,7 +100,9 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
         raise ModelInputError("--gpus needs --log (the source whose rates are scaled)")
     if family is not None and log is None:
         raise ModelInputError("--fit needs --log (the interruptions to fit)")
-    where, source = "given", None
+    where, source, dec = "given", None, None
+    if log is None and restart is None:
+        restart = DEFAULTS["restart"]
     if log is not None:
         from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
         source = load_source(log, log_kwargs)
@@ -87,11 +111,9 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
                             "--source-gpus (the units are counted from the log)")
         if source_gpus is not None and gpus is None:
             raise ModelInputError("--source-gpus needs --gpus (the job size the observed rates are scaled to)")
-        if source_gpus is not None:
-            from .requirements import _source_cluster
-            mtbf = scale_job_mtbf(source, gpus, gpus_per_node, source_cluster=_source_cluster(source, source_gpus))
-        else:
-            mtbf = job_mtbf_from_source(source, gpus, gpus_per_node)
+        dec = _decision(source, gpus, gpus_per_node, source_gpus, source_gpus_per_node, units_per_node, target_ettr,
+                        scale, ckpt_cost, restart, seed)
+        mtbf, restart = dec.job_mtbf_h, dec.restart_h
         note = observed_note(source, source_gpus) if gpus else None
         if note:
             click.echo(f"relmodel: note: {note}", err=True)
@@ -112,8 +134,13 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
         if search is not None:
             out["fitted"] = {"family": family, "source": search.source,
                              "intervals": json.loads(search.to_frame().to_json(orient="records"))}
+        if dec is not None:
+            out["decision"] = dec.headline()
         click.echo(json.dumps(out, indent=2))
         return
+    if dec is not None and fmt == "table":
+        from .requirements import decision_lines
+        click.echo("\n".join(decision_lines(dec)) + "\n")
     if fmt == "table":
         click.echo(f"job MTBF {duration(hours(mtbf))} ({where}), checkpoint {duration(hours(ckpt_cost))}, "
                    f"restart {duration(hours(restart))}")
@@ -136,6 +163,18 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, ckpt_cost, restart, ste
         if fmt == "table":
             click.echo(f"simulated with {search.source} between interruptions (99% intervals):")
         echo_frame(search.to_frame(), fmt, floatfmt="{:,.5g}".format)
+
+
+def _decision(source, gpus, gpus_per_node, source_gpus, source_gpn, units_per_node, target_ettr, scale, ckpt_cost,
+              restart, seed):
+    """The one decision for the log at ``gpus`` GPUs (the observed size without --gpus), as the report makes it."""
+    from ..scale.decision import decide
+    from .requirements import _source_cluster, _units, as_source
+    _source_cluster(source, source_gpus)  # a size that contradicts the data is refused
+    src = as_source(source, source_gpus, source_gpn)
+    return decide(src, gpus or src.source_gpus, target_ettr, ckpt_cost, restart,
+                  gpus_per_node=gpus_per_node if gpus else None, units=_units(scale), units_per_node=units_per_node,
+                  seed=0 if seed is None else seed)
 
 
 def _search(source, family, mtbf, ckpt_cost, restart, work, replicas, seed):

@@ -74,6 +74,14 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
         counted = f" ({source.n_nodes:,} {unit}s)" if said == unit else ""
         click.echo(f"{name}: rates per {said}{counted}, {conf:.0%} intervals ({method})")
     echo_frame(df, fmt)
+    if fmt == "table" and hasattr(source, "interruptions"):
+        from ..scale.today import todays_rate
+        today = todays_rate(source, conf=conf)
+        if today.moving:
+            click.echo(f"note: these are averages over the window; the rate is {today.trend} (every trend test "
+                       f"agrees): today's rate is {today.factor:.2f}x the average ({today.factor_lo:.2f}-"
+                       f"{today.factor_hi:.2f}x, {today.method}), the rate `relmodel interval`, `requirements` and "
+                       "the report decide with")
     if fmt == "table" and hasattr(source, "disagreements"):
         for r in source.disagreements().itertuples():
             click.echo(f"note: the source prints {r.printed_pct}% for {r.component}; its count gives "

@@ -8,7 +8,7 @@ from .common import echo_frame, format_option, load_source, log_options, observe
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError, UnitError
 
-__all__ = ["command"]
+__all__ = ["command", "as_source", "decision_lines"]
 
 #: ``Cluster.presets()``, named here so that ``--help`` and option parsing do not load the scale layer (pandas);
 #: tests/package/test_import_cost.py holds the two the same.
@@ -46,13 +46,51 @@ def _source_cluster(source, source_gpus):
 
 
 def _units(pairs):
-    out = {}
-    for pair in pairs:
-        name, sep, unit = pair.rpartition("=")
-        if not sep or not name.strip():
-            raise ModelInputError(f"--scale takes CAUSE=UNIT, e.g. 'Network Switch/Cable=transceiver'; got {pair!r}")
-        out[name.strip()] = unit.strip()
-    return out or None
+    from ..scale.scaling import parse_units
+    try:
+        return parse_units(pairs)
+    except ModelInputError as err:
+        raise ModelInputError(str(err).replace("scale takes", "--scale takes")) from None
+
+
+def as_source(data, source_gpus=None, source_gpus_per_node=None):
+    """The log or count table a command read, with the cluster it was observed on (a report's Source).
+
+    The size is ``source_gpus`` when given, else what the data say (a count
+    table's GPUs, a data set's node count, or the nodes seen in the log); a
+    log that names no nodes and gives no size is refused, as the report does.
+    """
+    from ..data.source import Source
+    from ..errors import MissingColumnError
+    is_log = hasattr(data, "events")
+    gpn = int(source_gpus_per_node or getattr(data, "gpus_per_node", None) or 8)
+    if source_gpus is not None:
+        gpus, how = int(source_gpus), "as given"
+    elif getattr(data, "n_gpus", None):
+        gpus, how = int(data.n_gpus), "as published"
+    elif is_log and getattr(data, "_n_nodes", None):
+        gpus, how = int(data.n_nodes) * gpn, "from the data set's description"
+    elif is_log and "node" in data.events and data.events["node"].nunique() > 1:
+        nodes = int(data.events["node"].nunique())
+        gpus, how = nodes * gpn, f"{nodes:,} nodes seen in the log × {gpn} GPUs"
+    else:
+        raise MissingColumnError(f"{getattr(data, 'name', 'the log')}: the log names no nodes, so the GPUs it "
+                                 "covers are unknown; pass --source-gpus (GPUs observed) or --node (the column "
+                                 "naming the node of each outage)")
+    n = len(data.interruptions()) if is_log else int(getattr(data, "n_unexpected", 0))
+    return Source(data, "log" if is_log else "counts", str(getattr(data, "name", "source")), gpus, gpn, n,
+                  float(data.duration_h), how, (), unit_of(data))
+
+
+def decision_lines(dec):
+    """The decision's answers, as the report's index says them, for the terminal."""
+    from ..report.summarise import answer_sentences
+    from ..tables import duration
+    said = dict(dec.sources)
+    inputs = (f"Inputs: restart {duration(dec.restart_h)} ({said.get('restart')}: {dec.restart_note}); "
+              f"observed cluster {dec.source_gpus:,} GPUs at {dec.source_gpus_per_node} a node; today's rate: "
+              f"{dec.today_method}" + (f" ({dec.today_reason})" if dec.today_reason else "") + ".")
+    return answer_sentences({"decision": dec.to_dict()}) + [inputs]
 
 
 @click.command("requirements")
@@ -62,8 +100,9 @@ def _units(pairs):
               help="Target effective training time ratio, a fraction below 1.")
 @click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
               help="Time the job stalls per checkpoint.")
-@click.option("--restart", default=DEFAULTS["restart"], show_default=True,
-              help="Time to detect, reschedule and reload.")
+@click.option("--restart", default=None,
+              help="Time to detect, reschedule and reload [default: measured from the log's requeue gaps where it "
+              "has them, else 10min].")
 @click.option("--log", "log", default="llama3", show_default=True,
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
 @click.option("--cluster", type=click.Choice(sorted(CLUSTER_PRESETS)),
@@ -71,6 +110,11 @@ def _units(pairs):
 @click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
               help="Override what a cause or category scales with (gpu, node, link, transceiver, switch, job...).")
 @click.option("--source-gpus", type=click.IntRange(min=1), help="GPUs the log was observed on (for files).")
+@click.option("--source-gpus-per-node", type=click.IntRange(min=1),
+              help="GPUs per node of the observed cluster (for files) [default: 8].")
+@click.option("--units-per-node", type=click.FloatRange(0, min_open=True),
+              help="With --unit disk or server: how many of the log's units one node of the planned job holds "
+              "(without it such a log gives no GPU-job answer).")
 @click.option("--share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1,
               show_default=True, help="share_fit column: FIT keeping a cause under this share of interruptions.")
 @click.option("--conf", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
@@ -82,8 +126,8 @@ def _units(pairs):
               help="Requirement on one part from 1k to 1M GPUs per fabric and tiers; --share is its budget share.")
 @format_option
 @log_options
-def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, share, conf, n_boot, seed,
-            component, fmt, log_kwargs):
+def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, source_gpus_per_node,
+            units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
 
     Observed rates are scaled to --gpus by component counts (GPU causes per
@@ -100,17 +144,19 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
       relmodel requirements --component transceiver --target-ettr 0.9 --share 0.1
     """
     if component == "transceiver":
-        return _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt)
-    from ..scale.requirements import plan_requirements
+        return _transceivers(gpus, target_ettr, ckpt_cost, DEFAULTS["restart"] if restart is None else restart,
+                             share, fmt)
     source = load_source(log, log_kwargs)
     gpu_figures = unit_of(source) == "gpu-node"
     if not gpu_figures and source_gpus is not None:
         raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
                         "--source-gpus (the units are counted from the log)")
-    plan = plan_requirements(source, gpus, target_ettr, ckpt_cost, restart,
-                             source_cluster=_source_cluster(source, source_gpus),
-                             target_cluster=_target(cluster, gpus), units=_units(scale), share=share, conf=conf,
-                             n_boot=n_boot, seed=seed)
+    _source_cluster(source, source_gpus)  # a size that contradicts the data is refused
+    from ..scale.decision import decide
+    dec = decide(as_source(source, source_gpus, source_gpus_per_node), _target(cluster, gpus) or gpus, target_ettr,
+                 ckpt_cost, restart, units=_units(scale), units_per_node=units_per_node, share=share, conf=conf,
+                 n_boot=n_boot, seed=seed)
+    plan = dec.plan
     if not plan.feasible:
         raise InfeasibleTargetError(plan.message)
     note = observed_note(source, source_gpus)
@@ -120,7 +166,8 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     if not gpu_figures:  # a per-GPU MTBF from the rates of disks or servers means nothing
         summary = summary[summary["quantity"] != "required GPU MTBF"]
     if fmt == "json":
-        out = {"assumption": plan.assumption, "summary": json.loads(summary.to_json(orient="records")),
+        out = {"decision": dec.headline(), "assumption": plan.assumption,
+               "summary": json.loads(summary.to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
         click.echo(json.dumps(out, indent=2))
         return
@@ -128,8 +175,10 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
         echo_frame(plan.components, fmt)
         return
     click.echo(f"Observed: {getattr(source, 'name', log)}")
+    click.echo("\n".join(decision_lines(dec)))
     click.echo("\n".join(line for line in plan.text().splitlines()
-                          if gpu_figures or not line.startswith("required GPU MTBF")))
+                          if (gpu_figures or not line.startswith("required GPU MTBF"))
+                          and not line.startswith("at observed rates")))
     if plan.p_feasible < 1:
         click.echo(f"note: in {100 * (1 - plan.p_feasible):.1f}% of bootstrap draws the per-job causes alone "
                    "miss the target, so the upper bounds are infinite")

@@ -34,25 +34,64 @@ NOTEBOOK_TITLES = {
 }
 
 
+_SAID = {"measured from the log": "measured from the log", "parameter": "given", "assumption": "default (assumption)"}
+
+
+def _where(head, key, given):
+    """How an input is labelled: measured from the log, given, or a default (an assumption)."""
+    said = (head.get("source") or {}).get(key)
+    if said in _SAID:
+        return _SAID[said]
+    return "given" if given else _SAID["assumption"]
+
+
 def inputs_rows(summary, merged):
-    """(label, value, given-or-assumed) rows for the inputs the answers rest on."""
+    """(label, value, where) rows for the inputs the answers rest on; where is "given", "measured from the log"
+    or "default (assumption)" (summary.json's ``headline.source``)."""
     given = set(summary.get("parameters") or {})
+    head = summary.get("headline") or {}
     d, src = merged.get("decision") or {}, merged.get("source") or {}
     rows = []
     if src:
         what = "interruptions" if src.get("kind") == "counts" else "outages"
         rows.append(("Data", f"{src['name']}: {P.count(src['events'])} {what} over "
-                             f"{P.duration(src['span_h'])}", "log" in given))
+                             f"{P.duration(src['span_h'])}", "given" if "log" in given else _SAID["assumption"]))
         counted = (src.get("counted") if src.get("unit", "gpu-node") != "gpu-node"
                    else f"{P.count(src['source_gpus'])} GPUs")
         rows.append(("Observed cluster", f"{counted} ({src.get('cluster_from', '')})",
-                     "source_gpus" in given or "unit" in given))
+                     _where(head, "source_gpus", "source_gpus" in given or "unit" in given)))
     if d:
-        rows += [("Planned job", f"{P.count(d['n_gpus'])} GPUs ({P.count(d['n_nodes'])} nodes)", "n_gpus" in given),
-                 ("GPUs per node", f"{d['gpus_per_node']}", "gpus_per_node" in given),
-                 ("Checkpoint cost", P.duration(d["ckpt_cost_h"]), "ckpt_cost" in given),
-                 ("Restart time", P.duration(d["restart_h"]), "restart" in given),
-                 ("Target ETTR", P.pct(d["target_ettr"]), "target_ettr" in given)]
+        seen = d.get("source_gpus_per_node") or src.get("gpus_per_node")
+        rows += [("Planned job", f"{P.count(d['n_gpus'])} GPUs ({P.count(d['n_nodes'])} nodes)",
+                  _where(head, "n_gpus", "n_gpus" in given)),
+                 ("GPUs per node", f"{d['gpus_per_node']} in the planned job, {seen} in the observed cluster",
+                  _where(head, "gpus_per_node", "gpus_per_node" in given)),
+                 ("Checkpoint cost", P.duration(d["ckpt_cost_h"]), _where(head, "ckpt_cost", "ckpt_cost" in given)),
+                 ("Restart time", P.duration(d["restart_h"]) + (f" ({d['restart_note']})" if d.get("restart_note")
+                                                                and d["restart_note"] != "as given" else ""),
+                  _where(head, "restart", "restart" in given))]
+        if d.get("detection_latency_h") is not None:
+            rows.append(("Detection latency (fault to job end)", P.duration(d["detection_latency_h"]),
+                         _SAID["measured from the log"]))
+        rows.append(("Target ETTR", P.pct(d["target_ettr"]), _where(head, "target_ettr", "target_ettr" in given)))
+        rows += _choices(d)
+    return rows
+
+
+def _choices(d):
+    """The choices behind the answers, as input rows: failure law, the rate "today" means, causes held per job."""
+    rows = []
+    if d.get("basis"):
+        how = ("simulated with the fitted law" if d["basis"] == "simulation" else "the exponential formula")
+        rows.append(("Answer from", f"{how}: {d.get('law_reason', '')}", "chosen from the log"))
+    if d.get("today_method"):
+        why = f" ({d['today_reason']})" if d.get("today_reason") else ""
+        rows.append(("Today's rate", f"{d['today_method']}{why}", "chosen from the log"))
+    held = list(d.get("per_job_causes") or [])
+    if held:
+        wide = set(d.get("cluster_wide") or [])
+        names = ", ".join(f"{c} (strikes many nodes at once)" if c in wide else c for c in held[:8])
+        rows.append(("Causes held per job (not grown with nodes)", names, "by name or from the log"))
     return rows
 
 
@@ -99,8 +138,8 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
     rows = inputs_rows(summary, merged)
     if rows:
         parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
-            [html_text(a), html_text(b), "given" if g else "<span class='assumed'>default (assumption)</span>"]
-            for a, b, g in rows]))
+            [html_text(a), html_text(b), f"<span class='assumed'>{html_text(g)}</span>" if "assumption" in g
+             else html_text(g)] for a, b, g in rows]))
     answers = summary.get("answers")
     if answers:
         parts.append("<h2>Answers</h2>" + "".join(f"<p class='answer'>{html_text(s)}</p>" for s in answers))

@@ -8,10 +8,48 @@ runs pin the ETTR digit the page prints (:data:`ETTR_STEP`).
 import pandas as pd
 
 from . import present as P
+from .summarise import noise_range
 from .summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
-           "simulation_records", "backtest_block", "simulated_search", "no_simulation_block"]
+           "simulation_records", "backtest_block", "law_text", "mark_answer", "decision_or_why", "no_answer",
+           "simulated_search", "no_simulation_block"]
+
+
+def decision_or_why(source, n_gpus, target_ettr, ckpt_cost, restart, **kwargs):
+    """``(decision, None)``, or ``(None, why)`` when the source gives no answer for a GPU job (its units are
+    disks or servers and nothing maps them to nodes): the page then says so instead of stopping."""
+    from ..errors import UnitError
+    from ..scale.decision import decide
+    try:
+        return decide(source, n_gpus, target_ettr, ckpt_cost, restart, **kwargs), None
+    except UnitError as err:
+        return None, str(err)
+
+
+def no_answer(why):
+    """The note a page shows in place of its answers when the source gives none for a GPU job."""
+    return P.note(f"No answer for a GPU job: {why}.", "info")
+
+
+def law_text(dec):
+    """The simulation's failure law in words, and whether it is the answer's or a comparison's."""
+    if dec.basis == "simulation":
+        return (f"the {dec.law} law fitted to the log's times between interruptions, stretched to the job's MTBF "
+                f"({dec.law_reason})")
+    if dec.comparison_law:
+        return (f"the {dec.comparison_law} law fitted to the log's times between interruptions, stretched to the "
+                f"job's MTBF (a comparison, not the answer: {dec.law_reason})")
+    return f"exponential failures ({dec.law_reason})"
+
+
+def mark_answer(ax, dec):
+    """Mark the decision's answer on an ETTR-against-interval chart and name it in the legend."""
+    what = "the answer, simulated" if dec.basis == "simulation" else "the answer (exponential formula)"
+    ax.plot([60 * dec.interval_h], [100 * dec.ettr], marker="D", color="k", linestyle="none", markersize=7,
+            markerfacecolor="none", label=f"{what}: every {P.duration(dec.interval_h)}, ETTR {P.pct(dec.ettr)}")
+    ax.legend(fontsize="small")
+    return ax
 
 
 def job_block(dec):
@@ -21,14 +59,19 @@ def job_block(dec):
         rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)})"
     return P.paragraph(f"Scaled to {dec.n_gpus:,} GPUs ({dec.n_nodes:,} nodes), the job is interrupted "
                        f"{P.number(dec.fixed_per_day + dec.hardware_per_day, 2)} times a day: every "
-                       f"{P.duration(dec.job_mtbf_h)} on average{rng}.")
+                       f"{P.duration(dec.job_mtbf_h)} {_now(dec)}{rng}.")
+
+
+def _now(dec):
+    """"now" when today's rate is the fitted rate at the window's end, else "on average"."""
+    return "now (today's rate)" if dec.trend in ("rising", "falling") else "on average"
 
 
 def interval_block(dec):
     """The interval answer and the rules of thumb beside it (Young 1974, Daly 2006, exact optimum)."""
     from ..checkpoint.intervals import daly_interval, ettr, young_interval
     kw = {"mtbf": dec.job_mtbf_h, "ckpt_cost": dec.ckpt_cost_h}
-    taus = [float(young_interval(**kw)), float(daly_interval(**kw)), dec.interval_h]
+    taus = [float(young_interval(**kw)), float(daly_interval(**kw)), dec.formula_interval_h or dec.interval_h]
     rules = pd.DataFrame({"rule": ["Young (1974)", "Daly (2006)", "exact optimum (Daly 2006, Lambert W)"],
                           "interval_h": taus,
                           "ettr": [float(ettr(interval=t, restart=dec.restart_h, **kw)) for t in taus]})
@@ -45,7 +88,8 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
     two = ml.two_level_optimum(mtbf=m, fast_cost=fast_cost, slow_cost=d, fast_fraction=fast_fraction,
                                fast_restart=r, slow_restart=r)
     rows = pd.DataFrame([
-        {"scheme": "synchronous: the job waits for each write", "interval_h": dec.interval_h, "ettr": dec.ettr},
+        {"scheme": "synchronous: the job waits for each write (exponential formula)",
+         "interval_h": dec.formula_interval_h or dec.interval_h, "ettr": dec.formula_ettr or dec.ettr},
         {"scheme": (f"asynchronous: stall {P.duration(_hours(stall))}, write {P.duration(_hours(persist))} "
                     "in the background"),
          "interval_h": t_async,
@@ -84,12 +128,14 @@ def precision_sentence(search):
 
 def simulation_block(search, law, exp_ettr):
     """The simulated best interval beside the exponential formula, how far apart they are, and how precise."""
+    if search is None:
+        return P.note(f"No simulation: {law}; the exponential formula is the answer.", "info")
     rows = pd.DataFrame([
         {"what": f"simulated best ({law})", "interval_h": search.interval_h, "ettr": search.ettr,
-         "range": P.pct_range(search.ettr_lo, search.ettr_hi)},
+         "range": noise_range(search.ettr_lo, search.ettr_hi)},
         {"what": "exponential formula's interval, simulated", "interval_h": search.exp_interval_h,
          "ettr": search.exp_interval_sim_ettr,
-         "range": P.pct_range(search.exp_interval_sim_lo, search.exp_interval_sim_hi)},
+         "range": noise_range(search.exp_interval_sim_lo, search.exp_interval_sim_hi)},
         {"what": "exponential formula's prediction", "interval_h": search.exp_interval_h, "ettr": exp_ettr,
          "range": "exact"}])
     text = simulation_sentence(simulation_records(search, law, exp_ettr))

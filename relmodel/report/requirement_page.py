@@ -27,14 +27,16 @@ def table_sizes(sizes, n_gpus):
 
 def sizes_block(decisions):
     """Requirements across cluster sizes, "out of reach" where per-job causes cap ETTR."""
-    rows = [{"n_gpus": d.n_gpus, "job_mtbf_h": d.job_mtbf_h, "interval_h": d.interval_h, "ettr": d.ettr,
+    rows = [{"n_gpus": d.n_gpus, "job_mtbf_h": d.job_mtbf_h, "interval_h": d.formula_interval_h or d.interval_h,
+             "ettr": d.formula_ettr or d.ettr,
              "need": (P.hours_text(d.required_node_mtbf_h) if d.reachable
                       else f"out of reach (cap {P.pct(d.cap_ettr)})"),
              "times": ("already met" if d.meets_target else f"{P.number(d.improvement, 2)}×" if d.improvement
                        else "—")} for d in decisions]
     return P.table(pd.DataFrame(rows), [
         ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today", P.duration),
-        ("interval_h", "Checkpoint every", P.duration), ("ettr", "ETTR today", P.pct),
+        ("interval_h", "Checkpoint every (exponential formula)", P.duration),
+        ("ettr", "ETTR today (exponential formula)", P.pct),
         ("need", "Node MTBF needed (hardware causes)", str), ("times", "× today's nodes (hardware causes)", str)])
 
 

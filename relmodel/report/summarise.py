@@ -22,7 +22,7 @@ from .markup import HEADLINE
 from .records import clean
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "answer_sentences", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "answer_sentences", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -38,11 +38,42 @@ def _interval(d):
     return f"Checkpoint every {P.duration(d['interval_h'])}{rng}."
 
 
+def _range(lo, hi, covers=None):
+    """`` (84.4–86.1%, 95% range: ...)``, or nothing when there is no range or it rounds to one value."""
+    rng = P.pct_range(lo, hi)
+    if rng == P.DASH or P.pct(lo) == P.pct(hi):
+        return ""
+    return f" ({rng}{'; ' + covers if covers else ''})"
+
+
+def noise_range(lo, hi):
+    """A simulated ETTR's 99% interval for a table cell: "85.6–85.9%", or "narrower than 0.1 point"."""
+    if not (_ok(lo) and _ok(hi)):
+        return P.DASH
+    return "narrower than 0.1 point" if P.pct(lo) == P.pct(hi) else P.pct_range(lo, hi)
+
+
 def _ettr(d):
-    rng = P.pct_range(d.get("ettr_lo"), d.get("ettr_hi"))
-    rng = f" ({rng})" if rng != P.DASH else ""
-    return (f"Expected ETTR {P.pct(d['ettr'])}{rng} at "
-            f"{d['n_gpus']:,} GPUs, where the job is interrupted every {P.duration(d['job_mtbf_h'])} on average.")
+    return (f"Expected ETTR {P.pct(d['ettr'])}{_range(d.get('ettr_lo'), d.get('ettr_hi'), d.get('range_covers'))} "
+            f"at {d['n_gpus']:,} GPUs, where the job is interrupted every {P.duration(d['job_mtbf_h'])} "
+            f"{_now(d)}.")
+
+
+def _now(d):
+    """"now" when today's rate is the fitted rate at the window's end, else "on average"."""
+    return "now" if d.get("trend") in ("rising", "falling") else "on average"
+
+
+def today_sentence(d):
+    """When the rate moves: "rising: X now, Y on average over the window" (job and node MTBF), else ""."""
+    if d.get("trend") not in ("rising", "falling") or not _ok(d.get("average_job_mtbf_h")):
+        return ""
+    text = (f"The failure rate is {d['trend']}: the job is interrupted every {P.duration(d['job_mtbf_h'])} now, "
+            f"every {P.duration(d['average_job_mtbf_h'])} on average over the window")
+    if _ok(d.get("todays_node_mtbf_h")) and _ok(d.get("average_node_mtbf_h")):
+        text += (f"; node MTBF (hardware causes) {P.hours_text(d['todays_node_mtbf_h'])} now, "
+                 f"{P.hours_text(d['average_node_mtbf_h'])} on average")
+    return text + f". The answers use today's rate ({d.get('today_method', 'the rate at the window end')})."
 
 
 def _reach(d):
@@ -95,13 +126,13 @@ def _nodes_today(d):
     if not (_ok(d.get("improvement")) and _ok(d.get("observed_node_mtbf_h"))):
         return ""
     return (f", {P.number(d['improvement'], 2)}× today's {P.hours_text(d['observed_node_mtbf_h'])} (hardware "
-            "causes only, in a fabric of this size; per-job causes such as software are held apart)")
+            "causes only, measured on the log's nodes; per-job causes such as software are held apart)")
 
 
 def _requirement(d, records=None):
     target = P.pct(d["target_ettr"], 1).replace(".0%", "%")
     if d.get("meets_target"):
-        if _rising(records):
+        if d.get("trend") == "rising" or (_rising(records) and d.get("trend") in (None, "not tested")):
             return (f"That meets the {target} target at today's failure rates, if the rate stops rising: every "
                     "trend test finds it rising.")
         return f"That meets the {target} target at today's failure rates."
@@ -138,7 +169,8 @@ def simulation_sentence(s):
         side = "shorter" if off > 0 else "longer"
         where = f"{abs(off):.0f}% {side} than the formula's {P.duration(s['formula_interval_h'])}"
     return (f"Simulated with {s['law']}, the best interval is {P.duration(s['best_interval_h'])} ({where}) for "
-            f"an ETTR of {P.pct(s['ettr'])} ({P.pct_range(s['ettr_lo'], s['ettr_hi'])}). At the formula's interval "
+            f"an ETTR of {P.pct(s['ettr'])}{_range(s.get('ettr_lo'), s.get('ettr_hi'), 'simulation noise, 99%')}. "
+            "At the formula's interval "
             f"the simulation gives {P.pct(s['formula_interval_sim_ettr'])} where the formula predicts "
             f"{P.pct(s['formula_ettr'])}: for this data the exponential answer is {size}.")
 
@@ -162,8 +194,18 @@ def recommendation(d, s=None):
     ``ettr_lo``, ``ettr_hi``, and the same for the other answer under
     ``comparison`` (None without a simulation).
     """
+    if d.get("basis") == "simulation":  # the decision made the choice: its answer, the formula beside it
+        return {"basis": "simulation", "interval_h": d["interval_h"], "ettr": d["ettr"], "ettr_lo": d.get("ettr_lo"),
+                "ettr_hi": d.get("ettr_hi"),
+                "comparison": {"basis": "formula", "interval_h": d.get("formula_interval_h"),
+                               "ettr": d.get("formula_ettr"), "ettr_lo": d.get("formula_ettr_lo"),
+                               "ettr_hi": d.get("formula_ettr_hi")}}
     formula = {"basis": "formula", "interval_h": d["interval_h"], "ettr": d["ettr"],
                "ettr_lo": d.get("ettr_lo"), "ettr_hi": d.get("ettr_hi")}
+    if d.get("basis") == "formula":
+        return {**formula, "comparison": None if not s else {
+            "basis": "simulation", "interval_h": s["best_interval_h"], "ettr": s["ettr"], "ettr_lo": s.get("ettr_lo"),
+            "ettr_hi": s.get("ettr_hi")}}
     if not s:
         return {**formula, "comparison": None}
     sim = {"basis": "simulation", "interval_h": s["best_interval_h"], "ettr": s["ettr"],
@@ -177,14 +219,19 @@ def _recommended(d, s):
     """``(lead, comparison)``: the recommendation's interval and ETTR sentences, and the other answer's."""
     rec = recommendation(d, s)
     if rec["basis"] == "formula":
-        return [_interval(d), _ettr(d)], ([f"For comparison: {simulation_sentence(s)}"] if s else [])
-    rng = P.pct_range(rec["ettr_lo"], rec["ettr_hi"])
+        if not s:
+            return [_interval(d), _ettr(d)], ([f"The interval assumes exponential failures ({d['law_reason']})."]
+                                              if d.get("law_reason") else [])
+        return [_interval(d), _ettr(d)], [f"For comparison: {simulation_sentence(s)}"]
+    covers = d.get("range_covers") if "basis" in d else None
+    law = f": {d['law_reason']}" if d.get("law_reason") else ""
     lead = [f"Checkpoint every {P.duration(rec['interval_h'])} (the simulation's best interval, with the failure "
-            "law the data support).",
-            f"Expected ETTR {P.pct(rec['ettr'])}{f' ({rng})' if rng != P.DASH else ''} at {d['n_gpus']:,} GPUs, "
-            f"where the job is interrupted every {P.duration(d['job_mtbf_h'])} on average."]
-    return lead, [f"For comparison, the exponential formula's interval is {P.duration(d['interval_h'])} for an "
-                  f"ETTR of {P.pct(d['ettr'])}. {simulation_sentence(s)}"]
+            f"law the data support{law}).",
+            f"Expected ETTR {P.pct(rec['ettr'])}{_range(rec['ettr_lo'], rec['ettr_hi'], covers)} at "
+            f"{d['n_gpus']:,} GPUs, where the job is interrupted every {P.duration(d['job_mtbf_h'])} {_now(d)}."]
+    f = rec["comparison"] if "basis" in d else {"interval_h": d["interval_h"], "ettr": d["ettr"]}
+    return lead, [f"For comparison, the exponential formula's interval is {P.duration(f['interval_h'])} for an "
+                  f"ETTR of {P.pct(f['ettr'])}." + (f" {simulation_sentence(s)}" if s else "")]
 
 
 def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulation")):
@@ -196,6 +243,8 @@ def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulat
     out, compare = [], []
     d, s = records.get("decision"), records.get("simulation")
     whole = "interval" in parts and "ettr" in parts and "simulation" in parts
+    if d and today_sentence(d) and "ettr" in parts:
+        out.append(today_sentence(d))
     if d:
         stuck = _ok(d.get("ettr")) and d["ettr"] < USEFUL_ETTR
         if stuck and parts != ("interval",):
@@ -223,21 +272,37 @@ def warning_lines(records):
     if d and not d.get("reachable", True):
         out.append(f"The {P.pct(d['target_ettr'], 0)} target is out of reach at {d['n_gpus']:,} GPUs: per-job "
                    f"causes cap ETTR at {P.pct(d['cap_ettr'])}.")
+    if records.get("no_gpu_answer"):
+        out.append(f"No answer for a GPU job: {records['no_gpu_answer']}.")
     src = records.get("source") or {}
     if _ok(src.get("events")) and src["events"] < 30:
         out.append(f"Only {src['events']} interruptions in the data: rates and fits are uncertain.")
     out += list(src.get("notes") or [])[:3]
-    if _rising(records):
+    trend = d.get("trend")
+    if trend in ("rising", "falling"):
+        out.append(f"The failure rate is {trend}: every trend test agrees (see the distributions page), so the "
+                   "answers use today's rate, the fitted rate at the window's end; they hold while it stays there.")
+    elif trend == "disagree" and d.get("today_reason"):
+        out.append(f"No trend is used: {d['today_reason']}, so the answers use the window's average rate.")
+    elif _rising(records) and trend in (None, "not tested"):
         out.append("The failure rate is rising: every trend test agrees (see the distributions page). Answers "
                    "at today's rates hold only if it stops rising.")
+    short = records.get("outage_share_under_10min")
+    if _ok(short) and short >= 0.5:
+        out.append(f"{P.pct(short, 0)} of the outages last under 10 minutes (reboots and the like): the rates "
+                   "count each as an interruption (see the data page).")
     if _ok(d.get("p_reachable")) and d.get("reachable") and d.get("ettr_lo") is not None \
             and d["p_reachable"] < 0.95:
         out.append(f"In {P.pct(1 - d['p_reachable'], 0)} of the bootstrap draws the {P.pct(d['target_ettr'], 0)} "
                    f"target is out of reach at any node MTBF (per-job causes cap ETTR at {P.pct(d['cap_ettr'])}).")
-    if records.get("trend") == "inconclusive":
+    if records.get("trend") == "inconclusive" and trend in (None, "not tested"):
         out.append("The trend tests disagree, so no trend verdict is given (see the distributions page).")
     if records.get("best_family_rejected"):
-        out.append(f"The best-fitting family ({records.get('best_family')}) is rejected by its bootstrap test.")
+        text = f"The best-fitting family ({records.get('best_family')}) is rejected by its bootstrap test."
+        if d.get("law_reason"):
+            text += (" The answers' failure law is chosen on the times between the log's interruptions: "
+                     f"{d['law_reason']}.")
+        out.append(text)
     return [w for w in out if not w.startswith("Source:")]
 
 
@@ -271,6 +336,27 @@ def null_reasons(records, reasons, path=""):
     return reasons
 
 
+#: Report parameters behind each input a decision names (a parameter not given is the default: an assumption).
+_PARAMETER_OF = {"n_gpus": "n_gpus", "gpus_per_node": "gpus_per_node", "source_gpus_per_node": "gpus_per_node",
+                 "target_ettr": "target_ettr", "ckpt_cost": "ckpt_cost", "restart": "restart",
+                 "source_gpus": "source_gpus"}
+
+
+def headline_of(merged, parameters):
+    """summary.json's ``headline``: the decision's own headline (:meth:`Decision.headline`), each input's source
+    said of this report (a parameter left at its default is an assumption), and the design pages' figures."""
+    head = dict(merged.get("headline") or {})
+    if not head:
+        head = {k: merged[k] for k in HEADLINE if k in merged and k in ("job_mtbf_h", "optimal_interval_h", "ettr",
+                                                                          "required_node_mtbf_h")}
+    given = set(parameters or {})
+    if isinstance(head.get("source"), dict):
+        head["source"] = {k: ("assumption" if v == "parameter" and _PARAMETER_OF.get(k, k) not in given else v)
+                          for k, v in head["source"].items()}
+    head.update({k: merged[k] for k in ("design_ettr", "design_goodput_per_gpu") if k in merged})
+    return head
+
+
 def merged_records(records):
     """One dict of every notebook's records, later notebooks winning; reasons merged too."""
     merged, reasons = {}, {}
@@ -294,7 +380,7 @@ def summarise(entries, parameters):
     merged = merged_records(records)
     reasons = {**reasons, **merged.pop("reasons")}
     reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
-    summary = {"parameters": clean(parameters, {}), "headline": {k: merged[k] for k in HEADLINE if k in merged},
+    summary = {"parameters": clean(parameters, {}), "headline": headline_of(merged, parameters),
                "reasons": reasons, "answers": answer_sentences(merged), "warnings": warning_lines(merged),
                "records": records,
                "notebooks": [{k: e.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}

@@ -39,7 +39,7 @@ from ..tables import pct as pct_text
 
 __all__ = [
     "CATEGORY_UNITS", "scales_with", "job_rates", "cluster_of", "grow_cluster",
-    "ScaledRates", "scale_rates", "scale_job_mtbf", "garwood",
+    "ScaledRates", "scale_rates", "scale_job_mtbf", "garwood", "parse_units",
 ]
 
 # Llama 3 Table 5 categories.  "Unknown" and "Software" are left to the keywords:
@@ -50,7 +50,8 @@ CATEGORY_UNITS = {
     "gpu": "gpu", "host": "node", "unplanned maintenance": "node", "network": "link", "dependency": "job",
 }
 _KEYWORDS = (
-    ("job", r"software bug|dependenc|nccl|watchdog"),
+    ("job", r"software bug|dependenc|nccl|watchdog|file ?system|lustre|gpfs|\bnfs\b|scheduler|slurm|"
+            r"network core|core switch|power (outage|failure|loss|event)|facility|cooling|cluster[- ]wide"),
     ("gpu", r"\bgpu\b|hbm|sram|silent data|\bsdc\b|nvlink|\bxid\b|\becc\b"),
     ("link", r"network|switch|cable|optic|transceiver|link down"),
 )
@@ -78,6 +79,18 @@ def scales_with(component, category=None, units=None):
         if re.search(pattern, text):
             return unit
     return "node"
+
+
+def parse_units(pairs):
+    """``{cause: unit}`` from ``CAUSE=UNIT`` strings (the CLI's and the report's ``scale``); None when empty."""
+    out = {}
+    for pair in ([pairs] if isinstance(pairs, str) else pairs or ()):
+        name, sep, unit = str(pair).rpartition("=")
+        if not sep or not name.strip():
+            raise ModelInputError(f"scale takes CAUSE=UNIT, e.g. 'Network Switch/Cable=transceiver' or "
+                                  f"'File system=job'; got {pair!r}")
+        out[name.strip()] = unit.strip()
+    return out or None
 
 
 def garwood(count, exposure_h, conf=0.95):
@@ -119,8 +132,10 @@ def job_rates(source, conf=0.95):
 def cluster_of(source, gpus_per_node=None):
     """The cluster a log or count table was observed on.
 
-    Uses the source's ``n_gpus`` / ``n_nodes`` and ``gpus_per_node`` attributes; a
-    source named like Llama 3 gets the :meth:`Cluster.llama3` preset.
+    Uses the source's ``n_gpus`` / ``n_nodes`` and ``gpus_per_node`` attributes.
+    The cluster is chosen by what the data say, never by their name: a count
+    table whose citation is the Llama 3 paper (the bundled one) gets the
+    :meth:`Cluster.llama3` preset.
     """
     if isinstance(source, Cluster):
         return source
@@ -131,7 +146,7 @@ def cluster_of(source, gpus_per_node=None):
     if n_gpus is None:
         raise ModelInputError(
             "cannot tell how many GPUs the source was observed on; pass source_cluster=Cluster(n_gpus=...)")
-    if "llama" in str(getattr(source, "name", "")).lower() and gpn == 8:
+    if "Llama 3 Herd" in str(getattr(source, "source", "") or "") and gpn == 8:
         return Cluster.llama3(n_gpus=int(n_gpus))
     return Cluster(n_gpus=int(n_gpus), gpus_per_node=int(gpn), name=str(getattr(source, "name", "source")))
 

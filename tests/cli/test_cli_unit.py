@@ -39,10 +39,12 @@ def test_rates_per_disk(disks):
 def test_no_gpu_figures_for_disks(disks):
     res = run_cli("rates", *_log(disks), "--per", "gpu")
     assert res.exit_code == 2 and "a log of disks covers no GPUs; use --per node" in res.output
-    res = run_cli("requirements", "--log", *_log(disks), "--n-boot", "100")
+    res = run_cli("requirements", "--log", *_log(disks), "--n-boot", "100")  # no GPU-job answer unless mapped
+    assert res.exit_code == 2 and "gives no answer for a GPU job" in res.output and "--units-per-node" in res.output
+    res = run_cli("requirements", "--log", *_log(disks), "--n-boot", "100", "--units-per-node", "1")
     assert res.exit_code == 0, res.output
     assert "required node MTBF" in res.output and "GPU MTBF" not in res.output
-    res = run_cli("requirements", "--log", *_log(disks), "--n-boot", "100", "--format", "json")
+    res = run_cli("requirements", "--log", *_log(disks), "--n-boot", "100", "--format", "json", "--units-per-node", "1")
     quantities = [r["quantity"] for r in json.loads(res.output[res.output.index("{"):])["summary"]]
     assert "required node MTBF" in quantities and "required GPU MTBF" not in quantities
     for cmd in (["interval", "--log", *_log(disks), "--gpus", "16384", "--source-gpus", "800"],

@@ -164,11 +164,11 @@ def test_full_disk_exits_1(monkeypatch, tmp_path):
 
 
 def test_out_of_memory_exits_1(monkeypatch):
-    from relmodel.scale import requirements  # the command imports it when it runs
+    from relmodel.scale import decision  # the command imports it when it runs
 
     def oom(*a, **k):
         raise MemoryError()
-    monkeypatch.setattr(requirements, "plan_requirements", oom)
+    monkeypatch.setattr(decision, "decide", oom)
     assert "out of memory" in one_line_error(run("requirements", "--gpus", 1000), code=1)
 
 

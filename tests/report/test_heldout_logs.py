@@ -215,8 +215,9 @@ def test_a_log_of_disks_is_counted_in_disks(heldout):
     rates = page.split("Failure rates by cause", 1)[1].split("Against published fleets", 1)[0]
     assert f"{n_disks:,} disks" in held and "MTBF per disk" in rates
     assert not re.search(r"\d[\d,]* GPUs", held + rates)  # no GPU figure for a log of disks
-    observed = index.split("Planned job")[0]
+    observed = index.split("Planned job")[0].split("Warnings")[0]
     assert "GPU" not in observed.split("Inputs", 1)[1]
+    assert "No answer for a GPU job" in index and not summary["answers"]  # disks are not mapped to GPU nodes
 
 
 def test_a_long_gap_is_a_gap_not_a_rate_of_zero(heldout):
