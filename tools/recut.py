@@ -84,7 +84,6 @@ relmodel/report/interval_page.py      notebook_pages
 relmodel/report/requirement_page.py   notebook_pages
 relmodel/report/design_page.py        notebook_pages
 relmodel/report/straggler_page.py     notebook_pages
-relmodel/report/lives_page.py         notebook_pages
 relmodel/report/pages.py              notebook_pages
 relmodel/report/page_setup.py         notebook_pages
 relmodel/scale/cluster.py             clusters
@@ -216,6 +215,10 @@ tests/data/test_fastdates.py           shaping
 tests/data/test_kernel_fastpath.py     formats
 tests/data/test_kernel_join_truth.py   formats
 relmodel/data/lives.py                 formats
+relmodel/scale/decision_inputs.py      targets
+relmodel/scale/today.py                targets
+tests/report/test_one_decision.py      pipeline
+tests/scale/test_decision_inputs.py    targets
 """
 
 #: Each new subpackage, bottom up within its package (each may import those above it in this list, never
@@ -288,8 +291,8 @@ The notebooks' pages: what each notebook of the suite calls to build its page.
 
 Belongs here: the builder of each page (:mod:`.data_page` for notebook 01,
 :mod:`.fit_page` 02, :mod:`.interval_page` 03, :mod:`.requirement_page`
-04, :mod:`.design_page` 06, :mod:`.straggler_page` 07, :mod:`.lives_page`
-08), the setup call every page makes after its parameters cell
+04, :mod:`.design_page` 06, :mod:`.straggler_page` 07; page 08 reads its
+table with :mod:`relmodel.data.formats.lives`), the setup call every page makes after its parameters cell
 (:mod:`.page_setup`), and the blocks of pages 01-05 by their former shared
 name (:mod:`.pages`).  Imported inside the notebooks' kernels.  May import
 every other part of :mod:`relmodel.report` but :mod:`..render`, and every
