@@ -27,7 +27,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 import relmodel  # noqa: E402
 from timing import Targets  # noqa: E402
 from relmodel.report import render  # noqa: E402
-from relmodel.scale import grid as G  # noqa: E402
+from relmodel.scale.targets import grid as G  # noqa: E402
 
 
 def cluster(n):
@@ -75,8 +75,8 @@ def grid_time(client, grid, chunk):
 def scalar_rate(llama3, df, k=200):
     from relmodel.checkpoint import ettr, optimal_interval
     from relmodel.errors import InfeasibleTargetError
-    from relmodel.scale.requirements import required_node_mtbf
-    from relmodel.scale.scaling import scale_job_mtbf, scale_rates
+    from relmodel.scale.targets.requirements import required_node_mtbf
+    from relmodel.scale.clusters.scaling import scale_job_mtbf, scale_rates
 
     rows = df.sample(k, random_state=0)
     t0 = time.perf_counter()

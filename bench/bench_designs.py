@@ -36,9 +36,9 @@ import numpy as np
 
 import relmodel
 from timing import Targets, best_of  # noqa: E402
-from relmodel.scale.compound import closed_form, simulate_domains
-from relmodel.scale.designs import DESIGNS, design_presets, policy_variants
-from relmodel.scale.policies import domain_model
+from relmodel.scale.design.compound import closed_form, simulate_domains
+from relmodel.scale.design.designs import DESIGNS, design_presets, policy_variants
+from relmodel.scale.design.policies import domain_model
 
 
 def designs(n_gpus=16_384):

@@ -35,7 +35,7 @@ def lanl_logs():
 
 
 def titan_log(folder):
-    lives = relmodel.data.titan.titan(folder)
+    lives = relmodel.data.bundled.titan.titan(folder)
     failed = lives[lives["observed"]]
     table = pd.DataFrame({"node": failed["location"], "start": failed["remove"]})
     window = (lives["insert"].min(), lives["remove"].max())

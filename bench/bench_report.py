@@ -14,7 +14,7 @@
 The default report runs its notebooks in parallel (one worker per core); the
 table also shows it on one worker. Every time is the fastest of --repeat runs.
 
-3. Warm kernels (relmodel.report.pool): the default report and the report on
+3. Warm kernels (relmodel.report.kernels.pool): the default report and the report on
    one worker, each with kernel reuse off (RELMODEL_KERNEL_POOL=0, before) and
    on (after), against the same number of trivial notebooks through Papermill
    in sequence and on 2 processes. Target: report within 2x that floor.
@@ -41,7 +41,7 @@ from nbconvert import HTMLExporter, PythonExporter
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a clone without installing
 from relmodel.report import find_notebooks, render
-from relmodel.report.executors import worker_pool
+from relmodel.report.kernels.executors import worker_pool
 from timing import Targets
 from bench_sweep import TARGET as SWEEP_TARGET, fastest_sweeps, runs  # the same sweep, measured the same way
 

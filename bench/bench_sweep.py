@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from timing import Targets  # noqa: E402
 
-import relmodel.report.run as report_run  # noqa: E402
+import relmodel.report.pipeline.run as report_run  # noqa: E402
 from relmodel.report import render  # noqa: E402
-from relmodel.report.execute import execute  # noqa: E402
-from relmodel.report.executors import worker_pool  # noqa: E402
+from relmodel.report.pipeline.execute import execute  # noqa: E402
+from relmodel.report.kernels.executors import worker_pool  # noqa: E402
 
 SWEEP = {"n_gpus": [4096, 16384, 65536, 131072]}
 #: Speed-up of 2 workers over 1 that the sweep must reach.

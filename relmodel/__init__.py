@@ -50,7 +50,7 @@ EXPORTS = [
     (".stragglers", "slowdown find_slow_nodes expected_max straggler_scaling eviction_policy"),
     (".stragglers", "combined_goodput goodput_with_stragglers synthetic_steps"),
     (".data", "Source load_source"),
-    (".scale.decision", "Decision decide"),
+    (".scale.targets.decision", "Decision decide"),
     (".scale", "sweep_grid"),
     (".data", "read_sacct read_xid JobLog XidLog expand_nodelist"),
     (".data", "join_kernel KernelJoin measured_restart MeasuredRestart read_xid_folder"),

@@ -28,7 +28,7 @@ def llama3():
 @pytest.fixture(scope="session")
 def stepfun_log():
     import relmodel
-    return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/data/test_datasets.py checks it)
+    return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/data/bundled/test_datasets.py checks it)
 
 
 def write_notebook(path, cells):
@@ -143,7 +143,7 @@ def _custom_args(root):
             *_options(CUSTOM_PARAMS)]
 
 
-#: GPU counts of the shared sweep of every notebook taking ``n_gpus`` (tests/report/test_scale_reports.py).
+#: GPU counts of the shared sweep of every notebook taking ``n_gpus`` (tests/report/notebook_pages/test_scale_reports.py).
 SCALE_SIZES = (1_024, 131_072, 1_048_576)
 #: Small run counts for that sweep.
 SCALE_OPTIONS = ["-p", "n_boot=0", "-p", "n_runs=20", "-p", "work=5d", "-p", "top=5", "-p", "sizes=[4096, 16384]"]
@@ -193,30 +193,30 @@ _NEEDED = []  # fixture names of the shared reports some collected test reads, l
 SLOW_FIRST = [
     "tests/stats/test_ag_coverage.py::test_robust_intervals_cover_93_to_97_percent_of_500_fleets",
     "tests/report/test_report.py::test_cli_sweep_and_default_out",
-    "tests/report/test_report_content.py::test_out_of_reach_sweep_finishes_with_null_and_reason",
-    "tests/report/test_report_content.py::test_count_table_report_says_what_it_cannot_do",
-    "tests/report/test_scale_reports.py::test_a_failing_notebook_makes_a_partial_report_with_exit_one",
-    "tests/report/test_kernel_pool.py::test_timed_out_and_dead_kernels_are_replaced",
+    "tests/report/notebook_pages/test_report_content.py::test_out_of_reach_sweep_finishes_with_null_and_reason",
+    "tests/report/notebook_pages/test_report_content.py::test_count_table_report_says_what_it_cannot_do",
+    "tests/report/notebook_pages/test_scale_reports.py::test_a_failing_notebook_makes_a_partial_report_with_exit_one",
+    "tests/report/kernels/test_kernel_pool.py::test_timed_out_and_dead_kernels_are_replaced",
     "tests/report/test_report.py::test_failing_cell_keeps_partial_notebook_and_names_the_cell",
     "tests/hostile/test_hostile_report.py::test_ctrl_c_stops_kernels_cleans_up_and_marks_the_report",
     "tests/hostile/test_hostile_user_files.py::test_a_killed_kernel_exits_1_naming_the_notebook",
-    "tests/report/test_kernel_pool.py::test_runs_do_not_share_kernels",
+    "tests/report/kernels/test_kernel_pool.py::test_runs_do_not_share_kernels",
     "tests/report/test_report.py::test_widget_notebook_runs_in_this_process",
-    "tests/report/test_kernel_pool.py::test_switch_turns_reuse_off",
+    "tests/report/kernels/test_kernel_pool.py::test_switch_turns_reuse_off",
     "tests/package/test_readme.py::test_readme_python_blocks_run_and_show_true_values",
-    "tests/report/test_widgets.py::test_moving_the_gpu_slider_redraws_the_figure",
+    "tests/report/notebook_pages/test_widgets.py::test_moving_the_gpu_slider_redraws_the_figure",
     "tests/report/test_report.py::test_sweep_renders_each_value_and_a_comparison_page",
-    "tests/scale/test_stall_union.py::test_stalled_share_matches_an_independent_event_simulation",
-    "tests/report/test_kernel_pool.py::test_execution_counts_start_at_one_again",
-    "tests/scale/test_spares_over_time.py::test_spare_failures_against_a_uniformised_simulation",
+    "tests/scale/design/test_stall_union.py::test_stalled_share_matches_an_independent_event_simulation",
+    "tests/report/kernels/test_kernel_pool.py::test_execution_counts_start_at_one_again",
+    "tests/scale/sparing/test_spares_over_time.py::test_spare_failures_against_a_uniformised_simulation",
     "tests/stats/test_compare.py::test_truncated_bootstrap_is_calibrated_under_the_null",
     "tests/stragglers/test_stragglers_detection.py::test_false_alarms_at_or_below_the_set_rate",
     "tests/stats/test_rate_compare.py::test_cli_compare_bad_fleet_is_one_line",
-    "tests/report/test_kernel_pool.py::test_nothing_leaks_into_the_next_notebook",
+    "tests/report/kernels/test_kernel_pool.py::test_nothing_leaks_into_the_next_notebook",
     "tests/hostile/test_hostile_user_files.py::test_marker_lists_every_file_the_report_wrote",
     "tests/stats/test_compare.py::test_subsampled_bootstrap_is_calibrated_under_the_null",
     "tests/hostile/test_hostile_user_files.py::test_sigterm_cleans_up_as_ctrl_c_does",
-    "tests/report/test_provenance_print.py::test_footer_summary_alt_text_and_print_rules",
+    "tests/report/pipeline/test_provenance_print.py::test_footer_summary_alt_text_and_print_rules",
 ]
 
 
@@ -231,7 +231,7 @@ def _run_order(item):
 
 #: Modules whose module-scoped fixtures are costly (a Dask cluster of two processes, fresh interpreters):
 #: all their tests go to one test process, so the fixture is made once, not once per process.
-TOGETHER = ["tests/report/test_dask.py", "tests/package/test_layout.py", "tests/package/test_wheel.py"]
+TOGETHER = ["tests/report/kernels/test_dask.py", "tests/package/test_layout.py", "tests/package/test_wheel.py"]
 
 
 def _module(item):
@@ -308,19 +308,19 @@ def scale_sweep(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def heldout_reports(tmp_path_factory):
-    """The reports of the held-out logs of tests/report/test_heldout_logs.py (``render_heldout``)."""
+    """The reports of the held-out logs of tests/report/notebook_pages/test_heldout_logs.py (``render_heldout``)."""
     return _shared(tmp_path_factory, "heldout_reports")
 
 
 @pytest.fixture(scope="session")
 def pages678_user(tmp_path_factory):
-    """Pages 06-08 on the data written by tests/report/test_pages_678.py (``user_report_args``)."""
+    """Pages 06-08 on the data written by tests/report/notebook_pages/test_pages_678.py (``user_report_args``)."""
     return _shared(tmp_path_factory, "pages678_user")
 
 
 @pytest.fixture(scope="session")
 def pages678_bundled(tmp_path_factory):
-    """Pages 06-08 on the bundled data (``BUNDLED_ARGS`` of tests/report/test_pages_678.py)."""
+    """Pages 06-08 on the bundled data (``BUNDLED_ARGS`` of tests/report/notebook_pages/test_pages_678.py)."""
     return _shared(tmp_path_factory, "pages678_bundled")
 
 
@@ -334,10 +334,10 @@ def wheel_install(tmp_path_factory):
 
 #: Where a report hands a notebook to a kernel: papermill's entry point and the report's own steps
 #: (a name missing from its module, after a refactoring, is skipped; papermill's is always there).
-KERNEL_ENTRIES = (("papermill", "execute_notebook"), ("relmodel.report.execute", "execute"),
-                  ("relmodel.report.run", "execute"), ("relmodel.report.run", "execute_one"),
-                  ("relmodel.report.run", "run_tasks"), ("relmodel.report.render", "execute"),
-                  ("relmodel.report.sweep", "execute"), ("relmodel.report.sweep", "run_tasks"))
+KERNEL_ENTRIES = (("papermill", "execute_notebook"), ("relmodel.report.pipeline.execute", "execute"),
+                  ("relmodel.report.pipeline.run", "execute"), ("relmodel.report.pipeline.run", "execute_one"),
+                  ("relmodel.report.pipeline.run", "run_tasks"), ("relmodel.report.render", "execute"),
+                  ("relmodel.report.pipeline.sweep", "execute"), ("relmodel.report.pipeline.sweep", "run_tasks"))
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [
     ("base", ["relmodel.units", "relmodel.errors", "relmodel.defaults", "relmodel.resources"]),
-    ("data", ["relmodel.data", "relmodel.data.datasets"]),
+    ("data", ["relmodel.data", "relmodel.data.bundled.datasets"]),
     ("statistics", ["relmodel.stats"]),
     ("planning", ["relmodel.checkpoint", "relmodel.scale"]),
     ("presentation", ["relmodel.plots", "relmodel.plots.checkpoint", "relmodel.plots.logs", "relmodel.plots.scaling",

@@ -10,7 +10,7 @@ The command's ``main`` calls :func:`release` before it reads its options, which
 puts Python's own handler back so that a later Ctrl-C goes through the command's
 cleanup of kernels and temporary folders. SIGTERM and SIGHUP likewise end the
 command at once with ``relmodel: stopped`` and status 143 or 129, until a
-report takes them over for its cleanup (:mod:`relmodel.report.interrupts`).
+report takes them over for its cleanup (:mod:`relmodel.report.kernels.interrupts`).
 Imported as a library (a script, a notebook, a kernel), nothing changes.
 """
 

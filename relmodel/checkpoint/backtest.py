@@ -1,6 +1,6 @@
 """What a past run really got: observed availability and ETTR beside the model's prediction.
 
-:func:`backtest` takes the :class:`~relmodel.data.sacct.JobLog` of a run
+:func:`backtest` takes the :class:`~relmodel.data.formats.sacct.JobLog` of a run
 (from :func:`relmodel.read_sacct`) and the checkpoint interval and cost the
 run used.  From the log alone it knows the wall time, the time the run held
 its allocation, the interruptions and the restart gaps; the **observed
@@ -132,7 +132,7 @@ def _kernel_faults(source, kernel):
     """Per segment, the matched fault's time (NaN when none), the median latency and the matched count."""
     if kernel is None:
         return None, float("nan"), 0
-    from ..data.kernjoin import join_kernel
+    from ..data.formats.kernjoin import join_kernel
     join = kernel if hasattr(kernel, "matches") else join_kernel(source, kernel)
     by_row = dict(zip(join.matches["row"].tolist(), join.matches["fault_h"].tolist()))
     fault = np.array([by_row.get(r, np.nan) for r in source.segments["line"].tolist()], float)
@@ -143,7 +143,7 @@ def _kernel_faults(source, kernel):
 def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
     """Observed availability and ETTR of a past run beside the model's prediction; a :class:`Backtest`.
 
-    ``source`` is a :class:`~relmodel.data.sacct.JobLog` of one run; ``interval``
+    ``source`` is a :class:`~relmodel.data.formats.sacct.JobLog` of one run; ``interval``
     and ``ckpt_cost`` the checkpoint interval and cost it ran with and
     ``startup`` the time each segment spent loading before work resumed
     (durations: hours, "30min", timedelta...).  ``kernel`` is the run's kernel
@@ -153,7 +153,7 @@ def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
 
     Examples
     --------
-    >>> from relmodel.data.sacct import read_sacct
+    >>> from relmodel.data.formats.sacct import read_sacct
     >>> text = '''JobID|JobName|State|ExitCode|Start|End
     ... 1|run|NODE_FAIL|0:0|2024-03-01T00:00:00|2024-03-01T10:15:00
     ... 2|run|COMPLETED|0:0|2024-03-01T11:15:00|2024-03-01T21:15:00

@@ -81,8 +81,8 @@ def load_source(log, log_kwargs):
     datasets load quietly.
     """
     import warnings
-    from ..data import datasets
-    from ..data.outages import drop_short_outages
+    from ..data.bundled import datasets
+    from ..data.shaping.outages import drop_short_outages
     min_outage = log_kwargs.pop("min_outage", None)
     unit = log_kwargs.pop("unit", None) or "gpu-node"
     if unit != "gpu-node" and str(log).lower() in datasets.NAMES:
@@ -148,7 +148,7 @@ def observed_note(source, source_gpus):
 
 def _operator_log(log, log_kwargs, ops):
     """A Slurm export or kernel log named by --log-format or recognised; None for a table or a bundled name."""
-    from ..data.operators import operator_source
+    from ..data.formats.operators import operator_source
     columns = {k: v for k, v in log_kwargs.items() if k not in ("n_nodes", "gpus_per_node")}
     gpn = log_kwargs.get("gpus_per_node") or 8
     gpus = log_kwargs["n_nodes"] * gpn if log_kwargs.get("n_nodes") else None

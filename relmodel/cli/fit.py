@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..data.fit_target import FIT_TARGETS, fit_target
+from ..data.shaping.fit_target import FIT_TARGETS, fit_target
 from .common import echo_frame, format_option, load_source, log_options
 from ..base.outputs import check_output, write_output
 from ..errors import FitError, OutputPathError

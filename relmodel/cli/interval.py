@@ -104,7 +104,7 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
     if log is None and restart is None:
         restart = DEFAULTS["restart"]
     if log is not None:
-        from ..scale.scaling import job_mtbf_from_source, scale_job_mtbf
+        from ..scale.clusters.scaling import job_mtbf_from_source, scale_job_mtbf
         source = load_source(log, log_kwargs)
         if source_gpus is not None and unit_of(source) != "gpu-node":
             raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
@@ -168,7 +168,7 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
 def _decision(source, gpus, gpus_per_node, source_gpus, source_gpn, units_per_node, target_ettr, scale, ckpt_cost,
               restart, seed):
     """The one decision for the log at ``gpus`` GPUs (the observed size without --gpus), as the report makes it."""
-    from ..scale.decision import decide
+    from ..scale.targets.decision import decide
     from .requirements import _source_cluster, _units, as_source
     _source_cluster(source, source_gpus)  # a size that contradicts the data is refused
     src = as_source(source, source_gpus, source_gpn)

@@ -100,7 +100,7 @@ class _Group(click.Group):
             except KeyboardInterrupt as exc:
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
                 click.echo(f"relmodel: {text}", err=True)
-                from ..report.interrupts import exit_status
+                from ..report.kernels.interrupts import exit_status
                 sys.exit(exit_status())
             except click.UsageError as exc:  # a bad option value: one line, not click's usage block
                 hint = f" (see 'relmodel {ctx.invoked_subcommand} --help')" if ctx.invoked_subcommand else ""
@@ -191,7 +191,7 @@ def main(argv=None):
             # Kernels and temporary folders are already cleaned up; do not wait seconds for
             # messaging threads and sockets to wind down at interpreter exit.
             import os
-            from ..report.worker_start import remove_pool_folder
+            from ..report.kernels.worker_start import remove_pool_folder
             remove_pool_folder()  # what the skipped interpreter exit would have removed
             sys.stdout.flush()
             sys.stderr.flush()

@@ -75,7 +75,7 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
         click.echo(f"{name}: rates per {said}{counted}, {conf:.0%} intervals ({method})")
     echo_frame(df, fmt)
     if fmt == "table" and hasattr(source, "interruptions"):
-        from ..scale.today import todays_rate
+        from ..scale.targets.today import todays_rate
         today = todays_rate(source, conf=conf)
         if today.moving:
             click.echo(f"note: these are averages over the window; the rate is {today.trend} (every trend test "
@@ -104,7 +104,7 @@ def _nodes(n_nodes, gpus_per_node, source_gpus):
 def _compare(source, fleet, per, conf, fmt):
     """Print the comparison of ``source``'s total rate with a published fleet."""
     import pandas as pd
-    from ..data import datasets
+    from ..data.bundled import datasets
     from ..stats.rates.comparison import compare_rates
     result = compare_rates(source, fleet, per=per, conf=conf)
     if fmt == "table":

@@ -5,15 +5,15 @@ import json
 import click
 
 from ..errors import ParameterError, ReportIncomplete
-from ..report.parse import load_params, parse_assignment
-from ..report.interrupts import terminate_as_interrupt
+from ..report.pipeline.parse import load_params, parse_assignment
+from ..report.kernels.interrupts import terminate_as_interrupt
 
 __all__ = ["command"]
 
 
 def _sweeps(texts):
     """Several --sweep options as one grid (a cross product)."""
-    from ..report.sweep import parse_sweep
+    from ..report.pipeline.sweep import parse_sweep
 
     grid = {}
     for text in texts:
@@ -30,8 +30,8 @@ class _ReportCommand(click.Command):
     def format_epilog(self, ctx, formatter):
         super().format_epilog(ctx, formatter)
         try:
-            from ..report.params import log_parameters, notebook_parameters
-            from ..report.plan import find_notebooks
+            from ..report.pipeline.params import log_parameters, notebook_parameters
+            from ..report.pipeline.plan import find_notebooks
             found = log_parameters({p.stem: notebook_parameters(p) for p in find_notebooks()})
         except (OSError, ValueError):  # help never fails for want of the suite
             return
@@ -86,7 +86,7 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     from ..report import render
     from contextlib import nullcontext
 
-    from ..report.executors import dask_client
+    from ..report.kernels.executors import dask_client
 
     params = load_params(params_file)
     for text in assignments:
@@ -96,7 +96,7 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
     if jobs is not None and dask_address is not None:
         raise ParameterError("give --jobs or --dask, not both")
     if jobs is not None:
-        from ..report.capacity import usable_workers
+        from ..report.kernels.capacity import usable_workers
         workers = usable_workers(jobs, "--jobs")
         if workers.clamped:
             click.echo(f"relmodel: note: {workers.text()}", err=True)

@@ -21,7 +21,7 @@ _COLUMNS = ["component", "scales_with", "units", "observed_fit", "required_fit",
 def _target(cluster, gpus):
     if cluster is None:
         return None
-    from ..scale.cluster import Cluster
+    from ..scale.clusters.cluster import Cluster
     return Cluster.presets()[cluster].with_gpus(gpus, name=f"{cluster} at {gpus:,} GPUs")
 
 
@@ -40,13 +40,13 @@ def _source_cluster(source, source_gpus):
     if known is not None and known != source_gpus:
         raise ModelInputError(f"--source-gpus {source_gpus:,} contradicts {getattr(source, 'name', 'the source')}, "
                               f"observed on {known:,} GPUs; leave --source-gpus out for a bundled dataset")
-    from ..scale.cluster import Cluster
+    from ..scale.clusters.cluster import Cluster
     return Cluster(n_gpus=source_gpus, gpus_per_node=getattr(source, "gpus_per_node", None) or 8,
                    name=str(getattr(source, "name", "source")))
 
 
 def _units(pairs):
-    from ..scale.scaling import parse_units
+    from ..scale.clusters.scaling import parse_units
     try:
         return parse_units(pairs)
     except ModelInputError as err:
@@ -84,7 +84,7 @@ def as_source(data, source_gpus=None, source_gpus_per_node=None):
 
 def decision_lines(dec):
     """The decision's answers, as the report's index says them, for the terminal."""
-    from ..report.summarise import answer_sentences
+    from ..report.pipeline.summarise import answer_sentences
     from ..tables import duration
     said = dict(dec.sources)
     inputs = (f"Inputs: restart {duration(dec.restart_h)} ({said.get('restart')}: {dec.restart_note}); "
@@ -152,7 +152,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
         raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
                         "--source-gpus (the units are counted from the log)")
     _source_cluster(source, source_gpus)  # a size that contradicts the data is refused
-    from ..scale.decision import decide
+    from ..scale.targets.decision import decide
     dec = decide(as_source(source, source_gpus, source_gpus_per_node), _target(cluster, gpus) or gpus, target_ettr,
                  ckpt_cost, restart, units=_units(scale), units_per_node=units_per_node, share=share, conf=conf,
                  n_boot=n_boot, seed=seed)
@@ -194,7 +194,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
 
 
 def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
-    from ..scale.optics import optics_requirements
+    from ..scale.targets.optics import optics_requirements
     sizes = sorted({1_000, 10_000, 100_000, 1_000_000} | ({gpus} if gpus else set()))
     req = optics_requirements(sizes, target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart, share=share)
     if fmt != "table":

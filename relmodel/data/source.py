@@ -1,9 +1,9 @@
 """One data source for the whole report suite: a bundled name or a user's file.
 
 :func:`load_source` takes what a report's parameters say (``log`` plus the
-:func:`~relmodel.data.logs.read_log` column mapping and the observed cluster)
-and returns a :class:`Source`: the :class:`~relmodel.data.logs.InterruptionLog`
-or :class:`~relmodel.data.counts.CountTable` together with the cluster it was
+:func:`~relmodel.data.shaping.logs.read_log` column mapping and the observed cluster)
+and returns a :class:`Source`: the :class:`~relmodel.data.shaping.logs.InterruptionLog`
+or :class:`~relmodel.data.shaping.counts.CountTable` together with the cluster it was
 observed on (``source_gpus``, ``gpus_per_node``) and where those numbers came
 from.  A CSV with ``component`` and ``count`` columns is read as a count table;
 its exposure is the ``exposure`` argument or an ``exposure_h`` / ``days``
@@ -19,11 +19,11 @@ import pandas as pd
 
 from ..base.deprecation import renamed_keywords
 from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
-from .counts import CountTable, count_table
-from .datasets import NAMES, load
-from .logs import InterruptionLog, LogWarning, read_log
-from .outages import drop_short_outages
-from .readers import read_table
+from .shaping.counts import CountTable, count_table
+from .bundled.datasets import NAMES, load
+from .shaping.logs import InterruptionLog, LogWarning, read_log
+from .shaping.outages import drop_short_outages
+from .shaping.readers import read_table
 from relmodel.base.escape import html_text
 
 __all__ = ["Source", "load_source", "UNITS"]
@@ -229,13 +229,13 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     other column names.  ``source_gpus`` is the number of GPUs observed; for a
     log it defaults to the distinct nodes in the log times ``gpus_per_node``.
 
-    ``format`` is "sacct" (a Slurm export, read with :func:`~relmodel.data.sacct.read_sacct`
-    and ``job``), "xid" (a kernel log, read with :func:`~relmodel.data.kernlog.read_xid`
+    ``format`` is "sacct" (a Slurm export, read with :func:`~relmodel.data.formats.sacct.read_sacct`
+    and ``job``), "xid" (a kernel log, read with :func:`~relmodel.data.formats.kernlog.read_xid`
     and ``year``) or "table"; for a file it is sniffed when not given, and the
     notes say so.
 
     ``min_outage`` (a duration, default none) drops outages shorter than it
-    (see :func:`~relmodel.data.outages.drop_short_outages`): a
+    (see :func:`~relmodel.data.shaping.outages.drop_short_outages`): a
     :class:`LogWarning` says how many, ``problems()`` lists them.
 
     ``window`` is the observation window of an event log: ``(t0, t1)`` in the
@@ -256,7 +256,7 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     mapping = {k: v for k, v in dict(start=start, end=end, node=node, cause=cause, planned=planned,
                                      time_format=time_format, time_unit=time_unit).items() if v is not None}
     notes = []
-    from .operators import operator_source
+    from .formats.operators import operator_source
     ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
                           gpus_per_node=gpus_per_node)
     if ops is not None or (str(log).lower() in NAMES and not mapping) or "start" not in mapping:

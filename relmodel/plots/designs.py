@@ -6,7 +6,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 
 import numpy as np
 
-from ..scale.optics import optics_requirements
+from ..scale.targets.optics import optics_requirements
 from .axes import plain_log_ticks
 from .text import literal, literals
 
@@ -27,7 +27,7 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
                 ax=None):
     """Log-log plot of the MTBF each transceiver needs, from 1k to 1M GPUs, per fabric and tier count.
 
-    ``requirements`` is an :class:`relmodel.scale.optics.OpticsRequirements`;
+    ``requirements`` is an :class:`relmodel.scale.targets.optics.OpticsRequirements`;
     without it one is computed over ``sizes`` (default 31 sizes from 10^3 to
     10^6).  Dotted lines mark published field rates for comparison.
     """
@@ -76,7 +76,7 @@ def designs_plot(comparison, ax=None):
 
 
 def swings_plot(swings, ax=None):
-    """Tornado plot of a :class:`relmodel.scale.design_swings.DesignSwings`: goodput per GPU bought of the
+    """Tornado plot of a :class:`relmodel.scale.design.design_swings.DesignSwings`: goodput per GPU bought of the
     page's best design with each assumption at its low and high end, widest swing on top; a hatched bar marks
     an assumption whose ends name different best designs."""
     ax = _axes(ax)

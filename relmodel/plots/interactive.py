@@ -4,7 +4,7 @@
 rendered report shows); :func:`controls` wraps it in ipywidgets sliders that
 redraw it live in JupyterLab. Observed rates are the Llama 3 counts (Meta
 2024, arXiv 2407.21783, Table 5) scaled to the cluster size with
-:func:`relmodel.scale.scaling.scale_rates`, unless another ``source`` is given.
+:func:`relmodel.scale.clusters.scaling.scale_rates`, unless another ``source`` is given.
 """
 
 from functools import lru_cache
@@ -26,8 +26,8 @@ GPU_CHOICES = tuple(2 ** k for k in range(10, 19))
 
 @lru_cache(maxsize=64)
 def _scaled(n_gpus, source_key):
-    from ..data import datasets
-    from ..scale.scaling import scale_rates
+    from ..data.bundled import datasets
+    from ..scale.clusters.scaling import scale_rates
     source = datasets.llama3_54day() if source_key is None else _SOURCES[source_key]
     scaled = scale_rates(source, target_cluster=int(n_gpus), n_boot=1, seed=0)
     return scaled.job_mtbf_h, scaled.rate_of("job"), scaled.target.n_nodes
@@ -56,7 +56,7 @@ def what_if(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TAR
     >>> round(nums["job_mtbf_h"], 3), round(nums["ettr"], 3), round(nums["required_node_mtbf_h"])
     (3.093, 0.853, 16595)
     """
-    from ..scale.requirements import required_node_mtbf
+    from ..scale.targets.requirements import required_node_mtbf
     from ..errors import InfeasibleTargetError
     mtbf, fixed, n_nodes = _scaled(int(n_gpus), _key(source))
     tau = float(optimal_interval(mtbf=mtbf, ckpt_cost=ckpt_cost))

@@ -1,8 +1,8 @@
 """What an interruption log holds: causes (Pareto), timeline, repair times.
 
 Table functions return DataFrames; plot functions take ``ax=None`` and return
-the Axes. They accept an :class:`~relmodel.data.logs.InterruptionLog`; the cause
-functions also accept a :class:`~relmodel.data.counts.CountTable` (counts by
+the Axes. They accept an :class:`~relmodel.data.shaping.logs.InterruptionLog`; the cause
+functions also accept a :class:`~relmodel.data.shaping.counts.CountTable` (counts by
 component, such as the Llama 3 table).
 """
 
@@ -51,7 +51,7 @@ def cause_counts(source, column=None, include_planned=False):
 
     Examples
     --------
-    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> top = cause_counts(llama3_54day()).iloc[0]
     >>> top["cause"], int(top["count"]), round(float(top["share"]), 3)
     ('Faulty GPU', 148, 0.353)
@@ -78,7 +78,7 @@ def repair_summary(log, column=None):
 
     Examples
     --------
-    >>> from relmodel.data.datasets import stepfun
+    >>> from relmodel.data.bundled.datasets import stepfun
     >>> s = repair_summary(stepfun())
     >>> s.iloc[-1, 0]
     'All'
@@ -107,7 +107,7 @@ def plot_pareto(source, column=None, top=10, ax=None):
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> ax = plot_pareto(llama3_54day(), top=5, ax=Figure().subplots())
     >>> len(ax.patches)                 # five causes and "other"
     6
@@ -142,7 +142,7 @@ def plot_timeline(log, column=None, ax=None):
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.data.datasets import stepfun
+    >>> from relmodel.data.bundled.datasets import stepfun
     >>> plot_timeline(stepfun(), ax=Figure().subplots()).get_xlabel()
     'days from start of window'
     """
@@ -176,7 +176,7 @@ def plot_cumulative(log, include_planned=False, ax=None):
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.data.datasets import stepfun
+    >>> from relmodel.data.bundled.datasets import stepfun
     >>> plot_cumulative(stepfun(), ax=Figure().subplots()).get_xlabel()
     'days from start of window'
     """
@@ -202,7 +202,7 @@ def plot_repair_times(log, ax=None, bins=30):
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.data.datasets import stepfun
+    >>> from relmodel.data.bundled.datasets import stepfun
     >>> plot_repair_times(stepfun(), ax=Figure().subplots()).get_xscale()
     'log'
     """

@@ -7,7 +7,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 import numpy as np
 
 from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
-from ..scale.requirements import requirements_table
+from ..scale.targets.requirements import requirements_table
 from ..units import hours
 from .axes import plain_log_ticks
 from .text import literal
@@ -36,7 +36,7 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
     """Log-log plot of the required MTBF (per node, GPU or job) from 1k to 1M GPUs.
 
     One line per (checkpoint cost, restart) pair, computed by
-    :func:`relmodel.scale.requirements.requirements_table`; sizes where the target is
+    :func:`relmodel.scale.targets.requirements.requirements_table`; sizes where the target is
     out of reach are left out of a line, and a line out of reach at every size
     is named in a note on the axes instead.  As there, one of
     ``fixed_rate_per_h`` or ``source`` says which per-job rate is held; the
@@ -90,18 +90,18 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
     """Expected interruptions per day against cluster size, stacked by what the causes scale with.
 
     ``source`` is a CountTable, InterruptionLog or per-job rates table
-    (with ``source_cluster``); rates are scaled by :func:`relmodel.scale.scaling.scale_rates`.
+    (with ``source_cluster``); rates are scaled by :func:`relmodel.scale.clusters.scaling.scale_rates`.
 
     ``n_gpus`` are GPU counts.  Returns the Axes.
 
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> interruptions_plot(llama3_54day(), [16_384, 100_000], ax=Figure().subplots()).get_ylabel()
     'expected interruptions per day'
     """
-    from ..scale.scaling import cluster_of, scale_rates
+    from ..scale.clusters.scaling import cluster_of, scale_rates
     src = cluster_of(source if source_cluster is None else source_cluster)
     n = np.unique(np.logspace(3, 6, 16).round()) if n_gpus is None else np.asarray(n_gpus)
     per_unit = {}
@@ -123,7 +123,7 @@ def interruptions_plot(source, n_gpus=None, *, source_cluster=None, units=None, 
 def spares_plot(pool, n_spares, target=0.01, ax=None):
     """Chance that a node failure finds no spare free, and ETTR, against the pool size.
 
-    ``pool`` is the table of :func:`relmodel.scale.spares.spares_table`
+    ``pool`` is the table of :func:`relmodel.scale.sparing.spares.spares_table`
     (columns spares, p_no_spare_poisson, ettr); the chosen ``n_spares`` and
     the ``target`` chance are marked.
     Returns the Axes (pool size in nodes against probability and ETTR).

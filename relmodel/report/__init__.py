@@ -1,22 +1,31 @@
 """Presentation layer, reports: run the notebook suite through Papermill into HTML.
 
+Subpackages, bottom up (each imports only those before it): :mod:`.safety`
+(marked report folders, the file-size limit, bounds on a run);
+:mod:`.parameters` (parameter values read as data and their rules);
+:mod:`.blocks` (the presentation blocks pages and the pipeline share);
+:mod:`.kernels` (how notebooks are executed, and what they record);
+:mod:`.pipeline` (the steps, one file each, and the run that calls them);
+:mod:`.notebook_pages` (each notebook's page builder, imported in its
+kernel).
+
 Belongs here: the one entry point :func:`render` (:mod:`.render`) and the
 report pipeline's steps, each in the file of its name, called once each in
-this order: :mod:`.parse` (values a user passes, read as YAML 1.2 by
-:mod:`.yaml12`), :mod:`.validate` (each value against the notebooks'
-declared parameters, :mod:`.params`, and the value rules, :mod:`.rules`),
-:mod:`.plan`, then, run by :func:`.run.render_plan`, :mod:`.execute` (on
-executors, :mod:`.executors`, and warm kernels, :mod:`.kernel`,
-:mod:`.pool`), :mod:`.store`, :mod:`.summarise` (summary.json and the
-answer sentences) and :mod:`.index` (each run's index page and a sweep's
-comparison page, :mod:`.sweep`).  Also here: marked report folders
-(:mod:`.folders`), the HTML pieces every page shares (:mod:`.markup`), the
-blocks the notebooks' pages are built of (:mod:`.pages`, :mod:`.present`)
-and the in-kernel API (:mod:`.records`).  May import every lower layer; the
+this order: :mod:`.pipeline.parse` (values a user passes, read as YAML 1.2 by
+:mod:`.parameters.yaml12`), :mod:`.pipeline.validate` (each value against the notebooks'
+declared parameters, :mod:`.pipeline.params`, and the value rules, :mod:`.parameters.rules`),
+:mod:`.pipeline.plan`, then, run by :func:`.pipeline.run.render_plan`, :mod:`.pipeline.execute` (on
+executors, :mod:`.kernels.executors`, and warm kernels, :mod:`.kernels.kernel`,
+:mod:`.kernels.pool`), :mod:`.pipeline.store`, :mod:`.pipeline.summarise` (summary.json and the
+answer sentences) and :mod:`.pipeline.index` (each run's index page and a sweep's
+comparison page, :mod:`.pipeline.sweep`).  Also here: marked report folders
+(:mod:`.safety.folders`), the HTML pieces every page shares (:mod:`.blocks.markup`), the
+blocks the notebooks' pages are built of (:mod:`.notebook_pages.pages`, :mod:`.blocks.present`)
+and the in-kernel API (:mod:`.kernels.records`).  May import every lower layer; the
 CLI imports it, and so do the notebooks, inside their kernels
 (``from relmodel.report import record``).
 
-Presentation rules (every page of a report keeps them; :mod:`.present`
+Presentation rules (every page of a report keeps them; :mod:`.blocks.present`
 holds the formatters that do):
 
 1. A page reads as a document for a head of infrastructure: the question,
@@ -46,8 +55,8 @@ from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used
 #: (so the command's ``report --help`` and a kernel's ``record`` load only what they need).
-EXPORTS = [(".html", "fmt"), (".render", "render"), (".plan", "NOTEBOOK_DIR find_notebooks"),
-           (".records", "key_figure record recorded"), (".run", "Report")]
+EXPORTS = [(".pipeline.html", "fmt"), (".render", "render"), (".pipeline.plan", "NOTEBOOK_DIR find_notebooks"),
+           (".kernels.records", "key_figure record recorded"), (".pipeline.run", "Report")]
 
 __all__ = ["fmt", "render", "NOTEBOOK_DIR", "Report", "find_notebooks", "record", "recorded", "key_figure"]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)

@@ -1,15 +1,15 @@
 """``render``: the one entry point behind ``relmodel report`` (one report, or a sweep).
 
-It calls the steps in order, each once: parse (:mod:`.parse`), then plan
-(:mod:`.plan`), which hands every run's values to validate
-(:mod:`.validate`) before it makes a task, then :func:`.run.render_plan`:
+It calls the steps in order, each once: parse (:mod:`.pipeline.parse`), then plan
+(:mod:`.pipeline.plan`), which hands every run's values to validate
+(:mod:`.pipeline.validate`) before it makes a task, then :func:`.pipeline.run.render_plan`:
 execute, store, summarise and index.
 """
 
-from .execute import execute  # noqa: F401 (kept importable here)
-from .parse import load_params
-from .plan import plan
-from .run import render_plan
+from .pipeline.execute import execute  # noqa: F401 (kept importable here)
+from .pipeline.parse import load_params
+from .pipeline.plan import plan
+from .pipeline.run import render_plan
 
 __all__ = ["render", "render_sweep"]
 
@@ -22,10 +22,10 @@ def render(notebooks=None, params=None, out=None, force=False, sweep=None, execu
     every notebook before any kernel starts (ParameterError lists what each
     notebook takes). ``out`` defaults to ``reports/<timestamp>``; an existing
     folder is replaced only with ``force`` and only if it is a relmodel report
-    (see :mod:`relmodel.report.folders`); the new report is written beside it
+    (see :mod:`relmodel.report.safety.folders`); the new report is written beside it
     and swapped in. ``sweep`` (``{name: [v1, v2, ...]}``, several names for a
     cross product) renders one report per combination plus a comparison page,
-    see :mod:`relmodel.report.sweep`. ``executor`` is any
+    see :mod:`relmodel.report.pipeline.sweep`. ``executor`` is any
     concurrent.futures.Executor or a Dask ``distributed.Client``; workers
     return the executed notebooks as bytes and only this process writes the
     folder. ``progress`` is True (a tqdm bar on stderr) or a callable

@@ -13,11 +13,11 @@ means for eviction and goodput (:mod:`.plan`), and synthetic op-level traces
 (:mod:`.synthetic_ops`).  May import the checkpoint,
 statistics and data layers and the base; never :mod:`relmodel.scale` or
 presentation, never matplotlib or papermill.  Reading step logs lives in
-:mod:`relmodel.data.steps`; this package attaches ``slowdown()`` and
-``find_slow_nodes()`` to :class:`~relmodel.data.steps.StepLog`.
+:mod:`relmodel.data.formats.steps`; this package attaches ``slowdown()`` and
+``find_slow_nodes()`` to :class:`~relmodel.data.formats.steps.StepLog`.
 """
 
-from ..data.steps import register_analysis
+from ..data.formats.steps import register_analysis
 from .detection import SlowNodes, adjust_pvalues, find_slow_nodes
 from .policy import (POLICIES, EvictionPlan, combined_goodput, event_slowdown, eviction_policy,
                      goodput_with_stragglers)

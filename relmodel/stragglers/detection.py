@@ -257,7 +257,7 @@ def _onset(d_node, shift):
 def find_slow_nodes(source, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
     """Flag persistent fail-slow nodes of a step log (see the module notes).
 
-    ``source`` is a :class:`~relmodel.data.steps.StepLog` (step times in hours).
+    ``source`` is a :class:`~relmodel.data.formats.steps.StepLog` (step times in hours).
     ``level`` is "node" (default when the log names nodes) or "rank".
     ``window`` defaults to a twentieth of the steps, between 5 and 100.
     ``alpha`` is the false-alarm probability (family-wise for "holm" and

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.readers import read_table, require_columns
+from ..data.shaping.readers import read_table, require_columns
 from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, MissingTraceStepError, ModelInputError,
                       OpTraceError, OverlappingOpsError)
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, build_graph
@@ -244,7 +244,7 @@ def read_ops(source, *, dp=None, pp=None, tp=None, vpp=None, meta=None, name=Non
 
     Examples
     --------
-    >>> from relmodel.data.datasets import data_dir
+    >>> from relmodel.data.bundled.datasets import data_dir
     >>> t = read_ops(data_dir() / "bytedance-stragglers" / "trace-ST.parquet")   # dp 2 x pp 4, meta-ST.yaml
     >>> t.n_workers, t.n_steps, round(float(t.recorded_s.mean()), 3)              # seconds per step
     (8, 32, 2.214)
@@ -287,7 +287,7 @@ def example_ops(name="AR"):
     >>> example_ops("ST")
     OpTrace('trace-ST': 6,784 operations, 32 steps, dp 2 x pp 4 x tp 1)
     """
-    from ..data.datasets import data_dir
+    from ..data.bundled.datasets import data_dir
 
     if name not in BUNDLED:
         raise ModelInputError(f"bundled op-level traces are {', '.join(BUNDLED)}; got {name!r}")

@@ -12,7 +12,7 @@
   1/S (:func:`~relmodel.stragglers.policy.combined_goodput`).
 """
 
-from ..data.steps import StepLog
+from ..data.formats.steps import StepLog
 from .detection import find_slow_nodes
 from .policy import combined_goodput, eviction_policy
 
@@ -36,7 +36,7 @@ def analyse_trace(trace=None, *, conf=0.95, n_boot=1000, seed=None, **read_kw):
 
 
 def worker_steps(result):
-    """A :class:`~relmodel.data.steps.StepLog` of workers: steps x workers, hours."""
+    """A :class:`~relmodel.data.formats.steps.StepLog` of workers: steps x workers, hours."""
     grid = result.step_workers
     return StepLog(grid.to_numpy() * result.ideal_s / 3600, grid.index.to_numpy(), list(grid.columns),
                    name=f"{result.name} (workers, what-if)")

@@ -170,7 +170,7 @@ def eviction_policy(*, slowdown, interval, mtbf=None, ckpt_cost=None, restart, d
 
     ``slowdown`` is the fractional slowdown of the job (0.2: 20% longer steps).
     ``spare_free`` is the chance a spare node is free (1 minus the
-    ``p_no_spare`` of :mod:`relmodel.scale.spares` for the spare pool), and
+    ``p_no_spare`` of :mod:`relmodel.scale.sparing.spares` for the spare pool), and
     ``wait`` how long the job waits for a node when none is.
     Durations accept anything :func:`relmodel.hours` does.  With ``rate`` (per
     node-hour) and ``n_nodes`` the table adds each policy's share of time lost;

@@ -183,7 +183,7 @@ def _check_times(log):
 
 @renamed_keywords(log="source")
 def slowdown(source, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
-    """What-if slowdown of a :class:`~relmodel.data.steps.StepLog` (see the module notes).
+    """What-if slowdown of a :class:`~relmodel.data.formats.steps.StepLog` (see the module notes).
 
     ``n_boot`` bootstrap resamples of blocks of ``block`` steps (default the
     square root of the number of steps) give the interval; 0 skips it.

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.steps import StepLog
+from ..data.formats.steps import StepLog
 from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError
 from ..units import hours

@@ -5,7 +5,7 @@ import pytest
 
 from relmodel import backtest, read_sacct, read_log
 from relmodel.checkpoint.intervals import ettr
-from relmodel.data.synthetic_ops import synthetic_sacct
+from relmodel.data.formats.synthetic_ops import synthetic_sacct
 from relmodel.errors import ModelInputError
 
 TEXT = """JobID|JobName|State|ExitCode|Start|End

@@ -12,13 +12,13 @@ from relmodel.checkpoint.costs import CheckpointModel, cost_hours, fit_growth
 from relmodel.checkpoint.restart import RestartModel
 from relmodel.errors import ModelInputError
 from relmodel.scale import Cluster
-from relmodel.scale.budget import what_if
-from relmodel.scale.designs import compare_designs, design_presets
-from relmodel.scale.grid import sweep_grid
-from relmodel.scale.optics import transceiver_requirement
-from relmodel.scale.requirements import (best_ettr, plan_requirements, required_job_mtbf, required_node_mtbf,
+from relmodel.scale.targets.budget import what_if
+from relmodel.scale.design.designs import compare_designs, design_presets
+from relmodel.scale.targets.grid import sweep_grid
+from relmodel.scale.targets.optics import transceiver_requirement
+from relmodel.scale.targets.requirements import (best_ettr, plan_requirements, required_job_mtbf, required_node_mtbf,
                                          requirements_table)
-from relmodel.scale.scaling import scale_rates
+from relmodel.scale.clusters.scaling import scale_rates
 
 FLAT_CKPT = CheckpointModel(state_bytes=0.0, write_bandwidth_per_node=1e9, fixed="1min", n_gpus=16_384)
 # all reload: the whole restart is exposed to failures, as a plain duration is

@@ -10,7 +10,7 @@ from relmodel.checkpoint import optimal_interval, time_breakdown
 from relmodel.checkpoint.detected import detection_ettr, detection_optimal_interval
 from relmodel.checkpoint.detection import checkpoints_to_keep, mean_latency, p_unrecoverable
 from relmodel.errors import InfeasibleTargetError, ModelInputError
-from relmodel.scale.goodput import required_job_mtbf
+from relmodel.scale.targets.goodput import required_job_mtbf
 
 
 def corruption_run(rng, work, tau, delta, restart, sigma, delay, keep):

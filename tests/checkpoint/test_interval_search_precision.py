@@ -11,7 +11,7 @@ import pytest
 
 import relmodel
 from relmodel.errors import ModelInputError
-from relmodel.report.pages import precision_sentence
+from relmodel.report.notebook_pages.pages import precision_sentence
 
 M, DELTA, R = 3.0, 45 / 3600, 10 / 60  # hours
 

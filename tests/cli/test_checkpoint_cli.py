@@ -59,7 +59,7 @@ def test_csv_and_step_and_work():
 
 
 def test_log_scaled_to_gpus():
-    from relmodel.scale.scaling import scale_job_mtbf
+    from relmodel.scale.clusters.scaling import scale_job_mtbf
     import relmodel
     r = run("--log", "llama3", "--gpus", "32768", "--ckpt-cost", "45s", "--format", "json")
     assert r.exit_code == 0, r.output
@@ -87,7 +87,7 @@ def test_async_and_two_level_rows():
 
 def test_log_file_with_column_options(tmp_path):
     import relmodel
-    from relmodel.scale.scaling import job_mtbf_from_source
+    from relmodel.scale.clusters.scaling import job_mtbf_from_source
     f = tmp_path / "outages.csv"
     f.write_text("began,host\n" + "".join(f"{t},{t % 3}\n" for t in range(0, 200, 7)))
     r = run("--log", str(f), "--start", "began", "--node", "host", "--time-unit", "h", "--ckpt-cost", "1min",

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from relmodel.cli import cli
-from relmodel.data.synthetic_ops import synthetic_sacct, synthetic_syslog
+from relmodel.data.formats.synthetic_ops import synthetic_sacct, synthetic_syslog
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 import relmodel
 from conftest import REPO, write_notebook
 from relmodel.defaults import DEFAULTS
-from relmodel.report.params import notebook_parameters
+from relmodel.report.pipeline.params import notebook_parameters
 from relmodel.units import hours
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import run_cli
-from relmodel.scale.requirements import required_node_mtbf
+from relmodel.scale.targets.requirements import required_node_mtbf
 
 
 def run(*args):

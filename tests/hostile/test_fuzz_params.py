@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from relmodel.errors import ParameterError
-from relmodel.report import params as P
-from relmodel.report.run import find_notebooks
-from relmodel.report.rules import DURATIONS
+from relmodel.report.pipeline import params as P
+from relmodel.report.pipeline.run import find_notebooks
+from relmodel.report.parameters.rules import DURATIONS
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BY_NOTEBOOK = {p.stem: P.notebook_parameters(p) for p in find_notebooks(["02", "03", "04", "05"])}

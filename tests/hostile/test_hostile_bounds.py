@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from relmodel.cli import cli
 from relmodel.errors import ReportError
-from relmodel.report import limits
+from relmodel.report.safety import limits
 
 
 @pytest.mark.parametrize("address, needle", [

@@ -13,8 +13,8 @@ import pytest
 import relmodel
 from relmodel import budget_guard as B
 from relmodel.errors import BudgetError, CountError, ModelInputError, ResourceLimitError
-from relmodel.scale.compound import DomainModel, simulate_domains
-from relmodel.scale.grid import sweep_grid
+from relmodel.scale.design.compound import DomainModel, simulate_domains
+from relmodel.scale.targets.grid import sweep_grid
 from relmodel.stats.survival.power_law import power_law_gof
 
 HUGE = 10**9

@@ -164,7 +164,7 @@ def test_full_disk_exits_1(monkeypatch, tmp_path):
 
 
 def test_out_of_memory_exits_1(monkeypatch):
-    from relmodel.scale import decision  # the command imports it when it runs
+    from relmodel.scale.targets import decision  # the command imports it when it runs
 
     def oom(*a, **k):
         raise MemoryError()

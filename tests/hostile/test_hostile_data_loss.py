@@ -16,7 +16,7 @@ import pytest
 
 from conftest import report_cli, run_cli
 from relmodel.errors import ReportError
-from relmodel.report import folders as F
+from relmodel.report.safety import folders as F
 
 DATA = "start,cause\n2024-01-01T00:00:00,gpu\n"
 PAGE = "<!DOCTYPE html>\n<html><body>report</body></html>\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write_notebook
-from relmodel.report.file_limit import size_error, too_large
+from relmodel.report.safety.file_limit import size_error, too_large
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def test_a_cut_short_notebook_under_a_limit_is_the_named_error(tmp_path):
     cut.write_bytes(full.read_bytes()[:4096])
     out = _in_child(
         "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
-        "from relmodel.report.file_limit import read_notebook\n"
+        "from relmodel.report.safety.file_limit import read_notebook\n"
         "from relmodel.errors import ReportWriteError, is_environment_error\n"
         f"try:\n    read_notebook({str(cut)!r}, 'big')\n"
         "except ReportWriteError as exc:\n    print(is_environment_error(exc), exc)\n")
@@ -63,7 +63,7 @@ def test_a_cut_short_notebook_under_a_limit_is_the_named_error(tmp_path):
 
 def test_a_cut_short_notebook_without_a_limit_is_a_report_error(tmp_path):
     from relmodel.errors import ReportError
-    from relmodel.report.file_limit import read_notebook
+    from relmodel.report.safety.file_limit import read_notebook
     cut = tmp_path / "cut.ipynb"
     cut.write_text('{\n "cells": [\n  {\n   "cell_type": "m')
     with pytest.raises(ReportError, match="big: the executed notebook could not be read back"):
@@ -74,7 +74,7 @@ def test_a_write_past_the_limit_is_the_named_error(tmp_path):
     target = tmp_path / "page.html"
     out = _in_child(
         "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))\n"
-        "from relmodel.report.folders import write_text\n"
+        "from relmodel.report.safety.folders import write_text\n"
         "from relmodel.errors import ReportWriteError\n"
         f"try:\n    write_text(__import__('pathlib').Path({str(target)!r}), 'x' * 100_000)\n"
         "except ReportWriteError as exc:\n    print(type(exc).__name__, exc)\n")

@@ -102,7 +102,7 @@ def test_report_parameters_are_checked_before_any_kernel(tmp_path, no_kernel, ar
 
 
 def test_a_relative_step_log_resolves_from_the_callers_folder(tmp_path, monkeypatch):
-    from relmodel.report.rules import check_values
+    from relmodel.report.parameters.rules import check_values
     (tmp_path / "steps.csv").write_text("step,rank,duration_ms\n0,0,1000\n")
     monkeypatch.chdir(tmp_path)
     assert check_values({"step_log": "steps.csv"})["step_log"] == str((tmp_path / "steps.csv").resolve())

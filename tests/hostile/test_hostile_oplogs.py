@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from relmodel import read_log, read_sacct, read_xid
 from relmodel.cli import cli
-from relmodel.data.logs import LogWarning
-from relmodel.data.outages import drop_short_outages, outage_durations
+from relmodel.data.shaping.logs import LogWarning
+from relmodel.data.shaping.outages import drop_short_outages, outage_durations
 from relmodel.errors import KernelLogError, OutageThresholdError, RelmodelError, SacctFormatError
 
 SACCT = """JobID|JobName|State|ExitCode|Start|End|NNodes|NodeList

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from relmodel.cli import cli
-from relmodel.data.synthetic_ops import synthetic_sacct, synthetic_syslog
+from relmodel.data.formats.synthetic_ops import synthetic_sacct, synthetic_syslog
 from relmodel.errors import OutputPathError, SuiteCopyError
 from relmodel.resources import copy_notebooks
 from relmodel.stragglers.kineto import write_kineto_example

@@ -176,7 +176,7 @@ def test_slow_nodes():
 
 
 def test_sweep_comparison_with_text_values():
-    from relmodel.report.sweep import comparison_figure
+    from relmodel.report.pipeline.sweep import comparison_figure
     rows = [{"values": {"source": v, "n_gpus": g}, "headline": {"ettr": 0.9 - 0.01 * i}}
             for i, (v, g) in enumerate([(COST, 1024), (HREF, 1024), (COST, 2048), (HREF, 2048)])]
     fig = comparison_figure(["source", "n_gpus"], rows)

@@ -18,7 +18,7 @@ import pytest
 import relmodel.errors
 
 from conftest import report_cli
-from relmodel.data.synthetic_ops import synthetic_sacct
+from relmodel.data.formats.synthetic_ops import synthetic_sacct
 
 
 def refused(res, *words):
@@ -135,7 +135,7 @@ def test_a_checkpoint_longer_than_a_run(tmp_path, no_kernel, notebook, args, wor
 
 def test_a_day_long_checkpoint_is_still_taken(tmp_path):
     """The rule's edge: 24 h is allowed (the job then cannot make progress: an answer, not an error)."""
-    from relmodel.report.input_rules import check_inputs
+    from relmodel.report.pipeline.input_rules import check_inputs
     check_inputs({"ckpt_cost": "24h", "work": "30d"}, {"ckpt_cost": "24h"})  # no error
     with pytest.raises(relmodel.errors.ParameterError, match="ckpt_cost"):
         check_inputs({"ckpt_cost": "25h", "work": "30d"}, {"ckpt_cost": "25h"})

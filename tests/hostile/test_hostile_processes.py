@@ -168,8 +168,8 @@ def test_a_report_with_a_long_tmpdir_renders_and_leaves_nothing(tmp_path):
 def test_kernels_talk_tcp_when_no_folder_is_short_enough(monkeypatch, tmp_path):
     import asyncio
 
-    from relmodel.report import sockets
-    from relmodel.report.kernel import KernelManager
+    from relmodel.report.kernels import sockets
+    from relmodel.report.kernels.kernel import KernelManager
 
     monkeypatch.setattr(sockets, "socket_root", lambda tail: None)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
@@ -242,7 +242,7 @@ def test_cli_refuses_a_worker_count_that_is_not_one_or_more(jobs, tmp_path, no_k
 
 
 def test_worker_counts_follow_cores_and_memory(monkeypatch):
-    from relmodel.report import capacity
+    from relmodel.report.kernels import capacity
 
     monkeypatch.setattr(capacity, "cores", lambda: 64)
     monkeypatch.setattr(capacity, "available_memory", lambda: 10**9)  # 1 GB: two workers of 400 MB
@@ -259,8 +259,8 @@ def test_a_local_dask_cluster_is_clamped_too(monkeypatch):
     pytest.importorskip("distributed")
     import distributed
 
-    from relmodel.report import capacity
-    from relmodel.report.executors import dask_client
+    from relmodel.report.kernels import capacity
+    from relmodel.report.kernels.executors import dask_client
 
     asked = {}
 
@@ -349,7 +349,7 @@ def test_a_process_pool_starts_with_a_long_tmpdir(tmp_path):
     runtime = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
     long_tmp = tmp_path / ("t" * 150)
     long_tmp.mkdir()
-    code = ("from relmodel.report.executors import process_pool\n"
+    code = ("from relmodel.report.kernels.executors import process_pool\n"
             "with process_pool(1) as pool:\n    print(pool.submit(abs, -3).result(timeout=120))")
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(long_tmp), "XDG_RUNTIME_DIR": str(runtime)}
     try:

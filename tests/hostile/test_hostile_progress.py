@@ -18,7 +18,7 @@ from relmodel.cli import progress_bar
 from relmodel.cli.progress_bar import Bar, line
 from relmodel.errors import InputTypeError
 from relmodel.base.progress import Update, listen, steps
-from relmodel.scale.grid import sweep_grid
+from relmodel.scale.targets.grid import sweep_grid
 from relmodel.stats.survival.power_law import power_law_gof
 
 

@@ -16,7 +16,7 @@ import pytest
 import relmodel
 from relmodel.budget_guard import budget
 from relmodel.errors import BudgetError, CountError, DurationError
-from relmodel.scale.grid import sweep_grid
+from relmodel.scale.targets.grid import sweep_grid
 
 
 def _grid(n_gpus, n_cost, n_restart, n_target):
@@ -60,7 +60,7 @@ def test_an_accepted_grid_stays_within_its_estimate():
     finally:
         tracemalloc.stop()
     assert len(df) == n
-    from relmodel.scale.grid import ROW_BYTES
+    from relmodel.scale.targets.grid import ROW_BYTES
     assert peak <= n * ROW_BYTES, (peak / n, ROW_BYTES)
 
 

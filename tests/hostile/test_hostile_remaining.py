@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from relmodel.data.logs import read_log
+from relmodel.data.shaping.logs import read_log
 from relmodel.data.source import load_source
-from relmodel.data.megatron import read_megatron
-from relmodel.data.steps import StepLog, read_steps
+from relmodel.data.formats.megatron import read_megatron
+from relmodel.data.formats.steps import StepLog, read_steps
 from relmodel.errors import (CountError, CovariateError, ExposureError, LogFormatError, RelmodelError,
                              TimeRangeError)
 from relmodel.stats.rates.comparison import compare_rates
@@ -91,7 +91,7 @@ def test_no_events_in_either_is_named(a, b):
 
 
 def test_no_events_in_either_by_component_is_named():
-    from relmodel.data.counts import count_table
+    from relmodel.data.shaping.counts import count_table
     t = count_table(pd.DataFrame({"component": ["GPU", "PSU"], "count": [0, 0]}), n_gpus=64, gpus_per_node=8,
                     duration="10d")
     with pytest.raises(CountError, match="no events in either"):

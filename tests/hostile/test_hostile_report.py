@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from relmodel.cli import cli
 from relmodel.errors import ParameterError, ReportError, ReportWriteError
-from relmodel.report import folders as F
-from relmodel.report import params as P
-from relmodel.report import run as R
-from relmodel.report import sweep as S
+from relmodel.report.safety import folders as F
+from relmodel.report.pipeline import params as P
+from relmodel.report.pipeline import run as R
+from relmodel.report.pipeline import sweep as S
 from conftest import write_notebook, report_cli
 
 REPO = Path(__file__).resolve().parents[2]

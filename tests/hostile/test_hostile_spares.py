@@ -16,8 +16,8 @@ from scipy import stats
 
 import relmodel
 from relmodel.errors import ModelInputError, RelmodelError
-from relmodel.scale.spare_search import LARGE_LOAD, MAX_LOAD, erlang_b_integral
-from relmodel.scale.spares import p_no_spare, spare_pool, spares_table
+from relmodel.scale.sparing.spare_search import LARGE_LOAD, MAX_LOAD, erlang_b_integral
+from relmodel.scale.sparing.spares import p_no_spare, spare_pool, spares_table
 
 
 def _erlang_mp(c, a):

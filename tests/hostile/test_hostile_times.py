@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from relmodel.data.logs import read_log
+from relmodel.data.shaping.logs import read_log
 from relmodel.errors import (AmbiguousDateError, LogFormatError, MixedTimeZoneError, TimeParseError,
                              TimeRangeError, WindowError)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from relmodel.errors import KernelDiedError, ReportError
-from relmodel.report import folders as F
+from relmodel.report.safety import folders as F
 from conftest import write_notebook, report_cli
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ import pytest
 
 import relmodel
 from relmodel.errors import DesignError, ModelInputError
-from relmodel.scale.repair_queue import simulate_pool
+from relmodel.scale.sparing.repair_queue import simulate_pool
 
 
 @pytest.mark.parametrize("crews", [0, -1, 2.5, "many", True, float("nan")])

@@ -38,8 +38,8 @@ MODULES = sorted({f.__module__ for f in FUNCTIONS.values()} | {"relmodel.default
 
 def test_the_public_api_is_all_covered():
     assert len(FUNCTIONS) >= 70
-    for name in ("relmodel.checkpoint.intervals.young_interval", "relmodel.data.datasets.stepfun",
-                 "relmodel.plots.logs.plot_pareto", "relmodel.report.records.record"):
+    for name in ("relmodel.checkpoint.intervals.young_interval", "relmodel.data.bundled.datasets.stepfun",
+                 "relmodel.plots.logs.plot_pareto", "relmodel.report.kernels.records.record"):
         assert name in FUNCTIONS
 
 

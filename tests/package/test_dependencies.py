@@ -119,7 +119,7 @@ def test_the_walk_would_see_an_undeclared_import():
 
 def test_the_walk_covers_every_kind_of_source():
     where = [w for w, _ in sources()]
-    for expected in ("relmodel/report/kernel.py", "tests/conftest.py", "bench/timing.py",
+    for expected in ("relmodel/report/kernels/kernel.py", "tests/conftest.py", "bench/timing.py",
                      "01_log_explorer.ipynb cell", "README.md python block 1"):
         assert any(w.startswith(expected) for w in where), expected
 

@@ -64,11 +64,11 @@ def test_first_use_loads_only_its_layer(name, not_loaded):
 
 
 @pytest.mark.parametrize("use, absent", [
-    ("relmodel.read_log", {"relmodel.data.sacct", "relmodel.data.kernlog", "relmodel.data.datasets", "relmodel.stats"}),
+    ("relmodel.read_log", {"relmodel.data.formats.sacct", "relmodel.data.formats.kernlog", "relmodel.data.bundled.datasets", "relmodel.stats"}),
     ("relmodel.young_interval", {"relmodel.checkpoint.simulate", "relmodel.checkpoint.search", "relmodel.stats"}),
-    ("relmodel.Cluster", {"relmodel.scale.spares", "relmodel.scale.designs", "relmodel.checkpoint"}),
+    ("relmodel.Cluster", {"relmodel.scale.sparing.spares", "relmodel.scale.design.designs", "relmodel.checkpoint"}),
     ("relmodel.plots.logs.plot_pareto", {"relmodel.plots.fits", "relmodel.stats", "relmodel.scale"}),
-    ("relmodel.report.record", {"relmodel.report.run", "relmodel.report.render", "relmodel.plots"}),
+    ("relmodel.report.record", {"relmodel.report.pipeline.run", "relmodel.report.render", "relmodel.plots"}),
 ])
 def test_a_package_face_loads_only_the_module_of_the_name(use, absent):
     loaded = set(probe(f"import relmodel\n{use}")["relmodel"])
@@ -85,7 +85,7 @@ def test_every_name_of_a_package_face_resolves():
         for name in face.__all__:
             assert getattr(face, name) is not None
     assert checkpoint.simulate_training.__module__ == "relmodel.checkpoint.simulate"
-    assert data.datasets.__name__ == "relmodel.data.datasets" and scale.spares.__name__ == "relmodel.scale.spares"
+    assert data.datasets.__name__ == "relmodel.data.bundled.datasets" and scale.spares.__name__ == "relmodel.scale.sparing.spares"
 
 
 def test_every_name_of_the_face_resolves_to_its_layers_object():
@@ -97,7 +97,7 @@ def test_every_name_of_the_face_resolves_to_its_layers_object():
         owners = [m for m in (units, data, stats, checkpoint, scale, stragglers) if name in getattr(m, "__all__", ())]
         for owner in owners:
             assert getattr(owner, name) is obj, f"relmodel.{name} is not relmodel.{owner.__name__}.{name}"
-    assert relmodel.decide is relmodel.scale.decision.decide
+    assert relmodel.decide is relmodel.scale.targets.decision.decide
     assert relmodel.spares is relmodel.scale.spares and relmodel.datasets is relmodel.data.datasets
     assert set(relmodel.__all__) <= set(dir(relmodel))
 
@@ -174,7 +174,7 @@ def test_a_one_line_interval_loads_no_optimiser_statistics_or_plots():
 def test_the_names_the_cli_keeps_for_its_help_match_the_library():
     from relmodel.cli.fit import DEFAULT_FAMILIES
     from relmodel.cli.requirements import CLUSTER_PRESETS
-    from relmodel.scale.cluster import Cluster
+    from relmodel.scale.clusters.cluster import Cluster
     from relmodel.stats.lifetimes.ranking import DEFAULT_FAMILIES as LIBRARY_FAMILIES
 
     assert tuple(DEFAULT_FAMILIES) == tuple(LIBRARY_FAMILIES)

@@ -120,10 +120,10 @@ def test_no_import_cycles():
 def test_the_checker_sees_planted_upward_imports(tmp_path, monkeypatch):
     """The walker is not blind: planted upward and matplotlib imports in a stats module are found."""
     fake = PKG / "stats" / "rates" / "rates.py"
-    src = fake.read_text(encoding="utf-8") + "\n\ndef _x():\n    from ...scale.cluster import Cluster\n    import matplotlib\n"
+    src = fake.read_text(encoding="utf-8") + "\n\ndef _x():\n    from ...scale.clusters.cluster import Cluster\n    import matplotlib\n"
     monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: src)
     found = _violations("relmodel.stats.rates.rates", fake)
-    assert found == ["relmodel.stats.rates.rates imports relmodel.scale.cluster", "relmodel.stats.rates.rates imports matplotlib"]
+    assert found == ["relmodel.stats.rates.rates imports relmodel.scale.clusters.cluster", "relmodel.stats.rates.rates imports matplotlib"]
 
 
 LOWER_LAYERS = ["relmodel.data", "relmodel.stats", "relmodel.checkpoint", "relmodel.scale"]

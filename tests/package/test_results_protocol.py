@@ -9,7 +9,7 @@ import pytest
 
 import relmodel
 from relmodel.errors import RelmodelDeprecationWarning
-from relmodel.report import present
+from relmodel.report.blocks import present
 from relmodel.base.deprecation import renamed, renamed_keywords
 from relmodel.errors import InputTypeError
 from relmodel.tables import DASH, Result, count, duration, interval, number, pct, pct_range, people_table, sig
@@ -315,7 +315,7 @@ def test_monte_carlo_sizes_are_n_runs():
     with pytest.warns(RelmodelDeprecationWarning, match=r"spares_table\(n_failures=\.\.\.\)"):
         u = relmodel.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[1, 2], n_failures=500, seed=3)
     assert t.equals(u)
-    from relmodel.scale.spares import simulate_stalls
+    from relmodel.scale.sparing.spares import simulate_stalls
     with pytest.warns(RelmodelDeprecationWarning, match=r"simulate_stalls\(n_failures=\.\.\.\)"):
         assert simulate_stalls(0.5, 10.0, 1, n_failures=300, seed=1) == simulate_stalls(0.5, 10.0, 1, n_runs=300, seed=1)
 

@@ -79,7 +79,7 @@ def test_the_wheel_carries_every_notebook_and_data_file(installed):
         assert files
         for p in files:
             assert f"relmodel/_suite/{part}/{p.relative_to(REPO / part).as_posix()}" in names, p
-    assert "relmodel/resources.py" in names and "relmodel/report/run.py" in names
+    assert "relmodel/resources.py" in names and "relmodel/report/pipeline/run.py" in names
 
 
 #: Run by the installed package from an empty folder: ``relmodel report`` of notebook 03 and a probe

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import relmodel
-from relmodel.data.fleets import fleets
+from relmodel.data.bundled.fleets import fleets
 from relmodel.errors import MissingColumnError, UnitError
 
 README = relmodel.datasets.data_dir() / "README.md"

@@ -9,16 +9,16 @@ import nbformat
 import pytest
 
 import relmodel
-from relmodel.report import params as P
-from relmodel.report import present
-from relmodel.report import run as R
-from relmodel.report import sweep as S
+from relmodel.report.pipeline import params as P
+from relmodel.report.blocks import present
+from relmodel.report.pipeline import run as R
+from relmodel.report.pipeline import sweep as S
 from relmodel.report import render
-from relmodel.report.folders import marker
+from relmodel.report.safety.folders import marker
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import ParameterError, ReportError
-from relmodel.scale.requirements import required_node_mtbf
-from relmodel.scale.scaling import scale_job_mtbf, scale_rates
+from relmodel.scale.targets.requirements import required_node_mtbf
+from relmodel.scale.clusters.scaling import scale_job_mtbf, scale_rates
 from conftest import SUITE_PARAMS, write_notebook, report_cli
 
 
@@ -209,8 +209,8 @@ def test_find_notebooks_and_record_outside_a_kernel():
 
 def test_widget_notebook_runs_in_this_process(tmp_path, monkeypatch):
     """The static figure and the live sliders, executed without a worker process."""
-    monkeypatch.setattr(sys.modules["relmodel.report.execute"], "CELL_TIMEOUT_S", 300)  # a hung cell fails the test instead of stalling it
-    from relmodel.report.pool import retire_all
+    monkeypatch.setattr(sys.modules["relmodel.report.pipeline.execute"], "CELL_TIMEOUT_S", 300)  # a hung cell fails the test instead of stalling it
+    from relmodel.report.kernels.pool import retire_all
 
     try:
         result = R.execute_one(R.find_notebooks("05")[0], tmp_path, {"n_gpus": 4096})
@@ -224,7 +224,7 @@ def test_widget_notebook_runs_in_this_process(tmp_path, monkeypatch):
 
 
 def test_kernel_is_this_interpreter_without_any_kernelspec():
-    from relmodel.report.kernel import KernelManager
+    from relmodel.report.kernels.kernel import KernelManager
 
     spec = KernelManager(kernel_name="no-such-kernelspec-installed").kernel_spec
     assert spec.argv[0] == sys.executable and "ipykernel_launcher" in spec.argv

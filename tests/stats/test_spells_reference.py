@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from relmodel.data.logs import LogWarning, read_log
+from relmodel.data.shaping.logs import LogWarning, read_log
 from relmodel.stats.regression.recurrent import _spells
 
 

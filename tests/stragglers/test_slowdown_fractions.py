@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from relmodel.errors import InputTypeError, ModelInputError, ParameterError, RelmodelDeprecationWarning
-from relmodel.report.straggler_page import ASSUMED_SLOWDOWN, assumed_slowdown
+from relmodel.report.notebook_pages.straggler_page import ASSUMED_SLOWDOWN, assumed_slowdown
 from relmodel.stragglers import max_with_slow, straggler_scaling
 from relmodel.stragglers.synthetic import plant, synthetic_steps, write_synthetic_parquet
 
@@ -134,7 +134,7 @@ def test_page_parameter_is_a_fraction_and_the_old_one_is_converted():
 
 
 def test_report_rules_check_both_spellings():
-    from relmodel.report.rules import check_values
+    from relmodel.report.parameters.rules import check_values
     assert check_values({"fail_slow_slowdown": 0.2, "slow_factor": 1.2}) == {"fail_slow_slowdown": 0.2,
                                                                               "slow_factor": 1.2}
     with pytest.raises(ParameterError, match="a fraction from 0 to 99"):

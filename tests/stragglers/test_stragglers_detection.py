@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 import relmodel
-from relmodel.data.steps import StepLog
+from relmodel.data.formats.steps import StepLog
 from relmodel.errors import ModelInputError
 from relmodel.stragglers.detection import adjust_pvalues, saddlepoint_sf
 

@@ -103,7 +103,7 @@ def test_megatron_recipe(tmp_path):
 
 def test_bundled_example_is_the_documented_generator():
     """data/steps-example is synthetic_steps(**documented settings), times rounded to 0.01 ms."""
-    from relmodel.data.steps import example_steps
+    from relmodel.data.formats.steps import example_steps
     import json
 
     log = example_steps()

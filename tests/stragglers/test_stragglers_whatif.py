@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import relmodel
-from relmodel.data.steps import StepLog
+from relmodel.data.formats.steps import StepLog
 from relmodel.errors import ModelInputError
 
 # 3 steps on 4 ranks (two nodes of two), seconds

@@ -41,7 +41,7 @@ def test_goodput_is_ettr_over_s(ar):
 
 
 def test_one_call_from_a_trace_path_to_the_page(tmp_path):
-    from relmodel.data.datasets import data_dir
+    from relmodel.data.bundled.datasets import data_dir
     from relmodel.stragglers import analyse_trace
 
     r = analyse_trace(data_dir() / "bytedance-stragglers" / "trace-ST.parquet", n_boot=0, seed=0)

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ...data.durations import Durations
+from ...data.shaping.durations import Durations
 from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from . import mle
@@ -58,7 +58,7 @@ MIN_FAILURES = 3
 def prepare(source, observed=None, entry=None):
     """Check and convert input to a :class:`relmodel.stats.lifetimes.mle.Sample` (hours).
 
-    ``source`` is a :class:`~relmodel.data.durations.Durations`, a Series, or an
+    ``source`` is a :class:`~relmodel.data.shaping.durations.Durations`, a Series, or an
     array/list of durations (numbers are hours; strings such as ``"3h"`` and
     timedeltas are converted).  Raises :class:`FitError` on bad input; warns
     (:class:`FitWarning`) when zero durations are moved off zero.

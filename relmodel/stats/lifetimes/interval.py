@@ -54,14 +54,14 @@ def uptime_intervals(source):
     censored.  Where the outage row has ``healthy_h`` (read with
     ``read_log(..., last_healthy=...)``), the failure happened after that
     check: ``lower = healthy_h - previous end``, ``upper = start - previous end``.
-    ``source`` is the :class:`~relmodel.data.logs.InterruptionLog` (``log=`` is
+    ``source`` is the :class:`~relmodel.data.shaping.logs.InterruptionLog` (``log=`` is
     the deprecated spelling).
     Returns a DataFrame ``node``, ``lower_h``, ``upper_h`` (hours).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from relmodel.data.logs import read_log
+    >>> from relmodel.data.shaping.logs import read_log
     >>> df = pd.DataFrame({"began": [0.0, 50.0, 70.0], "ended": [2.0, 51.0, 75.0], "ok": [None, 40.0, 60.0],
     ...                    "host": ["a", "a", "a"]})
     >>> log = read_log(df, start="began", end="ended", node="host", time_unit="h", window=(0.0, 100.0),

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ...data.logs import InterruptionLog
+from ...data.shaping.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
@@ -232,7 +232,7 @@ def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="nod
     ((240.0,), (216.0,), (240.0,))
     >>> print(rc.text())
     Around day 10.0 (95% interval day 9.0 to day 10.0) the rate went up from 0.30 to 4.00 per day.
-    >>> from relmodel.data.datasets import stepfun
+    >>> from relmodel.data.bundled.datasets import stepfun
     >>> rate_changes(stepfun()).n_changes                    # a year of a real cluster
     6
     """

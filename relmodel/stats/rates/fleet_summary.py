@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...data.logs import InterruptionLog
+from ...data.shaping.logs import InterruptionLog
 from .changepoint import MAX_SENTENCES, rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .comparison import compare_rates
@@ -97,7 +97,7 @@ def _p_text(p):
 
 
 def _fleet_rows(table, data, per, conf):
-    from ...data.fleets import fleet_exposure
+    from ...data.bundled.fleets import fleet_exposure
     rows = []
     exposure = fleet_exposure(table, per)
     for (_, r), e in zip(table.iterrows(), exposure):
@@ -124,7 +124,7 @@ def fleet_summary(source, fleets=None, per="node", conf=0.95, penalty=None):
 
     Examples
     --------
-    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> fs = fleet_summary(llama3_54day())
     >>> for r in fs.forest[fs.forest["role"] == "fleet"].itertuples():    # rates per 1,000 node-days
     ...     print(f"{r.label}: {r.rate:.2f}, ratio {r.ratio:.2f}, p {r.p_value:.2g}")
@@ -137,7 +137,7 @@ def fleet_summary(source, fleets=None, per="node", conf=0.95, penalty=None):
     419 interruptions in 110,592 node-days, combined with the fleets, give 3.80 per 1,000 node-days
     (95% credible interval 3.44 to 4.17).
     """
-    from ...data.fleets import fleets as fleet_table
+    from ...data.bundled.fleets import fleets as fleet_table
     table = fleet_table("gpu", primary=True) if fleets is None else fleets
     if "primary" in table.columns:
         table = table[table["primary"].astype(bool)]

@@ -89,7 +89,7 @@ class GammaPrior(Result):
 def _fleet_inputs(fleets, per):
     """(counts, exposures, names, dropped) from a fleets table or a list of RateData / pairs."""
     if fleets is None:
-        from ...data.fleets import fleets as table
+        from ...data.bundled.fleets import fleets as table
         fleets = table("gpu", primary=True)
     if isinstance(fleets, pd.DataFrame):
         return _table_inputs(fleets, per)
@@ -99,7 +99,7 @@ def _fleet_inputs(fleets, per):
 
 
 def _table_inputs(table, per):
-    from ...data.fleets import fleet_exposure
+    from ...data.bundled.fleets import fleet_exposure
     if "per" in table.columns and table["per"].nunique() > 1:
         raise UnitError(f"the fleets table mixes units ({', '.join(map(str, table['per'].unique()))}); "
                         "give rows of one unit")

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...data.counts import CountTable
-from ...data.logs import InterruptionLog
+from ...data.shaping.counts import CountTable
+from ...data.shaping.logs import InterruptionLog
 from ...errors import CountError, ExposureError, PriorError, UnitError
 from ...units import hours
 
@@ -66,7 +66,7 @@ def _units(per, n_nodes, gpus_per_node, name):
 
 
 def _from_fleet(name, per):
-    from ...data.fleets import fleet_exposure, fleets
+    from ...data.bundled.fleets import fleet_exposure, fleets
     table = fleets()
     table = table[table["category"] == "all"]
     row = table[table["fleet"] == name.lower()]

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...data.counts import CountTable
+from ...data.shaping.counts import CountTable
 from ...errors import CountError, InputTypeError, UnitError, UnknownColumnError
-from ...data.logs import InterruptionLog
+from ...data.shaping.logs import InterruptionLog
 from ...units import hours
 
 __all__ = ["component_rates", "poisson_interval", "PER"]
@@ -111,7 +111,7 @@ def component_rates(source, per="job", conf=0.95, method="exact", by=None):
 
     Examples
     --------
-    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> total = component_rates(llama3_54day(), per="job").iloc[-1]
     >>> int(total["count"]), [round(float(total[c]), 2) for c in ("mtbf_h", "mtbf_lo", "mtbf_hi")]   # hours
     (419, [3.09, 2.81, 3.41])

@@ -95,7 +95,7 @@ def shrink_components(source, per="node", reference=None, conf=0.95):
 
     Examples
     --------
-    >>> from relmodel.data.datasets import llama3_54day
+    >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> t = shrink_components(llama3_54day()).by_cause.set_index("component")
     >>> for cause in ("Faulty GPU", "Server Chassis"):      # per 1,000 node-days: raw, shrunk
     ...     r = t.loc[cause]

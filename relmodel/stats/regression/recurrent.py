@@ -46,7 +46,7 @@ def counting_process(source, nodes=None):
     Examples
     --------
     >>> import pandas as pd
-    >>> from relmodel.data.logs import read_log
+    >>> from relmodel.data.shaping.logs import read_log
     >>> df = pd.DataFrame({"began": [10.0, 30.0, 70.0], "ended": [12.0, 31.0, 75.0], "host": ["a", "b", "a"]})
     >>> log = read_log(df, start="began", end="ended", node="host", time_unit="h", window=(0.0, 100.0))
     >>> print(counting_process(log, nodes=["a", "b", "c"]).to_string(index=False))
@@ -97,7 +97,7 @@ def andersen_gill(source, node_table, covariates, *, node="node", reference=None
     Examples
     --------
     >>> import pandas as pd
-    >>> from relmodel.data.logs import read_log
+    >>> from relmodel.data.shaping.logs import read_log
     >>> starts = [10.0, 20, 30, 40, 50, 60, 25, 55, 85, 45, 90, 70]          # hours
     >>> df = pd.DataFrame({"t": starts, "u": [s + 1 for s in starts], "host": list("aaaaaabbbccd")})
     >>> log = read_log(df, start="t", end="u", node="host", time_unit="h", window=(0.0, 100.0))

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...data.durations import Durations
+from ...data.shaping.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
 from ...base.deprecation import renamed, renamed_keywords

@@ -406,7 +406,7 @@ def trend(source, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", co
 
     Examples
     --------
-    >>> from relmodel.data.datasets import stepfun
+    >>> from relmodel.data.bundled.datasets import stepfun
     >>> trend(stepfun()).verdict
     'wearing out'
     """

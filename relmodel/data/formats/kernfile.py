@@ -1,0 +1,79 @@
+"""One kernel log file scanned into records with timestamps: the unit of work of a serial or parallel read.
+
+:func:`scan_file` reads a file (or a text), finds the keyword lines with a
+bytes search, parses them in bulk, times them, collects the hosts that wrote
+and the first and last times; the result is a plain dict that pickles, so a
+folder of files can be scanned on local processes or Dask workers and
+assembled into one :class:`~relmodel.data.formats.kernlog.XidLog` by
+:func:`~relmodel.data.formats.kernlog.assemble`.
+"""
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from ...errors import KernelLogError
+from .kernparse import FORMATS, LINE, LITERALS, records, sniff_format, split_line, stamps
+from .kernscan import host_set, host_wrote_before, keyword_lines, newlines, read_bytes
+
+__all__ = ["scan_file"]
+
+
+def _edges(data, fmt, host, label):
+    """(time text, line number) of the first and last lines in the form (the observed window)."""
+    out = []
+    head = data[:1 << 16].split(b"\n")
+    for i, ln in enumerate(head[:-1] if len(head) > 1 else head):
+        text = ln.decode("utf-8", "replace")
+        if text.strip() and (fmt == "json" and text.lstrip().startswith("{") or fmt != "json" and LINE[fmt].match(text)):
+            out.append((split_line(text, fmt, host, label, i + 1)[0], i + 1))
+            break
+    if not out:
+        raise KernelLogError(f"{label}: no line of the log's first 64 KiB is in the {fmt} form; give "
+                             "log_format= or another file")
+    end = len(data)
+    while end > 0 and data[end - 1] == 10:
+        end -= 1
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    line = n_lines
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        text = data[start:end].decode("utf-8", "replace")
+        if text.strip() and (fmt == "json" and text.lstrip().startswith("{") or fmt != "json" and LINE[fmt].match(text)):
+            out.append((split_line(text, fmt, host, label, line)[0], line))
+            break
+        end, line = start - 1, line - 1
+    return out, n_lines
+
+
+def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
+    """A dict: label, fmt, rec (records with ``at`` timestamps), first, last, n_lines, hosts (a set or None)."""
+    data, label = read_bytes(source, "kernel log")
+    fmt = log_format or sniff_format(data[:1 << 16].decode("utf-8", "replace").split("\n")[:50])
+    if fmt is None:
+        raise KernelLogError(f"{label}: cannot tell the form of the log from its first lines; give log_format= "
+                             f"({', '.join(FORMATS)})")
+    year_last = None
+    if label != "text":
+        host = host or Path(label).name.split(".")[0]
+        year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
+    host = host or "localhost"
+    nl = newlines(data)
+    numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
+    rec = records(lines, numbers, starts, fmt, host, label)
+    edges, n_lines = _edges(data, fmt, host, label)
+    texts = [e[0] for e in edges[:1]] + rec["text"].tolist() + [e[0] for e in edges[1:]]
+    at = [e[1] for e in edges[:1]] + rec["line"].tolist() + [e[1] for e in edges[1:]]
+    when = stamps(texts, fmt, year, label, at, year_last)
+    rec["at"] = when[1:1 + len(rec)]
+    boot = (rec["kind"] == "boot").to_numpy()
+    first = {}  # per host, whether it wrote before its first boot record: one search per host
+    wrote = []
+    for b, n, p in zip(boot.tolist(), rec["node"].tolist(), rec["byte"].tolist()):
+        if b and n not in first:
+            first[n] = p if not host_wrote_before(data, fmt, n, p) else -1
+        wrote.append(bool(b) and first[n] < p)
+    rec["wrote_before"] = wrote
+    found = host_set(data, fmt, host, nl) if hosts else None
+    return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"]), "first": when[0],
+            "last": when[-1], "n_lines": n_lines, "hosts": found}

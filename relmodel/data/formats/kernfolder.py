@@ -1,0 +1,92 @@
+"""A folder of kernel logs (one file per node or per day, plain or compressed) read as one log, in parallel.
+
+:func:`read_xid_folder` scans each file with
+:func:`~relmodel.data.formats.kernfile.scan_file` on local processes
+(``concurrent.futures``, ``jobs`` of them) or on a Dask cluster (``client=``, a
+``dask.distributed.Client``), optionally with a tqdm progress bar, and
+assembles the scans into one :class:`~relmodel.data.formats.kernlog.XidLog`.  The
+result equals the serial read (``jobs=1``) whatever the number of workers:
+files are assembled in name order, and rows are the lines of each file.
+"""
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+
+from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
+from .kernfile import scan_file
+from .kernlog import _check_args, assemble
+from ..shaping.logs import _whole_or_none
+from .xid import BURST_WINDOW, MAX_REPAIR
+
+__all__ = ["read_xid_folder", "LOG_SUFFIXES"]
+
+LOG_SUFFIXES = ("", ".log", ".txt", ".json", ".gz", ".xz", ".bz2")  #: file endings read from a folder
+
+
+def _files(folder, pattern):
+    path = Path(folder)
+    if not path.is_dir():
+        raise LogFileNotFound(f"{folder}: no such folder; give the folder that holds the kernel logs")
+    files = sorted(p for p in path.glob(pattern) if p.is_file() and not p.name.startswith(".")
+                   and (p.suffix.lower() in LOG_SUFFIXES or p.suffix.lower().lstrip(".").isdigit()))
+    if not files:
+        raise EmptyDataError(f"{folder}: no kernel log matches {pattern!r} (plain, .gz, .xz or .bz2 files)")
+    return files
+
+
+def _jobs(jobs, n_files):
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise InputTypeError(f"jobs= is the number of local processes, a whole number of 1 or more; got {jobs!r}")
+    return max(1, min(jobs, n_files, os.cpu_count() or 1))
+
+
+def _progress(items, total, progress):
+    if not progress:
+        return items
+    from tqdm.auto import tqdm
+    return tqdm(items, total=total, desc="kernel logs", unit="file")
+
+
+def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node=8, burst=BURST_WINDOW,
+                    log_format=None, max_repair=MAX_REPAIR, jobs=None, client=None, progress=False, name=None):
+    """Read every kernel log in ``folder`` as one :class:`~relmodel.data.formats.kernlog.XidLog`.
+
+    ``pattern`` picks files (a glob, default every plain, .gz, .xz or .bz2
+    file); ``jobs`` local processes (default: the machine's cores, never more
+    than the files), or ``client`` a Dask ``Client`` whose workers scan the
+    files; ``progress=True`` shows a tqdm bar.  The other arguments are those
+    of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of each
+    RFC 3164 file's first line; without it each file's modification time
+    says).  A dmesg file's host is its name up to the first dot.  Returns an
+    XidLog whose times are hours from the earliest line of any file; ``row``
+    is the line within its file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "gpu01.log").write_text("Mar  1 00:00:00 gpu01 kernel: Linux version 6.8.0 (x)\\n"
+    ...     "Mar  2 00:00:00 gpu01 kernel: NVRM: Xid (PCI:0000:cb:00): 79, GPU has fallen off the bus.\\n")
+    >>> _ = (folder / "gpu02.log").write_text("Mar  1 12:00:00 gpu02 kernel: Linux version 6.8.0 (x)\\n")
+    >>> log = read_xid_folder(folder, year=2024, jobs=1)
+    >>> len(log), log.n_nodes, log.events["start_h"].tolist()
+    (1, 2, [24.0])
+    """
+    burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
+    nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
+    files = _files(folder, pattern)
+    scan = partial(scan_file, year=year, log_format=log_format, hosts=nodes is None)
+    if client is not None:
+        futures = client.map(scan, [str(f) for f in files], pure=False)
+        parts = [f.result() for f in _progress(futures, len(files), progress)]
+    elif _jobs(jobs, len(files)) == 1:
+        parts = [scan(str(f)) for f in _progress(files, len(files), progress)]
+    else:
+        with ProcessPoolExecutor(max_workers=_jobs(jobs, len(files))) as pool:
+            parts = list(_progress(pool.map(scan, [str(f) for f in files]), len(files), progress))
+    return assemble(parts, nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
+                    name=name or str(folder))

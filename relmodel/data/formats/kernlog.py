@@ -1,0 +1,316 @@
+"""Kernel logs (syslog, ``dmesg -T``, journalctl) as GPU and node interruptions.
+
+:func:`read_xid` reads one file of any of these forms (sniffed from its
+first lines, or named with ``log_format``):
+
+* ``rfc3164``: classic syslog, ``Mar  1 12:00:00 gpu0001 kernel: ...``; the
+  year is not written, so ``year`` gives the year of the first line (default:
+  counted back from the file's modification time); a month that falls by
+  more than six (December to January) starts the next year;
+* ``rfc5424``: ``<6>1 2024-03-01T12:00:00.000+00:00 gpu0001 kernel - - - ...``;
+* ``iso``: ``journalctl -o short-iso`` and rsyslog's high-precision files,
+  ``2024-03-01T12:00:00+0000 gpu0001 kernel: ...``;
+* ``dmesg``: ``dmesg -T``, ``[Fri Mar  1 12:00:00 2024] ...``, one host
+  (``host``, default the file's name);
+* ``json``: ``journalctl -o json``, one object per line (``__REALTIME_TIMESTAMP``,
+  ``_HOSTNAME``, ``MESSAGE``).
+
+The rules (see :mod:`relmodel.data.formats.xid` for the code table):
+
+* each ``NVRM: Xid (PCI:...): N, ...`` line is an Xid event of the GPU at
+  that PCI bus id; the events whose code interrupts a job are outages;
+* interrupting lines of one GPU (or, for other kernel events, of one node
+  and kind) closer than ``burst`` to the previous one merge into one
+  incident (74 repeated per link, 48 followed by 94...), listed in ``problems()``;
+* NIC link down, EDAC uncorrected errors, power-supply faults and kernel
+  panics are node outages with their own causes;
+* a boot line closes the node's most recent open outage when it comes within
+  ``max_repair`` of it (its repair time; a NIC link comes back without one);
+  an older outage, or one followed by a newer outage of the node, keeps an
+  unknown end (listed in ``problems()``: its repair time is right-censored
+  in :meth:`XidLog.repair_times`, never read as 0 s);
+* a boot that closes nothing is an unexpected reboot when no clean shutdown
+  line comes before it (and the node logged something earlier); when the
+  node went down is not in the log, so its end is unknown too;
+* lines out of time order (a relay that delivered late) are placed by their
+  time, listed in ``problems()`` and warned about: none is dropped;
+* GPUs of one node that fail in the same second with the same component
+  are one outage of the node (the duplicate rule of :func:`~relmodel.data.shaping.logs.read_log`);
+* unknown Xid codes are kept as "unknown Xid N" and listed in ``problems()``;
+* the observed cluster is every host that wrote a line (``nodes`` overrides);
+  times are as the log writes them (offsets converted to UTC).
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ...errors import InputTypeError, KernelLogError
+from ...units import hours
+from ..shaping.clean import clean_events, empty_problems
+from ..shaping.durations import Durations
+from .kernfile import scan_file
+from .kernparse import FORMATS, sniff_format
+from ..shaping.logs import InterruptionLog, LogWarning, _whole_or_none
+from .xid import BURST_WINDOW, KERNEL_EVENTS, MAX_REPAIR, REBOOT, classify_xid
+
+__all__ = ["read_xid", "XidLog", "FORMATS", "sniff_format", "OUT_OF_ORDER_MIN", "assemble"]
+
+OUT_OF_ORDER_MIN = 5  #: a line this many minutes earlier than a line above it is out of order
+
+
+class XidLog(InterruptionLog):
+    """GPU and node outages read from a kernel log; build it with :func:`read_xid`.
+
+    ``xid_events`` lists every Xid line (line, time_h, node, gpu, xid,
+    component, category, interrupts, cause), also those that do not interrupt.
+    ``row`` in ``events`` and ``problems()`` is the line of the log (1-based).
+    """
+
+    def __init__(self, events, window_h, *, xid_events, log_format, n_lines, **kwargs):
+        super().__init__(events, window_h, **kwargs)
+        self.xid_events = xid_events
+        self.log_format = log_format
+        self.n_lines = n_lines
+
+    def repair_times(self):
+        """Repair times of every outage: known ends observed, unknown ends right-censored.
+
+        An outage whose end the log does not show (no boot of its node within
+        ``max_repair``, a newer outage first, an unexpected reboot) lasted at
+        least until its last merged line; it is right-censored there, so a
+        survival estimator uses it and no count reads it as a 0 s repair.
+        """
+        ev = self.interruptions()
+        start, end = ev["start_h"].to_numpy(float), ev["end_h"].to_numpy(float)
+        known = np.isfinite(end)
+        low = ev["last_h"].to_numpy(float) - start if "last_h" in ev else np.zeros(len(ev))
+        return Durations(np.where(known, end - start, np.maximum(low, 0.0)), known, label="repair times",
+                         groups=ev["node"].to_numpy(object))
+
+    @property
+    def unknown_ends(self):
+        """Outages whose end the log does not show."""
+        return int(np.isnan(self.interruptions()["end_h"].to_numpy(float)).sum())
+
+    def xid_counts(self):
+        """Lines per Xid code: xid, cause, interrupts, lines."""
+        x = self.xid_events
+        g = x.groupby(["xid", "cause", "interrupts"], sort=True).size()
+        return g.rename("lines").reset_index()
+
+    def __repr__(self):
+        return (f"XidLog({self.name!r}: {len(self)} outages on {self.n_nodes} nodes, "
+                f"{self.duration_h / 24:.1f} days, {self.n_lines:,} lines)")
+
+
+def _merge(rec, burst_h):
+    """Merge interrupting records of one GPU (Xid) or one node and kind (others) within ``burst_h``."""
+    rec = rec.sort_values(["node", "key", "time_h", "line"], kind="stable").reset_index(drop=True)
+    same = (rec["node"] == rec["node"].shift()) & (rec["key"] == rec["key"].shift())
+    gap = rec["time_h"] - rec["time_h"].shift()
+    cont = (same & (gap <= burst_h)).to_numpy()
+    head = np.cumsum(~cont) - 1
+    first = rec.groupby(head)["line"].transform("first")
+    merged = rec[cont].assign(into=first[cont])
+    heads = rec[~cont].copy()
+    heads["lines_merged"] = np.bincount(head, minlength=len(heads)).astype(int)
+    heads["last_h"] = rec.groupby(head)["time_h"].max().to_numpy(float) if len(rec) else np.zeros(0)
+    return heads, merged
+
+
+def _boots(out, rec, wrote_before, max_repair_h):
+    """Ends of outages closed by their node's next boot; boots that are unexpected reboots; stale outages."""
+    ends = np.full(len(out), np.nan)
+    extra, stale = [], []
+    by_node = {}
+    for j, r in enumerate(out.itertuples()):
+        if r.kind != "nic_down":  # a link comes back without a reboot
+            by_node.setdefault(r.node, []).append((r.time_h, 0, j))
+    for r in rec[rec["kind"].isin(["boot", "shutdown"])].itertuples():
+        by_node.setdefault(r.node, []).append((r.time_h, 1 if r.kind == "shutdown" else 2, r))
+    for node, items in by_node.items():
+        open_j, clean = None, False
+        for t, what, obj in sorted(items, key=lambda x: (x[0], x[1])):
+            if what == 0:
+                if open_j is not None:
+                    stale.append((open_j, "a newer outage of the node came before any boot"))
+                open_j = obj
+            elif what == 1:
+                clean = True
+            else:
+                if open_j is not None and t - out["time_h"].iat[open_j] <= max_repair_h:
+                    ends[open_j] = t
+                else:
+                    if open_j is not None:
+                        stale.append((open_j, "no boot of the node within max_repair"))
+                    if not clean and wrote_before(node, obj):
+                        extra.append(obj)
+                open_j, clean = None, False
+        if open_j is not None:
+            stale.append((open_j, "no boot of the node before the log ends"))
+    return ends, extra, stale
+
+
+def _out_of_order(rec, label):
+    """Problems rows for records written more than OUT_OF_ORDER_MIN before a record above them."""
+    t = rec["time_h"].to_numpy(float)
+    if t.size < 2:
+        return empty_problems()
+    prev = np.maximum.accumulate(t)[:-1]
+    late = np.flatnonzero(t[1:] < prev - OUT_OF_ORDER_MIN / 60) + 1
+    if not late.size:
+        return empty_problems()
+    by = prev[late - 1] - t[late]
+    warnings.warn(f"{label}: {late.size:,} lines are written after lines up to {by.max():,.1f} h later than "
+                  "them (out of time order); they are placed by their time, none dropped; problems() lists "
+                  "them", LogWarning, stacklevel=3)
+    return pd.DataFrame({"row": rec["line"].to_numpy()[late], "node": rec["node"].to_numpy(object)[late],
+                         "start_h": t[late], "problem": [f"out of time order: {h:,.2f} h before a line above it"
+                                                         for h in by],
+                         "action": "kept; placed by its time"})
+
+
+def _check_args(year, log_format, burst, max_repair):
+    if year is not None and (isinstance(year, bool) or not isinstance(year, (int, np.integer))
+                             or not 1970 <= year <= 9999):
+        raise InputTypeError(f"year= is the year of the log's first line, a whole number such as 2024; got {year!r}")
+    if log_format is not None and log_format not in FORMATS:
+        raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
+    burst_h, repair_h = float(hours(burst)), float(hours(max_repair))
+    if not burst_h >= 0:
+        raise KernelLogError(f"burst={burst!r}: the merge window is a duration of 0 or more, e.g. '5min'")
+    if not repair_h > 0:
+        raise KernelLogError(f"max_repair={max_repair!r}: the longest repair a boot closes is a duration above 0, "
+                             "e.g. '3d'")
+    return burst_h, repair_h
+
+
+def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURST_WINDOW, log_format=None,
+             host=None, name=None, max_repair=MAX_REPAIR):
+    """Read a kernel log; returns an :class:`XidLog` of GPU and node outages (see the module docstring).
+
+    Parameters
+    ----------
+    path_or_text : a log file (optionally .gz/.xz/.bz2) or its text.
+    year : year of the first line of an RFC 3164 syslog (which omits it).
+    nodes : nodes of the observed cluster (default: the hosts that wrote a line).
+    burst : lines of one GPU closer than this merge into one incident (default 5 min).
+    log_format : one of :data:`FORMATS`; sniffed when not given.
+    host : host of a ``dmesg -T`` log (default the file's name).
+    max_repair : a boot later than this after an outage does not close it (default 3 days).
+
+    Only lines holding a keyword (``NVRM: Xid``, link down, EDAC, power
+    supply, kernel panic, boot and shutdown markers) are parsed; they are
+    found with a bytes search, so the noise of a large log costs no parsing.
+    A log with no such line is an :class:`XidLog` with no outages.
+
+    Examples
+    --------
+    >>> text = '''Mar  1 00:00:00 gpu01 kernel: Linux version 6.8.0 (build)
+    ... Mar  1 00:00:00 gpu02 kernel: Linux version 6.8.0 (build)
+    ... Mar  2 10:00:00 gpu01 kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus.
+    ... Mar  2 10:00:02 gpu01 kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus.
+    ... Mar  2 11:00:00 gpu01 kernel: Linux version 6.8.0 (build)
+    ... Mar  3 00:00:00 gpu02 kernel: NVRM: Xid (PCI:0000:1a:00): 13, Graphics Exception
+    ... '''
+    >>> log = read_xid(text, year=2024)
+    >>> len(log), log.n_nodes, list(log.events["component"]), log.downtimes().hours.round(3).tolist()
+    (1, 2, ['Faulty GPU'], [1.0])
+    """
+    burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
+    nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
+    part = scan_file(path_or_text, year=year, log_format=log_format, host=host, hosts=nodes is None)
+    return assemble([part], nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
+                    name=name or part["label"])
+
+
+def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
+    """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.formats.kernfile.scan_file`)."""
+    recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
+    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+        warnings.simplefilter("ignore", FutureWarning)
+        rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
+    last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
+    rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
+    hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
+    seen = [(p["first"], p["hosts"] or set()) for p in parts]
+
+    def wrote_before(node, r):
+        if r.wrote_before:
+            return True
+        return any(t < r.at and node in h for t, h in seen) if len(parts) > 1 else False
+
+    labels = [p["label"] for p in parts]
+    log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
+    n_nodes = nodes if nodes is not None else max(len(hosts), 1)
+    return XidLog(log["events"], window, xid_events=log["xid"], log_format=parts[0]["fmt"],
+                  n_lines=sum(p["n_lines"] for p in parts), origin=origin, cause_columns=["category", "component"],
+                  name=name, n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"])
+
+
+def _classified(rec):
+    """Component, category, interrupts and cause of each record (one lookup per distinct kind and code)."""
+    key = list(zip(rec["kind"], rec["xid"]))
+    info = {}
+    for k, c in set(key):
+        info[(k, c)] = (classify_xid(c) if k == "xid" else
+                        (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
+                        (None, None, False, None))
+    rows = [info[k] for k in key]
+    rec = rec.assign(component=[i[0] for i in rows], category=[i[1] for i in rows],
+                     interrupts=np.array([bool(i[2]) for i in rows], bool), cause=[i[3] for i in rows])
+    rec["key"] = np.where(rec["kind"] == "xid", rec["gpu"].astype(str), rec["kind"])
+    return rec
+
+
+def _columns(heads, reboots):
+    cols = {"row": heads["line"].to_numpy(), "start_h": heads["time_h"].to_numpy(float),
+            "end_h": heads["end_h"].to_numpy(float), "node": heads["node"].to_numpy(object),
+            "gpu": heads["gpu"].to_numpy(object), "xid": heads["xid"].to_numpy(float),
+            "category": heads["category"].to_numpy(object), "component": heads["component"].to_numpy(object),
+            "cause": heads["cause"].to_numpy(object), "lines_merged": heads["lines_merged"].to_numpy(int),
+            "last_h": heads["last_h"].to_numpy(float)}
+    if reboots:
+        n = len(reboots)
+        more = {"row": [r.line for r in reboots], "start_h": [r.time_h for r in reboots],
+                "end_h": [np.nan] * n, "node": [r.node for r in reboots], "gpu": [None] * n,
+                "xid": [np.nan] * n, "category": [REBOOT[1]] * n, "component": [REBOOT[0]] * n,
+                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n, "last_h": [r.time_h for r in reboots]}
+        cols = {k: np.concatenate([v, np.asarray(more[k], dtype=v.dtype)]) for k, v in cols.items()}
+    order = np.lexsort([cols["row"], cols["start_h"]])
+    cols = {k: v[order] for k, v in cols.items()}
+    cols["planned"] = np.zeros(len(cols["row"]), bool)
+    return cols
+
+
+def _build(rec, window, burst_h, repair_h, wrote_before, label):
+    """Outages, Xid lines and problems of the records (``label``: one name per part)."""
+    rec = _classified(rec.sort_values(["time_h", "line"], kind="stable").reset_index(drop=True))
+    order_problems = pd.concat([_out_of_order(g.sort_values("line", kind="stable"), label[k])
+                                for k, g in rec.groupby("part", sort=True)] or [empty_problems()], ignore_index=True)
+    xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
+                                     "interrupts", "cause"]].reset_index(drop=True)
+    xid["xid"] = xid["xid"].astype(int)
+    heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
+    ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
+    heads["end_h"] = ends
+    open_rows = pd.DataFrame({"row": [heads["line"].iat[j] for j, _ in stale],
+                              "node": [heads["node"].iat[j] for j, _ in stale],
+                              "start_h": [heads["time_h"].iat[j] for j, _ in stale],
+                              "problem": ["end unknown: " + why for _, why in stale],
+                              "action": "kept; its repair time is right-censored (repair_times())"})
+    events, problems, _ = clean_events(_columns(heads, reboots), ["category", "component"], window)
+    events["xid"] = events["xid"].astype("Int64")
+    unknown = xid[xid["category"] == "Unknown"]
+    extra = [pd.DataFrame({"row": unknown["line"], "node": unknown["node"], "start_h": unknown["time_h"],
+                           "problem": "unknown Xid " + unknown["xid"].astype(str),
+                           "action": "kept as an interruption named 'unknown Xid N'"}),
+             pd.DataFrame({"row": merged["line"], "node": merged["node"], "start_h": merged["time_h"],
+                           "problem": "burst", "action": "merged into the incident of line " + merged["into"].astype(str)}),
+             open_rows, order_problems]
+    problems = pd.concat([p for p in extra + [problems] if len(p)] or [empty_problems()], ignore_index=True)
+    return {"events": events, "xid": xid, "problems": problems.sort_values("row", kind="stable").reset_index(drop=True)}

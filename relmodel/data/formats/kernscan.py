@@ -1,0 +1,176 @@
+"""Fast passes over a kernel log's bytes: the lines worth parsing, the hosts that wrote, the edge lines.
+
+A fleet's kernel logs are mostly lines no reader needs (service chatter,
+mounts, sessions).  :func:`keyword_lines` finds the few that hold a keyword
+with ``bytes.find`` (C speed, no regular expression and no Python work per
+line of noise) and returns them with their line numbers; :func:`host_set`
+collects the hosts that wrote any line with numpy over the line starts (the
+host sits at one column in a file of one form) and falls back to a regular
+expression when the column moves.  :func:`read_bytes` reads plain or
+compressed files as bytes.
+"""
+
+import bz2
+import gzip
+import lzma
+import os
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
+from ..shaping.readers import check_readable_file
+
+__all__ = ["read_bytes", "newlines", "keyword_lines", "host_set", "host_wrote_before", "HOST_PATTERNS"]
+
+_OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+
+#: Per form, a pattern whose one group is the host of a line (re.M, bytes).
+HOST_PATTERNS = {
+    "rfc3164": re.compile(rb"^(?:<\d{1,3}>)?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (\S+) ", re.M),
+    "rfc5424": re.compile(rb"^<\d{1,3}>\d{1,2} \S+ (\S+) ", re.M),
+    "iso": re.compile(rb"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d\S* (\S+) ", re.M),
+    "json": re.compile(rb'"_HOSTNAME"\s*:\s*"([^"]*)"'),
+}
+
+
+def read_bytes(source, what="kernel log"):
+    """``(data, label)``: the bytes of a path (.gz/.xz/.bz2 decompressed) or of a text, line ends "\\n"."""
+    if isinstance(source, str) and ("\n" in source or "\r" in source):
+        data, label = source.encode("utf-8", "surrogateescape"), "text"
+    else:
+        if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
+            raise InputTypeError(f"a {what} is a file path or its text (a string with line breaks); got "
+                                 f"{type(source).__name__} {source!r:.60}")
+        path = Path(source)
+        check_readable_file(path, lambda st: f"not a regular file; give the {what} file")
+        opener = _OPENERS.get(path.suffix.lower(), open)
+        try:
+            with opener(path, "rb") as fh:
+                data = fh.read()
+        except (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+            raise CorruptFileError(f"{path}: truncated or corrupt ({exc}); give the whole file") from None
+        label = str(path)
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if not data or data.isspace():
+        raise EmptyDataError(f"{label}: the {what} has no lines")
+    return data, label
+
+
+def _decode(line, label, number):
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EncodingError(f"{label}, line {number}: not UTF-8 text (byte {exc.start}); convert it with "
+                            "iconv -t UTF-8") from None
+
+
+def newlines(raw):
+    """Byte offsets of the line ends ("\\n") of ``raw``, as an int64 array."""
+    return np.flatnonzero(np.frombuffer(raw, np.uint8) == 10)
+
+
+def _positions(raw, lit):
+    """Offsets of every ``lit`` in ``raw``: one C-speed split, no Python step per occurrence."""
+    pieces = raw.split(lit)
+    if len(pieces) == 1:
+        return np.zeros(0, np.int64)
+    lens = np.fromiter(map(len, pieces), np.int64, len(pieces))[:-1] + len(lit)
+    return np.cumsum(lens) - len(lit)
+
+
+def keyword_lines(raw, literals, label="log", nl=None):
+    """``(numbers, starts, lines)``: 1-based numbers, byte offsets and text of the lines holding a literal.
+
+    ``nl`` is :func:`newlines` of ``raw`` when the caller has it.
+    """
+    pos = np.unique(np.concatenate([_positions(raw, lit) for lit in literals]))
+    if not pos.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), []
+    nl = newlines(raw) if nl is None else nl
+    k = np.unique(np.searchsorted(nl, pos, side="left"))   # 0-based line of each hit
+    starts = np.where(k > 0, nl[np.maximum(k - 1, 0)] + 1, 0)
+    ends = np.where(k < nl.size, nl[np.minimum(k, nl.size - 1)] if nl.size else len(raw), len(raw))
+    numbers = k + 1
+    chunks = [raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+    try:
+        lines = b"\n".join(chunks).decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = [_decode(c, label, n) for c, n in zip(chunks, numbers.tolist())]
+    return numbers, starts, lines
+
+
+def _line_starts(data, nl=None):
+    nl = newlines(data) if nl is None else nl
+    starts = np.concatenate([[0], nl + 1])
+    return starts[starts < len(data)]
+
+
+def _host_column(buf, starts, fmt):
+    """``(rows in the form, host column)``; column None when it moves from line to line."""
+    if fmt == "rfc3164":
+        ok = (buf[starts + 3] == 32) & (buf[starts + 15] == 32) & (buf[starts] >= 65) & (buf[starts] <= 90)
+        return starts[ok], 16
+    ok = np.ones(starts.size, bool)
+    for c in range(4):
+        ok &= (buf[starts + c] >= 48) & (buf[starts + c] <= 57)
+    rows = starts[ok]
+    if not rows.size:
+        return rows, 16
+    first = bytes(buf[rows[0]:rows[0] + 64])
+    col = first.find(b" ") + 1
+    if col <= 1 or (buf[rows + col - 1] != 32).any():
+        return rows, None
+    return rows, col
+
+
+def _fixed_column_hosts(data, starts, fmt, width=16):
+    """Hosts when every line in the form puts its host at one column; None when the column moves."""
+    pad = data + b" " * (width + 80)
+    buf = np.frombuffer(pad, np.uint8)
+    rows, col = _host_column(buf, starts, fmt)
+    if col is None:
+        return None
+    if not rows.size:
+        return set()
+    every = np.ndarray(shape=(len(pad) - 7,), dtype="<u8", buffer=pad, strides=(1,))  # a word at every byte
+    at = rows + col
+    win = np.stack([every[at + 8 * j] for j in range(width // 8)], axis=1).view(np.uint8).reshape(len(at), width)
+    stop = (win == 32) | (win == 10)
+    length = np.argmax(stop, axis=1)
+    if (length == 0).any():
+        return None  # no host at the column
+    if not stop[np.arange(len(rows)), length].all():
+        return _fixed_column_hosts(data, starts, fmt, width * 2) if width < 64 else None
+    win[np.arange(width)[None, :] >= length[:, None]] = 0
+    words = win.view(np.uint64)
+    h = words[:, 0].copy()
+    for j in range(1, words.shape[1]):
+        h = h * np.uint64(1_000_003) ^ words[:, j]
+    idx = pd.Series(h).drop_duplicates().index.to_numpy()  # hash-based: no sort of every line
+    return {bytes(win[i]).rstrip(b"\0").decode("utf-8", "replace") for i in idx.tolist()}
+
+
+def host_set(raw, fmt, host, nl=None):
+    """The hosts that wrote a line in the form ``fmt`` (``{host}`` for a dmesg log of one host)."""
+    if fmt == "dmesg":
+        return {host} if re.search(rb"^\[[A-Z][a-z]{2} ", raw, re.M) else set()
+    if fmt in ("rfc3164", "iso") and not raw.startswith(b"<"):
+        with np.errstate(over="ignore"):
+            found = _fixed_column_hosts(raw, _line_starts(raw, nl), fmt)
+        if found is not None:
+            return found
+    return {h.decode("utf-8", "replace") for h in set(HOST_PATTERNS[fmt].findall(raw))}
+
+
+def host_wrote_before(raw, fmt, host, pos):
+    """Whether ``host`` wrote a line in the form before byte ``pos`` (the start of one of its lines)."""
+    if fmt == "dmesg":
+        return pos > 0
+    name = host.encode("utf-8")
+    needle = b'"' + name + b'"' if fmt == "json" else b" " + name + b" "
+    return raw.find(needle, 0, pos) >= 0

@@ -1,0 +1,60 @@
+"""Text logs given as a path or as the text itself (Slurm exports, kernel logs).
+
+:func:`read_text` returns the lines and a label for messages.  A path may end
+in .gz, .xz or .bz2 (read decompressed); a string holding a line break is
+taken as the log's text.  Errors are the named ones of :mod:`relmodel.errors`.
+"""
+
+import bz2
+import gzip
+import lzma
+import os
+import zlib
+from pathlib import Path
+
+from ...errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
+from ..shaping.readers import check_readable_file
+
+__all__ = ["read_text", "read_raw"]
+
+_OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+
+
+def _is_text(source):
+    return isinstance(source, str) and ("\n" in source or "\r" in source)
+
+
+def read_text(source, what="log"):
+    """``(lines, label)`` of a path or a text; the label names the file ("text" for a string)."""
+    text, label = read_raw(source, what)
+    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), label
+
+
+def read_raw(source, what="log"):
+    """``(text, label)`` of a path or a text, line ends made "\\n"; the label names the file."""
+    if _is_text(source):
+        text = source
+        label = "text"
+    else:
+        if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
+            raise InputTypeError(f"a {what} is a file path or its text (a string with line breaks); got "
+                                 f"{type(source).__name__} {source!r:.60}")
+        path = Path(source)
+        check_readable_file(path, lambda st: f"not a regular file; give the {what} file")
+        opener = _OPENERS.get(path.suffix.lower(), open)
+        try:
+            with opener(path, "rt", encoding="utf-8", errors="strict", newline="") as fh:
+                text = fh.read()
+        except UnicodeDecodeError as exc:
+            raise EncodingError(f"{path}: not UTF-8 text (byte {exc.start}); convert it with "
+                                "iconv -t UTF-8") from None
+        except (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+            raise CorruptFileError(f"{path}: truncated or corrupt ({exc}); give the whole file") from None
+        label = str(path)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise EmptyDataError(f"{label}: the {what} has no lines")
+    return text, label
+
+

@@ -1,0 +1,103 @@
+"""The failure-distributions page (notebook 02): which law fits, and whether the rate changes.
+
+The blocks read the lower layers' results honestly: the AIC-best family
+together with whether its bootstrap test rejects it, means far beyond the
+data flagged as extrapolated, and a trend verdict only when the tests agree.
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..blocks import present as P
+
+__all__ = ["fitted_durations", "fitted_lead", "fit_records", "fit_block", "trend_block"]
+
+
+def fitted_durations(src, durations="auto"):
+    """``(durations, why)``: what the page fits, chosen by the rule ``relmodel fit`` uses too.
+
+    ``durations`` is "uptimes", "interarrivals" or "auto"
+    (:func:`relmodel.data.shaping.fit_target.fit_target` says which and why).
+    """
+    from ...data.shaping.fit_target import fit_target
+    kind, why = fit_target(src.data, durations)
+    return getattr(src.data, kind)(), why
+
+
+def fitted_lead(durations, why):
+    """One sentence: what was fitted, how many lives, how many ended in a failure or were censored."""
+    d = durations
+    return P.paragraph(f"Fitted: {why[0].upper() + why[1:]}. {len(d):,} {d.label}, {d.n_observed:,} ending in a "
+                       f"failure, {len(d) - d.n_observed:,} still running at the end of the window (censored).")
+
+
+def _family_mean(fit, longest):
+    if not np.isfinite(fit.mean_h):
+        return "no finite mean (heavy tail)"
+    text = P.duration(fit.mean_h)
+    if np.isfinite(fit.mean_h) and fit.mean_h > 10 * longest:
+        return f"{text} (far beyond the longest observed {P.duration(longest)}: extrapolated)"
+    return text
+
+
+def fit_records(comparison, alpha=0.05):
+    """Numbers a summary keeps from a fit comparison: family, its bootstrap p, rejected or not."""
+    row = comparison.by_family.iloc[0]
+    p = float(row["p_value"])
+    return {"best_family": str(row["family"]), "best_family_p": p if np.isfinite(p) else None,
+            "best_family_rejected": bool(p < alpha) if np.isfinite(p) else None}
+
+
+def fit_block(comparison, durations, alpha=0.05):
+    """AIC ranking with the bootstrap verdict for each family, in words."""
+    t = comparison.by_family.copy()
+    longest = float(np.max(getattr(durations, "hours", durations)))
+    t["mean"] = [_family_mean(comparison.fits[f], longest) for f in t["family"]]
+    t["median"] = [P.duration(comparison.fits[f].median_h) for f in t["family"]]
+    has_p = np.isfinite(t["p_value"]).any()
+    t["verdict"] = [("—" if not np.isfinite(p) else "rejected" if p < alpha else "not rejected")
+                    for p in t["p_value"]]
+    best = str(t["family"].iloc[0])
+    sentence = (f"The best family by AIC is {best} (Akaike weight {P.pct(t['akaike_weight'].iloc[0], 0)}).")
+    if has_p:
+        p = float(t["p_value"].iloc[0])
+        rejected = (t["p_value"] < alpha).sum()
+        if rejected == len(t):
+            sentence += (f" The bootstrap goodness-of-fit test rejects every family at {alpha:g} (the best has "
+                         f"p = {P.number(p, 3)}): none describes these data well, so read fitted tails with care.")
+        elif p < alpha:
+            sentence += (f" Its bootstrap goodness-of-fit test rejects it (p = {P.number(p, 3)}), so it is only "
+                         "the least bad of the families tried.")
+        else:
+            sentence += f" Its bootstrap goodness-of-fit test does not reject it (p = {P.number(p, 3)})."
+    else:
+        sentence += " No bootstrap test was run (n_boot = 0), so the fit's adequacy is not checked."
+    cols = [("family", "Family", str), ("delta_aic", "AIC above the best", lambda v: P.number(v, 3)),
+            ("akaike_weight", "Akaike weight", P.pct), ("ks", "KS distance", lambda v: P.number(v, 2)),
+            ("p_value", "Bootstrap p", lambda v: P.number(v, 3)), ("verdict", f"At {alpha:g}", str),
+            ("mean", "Mean", str), ("median", "Median", str)]
+    return P.blocks(P.note(sentence, "answer"), P.table(t, cols))
+
+
+_WHY = ("MIL-HDBK-189 weighs the early failures most, Laplace the middle of the window, and Lewis-Robinson "
+        "corrects Laplace for gaps more variable than a steady process would give")
+
+
+def trend_block(tr):
+    """Each trend test with its p-value; a verdict only when they agree."""
+    rows = [{"test": t.test, "p": t.p_value, "direction": t.direction,
+             "says": t.direction if t.p_value < tr.alpha else "steady"} for t in tr.tests]
+    says = {r["says"] for r in rows}
+    if len(says) == 1:
+        verdict = says.pop()
+        text = f"The failure rate is {verdict}: every test agrees at {tr.alpha:g}."
+    else:
+        verdict = "inconclusive"
+        split = "; ".join(f"{r['test']} says {r['says']} (p = {P.number(r['p'], 3)})" for r in rows)
+        text = f"Inconclusive: the tests disagree ({split}). They differ because {_WHY}."
+    t = pd.DataFrame(rows)
+    table = P.table(t, [("test", "Test", str), ("p", "p-value", lambda v: P.number(v, 3)),
+                        ("direction", "Direction of the data", str), ("says", f"Verdict at {tr.alpha:g}", str)])
+    beta = (f"Crow-AMSAA shape β = {P.number(tr.fit.beta, 3)} ({P.number(tr.fit.beta_lo, 3)}–"
+            f"{P.number(tr.fit.beta_hi, 3)}); below 1 the rate falls, above 1 it rises.")
+    return verdict, P.blocks(P.note(text, "answer"), table, P.paragraph(beta))

@@ -1,0 +1,75 @@
+"""The one setup call every report page makes after its parameters cell.
+
+``src, caught = setup_page(globals())`` does what each notebook used to
+repeat: inline figures at the report's resolution, Python warnings kept out
+of the page (the ones a reader needs are caught and shown as notes), and the
+data source read from the page's own parameters (``log`` and the column
+mapping of :data:`~relmodel.report.kernels.source_cache.SOURCE_PARAMETERS`), once per
+render (:func:`~relmodel.report.kernels.source_cache.shared_source`).  The source's
+description is recorded for ``summary.json``.  A page without a source (the
+lifetime-table page) passes ``source=False``.
+
+The CLI and scripts can call :func:`page_source` with a dict of report
+parameters to get the same source the pages use.
+"""
+
+import warnings
+from typing import NamedTuple
+
+from ..blocks import present as P
+from ..kernels.source_cache import shared_source, source_arguments
+
+__all__ = ["PageSetup", "setup_page", "page_source", "FIGURE_STYLE"]
+
+#: The matplotlib settings of every report page.
+FIGURE_STYLE = {"figure.dpi": 90, "figure.max_open_warning": 0}
+
+
+class PageSetup(NamedTuple):
+    """What :func:`setup_page` returns: the source (None on a page without one) and the warnings caught
+    while loading it (for :func:`~relmodel.report.blocks.present.captured_notes`)."""
+
+    src: object
+    caught: list
+
+
+def _figures():
+    """Inline figures in a kernel, the report's figure settings everywhere."""
+    import matplotlib
+
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        shell = None
+    if shell is not None and hasattr(shell, "run_line_magic"):
+        shell.run_line_magic("matplotlib", "inline")
+    matplotlib.rcParams.update(FIGURE_STYLE)
+
+
+def page_source(values):
+    """The :class:`~relmodel.data.source.Source` a page with parameters ``values`` (a dict) reads."""
+    log, kwargs = source_arguments(values)
+    return shared_source(log, **kwargs)
+
+
+def setup_page(values, *, source=True):
+    """Set a report page up and load its source; return ``PageSetup(src, caught)``.
+
+    ``values`` is the page's namespace (``globals()`` in a notebook) or a
+    dict of its parameters; only the source parameters are read from it.
+    Warnings are silenced for the rest of the page (it is a document: no
+    stderr), after the load's own warnings were caught into ``caught``.
+    Errors of the load (a missing column, a bad window...) propagate as the
+    named :mod:`relmodel.errors` exceptions ``load_source`` raises.
+    """
+    from ..kernels.records import record
+
+    _figures()
+    warnings.simplefilter("ignore")
+    if not source:
+        return PageSetup(None, [])
+    with P.catch() as caught:
+        src = page_source(values)
+    record("source", src.to_dict())
+    return PageSetup(src, list(caught))

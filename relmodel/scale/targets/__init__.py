@@ -1,0 +1,25 @@
+"""Targets: what the parts must achieve for a target ETTR, and the planning answer.
+
+Belongs here: goodput at the best interval and the job MTBF a target needs
+(:mod:`.goodput`), the per-node, per-GPU and per-component requirements
+(:mod:`.requirements`), failure budgets and what-ifs (:mod:`.budget`), the
+planning answer for one data source (:mod:`.decision`), what pluggable
+optics must reach (:mod:`.optics`), and headline numbers over a grid of
+designs (:mod:`.grid`).  May import :mod:`..clusters`,
+:mod:`relmodel.checkpoint`, the statistics and data layers and the base.
+
+Also here: :mod:`.law_requirements` (The job MTBF a target ETTR needs when failures are not exponential, and when only part of a restart is exposed); :mod:`.restart_growth` (A restart that grows with the job's ranks, from a published start-up time); :mod:`.decision_inputs` (The inputs a decision rests on, each with where it came from); :mod:`.today` (Today's failure rate of a source: the rate at the end of its window when the trend tests agree it moves).
+"""
+
+from ...base import lazy as _lazy
+
+#: (module, names) this package re-exports, each module imported the first time one of its names is used.
+EXPORTS = [(".budget", "share_fit split_budget what_if"), (".grid", "sweep_grid"),
+           (".requirements", "Requirements best_ettr job_mtbf plan_requirements required_gpu_mtbf"),
+           (".requirements", "required_job_mtbf required_node_mtbf requirements_table"),
+           (".optics", "optics_requirements transceiver_requirement")]
+
+__all__ = ["share_fit", "split_budget", "what_if", "sweep_grid", "Requirements", "best_ettr", "job_mtbf",
+           "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
+           "requirements_table", "optics_requirements", "transceiver_requirement"]
+__getattr__, __dir__ = _lazy.face(__name__, EXPORTS)

@@ -1,0 +1,151 @@
+"""The inputs a decision rests on, each with where it came from.
+
+* :func:`restart_input`: the restart time measured from the log (a Slurm
+  export's requeue gaps, plus the detection latency when a kernel log was
+  joined), else the parameter, else the default (an assumption);
+* :func:`choose_law`: the failure law of the job's interruptions, the AIC
+  ranking's best family among those its bootstrap test does not reject,
+  exponential with its reason otherwise;
+* :func:`cluster_wide_causes`: causes that strike many nodes at once in the
+  log, held per job rather than grown with the node count.
+
+Each returns plain values and a sentence a report can print.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from ...defaults import DEFAULTS
+from ...units import hours
+
+__all__ = ["MEASURED", "PARAMETER", "ASSUMED", "restart_input", "detection_latency", "choose_law",
+           "cluster_wide_causes", "LAW_FAMILIES"]
+
+#: Where an input came from, as summary.json's ``headline.source`` says it.
+MEASURED, PARAMETER, ASSUMED = "measured from the log", "parameter", "assumption"
+
+#: Families ranked for the job's failure law.
+LAW_FAMILIES = ("exponential", "weibull", "lognormal", "gamma", "loglogistic")
+
+
+def detection_latency(source):
+    """Hours from a fault to the job's end, as a joined kernel log measured it; None when not known."""
+    data = getattr(source, "data", source)
+    for name in ("detection_latency_h", "detection_latency"):
+        value = getattr(data, name, None)
+        if callable(value):
+            try:
+                value = value()
+            except Exception:  # a reader without a joined kernel log
+                value = None
+        value = getattr(value, "hours", value)
+        if value is None:
+            continue
+        arr = np.asarray(value, dtype=float).ravel()
+        arr = arr[np.isfinite(arr)]
+        if arr.size:
+            return float(arr.mean())
+    return None
+
+
+def restart_input(source, restart=None):
+    """``(restart_h, source, note, latency_h)``: the restart time a decision uses, and where it came from.
+
+    ``restart`` given: the parameter.  Not given: the mean of the log's
+    requeue gaps (job end to next start) plus the measured detection latency
+    when the log has them; else the default 10 minutes, an assumption.
+    """
+    data = getattr(source, "data", source)
+    latency = detection_latency(data)
+    if restart is not None:
+        return float(hours(restart)), PARAMETER, "as given", latency
+    gaps = None
+    if hasattr(data, "restart_gaps"):
+        try:
+            g = data.restart_gaps()
+            gaps = np.asarray(getattr(g, "hours", g), float)
+            gaps = gaps[np.isfinite(gaps) & (gaps >= 0)]
+        except Exception:  # a log without segments
+            gaps = None
+    if gaps is not None and gaps.size:
+        r = float(np.median(gaps))  # a run held for a day between two restarts is not a restart time
+        note = f"the median of {gaps.size:,} requeue gaps (job end to next start) in the log"
+        if latency is not None:
+            r += latency
+            note += ", plus the measured detection latency (fault to job end)"
+        return r, MEASURED, note, latency
+    return float(hours(DEFAULTS["restart"])), ASSUMED, "the default: the log shows no restarts", latency
+
+
+def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILIES):
+    """``(family, fit, comparison_fit, reason)``: the law the job's interruptions follow.
+
+    ``family`` is the AIC-best family its bootstrap test does not reject
+    (``fit`` its fit), or "exponential" (``fit`` None) with the reason;
+    ``comparison_fit`` is the AIC-best fit whatever its test says (None for a
+    count table or too few gaps), for a simulation shown beside the answer.
+    """
+    data = getattr(source, "data", source)
+    if not hasattr(data, "interarrivals"):
+        return "exponential", None, None, "a count table has no times to fit a shape to"
+    gaps = data.interarrivals()
+    if gaps.n_observed < 10:
+        return "exponential", None, None, (f"only {gaps.n_observed} gaps between interruptions, too few to fit "
+                                           "a shape")
+    from ...stats.lifetimes.ranking import compare_fits
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = compare_fits(gaps, list(families), n_boot=n_boot, seed=seed)
+    t = cmp.by_family
+    best = cmp.fits[str(t["family"].iloc[0])]
+    if int(n_boot) < 1:
+        fam = str(t["family"].iloc[0])
+        return fam, (None if fam == "exponential" else best), best, "the AIC-best family (no bootstrap test run)"
+    ok = [str(f) for f, p in zip(t["family"], t["p_value"]) if math.isfinite(p) and p >= alpha]
+    if not ok:
+        return "exponential", None, best, (f"every family's bootstrap test rejects it (p below {alpha:g}), so no "
+                                           "shape is trusted and the exponential formula answers")
+    fam = ok[0]
+    rank = list(map(str, t["family"])).index(fam) + 1
+    where = "the AIC-best family" if rank == 1 else f"ranked {rank} by AIC, the best its bootstrap test keeps"
+    if fam == "exponential":
+        return "exponential", None, best, f"the exponential law is {where}"
+    p = float(t["p_value"].iloc[rank - 1])
+    return fam, cmp.fits[fam], best, f"the {fam} law is {where} (bootstrap p = {p:.2g})"
+
+
+def cluster_wide_causes(source, *, min_nodes=3, within="1min", share=0.5):
+    """Causes whose outages mostly strike ``min_nodes`` or more nodes within ``within`` of each other.
+
+    Such a cause lives in what the nodes share (file system, power,
+    scheduler, network core), so it is held per job.  Returns a dict
+    cause -> share of its outages in such bursts (a log with causes and
+    nodes only; else empty).
+    """
+    data = getattr(source, "data", source)
+    cols = list(getattr(data, "cause_columns", None) or [])
+    if not cols or not hasattr(data, "interruptions"):
+        return {}
+    ev = data.interruptions()
+    if "node" not in ev or ev["node"].nunique() < min_nodes:
+        return {}
+    col, tol = cols[0], float(hours(within))
+    out = {}
+    for cause, g in ev.groupby(col, observed=True, sort=False):
+        if len(g) < min_nodes:
+            continue
+        t = np.sort(g["start_h"].to_numpy(float))
+        nodes = g.sort_values("start_h")["node"].to_numpy()
+        burst = np.zeros(t.size, bool)
+        lo = 0
+        for hi in range(t.size):
+            while t[hi] - t[lo] > tol:
+                lo += 1
+            if len(set(nodes[lo:hi + 1])) >= min_nodes:
+                burst[lo:hi + 1] = True
+        frac = float(burst.mean())
+        if frac >= share:
+            out[str(cause)] = frac
+    return out

@@ -1,0 +1,53 @@
+"""A restart that grows with the job's ranks, from a published start-up time.
+
+Communicator start-up (NCCL bootstrap and connection set-up) is the part of
+a restart that grows with the number of ranks N.  Meta measured stock NCCL
+taking about 265 s to initialise at 96K GPUs (96 x 1,024 = 98,304), and
+about 24 s with its NCCLX library (Si et al., "Collective Communication for
+100k+ GPUs", arXiv 2510.20171, 2025).  Taken as growing in proportion to the
+ranks, that is :data:`PER_1K_RANKS_H` (2.7 s per 1,000 ranks): about 44 s
+at 16,384 GPUs and 47 minutes at 1,048,576.  Meta's FT-HSDP report
+(arXiv 2602.00277, Figure 2) shows NCCL start-up growing from under 20 s at
+16K GPUs to about 200 s at 98K, of the same order.  Both are in
+``data/field_rates.md``.
+
+:func:`growing_restart` turns a restart time into a
+:class:`relmodel.checkpoint.RestartModel` whose reload is that time (exposed
+to failures, as a bare restart is) and whose start-up term grows with the
+ranks (downtime no failure can lengthen); functions that know the size
+evaluate it there.
+"""
+
+from ...units import hours
+
+__all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart"]
+
+#: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171).
+NCCL_INIT_S = 265.0
+#: The GPUs of that measurement: 96K = 96 x 1,024.
+NCCL_INIT_GPUS = 96 * 1024
+#: Start-up hours per 1,000 ranks, in proportion to that measurement.
+PER_1K_RANKS_H = NCCL_INIT_S / 3600.0 / (NCCL_INIT_GPUS / 1000.0)
+#: Where the growth comes from, in words for the page.
+RESTART_GROWTH_SOURCE = ("NCCL start-up of 265 s at 96K GPUs (Si et al., arXiv 2510.20171), taken as growing in "
+                         "proportion to the ranks: 2.7 s per 1,000 GPUs")
+
+
+def growing_restart(restart="10min", per_1k_ranks=PER_1K_RANKS_H, n_gpus=None):
+    """A RestartModel: ``restart`` as its reload, plus start-up growing by ``per_1k_ranks`` hours per 1,000 ranks.
+
+    ``restart`` may already be a RestartModel, whose reload and phases are
+    kept and whose ``per_1k_ranks`` is replaced.
+
+    Examples
+    --------
+    >>> r = growing_restart("10min")
+    >>> [round(60 * r.hours_at(n), 1) for n in (16_384, 1_048_576)]     # minutes
+    [10.7, 57.1]
+    """
+    import dataclasses
+    from ...checkpoint.restart import RestartModel
+    if isinstance(restart, RestartModel):
+        return dataclasses.replace(restart, per_1k_ranks=float(per_1k_ranks),
+                                   n_gpus=restart.n_gpus if n_gpus is None else n_gpus)
+    return RestartModel(reload=float(hours(restart)), per_1k_ranks=float(per_1k_ranks), n_gpus=n_gpus)

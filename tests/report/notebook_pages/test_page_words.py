@@ -1,0 +1,34 @@
+"""Words a page shows for small numbers: ordinals and durations a person reads."""
+
+import pytest
+
+from relmodel.checkpoint.sources import ExponentialFailures
+from relmodel.report.notebook_pages.interval_page import _every
+
+
+@pytest.mark.parametrize("k, words", [(1, "every one"), (2, "every 2nd"), (3, "every 3rd"), (4, "every 4th"),
+                                      (11, "every 11th"), (12, "every 12th"), (13, "every 13th"), (21, "every 21st"),
+                                      (22, "every 22nd"), (101, "every 101st"), (111, "every 111th")])
+def test_which_fast_checkpoints_go_to_storage_reads_as_english(k, words):
+    assert _every(k) == words
+
+
+@pytest.mark.parametrize("mtbf_h, words", [(0.05424, "3.3 min"), (5.8, "5.8 h"), (1 / 240, "15 s")])
+def test_the_simulated_failure_law_states_its_mtbf_as_a_duration(mtbf_h, words):
+    # 0.05424 h x 60 = 3.25 min, shown to two significant figures; 1/240 h = 15 s
+    assert ExponentialFailures(mtbf_h).describe() == f"exponential, MTBF {words}"
+
+
+def test_the_sizes_table_always_has_the_jobs_own_size():
+    from relmodel.report.notebook_pages.requirement_page import table_sizes
+    assert table_sizes([4096, 131072, 8192], 1048576) == [4096, 8192, 131072, 1048576]
+    assert table_sizes([4096, 16384], 16384) == [4096, 16384]  # already there: not twice
+
+
+def test_the_spare_pool_sentence_groups_thousands():
+    import pandas as pd
+    from types import SimpleNamespace
+    from relmodel.report.notebook_pages.requirement_page import spares_block
+    plan = SimpleNamespace(n_spares=2221, n_spares_lo=1991, n_spares_hi=2450, p_no_spare=0.0097, offered_load=2112.4)
+    html = spares_block(plan, pd.DataFrame({"spares": [2221], "ettr": [0.019]}), 0.01)._repr_html_()
+    assert "Keep 2,221 spare nodes (1,991–2,450" in html and "2221" not in html

@@ -1,0 +1,222 @@
+"""One decision, every face: the index, pages 03 and 04, summary.json, the terminal, the CLI and the API say the
+same headline numbers for a matrix of sources (bundled, a Slurm export, and logs generated here with a rising
+rate, mostly reboots, one GPU a node, disks, and causes that strike the whole cluster at once).
+
+Numbers are compared as people read them: each face's text must hold the headline formatted the one way
+(:mod:`relmodel.report.blocks.present`), and the machine faces (summary.json, ``--format json``, the API) must hold the
+same floats."""
+
+import html
+import json
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import REPO, run_cli
+from relmodel.data.source import load_source
+from relmodel.report.blocks import present as P
+from relmodel.scale.targets.decision import decide
+
+NOTEBOOKS = ["01", "02", "03", "04"]
+#: Small pages, the decision's own defaults (n_boot 2000, n_runs 200, seed 0) so the CLI and API match them.
+SMALL = {"work": "5d", "sizes": [4096], "ckpt_costs": ["1min"]}
+KEYS = ("ettr", "ettr_lo", "ettr_hi", "optimal_interval_h", "job_mtbf_h", "required_node_mtbf_h",
+        "todays_node_mtbf_h", "restart_h")
+
+
+def _write(path, start_h, length_h, nodes, causes, t0="2024-01-01"):
+    t0 = pd.Timestamp(t0)
+    pd.DataFrame({"start": [t0 + pd.Timedelta(hours=float(h)) for h in start_h],
+                  "end": [t0 + pd.Timedelta(hours=float(h + d)) for h, d in zip(start_h, length_h)],
+                  "node": nodes, "cause": causes}).to_csv(path, index=False)
+    return path
+
+
+def rising_log(path, beta=2.0, expected=300, window_h=2000.0, n_nodes=100, seed=3):
+    """A power-law (Crow-AMSAA) process: E[N(t)] = expected * (t/T)^beta; returns (path, true rate at T per h)."""
+    rng = np.random.default_rng(seed)
+    n = rng.poisson(expected)
+    t = np.sort(window_h * rng.uniform(size=n) ** (1 / beta))
+    _write(path, t, rng.uniform(0.5, 4, n), rng.integers(0, n_nodes, n).astype(str),
+           rng.choice(["GPU Xid 79", "NIC flap", "Host memory"], n))
+    return path, expected * beta / window_h
+
+
+def steady_log(path, n=240, n_nodes=60, window_h=2400.0, seed=5, **kw):
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0, window_h, n))
+    return _write(path, t, rng.uniform(0.5, 6, n), rng.integers(0, n_nodes, n).astype(str),
+                  rng.choice(["GPU Xid 79", "NIC flap", "PSU"], n), **kw)
+
+
+def reboot_log(path, seed=7):
+    """81% of outages are 3-9 minute reboots."""
+    rng = np.random.default_rng(seed)
+    n = 260
+    t = np.sort(rng.uniform(0, 2400, n))
+    short = rng.uniform(size=n) < 0.81
+    length = np.where(short, rng.uniform(3, 9, n) / 60, rng.uniform(1, 8, n))
+    return _write(path, t, length, rng.integers(0, 80, n).astype(str),
+                  np.where(short, "Reboot", rng.choice(["GPU Xid 79", "NIC flap"], n)))
+
+
+def cluster_wide_log(path, seed=11):
+    """Node faults plus 'Storage stall' events that take 12 nodes down within a minute of each other."""
+    rng = np.random.default_rng(seed)
+    t = list(np.sort(rng.uniform(0, 2400, 150)))
+    nodes = list(rng.integers(0, 64, 150).astype(str))
+    causes = list(rng.choice(["GPU Xid 79", "NIC flap"], 150))
+    for s in np.sort(rng.uniform(0, 2400, 8)):
+        t += list(s + rng.uniform(0, 0.01, 12))
+        nodes += [str(x) for x in rng.choice(64, 12, replace=False)]
+        causes += ["Storage stall"] * 12
+    order = np.argsort(t)
+    return _write(path, np.asarray(t)[order], np.full(len(t), 1.0), np.asarray(nodes)[order],
+                  np.asarray(causes)[order])
+
+
+LOG = {"start": "start", "end": "end", "node": "node", "cause": "cause"}
+
+
+def _cli_log(params):
+    """The report's data parameters as the CLI's options."""
+    out = [params["log"]]
+    names = {"start": "--start", "end": "--end", "node": "--node", "cause": "--cause", "format": "--log-format",
+             "unit": "--unit"}
+    for k, opt in names.items():
+        if k in params:
+            out += [opt, params[k]]
+    return out
+
+
+def _sources(tmp):
+    rising, _ = rising_log(tmp / "rising.csv")
+    small = {"n_gpus": 256}  # the generated clusters are small: a job that still makes progress on them
+    return {
+        "count table": ({"log": "llama3"}, {"n_gpus": 16384}),
+        "stepfun": ({"log": "stepfun"}, {"n_gpus": 16384}),
+        "slurm export": ({"log": str(REPO / "data" / "ops-example" / "sacct.txt"), "format": "sacct"}, small),
+        "rising": ({"log": str(rising), **LOG}, small),
+        "reboots": ({"log": str(reboot_log(tmp / "reboots.csv")), **LOG}, small),
+        "one gpu a node": ({"log": str(steady_log(tmp / "titan.csv")), **LOG, "gpus_per_node": 1}, small),
+        "disks": ({"log": str(steady_log(tmp / "disks.csv")), **LOG, "unit": "disk"},
+                  {**small, "units_per_node": 4}),
+        "cluster-wide": ({"log": str(cluster_wide_log(tmp / "wide.csv")), **LOG}, small),
+    }
+
+
+def _text(path):
+    """A page's visible text, tags and entities removed, whitespace folded."""
+    raw = re.sub(r"<style.*?</style>|<script.*?</script>", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", raw)))
+
+
+def _said(h):
+    """The headline as people read it, the phrases every text face must hold."""
+    out = [f"Checkpoint every {P.duration(h['optimal_interval_h'])}", f"Expected ETTR {P.pct(h['ettr'])}",
+           f"interrupted every {P.duration(h['job_mtbf_h'])}"]
+    if P.pct(h["ettr_lo"]) != P.pct(h["ettr_hi"]):
+        out.append(P.pct_range(h["ettr_lo"], h["ettr_hi"]))
+    if h.get("required_node_mtbf_h") is not None and h["ettr"] < 0.9:  # a target already met needs no node MTBF
+        out.append(f"nodes must reach {P.hours_text(h['required_node_mtbf_h'])}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("one")
+    out = {}
+    for name, (params, extra) in _sources(tmp).items():
+        folder = tmp / re.sub(r"\W+", "-", name)
+        args = ["report", "-q", "-j", "1", "--out", folder]
+        for n in NOTEBOOKS:
+            args += ["-n", n]
+        for k, v in {**params, **extra, **SMALL}.items():
+            args += ["-p", f"{k}={json.dumps(v) if isinstance(v, list) else v}"]
+        res = run_cli(*args)
+        out[name] = (params, extra, folder, res)
+    return out
+
+
+@pytest.mark.parametrize("name", ["count table", "stepfun", "slurm export", "rising", "reboots", "one gpu a node",
+                                  "disks", "cluster-wide"])
+def test_every_face_says_the_one_decision(rendered, name):
+    params, extra, folder, res = rendered[name]
+    assert res.exit_code == 0, res.output
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["status"] == "complete", summary["failed"]
+    h = summary["headline"]
+    for k in KEYS + ("source",):
+        assert k in h, k
+    assert h["source"]["restart"] in ("measured from the log", "assumption")
+    said = _said(h)
+    faces = {"index": _text(folder / "index.html"), "answers": " ".join(summary["answers"]),
+             "terminal": res.output}
+    for face, text in faces.items():
+        for phrase in said:
+            assert phrase in text, (face, phrase)
+    assert said[0] in _text(folder / "03_checkpoint_interval.html")
+    page4 = _text(folder / "04_requirements_at_scale.html")
+    assert said[1] in page4 and said[-1] in page4
+    assert "(x–x)" not in faces["index"] and not re.search(r"\((\d+\.\d)%?–\1%\)", faces["index"])
+    # the CLI and the API: the same floats
+    gpn = [] if "gpus_per_node" not in params else ["--source-gpus-per-node", params["gpus_per_node"],
+                                                     "--gpus-per-node", params["gpus_per_node"]]
+    warnings.simplefilter("ignore")  # the generated logs' overlap notes, said by the CLI and the API alike
+    n = extra["n_gpus"]
+    more = [] if "units_per_node" not in extra else ["--units-per-node", extra["units_per_node"]]
+    cli_int = run_cli("interval", "--log", *_cli_log(params), "--gpus", n, *gpn, *more, "--format", "json",
+                      "--seed", 0)
+    assert cli_int.exit_code == 0, cli_int.output
+    cli_req = run_cli("requirements", "--log", *_cli_log(params), "--gpus", n, *gpn[:2], *more,
+                      "--format", "json")
+    assert cli_req.exit_code == 0, cli_req.output
+    kw = {k: v for k, v in params.items() if k not in ("log",)}
+    api = decide(load_source(params["log"], **kw), n, 0.9, "1min", None, gpus_per_node=params.get("gpus_per_node"),
+                 seed=0, units_per_node=extra.get("units_per_node")).headline()
+    for face, got in (("interval", json.loads(cli_int.output[cli_int.output.index("{"):])["decision"]),
+                      ("requirements", json.loads(cli_req.output[cli_req.output.index("{"):])["decision"]),
+                      ("api", api)):
+        for k in KEYS:
+            if h[k] is None:
+                assert got[k] is None, (face, k)
+            else:
+                assert got[k] == pytest.approx(h[k], rel=1e-9), (face, k)
+
+
+def test_today_does_not_move_with_the_planned_size(tmp_path):
+    src = load_source(str(steady_log(tmp_path / "s.csv")), **LOG)
+    small, big = (decide(src, n, 0.9, "1min", "10min", simulate=False, n_boot=200, seed=0) for n in (4096, 131072))
+    assert small.todays_node_mtbf_h == big.todays_node_mtbf_h
+
+
+def test_the_index_names_its_inputs_and_choices(rendered):
+    text = _text(rendered["slurm export"][2] / "index.html")
+    assert "measured from the log" in text and "requeue gaps" in text  # restart read from the export
+    assert "Observed cluster" in text
+    index = _text(rendered["stepfun"][2] / "index.html")
+    assert re.search(r"Observed cluster [^|]*? measured from the log", index)
+    wide = json.loads((rendered["cluster-wide"][2] / "summary.json").read_text())
+    assert "Storage stall" in wide["records"]["03_checkpoint_interval"]["decision"]["per_job_causes"]
+    assert "Storage stall (strikes many nodes at once)" in _text(rendered["cluster-wide"][2] / "index.html")
+    rising = _text(rendered["rising"][2] / "index.html")
+    assert "The failure rate is rising: the job is interrupted every" in rising and "on average over the window" in \
+        rising
+    reboots = " ".join(json.loads((rendered["reboots"][2] / "summary.json").read_text())["warnings"])
+    assert "of the outages last under 10 minutes" in reboots
+
+
+def test_todays_rate_recovers_the_generators_truth(tmp_path):
+    """A power-law log whose rate doubles: today's rate is the generator's rate at the window's end, not the
+    average (the average is half of it for beta = 2)."""
+    path, truth = rising_log(tmp_path / "r.csv", expected=400, seed=21)
+    src = load_source(str(path), **LOG, source_gpus=800)  # 100 nodes of 8 GPUs
+    d = decide(src, 800, 0.9, "1min", "10min", simulate=False, n_boot=200, seed=0)
+    assert d.trend == "rising"
+    true_node = 100 / truth  # every cause here is a hardware cause
+    assert d.todays_node_lo <= true_node <= d.todays_node_hi
+    assert d.average_node_mtbf_h == pytest.approx(2 * d.todays_node_mtbf_h, rel=0.35)
+    assert d.todays_node_hi < 100 / (400 / 2000.0)  # the window's average rate is ruled out as "today"
