@@ -1,4 +1,4 @@
-"""The package tree shows the layers: no import cycles, no upward imports.
+"""The package tree shows the layers: no import cycles, no upward imports, folders cut by concept.
 
 Every import in every module (module level and inside functions) is read
 with ``ast``; a lower layer may not import a higher one, and below the
@@ -239,3 +239,103 @@ def test_the_fitter_does_not_branch_on_family_names():
             if isinstance(node, ast.Compare):
                 consts = [c for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in names]
                 assert not consts, f"lifetimes/{mod}.py line {node.lineno} compares with a family name"
+
+
+#: Inside report/, scale/ and data/: each concept (subpackage) and the concepts of its package it may import.
+#: The modules left at a package's top (report/render.py, data/source.py) may import every concept.
+CUT_MAY_IMPORT = {
+    "report": {"safety": set(), "parameters": set(), "blocks": set(), "kernels": {"safety", "blocks"},
+               "pipeline": {"safety", "parameters", "blocks", "kernels"},
+               "notebook_pages": {"safety", "parameters", "blocks", "kernels", "pipeline"}},
+    "scale": {"clusters": set(), "targets": {"clusters"}, "sparing": {"clusters", "targets"},
+              "design": {"clusters", "targets", "sparing"}},
+    "data": {"shaping": set(), "bundled": {"shaping"}, "formats": {"shaping", "bundled"}},
+}
+#: Most modules a folder of the package may hold (its __init__ not counted).
+MAX_FOLDER_MODULES = 20
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _concept(module):
+    """(package, concept) of a module inside report/, scale/ or data/: its subpackage, "top" for a module at the
+    package's top (render, source), None for the package itself."""
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] not in CUT_MAY_IMPORT:
+        return None, None
+    if len(parts) == 2:
+        return parts[1], None
+    return parts[1], (parts[2] if parts[2] in CUT_MAY_IMPORT[parts[1]] else "top")
+
+
+def _concept_violations(name, path):
+    package, here = _concept(name)
+    if here in (None, "top"):
+        return []
+    bad = []
+    for target in _imports(path):
+        there_package, there = _concept(target)
+        if there_package == package and there not in (None, here) and there not in CUT_MAY_IMPORT[package][here]:
+            bad.append(f"{name} imports {target}")
+    return bad
+
+
+def test_report_scale_and_data_are_cut_by_concept():
+    for package, concepts in CUT_MAY_IMPORT.items():
+        found = {p.name for p in (PKG / package).iterdir() if (p / "__init__.py").exists()}
+        assert found == set(concepts), f"relmodel/{package} holds the subpackages {sorted(found)}"
+
+
+def test_the_concepts_import_downwards_only():
+    bad = [v for name, path in MODULES.items() for v in _concept_violations(name, path)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_concept_checker_sees_planted_imports(monkeypatch):
+    """A kernels module importing the pipeline, and a pipeline module importing render, are found."""
+    fake = PKG / "report" / "kernels" / "engine.py"
+    src = fake.read_text(encoding="utf-8") + ("\n\ndef _x():\n    from ..pipeline.plan import plan\n"
+                                              "    from ..render import render\n    from ..blocks import present\n")
+    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: src)
+    assert _concept_violations("relmodel.report.kernels.engine", fake) == [
+        "relmodel.report.kernels.engine imports relmodel.report.pipeline.plan",
+        "relmodel.report.kernels.engine imports relmodel.report.render"]
+
+
+@pytest.mark.parametrize("package, concept", [(p, c) for p, cs in CUT_MAY_IMPORT.items() for c in cs])
+def test_each_concept_has_a_face_saying_what_belongs_there(package, concept):
+    tree = ast.parse((PKG / package / concept / "__init__.py").read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree) or ""
+    assert "Belongs here" in doc or "The steps" in doc, f"{package}/{concept}: say what belongs there"
+    assert "May import" in doc, f"{package}/{concept}: say what it may import"
+    listed = [n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "__all__"]
+    assert listed and isinstance(listed[0].value, ast.List), f"{package}/{concept} has no __all__ list"
+    modules = {p.stem for p in (PKG / package / concept).glob("*.py")} - {"__init__"}
+    missing = sorted(m for m in modules if f":mod:`.{m}`" not in doc)
+    assert not missing, f"{package}/{concept}: its docstring does not name {missing}"
+
+
+def test_no_folder_holds_too_many_modules():
+    for folder in [PKG, *(p for p in PKG.rglob("*") if (p / "__init__.py").exists())]:
+        count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+        assert count <= MAX_FOLDER_MODULES, f"{folder.relative_to(PKG.parent)} holds {count} modules; cut it"
+
+
+def test_tests_mirror_the_cut_packages():
+    """tests/report, tests/scale and tests/data have one folder per subpackage, and no other."""
+    for package, concepts in CUT_MAY_IMPORT.items():
+        folders = {p.name for p in (TESTS / package).iterdir() if p.is_dir() and p.name != "__pycache__"}
+        assert folders <= set(concepts), f"tests/{package} has folders {sorted(folders - set(concepts))} " \
+                                         f"that relmodel/{package} has not"
+        for folder in folders:
+            assert list((TESTS / package / folder).glob("test_*.py")), f"tests/{package}/{folder} is empty"
+
+
+def test_the_public_names_of_the_cut_packages_still_load():
+    """Every name of the faces of report/, scale/ and data/ (and their subpackages) loads in a fresh interpreter."""
+    code = ("import importlib, sys\nbad = []\nfor pkg in sys.argv[1:]:\n    m = importlib.import_module(pkg)\n"
+            "    for n in m.__all__:\n        try:\n            getattr(m, n)\n        except Exception as exc:\n"
+            "            bad.append(f'{pkg}.{n}: {exc}')\nprint(bad)")
+    packages = ["relmodel.report", "relmodel.scale", "relmodel.data"]
+    packages += [f"relmodel.{p}.{c}" for p, cs in CUT_MAY_IMPORT.items() for c in cs]
+    done = subprocess.run([sys.executable, "-c", code, *packages], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
