@@ -15,9 +15,11 @@ __all__ = ["HEADLINE", "STYLE", "PRINT_STYLE", "page", "table", "fmt"]
 #: Headline numbers collected into summary.json, with their labels.
 HEADLINE = {
     "job_mtbf_h": "Job MTBF (time between interruptions)",
-    "optimal_interval_h": "Checkpoint interval (exponential formula)",
-    "ettr": "ETTR at that interval (exponential formula)",
+    "optimal_interval_h": "Checkpoint interval (the answer)",
+    "ettr": "ETTR at that interval",
     "required_node_mtbf_h": "Node MTBF needed for the target (hardware causes only)",
+    "todays_node_mtbf_h": "Today's node MTBF (hardware causes)",
+    "restart_h": "Restart time",
     "design_ettr": "ETTR of the examined design",
     "design_goodput_per_gpu": "Goodput per GPU bought (design)",
 }

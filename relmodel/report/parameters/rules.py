@@ -62,7 +62,7 @@ from ...units import hours
 from .source_rules import WINDOWS, check_bundled as _check_bundled, check_window as _check_window, \
     non_gpu as _non_gpu
 
-__all__ = ["RULES", "DURATIONS", "COLUMNS", "PATHS", "WINDOWS", "check_values", "log_header", "normalise"]
+__all__ = ["check_scale", "RULES", "DURATIONS", "COLUMNS", "PATHS", "WINDOWS", "check_values", "log_header", "normalise"]
 
 _MAX_H = 100_000.0
 
@@ -350,6 +350,24 @@ def _check_cluster(values, log, header, counts, given):
                              f"node (one of {', '.join(header)})")
 
 
+def check_scale(value):
+    """The ``scale`` parameter as a list of ``CAUSE=UNIT`` strings (one string is a list of one).
+
+    Each unit must be a count of the cluster (:data:`relmodel.scale.clusters.cluster.COUNT_KEYS`).
+    """
+    from ...scale.clusters.cluster import COUNT_KEYS
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items:
+        raise ParameterError(f"parameter 'scale' = {brief(value)}: give a list of CAUSE=UNIT, e.g. "
+                             "['File system=job', 'Faulty GPU=gpu']")
+    for item in items:
+        name, sep, unit = str(item).rpartition("=") if isinstance(item, str) else ("", "", "")
+        if not sep or not name.strip() or unit.strip() not in COUNT_KEYS:
+            raise ParameterError(f"parameter 'scale': {brief(item)} is not CAUSE=UNIT with a unit among "
+                                 f"{', '.join(COUNT_KEYS)} (e.g. 'File system=job')")
+    return [str(i) for i in items]
+
+
 def check_values(values, defaults=None, cwd=None):
     """Apply :data:`RULES` to ``{name: value}``; return the values to pass on.
 
@@ -363,6 +381,8 @@ def check_values(values, defaults=None, cwd=None):
             _check_rule(name, value)
         if value is not None and name in WINDOWS:
             out[name] = _check_window(value)
+        if value is not None and name == "scale":
+            out[name] = check_scale(value)
     _non_gpu(values, defaults, out)
     for name in PATHS:
         if values.get(name) is not None:

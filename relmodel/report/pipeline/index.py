@@ -146,7 +146,8 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
     elif summary.get("headline"):
         reasons = summary.get("reasons") or {}
         parts.append("<h2>Headline numbers</h2>" + table(["quantity", "value"], [
-            [html_text(HEADLINE.get(k, k)), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()]))
+            [html_text(HEADLINE[k]), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()
+            if k in HEADLINE]))
     parts.append(_figures(folder))
     warns = summary.get("warnings")
     if warns:

@@ -62,8 +62,8 @@ class Report:
         return self.path / "index.html"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html_text(HEADLINE.get(k, k))}</td><td>{fmt(v, k)}</td></tr>"
-                       for k, v in self.headline.items())
+        rows = "".join(f"<tr><td>{html_text(HEADLINE[k])}</td><td>{fmt(v, k)}</td></tr>"
+                       for k, v in self.headline.items() if k in HEADLINE)
         return f"<p>Report <code>{html_text(str(self.index))}</code></p><table>{rows}</table>"
 
 

@@ -103,10 +103,7 @@ def comparison_figure(names, rows):
 
 
 def _keys(rows):
-    keys = []
-    for r in rows:
-        keys += [k for k in r["headline"] if k not in keys]
-    return keys
+    return [k for k in HEADLINE if any(k in r["headline"] for r in rows)]  # ranges and sources are not panels
 
 
 def _png(fig):

@@ -65,9 +65,7 @@ def _verdict(records):
 
 def sweep_table(names, rows):
     """The comparison table's HTML: swept inputs, headline numbers, meets target, × today, status."""
-    keys = []
-    for r in rows:
-        keys += [k for k in r["headline"] if k not in keys]
+    keys = [k for k in HEADLINE if any(k in r["headline"] for r in rows)]  # the people's numbers, not every field
     header = [parameter_label(n) for n in names] + [HEADLINE.get(k, k.replace("_", " ")) for k in keys]
     header += ["Meets the target?", "Node MTBF needed, × today's", "Status"]
     body = []

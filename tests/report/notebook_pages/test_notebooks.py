@@ -100,6 +100,8 @@ def test_every_notebook_executes_under_papermill(suite_report):
         html = (folder / f"{name}.html").read_text(encoding="utf-8")
         assert "<img" in html or name in NO_FIGURE
         no_raw_output(folder / f"{name}.html")
-    assert set(summary["headline"]) == {"job_mtbf_h", "optimal_interval_h", "ettr", "required_node_mtbf_h",
-                                        "design_ettr", "design_goodput_per_gpu"}
+    # issue 36's headline: the decision's numbers with their ranges, each input's source, and the design page's
+    assert {"ettr", "ettr_lo", "ettr_hi", "optimal_interval_h", "job_mtbf_h", "required_node_mtbf_h",
+            "todays_node_mtbf_h", "restart_h", "source", "design_ettr", "design_goodput_per_gpu"} <= \
+        set(summary["headline"])
     assert summary["parameters"] == SMALL
