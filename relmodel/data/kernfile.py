@@ -13,8 +13,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import KernelLogError
-from .kernparse import FORMATS, LINE, LITERALS, records, sniff_format, split_line, stamps
-from .kernscan import host_set, host_wrote_before, keyword_lines, newlines, read_bytes
+from .kernparse import FORMATS, KEY, LINE, LITERALS, records, records_arrow, sniff_format, split_line, stamps
+from .kernscan import host_set, host_wrote_before, keyword_lines, matching_lines, newlines, read_bytes
 
 __all__ = ["scan_file"]
 
@@ -59,8 +59,12 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
     host = host or "localhost"
     nl = newlines(data)
-    numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
-    rec = records(lines, numbers, starts, fmt, host, label)
+    if fmt == "json":
+        numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
+        rec = records(lines, numbers, starts, fmt, host, label)
+    else:  # one RE2 pass over every line, then the matching lines parsed column-wise
+        numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl)
+        rec = records_arrow(lines, numbers, starts, fmt, host, label)
     edges, n_lines = _edges(data, fmt, host, label)
     texts = [e[0] for e in edges[:1]] + rec["text"].tolist() + [e[0] for e in edges[1:]]
     at = [e[1] for e in edges[:1]] + rec["line"].tolist() + [e[1] for e in edges[1:]]
