@@ -254,16 +254,21 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
 
 def _classified(rec):
     """Component, category, interrupts and cause of each record (one lookup per distinct kind and code)."""
-    key = list(zip(rec["kind"], rec["xid"]))
-    info = {}
-    for k, c in set(key):
-        info[(k, c)] = (classify_xid(c) if k == "xid" else
-                        (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
-                        (None, None, False, None))
-    rows = [info[k] for k in key]
-    rec = rec.assign(component=[i[0] for i in rows], category=[i[1] for i in rows],
-                     interrupts=np.array([bool(i[2]) for i in rows], bool), cause=[i[3] for i in rows])
-    rec["key"] = np.where(rec["kind"] == "xid", rec["gpu"].astype(str), rec["kind"])
+    kind = rec["kind"].to_numpy(object)
+    code = pd.to_numeric(rec["xid"], errors="coerce").to_numpy(float)
+    kcode, kinds = pd.factorize(kind)
+    ccode = np.where(np.isnan(code), -1, code).astype(np.int64) + 1
+    ukey, inv = np.unique(kcode.astype(np.int64) * (1 << 40) + ccode, return_inverse=True)
+    info = []
+    for u in ukey.tolist():
+        k, c = kinds[u >> 40], (u & ((1 << 40) - 1)) - 1
+        info.append(classify_xid(c) if k == "xid" else
+                    (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
+                    (None, None, False, None))
+    inv = inv.ravel()
+    col = [np.array([i[j] for i in info] or [None], object)[inv] for j in range(4)]
+    rec = rec.assign(component=col[0], category=col[1], interrupts=col[2].astype(bool), cause=col[3])
+    rec["key"] = np.where(kind == "xid", rec["gpu"].to_numpy(object).astype(str), kind)
     return rec
 
 

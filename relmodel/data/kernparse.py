@@ -215,8 +215,9 @@ def epoch_unit(values, label, lines_at):
 def _syslog_stamps(texts, year, label, lines_at, year_last):
     """RFC 3164 times ("Mar  1 12:00:00") with the year inferred, parsed with numpy."""
     n = len(texts)
-    if any(len(t) != 15 for t in texts):
-        bad = next(i for i, t in enumerate(texts) if len(t) != 15)
+    lens = np.fromiter(map(len, texts), np.int64, n)
+    if (lens != 15).any():
+        bad = int(np.flatnonzero(lens != 15)[0])
         raise KernelLogError(f"{label}, line {lines_at[bad]}: cannot read the time {texts[bad]!r}")
     a = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8).reshape(n, 15).astype(np.int64)
     key = a[:, 0] * 65536 + a[:, 1] * 256 + a[:, 2]
