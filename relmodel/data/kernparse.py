@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from ..errors import KernelLogError
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 
-__all__ = ["FORMATS", "sniff_format", "LINE", "KEY", "LITERALS", "MAX_XID", "records", "records_arrow", "stamps", "epoch_unit", "split_line"]
+__all__ = ["FORMATS", "sniff_format", "LINE", "KEY", "LITERALS", "MAX_XID", "records", "records_arrow", "other_kind", "stamps", "epoch_unit", "split_line"]
 
 FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 LINE = {
@@ -116,7 +116,8 @@ def _xid_codes(msgs, numbers, label):
     return [(bus.lower(), int(code)) for bus, code in found]
 
 
-def _other_kind(msg):
+def other_kind(msg):
+    """The kind of a kernel message other than Xid (a KERNEL_EVENTS name, "boot", "shutdown"), or None."""
     for name, (pattern, *_rest) in KERNEL_EVENTS.items():
         if pattern.search(msg):
             return name
@@ -143,7 +144,7 @@ def records(lines, numbers, starts, fmt, host, label):
         kind[i], gpu[i], xid[i] = "xid", bus, code
     for i, p in enumerate(parts):
         if kind[i] is None:
-            kind[i] = _other_kind(p[2])
+            kind[i] = other_kind(p[2])
     out = pd.DataFrame({"line": numbers, "byte": starts, "text": [p[0] for p in parts],
                         "node": [p[1] for p in parts], "kind": kind, "gpu": gpu, "xid": xid,
                         "message": [p[2] for p in parts]})
@@ -187,7 +188,7 @@ def records_arrow(lines, numbers, starts, fmt, host, label):
         bus, codes = _xid_arrow(m.take(pa.array(xi)), numbers[xi], label)
         kind[xi], gpu[xi], xid[xi] = "xid", bus, codes
     if other.size:
-        kind[other] = [_other_kind(x) for x in m.take(pa.array(other)).to_pylist()]
+        kind[other] = [other_kind(x) for x in m.take(pa.array(other)).to_pylist()]
     keep = np.flatnonzero(kind != None)  # noqa: E711 (elementwise)
     take = pa.array(keep)
     return pd.DataFrame({"line": numbers[keep], "byte": starts[keep],
@@ -212,14 +213,27 @@ def epoch_unit(values, label, lines_at):
     return str(unit)
 
 
+class _GridTexts:
+    """The time texts of an (n, 15) byte grid, made one at a time when a message needs one."""
+
+    def __init__(self, grid):
+        self.grid = grid
+
+    def __getitem__(self, i):
+        return bytes(self.grid[i]).decode("ascii")
+
+
 def _syslog_stamps(texts, year, label, lines_at, year_last):
     """RFC 3164 times ("Mar  1 12:00:00") with the year inferred, parsed with numpy."""
     n = len(texts)
-    lens = np.fromiter(map(len, texts), np.int64, n)
-    if (lens != 15).any():
-        bad = int(np.flatnonzero(lens != 15)[0])
-        raise KernelLogError(f"{label}, line {lines_at[bad]}: cannot read the time {texts[bad]!r}")
-    a = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8).reshape(n, 15).astype(np.int64)
+    if isinstance(texts, np.ndarray):  # an (n, 15) grid of ASCII bytes
+        a, texts = texts.astype(np.int64), _GridTexts(texts)
+    else:
+        lens = np.fromiter(map(len, texts), np.int64, n)
+        if (lens != 15).any():
+            bad = int(np.flatnonzero(lens != 15)[0])
+            raise KernelLogError(f"{label}, line {lines_at[bad]}: cannot read the time {texts[bad]!r}")
+        a = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8).reshape(n, 15).astype(np.int64)
     key = a[:, 0] * 65536 + a[:, 1] * 256 + a[:, 2]
     known = {ord(m[0]) * 65536 + ord(m[1]) * 256 + ord(m[2]): i for m, i in _MONTHS.items()}
     ukey, inv = np.unique(key, return_inverse=True)
@@ -274,7 +288,7 @@ def stamps(texts, fmt, year, label, lines_at, year_last=None):
         unit = epoch_unit(texts, label, lines_at)
         return pd.DatetimeIndex(pd.to_datetime(np.asarray(texts, dtype="int64"), unit=unit))
     if fmt == "rfc3164":
-        return _syslog_stamps(list(texts), year, label, lines_at, year_last)
+        return _syslog_stamps(texts if isinstance(texts, np.ndarray) else list(texts), year, label, lines_at, year_last)
     if fmt in ("rfc5424", "iso"):
         t = pd.to_datetime(pd.Series(texts), format="ISO8601", utc=True, errors="coerce")
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)

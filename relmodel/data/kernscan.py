@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from ..errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
 from .readers import check_readable_file
 
-__all__ = ["read_bytes", "newlines", "keyword_lines", "matching_lines", "host_set", "host_wrote_before", "HOST_PATTERNS"]
+__all__ = ["read_bytes", "newlines", "keyword_lines", "matching_lines", "decode_lines", "host_set", "host_wrote_before", "HOST_PATTERNS"]
 
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
@@ -106,12 +106,13 @@ def keyword_lines(raw, literals, label="log", nl=None):
     return numbers, starts, lines
 
 
-def matching_lines(raw, pattern, label="log", nl=None):
+def matching_lines(raw, pattern, label="log", nl=None, decode=True):
     """``(numbers, starts, lines)`` of the lines matching ``pattern`` (RE2 syntax), in one pass over ``raw``.
 
     The lines are an Arrow view of ``raw`` (no copy); RE2 tests each in C and
-    only the matching lines are copied out, as a ``pyarrow`` string array
-    without their line ends.  A matching line that is not UTF-8 is named.
+    only the matching lines are copied out: a ``pyarrow`` string array
+    without line ends (:func:`decode_lines`), or with ``decode=False`` the
+    binary lines as they are.
     """
     nl = newlines(raw) if nl is None else nl
     offsets = np.empty(nl.size + 2, np.int64)
@@ -121,13 +122,17 @@ def matching_lines(raw, pattern, label="log", nl=None):
     every = pa.Array.from_buffers(pa.large_binary(), offsets.size - 1, [None, pa.py_buffer(offsets), pa.py_buffer(raw)])
     k = np.flatnonzero(pc.match_substring_regex(every, pattern).to_numpy(zero_copy_only=False))
     picked = every.take(pa.array(k))
+    return k + 1, offsets[k], (decode_lines(picked, k + 1, label) if decode else picked)
+
+
+def decode_lines(picked, numbers, label="log"):
+    """Binary lines (pyarrow) as UTF-8 strings without their line ends; a line that is not UTF-8 is named."""
     try:
-        lines = pc.utf8_rtrim(picked.cast(pa.large_string()), characters="\n")
+        return pc.utf8_rtrim(picked.cast(pa.large_string()), characters="\n")
     except pa.ArrowInvalid:
-        for b, n in zip(picked.to_pylist(), (k + 1).tolist()):
+        for b, n in zip(picked.to_pylist(), np.asarray(numbers).tolist()):
             _decode(b, label, n)
         raise
-    return k + 1, offsets[k], lines
 
 
 def _line_starts(data, nl=None):
