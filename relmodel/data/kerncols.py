@@ -33,18 +33,18 @@ def _gather(buf, at, width):
     w8 = -(-width // 8)
     at = np.asarray(at, np.int64)
     out = np.zeros((at.size, w8), np.uint64)
-    safe = at + 8 * w8 <= buf.size
-    if buf.size >= 8:
+    if not at.size:
+        return out.view(np.uint8)[:, :width]
+    if buf.size >= 8 * w8 and at.max() + 8 * w8 <= buf.size:
         words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))  # a word at every byte
-        a = at[safe]
         for j in range(w8):
-            out[safe, j] = words[a + 8 * j]
-    if not safe.all():  # the last bytes of the buffer: pad a copy of its end
-        tail = np.concatenate([buf[max(buf.size - 8 * w8 - 64, 0):], np.zeros(8 * w8, np.uint8)])
-        base = buf.size - (tail.size - 8 * w8)
-        idx = at[~safe, None] - base + np.arange(8 * w8)
-        out[~safe] = tail[np.clip(idx, 0, tail.size - 1)].view(np.uint64).reshape(-1, w8)
-    return out.view(np.uint8).reshape(at.size, 8 * w8)[:, :width]
+            out[:, j] = words[at + 8 * j]
+    else:  # rows that reach the end of the buffer: read from a padded copy of its end
+        lo = max(int(at.min()), 0)
+        tail = np.concatenate([buf[lo:], np.zeros(8 * w8, np.uint8)])
+        idx = np.clip(at[:, None] - lo + np.arange(8 * w8), 0, tail.size - 1)
+        out = np.ascontiguousarray(tail[idx]).view(np.uint64)
+    return out.view(np.uint8)[:, :width]
 
 
 def _names(win, length):
@@ -102,19 +102,23 @@ def _xid(buf, pos, ends):
     return low, blen, val
 
 
-def syslog_records(raw, numbers, starts, picked):
+def syslog_records(numbers, starts, picked):
     """``(rec, time grid)`` of RFC 3164 keyword lines of an ASCII file, or None (use the regex path).
 
-    ``picked`` is the lines as a pyarrow binary array (line ends kept).
+    ``picked`` is the lines as a pyarrow binary array (line ends kept), ``starts`` their offsets in the file.
     """
-    buf = np.frombuffer(raw, np.uint8)
-    s = np.asarray(starts, np.int64)
-    lens = pc.binary_length(picked).to_numpy(zero_copy_only=False).astype(np.int64)
-    ends = s + lens - (buf[np.minimum(s + lens - 1, buf.size - 1)] == 10) if s.size else s
+    if not len(picked):
+        return None
+    # the picked lines lie end to end in one Arrow buffer: small and read in order, unlike the whole file
+    off = np.frombuffer(picked.buffers()[1], np.int64)[picked.offset:picked.offset + len(picked) + 1]
+    buf = np.frombuffer(picked.buffers()[2], np.uint8)[:off[-1]]
+    s = off[:-1]
+    ends = off[1:] - (buf[off[1:] - 1] == 10)
     t = _gather(buf, s, 16)
-    hw = _gather(buf, s + 16, 64)
-    sp = _SPACES[hw]
-    hl = np.argmax(sp, axis=1)
+    hw = _gather(buf, s + 16, 32)
+    if not _SPACES[hw].any(axis=1).all():  # a host of 32 characters or more
+        hw = _gather(buf, s + 16, 64)
+    hl = np.argmax(_SPACES[hw], axis=1)
     if not (_time_ok(t).all() and (hw[np.arange(len(hw)), hl] == 32).all() and (hl >= 1).all()
             and (s + 16 + hl < ends).all()):
         return None
@@ -132,8 +136,8 @@ def syslog_records(raw, numbers, starts, picked):
         kind[xi], gpu[xi], xid[xi] = "xid", bus_names[bus_codes], code
     if other.size:
         m0 = (s + 17 + hl)[other].tolist()
-        kind[other] = [other_kind(raw[a:b].decode("ascii")) for a, b in zip(m0, ends[other].tolist())]
+        kind[other] = [other_kind(buf[a:b].tobytes().decode("ascii")) for a, b in zip(m0, ends[other].tolist())]
     keep = np.flatnonzero(kind != None)  # noqa: E711 (elementwise)
-    rec = pd.DataFrame({"line": np.asarray(numbers)[keep], "byte": s[keep], "node": node_names[node_codes[keep]],
+    rec = pd.DataFrame({"line": np.asarray(numbers)[keep], "byte": np.asarray(starts, np.int64)[keep], "node": node_names[node_codes[keep]],
                         "kind": kind[keep], "gpu": gpu[keep], "xid": xid[keep]})
     return rec, t[keep, :15]

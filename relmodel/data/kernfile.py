@@ -80,7 +80,7 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     else:  # one RE2 pass over every line, then the matching lines parsed column-wise
         plain = fmt == "rfc3164" and data.isascii()
         numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain)
-        fast = syslog_records(data, numbers, starts, lines) if plain else None
+        fast = syslog_records(numbers, starts, lines) if plain else None
         if fast is None:
             rec = records_arrow(decode_lines(lines, numbers, label) if plain else lines, numbers, starts, fmt,
                                 host, label)

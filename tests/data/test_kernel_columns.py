@@ -67,7 +67,7 @@ def test_numpy_and_regex_paths_equal_a_python_loop(seed, trailing):
     lines = _log(seed)
     raw = ("\n".join(lines) + trailing).encode()
     numbers, starts, picked = matching_lines(raw, KEY.pattern, "t", decode=False)
-    fast, grid = syslog_records(raw, numbers, starts, picked)
+    fast, grid = syslog_records(numbers, starts, picked)
     slow = records_arrow(decode_lines(picked, numbers, "t"), numbers, starts, "rfc3164", "h", "t")
     want = _reference(lines)
     assert fast["line"].tolist() == [w[0] for w in want] == slow["line"].tolist()
@@ -92,4 +92,4 @@ def test_numpy_and_regex_paths_equal_a_python_loop(seed, trailing):
 def test_numpy_path_steps_aside_on_an_unusual_line(line):
     raw = ("Mar  1 00:00:00 gpu01 kernel: Linux version 6.8.0 (x)\n" + line + "\n").encode()
     numbers, starts, picked = matching_lines(raw, KEY.pattern, "t", decode=False)
-    assert syslog_records(raw, numbers, starts, picked) is None
+    assert syslog_records(numbers, starts, picked) is None
