@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .kernparse import MAX_XID, other_kind
+from .kernscan import gather as _gather
 
 __all__ = ["syslog_records"]
 
@@ -26,25 +27,6 @@ _DIGIT = np.zeros(256, bool)
 _DIGIT[48:58] = True
 _HEX = _DIGIT.copy()
 _HEX[list(b"abcdefABCDEF")] = True
-
-
-def _gather(buf, at, width):
-    """(len(at), width) bytes of ``buf`` from each offset, read as 8-byte words (zeros past the end)."""
-    w8 = -(-width // 8)
-    at = np.asarray(at, np.int64)
-    out = np.zeros((at.size, w8), np.uint64)
-    if not at.size:
-        return out.view(np.uint8)[:, :width]
-    if buf.size >= 8 * w8 and at.max() + 8 * w8 <= buf.size:
-        words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))  # a word at every byte
-        for j in range(w8):
-            out[:, j] = words[at + 8 * j]
-    else:  # rows that reach the end of the buffer: read from a padded copy of its end
-        lo = max(int(at.min()), 0)
-        tail = np.concatenate([buf[lo:], np.zeros(8 * w8, np.uint8)])
-        idx = np.clip(at[:, None] - lo + np.arange(8 * w8), 0, tail.size - 1)
-        out = np.ascontiguousarray(tail[idx]).view(np.uint64)
-    return out.view(np.uint8)[:, :width]
 
 
 def _names(win, length):
