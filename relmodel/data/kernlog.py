@@ -125,9 +125,10 @@ def _boots(out, rec, wrote_before, max_repair_h):
     ends = np.full(len(out), np.nan)
     extra, stale = [], []
     by_node = {}
-    for j, r in enumerate(out.itertuples()):
-        if r.kind != "nic_down":  # a link comes back without a reboot
-            by_node.setdefault(r.node, []).append((r.time_h, 0, j))
+    out_t = out["time_h"].to_numpy(float)
+    for j, (kind, node, t) in enumerate(zip(out["kind"].tolist(), out["node"].tolist(), out_t.tolist())):
+        if kind != "nic_down":  # a link comes back without a reboot
+            by_node.setdefault(node, []).append((t, 0, j))
     for r in rec[rec["kind"].isin(["boot", "shutdown"])].itertuples():
         by_node.setdefault(r.node, []).append((r.time_h, 1 if r.kind == "shutdown" else 2, r))
     for node, items in by_node.items():
@@ -140,7 +141,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
             elif what == 1:
                 clean = True
             else:
-                if open_j is not None and t - out["time_h"].iat[open_j] <= max_repair_h:
+                if open_j is not None and t - out_t[open_j] <= max_repair_h:
                     ends[open_j] = t
                 else:
                     if open_j is not None:
@@ -294,9 +295,14 @@ def _columns(heads, reboots):
 
 def _build(rec, window, burst_h, repair_h, wrote_before, label):
     """Outages, Xid lines and problems of the records (``label``: one name per part)."""
-    rec = _classified(rec.sort_values(["time_h", "line"], kind="stable").reset_index(drop=True))
-    order_problems = pd.concat([_out_of_order(g.sort_values("line", kind="stable"), label[k])
-                                for k, g in rec.groupby("part", sort=True)] or [empty_problems()], ignore_index=True)
+    rec = rec.take(np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)])).reset_index(drop=True)
+    rec = _classified(rec)
+    part = rec["part"].to_numpy()
+    by_line = rec[["line", "node", "time_h"]].take(np.lexsort([rec["line"].to_numpy(), part]))
+    bounds = [0, *(np.flatnonzero(np.diff(part[by_line.index.to_numpy()])) + 1).tolist(), len(by_line)]
+    groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
+                               or [empty_problems()], ignore_index=True)
     xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
                                      "interrupts", "cause"]].reset_index(drop=True)
     xid["xid"] = xid["xid"].astype(int)
