@@ -91,13 +91,13 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     at = np.concatenate([[e[1] for e in edges[:1]], rec["line"].to_numpy(), [e[1] for e in edges[1:]]]).astype(int)
     when = stamps(texts, fmt, year, label, at, year_last)
     rec["at"] = when[1:1 + len(rec)]
-    boot = (rec["kind"] == "boot").to_numpy()
+    boot = np.flatnonzero((rec["kind"] == "boot").to_numpy())
     first = {}  # per host, whether it wrote before its first boot record: one search per host
-    wrote = []
-    for b, n, p in zip(boot.tolist(), rec["node"].tolist(), rec["byte"].tolist()):
-        if b and n not in first:
+    wrote = np.zeros(len(rec), bool)
+    for i, n, p in zip(boot.tolist(), rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()):
+        if n not in first:
             first[n] = p if not host_wrote_before(data, fmt, n, p) else -1
-        wrote.append(bool(b) and first[n] < p)
+        wrote[i] = first[n] < p
     rec["wrote_before"] = wrote
     found = host_set(data, fmt, host, nl) if hosts else None
     return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"], errors="ignore"), "first": when[0],

@@ -269,7 +269,10 @@ def _classified(rec):
     inv = inv.ravel()
     col = [np.array([i[j] for i in info] or [None], object)[inv] for j in range(4)]
     rec = rec.assign(component=col[0], category=col[1], interrupts=col[2].astype(bool), cause=col[3])
-    rec["key"] = np.where(kind == "xid", rec["gpu"].to_numpy(object).astype(str), kind)
+    is_xid = kind == "xid"
+    key = kind.copy()
+    key[is_xid] = rec["gpu"].to_numpy(object)[is_xid]  # an Xid record's bus id (a string)
+    rec["key"] = key
     return rec
 
 
