@@ -139,18 +139,20 @@ def gather(buf, at, width, fill=0):
     """(len(at), width) bytes of ``buf`` (uint8) from each offset, read as 8-byte words (``fill`` past the end)."""
     w8 = -(-width // 8)
     at = np.asarray(at, np.int64)
-    out = np.zeros((at.size, w8), np.uint64)
-    if not at.size:
-        return out.view(np.uint8)[:, :width]
-    if buf.size >= 8 * w8 and at.max() + 8 * w8 <= buf.size:
+    out = np.full((at.size, w8), int.from_bytes(bytes([fill]) * 8, "little"), np.uint64)
+    safe = at + 8 * w8 <= buf.size
+    if buf.size >= 8 and safe.any():
         words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))  # a word at every byte
-        for j in range(w8):
-            out[:, j] = words[at + 8 * j]
-    else:  # rows that reach the end of the buffer: read from a padded copy of its end
-        lo = max(int(at.min()), 0)
+        rows = words[at[safe, None] + np.arange(0, 8 * w8, 8)]  # row by row: one pass over the memory
+        if safe.all():
+            out = rows
+        else:
+            out[safe] = rows
+    if not safe.all():  # the rows that reach the end of the buffer: from a padded copy of its last bytes
+        lo = max(int(at[~safe].min()), 0)
         tail = np.concatenate([buf[lo:], np.full(8 * w8, fill, np.uint8)])
-        idx = np.clip(at[:, None] - lo + np.arange(8 * w8), 0, tail.size - 1)
-        out = np.ascontiguousarray(tail[idx]).view(np.uint64)
+        idx = np.clip(at[~safe, None] - lo + np.arange(8 * w8), 0, tail.size - 1)
+        out[~safe] = np.ascontiguousarray(tail[idx]).view(np.uint64)
     return out.view(np.uint8)[:, :width]
 
 

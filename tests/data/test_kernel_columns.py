@@ -13,7 +13,7 @@ import pytest
 
 from relmodel.data.kerncols import syslog_records
 from relmodel.data.kernparse import KEY, records_arrow
-from relmodel.data.kernscan import decode_lines, matching_lines
+from relmodel.data.kernscan import decode_lines, gather, matching_lines
 
 HOSTS = ["g1", "gpu0001", "node-a.example.org", "n" * 40]
 BUSES = ["0000:cb:00", "PCI:0000:1A:00", "PCI:0000:3b:00.0", "0001:Ff:1f.7"]
@@ -93,3 +93,14 @@ def test_numpy_path_steps_aside_on_an_unusual_line(line):
     raw = ("Mar  1 00:00:00 gpu01 kernel: Linux version 6.8.0 (x)\n" + line + "\n").encode()
     numbers, starts, picked = matching_lines(raw, KEY.pattern, "t", decode=False)
     assert syslog_records(numbers, starts, picked) is None
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 9, 17, 40])
+def test_gather_reads_the_bytes_slicing_reads_with_fill_past_the_end(n):
+    rng = np.random.default_rng(n)
+    buf = rng.integers(0, 256, n).astype(np.uint8)
+    for width in [1, 3, 8, 15, 16, 20]:
+        at = rng.integers(0, max(n, 1), 30) if n else np.zeros(0, int)
+        pad = np.concatenate([buf, np.full(width, 7, np.uint8)])
+        want = np.array([pad[a:a + width] for a in at.tolist()], np.uint8).reshape(len(at), width)
+        np.testing.assert_array_equal(gather(buf, at, width, fill=7), want)
