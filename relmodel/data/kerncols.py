@@ -16,7 +16,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .kernparse import MAX_XID, other_kind
+from .kernparse import MAX_XID
+from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 from .kernscan import gather as _gather
 
 __all__ = ["syslog_records"]
@@ -45,6 +46,21 @@ def _names(win, length):
         _, first, codes = np.unique(win, axis=0, return_index=True, return_inverse=True)
         codes = codes.ravel()
     return codes, np.array([bytes(win[i, :length[i]]).decode("ascii") for i in first.tolist()], object)
+
+
+# The kinds of other kernel lines in the order of kernparse.other_kind, searched in the message (after the
+# time and host) with RE2; on ASCII text RE2's \b, \w and \d mean what Python's do.
+_KINDS = [(name, f"^.{{16}}[^ ]+ .*?(?:{pattern.pattern})") for name, (pattern, *_rest) in KERNEL_EVENTS.items()]
+_KINDS += [("boot", f"^.{{16}}[^ ]+ .*?(?:{BOOT.pattern})"), ("shutdown", f"^.{{16}}[^ ]+ .*?(?:{SHUTDOWN.pattern})")]
+
+
+def _other_kinds(lines):
+    """The kind of each line (None when it reports nothing), first pattern first."""
+    kind = np.full(len(lines), None, object)
+    for name, pattern in _KINDS:
+        hit = pc.match_substring_regex(lines, pattern).to_numpy(zero_copy_only=False) & (kind == None)  # noqa: E711
+        kind[hit] = name
+    return kind
 
 
 def _time_ok(t):
@@ -117,8 +133,7 @@ def syslog_records(numbers, starts, picked):
         bus_codes, bus_names = _names(bus, blen)
         kind[xi], gpu[xi], xid[xi] = "xid", bus_names[bus_codes], code
     if other.size:
-        m0 = (s + 17 + hl)[other].tolist()
-        kind[other] = [other_kind(buf[a:b].tobytes().decode("ascii")) for a, b in zip(m0, ends[other].tolist())]
+        kind[other] = _other_kinds(picked.take(pa.array(other)))
     keep = np.flatnonzero(kind != None)  # noqa: E711 (elementwise)
     rec = pd.DataFrame({"line": np.asarray(numbers)[keep], "byte": np.asarray(starts, np.int64)[keep], "node": node_names[node_codes[keep]],
                         "kind": kind[keep], "gpu": gpu[keep], "xid": xid[keep]})

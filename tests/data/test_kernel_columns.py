@@ -15,11 +15,12 @@ from relmodel.data.kerncols import syslog_records
 from relmodel.data.kernparse import KEY, records_arrow
 from relmodel.data.kernscan import decode_lines, gather, matching_lines
 
-HOSTS = ["g1", "gpu0001", "node-a.example.org", "n" * 40]
+HOSTS = ["g1", "gpu0001", "node-a.example.org", "n" * 40, "EDAC-link-down"]
 BUSES = ["0000:cb:00", "PCI:0000:1A:00", "PCI:0000:3b:00.0", "0001:Ff:1f.7"]
 OTHER = ["kernel: mlx5_core ibp12s0: Link down", "kernel: EDAC MC1: 1 UE memory read error",
          "kernel: Linux version 6.8.0 (x)", "kernel: reboot: Power down", "kernel: blink twice",
-         "kernel: Power Supply PS1 failure", "kernel: ib0: link is down again"]
+         "kernel: Power Supply PS1 failure", "kernel: ib0: link is down again", "kernel: mce: 1 UE seen",
+         "kernel: Linux version x", "kernel: EDAC MC0: 2 CE memory read error", "kernel: Link downstream"]
 NOISE = ["systemd[1]: Started Session 3 of User slurm.", "chronyd[812]: Selected source 10.0.0.1"]
 XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+)")
 TIMES = ["Mar  1 00:00:01", "Mar 12 23:59:59", "Apr  3 10:20:30"]
@@ -48,11 +49,12 @@ def _reference(lines):
     for i, ln in enumerate(lines):
         if not KEY.search(ln):
             continue
-        m = XID.search(ln)
+        msg = re.match(r"^.{15} \S+ (.*)$", ln).group(1)  # the rules read the message, not the host
+        m = XID.search(msg)
         if m:
             out.append((i + 1, _host(ln), True, m.group(1).lower(), float(m.group(2)), ln[:15]))
         elif re.search(r"[Ll]ink (?:is )?[Dd]own\b|EDAC.*UE|Linux version \d|reboot: Power|Power Supply.*failure",
-                       ln):
+                       msg):
             out.append((i + 1, _host(ln), False, None, float("nan"), ln[:15]))
     return out
 
