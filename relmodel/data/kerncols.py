@@ -112,11 +112,13 @@ def syslog_records(numbers, starts, picked):
     buf = np.frombuffer(picked.buffers()[2], np.uint8)[:off[-1]]
     s = off[:-1]
     ends = off[1:] - (buf[off[1:] - 1] == 10)
-    t = _gather(buf, s, 16)
-    hw = _gather(buf, s + 16, 32)
-    if not _SPACES[hw].any(axis=1).all():  # a host of 32 characters or more
+    head = _gather(buf, s, 48)  # the time (16 bytes) and the host (up to 31) in one gather
+    t, hw = head[:, :16], head[:, 16:]
+    sp = _SPACES[hw]
+    if not sp.any(axis=1).all():  # a host of 32 characters or more
         hw = _gather(buf, s + 16, 64)
-    hl = np.argmax(_SPACES[hw], axis=1)
+        sp = _SPACES[hw]
+    hl = np.argmax(sp, axis=1)
     if not (_time_ok(t).all() and (hw[np.arange(len(hw)), hl] == 32).all() and (hl >= 1).all()
             and (s + 16 + hl < ends).all()):
         return None
@@ -135,6 +137,6 @@ def syslog_records(numbers, starts, picked):
     if other.size:
         kind[other] = _other_kinds(picked.take(pa.array(other)))
     keep = np.flatnonzero(kind != None)  # noqa: E711 (elementwise)
-    rec = pd.DataFrame({"line": np.asarray(numbers)[keep], "byte": np.asarray(starts, np.int64)[keep], "node": node_names[node_codes[keep]],
-                        "kind": kind[keep], "gpu": gpu[keep], "xid": xid[keep]})
+    rec = pd.DataFrame({"line": np.asarray(numbers)[keep], "byte": np.asarray(starts, np.int64)[keep],
+                        "node": node_names[node_codes[keep]], "kind": kind[keep], "gpu": gpu[keep], "xid": xid[keep]})
     return rec, t[keep, :15]
