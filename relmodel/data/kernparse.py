@@ -1,8 +1,11 @@
 """The lines of a kernel log that report something, parsed in bulk: time, host, kind, GPU and Xid code.
 
-:func:`records` takes the keyword lines that :func:`~relmodel.data.kernscan.keyword_lines`
-found and splits them with one regular-expression pass over their joined
-text (a line that is not in the form is then found and named); :func:`stamps`
+:func:`records_arrow` takes the keyword lines that :func:`~relmodel.data.kernscan.matching_lines`
+found (a pyarrow array) and splits them column-wise with one RE2 extraction
+(the patterns keep Python's Unicode meaning of ``\\d``, ``\\s``, ``\\S``; a
+line that is not in the form is then named); :func:`records` does the same
+for journal exports with Python's ``re``; classic ASCII syslog takes the
+numpy path of :mod:`~relmodel.data.kerncols` first; :func:`stamps`
 turns their time texts into timestamps (RFC 3164 times with numpy, without a
 string parser per line; journalctl's epoch numbers in the unit their
 magnitude says).

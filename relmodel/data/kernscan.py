@@ -1,9 +1,12 @@
 """Fast passes over a kernel log's bytes: the lines worth parsing, the hosts that wrote, the edge lines.
 
 A fleet's kernel logs are mostly lines no reader needs (service chatter,
-mounts, sessions).  :func:`keyword_lines` finds the few that hold a keyword
-with ``bytes.find`` (C speed, no regular expression and no Python work per
-line of noise) and returns them with their line numbers; :func:`host_set`
+mounts, sessions).  :func:`matching_lines` finds the few that match the
+keyword pattern in one pass: an Arrow view of every line (offsets from the
+numpy newline index, no copy) tested by RE2 in C, only the matching lines
+copied out; :func:`keyword_lines` does the same with a bytes search for a
+list of literals (journal exports);  :func:`gather` reads fixed-width windows
+at many offsets as 8-byte words; :func:`host_set`
 collects the hosts that wrote any line with numpy over the line starts (the
 host sits at one column in a file of one form) and falls back to a regular
 expression when the column moves.  :func:`read_bytes` reads plain or
