@@ -307,8 +307,8 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
     groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
                                or [empty_problems()], ignore_index=True)
-    xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
-                                     "interrupts", "cause"]].reset_index(drop=True)
+    xid = rec[["line", "time_h", "node", "gpu", "xid", "component", "category", "interrupts", "cause"]].take(
+        np.flatnonzero((rec["kind"] == "xid").to_numpy())).reset_index(drop=True)
     xid["xid"] = xid["xid"].astype(int)
     heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
     ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
