@@ -5,22 +5,25 @@ Writes, in a temporary folder (deleted afterwards), an RFC 3164 syslog of about 
 (default 46) from 1,000 GPU nodes over 60 days holding ``--xid`` Xid lines (default 85,000: bursts of
 NVLink 74 and off-the-bus 79 on some GPUs, application 13 and 31 and corrected 92 everywhere) among
 service and kernel noise, with a boot per node and a boot after each hardware burst.  Then times,
-side by side (best of ``--repeat`` runs, wall and CPU):
+side by side (best of ``--repeat`` runs; wall time and CPU time, each as seconds and MB/s):
 
 * relmodel ``read_xid`` (every host counted, Xid and other kernel events classified, bursts merged,
   reboots paired);
 * anchor 1, a Python line filter: ``[ln for ln in open(path, "rb") if b"Xid" in ln]`` (keeps the lines,
   parses nothing);
-* anchor 2, ``grep -c Xid`` (counts only; C, when grep is on the machine);
+* anchor 2, ``grep -c Xid`` run as a process (counts only; C, when grep is on the machine); its CPU time
+  is the child's user + system time (``os.times``), its wall time includes starting the process;
 * ``read_xid_folder`` of the same lines split into 8 per-day files (half of them gzip), on 1 and on 2
   local processes.
 
 Run: ``python bench/bench_xid.py [--mb 46] [--xid 85000] [--repeat 3]``.  The target is 200 MB/s for
-read_xid on one core; the CPU-time rate is the one a loaded machine inflates least.
+read_xid on one core in CPU time (``time.process_time``): on a machine shared with other work the wall
+time is noisy and the CPU time is the rate the reader itself achieves.
 """
 
 import argparse
 import gzip
+import os
 import shutil
 import subprocess
 import sys
@@ -99,6 +102,16 @@ def timed(fn, repeat):
     return wall, cpu, out
 
 
+def child_cpu():
+    """CPU seconds (user + system) of this process's finished children."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+ANCHORS = ["anchor 1: Python line filter, [ln for ln in open(path, 'rb') if b'Xid' in ln] (no parsing)",
+           "anchor 2: grep -c Xid as a process (counts only); CPU = the child's user + system time"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=46.0)
@@ -116,8 +129,9 @@ def main():
         lf_w, lf_c, kept = timed(lambda: line_filter(path), args.repeat)
         rows = [("relmodel read_xid", rel_w, rel_c), ("Python line filter (b'Xid' in line)", lf_w, lf_c)]
         if shutil.which("grep"):
-            g_w, g_c, _ = timed(lambda: grep_count(path), args.repeat)
-            rows.append(("grep -c Xid (wall; CPU is the child's)", g_w, float("nan")))
+            g_w, _ = best_of(lambda: grep_count(path), args.repeat)
+            g_c, _ = best_of(lambda: grep_count(path), args.repeat, clock=child_cpu)
+            rows.append(("grep -c Xid (process)", g_w, g_c))
         folder = Path(tmp) / "days"
         folder.mkdir()
         day = np.floor(t / (24 * 60 / 8)).astype(int)        # 8 files of 7.5 days
@@ -131,16 +145,17 @@ def main():
         f1_w, _, serial = timed(lambda: read_xid_folder(folder, year=2024, jobs=1), 1)
         f2_w, _, parallel = timed(lambda: read_xid_folder(folder, year=2024, jobs=2), 1)
     print(f"syslog: {size:,.1f} MB, {len(t):,} lines, {len(kept):,} Xid lines, 1,000 nodes, 60 days")
-    print(f"{'reader':<42} {'wall s':>8} {'CPU s':>8} {'MB/s wall':>10} {'MB/s CPU':>9} {'x line filter':>14}")
+    print("\n".join(ANCHORS))
+    print(f"{'reader':<40} {'wall s':>7} {'CPU s':>7} {'MB/s wall':>10} {'MB/s CPU':>9} {'/filter wall':>13} "
+          f"{'/filter CPU':>12}")
     for name, w, c in rows:
-        print(f"{name:<42} {w:8.3f} {c:8.3f} {size / w:10.0f} {size / c if c == c else float('nan'):9.0f} "
-              f"{w / lf_w:14.2f}")
+        print(f"{name:<40} {w:7.3f} {c:7.3f} {size / w:10.0f} {size / max(c, 1e-9):9.0f} {w / lf_w:13.2f} "
+              f"{c / lf_c:12.2f}")
     print(f"read_xid: {len(log):,} outages on {log.n_nodes:,} hosts")
     print(f"folder of 8 files (4 gzip): 1 process {f1_w:.2f} s, 2 processes {f2_w:.2f} s "
           f"(speed-up {f1_w / f2_w:.2f}x); same outages: {serial.events[['start_h', 'node']].equals(parallel.events[['start_h', 'node']])}")
     targets = Targets("xid")
     targets.add("read_xid MB/s on one core (CPU time)", size / rel_c, 200, "MB/s")
-    targets.add("read_xid over the Python line filter (wall)", rel_w / lf_w, 2.3, higher=False)
     return targets.report()
 
 

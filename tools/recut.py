@@ -200,6 +200,7 @@ relmodel/scale/restart_growth.py       targets
 relmodel/scale/tolerance.py            design
 relmodel/scale/words.py                sparing
 relmodel/data/fastdates.py             shaping
+relmodel/data/kerncols.py              formats
 relmodel/data/kernfile.py              formats
 relmodel/data/kernfolder.py            formats
 relmodel/data/kernjoin.py              formats
@@ -212,6 +213,7 @@ tests/scale/test_law_requirements.py   targets
 tests/scale/test_rack_faults.py        clusters
 tests/scale/test_repair_queue.py       sparing
 tests/data/test_fastdates.py           shaping
+tests/data/test_kernel_columns.py      formats
 tests/data/test_kernel_fastpath.py     formats
 tests/data/test_kernel_join_truth.py   formats
 relmodel/data/lives.py                 formats

@@ -12,14 +12,28 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import KernelLogError
-from .kernparse import FORMATS, LINE, LITERALS, records, sniff_format, split_line, stamps
-from .kernscan import host_set, host_wrote_before, keyword_lines, newlines, read_bytes
+from .kernparse import FORMATS, KEY, LINE, LITERALS, records, records_arrow, sniff_format, split_line, stamps
+from .kerncols import syslog_records
+from .kernscan import decode_lines, host_set, host_wrote_before, keyword_lines, matching_lines, newlines, read_bytes
 
 __all__ = ["scan_file"]
 
 
-def _edges(data, fmt, host, label):
+def _texts(edges, rec, grid):
+    """The time texts of the first edge, the records and the last edge (an (n, 15) byte grid when ``grid``)."""
+    head, tail = [e[0] for e in edges[:1]], [e[0] for e in edges[1:]]
+    if grid is None:
+        return head + rec["text"].tolist() + tail
+    ends = [np.frombuffer(t.encode("utf-8"), np.uint8) for t in head + tail]
+    if all(e.size == 15 for e in ends):
+        return np.vstack(ends[:len(head)] + [grid] + ends[len(head):])
+    return head + [bytes(r).decode("ascii") for r in grid] + tail
+
+
+def _edges(data, fmt, host, label, nl):
     """(time text, line number) of the first and last lines in the form (the observed window)."""
     out = []
     head = data[:1 << 16].split(b"\n")
@@ -34,7 +48,7 @@ def _edges(data, fmt, host, label):
     end = len(data)
     while end > 0 and data[end - 1] == 10:
         end -= 1
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    n_lines = nl.size + (0 if data.endswith(b"\n") else 1)
     line = n_lines
     while end > 0:
         start = data.rfind(b"\n", 0, end) + 1
@@ -59,21 +73,32 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
     host = host or "localhost"
     nl = newlines(data)
-    numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
-    rec = records(lines, numbers, starts, fmt, host, label)
-    edges, n_lines = _edges(data, fmt, host, label)
-    texts = [e[0] for e in edges[:1]] + rec["text"].tolist() + [e[0] for e in edges[1:]]
-    at = [e[1] for e in edges[:1]] + rec["line"].tolist() + [e[1] for e in edges[1:]]
+    grid = None
+    if fmt == "json":
+        numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
+        rec = records(lines, numbers, starts, fmt, host, label)
+    else:  # one RE2 pass over every line, then the matching lines parsed column-wise
+        plain = fmt == "rfc3164" and data.isascii()
+        numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain)
+        fast = syslog_records(numbers, starts, lines) if plain else None
+        if fast is None:
+            rec = records_arrow(decode_lines(lines, numbers, label) if plain else lines, numbers, starts, fmt,
+                                host, label)
+        else:
+            rec, grid = fast
+    edges, n_lines = _edges(data, fmt, host, label, nl)
+    texts = _texts(edges, rec, grid)
+    at = np.concatenate([[e[1] for e in edges[:1]], rec["line"].to_numpy(), [e[1] for e in edges[1:]]]).astype(int)
     when = stamps(texts, fmt, year, label, at, year_last)
     rec["at"] = when[1:1 + len(rec)]
-    boot = (rec["kind"] == "boot").to_numpy()
+    boot = np.flatnonzero((rec["kind"] == "boot").to_numpy())
     first = {}  # per host, whether it wrote before its first boot record: one search per host
-    wrote = []
-    for b, n, p in zip(boot.tolist(), rec["node"].tolist(), rec["byte"].tolist()):
-        if b and n not in first:
+    wrote = np.zeros(len(rec), bool)
+    for i, n, p in zip(boot.tolist(), rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()):
+        if n not in first:
             first[n] = p if not host_wrote_before(data, fmt, n, p) else -1
-        wrote.append(bool(b) and first[n] < p)
+        wrote[i] = first[n] < p
     rec["wrote_before"] = wrote
     found = host_set(data, fmt, host, nl) if hosts else None
-    return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"]), "first": when[0],
+    return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"], errors="ignore"), "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}

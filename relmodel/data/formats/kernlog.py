@@ -125,9 +125,10 @@ def _boots(out, rec, wrote_before, max_repair_h):
     ends = np.full(len(out), np.nan)
     extra, stale = [], []
     by_node = {}
-    for j, r in enumerate(out.itertuples()):
-        if r.kind != "nic_down":  # a link comes back without a reboot
-            by_node.setdefault(r.node, []).append((r.time_h, 0, j))
+    out_t = out["time_h"].to_numpy(float)
+    for j, (kind, node, t) in enumerate(zip(out["kind"].tolist(), out["node"].tolist(), out_t.tolist())):
+        if kind != "nic_down":  # a link comes back without a reboot
+            by_node.setdefault(node, []).append((t, 0, j))
     for r in rec[rec["kind"].isin(["boot", "shutdown"])].itertuples():
         by_node.setdefault(r.node, []).append((r.time_h, 1 if r.kind == "shutdown" else 2, r))
     for node, items in by_node.items():
@@ -140,7 +141,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
             elif what == 1:
                 clean = True
             else:
-                if open_j is not None and t - out["time_h"].iat[open_j] <= max_repair_h:
+                if open_j is not None and t - out_t[open_j] <= max_repair_h:
                     ends[open_j] = t
                 else:
                     if open_j is not None:
@@ -203,7 +204,8 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
 
     Only lines holding a keyword (``NVRM: Xid``, link down, EDAC, power
     supply, kernel panic, boot and shutdown markers) are parsed; they are
-    found with a bytes search, so the noise of a large log costs no parsing.
+    found in one RE2 pass over the lines, so the noise of a large log costs
+    no parsing, and parsed column-wise (numpy for classic syslog).
     A log with no such line is an :class:`XidLog` with no outages.
 
     Examples
@@ -254,16 +256,24 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
 
 def _classified(rec):
     """Component, category, interrupts and cause of each record (one lookup per distinct kind and code)."""
-    key = list(zip(rec["kind"], rec["xid"]))
-    info = {}
-    for k, c in set(key):
-        info[(k, c)] = (classify_xid(c) if k == "xid" else
-                        (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
-                        (None, None, False, None))
-    rows = [info[k] for k in key]
-    rec = rec.assign(component=[i[0] for i in rows], category=[i[1] for i in rows],
-                     interrupts=np.array([bool(i[2]) for i in rows], bool), cause=[i[3] for i in rows])
-    rec["key"] = np.where(rec["kind"] == "xid", rec["gpu"].astype(str), rec["kind"])
+    kind = rec["kind"].to_numpy(object)
+    code = pd.to_numeric(rec["xid"], errors="coerce").to_numpy(float)
+    kcode, kinds = pd.factorize(kind)
+    ccode = np.where(np.isnan(code), -1, code).astype(np.int64) + 1
+    ukey, inv = np.unique(kcode.astype(np.int64) * (1 << 40) + ccode, return_inverse=True)
+    info = []
+    for u in ukey.tolist():
+        k, c = kinds[u >> 40], (u & ((1 << 40) - 1)) - 1
+        info.append(classify_xid(c) if k == "xid" else
+                    (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
+                    (None, None, False, None))
+    inv = inv.ravel()
+    col = [np.array([i[j] for i in info] or [None], object)[inv] for j in range(4)]
+    rec = rec.assign(component=col[0], category=col[1], interrupts=col[2].astype(bool), cause=col[3])
+    is_xid = kind == "xid"
+    key = kind.copy()
+    key[is_xid] = rec["gpu"].to_numpy(object)[is_xid]  # an Xid record's bus id (a string)
+    rec["key"] = key
     return rec
 
 
@@ -289,11 +299,16 @@ def _columns(heads, reboots):
 
 def _build(rec, window, burst_h, repair_h, wrote_before, label):
     """Outages, Xid lines and problems of the records (``label``: one name per part)."""
-    rec = _classified(rec.sort_values(["time_h", "line"], kind="stable").reset_index(drop=True))
-    order_problems = pd.concat([_out_of_order(g.sort_values("line", kind="stable"), label[k])
-                                for k, g in rec.groupby("part", sort=True)] or [empty_problems()], ignore_index=True)
-    xid = rec[rec["kind"] == "xid"][["line", "time_h", "node", "gpu", "xid", "component", "category",
-                                     "interrupts", "cause"]].reset_index(drop=True)
+    rec = rec.take(np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)])).reset_index(drop=True)
+    rec = _classified(rec)
+    part = rec["part"].to_numpy()
+    by_line = rec[["line", "node", "time_h"]].take(np.lexsort([rec["line"].to_numpy(), part]))
+    bounds = [0, *(np.flatnonzero(np.diff(part[by_line.index.to_numpy()])) + 1).tolist(), len(by_line)]
+    groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
+                               or [empty_problems()], ignore_index=True)
+    xid = rec[["line", "time_h", "node", "gpu", "xid", "component", "category", "interrupts", "cause"]].take(
+        np.flatnonzero((rec["kind"] == "xid").to_numpy())).reset_index(drop=True)
     xid["xid"] = xid["xid"].astype(int)
     heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
     ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)

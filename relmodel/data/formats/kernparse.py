@@ -1,8 +1,11 @@
 """The lines of a kernel log that report something, parsed in bulk: time, host, kind, GPU and Xid code.
 
-:func:`records` takes the keyword lines that :func:`~relmodel.data.formats.kernscan.keyword_lines`
-found and splits them with one regular-expression pass over their joined
-text (a line that is not in the form is then found and named); :func:`stamps`
+:func:`records_arrow` takes the keyword lines that :func:`~relmodel.data.formats.kernscan.matching_lines`
+found (a pyarrow array) and splits them column-wise with one RE2 extraction
+(the patterns keep Python's Unicode meaning of ``\\d``, ``\\s``, ``\\S``; a
+line that is not in the form is then named); :func:`records` does the same
+for journal exports with Python's ``re``; classic ASCII syslog takes the
+numpy path of :mod:`~relmodel.data.formats.kerncols` first; :func:`stamps`
 turns their time texts into timestamps (RFC 3164 times with numpy, without a
 string parser per line; journalctl's epoch numbers in the unit their
 magnitude says).
@@ -13,11 +16,13 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...errors import KernelLogError
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 
-__all__ = ["FORMATS", "sniff_format", "LINE", "KEY", "LITERALS", "MAX_XID", "records", "stamps", "epoch_unit", "split_line"]
+__all__ = ["FORMATS", "sniff_format", "LINE", "KEY", "LITERALS", "MAX_XID", "records", "records_arrow", "other_kind", "stamps", "epoch_unit", "split_line"]
 
 FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 LINE = {
@@ -35,6 +40,18 @@ LITERALS = (b"NVRM: Xid", b"ink ", b"EDAC", b"ower ", b"Linux version", b"reboot
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
                   r"([^,\s]+)")
 MAX_XID = 65_535  #: the largest Xid code read as one (the driver's codes are below a thousand)
+# The same patterns in RE2 syntax for pyarrow, with Python's Unicode meaning of \d, \s and \S kept.
+_WS = r"\t\n\x0b\f\r \x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+_NS, _D = f"[^{_WS}]", r"\p{Nd}"
+_LINE_RE2 = {
+    "rfc3164": rf"^(?:<{_D}{{1,3}}>)?(?P<t>[A-Z][a-z]{{2}} [ {_D}]{_D} {_D}{_D}:{_D}{_D}:{_D}{_D}) (?P<h>{_NS}+) (?P<m>.*)$",
+    "rfc5424": rf"^<{_D}{{1,3}}>{_D}{{1,2}} (?P<t>{_NS}+) (?P<h>{_NS}+) (?P<m>.*)$",
+    "iso": rf"^(?P<t>{_D}{{4}}-{_D}{_D}-{_D}{_D}[T ]{_D}{_D}:{_D}{_D}:{_D}{_D}{_NS}*) (?P<h>{_NS}+) (?P<m>.*)$",
+    "dmesg": rf"^\[(?P<t>[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ {_D}]{_D} {_D}{_D}:{_D}{_D}:{_D}{_D} {_D}{{4}})\] (?P<m>.*)$",
+}
+_HEX = "[0-9A-Fa-f]"
+_XID_RE2 = (rf"NVRM: Xid \((?:PCI:)?(?P<bus>{_HEX}{{4}}:{_HEX}{{2}}:{_HEX}{{2}}(?:\.{_HEX})?)\): "
+            rf"(?P<code>[^,{_WS}]+)")
 _MONTHS = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
                                            "Nov", "Dec"))}
 
@@ -102,7 +119,8 @@ def _xid_codes(msgs, numbers, label):
     return [(bus.lower(), int(code)) for bus, code in found]
 
 
-def _other_kind(msg):
+def other_kind(msg):
+    """The kind of a kernel message other than Xid (a KERNEL_EVENTS name, "boot", "shutdown"), or None."""
     for name, (pattern, *_rest) in KERNEL_EVENTS.items():
         if pattern.search(msg):
             return name
@@ -129,11 +147,57 @@ def records(lines, numbers, starts, fmt, host, label):
         kind[i], gpu[i], xid[i] = "xid", bus, code
     for i, p in enumerate(parts):
         if kind[i] is None:
-            kind[i] = _other_kind(p[2])
+            kind[i] = other_kind(p[2])
     out = pd.DataFrame({"line": numbers, "byte": starts, "text": [p[0] for p in parts],
                         "node": [p[1] for p in parts], "kind": kind, "gpu": gpu, "xid": xid,
                         "message": [p[2] for p in parts]})
     return out[out["kind"].notna()].reset_index(drop=True)
+
+
+def _split_arrow(lines, numbers, fmt, host, label):
+    """(time, host, message) arrays of the lines; a line not in the form is named as :func:`split_line` does."""
+    parts = pc.extract_regex(lines, _LINE_RE2[fmt])
+    if parts.null_count:
+        bad = np.flatnonzero(parts.is_null().to_numpy(zero_copy_only=False))
+        for i in bad.tolist():
+            split_line(lines[i].as_py(), fmt, host, label, int(numbers[i]))
+    t, m = parts.field("t"), parts.field("m")
+    h = parts.field("h") if fmt != "dmesg" else pa.array(np.full(len(lines), host, object), pa.large_string())
+    return t, h, m
+
+
+def _xid_arrow(msgs, numbers, label):
+    """(bus ids, codes) of the Xid messages (arrays); lines a fast check doubts go through :func:`_xid_codes`."""
+    found = pc.extract_regex(msgs, _XID_RE2)
+    if len(msgs) and not found.null_count:
+        code = found.field("code")
+        if pc.all(pc.match_substring_regex(code, "^[0-9]{1,6}$")).as_py():
+            codes = pc.cast(code, pa.int64()).to_numpy()
+            if codes.max() <= MAX_XID:
+                return pc.utf8_lower(found.field("bus")).to_numpy(zero_copy_only=False), codes
+    pairs = _xid_codes(msgs.to_pylist(), list(numbers), label)
+    return np.array([b for b, _ in pairs], object), np.array([c for _, c in pairs], np.int64)
+
+
+def records_arrow(lines, numbers, starts, fmt, host, label):
+    """:func:`records` of lines given as a pyarrow string array that all match :data:`KEY` (not json)."""
+    numbers, starts = np.asarray(numbers), np.asarray(starts)
+    t, h, m = _split_arrow(lines, numbers, fmt, host, label)
+    is_xid = pc.match_substring(m, "NVRM: Xid").to_numpy(zero_copy_only=False)
+    xi, other = np.flatnonzero(is_xid), np.flatnonzero(~is_xid)
+    n = len(lines)
+    kind, gpu, xid = np.full(n, None, object), np.full(n, None, object), np.full(n, np.nan)
+    if xi.size:
+        bus, codes = _xid_arrow(m.take(pa.array(xi)), numbers[xi], label)
+        kind[xi], gpu[xi], xid[xi] = "xid", bus, codes
+    if other.size:
+        kind[other] = [other_kind(x) for x in m.take(pa.array(other)).to_pylist()]
+    keep = np.flatnonzero(kind != None)  # noqa: E711 (elementwise)
+    take = pa.array(keep)
+    return pd.DataFrame({"line": numbers[keep], "byte": starts[keep],
+                         "text": t.take(take).to_numpy(zero_copy_only=False),
+                         "node": h.take(take).to_numpy(zero_copy_only=False), "kind": kind[keep],
+                         "gpu": gpu[keep], "xid": xid[keep]})
 
 
 def epoch_unit(values, label, lines_at):
@@ -152,13 +216,27 @@ def epoch_unit(values, label, lines_at):
     return str(unit)
 
 
+class _GridTexts:
+    """The time texts of an (n, 15) byte grid, made one at a time when a message needs one."""
+
+    def __init__(self, grid):
+        self.grid = grid
+
+    def __getitem__(self, i):
+        return bytes(self.grid[i]).decode("ascii")
+
+
 def _syslog_stamps(texts, year, label, lines_at, year_last):
     """RFC 3164 times ("Mar  1 12:00:00") with the year inferred, parsed with numpy."""
     n = len(texts)
-    if any(len(t) != 15 for t in texts):
-        bad = next(i for i, t in enumerate(texts) if len(t) != 15)
-        raise KernelLogError(f"{label}, line {lines_at[bad]}: cannot read the time {texts[bad]!r}")
-    a = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8).reshape(n, 15).astype(np.int64)
+    if isinstance(texts, np.ndarray):  # an (n, 15) grid of ASCII bytes
+        a, texts = texts.astype(np.int64), _GridTexts(texts)
+    else:
+        lens = np.fromiter(map(len, texts), np.int64, n)
+        if (lens != 15).any():
+            bad = int(np.flatnonzero(lens != 15)[0])
+            raise KernelLogError(f"{label}, line {lines_at[bad]}: cannot read the time {texts[bad]!r}")
+        a = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8).reshape(n, 15).astype(np.int64)
     key = a[:, 0] * 65536 + a[:, 1] * 256 + a[:, 2]
     known = {ord(m[0]) * 65536 + ord(m[1]) * 256 + ord(m[2]): i for m, i in _MONTHS.items()}
     ukey, inv = np.unique(key, return_inverse=True)
@@ -213,7 +291,7 @@ def stamps(texts, fmt, year, label, lines_at, year_last=None):
         unit = epoch_unit(texts, label, lines_at)
         return pd.DatetimeIndex(pd.to_datetime(np.asarray(texts, dtype="int64"), unit=unit))
     if fmt == "rfc3164":
-        return _syslog_stamps(list(texts), year, label, lines_at, year_last)
+        return _syslog_stamps(texts if isinstance(texts, np.ndarray) else list(texts), year, label, lines_at, year_last)
     if fmt in ("rfc5424", "iso"):
         t = pd.to_datetime(pd.Series(texts), format="ISO8601", utc=True, errors="coerce")
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)

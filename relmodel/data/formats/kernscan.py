@@ -1,9 +1,12 @@
 """Fast passes over a kernel log's bytes: the lines worth parsing, the hosts that wrote, the edge lines.
 
 A fleet's kernel logs are mostly lines no reader needs (service chatter,
-mounts, sessions).  :func:`keyword_lines` finds the few that hold a keyword
-with ``bytes.find`` (C speed, no regular expression and no Python work per
-line of noise) and returns them with their line numbers; :func:`host_set`
+mounts, sessions).  :func:`matching_lines` finds the few that match the
+keyword pattern in one pass: an Arrow view of every line (offsets from the
+numpy newline index, no copy) tested by RE2 in C, only the matching lines
+copied out; :func:`keyword_lines` does the same with a bytes search for a
+list of literals (journal exports);  :func:`gather` reads fixed-width windows
+at many offsets as 8-byte words; :func:`host_set`
 collects the hosts that wrote any line with numpy over the line starts (the
 host sits at one column in a file of one form) and falls back to a regular
 expression when the column moves.  :func:`read_bytes` reads plain or
@@ -20,11 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
 from ..shaping.readers import check_readable_file
 
-__all__ = ["read_bytes", "newlines", "keyword_lines", "host_set", "host_wrote_before", "HOST_PATTERNS"]
+__all__ = ["read_bytes", "newlines", "keyword_lines", "matching_lines", "decode_lines", "gather", "host_set", "host_wrote_before", "HOST_PATTERNS"]
 
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
@@ -104,6 +109,56 @@ def keyword_lines(raw, literals, label="log", nl=None):
     return numbers, starts, lines
 
 
+def matching_lines(raw, pattern, label="log", nl=None, decode=True):
+    """``(numbers, starts, lines)`` of the lines matching ``pattern`` (RE2 syntax), in one pass over ``raw``.
+
+    The lines are an Arrow view of ``raw`` (no copy); RE2 tests each in C and
+    only the matching lines are copied out: a ``pyarrow`` string array
+    without line ends (:func:`decode_lines`), or with ``decode=False`` the
+    binary lines as they are.
+    """
+    nl = newlines(raw) if nl is None else nl
+    offsets = np.empty(nl.size + 2, np.int64)
+    offsets[0], offsets[1:-1], offsets[-1] = 0, nl + 1, len(raw)
+    if offsets[-2] == len(raw):
+        offsets = offsets[:-1]
+    every = pa.Array.from_buffers(pa.large_binary(), offsets.size - 1, [None, pa.py_buffer(offsets), pa.py_buffer(raw)])
+    k = np.flatnonzero(pc.match_substring_regex(every, pattern).to_numpy(zero_copy_only=False))
+    picked = every.take(pa.array(k))
+    return k + 1, offsets[k], (decode_lines(picked, k + 1, label) if decode else picked)
+
+
+def decode_lines(picked, numbers, label="log"):
+    """Binary lines (pyarrow) as UTF-8 strings without their line ends; a line that is not UTF-8 is named."""
+    try:
+        return pc.utf8_rtrim(picked.cast(pa.large_string()), characters="\n")
+    except pa.ArrowInvalid:
+        for b, n in zip(picked.to_pylist(), np.asarray(numbers).tolist()):
+            _decode(b, label, n)
+        raise
+
+
+def gather(buf, at, width, fill=0):
+    """(len(at), width) bytes of ``buf`` (uint8) from each offset, read as 8-byte words (``fill`` past the end)."""
+    w8 = -(-width // 8)
+    at = np.asarray(at, np.int64)
+    out = np.full((at.size, w8), int.from_bytes(bytes([fill]) * 8, "little"), np.uint64)
+    safe = at + 8 * w8 <= buf.size
+    if buf.size >= 8 and safe.any():
+        words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))  # a word at every byte
+        rows = words[at[safe, None] + np.arange(0, 8 * w8, 8)]  # row by row: one pass over the memory
+        if safe.all():
+            out = rows
+        else:
+            out[safe] = rows
+    if not safe.all():  # the rows that reach the end of the buffer: from a padded copy of its last bytes
+        lo = max(int(at[~safe].min()), 0)
+        tail = np.concatenate([buf[lo:], np.full(8 * w8, fill, np.uint8)])
+        idx = np.clip(at[~safe, None] - lo + np.arange(8 * w8), 0, tail.size - 1)
+        out[~safe] = np.ascontiguousarray(tail[idx]).view(np.uint64)
+    return out.view(np.uint8)[:, :width]
+
+
 def _line_starts(data, nl=None):
     nl = newlines(data) if nl is None else nl
     starts = np.concatenate([[0], nl + 1])
@@ -112,47 +167,55 @@ def _line_starts(data, nl=None):
 
 def _host_column(buf, starts, fmt):
     """``(rows in the form, host column)``; column None when it moves from line to line."""
+    head = gather(buf, starts, 16, fill=32)
     if fmt == "rfc3164":
-        ok = (buf[starts + 3] == 32) & (buf[starts + 15] == 32) & (buf[starts] >= 65) & (buf[starts] <= 90)
+        ok = (head[:, 3] == 32) & (head[:, 15] == 32) & (head[:, 0] >= 65) & (head[:, 0] <= 90)
         return starts[ok], 16
-    ok = np.ones(starts.size, bool)
-    for c in range(4):
-        ok &= (buf[starts + c] >= 48) & (buf[starts + c] <= 57)
+    ok = ((head[:, :4] >= 48) & (head[:, :4] <= 57)).all(axis=1)
     rows = starts[ok]
     if not rows.size:
         return rows, 16
     first = bytes(buf[rows[0]:rows[0] + 64])
     col = first.find(b" ") + 1
-    if col <= 1 or (buf[rows + col - 1] != 32).any():
+    if col <= 1 or (gather(buf, rows + col - 1, 1, fill=32)[:, 0] != 32).any():
         return rows, None
     return rows, col
 
 
+_LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)  # the low i bytes of a word
+
+
 def _fixed_column_hosts(data, starts, fmt, width=16):
     """Hosts when every line in the form puts its host at one column; None when the column moves."""
-    pad = data + b" " * (width + 80)
-    buf = np.frombuffer(pad, np.uint8)
-    rows, col = _host_column(buf, starts, fmt)
-    if col is None:
-        return None
+    buf = np.frombuffer(data, np.uint8)
+    if fmt == "rfc3164":  # the time and the host in one gather: one pass over the file's memory
+        head = gather(buf, starts, 16 + width, fill=32)
+        ok = (head[:, 3] == 32) & (head[:, 15] == 32) & (head[:, 0] >= 65) & (head[:, 0] <= 90)
+        rows, col, win = starts[ok], 16, head[:, 16:]
+        if not ok.all():
+            win = win[ok]
+    else:
+        rows, col = _host_column(buf, starts, fmt)
+        if col is None:
+            return None
+        win = gather(buf, rows + col, width, fill=32)
     if not rows.size:
         return set()
-    every = np.ndarray(shape=(len(pad) - 7,), dtype="<u8", buffer=pad, strides=(1,))  # a word at every byte
-    at = rows + col
-    win = np.stack([every[at + 8 * j] for j in range(width // 8)], axis=1).view(np.uint8).reshape(len(at), width)
     stop = (win == 32) | (win == 10)
     length = np.argmax(stop, axis=1)
     if (length == 0).any():
         return None  # no host at the column
     if not stop[np.arange(len(rows)), length].all():
         return _fixed_column_hosts(data, starts, fmt, width * 2) if width < 64 else None
-    win[np.arange(width)[None, :] >= length[:, None]] = 0
-    words = win.view(np.uint64)
+    words = np.ascontiguousarray(win).view(np.uint64)
+    words = words & _LOW[np.clip(length[:, None] - 8 * np.arange(words.shape[1]), 0, 8)]
     h = words[:, 0].copy()
     for j in range(1, words.shape[1]):
         h = h * np.uint64(1_000_003) ^ words[:, j]
-    idx = pd.Series(h).drop_duplicates().index.to_numpy()  # hash-based: no sort of every line
-    return {bytes(win[i]).rstrip(b"\0").decode("utf-8", "replace") for i in idx.tolist()}
+    codes, _ = pd.factorize(h)  # hash-based: no sort of every line
+    first = np.zeros(codes.max() + 1, np.int64)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    return {words[i].tobytes().rstrip(b"\0").decode("utf-8", "replace") for i in first.tolist()}
 
 
 def host_set(raw, fmt, host, nl=None):
