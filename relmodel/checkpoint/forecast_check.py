@@ -107,6 +107,24 @@ class ForecastCheck(Result):
         return (f"Fitted on the first {self.split:.0%} of each window, {hit} of {n} forecasts "
                 f"({pct(hit / n, 0)}) held what happened next inside their {self.conf:.0%} range.{tail}")
 
+    def summary(self, source=None):
+        """The failures forecast of one log (``source``, default the first) as plain numbers for summary.json.
+
+        Keys: source, predicted (the predictive median), lo, hi, observed, covered, conf, split,
+        model, fit_h, horizon_h and sentence (:meth:`text` of that log).
+        """
+        f = self.frame[self.frame["quantity"].eq("failures") & self.frame["source"].ne("all logs")]
+        if source is not None:
+            f = f[f["source"].eq(source)]
+        if f.empty:
+            raise FitError(f"{source or 'this check'}: no forecast of failures was checked; "
+                           "run forecast_check with quantities including 'failures'")
+        r = f.iloc[0]
+        return {"source": str(r.source), "predicted": float(r.forecast), "lo": float(r.lo), "hi": float(r.hi),
+                "observed": float(r.observed), "covered": bool(r.covered), "conf": float(self.conf),
+                "split": float(self.split), "model": str(r.model), "fit_h": float(r.fit_h),
+                "horizon_h": float(r.horizon_h), "sentence": self._one_log(r.source)}
+
     def _one_log(self, source):
         f = self.frame[self.frame["quantity"].eq("failures") & self.frame["source"].eq(source)]
         if f.empty:

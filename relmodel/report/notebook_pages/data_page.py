@@ -12,7 +12,8 @@ import pandas as pd
 from ..blocks import present as P
 
 __all__ = ["source_block", "counts_only", "cause_block", "causes_block", "rates_block", "repair_block",
-           "repairs_block", "outage_lengths", "outage_lengths_block", "fleet_block", "cause_mix_block"]
+           "repairs_block", "outage_lengths", "outage_lengths_block", "fleet_block", "cause_mix_block",
+           "self_check", "self_check_block"]
 
 
 def source_block(src):
@@ -136,3 +137,33 @@ def cause_mix_block(src):
                     P.table(mix, [("category", "Category (Llama 3 Table 5 taxonomy)", str),
                                   ("count", "Outages", P.count), ("share", "Share", P.pct),
                                   ("llama3_share", "Share in Llama 3 (54 days, 16,384 GPUs)", P.pct)]))
+
+
+def self_check(src, ax, split=0.7, conf=0.9, seed=0):
+    """How well the log forecasts itself: fitted on the first ``split`` of its window, the rest forecast.
+
+    Draws the held-out figure on ``ax`` and returns the numbers of
+    :meth:`~relmodel.checkpoint.forecast_check.ForecastCheck.summary` (with its
+    sentence) for the record the index shows, or ``{"error": why}`` when the log
+    cannot be checked.  A count table has no time order: None.
+    """
+    if not src.is_log:
+        return None
+    from ...checkpoint.forecast_check import forecast_check
+    from ...errors import RelmodelError
+    from ...plots.forecasts import held_out_plot
+    try:
+        check = forecast_check(src, split=split, conf=conf, quantities=("failures",), seed=seed)
+        held_out_plot(src, split=split, conf=conf, seed=seed, ax=ax)
+    except RelmodelError as exc:
+        return {"error": str(exc)}
+    return check.summary()
+
+
+def self_check_block(src, check):
+    """The self-check's sentence, a note saying why there is none, or the count table's one line."""
+    if check is None:
+        return counts_only(src, "it has no time order to forecast itself from")
+    if "error" in check:
+        return P.note(f"The log could not forecast itself: {check['error']}", "info")
+    return P.paragraph(check["sentence"])

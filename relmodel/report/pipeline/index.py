@@ -103,12 +103,27 @@ def _question(d):
             f"hardware reach for an ETTR of {P.pct(d['target_ettr'])}?</p>")
 
 
+#: The key figure of the index's own "how well this log forecasts itself" section (notebook 01 records it).
+SELF_CHECK_FIGURE = "key-self-check.png"
+
+
 def _figures(folder):
     if folder is None:
         return ""
-    imgs = sorted(Path(folder).glob("key-*.png"))
+    imgs = [p for p in sorted(Path(folder).glob("key-*.png")) if p.name != SELF_CHECK_FIGURE]
     return "".join(f"<p><img src='{html_text(p.name)}' alt='{html_text(p.stem[4:].replace('-', ' '))}'></p>"
                    for p in imgs)
+
+
+def _self_check(summary, folder):
+    """The log's forecast of its own later part: summary.json's sentence and notebook 01's figure."""
+    check = summary.get("forecast_check") or {}
+    if not check.get("sentence"):
+        return ""
+    img = ""
+    if folder is not None and (Path(folder) / SELF_CHECK_FIGURE).exists():
+        img = f"<p><img src='{SELF_CHECK_FIGURE}' alt='failures forecast for the held-out part of the log'></p>"
+    return f"<h2>How well this log forecasts itself</h2><p>{html_text(check['sentence'])}</p>{img}"
 
 
 def _links(summary):
@@ -149,6 +164,7 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
             [html_text(HEADLINE[k]), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()
             if k in HEADLINE]))
     parts.append(_figures(folder))
+    parts.append(_self_check(summary, folder))
     warns = summary.get("warnings")
     if warns:
         parts.append("<h2>Warnings</h2>" + "".join(f"<div class='note'>{html_text(w)}</div>" for w in warns))

@@ -367,6 +367,12 @@ def merged_records(records):
     return merged
 
 
+def _self_check(merged):
+    """summary.json's ``forecast_check``: how well the log forecast itself, as notebook 01 recorded it once."""
+    check = merged.get("forecast_check")
+    return {"forecast_check": check} if isinstance(check, dict) else {}
+
+
 def summarise(entries, parameters):
     """The summary of one run's stored entries: ``(summary dict, merged records without reasons)``.
 
@@ -382,7 +388,7 @@ def summarise(entries, parameters):
     reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
     summary = {"parameters": clean(parameters, {}), "headline": headline_of(merged, parameters),
                "reasons": reasons, "answers": answer_sentences(merged), "warnings": warning_lines(merged),
-               "records": records,
+               "records": records, **_self_check(merged),
                "notebooks": [{k: e.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}
                              for e in entries],
                "status": "partial" if failed else "complete", "failed": failed,

@@ -1,15 +1,15 @@
 """Today's failure rate of a source: the rate at the end of its window when the trend tests agree it moves.
 
 :func:`todays_rate` is the one place the planning layer asks "how often does
-it fail now?".  A count table, or a log whose trend tests do not all find a
-trend in the same direction, gives the average over the window.  When every
-test agrees (MIL-HDBK-189, Laplace and Lewis-Robinson, each below ``alpha``
-with the same direction) the rate now is the power-law (Crow-AMSAA) intensity
-at the window's end.  For that model the intensity at the end over the
-window's average is the shape ``beta`` (``u(T) = n beta / T`` against
-``n / T``), so the rate now is the average times the bias-corrected
-``beta`` (MIL-HDBK-189C), with the exact chi-square interval of ``beta``.
-The result's ``factor`` multiplies every cause's average rate.
+it fail now?", and it answers with the same model and interval that
+:func:`~relmodel.forecast_check` measures against what happened next:
+:func:`~relmodel.stats.forecast.current_rate` chooses a constant rate (the
+window's average), the power-law (Crow-AMSAA) intensity at the window's end
+when the MIL-HDBK-189 and Laplace tests agree the rate moves, or the last
+segment's rate after a change point when that fits better.  A count table has
+no failure times and gives the average.  The result's ``factor`` (today's rate
+over the window's average, with the interval of the rate now) multiplies every
+cause's average rate.
 """
 
 import dataclasses
@@ -62,35 +62,33 @@ def _average(reason, window_h, n, conf, trend="steady"):
 
 
 def todays_rate(source, *, conf=0.95, alpha=0.05):
-    """Today's rate of ``source`` (a Source, an InterruptionLog or a count table) as a :class:`TodaysRate`."""
-    from ...stats.survival.trends import trend
+    """Today's rate of ``source`` (a Source, an InterruptionLog or a count table) as a :class:`TodaysRate`.
+
+    The rate now and its ``conf`` interval are :func:`~relmodel.stats.forecast.current_rate`'s
+    (``alpha``: level of its trend tests).
+    """
+    from ...errors import FitError
+    from ...stats.forecast.current import current_rate
     data = getattr(source, "data", source)
     window = float(getattr(data, "duration_h", float("nan")))
     if not hasattr(data, "interruptions"):
         return _average("a count table has no failure times to test for a trend", window,
                         getattr(data, "n_unexpected", 0), conf, "not tested")
-    n = len(data.interruptions())
-    if n < 10:
-        return _average(f"only {n} interruptions, too few to test for a trend", window, n, conf, "not tested")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tr = trend(data, alpha=alpha, conf=conf)
-    except ValueError as err:  # a FitError: no usable times
-        return _average(f"no trend could be tested ({err})", window, n, conf, "not tested")
-    dirs = {t.direction for t in tr.tests}
-    agree = all(t.p_value < alpha for t in tr.tests) and len(dirs) == 1
-    if not agree:
-        some = [t.test for t in tr.tests if t.p_value < alpha]
-        if not some:
-            return _average("no trend test finds the rate changing", window, n, conf)
-        return _average(f"the trend tests disagree ({', '.join(some)} alone finds a trend)", window, n, conf,
-                        "disagree")
-    f = tr.fit
-    k = float(f.beta_unbiased)
-    lo, hi = (float(f.beta_lo), float(f.beta_hi))
+            cr = current_rate(data, conf=conf, alpha=alpha)
+    except FitError as err:  # no usable times
+        return _average(f"no trend could be tested ({err})", window, len(data.interruptions()), conf, "not tested")
+    window = float(cr.window_h[1] - cr.window_h[0])
+    if cr.model == "constant" or not cr.average_per_h > 0:
+        if not cr.trend_p:
+            return _average(cr.reason, window, cr.n, conf, "not tested")
+        return _average(cr.reason, window, cr.n, conf, "disagree" if min(cr.trend_p) < alpha else "steady")
+    k, lo, hi = (x / cr.average_per_h for x in (cr.rate_per_h, cr.lo_per_h, cr.hi_per_h))
     if not all(math.isfinite(x) and x > 0 for x in (k, lo, hi)):
-        return _average("the power-law fit gives no finite rate at the window's end", window, n, conf)
+        return _average("the fitted rate at the window's end is not finite", window, cr.n, conf)
     word = "rising" if k > 1 else "falling"
-    return TodaysRate(k, lo, hi, word, "the power-law (Crow-AMSAA) rate at the window's end",
-                      f"every trend test finds the rate {word}", window, n, conf)
+    method = ("the power-law (Crow-AMSAA) rate at the window's end" if cr.model == "power law" else
+              f"the rate since the change point at day {cr.since_h / 24:,.1f}")
+    return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf)

@@ -85,6 +85,8 @@ class CurrentRate(Result):
     the noise of the count, ``dispersion`` (variance over Poisson's, for failures
     that come in bursts) and ``drift`` (spread of the log rate between successive
     eighths of the window, once the rate is known to have moved).
+    ``trend_p`` holds the MIL-HDBK-189 and Laplace p-values (empty when too few
+    failures to test).
     """
 
     rate_per_h: float
@@ -103,6 +105,7 @@ class CurrentRate(Result):
     name: str = "log"
     dispersion: float = 1.0
     drift: float = 0.0
+    trend_p: tuple = ()
 
     @property
     def mtbf_h(self):
@@ -195,18 +198,19 @@ def _event_times(source, window, include_planned):
 def _moving(u, length, alpha):
     """(moving, beta, reason) from the MIL-HDBK-189 and Laplace tests on the pooled process."""
     if u.size < 3:
-        return False, 1.0, f"{u.size} failure{'s' if u.size != 1 else ''} cannot show a trend"
+        return False, 1.0, f"{u.size} failure{'s' if u.size != 1 else ''} cannot show a trend", ()
     try:
         tr = trend(u, end=length, alpha=alpha, conf=1 - alpha)
     except FitError:
-        return False, 1.0, "the trend cannot be estimated"
+        return False, 1.0, "the trend cannot be estimated", ()
     mil, lap = tr.tests[0], tr.tests[1]
+    ps = (float(mil.p_value), float(lap.p_value))
     agree = mil.p_value < alpha and lap.p_value < alpha and mil.direction == lap.direction
     if agree:
         return True, tr.fit.beta, (f"the MIL-HDBK-189 and Laplace tests agree the rate is {mil.direction} "
-                                   f"(p {_p(mil.p_value)} and {_p(lap.p_value)})")
+                                   f"(p {_p(mil.p_value)} and {_p(lap.p_value)})"), ps
     return False, tr.fit.beta, (f"the trend tests do not agree the rate moves (MIL-HDBK-189 p {_p(mil.p_value)}, "
-                                f"Laplace p {_p(lap.p_value)})")
+                                f"Laplace p {_p(lap.p_value)})"), ps
 
 
 def _p(p):
@@ -254,7 +258,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
     u, length, name, nodes, w = _event_times(source, window, include_planned)
     n = u.size
-    moving, beta, why = _moving(u, length, alpha)
+    moving, beta, why, ps = _moving(u, length, alpha)
     ll_const = n * np.log(n / length) - n if n else 0.0
     best = ("constant", 2 - 2 * ll_const, 0.0, n, 1.0, why)
     if moving:
@@ -272,7 +276,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
         reason += (f"; the rate has moved by about {np.expm1(drift):.0%} from one eighth of the window to the "
                    "next, and the ranges allow it to move as much again")
     out = _finish(model, reason, since, n_used, beta, n, length, conf, nodes, name, w, phi)
-    return replace(out, drift=float(drift))
+    return replace(out, drift=float(drift), trend_p=ps)
 
 
 def _drift(u, length, k=8):
