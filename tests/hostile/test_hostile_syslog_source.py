@@ -48,3 +48,33 @@ def test_the_api_names_the_same_errors(tmp_path):
     with pytest.raises(InputTypeError, match="syslog"):
         load_source(str(table), start="start", node="node", syslog=str(SYSLOG))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+# --- a log that says neither its nodes nor its size ------------------------------------------------
+
+NO_SIZE = {"no node column": ("start,end\n2024-01-01,2024-01-01 02:00\n2024-01-03,2024-01-03 01:00\n", "csv",
+                              ["start=start", "end=end"]),
+           "one node": ("start,end,node\n2024-01-01,2024-01-01 02:00,a\n2024-01-03,2024-01-03 01:00,a\n", "csv",
+                        ["start=start", "end=end", "node=node"]),
+           "sacct without nodes": ("JobID|JobName|State|ExitCode|Start|End\n"
+                                   "1|train|NODE_FAIL|0:0|2024-03-01T00:00:00|2024-03-01T10:20:00\n"
+                                   "2|train|COMPLETED|0:0|2024-03-01T10:50:00|2024-03-02T20:00:00\n", "txt",
+                                   ["format=sacct"])}
+
+
+@pytest.mark.parametrize("case", sorted(NO_SIZE))
+def test_a_log_without_nodes_or_size_is_refused_before_kernels(tmp_path, no_kernel, case):
+    text, ext, params = NO_SIZE[case]
+    log = tmp_path / f"log.{ext}"
+    log.write_text(text)
+    args = ["-n", "04", "-p", f"log={log}"]
+    for p in params:
+        args += ["-p", p]
+    refused(report_cli(*args, "--out", tmp_path / "r"), "source_gpus")
+    assert not (tmp_path / "r").exists()
+    from relmodel.errors import ParameterError
+    from relmodel.report import render
+    with pytest.raises(ParameterError, match="source_gpus"):
+        render(notebooks=["04"], params={"log": str(log), **dict(p.split("=") for p in params)},
+               out=tmp_path / "api")
+    assert not (tmp_path / "api").exists()
