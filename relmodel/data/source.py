@@ -110,9 +110,21 @@ class Source:
         return (f"{self.name}: {self.n_events:,} {what} over {self.span_h / 24:,.0f} days on "
                 f"{self.units_text()} ({self.cluster_from})")
 
+    @property
+    def inside_maintenance(self):
+        """``[(row, node), ...]``: unplanned outages that began inside planned maintenance, kept as interruptions."""
+        problems = getattr(self.data, "problems", None)
+        if not self.is_log or problems is None:
+            return []
+        p = problems()
+        if not len(p) or "problem" not in p:
+            return []
+        hit = p[p["problem"] == "unplanned outage inside planned maintenance"]
+        return [(int(r), str(n)) for r, n in zip(hit["row"], hit.get("node", [""] * len(hit)))]
+
     def to_dict(self):
         """The facts a report index states about its data (JSON-able)."""
-        return {"name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
+        return {"inside_maintenance": [list(x) for x in self.inside_maintenance], "name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
                 "source_gpus": self.source_gpus if self.counts_gpus else None, "gpus_per_node": self.gpus_per_node,
                 "cluster_from": self.cluster_from, "notes": list(self.notes), "unit": self.unit,
                 "units": self.n_nodes, "counted": self.units_text()}
@@ -295,7 +307,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
             data = read_log(log, **mapping, window=window)
         notes += [str(w.message).replace("; see problems() for the rows and what was done",
                                          "; they were merged or dropped (the data page says how many)")
-                  for w in caught if issubclass(w.category, LogWarning)]
+                  for w in caught if issubclass(w.category, LogWarning) and "inside planned maintenance"
+                  not in str(w.message)]  # kept, not merged: the index lists them
         gpn = int(gpus_per_node)
     gpus, how, more = _log_cluster(data, source_gpus, gpn)
     if source_gpus is not None or data._n_nodes is None:
