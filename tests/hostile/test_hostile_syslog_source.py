@@ -78,3 +78,15 @@ def test_a_log_without_nodes_or_size_is_refused_before_kernels(tmp_path, no_kern
         render(notebooks=["04"], params={"log": str(log), **dict(p.split("=") for p in params)},
                out=tmp_path / "api")
     assert not (tmp_path / "api").exists()
+
+
+def test_a_syslog_beside_a_bundled_data_set(tmp_path, no_kernel):
+    refused(report_cli("-n", "03", "-p", "log=llama3", "-p", f"syslog={SYSLOG}", "--out", tmp_path / "r"),
+            "'syslog'", "llama3")
+
+
+def test_a_syslog_beside_a_table_log(tmp_path, no_kernel):
+    table = tmp_path / "t.csv"
+    table.write_text("start,node\n2024-01-01,a\n2024-01-03,b\n")
+    refused(report_cli("-n", "03", "-p", f"log={table}", "-p", "start=start", "-p", "node=node",
+                       "-p", f"syslog={SYSLOG}", "--out", tmp_path / "r"), "'syslog'", "Slurm export")

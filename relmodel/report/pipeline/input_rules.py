@@ -67,10 +67,10 @@ def _once(key, name, load):
 
 
 def _source_parameter(exc):
-    from ...errors import KernelJoinError, KernelLogError, UnknownJobError, WindowError
+    from ...errors import KernelJoinError, UnknownJobError, WindowError
     if isinstance(exc, UnknownJobError):
         return "job"
-    if isinstance(exc, (KernelJoinError, KernelLogError)) and "syslog" in str(exc):
+    if isinstance(exc, KernelJoinError) or str(exc).startswith("syslog"):
         return "syslog"
     if isinstance(exc, WindowError):
         return "window"
