@@ -1,6 +1,6 @@
 """One decision, every face: the index, pages 03 and 04, summary.json, the terminal, the CLI and the API say the
-same headline numbers for a matrix of sources (bundled, a Slurm export, one joined to its syslog, and logs generated here with a rising
-rate, mostly reboots, one GPU a node, disks, and causes that strike the whole cluster at once).
+same headline numbers for a matrix of sources (bundled, a Slurm export, one joined to its syslog, and logs generated
+here with a rising rate, mostly reboots, one GPU a node, disks, and causes that strike the whole cluster at once).
 
 Numbers are compared as people read them: each face's text must hold the headline formatted the one way
 (:mod:`relmodel.report.blocks.present`), and the machine faces (summary.json, ``--format json``, the API) must hold the
