@@ -312,7 +312,12 @@ class UnknownJobError(LogFormatError):
     """A job name or id that a Slurm export does not hold; the message lists the jobs it has."""
 
 
-__all__ += ["SacctFormatError", "KernelLogError", "UnknownJobError"]
+class KernelJoinError(LogFormatError):
+    """A kernel log joined to a Slurm export none of whose faults matches one of the run's interruptions;
+    the message names the file and says what to give."""
+
+
+__all__ += ["SacctFormatError", "KernelLogError", "UnknownJobError", "KernelJoinError"]
 class OpTraceError(LogFormatError):
     """An operation-level training trace that cannot be analysed; the message says what is expected."""
 

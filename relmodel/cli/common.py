@@ -51,6 +51,9 @@ def log_options(func):
         click.option("--job", help="For a Slurm export: the job name, id or array task id of the run."),
         click.option("--year", type=click.IntRange(1970, 9999),
                      help="For a syslog that omits years: the year of its first line."),
+        click.option("--syslog", type=click.Path(exists=True, dir_okay=False),
+                     help="For a Slurm export: the kernel log of the run's nodes, joined to it (detection "
+                     "latency measured; read with --year)."),
         click.option("--min-outage", metavar="DURATION",
                      help="Drop outages shorter than this, e.g. '10min' (reboots) [default: keep all]."),
         click.option("--unit", type=click.Choice(["gpu-node", "node", "disk", "server"]), default=None,
@@ -60,11 +63,11 @@ def log_options(func):
 
     @functools.wraps(func)
     def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, log_format, job, year,
-                min_outage=None, unit=None, **kwargs):
+                min_outage=None, unit=None, syslog=None, **kwargs):
         kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
               "planned": planned, "time_format": time_format, "time_unit": time_unit,
               "window": tuple(window) if window else None, "format": log_format, "job": job, "year": year,
-              "min_outage": min_outage, "unit": unit}
+              "min_outage": min_outage, "unit": unit, "syslog": syslog}
         kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
         return func(*args, **kwargs)
 
@@ -87,7 +90,7 @@ def load_source(log, log_kwargs):
     unit = log_kwargs.pop("unit", None) or "gpu-node"
     if unit != "gpu-node" and str(log).lower() in datasets.NAMES:
         raise UnitError(f"--unit {unit}: the bundled data set {log!r} has its own units; --unit is for a log file")
-    ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year") if k in log_kwargs}
+    ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year", "syslog") if k in log_kwargs}
     operator_log = _operator_log(log, log_kwargs, ops)
     if operator_log is not None:
         return _with_unit(_short_dropped(operator_log, min_outage, drop_short_outages), unit)
@@ -153,11 +156,15 @@ def _operator_log(log, log_kwargs, ops):
     gpn = log_kwargs.get("gpus_per_node") or 8
     gpus = log_kwargs["n_nodes"] * gpn if log_kwargs.get("n_nodes") else None
     found = operator_source(log, ops.get("format"), columns, job=ops.get("job"), year=ops.get("year"),
-                            source_gpus=gpus, gpus_per_node=gpn)
+                            source_gpus=gpus, gpus_per_node=gpn, syslog=ops.get("syslog"))
     if found is None:
+        if ops.get("syslog") is not None:
+            from ..errors import InputTypeError
+            raise InputTypeError(f"--syslog: a kernel log is joined to a Slurm export, but {str(log)!r:.80} is not "
+                                 "read as one; give --log-format sacct")
         return None
     for note in found[-1]:
-        click.echo(f"note: {note} Pass --log-format to choose.", err=True)
+        click.echo(f"note: {note}" + (" Pass --log-format to choose." if "recognised" in note else ""), err=True)
     return found[0]
 
 

@@ -106,7 +106,14 @@ def _compare(source, fleet, per, conf, fmt):
     import pandas as pd
     from ..data.bundled import datasets
     from ..stats.rates.comparison import compare_rates
-    result = compare_rates(source, fleet, per=per, conf=conf)
+    import warnings
+    from ..data.shaping.logs import LogWarning
+    with warnings.catch_warnings():  # compare_rates warns of nodes seen only in the log: said here as the CLI's note
+        warnings.simplefilter("ignore", LogWarning)
+        result = compare_rates(source, fleet, per=per, conf=conf)
+    note = observed_note(source, None)
+    if note:
+        click.echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
     if fmt == "table":
         click.echo(result.text())
         df = result.to_frame()

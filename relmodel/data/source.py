@@ -110,9 +110,21 @@ class Source:
         return (f"{self.name}: {self.n_events:,} {what} over {self.span_h / 24:,.0f} days on "
                 f"{self.units_text()} ({self.cluster_from})")
 
+    @property
+    def inside_maintenance(self):
+        """``[(row, node), ...]``: unplanned outages that began inside planned maintenance, kept as interruptions."""
+        problems = getattr(self.data, "problems", None)
+        if not self.is_log or problems is None:
+            return []
+        p = problems()
+        if not len(p) or "problem" not in p:
+            return []
+        hit = p[p["problem"] == "unplanned outage inside planned maintenance"]
+        return [(int(r), str(n)) for r, n in zip(hit["row"], hit.get("node", [""] * len(hit)))]
+
     def to_dict(self):
         """The facts a report index states about its data (JSON-able)."""
-        return {"name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
+        return {"inside_maintenance": [list(x) for x in self.inside_maintenance], "name": self.name, "kind": self.kind, "events": self.n_events, "span_h": self.span_h,
                 "source_gpus": self.source_gpus if self.counts_gpus else None, "gpus_per_node": self.gpus_per_node,
                 "cluster_from": self.cluster_from, "notes": list(self.notes), "unit": self.unit,
                 "units": self.n_nodes, "counted": self.units_text()}
@@ -219,7 +231,7 @@ def _no_window(log, window):
 
 def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None, window=None):
+                format=None, job=None, year=None, window=None, syslog=None):
     """Read the report's one data source; returns a :class:`Source`.
 
     ``log`` is a bundled name ("llama3", "stepfun", "lanl") or a path: a CSV
@@ -232,7 +244,11 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     ``format`` is "sacct" (a Slurm export, read with :func:`~relmodel.data.formats.sacct.read_sacct`
     and ``job``), "xid" (a kernel log, read with :func:`~relmodel.data.formats.kernlog.read_xid`
     and ``year``) or "table"; for a file it is sniffed when not given, and the
-    notes say so.
+    notes say so.  ``syslog`` is a kernel log of a Slurm run's nodes (read
+    with ``year``): it is joined to the export
+    (:func:`~relmodel.data.formats.operators.join_syslog`), so the source
+    carries the measured detection latency and the kernel faults a backtest
+    stops progress at; a kernel log that matches no interruption is an error.
 
     ``min_outage`` (a duration, default none) drops outages shorter than it
     (see :func:`~relmodel.data.shaping.outages.drop_short_outages`): a
@@ -258,7 +274,11 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     notes = []
     from .formats.operators import operator_source
     ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
-                          gpus_per_node=gpus_per_node)
+                          gpus_per_node=gpus_per_node, syslog=syslog)
+    if syslog is not None and ops is None:
+        from ..errors import InputTypeError
+        raise InputTypeError(f"syslog={str(syslog)!r:.80}: a kernel log is joined to a Slurm export, but "
+                             f"{str(log)!r:.80} is not read as one; give format='sacct'")
     if ops is not None or (str(log).lower() in NAMES and not mapping) or "start" not in mapping:
         _no_window(log, window)
     if ops is not None:
@@ -287,7 +307,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
             data = read_log(log, **mapping, window=window)
         notes += [str(w.message).replace("; see problems() for the rows and what was done",
                                          "; they were merged or dropped (the data page says how many)")
-                  for w in caught if issubclass(w.category, LogWarning)]
+                  for w in caught if issubclass(w.category, LogWarning) and "inside planned maintenance"
+                  not in str(w.message)]  # kept, not merged: the index lists them
         gpn = int(gpus_per_node)
     gpus, how, more = _log_cluster(data, source_gpus, gpn)
     if source_gpus is not None or data._n_nodes is None:
@@ -302,14 +323,15 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
 @renamed_keywords(log="source")
 def load_source(source="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node"):
+                format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node", syslog=None):
     unit, gpn, unit_note = _unit(unit, gpus_per_node)
     if unit != "gpu-node" and source_gpus is not None:
         raise UnitError(f"source_gpus={source_gpus!r}: a log of {unit}s covers no GPUs; leave source_gpus unset "
                         f"and name the {unit} of each row with node=... (the {unit}s are counted from the log)")
     src = _read_source(source, start=start, end=end, node=node, cause=cause, planned=planned,
                        time_format=time_format, time_unit=time_unit, source_gpus=source_gpus,
-                       gpus_per_node=gpn, exposure=exposure, format=format, job=job, year=year, window=window)
+                       gpus_per_node=gpn, exposure=exposure, format=format, job=job, year=year, window=window,
+                       syslog=syslog)
     if unit != "gpu-node":
         how = src.cluster_from.replace(f" × {gpn} GPUs", "").replace(" nodes seen", f" {unit}s seen")
         notes = tuple(_in_units(n, unit, src.n_nodes) for n in src.notes) + (unit_note,)

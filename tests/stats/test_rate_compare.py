@@ -156,3 +156,23 @@ def test_results_render(stepfun_log):
     assert isinstance(res.to_frame(), pd.DataFrame) and "<p>" in res._repr_html_()
     comp = compare_rates(stepfun_log, relmodel.datasets.llama3_54day(), by_component=True, correction="bh")
     assert "bh" in comp._repr_html_()
+
+
+def test_compare_rates_warns_of_nodes_seen_only_in_the_log(tmp_path):
+    """The API says what `relmodel rates` says: a log without its node count is taken as the nodes that
+    failed (3 here, counted by hand), which may overstate the rate per node; given the count, no warning."""
+    import warnings as _w
+
+    from relmodel.data.shaping.logs import LogWarning, read_log
+    from relmodel.stats.rates.comparison import compare_rates as _compare
+    path = tmp_path / "ev.csv"
+    path.write_text("start,node\n2024-01-01,a\n2024-01-03,b\n2024-01-05,a\n2024-01-08,c\n")
+    seen = read_log(path, start="start", node="node")
+    with pytest.warns(LogWarning, match="3 nodes that appear in the log"):
+        c = _compare(seen, "llama3")
+    assert c.exposure_a_h == pytest.approx(3 * seen.duration_h)
+    counted = read_log(path, start="start", node="node", n_nodes=10)
+    with _w.catch_warnings():
+        _w.simplefilter("error")
+        _compare(counted, "llama3")
+        _compare(seen, (4, 100.0), per="job")  # per job: the node count does not enter

@@ -37,7 +37,8 @@ ENV_CACHE = "RELMODEL_SOURCE_CACHE"
 
 #: The parameters every page names its source with, beside ``log`` (the keywords of ``load_source``).
 SOURCE_PARAMETERS = ("start", "end", "node", "cause", "planned", "time_format", "time_unit", "source_gpus",
-                     "gpus_per_node", "exposure", "format", "job", "year", "min_outage", "window", "unit")
+                     "gpus_per_node", "exposure", "format", "job", "year", "min_outage", "window", "unit",
+                     "syslog")
 
 _DEFAULTS = {"gpus_per_node": 8, "unit": "gpu-node"}
 
@@ -62,7 +63,9 @@ def _file_state(log):
 
 def cache_key(log, kwargs):
     """The entry name of a source: a hash of its arguments and its file's size and modification time."""
-    text = json.dumps({"log": str(log), "args": kwargs, "file": _file_state(log)}, sort_keys=True, default=repr)
+    text = json.dumps({"log": str(log), "args": kwargs, "file": _file_state(log),
+                       "syslog": _file_state(kwargs.get("syslog")) if kwargs.get("syslog") else None},
+                      sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ..blocks import present as P
 from ..kernels.source_cache import shared_source, source_arguments
 
-__all__ = ["PageSetup", "setup_page", "page_source", "FIGURE_STYLE"]
+__all__ = ["PageSetup", "setup_page", "page_source", "page_restart", "FIGURE_STYLE"]
 
 #: The matplotlib settings of every report page.
 FIGURE_STYLE = {"figure.dpi": 90, "figure.max_open_warning": 0}
@@ -51,6 +51,14 @@ def page_source(values):
     """The :class:`~relmodel.data.source.Source` a page with parameters ``values`` (a dict) reads."""
     log, kwargs = source_arguments(values)
     return shared_source(log, **kwargs)
+
+
+def page_restart(src, restart=None):
+    """Hours of the restart every page costs with: ``restart`` when given, else measured from the log (requeue
+    gaps, plus the detection latency a joined kernel log measured), else 10 min -- the decision's own rule
+    (:func:`~relmodel.scale.targets.decision_inputs.restart_input`), so pages 03-06 use one restart."""
+    from ...scale.targets.decision_inputs import restart_input
+    return restart_input(None if src is None else src.data, restart)[0]
 
 
 def setup_page(values, *, source=True):

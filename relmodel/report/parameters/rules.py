@@ -42,6 +42,8 @@ cause, planned, column  read); a bundled log takes no column names except
 format                  "table", "sacct" or "xid" (None: recognised from the file)
 job                     a job name, id or array task id (Slurm exports)
 year                    whole year 1970 to 9999 (syslog without years)
+syslog                  an existing kernel log file of a Slurm run's nodes,
+                        joined to the export (``format`` "sacct")
 ckpt_interval           duration > 0 (the interval a past Slurm run used)
 min_outage              duration > 0: shorter outages are dropped (None: keep all)
 ======================  ====================================================
@@ -182,7 +184,7 @@ RULES.update({
 #: Parameters that name a file (``"file"``) or a folder (``"folder"``); relative paths are
 #: resolved from the caller's working folder, and the path must exist.
 PATHS = {"step_log": "file", "data_path": "folder"}
-PATHS.update(steps="file", lives="file", trace="file")  # the stragglers page's step log and op-level trace, the
+PATHS.update(steps="file", lives="file", trace="file", syslog="file")  # the stragglers page's step log and op-level trace, the
 # covariates page's lifetime table
 RULES.update({  # the designs, stragglers and covariates pages' newer parameters
     "efficiency": (lambda v: _number(v) and 0 < v <= 1, "a fraction above 0, at most 1", False),

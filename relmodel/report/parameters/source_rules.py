@@ -54,6 +54,9 @@ def check_bundled(merged):
     log = merged.get("log")
     if not isinstance(log, str) or log.lower() not in NAMES:
         return
+    if merged.get("syslog") is not None:
+        raise ParameterError(f"parameter 'syslog': a kernel log is joined to a Slurm export; the bundled data set "
+                             f"{log!r} is not one (give 'log' the sacct -P export of the run, with format 'sacct')")
     for name, unset in (("window", None), ("unit", "gpu-node")):
         if merged.get(name, unset) != unset:
             raise ParameterError(f"parameter {name!r}: the bundled data set {log!r} has its own {name}; give "

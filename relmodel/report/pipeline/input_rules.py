@@ -67,9 +67,11 @@ def _once(key, name, load):
 
 
 def _source_parameter(exc):
-    from ...errors import UnknownJobError, WindowError
+    from ...errors import KernelJoinError, UnknownJobError, WindowError
     if isinstance(exc, UnknownJobError):
         return "job"
+    if isinstance(exc, KernelJoinError) or str(exc).startswith("syslog"):
+        return "syslog"
     if isinstance(exc, WindowError):
         return "window"
     return "log"
@@ -83,7 +85,7 @@ def _check_source(merged):
     log, kwargs = source_arguments(merged)
     if not isinstance(log, str) or log.lower() in NAMES or not Path(log).is_file():
         return
-    key = ("source", repr(sorted(kwargs.items())), _state(log))
+    key = ("source", repr(sorted(kwargs.items())), _state(log), _state(kwargs.get("syslog")))
     _once(key, _source_parameter, lambda: load_source(log, **kwargs))
 
 

@@ -278,6 +278,12 @@ def warning_lines(records):
     if _ok(src.get("events")) and src["events"] < 30:
         out.append(f"Only {src['events']} interruptions in the data: rates and fits are uncertain.")
     out += list(src.get("notes") or [])[:3]
+    inside = src.get("inside_maintenance") or []
+    if inside:
+        rows = ", ".join(f"row {r} (node {n})" for r, n in inside[:5]) + (", ..." if len(inside) > 5 else "")
+        many = len(inside) > 1
+        out.append(f"{P.count(len(inside))} unplanned outage{'s' if many else ''} began inside planned maintenance "
+                   f"and {'are counted as interruptions' if many else 'is counted as an interruption'}: {rows}.")
     trend = d.get("trend")
     if trend in ("rising", "falling"):
         out.append(f"The failure rate is {trend}: every trend test agrees (see the distributions page), so the "

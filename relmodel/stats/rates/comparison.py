@@ -20,6 +20,8 @@ for the number of causes (Holm by default, or Benjamini-Hochberg).
 
 from dataclasses import dataclass
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -225,6 +227,8 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
         raise ModelInputError(f"conf must be a confidence level strictly between 0 and 1, got {conf!r}")
     if prior is not None and (not isinstance(prior, GammaPrior) or prior.per != per):
         raise UnitError(f"the prior must be a GammaPrior per {per}; got {getattr(prior, 'per', prior)!r}")
+    for source in (a, b):
+        _warn_nodes_seen(source, per)
     if by_component:
         return _by_component(a, b, per, conf, prior, correction)
     da, db = rate_data(a, per), rate_data(b, per)
@@ -237,6 +241,17 @@ def compare_rates(a, b, per="node", conf=0.95, prior=None, by_component=False, c
     return RateComparison(da.name or "cluster A", db.name or "cluster B", da.count, da.exposure_h, db.count,
                           db.exposure_h, per, ratio, lo, hi, pval, prob, conf,
                           "fleet" if prior is not None else "Jeffreys")
+
+
+def _warn_nodes_seen(source, per):
+    """A LogWarning when a log's node count is only the nodes that appear in it (the CLI's note, said in Python)."""
+    from ...data.shaping.logs import InterruptionLog, LogWarning
+    if per == "job" or not isinstance(source, InterruptionLog) or getattr(source, "_n_nodes", 0) is not None:
+        return
+    n = int(source.n_nodes)
+    warnings.warn(f"{source.name}: the observed cluster is taken as the {n:,} nodes that appear in the log; nodes "
+                  f"that never failed are not in it, so its rate per {per} may be too high. Give the nodes observed "
+                  "(read_log(..., n_nodes=...) or load_source(..., source_gpus=...))", LogWarning, stacklevel=3)
 
 
 def _by_component(a, b, per, conf, prior, correction):

@@ -1,6 +1,6 @@
 """One decision, every face: the index, pages 03 and 04, summary.json, the terminal, the CLI and the API say the
-same headline numbers for a matrix of sources (bundled, a Slurm export, and logs generated here with a rising
-rate, mostly reboots, one GPU a node, disks, and causes that strike the whole cluster at once).
+same headline numbers for a matrix of sources (bundled, a Slurm export, one joined to its syslog, and logs generated
+here with a rising rate, mostly reboots, one GPU a node, disks, and causes that strike the whole cluster at once).
 
 Numbers are compared as people read them: each face's text must hold the headline formatted the one way
 (:mod:`relmodel.report.blocks.present`), and the machine faces (summary.json, ``--format json``, the API) must hold the
@@ -78,6 +78,37 @@ def cluster_wide_log(path, seed=11):
                   np.asarray(causes)[order])
 
 
+def slurm_syslog(folder, seed=13, days=30, n_nodes=16, mtbf_h=30.0):
+    """A Slurm run and the syslog of its nodes, written here: each fault is an Xid 79 on one node; the job hangs a
+    known 5-20 min, ends NODE_FAIL and restarts 20-30 min later.  Returns (sacct path, syslog path, latencies in
+    hours): the truth the report's measured detection latency must equal (its median)."""
+    rng = np.random.default_rng(seed)
+    t0, total = pd.Timestamp("2024-03-01"), days * 86400
+    iso = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%Y-%m-%dT%H:%M:%S")  # noqa: E731
+    nodes = [f"gpu{i:02d}" for i in range(1, n_nodes + 1)]
+    rows, lines, lat, start = ["JobID|JobName|State|ExitCode|Start|End|Elapsed|NNodes|NodeList"], [], [], 0
+    lines += [(0, n, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP") for n in nodes]
+    while True:
+        fault = start + int(rng.exponential(mtbf_h * 3600)) + 600
+        hang = int(rng.integers(5 * 60, 20 * 60 + 1))
+        end, state = (fault + hang, "NODE_FAIL") if fault + hang < total else (total, "COMPLETED")
+        el = end - start
+        rows.append(f"{100 + len(rows)}|train|{state}|0:0|{iso(start)}|{iso(end)}|{el // 86400}-"
+                    f"{el % 86400 // 3600:02d}:{el % 3600 // 60:02d}:{el % 60:02d}|{n_nodes}|gpu[01-{n_nodes:02d}]")
+        if state == "COMPLETED":
+            break
+        node = nodes[int(rng.integers(n_nodes))]
+        lines += [(fault, node, "kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus."),
+                  (fault + 3600, node, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP")]
+        lat.append(hang / 3600)
+        start = end + int(rng.integers(20 * 60, 30 * 60 + 1))
+    lines.sort(key=lambda x: x[0])
+    stamp = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%b %e %H:%M:%S")  # noqa: E731
+    (folder / "sacct.txt").write_text("\n".join(rows) + "\n")
+    (folder / "syslog.log").write_text("".join(f"{stamp(t)} {n} {m}\n" for t, n, m in lines))
+    return folder / "sacct.txt", folder / "syslog.log", np.asarray(lat)
+
+
 LOG = {"start": "start", "end": "end", "node": "node", "cause": "cause"}
 
 
@@ -85,7 +116,7 @@ def _cli_log(params):
     """The report's data parameters as the CLI's options."""
     out = [params["log"]]
     names = {"start": "--start", "end": "--end", "node": "--node", "cause": "--cause", "format": "--log-format",
-             "unit": "--unit"}
+             "unit": "--unit", "job": "--job", "syslog": "--syslog", "year": "--year"}
     for k, opt in names.items():
         if k in params:
             out += [opt, params[k]]
@@ -95,10 +126,13 @@ def _cli_log(params):
 def _sources(tmp):
     rising, _ = rising_log(tmp / "rising.csv")
     small = {"n_gpus": 256}  # the generated clusters are small: a job that still makes progress on them
+    sacct, syslog, _ = slurm_syslog(tmp)
     return {
         "count table": ({"log": "llama3"}, {"n_gpus": 16384}),
         "stepfun": ({"log": "stepfun"}, {"n_gpus": 16384}),
         "slurm export": ({"log": str(REPO / "data" / "ops-example" / "sacct.txt"), "format": "sacct"}, small),
+        "slurm + syslog": ({"log": str(sacct), "format": "sacct", "job": "train", "syslog": str(syslog),
+                            "year": 2024}, {**small, "ckpt_interval": "1h"}),
         "rising": ({"log": str(rising), **LOG}, small),
         "reboots": ({"log": str(reboot_log(tmp / "reboots.csv")), **LOG}, small),
         "one gpu a node": ({"log": str(steady_log(tmp / "titan.csv")), **LOG, "gpus_per_node": 1}, small),
@@ -141,7 +175,7 @@ def rendered(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("name", ["count table", "stepfun", "slurm export", "rising", "reboots", "one gpu a node",
+@pytest.mark.parametrize("name", ["count table", "stepfun", "slurm export", "slurm + syslog", "rising", "reboots", "one gpu a node",
                                   "disks", "cluster-wide"])
 def test_every_face_says_the_one_decision(rendered, name):
     params, extra, folder, res = rendered[name]
@@ -220,3 +254,27 @@ def test_todays_rate_recovers_the_generators_truth(tmp_path):
     assert d.todays_node_lo <= true_node <= d.todays_node_hi
     assert d.average_node_mtbf_h == pytest.approx(2 * d.todays_node_mtbf_h, rel=0.35)
     assert d.todays_node_hi < 100 / (400 / 2000.0)  # the window's average rate is ruled out as "today"
+
+
+def test_detection_latency_is_the_generators(tmp_path):
+    """The headline's detection latency is the median of the hangs the generator wrote (whole seconds, so exact),
+    labelled measured; the restart is the generator's requeue gaps plus that latency, not the 10-min default."""
+    sacct, syslog, truth = slurm_syslog(tmp_path, seed=29)
+    src = load_source(str(sacct), format="sacct", job="train", syslog=str(syslog), year=2024)
+    h = decide(src, 256, 0.9, "1min", None, simulate=False, n_boot=200, seed=0).headline()
+    assert h["detection_latency_h"] == pytest.approx(float(np.median(truth)), abs=1e-6)
+    assert h["source"]["detection_latency"] == "measured from the log"
+    assert h["source"]["restart"] == "measured from the log"
+    assert h["restart_h"] > 20 / 60  # every generated requeue gap is 20-30 min
+
+
+def test_the_syslog_report_says_latency_was_measured_and_backtests_at_the_fault(rendered):
+    params, _, folder, _ = rendered["slurm + syslog"]
+    index = _text(folder / "index.html")
+    assert re.search(r"Detection latency \(fault to job end\) [^|]*? measured from the log", index)
+    bt = json.loads((folder / "summary.json").read_text())["records"]["03_checkpoint_interval"]["backtest"]
+    from relmodel import backtest, read_sacct, read_xid
+    run = read_sacct(params["log"], job="train")
+    kern = read_xid(params["syslog"], year=2024)
+    assert bt["observed_ettr"] == pytest.approx(backtest(run, "1h", "1min", kernel=kern).observed_ettr, rel=1e-9)
+    assert bt["observed_ettr"] < backtest(run, "1h", "1min").observed_ettr  # the hang after each fault is lost
