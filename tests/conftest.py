@@ -348,11 +348,13 @@ def no_kernel(monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("a kernel was started")
 
-    for module, name in KERNEL_ENTRIES:
-        try:
-            mod = importlib.import_module(module)
+    modules = []
+    for module, name in KERNEL_ENTRIES:  # every module imported before any is patched: a module imported
+        try:                              # while another is patched would keep the patched name for good
+            modules.append((importlib.import_module(module), name))
         except ImportError:
             continue
+    for mod, name in modules:
         if hasattr(mod, name):
             monkeypatch.setattr(mod, name, boom)
 
