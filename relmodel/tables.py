@@ -24,8 +24,6 @@ The one rule set every layer's ``text()`` and ``table()`` use:
 from relmodel.base.escape import html_text
 import math
 
-import pandas as pd
-
 
 __all__ = ["html_table", "DASH", "number", "sig", "duration", "hours_text", "pct", "pct_range", "per_day",
            "count", "interval", "people_table", "Result"]
@@ -132,6 +130,7 @@ def people_table(df, formats=None, missing=DASH):
     ...              {"share": pct}).iloc[0].tolist()
     ['16,384', '280,000', '12.3%']
     """
+    import pandas as pd  # here, not at the top: the closed-form answers and their text need no pandas
     formats = formats or {}
     out = pd.DataFrame(index=df.index)
     for col in df.columns:

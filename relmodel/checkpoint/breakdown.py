@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..tables import Result, duration, number
 
@@ -39,6 +38,7 @@ class TimeBreakdown(Result):
 
     def to_frame(self):
         """One row per destination (scalar inputs) or per grid point (arrays)."""
+        import pandas as pd
         names = ["useful", "checkpoint writes", "lost work", "restarts"]
         vals = [self.work_h, self.checkpoint_h, self.lost_h, self.restart_time_h]
         if np.any(np.asarray(self.detection_h) != 0) and np.ndim(self.wall_h) == 0:

@@ -21,9 +21,8 @@ restart phases in :mod:`relmodel.checkpoint.restart`, non-exponential failures i
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from scipy.special import lambertw
 
+from ..base.lambert import lambert_w
 from ..defaults import RESTART
 from ..errors import ModelInputError
 from ..units import hours
@@ -136,7 +135,7 @@ def _optimal(m, d):
     m, d = np.asarray(m, dtype=float), np.asarray(d, dtype=float)
     with np.errstate(over="ignore", under="ignore"):  # eps = inf gives tau = M, eps = 0 the series
         eps = d / m
-    w1 = 1.0 + lambertw(-np.exp(-(1.0 + eps)), 0).real
+    w1 = 1.0 + lambert_w(-np.exp(-(1.0 + eps)), 0)
     # p = sqrt(2 (1 - e^-eps)) = sqrt(2 ratio) sqrt(d/M); M p is formed as sqrt(d) sqrt(M) so that
     # d/M may underflow (M = 1e300, d = 1e-300) without the answer becoming 0
     small = np.minimum(eps, 1e-6)
@@ -378,6 +377,7 @@ class StepInterval(Result):
 
     def to_frame(self):
         """One row per input point."""
+        import pandas as pd
         return pd.DataFrame({k: np.ravel(getattr(self, k)) for k in self.__dataclass_fields__})
 
     def text(self):

@@ -51,7 +51,6 @@ exactly, by a backward recursion over the segments.
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..defaults import RESTART
 from ..errors import ModelInputError
@@ -286,6 +285,7 @@ class TwoLevelPlan(Result):
 
     def to_frame(self):
         """One row per plan: two-level and slow level only."""
+        import pandas as pd
         return pd.DataFrame([
             {"plan": "two-level", "fast_interval_h": self.fast_interval_h, "k": self.k,
              "slow_interval_h": self.slow_interval_h, "ettr": self.ettr},

@@ -2,8 +2,6 @@
 
 import warnings
 
-import pandas as pd
-
 from ..defaults import RESTART
 from ..errors import ArgumentOrderWarning
 from ..units import hours
@@ -11,7 +9,7 @@ from .intervals import _daly, _nonnegative, _optimal, _positive, best_step_inter
 from .multilevel import async_breakdown, async_optimal_interval
 from .order import check_order
 
-__all__ = ["compare_intervals"]
+__all__ = ["compare_intervals", "interval_rows"]
 
 
 def compare_intervals(mtbf, ckpt_cost, restart=RESTART, *, work=None, step=None, persist=None):
@@ -38,12 +36,24 @@ def compare_intervals(mtbf, ckpt_cost, restart=RESTART, *, work=None, step=None,
     r = float(_nonnegative("restart", restart))
     check_order("compare_intervals(mtbf, ckpt_cost, restart, *, work, step, persist)", mtbf=m, ckpt_cost=d,
                 work=None if work is None else hours(work), restart=r)
+    import pandas as pd
     with warnings.catch_warnings():  # checked once above
         warnings.simplefilter("ignore", ArgumentOrderWarning)
-        return _table(m, d, r, work, step, persist)
+        return pd.DataFrame(_rows(m, d, r, work, step, persist))
 
 
-def _table(m, d, r, work, step, persist):
+def interval_rows(mtbf, ckpt_cost, restart=RESTART, *, work=None, step=None, persist=None):
+    """The rows of :func:`compare_intervals` as a list of dicts (column to float or str), without pandas."""
+    m, d = float(_positive("mtbf", mtbf)), float(_positive("ckpt_cost", ckpt_cost))
+    r = float(_nonnegative("restart", restart))
+    check_order("compare_intervals(mtbf, ckpt_cost, restart, *, work, step, persist)", mtbf=m, ckpt_cost=d,
+                work=None if work is None else hours(work), restart=r)
+    with warnings.catch_warnings():  # checked once above
+        warnings.simplefilter("ignore", ArgumentOrderWarning)
+        return _rows(m, d, r, work, step, persist)
+
+
+def _rows(m, d, r, work, step, persist):
     taus = {"Young": (2.0 * d * m) ** 0.5, "Daly": _daly(m, d), "exact": _optimal(m, d)}
     if step is not None:
         taus["whole steps"] = best_step_interval(step, m, d, r).interval_h
@@ -63,4 +73,4 @@ def _table(m, d, r, work, step, persist):
         })
         if work is not None:
             rows[-1]["wall_h"] = float(b.wall_h)
-    return pd.DataFrame(rows)
+    return rows
