@@ -28,6 +28,15 @@ def duration(h):
     return in_words(h)
 
 
+def _people_rows(rows):
+    """:func:`_for_people` on a list of row dicts (no pandas); values rounded as pandas' ``round(3)`` does."""
+    import numpy as np
+    shown = {"ettr": "ETTR_%", "checkpoint_share": "checkpoint_%", "lost_share": "lost_%",
+             "restart_share": "restart_%"}
+    return [{shown.get(k, k): float(np.round(100 * v, 3)) if k in shown else v for k, v in r.items()
+             if k != "interval_h"} for r in rows]
+
+
 def _for_people(df):
     out = df.drop(columns=["interval_h"]).copy()
     for c in ("ettr", "checkpoint_share", "lost_share", "restart_share"):
@@ -89,7 +98,6 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
       relmodel interval --mtbf 3h --ckpt-cost 2min --fast-cost 5s --fast-fraction 0.8 --fast-restart 2min
       relmodel interval --log stepfun --fit weibull --ckpt-cost 2min --restart 10min
     """
-    from ..checkpoint.plan import compare_intervals
     from ..tables import duration
     from ..units import hours
     if replicas is not None and not 2 <= replicas <= _MAX_REPLICAS:
@@ -119,6 +127,10 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
             click.echo(f"relmodel: note: {note}", err=True)
         where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
         where += f" observed on {source_gpus:,} GPUs" if source_gpus else ""
+    if log is None and not replicas and family is None and fast_cost is None \
+            and fast_fraction is None and _plain_answer(mtbf, ckpt_cost, restart, work, step, persist, fmt):
+        return
+    from ..checkpoint.plan import compare_intervals
     df = compare_intervals(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
     plain = replicas and (work is not None or family is None)  # with --fit alone, --simulate sizes the search
     sim = _simulate(df, mtbf, ckpt_cost, restart, work, replicas, seed) if plain else None
@@ -163,6 +175,31 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
         if fmt == "table":
             click.echo(f"simulated with {search.source} between interruptions (99% intervals):")
         echo_frame(search.to_frame(), fmt, floatfmt="{:,.5g}".format)
+
+
+def _plain_answer(mtbf, ckpt_cost, restart, work, step, persist, fmt):
+    """Print a ``--mtbf`` answer (one table) without pandas; False, with nothing printed, when it is not plain."""
+    from ..checkpoint.plan import interval_rows
+    from . import plain
+    rows = interval_rows(mtbf, ckpt_cost, restart, work=work, step=step, persist=persist)
+    if not plain.is_plain(rows):
+        return False
+    if fmt == "json":
+        records = plain.plain_records(rows)
+        if records is None:
+            return False
+        click.echo(json.dumps({"mtbf_h": hours(mtbf), "mtbf_source": "given", "ckpt_cost_h": hours(ckpt_cost),
+                               "restart_h": hours(restart), "methods": records}, indent=2))
+    elif fmt == "csv":
+        text = plain.plain_csv(rows)
+        if text is None:
+            return False
+        click.echo(text, nl=False)
+    else:
+        click.echo(f"job MTBF {duration(hours(mtbf))} (given), checkpoint {duration(hours(ckpt_cost))}, "
+                   f"restart {duration(hours(restart))}")
+        click.echo(plain.plain_text(_people_rows(rows), "{:,.6g}".format))
+    return True
 
 
 def _decision(source, gpus, gpus_per_node, source_gpus, source_gpn, units_per_node, target_ettr, scale, ckpt_cost,
