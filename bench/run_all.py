@@ -24,7 +24,7 @@ from timing import RESULTS_ENV, table
 HERE = Path(__file__).resolve().parent
 
 #: Arguments for the benchmarks without a --quick option.
-QUICK_ARGS = {"bench_logs": ["--rows", "500000"], "bench_import": [], "bench_xid": ["--lines", "200000"]}
+QUICK_ARGS = {"bench_logs": ["--rows", "500000"], "bench_import": [], "bench_cli": [], "bench_xid": ["--lines", "200000"]}
 
 
 def scripts(only=None):
