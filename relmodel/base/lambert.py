@@ -44,7 +44,7 @@ def lambert_w(z, k=0):
     >>> round(float(lambert_w(1.0)), 12)          # the omega constant
     0.56714329041
     >>> round(float(lambert_w(-0.2, -1)), 10)
-    -2.5426413577
+    -2.5426413578
     """
     if k not in (0, -1):
         raise ValueError(f"lambert_w has the real branches k=0 and k=-1; got k={k!r}")
