@@ -129,6 +129,17 @@ def _nodes_today(d):
             "causes only, measured on the log's nodes; per-job causes such as software are held apart)")
 
 
+def _law_note(d):
+    """The failure law the requirement is solved under, when it is a fitted one ("" for exponential)."""
+    law = d.get("requirement_law")
+    if not law or law == "exponential":
+        return ""
+    other = d.get("formula_required_node_mtbf_h")
+    alt = f"; with exponential failures nodes would need {P.hours_text(other)}" if _ok(other) else ""
+    return (f" The requirement is solved with the {law} law the data support, its shape kept at each job MTBF "
+            f"(renewal-reward){alt}.")
+
+
 def _requirement(d, records=None):
     target = P.pct(d["target_ettr"], 1).replace(".0%", "%")
     if d.get("meets_target"):
@@ -141,7 +152,8 @@ def _requirement(d, records=None):
                 f"not grow with the cluster, {P.number(d['fixed_per_day'], 2)} a day) cap ETTR at "
                 f"{P.pct(d['cap_ettr'])}, however reliable the hardware. The target needs a job MTBF of "
                 f"{P.duration(d['required_job_mtbf_h'])}, at most {P.number(d['max_fixed_per_day'], 2)} "
-                f"interruptions a day in all; {_reach(d)} Otherwise aim for at most {P.pct(d['cap_ettr'])}.")
+                f"interruptions a day in all; {_reach(d)} Otherwise aim for at most {P.pct(d['cap_ettr'])}."
+                f"{_law_note(d)}")
     held = (f"holding per-job failures at their observed {P.number(d['fixed_per_day'], 2)} a day, "
             if d.get("fixed_per_day") else "with no per-job failures observed, ")
     node = P.hours_text(d["required_node_mtbf_h"])
@@ -154,7 +166,8 @@ def _requirement(d, records=None):
     elif _ok(lo) and d.get("ettr_lo") is not None:
         rng = f" (at least {P.hours_text(lo)}, no upper bound)"
     return (f"To reach {target}, the job needs an MTBF of {P.duration(d['required_job_mtbf_h'])}; {held}"
-            f"nodes must reach {node}{rng} between hardware failures{_nodes_today(d)}.{_bootstrap_reach(d)}")
+            f"nodes must reach {node}{rng} between hardware failures{_nodes_today(d)}.{_bootstrap_reach(d)}"
+            f"{_law_note(d)}")
 
 
 def simulation_sentence(s):

@@ -24,7 +24,8 @@ from ...units import hours
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
 from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, restart_input
-from .requirements import best_ettr, plan_requirements, required_job_mtbf
+from .law_requirements import best_law_ettr
+from .requirements import best_ettr, plan_requirements
 from ..clusters.scaling import cluster_of, garwood, grow_cluster, job_rates, scale_rates
 from .today import todays_rate
 
@@ -45,7 +46,11 @@ class Decision(Result):
     answer, from ``basis`` ("simulation" with the fitted ``law``, or
     "formula": the exponential optimum); ``formula_*`` keep the exponential
     formula's figures beside it, and ``range_covers`` says what the range
-    holds.  Rates are today's (``trend``, ``today_method``: the fitted rate at
+    holds.  The requirement (``required_job_mtbf_h``, ``required_node_*``,
+    ``reachable``, ``cap_ettr``) is solved under ``requirement_law``: the
+    fitted law when the answer is the simulation's (renewal-reward, that law's
+    shape at each mean), else exponential; ``formula_required_node_mtbf_h``
+    is the exponential formula's node figure beside it.  Rates are today's (``trend``, ``today_method``: the fitted rate at
     the window's end when the trend tests agree it moves, else the window's
     average; ``rate_factor`` is today's rate over the average).
     ``todays_node_mtbf_h`` is the observed nodes' MTBF for hardware causes, one
@@ -84,6 +89,8 @@ class Decision(Result):
     basis: str = "formula"
     law: str = "exponential"
     law_reason: str = ""
+    requirement_law: str = "exponential"
+    formula_required_node_mtbf_h: object = None
     comparison_law: object = None
     formula_interval_h: object = None
     formula_ettr: object = None
@@ -249,6 +256,13 @@ def _spread(centre, *pairs):
     return max(0.0, centre - down), min(1.0, centre + up)
 
 
+def _cap_ettr(fixed, d, r, law=None):
+    """The best ETTR perfect hardware gives: the per-job causes alone, under ``law`` (None: exponential)."""
+    if fixed <= 0:
+        return 1.0
+    return float(best_ettr(1 / fixed, d, r)) if law is None else float(best_law_ettr(1 / fixed, law, d, r)[0])
+
+
 def _sources(source, r_from, latency):
     how = str(getattr(source, "cluster_from", "") or "")
     size = PARAMETER if how == "as given" else MEASURED
@@ -302,14 +316,13 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     today = todays_rate(source, conf=conf, alpha=alpha)
     wide = cluster_wide_causes(data)
     rates, all_units = _rates_today(data, today.factor, wide, units, conf)
-    req = plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, source_cluster=src, target_cluster=tgt,
-                            units=all_units, share=share, conf=conf, n_boot=n_boot, seed=seed)
+    req_kw = dict(source_cluster=src, target_cluster=tgt, units=all_units, share=share, conf=conf, n_boot=n_boot,
+                  seed=seed)
+    req = plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, **req_kw)
     scaled = scale_rates(rates, src, tgt, units=all_units, conf=conf, n_boot=n_boot, seed=seed)
     m, lo, hi = scaled.job_mtbf_h, scaled.job_mtbf_lo, scaled.job_mtbf_hi
     fixed = req.fixed_rate_per_h
     hardware = scaled.job_rate_per_h - fixed
-    m_req = required_job_mtbf(target_ettr, d, r)
-    node = req.node_mtbf_h if req.feasible else None
     tau = float(optimal_interval(mtbf=m, ckpt_cost=d, restart=r))
     f_ettr = float(req.observed_ettr)
     pairs = [(f_ettr, req.observed_ettr_lo, req.observed_ettr_hi)]
@@ -339,6 +352,8 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
             shift = ettr_ - f_ettr
             e_lo, e_hi = _spread(ettr_, (ettr_, e_lo + shift, e_hi + shift), (ettr_, search.ettr_lo, search.ettr_hi))
             covers += " and the simulation's noise (99%)"
+    plan = req if basis == "formula" else plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, law=fit, **req_kw)
+    m_req, node = plan.job_mtbf_h, plan.node_mtbf_h if plan.feasible else None
     stretch = interval / tau
     t_now = _todays_nodes(rates, src, all_units, today, conf)
     return Decision(
@@ -351,11 +366,13 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         required_job_mtbf_h=m_req, fixed_per_day=24 * fixed, hardware_per_day=24 * hardware,
         observed_node_mtbf_h=t_now[0],
         required_node_mtbf_h=node,
-        required_node_lo=req.node_mtbf_lo if node is not None and _finite(req.node_mtbf_lo) else None,
-        required_node_hi=req.node_mtbf_hi if node is not None and _finite(req.node_mtbf_hi) else None,
-        reachable=bool(req.feasible), cap_ettr=float(best_ettr(1 / fixed, d, r)) if fixed > 0 else 1.0,
-        max_fixed_per_day=24 / m_req, p_reachable=req.p_feasible, conf=conf,
+        required_node_lo=plan.node_mtbf_lo if node is not None and _finite(plan.node_mtbf_lo) else None,
+        required_node_hi=plan.node_mtbf_hi if node is not None and _finite(plan.node_mtbf_hi) else None,
+        reachable=bool(plan.feasible), cap_ettr=_cap_ettr(fixed, d, r, None if basis == "formula" else fit),
+        max_fixed_per_day=24 / m_req, p_reachable=plan.p_feasible, conf=conf,
         basis=basis, law=family if basis == "simulation" else "exponential", law_reason=law_reason,
+        requirement_law=family if basis == "simulation" else "exponential",
+        formula_required_node_mtbf_h=req.node_mtbf_h if req.feasible else None,
         comparison_law=None if best is None else best.family, formula_interval_h=tau, formula_ettr=f_ettr,
         formula_ettr_lo=float(req.observed_ettr_lo), formula_ettr_hi=float(req.observed_ettr_hi),
         range_covers=covers, trend=today.trend, today_method=today.method, today_reason=today.reason,
@@ -366,7 +383,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         per_job_causes=tuple(scaled.by_cause.loc[scaled.by_cause["scales_with"] == "job", "component"].astype(str)),
         cluster_wide=tuple(sorted(wide)), sources=_sources(source, r_from, latency), search=search,
         no_progress=no_progress,
-        scaled=scaled, plan=req,
+        scaled=scaled, plan=plan,
     )
 
 

@@ -195,6 +195,9 @@ def test_every_face_says_the_one_decision(rendered, name):
     assert said[0] in _text(folder / "03_checkpoint_interval.html")
     page4 = _text(folder / "04_requirements_at_scale.html")
     assert said[1] in page4 and said[-1] in page4
+    if h["basis"] == "simulation" and said[-1].startswith("nodes must reach"):  # the requirement's law, said alike
+        law = f"The requirement is solved with the {h['law']} law the data support"
+        assert law in faces["index"] and law in page4 and law in faces["terminal"]
     assert "(x–x)" not in faces["index"] and not re.search(r"\((\d+\.\d)%?–\1%\)", faces["index"])
     # the CLI and the API: the same floats
     gpn = [] if "gpus_per_node" not in params else ["--source-gpus-per-node", params["gpus_per_node"],
