@@ -8,7 +8,7 @@ runs pin the ETTR digit the page prints (:data:`ETTR_STEP`).
 import pandas as pd
 
 from ..blocks import present as P
-from ..pipeline.summarise import noise_range
+from ..pipeline.summarise import noise_range, rate_range
 from ..pipeline.summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
@@ -55,8 +55,9 @@ def mark_answer(ax, dec):
 def job_block(dec):
     """How often the job is interrupted at its size, with the interval when there is one."""
     rng = ""
-    if dec.job_mtbf_lo is not None and dec.job_mtbf_hi is not None:
-        rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)})"
+    if dec.job_mtbf_lo is not None and dec.job_mtbf_hi is not None and \
+            P.duration(dec.job_mtbf_lo) != P.duration(dec.job_mtbf_hi):
+        rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)} over {rate_range(dec.to_dict())})"
     return P.paragraph(f"Scaled to {dec.n_gpus:,} GPUs ({dec.n_nodes:,} nodes), the job is interrupted "
                        f"{P.number(dec.fixed_per_day + dec.hardware_per_day, 2)} times a day: every "
                        f"{P.duration(dec.job_mtbf_h)} {_now(dec)}{rng}.")
