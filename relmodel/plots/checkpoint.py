@@ -106,7 +106,7 @@ def plot_breakdown(frame, *, ax=None):
     left = 0.0
     for i, row in enumerate(parts.itertuples()):
         w = 100 * row.share
-        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {w:.2f}%")
+        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {w:.1f}%")
         left += w
     ax.set_xlim(0, 100)
     ax.set_yticks([])

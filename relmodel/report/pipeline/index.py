@@ -152,7 +152,7 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
         parts.append(f"<div class='note stopped'>{html_text(sentence)}</div>")
     rows = inputs_rows(summary, merged)
     if rows:
-        parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
+        parts.append("<h2>Inputs</h2>" + table(["Input", "Value", "Where it comes from"], [
             [html_text(a), html_text(b), f"<span class='assumed'>{html_text(g)}</span>" if "assumption" in g
              else html_text(g)] for a, b, g in rows]))
     answers = summary.get("answers")

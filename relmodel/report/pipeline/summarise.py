@@ -302,7 +302,7 @@ def warning_lines(records):
                    "at today's rates hold only if it stops rising.")
     short = records.get("outage_share_under_10min")
     if _ok(short) and short >= 0.5:
-        out.append(f"{P.pct(short, 0)} of the outages last under 10 minutes (reboots and the like): the rates "
+        out.append(f"{P.pct(short)} of the outages last under 10 minutes (reboots and the like): the rates "
                    "count each as an interruption (see the data page).")
     if _ok(d.get("p_reachable")) and d.get("reachable") and d.get("ettr_lo") is not None \
             and d["p_reachable"] < 0.95:
