@@ -330,6 +330,7 @@ def test_pages_read_as_a_buyer_reads_them(rendered, name):
                              r"\((\d[\d.,]* ?\w* ?(?:to|–)[^()]*)\)", text):  # a range right after the figure it bounds
             assert "range" in m.group(2) or "same" in m.group(2), (page.name, m.group(0))
         assert "weibull law" not in text, page.name
+        assert not re.search(r"\b1 (?:\w+ )?rows\b", text), page.name  # one row, not "1 rows"
         for table in _tables(page):
             head = [c for c in table[0] if c[0] == "th"]
             assert all(c[2].strip() for c in head), (page.name, [c[2] for c in head])
