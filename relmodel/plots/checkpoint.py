@@ -4,7 +4,7 @@ import numpy as np
 
 from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_interval
 from ..defaults import RESTART
-from ..tables import duration
+from ..tables import duration, pct
 from ..units import hours
 from .axes import plain_log_ticks
 from .text import literal
@@ -44,7 +44,7 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
         e = float(ettr(tau, m, d, r))
         ax.plot([float(tau) * 60], [100 * e], marker=marker, color=color, linestyle="none", markersize=size,
                 markerfacecolor="none" if name != "exact" else color, markeredgewidth=1.5,
-                label=f"{name}: {float(tau) * 60:.4g} min, ETTR {100 * e:.3f}%")
+                label=f"{name}: {duration(float(tau))}, ETTR {pct(e)}")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
@@ -74,11 +74,11 @@ def plot_simulated_ettr(result, *, exact=None, ax=None, bins=50):
     ax.hist(per, bins=bins, color="C0", alpha=0.6, label=f"{result.n_runs} simulated runs")
     lo, hi = result.ettr_ci(0.99)
     ax.axvspan(100 * lo, 100 * hi, color="C1", alpha=0.3)
-    ax.axvline(100 * result.ettr, color="C1", label=f"simulated {100 * result.ettr:.3f}% (99% band)")
+    ax.axvline(100 * result.ettr, color="C1", label=f"simulated {pct(result.ettr)} (99% band)")
     if exact is None and result.source.startswith("exponential"):
         exact = ettr(result.interval_h, result.mtbf_h, result.ckpt_cost_h, result.restart_h)
     if exact is not None:
-        ax.axvline(100 * float(exact), color="C3", linestyle="--", label=f"exact {100 * float(exact):.3f}%")
+        ax.axvline(100 * float(exact), color="C3", linestyle="--", label=f"exact {pct(float(exact))}")
     ax.set_xlabel("ETTR of a run (%)")
     ax.set_ylabel("runs")
     ax.legend(fontsize="small")
@@ -106,7 +106,7 @@ def plot_breakdown(frame, *, ax=None):
     left = 0.0
     for i, row in enumerate(parts.itertuples()):
         w = 100 * row.share
-        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {w:.2f}%")
+        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {w:.1f}%")
         left += w
     ax.set_xlim(0, 100)
     ax.set_yticks([])

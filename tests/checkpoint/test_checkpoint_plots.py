@@ -62,3 +62,23 @@ def test_curve_label_gives_durations_for_a_person():
     labels = [line.get_label() for line in ax.get_lines()]
     assert "job MTBF 3.3 min, checkpoint 1 min, restart 10 min" in labels
     plt.close(ax.figure)
+
+
+def test_ettr_curve_legend_reads_like_the_pages():
+    """The marks' labels say the interval in the unit a person would and ETTR to one decimal, as the tables beside
+    the figure do: Young's interval by hand is sqrt(2 x 45 s x 3 h) = 16.43 min, printed "16 min"."""
+    import re
+
+    ax = pc.plot_ettr_curve("3h", "45s", "10min")
+    labels = {t.get_text().split(":")[0]: t.get_text() for t in ax.get_legend().get_texts()}
+    assert labels["Young"].startswith(f"Young: {round((2 * 45 / 3600 * 3) ** 0.5 * 60)} min, ETTR ")
+    for name in ("Young", "Daly", "exact"):
+        assert re.fullmatch(rf"{name}: \d+(\.\d)? min, ETTR \d+\.\d%", labels[name]), labels[name]
+
+
+def test_breakdown_legend_one_decimal():
+    import re
+
+    ax = pc.plot_breakdown(relmodel.time_breakdown("30d", "16min", "3h", "45s", "10min").to_frame())
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels and all(re.search(r": \d+\.\d%$", lab) for lab in labels), labels

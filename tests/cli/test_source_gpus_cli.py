@@ -63,7 +63,7 @@ def test_rates_warns_of_merged_rows_and_takes_source_gpus(log):
     res = run("rates", log, "--start", "time", "--node", "host", "--per", "node", "--source-gpus", 80,
               "--format", "csv")
     assert res.exit_code == 0, res.output + res.stderr
-    assert "1 duplicate rows" in res.stderr
+    assert "1 duplicate row;" in res.stderr
     total = [line for line in res.stdout.splitlines() if line.startswith("Total")][0].split(",")
     header = res.stdout.splitlines()[0].split(",")
     # hand count: 10 nodes x 192 h / 6 outages = 320 h per node

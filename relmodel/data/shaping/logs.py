@@ -245,7 +245,7 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     if len(serious):
         counts = serious["problem"].value_counts().to_dict()
         warnings.warn(f"{name or label}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-                      + " rows; see problems() for the rows and what was done", LogWarning, stacklevel=2)
+                      + (" row" if sum(counts.values()) == 1 else " rows") + "; see problems() for the rows and what was done", LogWarning, stacklevel=2)
     log = InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or str(label),
                           n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
     log._node_cache = (events, (codes, sorted_keys))

@@ -64,14 +64,15 @@ def table(df, columns, max_rows=15, caption=None):
     shown.  More than ``max_rows`` rows fold into a ``<details>`` block
     titled with ``caption`` and the row count.
     """
-    head = "".join(f"<th style='text-align:left'>{html_text(h)}</th>" for _, h, _ in columns)
+    align = [_align(df, col) for col, _, _ in columns]  # a header sits over its cells: words left, numbers right
+    head = "".join(f"<th style='text-align:{a}'>{html_text(h)}</th>" for (_, h, _), a in zip(columns, align))
     rows = []
     for rec in df.to_dict("records"):
         cells = []
-        for col, _, fmt in columns:
+        for (col, _, fmt), a in zip(columns, align):
             v = rec.get(col)
             text = (fmt or number)(v)
-            cells.append(f"<td>{html_text(str(text))}</td>")
+            cells.append(f"<td style='text-align:{a}'>{html_text(str(text))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     body = (f"<div class='relmodel-table' style='overflow-x:auto;max-width:100%'><table>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
@@ -80,6 +81,16 @@ def table(df, columns, max_rows=15, caption=None):
         return Block(f"<details><summary>{title} ({len(rows)} rows; click to show)</summary>{body}</details>")
     cap = f"<p><b>{title}</b></p>" if caption else ""
     return Block(cap + body)
+
+
+def _align(df, col):
+    """"right" for a column of numbers (read down their digits), "left" for words."""
+    import pandas as pd
+    if col not in df or not len(df):
+        return "left"
+    values = df[col].dropna()
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    return "right" if numeric else "left"
 
 
 @contextmanager

@@ -25,8 +25,10 @@ def source_block(src):
         short = int(problems.str.startswith("shorter than min_outage").sum())
         flagged = len(problems) - short
         if flagged:
-            out.append(P.paragraph(f"{flagged:,} rows were duplicates, overlaps, simultaneous or outside the "
-                                   "window and were merged or dropped as the log reader's rules say."))
+            rows, was = (("1 row was a duplicate, overlap, simultaneous or", "was") if flagged == 1 else
+                         (f"{flagged:,} rows were duplicates, overlaps, simultaneous or", "were"))
+            out.append(P.paragraph(f"{rows} outside the window and {was} merged or dropped as the log reader's "
+                                   "rules say."))
     return P.blocks(*out)
 
 

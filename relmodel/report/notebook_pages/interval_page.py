@@ -8,7 +8,8 @@ runs pin the ETTR digit the page prints (:data:`ETTR_STEP`).
 import pandas as pd
 
 from ..blocks import present as P
-from ..pipeline.summarise import noise_range
+from ..pipeline.summarise import noise_range, rate_range
+from ...scale.targets.decision_inputs import law_name
 from ..pipeline.summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
@@ -35,10 +36,10 @@ def no_answer(why):
 def law_text(dec):
     """The simulation's failure law in words, and whether it is the answer's or a comparison's."""
     if dec.basis == "simulation":
-        return (f"the {dec.law} law fitted to the log's times between interruptions, stretched to the job's MTBF "
+        return (f"the {law_name(dec.law)} law fitted to the log's times between interruptions, stretched to the job's MTBF "
                 f"({dec.law_reason})")
     if dec.comparison_law:
-        return (f"the {dec.comparison_law} law fitted to the log's times between interruptions, stretched to the "
+        return (f"the {law_name(dec.comparison_law)} law fitted to the log's times between interruptions, stretched to the "
                 f"job's MTBF (a comparison, not the answer: {dec.law_reason})")
     return f"exponential failures ({dec.law_reason})"
 
@@ -55,8 +56,9 @@ def mark_answer(ax, dec):
 def job_block(dec):
     """How often the job is interrupted at its size, with the interval when there is one."""
     rng = ""
-    if dec.job_mtbf_lo is not None and dec.job_mtbf_hi is not None:
-        rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)})"
+    if dec.job_mtbf_lo is not None and dec.job_mtbf_hi is not None and \
+            P.duration(dec.job_mtbf_lo) != P.duration(dec.job_mtbf_hi):
+        rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)} over {rate_range(dec.to_dict())})"
     return P.paragraph(f"Scaled to {dec.n_gpus:,} GPUs ({dec.n_nodes:,} nodes), the job is interrupted "
                        f"{P.number(dec.fixed_per_day + dec.hardware_per_day, 2)} times a day: every "
                        f"{P.duration(dec.job_mtbf_h)} {_now(dec)}{rng}.")
@@ -131,7 +133,7 @@ def simulation_block(search, law, exp_ettr):
     if search is None:
         return P.note(f"No simulation: {law}; the exponential formula is the answer.", "info")
     rows = pd.DataFrame([
-        {"what": f"simulated best ({law})", "interval_h": search.interval_h, "ettr": search.ettr,
+        {"what": "simulated best (the failure law named above)", "interval_h": search.interval_h, "ettr": search.ettr,
          "range": noise_range(search.ettr_lo, search.ettr_hi)},
         {"what": "exponential formula's interval, simulated", "interval_h": search.exp_interval_h,
          "ettr": search.exp_interval_sim_ettr,
@@ -141,7 +143,7 @@ def simulation_block(search, law, exp_ettr):
     text = simulation_sentence(simulation_records(search, law, exp_ettr))
     precision = precision_sentence(search)
     return P.blocks(P.note(text, "answer"), P.table(rows, [
-        ("what", "", str), ("interval_h", "Checkpoint interval", P.duration), ("ettr", "ETTR", P.pct),
+        ("what", "Result", str), ("interval_h", "Checkpoint interval", P.duration), ("ettr", "ETTR", P.pct),
         ("range", "99% interval", str)]), P.paragraph(precision) if precision else None)
 
 

@@ -84,7 +84,10 @@ def spare_counts(n_spares):
 def spares_block(plan, table, target):
     """The chosen spare pool in a sentence (the plot shows the whole curve)."""
     lo, hi = getattr(plan, "n_spares_lo", None), getattr(plan, "n_spares_hi", None)
-    rng = f" ({P.count(lo)}–{P.count(hi)} with the rates' uncertainty)" if lo is not None and hi is not None else ""
+    rng = ""
+    if lo is not None and hi is not None:  # a range whose ends agree is said as one figure, never "(2–2)"
+        rng = (f" ({P.count(lo)}–{P.count(hi)} with the rates' uncertainty)" if P.count(lo) != P.count(hi)
+               else " (the same across the rates' uncertainty)")
     best = table.loc[table["spares"] >= plan.n_spares].head(1)
     ettr_txt = f", and ETTR stays at {P.pct(best['ettr'].iloc[0])}" if len(best) else ""
     return P.note(f"Keep {P.count(plan.n_spares)} spare nodes{rng}: then a node failure finds no spare free with "

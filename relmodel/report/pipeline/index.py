@@ -19,7 +19,7 @@ from ..blocks.failures import failure_sentence, status_text
 from ..blocks.markup import HEADLINE, fmt, page, table
 from .sweep import write_index
 
-__all__ = ["NOTEBOOK_TITLES", "inputs_rows", "index_page", "index_run", "sweep_row", "index_runs"]
+__all__ = ["NOTEBOOK_TITLES", "inputs_rows", "unnest", "index_page", "index_run", "sweep_row", "index_runs"]
 
 #: One line per notebook of the suite, for the index's links.
 NOTEBOOK_TITLES = {
@@ -75,7 +75,20 @@ def inputs_rows(summary, merged):
                          _SAID["measured from the log"]))
         rows.append(("Target ETTR", P.pct(d["target_ettr"]), _where(head, "target_ettr", "target_ettr" in given)))
         rows += _choices(d)
-    return rows
+    return [(a, unnest(b), c) for a, b, c in rows]
+
+
+def unnest(text):
+    """A value ending in a parenthesis that holds another, "X (Y (Z))", as "X: Y (Z)": a table cell reads one level."""
+    if not text.endswith(")"):
+        return text
+    depth, inner = 0, False
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        inner |= depth > 1
+        if depth == 0:
+            return f"{text[:i].rstrip()}: {text[i + 1:-1]}" if inner and i > 0 else text
+    return text
 
 
 def _choices(d):
@@ -152,7 +165,7 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
         parts.append(f"<div class='note stopped'>{html_text(sentence)}</div>")
     rows = inputs_rows(summary, merged)
     if rows:
-        parts.append("<h2>Inputs</h2>" + table(["input", "value", ""], [
+        parts.append("<h2>Inputs</h2>" + table(["Input", "Value", "Where it comes from"], [
             [html_text(a), html_text(b), f"<span class='assumed'>{html_text(g)}</span>" if "assumption" in g
              else html_text(g)] for a, b, g in rows]))
     answers = summary.get("answers")

@@ -22,7 +22,7 @@ from ..blocks.markup import HEADLINE
 from ..kernels.records import clean
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "answer_sentences", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "answer_sentences", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -33,9 +33,16 @@ def _ok(x):
 
 def _interval(d):
     rng = ""
-    if _ok(d.get("interval_lo")) and _ok(d.get("interval_hi")):
-        rng = f" ({P.duration(d['interval_lo'])} to {P.duration(d['interval_hi'])})"
+    lo, hi = d.get("interval_lo"), d.get("interval_hi")
+    if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi):  # the range says what it covers
+        rng = f" ({P.duration(lo)} to {P.duration(hi)} over {rate_range(d)})"
     return f"Checkpoint every {P.duration(d['interval_h'])}{rng}."
+
+
+def rate_range(d):
+    """What the interval and job MTBF ranges cover: "the failure rate's 95% range"."""
+    conf = d.get("conf")
+    return f"the failure rate's {P.pct(conf, 0)} range" if _ok(conf) else "the failure rate's range"
 
 
 def _range(lo, hi, covers=None):
@@ -158,8 +165,8 @@ def _requirement(d, records=None):
             if d.get("fixed_per_day") else "with no per-job failures observed, ")
     node = P.hours_text(d["required_node_mtbf_h"])
     lo, hi, rng = d.get("required_node_lo"), d.get("required_node_hi"), ""
-    if _ok(lo) and _ok(hi) and lo != hi:
-        rng = f" ({P.sig(lo)}–{P.sig(hi)})"
+    if _ok(lo) and _ok(hi) and P.sig(lo) != P.sig(hi):
+        rng = f" ({P.sig(lo)}–{P.sig(hi)} h over {rate_range(d)})"
     elif _ok(lo) and _ok(hi):
         why = ": it follows from the target, checkpoint cost and restart alone" if not d.get("fixed_per_day") else ""
         rng = f" (the same in every bootstrap draw{why})"
@@ -308,7 +315,7 @@ def warning_lines(records):
                    "at today's rates hold only if it stops rising.")
     short = records.get("outage_share_under_10min")
     if _ok(short) and short >= 0.5:
-        out.append(f"{P.pct(short, 0)} of the outages last under 10 minutes (reboots and the like): the rates "
+        out.append(f"{P.pct(short)} of the outages last under 10 minutes (reboots and the like): the rates "
                    "count each as an interruption (see the data page).")
     if _ok(d.get("p_reachable")) and d.get("reachable") and d.get("ettr_lo") is not None \
             and d["p_reachable"] < 0.95:

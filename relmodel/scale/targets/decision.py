@@ -23,7 +23,7 @@ from ...tables import Result
 from ...units import hours
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
-from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, restart_input
+from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, law_name, restart_input
 from .law_requirements import best_law_ettr
 from .requirements import best_ettr, plan_requirements
 from ..clusters.scaling import cluster_of, garwood, grow_cluster, job_rates, scale_rates
@@ -437,5 +437,5 @@ def failure_law(source, job_mtbf_h, families=("exponential", "weibull", "lognorm
         warnings.simplefilter("ignore")
         best = compare_fits(gaps, list(families), n_boot=0).best
     shape = "".join(f", {k} {v:.2g}" for k, v in best.params.items() if k in ("shape", "k", "sigma", "alpha"))
-    return Rescaled(best, m), (f"the {best.family} law fitted to the log's times between interruptions{shape}, "
+    return Rescaled(best, m), (f"the {law_name(best.family)} law fitted to the log's times between interruptions{shape}, "
                                "stretched to the job's MTBF")

@@ -21,13 +21,21 @@ from ...defaults import DEFAULTS
 from ...units import hours
 
 __all__ = ["MEASURED", "PARAMETER", "ASSUMED", "restart_input", "detection_latency", "choose_law",
-           "cluster_wide_causes", "LAW_FAMILIES"]
+           "cluster_wide_causes", "LAW_FAMILIES", "law_name"]
 
 #: Where an input came from, as summary.json's ``headline.source`` says it.
 MEASURED, PARAMETER, ASSUMED = "measured from the log", "parameter", "assumption"
 
 #: Families ranked for the job's failure law.
 LAW_FAMILIES = ("exponential", "weibull", "lognormal", "gamma", "loglogistic")
+
+#: Family names as sentences write them (a law named for a person is capitalised).
+_NAMES = {"weibull": "Weibull", "loglogistic": "log-logistic"}
+
+
+def law_name(family):
+    """A law family as a sentence names it: "weibull" -> "Weibull", "gamma" -> "gamma"."""
+    return _NAMES.get(str(family), str(family))
 
 
 def detection_latency(source):
@@ -113,7 +121,7 @@ def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILI
     if fam == "exponential":
         return "exponential", None, best, f"the exponential law is {where}"
     p = float(t["p_value"].iloc[rank - 1])
-    return fam, cmp.fits[fam], best, f"the {fam} law is {where} (bootstrap p = {p:.2g})"
+    return fam, cmp.fits[fam], best, f"the {law_name(fam)} law is {where} (bootstrap p = {p:.2g})"
 
 
 def cluster_wide_causes(source, *, min_nodes=3, within="1min", share=0.5):

@@ -281,3 +281,74 @@ def test_the_syslog_report_says_latency_was_measured_and_backtests_at_the_fault(
     kern = read_xid(params["syslog"], year=2024)
     assert bt["observed_ettr"] == pytest.approx(backtest(run, "1h", "1min", kernel=kern).observed_ettr, rel=1e-9)
     assert bt["observed_ettr"] < backtest(run, "1h", "1min").observed_ettr  # the hang after each fault is lost
+
+
+def _tables(path):
+    """Each table of a page as (header alignments, rows of (cell alignment, text))."""
+    from html.parser import HTMLParser
+
+    class Tables(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tables, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            style = dict(attrs).get("style") or ""
+            align = re.search(r"text-align:\s*(\w+)", style)
+            if tag == "table":
+                self.tables.append([])
+            elif tag == "tr" and self.tables:
+                self.tables[-1].append([])
+            elif tag in ("th", "td") and self.tables and self.tables[-1]:
+                self.cell = [tag, align.group(1) if align else None, ""]
+                self.tables[-1][-1].append(self.cell)
+
+        def handle_endtag(self, tag):
+            if tag in ("th", "td"):
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell[2] += data
+
+    p = Tables()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p.tables
+
+
+@pytest.mark.parametrize("name", ["count table", "slurm + syslog", "rising", "reboots"])
+def test_pages_read_as_a_buyer_reads_them(rendered, name):
+    """What a person reading the pages at 1280 px saw: no range whose ends are one figure ("(2–2 ...)", "(93.1–93.1%)",
+    "(18 min to 18 min)"); the interval, job MTBF and node MTBF ranges say what they cover; every table header names
+    its column and sits over its cells (the same alignment); no cell holds parentheses inside parentheses; a law
+    named for a person is capitalised."""
+    folder = rendered[name][2]
+    pages = sorted(folder.glob("*.html"))
+    assert len(pages) == len(NOTEBOOKS) + 1
+    for page in pages:
+        text = _text(page)
+        assert not re.search(r"\((\d[\d.,]*)(%?)–\1\2(?![\d.,])", text), (page.name, text)
+        assert not re.search(r"\((\d[\d.,]*(?: \w+)?) to \1\)", text), page.name
+        for m in re.finditer(r"(Checkpoint every [\d.,]+ \w+|every [\d.,]+ \w+ (?:on average|now)|nodes must reach [\d,]+ h) "
+                             r"\((\d[\d.,]* ?\w* ?(?:to|–)[^()]*)\)", text):  # a range right after the figure it bounds
+            assert "range" in m.group(2) or "same" in m.group(2), (page.name, m.group(0))
+        assert "weibull law" not in text, page.name
+        assert not re.search(r"\b1 (?:\w+ )?rows\b", text), page.name  # one row, not "1 rows"
+        for table in _tables(page):
+            head = [c for c in table[0] if c[0] == "th"]
+            assert all(c[2].strip() for c in head), (page.name, [c[2] for c in head])
+            for row in table[1:]:
+                if len(row) == len(head):
+                    assert [c[1] for c in row] == [c[1] for c in head], (page.name, [c[2] for c in head])
+                for c in row:
+                    assert not re.search(r"\([^()]*\(", c[2]), (page.name, c[2])
+
+
+def test_short_outage_share_is_one_figure_on_the_index_and_the_data_page(rendered):
+    """The reboots log's share of outages under 10 minutes, counted by hand from the CSV the generator wrote (no two
+    outages of a node overlap there), is printed the same on the index's warning and page 01."""
+    params, _, folder, _ = rendered["reboots"]
+    log = pd.read_csv(params["log"], parse_dates=["start", "end"])
+    share = f"{100 * ((log['end'] - log['start']) < pd.Timedelta(minutes=10)).mean():.1f}%"
+    assert f"{share} of the outages last under 10 minutes" in _text(folder / "index.html")
+    assert f"{share} under 10 min" in _text(folder / "01_log_explorer.html")
