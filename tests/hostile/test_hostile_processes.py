@@ -200,7 +200,8 @@ def test_kernels_talk_tcp_when_no_folder_is_short_enough(monkeypatch, tmp_path):
 
 def test_jobs_far_above_the_machine_are_clamped_and_said_once(tmp_path, short_tmp):
     report = Report(tmp_path, short_tmp, jobs="100000", marks=False)
-    most, limit = 0, 2 + min(3, len(os.sched_getaffinity(0)))  # the zygote and a kernel per notebook running at once, with room
+    # the zygote, and per clamped worker a running kernel and the warm one kept for its next notebook, with room
+    most, limit = 0, 2 + 2 * min(3, len(os.sched_getaffinity(0)))
     try:
         while report.proc.poll() is None:
             most = max(most, len(report.children()))
