@@ -13,25 +13,21 @@ expression when the column moves.  :func:`read_bytes` reads plain or
 compressed files as bytes.
 """
 
-import bz2
 import gzip
 import lzma
-import os
 import re
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
-from ..shaping.readers import check_readable_file
+from ...errors import CorruptFileError, EmptyDataError, EncodingError
+from .textinput import source_path
 
 __all__ = ["read_bytes", "newlines", "keyword_lines", "matching_lines", "decode_lines", "gather", "host_set", "host_wrote_before", "HOST_PATTERNS"]
 
-_OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
 #: Per form, a pattern whose one group is the host of a line (re.M, bytes).
 HOST_PATTERNS = {
@@ -47,12 +43,7 @@ def read_bytes(source, what="kernel log"):
     if isinstance(source, str) and ("\n" in source or "\r" in source):
         data, label = source.encode("utf-8", "surrogateescape"), "text"
     else:
-        if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
-            raise InputTypeError(f"a {what} is a file path or its text (a string with line breaks); got "
-                                 f"{type(source).__name__} {source!r:.60}")
-        path = Path(source)
-        check_readable_file(path, lambda st: f"not a regular file; give the {what} file")
-        opener = _OPENERS.get(path.suffix.lower(), open)
+        path, opener = source_path(source, what)
         try:
             with opener(path, "rb") as fh:
                 data = fh.read()

@@ -15,9 +15,23 @@ from pathlib import Path
 from ...errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
 from ..shaping.readers import check_readable_file
 
-__all__ = ["read_text", "read_raw"]
+__all__ = ["read_text", "read_raw", "source_path"]
 
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+
+
+def source_path(source, what):
+    """``(path, opener)`` for a path to a log, after the checks every reader makes (.gz/.xz/.bz2 decompress).
+
+    ``source`` must be a path (str or os.PathLike) to a readable regular file;
+    anything else (bytes, other objects) raises :class:`InputTypeError` naming ``what``.
+    """
+    if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
+        raise InputTypeError(f"a {what} is a file path or its text (a string with line breaks); got "
+                             f"{type(source).__name__} {source!r:.60}")
+    path = Path(source)
+    check_readable_file(path, lambda st: f"not a regular file; give the {what} file")
+    return path, _OPENERS.get(path.suffix.lower(), open)
 
 
 def _is_text(source):
@@ -36,12 +50,7 @@ def read_raw(source, what="log"):
         text = source
         label = "text"
     else:
-        if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
-            raise InputTypeError(f"a {what} is a file path or its text (a string with line breaks); got "
-                                 f"{type(source).__name__} {source!r:.60}")
-        path = Path(source)
-        check_readable_file(path, lambda st: f"not a regular file; give the {what} file")
-        opener = _OPENERS.get(path.suffix.lower(), open)
+        path, opener = source_path(source, what)
         try:
             with opener(path, "rt", encoding="utf-8", errors="strict", newline="") as fh:
                 text = fh.read()
