@@ -25,7 +25,7 @@ from ..blocks import present as P
 
 __all__ = ["DesignSource", "design_source", "lead_sentence", "comparison_sentences", "column_definitions",
            "designs_block", "detail_block", "notes_block", "optics_block", "sensitivity_block", "spans_block",
-           "shelf_block", "shelf_needed", "hardware_swaps_per_h", "tolerance_block", "capacity_block", "swings_block"]
+           "planned_designs", "repair_row", "shelf_block", "shelf_count", "shelf_needed", "hardware_swaps_per_h", "tolerance_block", "capacity_block", "swings_block"]
 
 _YEAR = 8766.0
 
@@ -65,6 +65,40 @@ def design_source(src):
     data = src.data if src.kind == "counts" and getattr(src.data, "n_gpus", None) == src.source_gpus \
         else _as_counts(src)
     return DesignSource(data, src.name, src.describe())
+
+
+def planned_designs(names, n_gpus, spares=None):
+    """The named designs at ``n_gpus`` (:func:`relmodel.scale.design.designs.design_presets`), a dict by name.
+
+    With ``spares`` (the plan's :class:`~relmodel.report.notebook_pages.requirement_page.SparePlanned`), the
+    spare-pool designs hold the requirements page's pool instead of the presets' 1% of the nodes, so a
+    purchase is priced with the one spare count of the plan.
+    """
+    import dataclasses
+    from ...scale.design.designs import design_presets
+    presets = design_presets(n_gpus)
+    if spares is None:
+        return presets
+    out = {}
+    for name, c in presets.items():
+        if c.domain_policy == "spare-pool":
+            said = (f"Spare pool of {count(spares.n_spares)} nodes, the requirements page's pool for this plan "
+                    f"(repairs: {spares.repair_words}), any node replaces any other.")
+            c = dataclasses.replace(c, spare_pool=int(spares.n_spares),
+                                    assumptions=c.assumptions.replace(
+                                        "Assumed: spare pool of 1% of the nodes, any node replaces any other.", said))
+        out[name] = c
+    return out
+
+
+def repair_row(repair_time, spares):
+    """``(value, source)`` of the repair time the designs use: the parameter, or the plan's mean repair."""
+    if repair_time is not None:
+        return f"{duration(hours(repair_time))}, exponential", "assumed (parameter repair_time)"
+    if spares is None:
+        return f"{duration(24.0)}, exponential", "assumed: the data give no repairs (parameter repair_time)"
+    return (f"{duration(spares.repair_mean_h)} mean, taken as exponential",
+            f"the mean of {spares.repair_words}, the repairs the requirements page sizes its spare nodes with")
 
 
 def lead_sentence(ds, n_gpus):
@@ -165,7 +199,8 @@ def _ettr(e):
 
 
 def _ettr_range(e, lo, hi):
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    """ETTR with its range; a range whose ends read alike is left out, never "(x–x)"."""
+    if not (np.isfinite(lo) and np.isfinite(hi)) or _ettr(lo) == _ettr(hi):
         return _ettr(e)
     return f"{_ettr(e)} ({_ettr(lo)} to {_ettr(hi)})" if e < 0.0005 or lo < 0.0005 else f"{pct(e)} ({pct_range(lo, hi)})"
 
@@ -292,23 +327,50 @@ def hardware_swaps_per_h(result):
     return float(result.node_interrupt_rate)
 
 
-def shelf_needed(rate_per_h, lead_time_h, risk=0.01):
-    """Smallest shelf that is empty at most ``risk`` of the time once settled (parts away are Poisson)."""
+def shelf_count(rate_per_h, lead_time_h, risk=0.01):
+    """Smallest shelf that is empty at most ``risk`` of the time once settled (parts away are Poisson), an int."""
     from scipy import stats
-    return count(stats.poisson.ppf(1.0 - risk, rate_per_h * lead_time_h) + 1)
+    return int(stats.poisson.ppf(1.0 - risk, rate_per_h * lead_time_h) + 1)
 
 
-def shelf_block(shelf, rate_per_h, lead_time):
-    """Spare trays on the shelf over time: the chance none is left, in percent."""
+def shelf_needed(rate_per_h, lead_time_h, risk=0.01):
+    """:func:`shelf_count` as people read it ("1,234")."""
+    return count(shelf_count(rate_per_h, lead_time_h, risk))
+
+
+def _part(cluster):
+    """What the examined design swaps: a tray (a scale-up domain of several trays) or a node."""
+    return "tray" if cluster is not None and (getattr(cluster, "scaleup_gpus", None) or 0) > cluster.gpus_per_node \
+        else "node"
+
+
+def shelf_block(shelf, rate_per_h, lead_time, cluster=None, spares=None, given=False):
+    """Spare parts on the shelf over time: the chance none is left, in percent.
+
+    ``cluster`` names what is swapped (trays of a rack-scale design, else
+    nodes); ``spares`` (the plan's pool) is named beside it when the part or
+    the rate differ, so the two counts are not read as one; ``given``: the
+    stock is the ``shelf_spares`` parameter rather than the count needed.
+    """
     f = shelf.frame.iloc[np.unique(np.linspace(0, len(shelf.frame) - 1, 7).round().astype(int))]
     col = f["p_empty"] if f["p_empty"].notna().all() else f["p_empty_sim"]
-    text = (f"Hardware failures that need a tray or node swapped: {number(24 * rate_per_h, 3)} a day; each "
-            f"replaced part is away for a mean of {duration(lead_time)} (repair or return to the vendor). With "
-            f"{count(shelf.spares)} spare parts on the shelf from a full start, the shelf is empty "
-            f"{_share(float(col.iloc[-1]))} of the time on day {number(shelf.horizon_h / 24, 3)} and "
-            f"{_share(shelf.stationary)} once settled; the chance it runs dry at least once by then is "
-            f"{_share(shelf.p_ever_empty)} (over {count(shelf.n_runs)} simulated runs). {shelf_needed(rate_per_h, lead_time)} spare parts keep it empty under "
-            "1% of the time once settled.")
+    part = _part(cluster)
+    parts = lambda n: f"{count(n)} spare {part}{'' if int(n) == 1 else 's'}"  # noqa: E731
+    who = f" of {cluster.name}" if cluster is not None else ""
+    need = shelf_count(rate_per_h, lead_time)
+    lead = (f"Hardware failures{who} that need a {part} swapped: {number(24 * rate_per_h, 3)} a day; each swapped "
+            f"{part} is away for a mean of {duration(lead_time)} (repair or return to the vendor). ")
+    start = (f"With {parts(shelf.spares)} on the shelf (parameter shelf_spares) from a full start"
+             if given else f"{parts(need)} keep the shelf empty under 1% of the time once settled; from a full start "
+                           "with that many")
+    text = (lead + start + f", the shelf is empty {_share(float(col.iloc[-1]))} of the time on day "
+            f"{number(shelf.horizon_h / 24, 3)} and {_share(shelf.stationary)} once settled; the chance it runs dry at "
+            f"least once by then is {_share(shelf.p_ever_empty)} (over {count(shelf.n_runs)} simulated runs).")
+    if given:
+        text += f" {parts(need)} keep it empty under 1% of the time once settled."
+    if spares is not None and not (part == "node" and int(spares.n_spares) == need):
+        text += (f" The requirements page's {count(spares.n_spares)} spare nodes are the planned job's pool of 8-GPU "
+                 f"nodes at its own swap rate; this is the stock of the examined design's own {part}s.")
     df = pd.DataFrame({"day": f["t_days"], "empty": col, "ever": f["p_ever_empty_sim"]})
     if float(df[["empty", "ever"]].max().max()) < 1e-4:
         return P.paragraph(text)
@@ -317,7 +379,7 @@ def shelf_block(shelf, rate_per_h, lead_time):
                                                    ("ever", "Ran dry at least once by then", _share)]))
 
 
-def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True):
+def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True, repair_said=None):
     """The repair, spare, rack and restart assumptions of the examined design: value used and where it came from.
 
     ``result`` is a :class:`relmodel.scale.design.design_result.DesignResult`; a
@@ -342,9 +404,9 @@ def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True):
     else:
         restart_text = f"{duration(r.restart_h)}, the same at every size"
         restart_source = "parameter restart; start-up growing with the ranks is off (parameter restart_grows)"
+    value, source = repair_said or (f"{duration(hours(repair))}, exponential", "assumed (parameter repair_time)")
     rows = pd.DataFrame([
-        ("Repair time of a tray, node or rack", f"{duration(hours(repair))}, exponential",
-         "assumed (parameter repair_time)"),
+        ("Repair time of a tray, node or rack", value, source),
         ("Repair crews", crews, "parameter crews"),
         ("RMA lead time", duration(r.rma_lead_time_h) if r.rma_lead_time_h else "none",
          "parameter rma_lead_time"),

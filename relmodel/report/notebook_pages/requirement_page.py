@@ -3,15 +3,19 @@
 The answer sentences are the library's (:mod:`.pipeline.summary`, from the decision
 object); :func:`repair_source` and :func:`spare_counts` hold the two choices
 the page makes about spares (where repair times come from, which pool sizes
-the table shows).
+the table shows), and :func:`spare_plan` is the one spare pool of the plan:
+the designs page holds the same pool and the same repairs.
 """
+
+from dataclasses import dataclass
 
 import pandas as pd
 
 from ..blocks import present as P
 from ..pipeline.summary import answer_sentences
 
-__all__ = ["table_sizes", "decision_block", "sizes_block", "impact_block", "repair_source", "spare_counts", "spares_block"]
+__all__ = ["table_sizes", "decision_block", "sizes_block", "impact_block", "repair_source", "spare_plan", "SparePlanned", "spare_counts",
+           "spares_block"]
 
 
 def decision_block(dec):
@@ -60,19 +64,84 @@ def impact_block(impact, dec):
 
 #: Said when the data give no repair times and the StepFun trace's are used instead.
 STEPFUN_REPAIRS = "The data give no repair times, so repairs are taken from the StepFun trace (an assumption)."
+#: Said for a Slurm export without its kernel log: its gaps are the job's requeues, not the nodes' repairs.
+SLURM_REPAIRS = ("A Slurm export's gaps are the job's requeues, not the nodes' repairs, and no kernel log is joined, "
+                 "so repairs are taken from the StepFun trace (an assumption).")
+
+
+def _kernel_repairs(kern):
+    """Repair hours from a kernel log: outages with a known end (a reboot or recovery line); None when none has."""
+    d = kern.downtimes()
+    h = d.hours[d.observed & (d.hours > 0)]
+    if not len(h):
+        return None, 0
+    return h, int((~d.observed).sum())
+
+
+def _repairs(src, repair):
+    """``(repair model, note text or None, where they come from in a few words)``; see :func:`repair_source`."""
+    from ...data.bundled.datasets import stepfun
+    from ...scale.sparing.spares import repair_model
+    borrowed = "the StepFun trace's repairs (an assumption)"
+    kern = getattr(src.data, "kernel", None) if src.is_log else None
+    if hasattr(src.data, "restart_gaps"):  # a Slurm run: its gaps are requeues
+        h, unknown = _kernel_repairs(kern) if kern is not None else (None, 0)
+        if h is None:
+            return repair_model(stepfun(), repair), SLURM_REPAIRS, borrowed
+        left = f"; {P.count(unknown)} with no known end are left out" if unknown else ""
+        return (repair_model(h, repair), f"Repairs are the kernel log's {P.count(len(h))} outages from a fault to "
+                f"the node's reboot (mean {P.duration(float(h.mean()))}{left}).",
+                "the kernel log's outages, fault to reboot (measured)")
+    if src.has_repairs:
+        return repair_model(src.data, repair), None, "the log's outage lengths (measured)"
+    return repair_model(stepfun(), repair), STEPFUN_REPAIRS, borrowed
 
 
 def repair_source(src, repair):
-    """``(repair model, note)``: the source's repair times, or the StepFun trace's with a note saying so.
+    """``(repair model, note)``: where the plan's repair times come from, with a note unless the log gives them.
 
-    ``repair`` is the page's ``repair`` parameter, passed to
+    An event log's outage lengths are its repairs; a Slurm export joined to
+    its kernel log takes the kernel's outages with a known end (fault to
+    reboot; those with no known end are left out and counted in the note);
+    a Slurm export alone, a count table or a log without end times borrows
+    the StepFun trace's repairs, and the note says so.  ``repair`` is the
+    page's ``repair`` parameter, passed to
     :func:`relmodel.scale.sparing.spares.repair_model`.
     """
-    from ...data.bundled.datasets import stepfun
-    from ...scale.sparing.spares import repair_model
-    if src.has_repairs:
-        return repair_model(src.data, repair), None
-    return repair_model(stepfun(), repair), P.note(STEPFUN_REPAIRS, "info")
+    model, text, _ = _repairs(src, repair)
+    return model, (P.note(text, "info") if text else None)
+
+
+@dataclass(frozen=True)
+class SparePlanned:
+    """The plan's spare pool: the chosen pool (a SparePlan), its repair model, the note on the repairs and where
+    they come from in a few words (``repair_words``)."""
+
+    plan: object
+    repairs: object
+    note: object
+    repair_words: str
+
+    @property
+    def n_spares(self):
+        """Spare nodes kept."""
+        return int(self.plan.n_spares)
+
+    @property
+    def repair_mean_h(self):
+        """Mean repair time, hours."""
+        return float(self.repairs.mean_h)
+
+
+def spare_plan(src, dec, repair="empirical", target=0.01, seed=0):
+    """The one spare pool of a plan: spare nodes the planned job keeps so that a node failure finds none free
+    at most ``target`` of the time, sized on the decision's scaled rates (``dec.scaled``) with the repairs of
+    :func:`repair_source`; a :class:`SparePlanned`.  The requirements page states it and the designs page holds
+    the same pool, with the same mean repair time, in its spare-pool designs."""
+    from ...scale.sparing.spares import spares_for
+    model, text, words = _repairs(src, repair)
+    return SparePlanned(spares_for(dec.scaled, model, target, seed=seed), model,
+                        P.note(text, "info") if text else None, words)
 
 
 def spare_counts(n_spares):
@@ -81,15 +150,25 @@ def spare_counts(n_spares):
     return sorted(set(range(0, 2 * n + 2, max(1, n // 10))) | {n})
 
 
-def spares_block(plan, table, target):
-    """The chosen spare pool in a sentence (the plot shows the whole curve)."""
+def spares_block(plan, table, target, headline_ettr=None):
+    """The chosen spare pool in a sentence (the plot shows the whole curve).
+
+    ``headline_ettr`` (the decision's ETTR, which takes a spare as always
+    free) is named beside the pool's ETTR when the two read differently.
+    """
     lo, hi = getattr(plan, "n_spares_lo", None), getattr(plan, "n_spares_hi", None)
     rng = ""
     if lo is not None and hi is not None:  # a range whose ends agree is said as one figure, never "(2–2)"
         rng = (f" ({P.count(lo)}–{P.count(hi)} with the rates' uncertainty)" if P.count(lo) != P.count(hi)
                else " (the same across the rates' uncertainty)")
     best = table.loc[table["spares"] >= plan.n_spares].head(1)
-    ettr_txt = f", and ETTR stays at {P.pct(best['ettr'].iloc[0])}" if len(best) else ""
+    ettr_txt = ""
+    if len(best):
+        with_stalls = P.pct(best["ettr"].iloc[0])
+        ettr_txt = f", and ETTR stays at {with_stalls}"
+        if headline_ettr is not None and P.pct(headline_ettr) != with_stalls:
+            ettr_txt = (f", and ETTR is {with_stalls} with the waits for a free spare counted (the headline's "
+                        f"{P.pct(headline_ettr)} takes a spare as always free)")
     return P.note(f"Keep {P.count(plan.n_spares)} spare nodes{rng}: then a node failure finds no spare free with "
                   f"probability {P.pct(plan.p_no_spare, 2)} (target {P.pct(target, 1)}){ettr_txt}. "
                   f"On average {P.number(plan.offered_load, 3)} nodes are in repair at any time.", "answer")

@@ -15,7 +15,8 @@ import dataclasses
 
 import pandas as pd
 
-from ...tables import Result, html_table
+from ...tables import Result, duration, html_table
+from ...units import hours
 from ..targets.restart_growth import PER_1K_RANKS_H, growing_restart
 from ..sparing.words import ettr_words
 
@@ -28,8 +29,10 @@ def default_swings(options):
     ``options`` are the comparison's keyword arguments (repair, crews,
     rma_lead_time, spare_rate_per_h, rack_fit, restart).
     """
+    base = float(hours(options.get("repair", "24h")))
     return [
-        ("repair time", "mean repair of a tray, node or rack", "8h", "72h", "repair"),
+        ("repair time", "mean repair of a tray, node or rack: a third and three times the value used",
+         f"{base / 3:.6g}h", f"{3 * base:.6g}h", "repair"),
         ("repair crews", "parallel repairs (unlimited, or the fewest that keep up plus a quarter)", None, "tight",
          "crews"),
         ("RMA lead time", "time a repaired part is still away (vendor)", "0h", "10d", "rma_lead_time"),
@@ -109,6 +112,11 @@ def _label(key, value):
         return "none" if float(value) == 0 else f"{float(value):,.0f} FIT"
     if isinstance(value, str) and value.strip() in ("0h", "0", "0min", "0d"):
         return "none"
+    if isinstance(value, str):
+        try:
+            return duration(float(hours(value)))
+        except Exception:  # not a duration: said as given
+            return value
     return str(value)
 
 

@@ -7,6 +7,7 @@ hazard ratios from lifelines), not against the page code.  The pages also
 render at 1,024, 131,072 and 1,048,576 GPUs with small run counts.
 """
 
+import dataclasses
 import json
 import math
 import re
@@ -182,6 +183,13 @@ def _records(out, name):
     return json.loads((out / "summary.json").read_text())["records"][name]
 
 
+def _with_pool(n_spares):
+    """The five named designs at 16,384 GPUs, the spare-pool ones holding ``n_spares`` nodes."""
+    presets = relmodel.scale.design.designs.design_presets(16384)
+    return [dataclasses.replace(c, spare_pool=n_spares) if c.domain_policy == "spare-pool" else c
+            for c in presets.values()]
+
+
 def test_designs_page_uses_the_users_log(user_report):
     out, log, _, _ = user_report
     page = out / "06_designs.html"
@@ -190,12 +198,15 @@ def test_designs_page_uses_the_users_log(user_report):
     span_h = (raw["back"].max() - raw["when"].min()) / pd.Timedelta(hours=1)  # first start to last end
     counts = raw["why"].value_counts().rename_axis("component").reset_index()
     table = count_table(counts, n_gpus=1600, gpus_per_node=8, duration=span_h, name=str(log))
-    designs = ["h100-rail", "h100-fat-tree", "nvl72-whole-rack", "nvl72-in-rack-spares", "nvl72-dual-plane"]
     grows = growing_restart("10min")  # the page's default: NCCL start-up growing with the ranks (restart_grows)
-    api = relmodel.compare_designs(designs, table, ckpt_cost="1min", restart=grows, n_gpus=16384, n_runs=200, n_boot=0)
-    detail = relmodel.compare_designs([relmodel.scale.design.designs.design_presets(16384)["nvl72-in-rack-spares"]], table,
-                                      ckpt_cost="1min", restart=grows, n_runs=200, n_boot=0)
     rec = _records(out, "06_designs")
+    # the page's repairs: the mean outage length of the log, by hand; its spare-pool designs hold the plan's pool
+    repair = f"{((raw['back'] - raw['when']) / pd.Timedelta(hours=1)).mean()}h"
+    designs = _with_pool(rec["design_spare_nodes"])
+    api = relmodel.compare_designs(designs, table, ckpt_cost="1min", restart=grows, n_gpus=16384, n_runs=200, n_boot=0,
+                                   repair=repair)
+    detail = relmodel.compare_designs([designs[3]], table, ckpt_cost="1min", restart=grows, n_runs=200, n_boot=0,
+                                      repair=repair)
     assert "example" not in rec
     assert rec["best_design"] == api.best()
     assert rec["design_ettr"] == pytest.approx(detail.by_design["ettr"].iloc[0], rel=1e-9)
@@ -222,17 +233,19 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
                    "Spare parts on the shelf over time"):
         assert header in text, header
     grows = growing_restart("10min")
-    api = relmodel.compare_designs(["h100-fat-tree"], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
-                                   n_gpus=16384, n_runs=200, n_boot=0)
+    # a count table has no repairs: the page prices the StepFun trace's mean repair, as page 04 does
+    repair_h = float(np.mean(relmodel.datasets.stepfun().downtimes().hours))
+    designs = _with_pool(_records(bundled_report, "06_designs")["design_spare_nodes"])
+    api = relmodel.compare_designs([designs[1]], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
+                                   n_gpus=16384, n_runs=200, n_boot=0, repair=f"{repair_h}h")
     assert f"{100 * api.by_design['ettr'].iloc[0]:.1f}%" in text
     assert not re.search(r"ETTR 0\.\d{3}", text)  # percent, never a fraction
     from scipy import stats
-    cluster = relmodel.scale.design.designs.design_presets(16384)["nvl72-in-rack-spares"]
-    swaps = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows, n_runs=200,
-                                     n_boot=0).results[0].node_interrupt_rate
-    # stationary shelf: parts away ~ Poisson(rate x 10 d); the smallest stock empty at most 1% of the time
-    need = next(c for c in range(1, 10_000) if stats.poisson.sf(c - 1, swaps * 240) <= 0.01)
-    assert f"{need:,} spare parts keep it empty under 1% of the time once settled" in text
+    swaps = relmodel.compare_designs([designs[3]], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
+                                     n_runs=200, n_boot=0, repair=f"{repair_h}h").results[0].node_interrupt_rate
+    # stationary shelf: parts away ~ Poisson(rate x the same mean repair); the smallest stock empty at most 1% of the time
+    need = next(c for c in range(1, 10_000) if stats.poisson.sf(c - 1, swaps * repair_h) <= 0.01)
+    assert f"{need:,} spare trays keep the shelf empty under 1% of the time once settled" in text
     html = page.read_text(encoding="utf-8")
     tables = re.findall(r"<table>.*?</table>", html, flags=re.S)
     assert max(t.count("<tr>") - 1 for t in tables) <= 15  # at most 15 rows in any table
