@@ -246,12 +246,38 @@ def detail_block(cmp):
     return P.table(rows, [("what", "Quantity", str), ("value", "Value", str)])
 
 
-def notes_block(cmp, efficiency=1.0, straggler_loss=0.0):
-    """The costs used, the goodput terms and every design warning, as notes a buyer must see."""
+def _costs_text(t, ckpt_cost_h, base_restart_h, restart_from):
+    """The checkpoint and restart every design is costed with, said once, with where each comes from."""
+    import re
+    at = {}
+    for c, r in zip(t["costs"], t["restart_h"]):
+        m = re.search(r"at ([\d,]+) GPUs", str(c))
+        if m and float(r) > base_restart_h:
+            at.setdefault(duration(float(r) - base_restart_h), m.group(1))
+    ck = f"Each checkpoint stalls the job {duration(ckpt_cost_h)}, as on pages 03–04 (parameter ckpt_cost)."
+    base = f"{duration(base_restart_h)} of pages 03–04 ({restart_from})"
+    if not at:
+        return ck + f" A restart takes the {base} at every size."
+    sizes = ", ".join(f"{r} more at {g} GPUs" for r, g in at.items())
+    return ck + (f" A restart takes the {base} plus start-up growing with the ranks (parameter restart_grows, "
+                 f"cited below): {sizes}.")
+
+
+def notes_block(cmp, efficiency=1.0, straggler_loss=0.0, ckpt_cost_h=None, base_restart_h=None,
+                restart_from="an assumption"):
+    """The costs used, the goodput terms and every design warning, as notes a buyer must see.
+
+    With ``ckpt_cost_h`` and ``base_restart_h`` (the report's checkpoint and
+    restart, hours) the costs are said once with their sources; without, as
+    the comparison's own table lists them.
+    """
     t = cmp.by_design
-    costs = list(dict.fromkeys(t["costs"]))
-    text = ("Costs used: " + costs[0] + "." if len(costs) == 1 else "Costs used grow with each design's size: "
-            + "; ".join(f"{d}: {c}" for d, c in zip(t["design"], t["costs"])) + ".")
+    if ckpt_cost_h is not None and base_restart_h is not None and "restart_h" in t:
+        text = _costs_text(t, ckpt_cost_h, base_restart_h, restart_from)
+    else:
+        costs = list(dict.fromkeys(t["costs"]))
+        text = ("Costs used: " + costs[0] + "." if len(costs) == 1 else "Costs used grow with each design's size: "
+                + "; ".join(f"{d}: {c}" for d, c in zip(t["design"], t["costs"])) + ".")
     if efficiency == 1.0 and straggler_loss == 0.0:
         terms = ("Goodput per GPU bought assumes the job runs at full efficiency between failures and loses no step "
                  "time to stragglers (parameters efficiency and straggler_loss).")

@@ -227,8 +227,8 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
     assert opening(page, "Cluster designs: fault domains, spares and optics").startswith(
         "Failure rates are this report's data, Llama 3 pre-training, 54 days: 419 interruptions")
     for header in ("Node hardware MTBF needed for 90%", "Time waiting for a spare", "ETTR (95% range)",
-                   "What the columns mean", "Costs used grow with each design's size",
-                   "of it growing with the ranks", "arXiv 2510.20171", "Which assumption decides the ranking",
+                   "What the columns mean", "A restart takes the 10 min of pages 03–04 (assumption) plus start-up growing with the ranks",
+                   "s more at 16,384 GPUs", "arXiv 2510.20171", "Which assumption decides the ranking",
                    "Whole-rack faults are left out", "Whole-rack faults (FIT per rack)", "Nodes one event takes out",
                    "Spare parts on the shelf over time"):
         assert header in text, header
