@@ -10,7 +10,8 @@ import pandas as pd
 
 from ..blocks import present as P
 
-__all__ = ["fitted_durations", "fitted_lead", "fit_records", "fit_block", "trend_block"]
+__all__ = ["fitted_durations", "fitted_lead", "fit_records", "fit_block", "answer_law", "answer_law_block",
+           "trend_block"]
 
 
 def fitted_durations(src, durations="auto"):
@@ -77,6 +78,32 @@ def fit_block(comparison, durations, alpha=0.05):
             ("p_value", "Bootstrap p", lambda v: P.number(v, 3)), ("verdict", f"At {alpha:g}", str),
             ("mean", "Mean", str), ("median", "Median", str)]
     return P.blocks(P.note(sentence, "answer"), P.table(t, cols))
+
+
+def answer_law(src, seed=None, alpha=0.05):
+    """``(family, reason, ranking, gaps)``: the law the decision simulates with, chosen exactly as
+    :func:`relmodel.scale.targets.decision.decide` chooses it (the same ranking, bootstrap draws and seed), and
+    that ranking and the gaps it was fitted to (None for a count table or too few gaps)."""
+    from ...scale.targets.decision_inputs import choose_law, law_ranking
+    seed = 0 if seed is None else seed
+    ranking = law_ranking(src, seed=seed)
+    family, _, _, reason = choose_law(src, alpha=alpha, seed=seed, ranking=ranking)
+    return family, reason, ranking[0], (src.data.interarrivals() if ranking[0] is not None else None)
+
+
+def answer_law_block(law, fitted=None, alpha=0.05):
+    """Which law the answer (pages 03-04, the index) uses and why, with its ranking when this page fitted other
+    durations (``fitted``: the Durations this page ranked; None: none)."""
+    from ...scale.targets.decision_inputs import law_name
+    family, reason, ranking, gaps = law
+    said = (f"The answer on pages 03 and 04 and the index simulates the job with the {law_name(family)} law: "
+            f"{reason}." if family != "exponential" else
+            f"The answer on pages 03 and 04 and the index uses the exponential law: {reason}.")
+    if ranking is None or getattr(fitted, "label", None) == "interarrivals":
+        return P.note(said, "answer")
+    return P.blocks(P.note(said + " It ranks the laws on the times between the job's interruptions (the process "
+                                  "the job sees), not on the durations above:", "answer"),
+                    fit_block(ranking, gaps, alpha))
 
 
 _WHY = ("MIL-HDBK-189 weighs the early failures most, Laplace the middle of the window, and Lewis-Robinson "

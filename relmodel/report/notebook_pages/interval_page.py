@@ -98,8 +98,14 @@ def schemes_block(dec, stall, persist, fast_cost, fast_fraction):
          "ettr": float(ml.async_ettr(interval=t_async, mtbf=m, ckpt_cost=stall, persist=persist, restart=r))},
         {"scheme": f"two-level: fast {P.duration(_hours(fast_cost))} checkpoints, {_every(two.k)} to storage",
          "interval_h": two.fast_interval_h, "ettr": two.ettr}])
-    return P.table(rows, [("scheme", "Scheme", str), ("interval_h", "Checkpoint every", P.duration),
-                          ("ettr", "ETTR", P.pct)])
+    said = P.paragraph(
+        f"Asynchronous: the job stalls {P.duration(_hours(stall))} to copy its state to host memory, and the "
+        f"{P.duration(_hours(persist))} write to storage runs in the background. Two-level: fast "
+        f"{P.duration(_hours(fast_cost))} checkpoints (local disk or memory) recover {P.pct(fast_fraction, 0)} of "
+        f"failures, and {'every' if two.k == 1 else _every(two.k)} checkpoint also goes to storage for the rest. These figures are assumptions "
+        "(parameters stall, persist, fast_cost and fast_fraction).")
+    return P.blocks(said, P.table(rows, [("scheme", "Scheme", str), ("interval_h", "Checkpoint every", P.duration),
+                                         ("ettr", "ETTR", P.pct)]))
 
 
 def _hours(x):

@@ -351,7 +351,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
             basis, interval, ettr_ = "simulation", float(search.interval_h), float(search.ettr)
             shift = ettr_ - f_ettr
             e_lo, e_hi = _spread(ettr_, (ettr_, e_lo + shift, e_hi + shift), (ettr_, search.ettr_lo, search.ettr_hi))
-            covers += " and the simulation's noise (99%)"
+            covers += " and the simulation's 99% noise"
     plan = req if basis == "formula" else plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, law=fit, **req_kw)
     m_req, node = plan.job_mtbf_h, plan.node_mtbf_h if plan.feasible else None
     stretch = interval / tau

@@ -20,7 +20,7 @@ import numpy as np
 from ...defaults import DEFAULTS
 from ...units import hours
 
-__all__ = ["MEASURED", "PARAMETER", "ASSUMED", "restart_input", "detection_latency", "choose_law",
+__all__ = ["MEASURED", "PARAMETER", "ASSUMED", "restart_input", "detection_latency", "choose_law", "law_ranking",
            "cluster_wide_causes", "LAW_FAMILIES", "law_name"]
 
 #: Where an input came from, as summary.json's ``headline.source`` says it.
@@ -87,25 +87,38 @@ def restart_input(source, restart=None):
     return float(hours(DEFAULTS["restart"])), ASSUMED, "the default: the log shows no restarts", latency
 
 
-def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILIES):
+def law_ranking(source, *, n_boot=100, seed=None, families=LAW_FAMILIES):
+    """``(comparison, reason)``: the fits :func:`choose_law` ranks, on the job's times between interruptions.
+
+    ``comparison`` is a :func:`~relmodel.stats.lifetimes.ranking.compare_fits`
+    result (None, with the reason, for a count table or fewer than 10 gaps);
+    the failure-distributions page shows it beside its own ranking so the law
+    the answer uses is seen where laws are compared.
+    """
+    data = getattr(source, "data", source)
+    if not hasattr(data, "interarrivals"):
+        return None, "a count table has no times to fit a shape to"
+    gaps = data.interarrivals()
+    if gaps.n_observed < 10:
+        return None, f"only {gaps.n_observed} gaps between interruptions, too few to fit a shape"
+    from ...stats.lifetimes.ranking import compare_fits
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare_fits(gaps, list(families), n_boot=n_boot, seed=seed), None
+
+
+def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILIES, ranking=None):
     """``(family, fit, comparison_fit, reason)``: the law the job's interruptions follow.
 
     ``family`` is the AIC-best family its bootstrap test does not reject
     (``fit`` its fit), or "exponential" (``fit`` None) with the reason;
     ``comparison_fit`` is the AIC-best fit whatever its test says (None for a
     count table or too few gaps), for a simulation shown beside the answer.
+    ``ranking`` is :func:`law_ranking`'s result when already computed.
     """
-    data = getattr(source, "data", source)
-    if not hasattr(data, "interarrivals"):
-        return "exponential", None, None, "a count table has no times to fit a shape to"
-    gaps = data.interarrivals()
-    if gaps.n_observed < 10:
-        return "exponential", None, None, (f"only {gaps.n_observed} gaps between interruptions, too few to fit "
-                                           "a shape")
-    from ...stats.lifetimes.ranking import compare_fits
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cmp = compare_fits(gaps, list(families), n_boot=n_boot, seed=seed)
+    cmp, why = ranking if ranking is not None else law_ranking(source, n_boot=n_boot, seed=seed, families=families)
+    if cmp is None:
+        return "exponential", None, None, why
     t = cmp.by_family
     best = cmp.fits[str(t["family"].iloc[0])]
     if int(n_boot) < 1:
@@ -121,7 +134,7 @@ def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILI
     if fam == "exponential":
         return "exponential", None, best, f"the exponential law is {where}"
     p = float(t["p_value"].iloc[rank - 1])
-    return fam, cmp.fits[fam], best, f"the {law_name(fam)} law is {where} (bootstrap p = {p:.2g})"
+    return fam, cmp.fits[fam], best, f"the {law_name(fam)} law is {where}, with bootstrap p = {p:.2g}"
 
 
 def cluster_wide_causes(source, *, min_nodes=3, within="1min", share=0.5):

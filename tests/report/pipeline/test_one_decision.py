@@ -352,3 +352,18 @@ def test_short_outage_share_is_one_figure_on_the_index_and_the_data_page(rendere
     share = f"{100 * ((log['end'] - log['start']) < pd.Timedelta(minutes=10)).mean():.1f}%"
     assert f"{share} of the outages last under 10 minutes" in _text(folder / "index.html")
     assert f"{share} under 10 min" in _text(folder / "01_log_explorer.html")
+
+
+@pytest.mark.parametrize("name", ["stepfun", "slurm + syslog", "rising", "reboots"])
+def test_the_fit_page_names_the_law_the_answer_uses(rendered, name):
+    """Page 02 ranks laws on its own durations; it must also say which law the headline simulates with, and that law
+    must be the one summary.json's headline names (basis simulation) or exponential (formula)."""
+    _, _, folder, _ = rendered[name]
+    h = json.loads((folder / "summary.json").read_text())["headline"]
+    page2 = _text(folder / "02_failure_distributions.html")
+    law = h["law"] if h["basis"] == "simulation" else "exponential"
+    law = {"loglogistic": "log-logistic"}.get(law, law)
+    said = re.search(r"The answer on pages 03 and 04 and the index (?:simulates the job with|uses) the ([\w-]+) law",
+                     page2)
+    assert said, page2[:3000]
+    assert said.group(1).lower() == law.lower()
