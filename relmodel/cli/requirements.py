@@ -103,6 +103,10 @@ def decision_lines(dec):
 @click.option("--restart", default=None,
               help="Time to detect, reschedule and reload [default: measured from the log's requeue gaps where it "
               "has them, else 10min].")
+@click.option("--mtbf", help="Today's job MTBF at --gpus, e.g. 3h (as for interval): answer from it alone, every "
+              "interruption counted against the nodes, instead of from --log.")
+@click.option("--gpus-per-node", type=click.IntRange(min=1),
+              help="With --mtbf: GPUs per node of the job [default: 8].")
 @click.option("--log", "log", default="llama3", show_default=True,
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
 @click.option("--cluster", type=click.Choice(sorted(CLUSTER_PRESETS)),
@@ -126,8 +130,8 @@ def decision_lines(dec):
               help="Requirement on one part from 1k to 1M GPUs per fabric and tiers; --share is its budget share.")
 @format_option
 @log_options
-def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, source_gpus_per_node,
-            units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs):
+def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, cluster, scale, source_gpus,
+            source_gpus_per_node, units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
 
     Observed rates are scaled to --gpus by component counts (GPU causes per
@@ -139,10 +143,19 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     \b
     Examples:
       relmodel requirements --gpus 100000 --target-ettr 0.9 --ckpt-cost 1min --restart 10min
+      relmodel requirements --gpus 100000 --mtbf 3h --ckpt-cost 1min --restart 10min
       relmodel requirements --gpus 100800 --cluster nvl72 --log stepfun
       relmodel requirements --gpus 20000 --log outages.csv --start began --node host --source-gpus 2048
       relmodel requirements --component transceiver --target-ettr 0.9 --share 0.1
     """
+    if mtbf is not None:
+        _only_given(["log", "cluster", "scale", "source_gpus", "source_gpus_per_node", "units_per_node", "component"],
+                    log_kwargs)
+        return _from_mtbf(mtbf, gpus, gpus_per_node or DEFAULTS["gpus_per_node"], target_ettr, ckpt_cost,
+                          DEFAULTS["restart"] if restart is None else restart, fmt)
+    if gpus_per_node is not None:
+        raise ModelInputError("--gpus-per-node goes with --mtbf; with --log the planned nodes are the observed "
+                              "cluster's design, or --cluster's")
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, DEFAULTS["restart"] if restart is None else restart,
                              share, fmt)
@@ -191,6 +204,78 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({conf:.0%} intervals).")
     click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
     echo_frame(df, fmt)
+
+
+def _only_given(names, log_kwargs):
+    """Refuse, with --mtbf, an option that picks or reads a log (the answer takes no log)."""
+    ctx = click.get_current_context()
+    given = [f"--{n.replace('_', '-')}" for n in names
+             if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)]
+    given += [f"--{k.replace('_', '-')}" for k in log_kwargs]
+    if given:
+        raise ModelInputError(f"--mtbf answers without a log; leave out {', '.join(given)} (or --mtbf, to read "
+                              "the rates from the log)")
+
+
+def _from_mtbf(mtbf, gpus, gpus_per_node, target_ettr, ckpt_cost, restart, fmt):
+    """The requirement from today's job MTBF alone: closed forms on numpy, no pandas or scipy.
+
+    Every interruption is counted against the nodes (no per-job rate is held), so the node and GPU MTBF needed
+    are the job MTBF needed times the nodes and the GPUs, as :func:`relmodel.scale.targets.requirements.
+    required_node_mtbf` with ``fixed_rate_per_h=0`` gives them.
+    """
+    import math
+
+    from ..checkpoint.costs import cost_hours
+    from ..checkpoint.intervals import _optimal
+    from ..scale.targets.goodput import _best_ettr, assumption, required_job_mtbf
+    from ..units import hours
+    m_today = float(hours(mtbf))
+    if not (m_today > 0 and math.isfinite(m_today)):
+        raise ModelInputError(f"--mtbf must be a positive duration, e.g. 3h; got {mtbf!r}")
+    d, r = cost_hours(ckpt_cost, gpus, "ckpt_cost"), cost_hours(restart, gpus, "restart")
+    m_req = required_job_mtbf(target_ettr, d, r)
+    nodes = math.ceil(gpus / gpus_per_node)
+    out = {"gpus": gpus, "gpus_per_node": gpus_per_node, "nodes": nodes, "target_ettr": float(target_ettr),
+           "ckpt_cost_h": float(d), "restart_h": float(r), "assumption": assumption(0.0), "mtbf_h": m_today,
+           "mtbf_source": "given", "ettr_today": float(_best_ettr(m_today, d, r)),
+           "interval_today_h": float(_optimal(m_today, d)), "required_job_mtbf_h": m_req,
+           "interval_at_requirement_h": float(_optimal(m_req, d)), "improvement": m_req / m_today,
+           "node_mtbf_today_h": nodes * m_today, "required_node_mtbf_h": nodes * m_req,
+           "gpu_mtbf_today_h": gpus * m_today, "required_gpu_mtbf_h": gpus * m_req}
+    if fmt == "json":
+        click.echo(json.dumps(out, indent=2))
+    elif fmt == "csv":
+        import csv
+        import io
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerows([list(out), list(out.values())])
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        click.echo("\n".join(_mtbf_lines(out)))
+
+
+def _mtbf_lines(o):
+    """The --mtbf answer in a few sentences, every number in words for a person."""
+    from ..tables import duration, hours_text, number, pct
+    target = pct(o["target_ettr"]).replace(".0%", "%")  # as the report's index says it: "To reach 90%"
+    lines = [f"Target ETTR {target} at {o['gpus']:,} GPUs ({o['nodes']:,} nodes of "
+             f"{o['gpus_per_node']} GPUs), checkpoint {duration(o['ckpt_cost_h'])}, restart "
+             f"{duration(o['restart_h'])}; {o['assumption']}.",
+             f"Today: job MTBF {duration(o['mtbf_h'])} (given), ETTR {pct(o['ettr_today'])} checkpointing every "
+             f"{duration(o['interval_today_h'])}."]
+    if o["improvement"] <= 1:
+        lines.append(f"Today's job MTBF already meets the target: it needs {duration(o['required_job_mtbf_h'])} "
+                     f"(checkpoint every {duration(o['interval_at_requirement_h'])}).")
+    else:
+        lines.append(f"Required job MTBF {duration(o['required_job_mtbf_h'])} (checkpoint every "
+                     f"{duration(o['interval_at_requirement_h'])}), {number(o['improvement'], 2)}× today's.")
+    lines += [f"Required node MTBF {hours_text(o['required_node_mtbf_h'])} (today "
+              f"{hours_text(o['node_mtbf_today_h'])}).",
+              f"Required GPU MTBF {hours_text(o['required_gpu_mtbf_h'])} (today "
+              f"{hours_text(o['gpu_mtbf_today_h'])}), every fault counted per GPU."]
+    return lines
 
 
 def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
