@@ -1,6 +1,7 @@
 """``relmodel requirements``: node, GPU and component reliability needed for a target ETTR."""
 
 import json
+import math
 
 import click
 
@@ -192,18 +193,38 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     click.echo("\n".join(line for line in plan.text().splitlines()
                           if (gpu_figures or not line.startswith("required GPU MTBF"))
                           and not line.startswith("at observed rates")))
+    from ..tables import pct
     if plan.p_feasible < 1:
-        click.echo(f"note: in {100 * (1 - plan.p_feasible):.1f}% of bootstrap draws the per-job causes alone "
+        click.echo(f"note: in {pct(1 - plan.p_feasible)} of bootstrap draws the per-job causes alone "
                    "miss the target, so the upper bounds are infinite")
-    df = plan.components[_COLUMNS].copy()
-    alone = plan.components["feasible"].to_numpy()
-    cols = ["required_fit", "required_fit_lo", "required_fit_hi", "improvement"]
-    df[cols] = df[cols].astype(object)
-    df.loc[~alone, cols] = "impossible"
-    df = df.rename(columns={"share_fit": f"fit_for_{share:.0%}_share"})
-    click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({conf:.0%} intervals).")
+    click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({pct(conf, 0)} intervals).")
     click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
-    echo_frame(df, fmt)
+    click.echo(_component_text(plan.components, share))
+
+
+def _component_text(components, share):
+    """The per-component table in words: counts and FIT to three significant digits with thousands separators,
+    "impossible" where the other causes alone miss the target, "no upper bound" for an infinite one."""
+    from ..tables import count, number, pct, sig
+    from .plain import plain_text
+    fit = ["observed_fit", "required_fit", "required_fit_lo", "required_fit_hi"]
+    heads = {"share_fit": f"fit_for_{pct(share, 0)}_share"}
+    rows = []
+    for r in components[_COLUMNS + ["feasible"]].to_dict("records"):
+        row = {}
+        for c in _COLUMNS:
+            v = r[c]
+            if c in fit[1:] + ["improvement"] and not r["feasible"]:
+                v = "impossible"
+            elif c == "units":
+                v = count(v)
+            elif c in fit + ["share_fit"]:
+                v = sig(v, missing="no upper bound")
+            elif c == "improvement":
+                v = f"{number(v, 2)}×" if math.isfinite(v) else "no upper bound"
+            row[heads.get(c, c)] = v
+        rows.append(row)
+    return plain_text(rows, str)
 
 
 def _only_given(names, log_kwargs):
