@@ -139,7 +139,8 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     GPU, host causes per node, network per link, software per job), the job
     MTBF that reaches the target at the optimal checkpoint interval is found,
     and what each part must achieve follows, with bootstrap intervals.
-    FIT is failures per 10^9 unit-hours.
+    FIT is failures per 10^9 unit-hours.  With --mtbf (today's job MTBF) no
+    log is read: the closed form counts every interruption against the nodes.
 
     \b
     Examples:
