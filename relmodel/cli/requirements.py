@@ -307,8 +307,10 @@ def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
     if fmt != "table":
         echo_frame(req.rows, fmt)
         return
-    click.echo(f"Transceiver FIT and MTBF needed for ETTR {target_ettr:g} (job MTBF {req.job_mtbf_h:.3g} h), "
-               f"optics taking {share:.0%} of the failure budget; FIT = failures per 10^9 transceiver-hours.")
+    from ..tables import duration, pct
+    click.echo(f"Transceiver FIT and MTBF needed for ETTR {pct(target_ettr).replace('.0%', '%')} (job MTBF "
+               f"{duration(req.job_mtbf_h)}), optics taking {pct(share, 0)} of the failure budget; FIT = failures "
+               "per 10^9 transceiver-hours.")
     click.echo(req.table().to_string(index=False))
     click.echo("\nPublished field rates for comparison:")
     for row in req.field.itertuples():
