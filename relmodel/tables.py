@@ -66,20 +66,28 @@ def sig(x, digits=3, missing=DASH):
     return number(round(x, k), digits=max(digits, 1 + math.floor(math.log10(abs(x)))))
 
 
-def duration(h, missing=DASH):
-    """A duration in the unit a person would say: 45 s, 19 min, 3.1 h, 12 d, 2.5 years."""
+def duration(h, missing=DASH, digits=2):
+    """A duration in the unit a person would say: 45 s, 19 min, 3.1 h, 12 d, 2.5 years.
+
+    ``digits`` significant digits (days at least 3); a table that sets close values side by side takes 3.
+
+    Examples
+    --------
+    >>> duration(16.43 / 60), duration(16.43 / 60, digits=3), duration(1503.1), duration(0.0125)
+    ('16 min', '16.4 min', '62.6 d', '45 s')
+    """
     if not _ok(h):
         return missing
     h = float(h)
     if h < 1 / 60:
-        return f"{number(h * 3600, 2)} s"
+        return f"{number(h * 3600, digits)} s"
     if h < 2:
-        return f"{number(h * 60, 2)} min"
+        return f"{number(h * 60, digits)} min"
     if h < 72:
-        return f"{number(h, 2)} h"
+        return f"{number(h, digits)} h"
     if h < 2 * 8766:
-        return f"{number(h / 24, 3)} d"
-    return f"{number(h / 8766, 2)} years"
+        return f"{number(h / 24, max(digits, 3))} d"
+    return f"{number(h / 8766, digits)} years"
 
 
 def hours_text(h, missing=DASH):
@@ -88,8 +96,25 @@ def hours_text(h, missing=DASH):
 
 
 def pct(x, digits=1, missing=DASH):
-    """A fraction as a percentage: 0.8526 -> "85.3%"."""
-    return f"{100 * float(x):.{digits}f}%" if _ok(x) else missing
+    """A fraction as a percentage: 0.8526 -> "85.3%"; 0 -> "0%", and a share that would round to 0 or to 100%
+    without being it says so: 0.0002 -> "under 0.1%" (never "0.0%"), 0.99996 -> "over 99.9%".
+
+    Examples
+    --------
+    >>> pct(0.8526), pct(0.0), pct(0.0002), pct(0.0002, 2), pct(0.0005), pct(0.99996), pct(1.0)
+    ('85.3%', '0%', 'under 0.1%', '0.02%', '0.1%', 'over 99.9%', '100.0%')
+    """
+    if not _ok(x):
+        return missing
+    x = 100 * float(x)
+    unit = 10 ** -digits
+    if x == 0:
+        return "0%"
+    if 0 < x < 0.5 * unit:
+        return f"under {unit:.{digits}f}%"
+    if 100 - 0.5 * unit <= x < 100:
+        return f"over {100 - unit:.{digits}f}%"
+    return f"{x:.{digits}f}%"
 
 
 def pct_range(lo, hi, digits=1):

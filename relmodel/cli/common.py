@@ -174,7 +174,13 @@ def format_option(func):
                         show_default=True, help="Output format.")(func)
 
 
-def echo_frame(df, fmt, floatfmt="{:,.4g}".format):
+def _four_digits(x):
+    """A table cell for a person: four significant digits, thousands separated, never an exponent."""
+    from ..tables import sig
+    return sig(x, 4)
+
+
+def echo_frame(df, fmt, floatfmt=_four_digits):
     """Print a DataFrame as a readable table, CSV (text cells escaped for spreadsheets) or JSON records."""
     if fmt == "csv":
         click.echo(csv_frame(df).to_csv(index=False), nl=False)  # no cell runs as a formula

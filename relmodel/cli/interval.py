@@ -28,21 +28,28 @@ def duration(h):
     return in_words(h)
 
 
+#: Columns of the interval table as a person reads them: (column, header, formatter of relmodel.tables; intervals
+#: with three digits, so that methods a few percent apart read apart).
+_SHOWN = [("method", "method", None), ("interval_h", "interval", "duration3"), ("ettr", "ETTR", "pct"),
+          ("checkpoint_share", "checkpoint", "pct"), ("lost_share", "lost", "pct"),
+          ("restart_share", "restart", "pct"), ("failures_per_day", "failures a day", "number"),
+          ("wall_h", "wall time", "duration")]
+
+
 def _people_rows(rows):
-    """:func:`_for_people` on a list of row dicts (no pandas); values rounded as pandas' ``round(3)`` does."""
-    import numpy as np
-    shown = {"ettr": "ETTR_%", "checkpoint_share": "checkpoint_%", "lost_share": "lost_%",
-             "restart_share": "restart_%"}
-    return [{shown.get(k, k): float(np.round(100 * v, 3)) if k in shown else v for k, v in r.items()
-             if k != "interval_h"} for r in rows]
+    """The rows of :func:`relmodel.checkpoint.plan.interval_rows` as text for a person (no pandas): durations in
+    the unit one says them in, percentages with one decimal, through the formatters of :mod:`relmodel.tables`."""
+    from .. import tables
+    shown = {"duration3": lambda h: tables.duration(h, digits=3), "duration": tables.duration, "pct": tables.pct,
+             "number": tables.number}
+    return [{head: (r[col] if how is None else shown[how](r[col])) for col, head, how in _SHOWN if col in r}
+            for r in rows]
 
 
-def _for_people(df):
-    out = df.drop(columns=["interval_h"]).copy()
-    for c in ("ettr", "checkpoint_share", "lost_share", "restart_share"):
-        out[c] = (100 * out[c]).round(3)
-    return out.rename(columns={"ettr": "ETTR_%", "checkpoint_share": "checkpoint_%", "lost_share": "lost_%",
-                               "restart_share": "restart_%"})
+def _people_text(rows):
+    """The interval table for a terminal."""
+    from .plain import plain_text
+    return plain_text(_people_rows(rows), str)
 
 
 @click.command("interval")
@@ -156,25 +163,30 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
     if fmt == "table":
         click.echo(f"job MTBF {duration(hours(mtbf))} ({where}), checkpoint {duration(hours(ckpt_cost))}, "
                    f"restart {duration(hours(restart))}")
-        echo_frame(_for_people(df), fmt, floatfmt="{:,.6g}".format)
+        click.echo(_people_text(df.to_dict("records")))
     else:
         echo_frame(df, fmt)
     if sim is not None and fmt == "table":
-        click.echo(f"simulated at the exact interval, {sim['replicas']} runs: ETTR {100 * sim['ettr']:.3f}% "
-                   f"(99% CI {100 * sim['ettr_lo']:.3f} to {100 * sim['ettr_hi']:.3f}), "
-                   f"wall time median {sim['wall_p50_h']:.1f} h")
+        from ..report.pipeline.summarise import noise_range
+        from ..tables import count, pct
+        click.echo(f"simulated at the exact interval, {count(sim['replicas'])} runs: ETTR {pct(sim['ettr'])} "
+                   f"(99% interval {noise_range(sim['ettr_lo'], sim['ettr_hi'])}), "
+                   f"wall time median {duration(sim['wall_p50_h'])}")
     if two is not None and fmt == "table":
         b = _two_level_shares(two, mtbf, ckpt_cost, restart, fast_cost, fast_restart)
-        click.echo(f"two-level: fast checkpoint every {60 * two.fast_interval_h:.4g} min, 1 in {two.k} "
-                   f"to storage (every {60 * two.slow_interval_h:.4g} min): ETTR {100 * two.ettr:.3f}% "
-                   f"(storage only: {100 * two.single_level_ettr:.3f}%); checkpoint {b[0]:.3f}%, "
-                   f"lost {b[1]:.3f}%, restart {b[2]:.3f}%")
+        from ..tables import pct
+        click.echo(f"two-level: fast checkpoint every {duration(two.fast_interval_h)}, 1 in {two.k} "
+                   f"to storage (every {duration(two.slow_interval_h)}): ETTR {pct(two.ettr)} "
+                   f"(storage only: {pct(two.single_level_ettr)}); checkpoint {pct(b[0])}, "
+                   f"lost {pct(b[1])}, restart {pct(b[2])}")
     elif two is not None:
         echo_frame(two.to_frame(), fmt)
     if search is not None:
         if fmt == "table":
             click.echo(f"simulated with {search.source} between interruptions (99% intervals):")
-        echo_frame(search.to_frame(), fmt, floatfmt="{:,.5g}".format)
+            click.echo(_search_text(search.to_frame().to_dict("records")))
+        else:
+            echo_frame(search.to_frame(), fmt)
 
 
 def _plain_answer(mtbf, ckpt_cost, restart, work, step, persist, fmt):
@@ -198,8 +210,20 @@ def _plain_answer(mtbf, ckpt_cost, restart, work, step, persist, fmt):
     else:
         click.echo(f"job MTBF {duration(hours(mtbf))} (given), checkpoint {duration(hours(ckpt_cost))}, "
                    f"restart {duration(hours(restart))}")
-        click.echo(plain.plain_text(_people_rows(rows), "{:,.6g}".format))
+        click.echo(_people_text(rows))
     return True
+
+
+def _search_text(rows):
+    """The simulated interval search's two rows for a terminal: interval, simulated ETTR with its range, and what
+    the exponential model says at that interval."""
+    from ..report.pipeline.summarise import noise_range
+    from ..tables import duration as in_words, pct
+    from .plain import plain_text
+    return plain_text([{"interval": r["interval"], "every": in_words(r["interval_h"], digits=3),
+                        "ETTR simulated": pct(r["ettr_sim"]),
+                        "99% interval": noise_range(r["ettr_lo"], r["ettr_hi"]),
+                        "ETTR if exponential": pct(r["ettr_if_exponential"])} for r in rows], str)
 
 
 def _decision(source, gpus, gpus_per_node, source_gpus, source_gpn, units_per_node, target_ettr, scale, ckpt_cost,
@@ -233,7 +257,7 @@ def _two_level_shares(plan, mtbf, slow_cost, slow_restart, fast_cost, fast_resta
     from ..units import hours
     b = two_level_breakdown(1.0, plan.fast_interval_h, hours(mtbf), fast_cost, slow_cost, fast_restart,
                             slow_restart, k=plan.k, fast_fraction=plan.fast_fraction)
-    return [100 * float(x / b.wall_h) for x in (b.checkpoint_h, b.lost_h, b.restart_time_h)]
+    return [float(x / b.wall_h) for x in (b.checkpoint_h, b.lost_h, b.restart_time_h)]
 
 
 def _two_level(mtbf, slow_cost, slow_restart, fast_cost, fast_fraction, fast_restart):

@@ -1,6 +1,7 @@
 """``relmodel requirements``: node, GPU and component reliability needed for a target ETTR."""
 
 import json
+import math
 
 import click
 
@@ -103,6 +104,10 @@ def decision_lines(dec):
 @click.option("--restart", default=None,
               help="Time to detect, reschedule and reload [default: measured from the log's requeue gaps where it "
               "has them, else 10min].")
+@click.option("--mtbf", help="Today's job MTBF at --gpus, e.g. 3h (as for interval): answer from it alone, every "
+              "interruption counted against the nodes, instead of from --log.")
+@click.option("--gpus-per-node", type=click.IntRange(min=1),
+              help="With --mtbf: GPUs per node of the job [default: 8].")
 @click.option("--log", "log", default="llama3", show_default=True,
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
 @click.option("--cluster", type=click.Choice(sorted(CLUSTER_PRESETS)),
@@ -126,23 +131,33 @@ def decision_lines(dec):
               help="Requirement on one part from 1k to 1M GPUs per fabric and tiers; --share is its budget share.")
 @format_option
 @log_options
-def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_gpus, source_gpus_per_node,
-            units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs):
+def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, cluster, scale, source_gpus,
+            source_gpus_per_node, units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
 
     Observed rates are scaled to --gpus by component counts (GPU causes per
     GPU, host causes per node, network per link, software per job), the job
     MTBF that reaches the target at the optimal checkpoint interval is found,
     and what each part must achieve follows, with bootstrap intervals.
-    FIT is failures per 10^9 unit-hours.
+    FIT is failures per 10^9 unit-hours.  With --mtbf (today's job MTBF) no
+    log is read: the closed form counts every interruption against the nodes.
 
     \b
     Examples:
       relmodel requirements --gpus 100000 --target-ettr 0.9 --ckpt-cost 1min --restart 10min
+      relmodel requirements --gpus 100000 --mtbf 3h --ckpt-cost 1min --restart 10min
       relmodel requirements --gpus 100800 --cluster nvl72 --log stepfun
       relmodel requirements --gpus 20000 --log outages.csv --start began --node host --source-gpus 2048
       relmodel requirements --component transceiver --target-ettr 0.9 --share 0.1
     """
+    if mtbf is not None:
+        _only_given(["log", "cluster", "scale", "source_gpus", "source_gpus_per_node", "units_per_node", "component"],
+                    log_kwargs)
+        return _from_mtbf(mtbf, gpus, gpus_per_node or DEFAULTS["gpus_per_node"], target_ettr, ckpt_cost,
+                          DEFAULTS["restart"] if restart is None else restart, fmt)
+    if gpus_per_node is not None:
+        raise ModelInputError("--gpus-per-node goes with --mtbf; with --log the planned nodes are the observed "
+                              "cluster's design, or --cluster's")
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, DEFAULTS["restart"] if restart is None else restart,
                              share, fmt)
@@ -179,18 +194,110 @@ def command(gpus, target_ettr, ckpt_cost, restart, log, cluster, scale, source_g
     click.echo("\n".join(line for line in plan.text().splitlines()
                           if (gpu_figures or not line.startswith("required GPU MTBF"))
                           and not line.startswith("at observed rates")))
+    from ..tables import pct
     if plan.p_feasible < 1:
-        click.echo(f"note: in {100 * (1 - plan.p_feasible):.1f}% of bootstrap draws the per-job causes alone "
+        click.echo(f"note: in {pct(1 - plan.p_feasible)} of bootstrap draws the per-job causes alone "
                    "miss the target, so the upper bounds are infinite")
-    df = plan.components[_COLUMNS].copy()
-    alone = plan.components["feasible"].to_numpy()
-    cols = ["required_fit", "required_fit_lo", "required_fit_hi", "improvement"]
-    df[cols] = df[cols].astype(object)
-    df.loc[~alone, cols] = "impossible"
-    df = df.rename(columns={"share_fit": f"fit_for_{share:.0%}_share"})
-    click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({conf:.0%} intervals).")
+    click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({pct(conf, 0)} intervals).")
     click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
-    echo_frame(df, fmt)
+    click.echo(_component_text(plan.components, share))
+
+
+def _component_text(components, share):
+    """The per-component table in words: counts and FIT to three significant digits with thousands separators,
+    "impossible" where the other causes alone miss the target, "no upper bound" for an infinite one."""
+    from ..tables import count, number, pct, sig
+    from .plain import plain_text
+    fit = ["observed_fit", "required_fit", "required_fit_lo", "required_fit_hi"]
+    heads = {"share_fit": f"fit_for_{pct(share, 0)}_share"}
+    rows = []
+    for r in components[_COLUMNS + ["feasible"]].to_dict("records"):
+        row = {}
+        for c in _COLUMNS:
+            v = r[c]
+            if c in fit[1:] + ["improvement"] and not r["feasible"]:
+                v = "impossible"
+            elif c == "units":
+                v = count(v)
+            elif c in fit + ["share_fit"]:
+                v = sig(v, missing="no upper bound")
+            elif c == "improvement":
+                v = f"{number(v, 2)}×" if math.isfinite(v) else "no upper bound"
+            row[heads.get(c, c)] = v
+        rows.append(row)
+    return plain_text(rows, str)
+
+
+def _only_given(names, log_kwargs):
+    """Refuse, with --mtbf, an option that picks or reads a log (the answer takes no log)."""
+    ctx = click.get_current_context()
+    given = [f"--{n.replace('_', '-')}" for n in names
+             if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)]
+    given += [f"--{k.replace('_', '-')}" for k in log_kwargs]
+    if given:
+        raise ModelInputError(f"--mtbf answers without a log; leave out {', '.join(given)} (or --mtbf, to read "
+                              "the rates from the log)")
+
+
+def _from_mtbf(mtbf, gpus, gpus_per_node, target_ettr, ckpt_cost, restart, fmt):
+    """The requirement from today's job MTBF alone: closed forms on numpy, no pandas or scipy.
+
+    Every interruption is counted against the nodes (no per-job rate is held), so the node and GPU MTBF needed
+    are the job MTBF needed times the nodes and the GPUs, as :func:`relmodel.scale.targets.requirements.
+    required_node_mtbf` with ``fixed_rate_per_h=0`` gives them.
+    """
+    import math
+
+    from ..checkpoint.costs import cost_hours
+    from ..checkpoint.intervals import _optimal
+    from ..scale.targets.goodput import _best_ettr, assumption, required_job_mtbf
+    from ..units import hours
+    m_today = float(hours(mtbf))
+    if not (m_today > 0 and math.isfinite(m_today)):
+        raise ModelInputError(f"--mtbf must be a positive duration, e.g. 3h; got {mtbf!r}")
+    d, r = cost_hours(ckpt_cost, gpus, "ckpt_cost"), cost_hours(restart, gpus, "restart")
+    m_req = required_job_mtbf(target_ettr, d, r)
+    nodes = math.ceil(gpus / gpus_per_node)
+    out = {"gpus": gpus, "gpus_per_node": gpus_per_node, "nodes": nodes, "target_ettr": float(target_ettr),
+           "ckpt_cost_h": float(d), "restart_h": float(r), "assumption": assumption(0.0), "mtbf_h": m_today,
+           "mtbf_source": "given", "ettr_today": float(_best_ettr(m_today, d, r)),
+           "interval_today_h": float(_optimal(m_today, d)), "required_job_mtbf_h": m_req,
+           "interval_at_requirement_h": float(_optimal(m_req, d)), "improvement": m_req / m_today,
+           "node_mtbf_today_h": nodes * m_today, "required_node_mtbf_h": nodes * m_req,
+           "gpu_mtbf_today_h": gpus * m_today, "required_gpu_mtbf_h": gpus * m_req}
+    if fmt == "json":
+        click.echo(json.dumps(out, indent=2))
+    elif fmt == "csv":
+        import csv
+        import io
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerows([list(out), list(out.values())])
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        click.echo("\n".join(_mtbf_lines(out)))
+
+
+def _mtbf_lines(o):
+    """The --mtbf answer in a few sentences, every number in words for a person."""
+    from ..tables import duration, hours_text, number, pct
+    target = pct(o["target_ettr"]).replace(".0%", "%")  # as the report's index says it: "To reach 90%"
+    lines = [f"Target ETTR {target} at {o['gpus']:,} GPUs ({o['nodes']:,} nodes of "
+             f"{o['gpus_per_node']} GPUs), checkpoint {duration(o['ckpt_cost_h'])}, restart "
+             f"{duration(o['restart_h'])}; {o['assumption']}.",
+             f"Today: job MTBF {duration(o['mtbf_h'])} (given), ETTR {pct(o['ettr_today'])} checkpointing every "
+             f"{duration(o['interval_today_h'])}."]
+    if o["improvement"] <= 1:
+        lines.append(f"Today's job MTBF already meets the target: it needs {duration(o['required_job_mtbf_h'])} "
+                     f"(checkpoint every {duration(o['interval_at_requirement_h'])}).")
+    else:
+        lines.append(f"Required job MTBF {duration(o['required_job_mtbf_h'])} (checkpoint every "
+                     f"{duration(o['interval_at_requirement_h'])}), {number(o['improvement'], 2)}× today's.")
+    lines += [f"Required node MTBF {hours_text(o['required_node_mtbf_h'])} (today "
+              f"{hours_text(o['node_mtbf_today_h'])}).",
+              f"Required GPU MTBF {hours_text(o['required_gpu_mtbf_h'])} (today "
+              f"{hours_text(o['gpu_mtbf_today_h'])}), every fault counted per GPU."]
+    return lines
 
 
 def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
@@ -200,8 +307,10 @@ def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
     if fmt != "table":
         echo_frame(req.rows, fmt)
         return
-    click.echo(f"Transceiver FIT and MTBF needed for ETTR {target_ettr:g} (job MTBF {req.job_mtbf_h:.3g} h), "
-               f"optics taking {share:.0%} of the failure budget; FIT = failures per 10^9 transceiver-hours.")
+    from ..tables import duration, pct
+    click.echo(f"Transceiver FIT and MTBF needed for ETTR {pct(target_ettr).replace('.0%', '%')} (job MTBF "
+               f"{duration(req.job_mtbf_h)}), optics taking {pct(share, 0)} of the failure budget; FIT = failures "
+               "per 10^9 transceiver-hours.")
     click.echo(req.table().to_string(index=False))
     click.echo("\nPublished field rates for comparison:")
     for row in req.field.itertuples():

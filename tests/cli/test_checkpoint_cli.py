@@ -1,6 +1,8 @@
 """``relmodel interval`` end to end."""
 
 import json
+import math
+import re
 import warnings
 
 import pytest
@@ -15,11 +17,34 @@ def run(*args):
     return run_cli("interval", *args)
 
 
+def _daly_ettr(tau, m, d, r):
+    """Daly's expected useful share for exponential failures, written out: tau / (M e^(R/M) (e^((tau+d)/M) - 1))."""
+    return tau / (m * math.exp(r / m) * math.expm1((tau + d) / m))
+
+
 def test_table_has_three_methods_and_breakdown():
     r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min")
     assert r.exit_code == 0, r.output
-    for word in ("Young", "Daly", "exact", "ETTR_%", "lost_%", "restart_%", "checkpoint_%"):
+    for word in ("Young", "Daly", "exact", "ETTR", "lost", "restart", "checkpoint", "failures a day"):
         assert word in r.output
+
+
+def test_table_says_numbers_as_a_person_does():
+    """Young's interval sqrt(2 d M) = sqrt(2 x 45 s x 3 h) = 16.43 min reads "16.4 min"; its ETTR from Daly's
+    formula, to one decimal; 8 failures a day; no long decimals, no "_%" headers, no exponents."""
+    r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min")
+    young = next(line.split() for line in r.output.splitlines() if line.strip().startswith("Young"))
+    tau = math.sqrt(2 * 0.0125 * 3)
+    assert young[:4] == ["Young", "16.4", "min", f"{100 * _daly_ettr(tau, 3, 0.0125, 1 / 6):.1f}%"]
+    assert young[-1] == "8"
+    assert not re.search(r"\d\.\d{2,}|_%|e[+-]\d", r.output)
+
+
+def test_a_share_too_small_to_show_says_so():
+    """A job that fails once in a million hours loses under 0.1% to restarts: never "0.0%"."""
+    r = run("--mtbf", "1000000h", "--ckpt-cost", "1s", "--restart", "10min")
+    assert r.exit_code == 0, r.output
+    assert "under 0.1%" in r.output and "0.0%" not in r.output
 
 
 def test_json_values_match_library():
@@ -80,7 +105,7 @@ def test_async_and_two_level_rows():
             "--fast-restart", "2min", "--restart", "10min")
     assert r.exit_code == 0, r.output
     plan = two_level_optimum(3, "5s", "2min", "2min", "10min", fast_fraction=0.8)
-    assert f"1 in {plan.k} to storage" in r.output and f"{100 * plan.ettr:.3f}%" in r.output
+    assert f"1 in {plan.k} to storage" in r.output and f"ETTR {100 * plan.ettr:.1f}%" in r.output
     bad = run("--mtbf", "3h", "--ckpt-cost", "2min", "--fast-cost", "5s", "--fast-fraction", "1.5")
     assert bad.exit_code == 2
 

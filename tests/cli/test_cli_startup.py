@@ -1,4 +1,5 @@
-"""The command starts light: ``relmodel --help`` and ``relmodel report --help`` import only what they show.
+"""The command starts light: ``--help`` and the one-line answers (``interval --mtbf``, ``requirements --mtbf``)
+import only what they show.
 
 Commands are imported when first used; the line ``relmodel --help`` lists each
 with is kept in :data:`relmodel.cli.main.COMMANDS` and checked here against the
@@ -56,6 +57,25 @@ def test_report_help_loads_no_data_library_and_still_lists_the_data_parameters()
     status, loaded, out = start("report", "--help")
     assert status == 0 and "--sweep" in out and "ckpt_cost" in out
     assert not set(loaded) - {"numpy"}, f"relmodel report --help loaded {loaded}"
+
+
+HEAVY = {"pandas", "scipy", "matplotlib"}
+
+
+@pytest.mark.parametrize("args", [("requirements", "--help"), ("interval", "--help"),
+                                  ("requirements", "--gpus", "100000", "--mtbf", "3h", "--ckpt-cost", "1min"),
+                                  ("requirements", "--mtbf", "3h", "--format", "json"),
+                                  ("interval", "--mtbf", "3h", "--ckpt-cost", "1min", "--restart", "10min")])
+def test_help_and_one_line_answers_load_no_heavy_library(args):
+    status, loaded, out = start(*args)
+    assert status in (0, None) and ("Usage:" in out if "--help" in args else "mtbf" in out.lower())
+    assert not set(loaded) & HEAVY, f"relmodel {' '.join(args)} loaded {sorted(set(loaded) & HEAVY)}"
+
+
+def test_the_answer_from_a_log_does_load_them():
+    """Not blind: the same command reading the bundled rates bootstraps with pandas and scipy."""
+    status, loaded, _ = start("requirements", "--gpus", "16384", "--n-boot", "100", "--format", "json")
+    assert status in (0, None) and {"pandas", "scipy"} <= set(loaded)
 
 
 def test_a_command_loads_what_it_needs():

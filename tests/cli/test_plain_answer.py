@@ -1,20 +1,21 @@
-"""``relmodel interval --mtbf ...`` writes its table without pandas, byte for byte as the pandas formatters did.
+"""``relmodel interval --mtbf ...`` writes its table without pandas, byte for byte as the pandas formatters would.
 
 The reference is the pandas path written out here: ``compare_intervals`` (a
-DataFrame), the interval command's ``_for_people`` and ``DataFrame.to_string``,
-``to_json`` and ``to_csv``, as the command printed before the plain path.
+DataFrame), its cells in words (the command's ``_people_rows``) laid out by
+``DataFrame.to_string``, and ``to_json`` and ``to_csv`` of the numbers.
 """
 
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import run_cli
 from relmodel.base.escape import csv_frame
 from relmodel.checkpoint.plan import compare_intervals, interval_rows
 from relmodel.cli import plain
-from relmodel.cli.interval import _for_people, _people_rows
+from relmodel.cli.interval import _people_rows, _people_text
 from relmodel.tables import duration
 from relmodel.units import hours
 
@@ -38,7 +39,7 @@ def _pandas_answer(mtbf, cost, restart, extra, fmt):
         return csv_frame(df).to_csv(index=False)
     head = (f"job MTBF {duration(hours(mtbf))} (given), checkpoint {duration(hours(cost))}, "
             f"restart {duration(hours(restart))}")
-    return head + "\n" + _for_people(df).to_string(index=False, float_format="{:,.6g}".format) + "\n"
+    return head + "\n" + pd.DataFrame(_people_rows(df.to_dict("records"))).to_string(index=False) + "\n"
 
 
 def _args(mtbf, cost, restart, extra):
@@ -61,8 +62,7 @@ def test_each_plain_formatter_equals_pandas(mtbf, cost, restart, extra):
     rows = interval_rows(mtbf, cost, restart, **extra)
     df = compare_intervals(mtbf, cost, restart, **extra)
     assert plain.is_plain(rows)
-    assert plain.plain_text(_people_rows(rows), "{:,.6g}".format) == \
-        _for_people(df).to_string(index=False, float_format="{:,.6g}".format)
+    assert _people_text(rows) == pd.DataFrame(_people_rows(df.to_dict("records"))).to_string(index=False)
     records = plain.plain_records(rows)
     assert records is None or records == json.loads(df.to_json(orient="records"))
     text = plain.plain_csv(rows)
@@ -70,8 +70,6 @@ def test_each_plain_formatter_equals_pandas(mtbf, cost, restart, extra):
 
 
 def test_json_numbers_agree_with_pandas_where_the_plain_path_writes_them():
-    import pandas as pd
-
     r = np.random.default_rng(41)
     x = np.concatenate([10 ** r.uniform(-4, 15, 20000), r.uniform(1e-4, 1, 20000), [0.0, 1e-4, 0.5, 2.5e-3]])
     got = [plain._json_number(float(v)) for v in x]

@@ -4,14 +4,13 @@ The job's failures are a Poisson process of rate 1/M and the job checkpoints
 at the exact optimum of Daly's model (Daly 2006, FGCS 22(3);
 :func:`relmodel.checkpoint.optimal_interval`, :func:`relmodel.checkpoint.ettr`).
 The best achievable ETTR rises monotonically with M, so a target has one
-required job MTBF, found by a root search.  :mod:`relmodel.scale.targets.requirements`
+required job MTBF, found by bisection on its logarithm.  :mod:`relmodel.scale.targets.requirements`
 turns it into node, GPU and component requirements.
 """
 
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ...checkpoint.costs import cost_hours
 from ...checkpoint.intervals import _ettr, _optimal, ettr, optimal_interval
@@ -137,7 +136,20 @@ def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=REST
         hi += 4.0
         if hi > 700:
             raise InfeasibleTargetError(f"target_ettr {t} needs a job MTBF beyond 1e300 h")
-    return math.exp(brentq(gap, lo, hi, xtol=1e-13, rtol=1e-14, maxiter=500))
+    return math.exp(_bisect(gap, lo, hi))
+
+
+def _bisect(gap, lo, hi):
+    """The root of the increasing ``gap`` between ``lo`` (gap <= 0) and ``hi`` (gap >= 0), by bisection to the
+    last digit of the log (no scipy: the one-line ``relmodel requirements --mtbf`` answer loads numpy only)."""
+    while True:
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:  # adjacent floats: the bracket cannot shrink further
+            return mid
+        if gap(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
 
 
 def _rate(x):

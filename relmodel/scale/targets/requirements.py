@@ -29,7 +29,7 @@ from ...units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
 from .law_requirements import ettr_at, needed_job_mtbf
 from ...base.deprecation import renamed
-from ...tables import Result, duration, html_table
+from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
 from relmodel.base.escape import html_text
 
 __all__ = [
@@ -271,25 +271,26 @@ class Requirements(Result):
     summary = renamed("summary", "figures")
 
     def text(self):
-        """A few plain lines for a terminal or a report."""
-        pct = f"{100 * self.conf:g}%"
-        head = (f"Target ETTR {self.target_ettr:g} at {self.n_gpus:,} GPUs ({self.n_nodes:,} nodes), "
-                f"checkpoint {self.ckpt_cost_h * 60:g} min, restart {self.restart_h * 60:g} min; "
+        """A few plain lines for a terminal or a report, every number in words ("101,000 h", "85.2%")."""
+        conf = pct(self.conf, 0)
+        target = pct(self.target_ettr).replace(".0%", "%")
+        head = (f"Target ETTR {target} at {self.n_gpus:,} GPUs ({self.n_nodes:,} nodes), "
+                f"checkpoint {duration(self.ckpt_cost_h)}, restart {duration(self.restart_h)}; "
                 f"{self.assumption}") + (f"\ncosts at this size: {self.costs}" if self.costs else "")
         if not self.feasible:
             return head + "\nIMPOSSIBLE: " + self.message
         if self.fixed_rate_per_h > 0:
-            node = f"({_k(self.node_mtbf_lo)}-{_k(self.node_mtbf_hi)} h, {pct})"
-            gpu = f"({_k(self.gpu_mtbf_lo)}-{_k(self.gpu_mtbf_hi)} h, {pct})"
+            node = _hours_range(self.node_mtbf_lo, self.node_mtbf_hi, conf)
+            gpu = _hours_range(self.gpu_mtbf_lo, self.gpu_mtbf_hi, conf)
         else:
             node = gpu = "(exact: no per-job causes observed, so no rate uncertainty enters)"
         return "\n".join([
             head,
             f"required job MTBF {duration(self.job_mtbf_h)} (optimal interval {duration(self.interval_h)})",
-            f"required node MTBF {_k(self.node_mtbf_h)} h {node}",
-            f"required GPU MTBF {_k(self.gpu_mtbf_h)} h {gpu}",
-            f"at observed rates: job MTBF {duration(self.observed_job_mtbf_h)}, ETTR {self.observed_ettr:.3f} "
-            f"({self.observed_ettr_lo:.3f}-{self.observed_ettr_hi:.3f}, {pct})",
+            f"required node MTBF {hours_text(self.node_mtbf_h)} {node}",
+            f"required GPU MTBF {hours_text(self.gpu_mtbf_h)} {gpu}",
+            f"at observed rates: job MTBF {duration(self.observed_job_mtbf_h)}, ETTR {pct(self.observed_ettr)} "
+            f"({pct_range(self.observed_ettr_lo, self.observed_ettr_hi)}, {conf})",
         ])
 
     def __repr__(self):
@@ -300,10 +301,11 @@ class Requirements(Result):
         return f"<p>{text}</p>" + html_table(self.components, index=False, float_format=lambda v: f"{v:.4g}")
 
 
-def _k(x):
-    if not np.isfinite(x):
-        return "inf"
-    return f"{x / 1e3:.3g}k" if x >= 1e4 else f"{x:.3g}"
+def _hours_range(lo, hi, conf):
+    """"(92,600–113,000 h, 95%)", or "(at least 92,600 h, 95%)" when no upper bound was found."""
+    if np.isfinite(hi):
+        return f"({sig(lo)}–{sig(hi)} h, {conf})"
+    return f"(at least {hours_text(lo)}, {conf})"
 
 
 def _component_rows(scaled, draws, lam_req, conf, share):
