@@ -100,9 +100,9 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
         ax.plot(n_gpus, need_now, "o", color="C3")
         ax.set_title(f"at {n_gpus:,} GPUs the nodes need an MTBF of {hours_text(need_now)}", fontsize=10)
     else:
-        ax.set_title(f"at {n_gpus:,} GPUs ETTR {target_ettr:g} is out of reach", fontsize=10)
+        ax.set_title(f"at {n_gpus:,} GPUs an ETTR of {100 * target_ettr:.3g}% is out of reach", fontsize=10)
     if not np.isfinite(need).any():
-        ax.text(0.03, 0.95, f"ETTR {target_ettr:g} is out of reach at every size:\nper-job causes alone "
+        ax.text(0.03, 0.95, f"An ETTR of {100 * target_ettr:.3g}% is out of reach at every size:\nper-job causes alone "
                 "cap ETTR below the target", transform=ax.transAxes, fontsize=9, va="top",
                 bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
     ax.set_xscale("log")
@@ -141,7 +141,7 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
     _ettr_panel(left, nums, ckpt_cost, restart, target_ettr)
     _requirement_panel(right, int(n_gpus), ckpt_cost, restart, target_ettr, source, nums)
     fig.suptitle(f"{int(n_gpus):,} GPUs, checkpoint {ckpt_cost * 60:.3g} min, "
-                 f"restart {restart * 60:.3g} min, target ETTR {target_ettr:g}", fontsize=11)
+                 f"restart {restart * 60:.3g} min, target ETTR {100 * target_ettr:.3g}%", fontsize=11)
     return fig
 
 

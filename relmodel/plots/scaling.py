@@ -78,7 +78,7 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
                 bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel(f"required {per} MTBF (h)")
-    title = f"MTBF for ETTR {target_ettr:g} at the optimal checkpoint interval"
+    title = f"MTBF for an ETTR of {100 * target_ettr:.3g}% at the optimal checkpoint interval"
     title += f"\n{literal(table.attrs['assumption'])}"
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)

@@ -110,19 +110,26 @@ _WHY = ("MIL-HDBK-189 weighs the early failures most, Laplace the middle of the 
         "corrects Laplace for gaps more variable than a steady process would give")
 
 
+#: The trend tests' verdicts as the index words them: the rate rising or falling, not the handbook's terms.
+RATE_WORDS = {"wearing out": "rising", "improving": "falling", "steady": "steady"}
+
+
 def trend_block(tr):
-    """Each trend test with its p-value; a verdict only when they agree."""
-    rows = [{"test": t.test, "p": t.p_value, "direction": t.direction,
+    """Each trend test with its p-value; a verdict only when they agree, worded as the index words it (the
+    returned verdict keeps the library's term for summary.json)."""
+    word = lambda v: RATE_WORDS.get(v, v)  # noqa: E731
+    rows = [{"test": t.test, "p": t.p_value, "direction": word(t.direction),
              "says": t.direction if t.p_value < tr.alpha else "steady"} for t in tr.tests]
     says = {r["says"] for r in rows}
     if len(says) == 1:
         verdict = says.pop()
-        text = f"The failure rate is {verdict}: every test agrees at {tr.alpha:g}."
+        text = f"The failure rate is {word(verdict)}: every test agrees at {tr.alpha:g}."
     else:
         verdict = "inconclusive"
-        split = "; ".join(f"{r['test']} says {r['says']} (p = {P.number(r['p'], 3)})" for r in rows)
+        split = "; ".join(f"{r['test']} says {word(r['says'])}, p = {P.number(r['p'], 3)}" for r in rows)
         text = f"Inconclusive: the tests disagree ({split}). They differ because {_WHY}."
     t = pd.DataFrame(rows)
+    t["says"] = [word(v) for v in t["says"]]
     table = P.table(t, [("test", "Test", str), ("p", "p-value", lambda v: P.number(v, 3)),
                         ("direction", "Direction of the data", str), ("says", f"Verdict at {tr.alpha:g}", str)])
     beta = (f"Crow-AMSAA shape β = {P.number(tr.fit.beta, 3)} ({P.number(tr.fit.beta_lo, 3)}–"

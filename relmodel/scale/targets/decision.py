@@ -327,7 +327,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     f_ettr = float(req.observed_ettr)
     pairs = [(f_ettr, req.observed_ettr_lo, req.observed_ettr_hi)]
     covers = f"{conf:.0%} range: the failure rate's uncertainty from {scaled.by_cause['count'].sum():,.0f} " \
-             "interruptions (bootstrap over the counts)"
+             "interruptions bootstrapped over the counts"
     if today.moving:  # the rate now is a fit: its shape's interval widens the range
         e_k = [float(best_ettr(m * today.factor / k, d, r)) for k in (today.factor_hi, today.factor_lo)]
         pairs.append((f_ettr, min(e_k), max(e_k)))

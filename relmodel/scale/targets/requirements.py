@@ -41,10 +41,10 @@ __all__ = [
 def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
     reach = float(_best_ettr(1.0 / fixed_rate_per_h, d, r))
     return (
-        f"ETTR {t:g} is out of reach at {int(n_gpus):,} GPUs with a {d * 60:g}-min checkpoint and a "
-        f"{r * 60:g}-min restart: it needs a job MTBF of at least {m_req:.3g} h "
-        f"({24 / m_req:.3g} interruptions/day), but the per-job causes alone fail the job every "
-        f"{1 / fixed_rate_per_h:.3g} h ({24 * fixed_rate_per_h:.3g}/day), which caps ETTR at {reach:.4f} "
+        f"an ETTR of {100 * t:.3g}% is out of reach at {int(n_gpus):,} GPUs with a {d * 60:.3g}-min checkpoint "
+        f"and a {r * 60:.3g}-min restart: it needs a job MTBF of at least {m_req:,.3g} h "
+        f"({24 / m_req:,.3g} interruptions a day), but the per-job causes alone fail the job every "
+        f"{1 / fixed_rate_per_h:,.3g} h ({24 * fixed_rate_per_h:,.3g} a day), which caps ETTR at {100 * reach:.1f}% "
         f"however reliable the hardware; lower the target, or cut restart time, checkpoint cost or software failures"
     )
 

@@ -224,7 +224,7 @@ def test_trend_verdict_only_when_the_tests_agree():
     from relmodel.report.notebook_pages.pages import trend_block
     verdict, block = trend_block(_trend([0.003, 0.56, 0.74]))  # the StepFun case of the issue
     assert verdict == "inconclusive"
-    assert "MIL-HDBK-189 says wearing out (p = 0.003)" in str(block) and "Laplace says steady" in str(block)
+    assert "MIL-HDBK-189 says rising, p = 0.003" in str(block) and "Laplace says steady" in str(block)
     assert "weighs the early failures" in str(block)
     assert trend_block(_trend([0.003, 0.01, 0.02]))[0] == "wearing out"
     assert trend_block(_trend([0.3, 0.5, 0.7]))[0] == "steady"

@@ -1,5 +1,5 @@
 """One decision, every face: the index, pages 03 and 04, summary.json, the terminal, the CLI and the API say the
-same headline numbers for a matrix of sources (bundled, a Slurm export, one joined to its syslog, and logs generated
+same headline numbers for a matrix of sources (bundled: Llama 3's counts, StepFun, LANL; a Slurm export, one joined to its syslog, and logs generated
 here with a rising rate, mostly reboots, one GPU a node, disks, and causes that strike the whole cluster at once).
 
 Numbers are compared as people read them: each face's text must hold the headline formatted the one way
@@ -130,6 +130,7 @@ def _sources(tmp):
     return {
         "count table": ({"log": "llama3"}, {"n_gpus": 16384}),
         "stepfun": ({"log": "stepfun"}, {"n_gpus": 16384}),
+        "lanl": ({"log": "lanl"}, {"n_gpus": 16384}),
         "slurm export": ({"log": str(REPO / "data" / "ops-example" / "sacct.txt"), "format": "sacct"}, small),
         "slurm + syslog": ({"log": str(sacct), "format": "sacct", "job": "train", "syslog": str(syslog),
                             "year": 2024}, {**small, "ckpt_interval": "1h"}),
@@ -175,7 +176,7 @@ def rendered(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("name", ["count table", "stepfun", "slurm export", "slurm + syslog", "rising", "reboots", "one gpu a node",
+@pytest.mark.parametrize("name", ["count table", "stepfun", "lanl", "slurm export", "slurm + syslog", "rising", "reboots", "one gpu a node",
                                   "disks", "cluster-wide"])
 def test_every_face_says_the_one_decision(rendered, name):
     params, extra, folder, res = rendered[name]
