@@ -75,13 +75,13 @@ def what_if(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TAR
 def _ettr_panel(ax, nums, ckpt_cost, restart, target_ettr):
     m, tau = nums["job_mtbf_h"], nums["optimal_interval_h"]
     grid = np.geomspace(max(tau / 30, 1e-3), tau * 30, 300)
-    ax.plot(grid * 60, ettr(interval=grid, mtbf=m, ckpt_cost=ckpt_cost, restart=restart), color="C0")
-    ax.plot(tau * 60, nums["ettr"], "o", color="C3", label=f"optimum {tau * 60:.0f} min")
-    ax.axhline(target_ettr, color="0.4", ls="--", label=f"target {target_ettr:g}")
+    ax.plot(grid * 60, 100 * ettr(interval=grid, mtbf=m, ckpt_cost=ckpt_cost, restart=restart), color="C0")
+    ax.plot(tau * 60, 100 * nums["ettr"], "o", color="C3", label=f"optimum {duration(tau)}")
+    ax.axhline(100 * target_ettr, color="0.4", ls="--", label=f"target {100 * target_ettr:.3g}%")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
-    ax.set_ylabel("ETTR")
-    ax.set_title(f"job MTBF {duration(m)}: best ETTR {100 * nums['ettr']:.1f}%", fontsize=10)
+    ax.set_ylabel("ETTR (%)")
+    ax.set_title(f"job MTBF {duration(m)}: best ETTR {100 * nums['ettr']:.1f}% (exponential formula)", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     plain_log_ticks(ax)
@@ -140,8 +140,8 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
     left, right = fig.subplots(1, 2)
     _ettr_panel(left, nums, ckpt_cost, restart, target_ettr)
     _requirement_panel(right, int(n_gpus), ckpt_cost, restart, target_ettr, source, nums)
-    fig.suptitle(f"{int(n_gpus):,} GPUs, checkpoint {ckpt_cost * 60:.3g} min, "
-                 f"restart {restart * 60:.3g} min, target ETTR {100 * target_ettr:.3g}%", fontsize=11)
+    fig.suptitle(f"{int(n_gpus):,} GPUs, checkpoint {duration(ckpt_cost)}, "
+                 f"restart {duration(restart)}, target ETTR {100 * target_ettr:.3g}%", fontsize=11)
     return fig
 
 

@@ -195,7 +195,7 @@ class ScalingCurve(Result):
         return out
 
     def text(self):
-        out = (f"Typical step ({self.typical}) of one rank: {self.typical_h * 3600:,.3f} s; a synchronous "
+        out = (f"Typical step ({self.typical}) of one rank: {self.typical_h * 3600:,.3g} s; a synchronous "
                f"step waits for the slowest of all ranks.")
         if self.fail_slow:
             f = self.fail_slow

@@ -117,8 +117,8 @@ class WhatIf(Result):
                 ("Mean step time without stragglers", f"{self.ideal_s:,.2f} s"),
                 ("Slowdown S", f"{self.factor:.3f} ({self._interval()})"),
                 ("Share of time lost", f"{100 * self.share_lost:.1f}%"),
-                ("Explained by individual workers (M_W)", _pct(self.mw)),
-                ("Explained by stage imbalance (M_S)", _pct(self.ms)),
+                ("Explained by individual workers", _pct(self.mw)),
+                ("Explained by stage imbalance", _pct(self.ms)),
                 ("Op type that slows the job most", _top(self.by_optype, "op type")),
                 ("Stage that slows the job most", _top(self.by_stage, "stage")),
                 ("DP rank that slows the job most", _top(self.by_dp_rank, "DP rank"))]
@@ -151,13 +151,13 @@ class WhatIf(Result):
         n = len(self.top_workers)
         kind = ("sits in particular workers" if self.mw >= 0.5 else "is spread over many workers" if self.mw < 0.2
                 else "sits partly in particular workers")
-        return (f"Individual workers explain {_pct(self.mw)} of the slowdown (M_W): giving the "
+        return (f"Individual workers explain {_pct(self.mw)} of the slowdown: giving the "
                 f"{'worker' if n == 1 else f'{n:,} workers'} that slow the job most ({_names(self.top_workers)}) "
                 f"typical times removes that share, so the cause {kind}.")
 
     def stages_sentence(self):
         kind = "a major cause" if self.ms >= 0.5 else "a minor cause" if self.ms >= 0.2 else "not a cause"
-        return (f"Stage partitioning imbalance explains {_pct(self.ms)} of the slowdown (M_S): giving the "
+        return (f"Stage partitioning imbalance explains {_pct(self.ms)} of the slowdown: giving the "
                 f"last pipeline stage typical times removes that share, so imbalance between stages is {kind}.")
 
     def step_log(self):

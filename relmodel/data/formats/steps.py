@@ -87,7 +87,7 @@ class StepLog:
         med = float(np.median(self.step_times_h())) * 3600 if self.n_steps else float("nan")
         return (f"<p><b>{html_text(self.name)}</b>: {self.n_steps:,} steps on {self.n_ranks:,} ranks"
                 f"{'' if self.nodes is None else f' ({self.n_nodes:,} nodes)'}; "
-                f"median step time {med:,.3f} s.</p>")
+                f"median step time {med:,.3g} s.</p>")
 
     def step_times_h(self):
         """Job step time per step: the slowest rank (hours)."""
