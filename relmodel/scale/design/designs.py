@@ -264,7 +264,8 @@ def _row(cluster, res, share, target_ettr, restart_model=None):
     room = lam_req - (res.interruption_rate - hw)
     used_nodes = res.gpus_used / cluster.gpus_per_node
     node = used_nodes / room if room > 0 else np.inf
-    tx = transceiver_requirement(cluster, target_ettr, ckpt_cost=ckpt_cost, restart=restart, share=share,
+    exposed = restart_model if hasattr(restart_model, "reload") else restart  # a RestartModel: its reload only
+    tx = transceiver_requirement(cluster, target_ettr, ckpt_cost=ckpt_cost, restart=exposed, share=share,
                                  tolerated=res.link_tolerated)
     row = {"design": cluster.name, "policy": res.policy, "gpus_bought": res.gpus_bought, "gpus_used": res.gpus_used,
            "gpus_idle": res.gpus_idle, "interruptions_per_day": 24 * res.interruption_rate,
