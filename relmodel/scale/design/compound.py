@@ -34,7 +34,8 @@ those stretches.
 The simulator starts every run in the stationary state (parts already in
 repair at time 0 have size-biased repair times, cut at a uniform point), so
 short runs are unbiased.  All runs are processed at once by two sweeps over
-sorted start and end times, no Python loop over events.
+the start and end times put in order once (:mod:`.domain_sweeps`), no
+Python loop over events.
 """
 
 import dataclasses
@@ -48,6 +49,7 @@ from ...units import hours
 from ..sparing.spares import _draw_repairs, _mean_repair
 from .domain_runs import _kinds, expected_items
 from .compound_pmf import _convolve, held_pmf as _held, tail as _tail  # noqa: F401  (_convolve: tests)
+from .domain_sweeps import sweeps as _sweeps
 from ...tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
@@ -279,64 +281,6 @@ def _items(rng, model, repair, group_repair, runs, horizon):
     offset = np.cumsum([0] + [p[-1].size for p in parts[:-1]])
     parts = [p[:-1] + (p[-1] + o,) for p, o in zip(parts, offset)]
     return [np.concatenate(col) for col in zip(*parts)]
-
-
-def _order(major, time, minor):
-    """Indices sorting by (major, time, minor) through one int64 key (time quantised to fit the bits left)."""
-    if time.size == 0:
-        return np.zeros(0, np.int64)
-    major_bits = int(major.max()).bit_length() if major.size else 0
-    time_bits = 61 - major_bits
-    lo, span = float(time.min()), float(np.ptp(time)) or 1.0
-    ticks = np.floor((time - lo) / span * (2.0 ** time_bits - 2)).astype(np.int64)
-    key = (major.astype(np.int64) << (time_bits + 1)) | (ticks << 1) | minor
-    return np.argsort(key)
-
-
-def _sweeps(model, run, group, start, end, weight, need, runs, horizon):
-    """Occupancy of each group, then of the pool.
-
-    Returns, per item, the in-group count before it, whether it put its group
-    out and whether that left the job short of pool units; and, per run, the
-    stalled hours in [0, horizon]: the union of the times when the out groups
-    need more units than the pool holds (overlapping waits count once).
-    """
-    n = run.size
-    n_groups = model.groups * 2 + 1 + model.pool
-    key = np.concatenate([run, run]) * n_groups + np.concatenate([group, group])
-    time = np.concatenate([start, end])
-    delta = np.concatenate([weight, -weight])
-    order = _order(key, time, np.repeat([0, 1], n))
-    cum = np.cumsum(delta[order])
-    before = cum - delta[order]
-    k = model.spares
-    item_before = np.empty(2 * n, np.int64)
-    item_before[order] = before
-    new_out = np.zeros(2 * n, bool)
-    new_out[order] = (before <= k) & (cum > k)
-    left_out = np.zeros(2 * n, bool)
-    left_out[order] = (before > k) & (cum <= k)
-    pts = np.flatnonzero(new_out | left_out)
-    pool_delta = np.where(new_out[pts], 1, -1) * np.concatenate([need, need])[pts]
-    pts_run = np.concatenate([run, run])[pts]
-    pts_time = time[pts]
-    o2 = _order(pts_run, pts_time, (pool_delta < 0).astype(np.int64))
-    used = np.cumsum(pool_delta[o2])
-    t_sorted, r_sorted = pts_time[o2], pts_run[o2]
-    short_pts = used > model.pool
-    # the pool after every event of the same instant (the groups of one burst go out together)
-    same_next = np.append((r_sorted[1:] == r_sorted[:-1]) & (t_sorted[1:] == t_sorted[:-1]), False)
-    idx = np.where(same_next, o2.size, np.arange(o2.size))
-    short_after = short_pts[np.minimum.accumulate(idx[::-1])[::-1]] if o2.size else short_pts
-    # a stalled stretch runs from an event that leaves the pool short to the next event of the same run
-    # (the last event of a run empties every group, so a short stretch is always closed in its run)
-    lo = np.clip(t_sorted[:-1], 0.0, horizon)
-    hi = np.clip(t_sorted[1:], 0.0, horizon)
-    stretch = np.where(short_pts[:-1] & (r_sorted[:-1] == r_sorted[1:]), hi - lo, 0.0)
-    stalled = np.bincount(r_sorted[:-1], weights=stretch, minlength=runs) if o2.size > 1 else np.zeros(runs)
-    short = np.zeros(2 * n, bool)
-    short[pts[o2]] = short_after & new_out[pts[o2]]
-    return item_before[:n], new_out[:n], short[:n], stalled
 
 
 def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=None, conf=0.95):

@@ -1,0 +1,115 @@
+"""The two sweeps of the compound-failure simulator (:mod:`relmodel.scale.design.compound`): groups, then the pool.
+
+Every part in repair is a start and an end event.  All events of all runs are
+put in time order once (run, time, starts before ends at one instant); the
+order by group is that order made stable on (run, group), and the events
+where a group goes out or comes back, taken in the time order, are the
+pool's sweep, with no second sort.  Each order is one value sort of int64
+keys carrying the event's index in their low bits (numpy sorts values about
+twice as fast as it sorts indices); time is quantised to the bits left, as
+fine as the ordering by one key was before.
+"""
+
+import numpy as np
+
+__all__ = ["time_order", "stable_by", "sweeps"]
+
+#: Fewest bits of quantised time a packed key may keep; below it the order is an index sort of a wider key.
+_MIN_TIME_BITS = 30
+#: Most bits of quantised time: a float64 time has no finer steps to order.
+_FLOAT_BITS = 52
+
+
+def _bits(x):
+    return int(x).bit_length()
+
+
+def time_order(major, time, minor):
+    """Indices sorting by (major, time, minor), ties in quantised time by index.
+
+    ``major`` and ``minor`` are int64 (``minor`` 0 or 1).  The key packs major,
+    time quantised to the bits left, minor and the index into 62 bits.
+    """
+    n = time.size
+    if n == 0:
+        return np.zeros(0, np.int64)
+    major_bits = _bits(major.max())
+    idx_bits = max(_bits(n - 1), 1)
+    time_bits = min(62 - major_bits - idx_bits, _FLOAT_BITS)
+    packed = time_bits >= _MIN_TIME_BITS
+    if not packed:  # too many runs or events to pack: sort indices of (major, time, minor)
+        time_bits = min(61 - major_bits, _FLOAT_BITS)
+    lo, span = float(time.min()), float(np.ptp(time)) or 1.0
+    top = 2 ** time_bits - 1
+    ticks = np.clip(np.floor((time - lo) / span * top), 0, top).astype(np.int64)
+    key = (major.astype(np.int64) << (time_bits + 1)) | (ticks << 1) | minor
+    if not packed:
+        return np.argsort(key, kind="stable")
+    key <<= idx_bits
+    key |= np.arange(n, dtype=np.int64)
+    key.sort()
+    return key & ((1 << idx_bits) - 1)
+
+
+def stable_by(order, major):
+    """``order`` made stable on ``major`` (int64 >= 0): sorted by major, ties kept in ``order``'s order."""
+    n = order.size
+    if n == 0:
+        return order
+    keys = major[order]
+    idx_bits = max(_bits(n - 1), 1)
+    if _bits(keys.max()) + idx_bits > 63:
+        return order[np.argsort(keys, kind="stable")]
+    keys <<= idx_bits
+    keys |= np.arange(n, dtype=np.int64)
+    keys.sort()
+    return order[keys & ((1 << idx_bits) - 1)]
+
+
+def sweeps(model, run, group, start, end, weight, need, runs, horizon):
+    """Occupancy of each group, then of the pool.
+
+    Returns, per item, the in-group count before it, whether it put its group
+    out and whether that left the job short of pool units; and, per run, the
+    stalled hours in [0, horizon]: the union of the times when the out groups
+    need more units than the pool holds (overlapping waits count once).
+    """
+    n = run.size
+    n_groups = model.groups * 2 + 1 + model.pool
+    run2 = np.concatenate([run, run]).astype(np.int64)
+    time = np.concatenate([start, end])
+    delta = np.concatenate([weight, -weight])
+    ends = np.repeat(np.array([0, 1], np.int64), n)
+    by_time = time_order(run2, time, ends)
+    order = stable_by(by_time, run2 * n_groups + np.concatenate([group, group]))
+    step = delta[order]
+    cum = np.cumsum(step)
+    before = cum - step
+    k = model.spares
+    item_before = np.empty(2 * n, np.int64)
+    item_before[order] = before
+    new_out = np.zeros(2 * n, bool)
+    new_out[order] = (before <= k) & (cum > k)
+    left_out = np.zeros(2 * n, bool)
+    left_out[order] = (before > k) & (cum <= k)
+    # a group goes out only at a start and comes back only at an end, so in time order (starts first at one
+    # instant) the pool's events need no sort of their own
+    pts = by_time[(new_out | left_out)[by_time]]
+    went_out = new_out[pts]
+    pool_delta = np.where(went_out, 1, -1) * np.concatenate([need, need])[pts]
+    used = np.cumsum(pool_delta)
+    t_sorted, r_sorted = time[pts], run2[pts]
+    short_pts = used > model.pool
+    # the pool after every event of the same instant (the groups of one burst go out together)
+    same_next = np.append((r_sorted[1:] == r_sorted[:-1]) & (t_sorted[1:] == t_sorted[:-1]), False)
+    idx = np.where(same_next, pts.size, np.arange(pts.size))
+    short_after = short_pts[np.minimum.accumulate(idx[::-1])[::-1]] if pts.size else short_pts
+    # a stalled stretch runs from an event that leaves the pool short to the next event of the same run
+    # (the last event of a run empties every group, so a short stretch is always closed in its run)
+    lo = np.clip(t_sorted[:-1], 0.0, horizon)
+    hi = np.clip(t_sorted[1:], 0.0, horizon)
+    stretch = np.where(short_pts[:-1] & (r_sorted[:-1] == r_sorted[1:]), hi - lo, 0.0)
+    stalled = np.bincount(r_sorted[:-1], weights=stretch, minlength=runs) if pts.size > 1 else np.zeros(runs)
+    short = np.zeros(2 * n, bool)
+    short[pts] = short_after & went_out
+    return item_before[:n], new_out[:n], short[:n], stalled
