@@ -38,6 +38,7 @@ the start and end times put in order once (:mod:`.domain_sweeps`), no
 Python loop over events.
 """
 
+import contextlib
 import dataclasses
 
 import numpy as np
@@ -53,7 +54,7 @@ from .domain_sweeps import sweeps as _sweeps
 from ...tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
-__all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains"]
+__all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains", "shared_runs"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,6 +316,49 @@ def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=1
     items = expected_items(model, repair, group_repair, h)
     check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * (200 + 60 * items), memory=runs * (128 + 160 * items),
                hint=f"simulate fewer runs (n_runs; each run of {h:,.0f} h holds about {items:,.0f} parts in repair)")
+    key = _shared_key(model, repair, group_repair, h, runs, seed, conf)
+    if key is not None and key in _SHARED[0]:
+        return _SHARED[0][key]
+    result = _simulate(model, repair, group_repair, h, runs, seed, conf)
+    if key is not None:
+        _SHARED[0][key] = result
+    return result
+
+
+#: While :func:`shared_runs` is active, its dict of answers by question; else None.
+_SHARED = [None]
+
+
+@contextlib.contextmanager
+def shared_runs():
+    """Within the block, :func:`simulate_domains` answers a question it was asked before from that answer.
+
+    A question is the model, repairs, horizon, run count, confidence and a
+    fixed seed: the same question gives the same answer, so designs whose
+    fault domains come out alike (a second plane changes no spare) are
+    simulated once.  Without a fixed seed every call simulates.
+    """
+    outer = _SHARED[0]
+    if outer is None:
+        _SHARED[0] = {}
+    try:
+        yield
+    finally:
+        _SHARED[0] = outer
+
+
+def _shared_key(model, repair, group_repair, h, runs, seed, conf):
+    if _SHARED[0] is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        return None
+    key = (model, repair, group_repair, h, runs, int(seed), float(conf))
+    try:
+        hash(key)
+    except TypeError:  # a repair model holding arrays
+        return None
+    return key
+
+
+def _simulate(model, repair, group_repair, h, runs, seed, conf):
     closed = closed_form(model, repair, group_repair)
     rng = np.random.default_rng(seed)
     items = _items(rng, model, repair, group_repair, runs, h)

@@ -24,6 +24,7 @@ from ...units import hours
 from ..clusters.cluster import Cluster
 from ..targets.optics import transceiver_requirement
 from .design_capacity import RACK_FIT_DEFAULT
+from .compound import shared_runs
 from .policies import evaluate_design
 from ..targets.law_requirements import needed_job_mtbf
 from ...base.deprecation import renamed, renamed_field
@@ -348,7 +349,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
             results = list(pool.map(_evaluate, jobs))
     else:
         results = []
-        with steps("designs simulated", total=len(jobs)) as step:
+        with shared_runs(), steps("designs simulated", total=len(jobs)) as step:  # alike domains simulated once
             for job in jobs:
                 results.append(_evaluate(job))
                 step()
