@@ -1,13 +1,14 @@
 """The two sweeps of the compound-failure simulator (:mod:`relmodel.scale.design.compound`): groups, then the pool.
 
 Every part in repair is a start and an end event.  All events of all runs are
-put in time order once (run, time, starts before ends at one instant); the
-order by group is that order made stable on (run, group), and the events
-where a group goes out or comes back, taken in the time order, are the
-pool's sweep, with no second sort.  Each order is one value sort of int64
-keys carrying the event's index in their low bits (numpy sorts values about
-twice as fast as it sorts indices); time is quantised to the bits left, as
-fine as the ordering by one key was before.
+put in time order once (run, time, starts before ends at one instant): one
+value sort of int64 keys carrying the event's index in their low bits
+(numpy sorts values about twice as fast as it sorts indices), time
+quantised to the bits left, as fine as the ordering by one key was before.
+The order by group is that order made stable on the group (numpy's radix
+sort of 16-bit keys, one or two passes), and the events where a group goes
+out or comes back, taken in the time order, are the pool's sweep, with no
+second sort.
 """
 
 import numpy as np
@@ -52,18 +53,21 @@ def time_order(major, time, minor):
 
 
 def stable_by(order, major):
-    """``order`` made stable on ``major`` (int64 >= 0): sorted by major, ties kept in ``order``'s order."""
+    """``order`` made stable on ``major`` (int64 >= 0): sorted by major, ties kept in ``order``'s order.
+
+    Keys of up to 32 bits take one or two passes of numpy's radix sort (a stable sort of 16-bit keys).
+    """
     n = order.size
     if n == 0:
         return order
     keys = major[order]
-    idx_bits = max(_bits(n - 1), 1)
-    if _bits(keys.max()) + idx_bits > 63:
+    bits = _bits(keys.max())
+    if bits > 32:
         return order[np.argsort(keys, kind="stable")]
-    keys <<= idx_bits
-    keys |= np.arange(n, dtype=np.int64)
-    keys.sort()
-    return order[keys & ((1 << idx_bits) - 1)]
+    perm = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    if bits > 16:
+        perm = perm[np.argsort((keys[perm] >> 16).astype(np.uint16), kind="stable")]
+    return order[perm]
 
 
 def sweeps(model, run, group, start, end, weight, need, runs, horizon):
@@ -75,13 +79,14 @@ def sweeps(model, run, group, start, end, weight, need, runs, horizon):
     need more units than the pool holds (overlapping waits count once).
     """
     n = run.size
-    n_groups = model.groups * 2 + 1 + model.pool
     run2 = np.concatenate([run, run]).astype(np.int64)
     time = np.concatenate([start, end])
     delta = np.concatenate([weight, -weight])
     ends = np.repeat(np.array([0, 1], np.int64), n)
     by_time = time_order(run2, time, ends)
-    order = stable_by(by_time, run2 * n_groups + np.concatenate([group, group]))
+    # by group, then run and time: every part starts and ends in one run, so a group's count is back to its
+    # start value when the next run's events begin
+    order = stable_by(by_time, np.concatenate([group, group]).astype(np.int64))
     step = delta[order]
     cum = np.cumsum(step)
     before = cum - step
