@@ -3,20 +3,18 @@
 Every part in repair is a start and an end event.  All events of all runs are
 put in time order once (run, time, starts before ends at one instant): one
 value sort of int64 keys carrying the event's index in their low bits
-(numpy sorts values about twice as fast as it sorts indices), time
-quantised to the bits left, as fine as the ordering by one key was before.
-The order by group is that order made stable on the group (numpy's radix
-sort of 16-bit keys, one or two passes), and the events where a group goes
-out or comes back, taken in the time order, are the pool's sweep, with no
-second sort.
+(numpy sorts values about twice as fast as it sorts indices; time is
+quantised to the bits left, 41 for a million events), made stable on the
+run by numpy's radix sort of 16-bit keys.  The order by group is that
+order made stable on the group (one or two radix passes), and the events
+where a group goes out or comes back, taken in the time order, are the
+pool's sweep, with no second sort.
 """
 
 import numpy as np
 
 __all__ = ["time_order", "stable_by", "sweeps"]
 
-#: Fewest bits of quantised time a packed key may keep; below it the order is an index sort of a wider key.
-_MIN_TIME_BITS = 30
 #: Most bits of quantised time: a float64 time has no finer steps to order.
 _FLOAT_BITS = 52
 
@@ -28,28 +26,24 @@ def _bits(x):
 def time_order(major, time, minor):
     """Indices sorting by (major, time, minor), ties in quantised time by index.
 
-    ``major`` and ``minor`` are int64 (``minor`` 0 or 1).  The key packs major,
-    time quantised to the bits left, minor and the index into 62 bits.
+    ``major`` (the run) and ``minor`` (0 or 1) are int64.  One value sort of
+    keys packing time (quantised to the bits the index leaves, at most 52),
+    minor and the index puts the events in time order; that order made stable
+    on ``major`` (:func:`stable_by`) is the answer.
     """
     n = time.size
     if n == 0:
         return np.zeros(0, np.int64)
-    major_bits = _bits(major.max())
     idx_bits = max(_bits(n - 1), 1)
-    time_bits = min(62 - major_bits - idx_bits, _FLOAT_BITS)
-    packed = time_bits >= _MIN_TIME_BITS
-    if not packed:  # too many runs or events to pack: sort indices of (major, time, minor)
-        time_bits = min(61 - major_bits, _FLOAT_BITS)
+    time_bits = min(61 - idx_bits, _FLOAT_BITS)
     lo, span = float(time.min()), float(np.ptp(time)) or 1.0
     top = 2 ** time_bits - 1
     ticks = np.clip(np.floor((time - lo) / span * top), 0, top).astype(np.int64)
-    key = (major.astype(np.int64) << (time_bits + 1)) | (ticks << 1) | minor
-    if not packed:
-        return np.argsort(key, kind="stable")
+    key = (ticks << 1) | minor
     key <<= idx_bits
     key |= np.arange(n, dtype=np.int64)
     key.sort()
-    return key & ((1 << idx_bits) - 1)
+    return stable_by(key & ((1 << idx_bits) - 1), major)
 
 
 def stable_by(order, major):

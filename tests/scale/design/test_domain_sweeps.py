@@ -15,12 +15,10 @@ def _random_events(rng, n, runs, majors):
     return major, time, minor
 
 
-@pytest.mark.parametrize("packed", [True, False])
-def test_time_order_is_lexsort_with_ties_by_index(monkeypatch, packed):
-    if not packed:
-        monkeypatch.setattr(S, "_MIN_TIME_BITS", 64)   # the wide-key index sort
+def test_time_order_is_lexsort_with_ties_by_index():
     rng = np.random.default_rng(3)
-    for n, majors in ((1, 1), (7, 1), (500, 3), (20_000, 400)):
+    # one run; a few; many (one radix pass); more than 16 bits (two passes); more than 32 (an index sort)
+    for n, majors in ((1, 1), (7, 1), (500, 3), (20_000, 400), (20_000, 100_000), (3_000, 2 ** 40)):
         major, time, minor = _random_events(rng, n, 1, majors)
         expected = np.lexsort((np.arange(n), minor, time, major))
         assert S.time_order(major, time, minor).tolist() == expected.tolist()
