@@ -38,8 +38,13 @@ def time_order(major, time, minor):
     time_bits = min(61 - idx_bits, _FLOAT_BITS)
     lo, span = float(time.min()), float(np.ptp(time)) or 1.0
     top = 2 ** time_bits - 1
-    ticks = np.clip(np.floor((time - lo) / span * top), 0, top).astype(np.int64)
-    key = (ticks << 1) | minor
+    scaled = time - lo
+    scaled *= top / span
+    np.floor(scaled, out=scaled)
+    np.clip(scaled, 0, top, out=scaled)
+    key = scaled.astype(np.int64)
+    key <<= 1
+    key |= minor
     key <<= idx_bits
     key |= np.arange(n, dtype=np.int64)
     key.sort()
@@ -73,14 +78,14 @@ def sweeps(model, run, group, start, end, weight, need, runs, horizon):
     need more units than the pool holds (overlapping waits count once).
     """
     n = run.size
-    run2 = np.concatenate([run, run]).astype(np.int64)
+    run2 = np.concatenate([run, run]).astype(np.int64, copy=False)
     time = np.concatenate([start, end])
     delta = np.concatenate([weight, -weight])
     ends = np.repeat(np.array([0, 1], np.int64), n)
     by_time = time_order(run2, time, ends)
     # by group, then run and time: every part starts and ends in one run, so a group's count is back to its
     # start value when the next run's events begin
-    order = stable_by(by_time, np.concatenate([group, group]).astype(np.int64))
+    order = stable_by(by_time, np.concatenate([group, group]).astype(np.int64, copy=False))
     step = delta[order]
     cum = np.cumsum(step)
     before = cum - step
