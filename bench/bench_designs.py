@@ -103,7 +103,7 @@ def main():
             print(f"compare_designs, {workers} worker{'s' * (workers > 1)}: {sec:.2f} s "
                   f"({'under' if sec < 10 else 'OVER'} the 10 s target)")
             targets.add(f"compare_designs, {label}, {workers} worker(s)", sec, 10.0, "s", higher=False)
-    print(cmp.display()[["Design", "ETTR (95% range)", "Time waiting for a spare", "Goodput per GPU bought"]]
+    print(cmp.table()[["Design", "ETTR (95% range)", "Time waiting for a spare", "Goodput per GPU bought"]]
           .to_string(index=False))
 
     whole = design_presets()["nvl72-whole-rack"]

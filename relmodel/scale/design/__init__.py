@@ -4,7 +4,7 @@ Belongs here: design comparisons and presets (:mod:`.designs`, the fabric's
 size in :mod:`.fabric_size`), what a design's policy, spares and tolerated
 faults do to ETTR (:mod:`.policies`, its result in :mod:`.design_result`),
 compound failures in fault domains (:mod:`.compound`, its run count in
-:mod:`.domain_runs`), and how much an answer depends on a fault rate no
+:mod:`.domain_runs`, its sweeps over events in :mod:`.domain_sweeps`), and how much an answer depends on a fault rate no
 public log gives (:mod:`.sensitivity`).  May import :mod:`..sparing`,
 :mod:`..targets`, :mod:`..clusters`, :mod:`relmodel.checkpoint`, the
 statistics and data layers and the base.

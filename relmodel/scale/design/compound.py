@@ -34,9 +34,11 @@ those stretches.
 The simulator starts every run in the stationary state (parts already in
 repair at time 0 have size-biased repair times, cut at a uniform point), so
 short runs are unbiased.  All runs are processed at once by two sweeps over
-sorted start and end times, no Python loop over events.
+the start and end times put in order once (:mod:`.domain_sweeps`), no
+Python loop over events.
 """
 
+import contextlib
 import dataclasses
 
 import numpy as np
@@ -48,10 +50,11 @@ from ...units import hours
 from ..sparing.spares import _draw_repairs, _mean_repair
 from .domain_runs import _kinds, expected_items
 from .compound_pmf import _convolve, held_pmf as _held, tail as _tail  # noqa: F401  (_convolve: tests)
+from .domain_sweeps import sweeps as _sweeps
 from ...tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
-__all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains"]
+__all__ = ["DomainModel", "CompoundResult", "closed_form", "simulate_domains", "shared_runs"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,14 +217,30 @@ class CompoundResult(Result):
                 + html_table(self.to_frame(), index=False, na_rep="no closed form"))
 
 
+def _size_biased(draws, total, rng):
+    """``total`` lengths picked from ``draws`` with chance in proportion to length, in random order.
+
+    The picks are made at sorted uniform points of the cumulated lengths (sorted uniforms from
+    exponential spacings; a sorted search reads the cumulated lengths once, a random one misses the
+    cache every time) and then shuffled, which gives the same law as independent picks.
+    """
+    cdf = np.cumsum(draws)
+    if total == 0 or not cdf[-1] > 0:
+        return np.zeros(total)
+    points = np.cumsum(rng.exponential(size=total + 1))
+    points = points[:-1] * (cdf[-1] / points[-1])
+    pick = np.minimum(np.searchsorted(cdf, points, side="right"), draws.size - 1)
+    length = draws[pick]
+    rng.shuffle(length)
+    return length
+
+
 def _initial(rng, rate, repair, runs, mean):
     """Parts already in repair at time 0: Poisson(rate E[S]) per run, size-biased lengths cut uniformly."""
     n = rng.poisson(rate * mean, size=runs)
     total = int(n.sum())
     if hasattr(repair, "sample"):
-        cdf = np.cumsum(_draw_repairs(repair, 4 * total + 16, rng))
-        pick = np.searchsorted(cdf, rng.random(total) * cdf[-1], side="right") if cdf[-1] > 0 else None
-        length = np.diff(cdf, prepend=0.0)[pick] if pick is not None else np.zeros(total)
+        length = _size_biased(_draw_repairs(repair, 4 * total + 16, rng), total, rng)
     else:
         length = rng.gamma(2.0, mean, size=total)  # an exponential repair, size-biased
     start = -rng.random(total) * length
@@ -281,64 +300,6 @@ def _items(rng, model, repair, group_repair, runs, horizon):
     return [np.concatenate(col) for col in zip(*parts)]
 
 
-def _order(major, time, minor):
-    """Indices sorting by (major, time, minor) through one int64 key (time quantised to fit the bits left)."""
-    if time.size == 0:
-        return np.zeros(0, np.int64)
-    major_bits = int(major.max()).bit_length() if major.size else 0
-    time_bits = 61 - major_bits
-    lo, span = float(time.min()), float(np.ptp(time)) or 1.0
-    ticks = np.floor((time - lo) / span * (2.0 ** time_bits - 2)).astype(np.int64)
-    key = (major.astype(np.int64) << (time_bits + 1)) | (ticks << 1) | minor
-    return np.argsort(key)
-
-
-def _sweeps(model, run, group, start, end, weight, need, runs, horizon):
-    """Occupancy of each group, then of the pool.
-
-    Returns, per item, the in-group count before it, whether it put its group
-    out and whether that left the job short of pool units; and, per run, the
-    stalled hours in [0, horizon]: the union of the times when the out groups
-    need more units than the pool holds (overlapping waits count once).
-    """
-    n = run.size
-    n_groups = model.groups * 2 + 1 + model.pool
-    key = np.concatenate([run, run]) * n_groups + np.concatenate([group, group])
-    time = np.concatenate([start, end])
-    delta = np.concatenate([weight, -weight])
-    order = _order(key, time, np.repeat([0, 1], n))
-    cum = np.cumsum(delta[order])
-    before = cum - delta[order]
-    k = model.spares
-    item_before = np.empty(2 * n, np.int64)
-    item_before[order] = before
-    new_out = np.zeros(2 * n, bool)
-    new_out[order] = (before <= k) & (cum > k)
-    left_out = np.zeros(2 * n, bool)
-    left_out[order] = (before > k) & (cum <= k)
-    pts = np.flatnonzero(new_out | left_out)
-    pool_delta = np.where(new_out[pts], 1, -1) * np.concatenate([need, need])[pts]
-    pts_run = np.concatenate([run, run])[pts]
-    pts_time = time[pts]
-    o2 = _order(pts_run, pts_time, (pool_delta < 0).astype(np.int64))
-    used = np.cumsum(pool_delta[o2])
-    t_sorted, r_sorted = pts_time[o2], pts_run[o2]
-    short_pts = used > model.pool
-    # the pool after every event of the same instant (the groups of one burst go out together)
-    same_next = np.append((r_sorted[1:] == r_sorted[:-1]) & (t_sorted[1:] == t_sorted[:-1]), False)
-    idx = np.where(same_next, o2.size, np.arange(o2.size))
-    short_after = short_pts[np.minimum.accumulate(idx[::-1])[::-1]] if o2.size else short_pts
-    # a stalled stretch runs from an event that leaves the pool short to the next event of the same run
-    # (the last event of a run empties every group, so a short stretch is always closed in its run)
-    lo = np.clip(t_sorted[:-1], 0.0, horizon)
-    hi = np.clip(t_sorted[1:], 0.0, horizon)
-    stretch = np.where(short_pts[:-1] & (r_sorted[:-1] == r_sorted[1:]), hi - lo, 0.0)
-    stalled = np.bincount(r_sorted[:-1], weights=stretch, minlength=runs) if o2.size > 1 else np.zeros(runs)
-    short = np.zeros(2 * n, bool)
-    short[pts[o2]] = short_after & new_out[pts[o2]]
-    return item_before[:n], new_out[:n], short[:n], stalled
-
-
 def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=10_000, seed=None, conf=0.95):
     """Simulate ``n_runs`` runs of ``horizon`` each; return a :class:`CompoundResult`.
 
@@ -371,6 +332,49 @@ def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=1
     items = expected_items(model, repair, group_repair, h)
     check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * (200 + 60 * items), memory=runs * (128 + 160 * items),
                hint=f"simulate fewer runs (n_runs; each run of {h:,.0f} h holds about {items:,.0f} parts in repair)")
+    key = _shared_key(model, repair, group_repair, h, runs, seed, conf)
+    if key is not None and key in _SHARED[0]:
+        return _SHARED[0][key]
+    result = _simulate(model, repair, group_repair, h, runs, seed, conf)
+    if key is not None:
+        _SHARED[0][key] = result
+    return result
+
+
+#: While :func:`shared_runs` is active, its dict of answers by question; else None.
+_SHARED = [None]
+
+
+@contextlib.contextmanager
+def shared_runs():
+    """Within the block, :func:`simulate_domains` answers a question it was asked before from that answer.
+
+    A question is the model, repairs, horizon, run count, confidence and a
+    fixed seed: the same question gives the same answer, so designs whose
+    fault domains come out alike (a second plane changes no spare) are
+    simulated once.  Without a fixed seed every call simulates.
+    """
+    outer = _SHARED[0]
+    if outer is None:
+        _SHARED[0] = {}
+    try:
+        yield
+    finally:
+        _SHARED[0] = outer
+
+
+def _shared_key(model, repair, group_repair, h, runs, seed, conf):
+    if _SHARED[0] is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        return None
+    key = (model, repair, group_repair, h, runs, int(seed), float(conf))
+    try:
+        hash(key)
+    except TypeError:  # a repair model holding arrays
+        return None
+    return key
+
+
+def _simulate(model, repair, group_repair, h, runs, seed, conf):
     closed = closed_form(model, repair, group_repair)
     rng = np.random.default_rng(seed)
     items = _items(rng, model, repair, group_repair, runs, h)

@@ -18,6 +18,18 @@ def tail(dist_pmf, threshold):
 
 #: Binomial probabilities below this are left out of the convolution (their sum cannot reach 1e-20).
 _NEGLIGIBLE = 1e-30
+#: exp(-_TAIL_EXPONENT) bounds the chance a binomial falls outside the evaluated window (about 2e-35).
+_TAIL_EXPONENT = 80.0
+
+
+def _reach(sd):
+    """Counts either side of a binomial's mean past which its probability is below exp(-_TAIL_EXPONENT) in all.
+
+    Bernstein's inequality for a sum of independent 0/1 counts of variance sd^2:
+    P(|X - mean| >= t) <= 2 exp(-t^2 / (2 (sd^2 + t/3))); t solves t^2 / (2 (sd^2 + t/3)) = _TAIL_EXPONENT.
+    """
+    a = _TAIL_EXPONENT / 3.0
+    return a + np.sqrt(a * a + 2.0 * _TAIL_EXPONENT * sd * sd) + 1.0
 
 
 def held_pmf(burst, length, n1, q1, n2, q2, weight):
@@ -25,7 +37,7 @@ def held_pmf(burst, length, n1, q1, n2, q2, weight):
     ``weight`` x Binomial(n2, q2).
 
     The binomials of every c are evaluated at once over one window of counts around their means (the counts
-    outside it have probabilities far below :data:`_NEGLIGIBLE`).
+    outside it have probabilities far below :data:`_NEGLIGIBLE`: :func:`_reach`).
     """
     cs = np.flatnonzero(burst > _NEGLIGIBLE)
     out = np.zeros(length)
@@ -36,8 +48,9 @@ def held_pmf(burst, length, n1, q1, n2, q2, weight):
     b[::weight] = pmf_b
     ns = np.maximum(n1 - cs, 0)
     mean, sd = n1 * q1, np.sqrt(n1 * q1 * (1.0 - q1))
-    lo = max(0, int(mean - q1 * cs[-1] - 40 * sd - 60))
-    hi = max(lo, min(n1, int(mean + 40 * sd + 60)))
+    reach = _reach(sd)
+    lo = max(0, int(mean - q1 * cs[-1] - reach))
+    hi = max(lo, min(n1, int(mean + reach)))
     counts = np.arange(lo, hi + 1)
     pmf = stats.binom.pmf(counts[None, :], ns[:, None], q1)
     for i, c in enumerate(cs):
@@ -52,11 +65,12 @@ def held_pmf(burst, length, n1, q1, n2, q2, weight):
 def _support(n, q):
     """(first index, pmf) of Binomial(n, q) over the counts whose probability is not negligible.
 
-    Only a window of 40 standard deviations (and 60 counts) either side of the mean is evaluated: the
-    probabilities outside it are far below :data:`_NEGLIGIBLE`.
+    Only a window of :func:`_reach` counts either side of the mean is evaluated: the probabilities outside
+    it are far below :data:`_NEGLIGIBLE`.
     """
     mean, sd = n * q, np.sqrt(n * q * (1.0 - q))
-    lo, hi = max(0, int(mean - 40 * sd - 60)), min(n, int(mean + 40 * sd + 60))
+    reach = _reach(sd)
+    lo, hi = max(0, int(mean - reach)), min(n, int(mean + reach))
     pmf = stats.binom.pmf(np.arange(lo, hi + 1), n, q)
     keep = np.flatnonzero(pmf > _NEGLIGIBLE)
     if keep.size == 0:

@@ -24,6 +24,7 @@ from ...units import hours
 from ..clusters.cluster import Cluster
 from ..targets.optics import transceiver_requirement
 from .design_capacity import RACK_FIT_DEFAULT
+from .compound import shared_runs
 from .policies import evaluate_design
 from ..targets.law_requirements import needed_job_mtbf
 from ...base.deprecation import renamed, renamed_field
@@ -264,7 +265,8 @@ def _row(cluster, res, share, target_ettr, restart_model=None):
     room = lam_req - (res.interruption_rate - hw)
     used_nodes = res.gpus_used / cluster.gpus_per_node
     node = used_nodes / room if room > 0 else np.inf
-    tx = transceiver_requirement(cluster, target_ettr, ckpt_cost=ckpt_cost, restart=restart, share=share,
+    exposed = restart_model if hasattr(restart_model, "reload") else restart  # a RestartModel: its reload only
+    tx = transceiver_requirement(cluster, target_ettr, ckpt_cost=ckpt_cost, restart=exposed, share=share,
                                  tolerated=res.link_tolerated)
     row = {"design": cluster.name, "policy": res.policy, "gpus_bought": res.gpus_bought, "gpus_used": res.gpus_used,
            "gpus_idle": res.gpus_idle, "interruptions_per_day": 24 * res.interruption_rate,
@@ -347,7 +349,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
             results = list(pool.map(_evaluate, jobs))
     else:
         results = []
-        with steps("designs simulated", total=len(jobs)) as step:
+        with shared_runs(), steps("designs simulated", total=len(jobs)) as step:  # alike domains simulated once
             for job in jobs:
                 results.append(_evaluate(job))
                 step()

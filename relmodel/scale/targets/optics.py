@@ -2,7 +2,9 @@
 
 A target ETTR fixes the job MTBF M* the job may have
 (:func:`relmodel.scale.targets.requirements.required_job_mtbf`), that is a failure
-budget of 1/M* per hour.  If transceivers may use a share ``s`` of it and the
+budget of 1/M* per hour (with a :class:`relmodel.checkpoint.RestartModel`,
+only its reload is exposed to failures:
+:mod:`relmodel.scale.targets.law_requirements`).  If transceivers may use a share ``s`` of it and the
 design absorbs a share ``t`` of their failures (a second plane), each of the
 design's n transceivers may fail at
 
@@ -30,7 +32,7 @@ import pandas as pd
 from ...checkpoint.costs import cost_hours
 from ...errors import DesignError
 from ..clusters.cluster import Cluster
-from .requirements import required_job_mtbf
+from .law_requirements import needed_job_mtbf
 from ...base.deprecation import renamed, renamed_field
 from ...tables import Result, people_table
 
@@ -68,13 +70,23 @@ def _check_share(share, tolerated):
     return s, t
 
 
+def _job_mtbf_needed(target_ettr, ckpt_cost, restart, n_gpus):
+    """Job MTBF a target needs at ``n_gpus``, with a RestartModel's reload only exposed to failures."""
+    d, r = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
+    return needed_job_mtbf(target_ettr, d, restart, r, n_gpus)[0]
+
+
 def transceiver_requirement(cluster, target_ettr, *, ckpt_cost, restart, share=0.1, tolerated=0.0):
     """FIT and MTBF each transceiver of ``cluster`` must reach: dict transceivers, fit, mtbf_h.
 
     An MTBF of 0 (FIT infinite) means any part will do: the design has no
     optics, or absorbs all their failures.  ``ckpt_cost`` and ``restart``
     are durations (hours, or "1min"); ``share`` and ``tolerated`` are
-    fractions; ``mtbf_h`` and ``job_mtbf_h`` are in hours.
+    fractions; ``mtbf_h`` and ``job_mtbf_h`` are in hours.  ``restart`` may
+    be a :class:`relmodel.checkpoint.RestartModel`: only its reload is
+    exposed to failures (its downtime, start-up that grows with the ranks
+    included, cannot be struck), as in
+    :func:`relmodel.scale.targets.requirements.required_node_mtbf`.
 
     Examples
     --------
@@ -89,8 +101,7 @@ def transceiver_requirement(cluster, target_ettr, *, ckpt_cost, restart, share=0
     0.0
     """
     s, t = _check_share(share, tolerated)
-    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=cost_hours(ckpt_cost, cluster.n_gpus, "ckpt_cost"),
-                              restart=cost_hours(restart, cluster.n_gpus, "restart"))
+    m_req = _job_mtbf_needed(target_ettr, ckpt_cost, restart, cluster.n_gpus)
     n = cluster.counts()["transceiver"]
     exposed = n * (1.0 - t)
     if exposed <= 0:
@@ -193,6 +204,5 @@ def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0
                              "transceivers": req["transceivers"], "per_gpu": req["transceivers"] / c.n_gpus,
                              "fit": req["fit"], "mtbf_h": req["mtbf_h"], "fits": True})
     top = float(max(sizes))  # a cost model is taken at the largest size for the one headline job MTBF
-    m_req = required_job_mtbf(target_ettr=target_ettr, ckpt_cost=cost_hours(ckpt_cost, top, "ckpt_cost"),
-                              restart=cost_hours(restart, top, "restart"))
+    m_req = _job_mtbf_needed(target_ettr, ckpt_cost, restart, top)
     return OpticsRequirements(pd.DataFrame(rows), float(target_ettr), float(share), m_req, field_rates())

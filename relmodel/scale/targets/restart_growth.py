@@ -9,7 +9,9 @@ ranks, that is :data:`PER_1K_RANKS_H` (2.7 s per 1,000 ranks): about 44 s
 at 16,384 GPUs and 47 minutes at 1,048,576.  Meta's FT-HSDP report
 (arXiv 2602.00277, Figure 2) shows NCCL start-up growing from under 20 s at
 16K GPUs to about 200 s at 98K, of the same order.  Both are in
-``data/field_rates.md``.
+``data/field_rates.md``, which says how far each was checked: the 265 s is
+taken from secondary summaries of the paper (its text could not be read
+here), and the FT-HSDP figure reading is unchecked.
 
 :func:`growing_restart` turns a restart time into a
 :class:`relmodel.checkpoint.RestartModel` whose reload is that time (exposed
@@ -22,15 +24,16 @@ from ...units import hours
 
 __all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart"]
 
-#: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171).
+#: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171; secondary: data/field_rates.md).
 NCCL_INIT_S = 265.0
 #: The GPUs of that measurement: 96K = 96 x 1,024.
 NCCL_INIT_GPUS = 96 * 1024
 #: Start-up hours per 1,000 ranks, in proportion to that measurement.
 PER_1K_RANKS_H = NCCL_INIT_S / 3600.0 / (NCCL_INIT_GPUS / 1000.0)
 #: Where the growth comes from, in words for the page.
-RESTART_GROWTH_SOURCE = ("NCCL start-up of 265 s at 96K GPUs (Si et al., arXiv 2510.20171), taken as growing in "
-                         "proportion to the ranks: 2.7 s per 1,000 GPUs")
+RESTART_GROWTH_SOURCE = ("NCCL start-up of 265 s at 96K GPUs (Si et al., arXiv 2510.20171, as quoted by summaries of "
+                         "the paper: see data/field_rates.md), taken as growing in proportion to the ranks: "
+                         "2.7 s per 1,000 GPUs")
 
 
 def growing_restart(restart="10min", per_1k_ranks=PER_1K_RANKS_H, n_gpus=None):

@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 import matplotlib.pyplot as plt
 import pytest
 from click.testing import CliRunner
@@ -85,3 +87,40 @@ def test_figures(llama3):
     ax2 = designs_plot(cmp)
     assert [t.get_text() for t in ax2.get_yticklabels()] == list(cmp.by_design["design"])
     plt.close("all")
+
+
+
+def _job_mtbf_exposed(target, d, reload_h, down):
+    """Job MTBF whose best ETTR is ``target`` when only the reload is exposed, by a grid over the interval.
+
+    One cycle per failure: a downtime ``down`` no failure can strike, then the reload, then segments of
+    tau + d; with exponential failures ETTR(tau) = tau exp(-R_l/M) / ((D + M)(exp((tau + d)/M) - 1)).
+    """
+    def best(m):
+        tau = np.geomspace(1e-4, 50, 200_001) * math.sqrt(2 * d * m)
+        return np.max(tau * math.exp(-reload_h / m) / ((down + m) * np.expm1((tau + d) / m)))
+    return math.exp(brentq(lambda lm: best(math.exp(lm)) - target, math.log(1e-2), math.log(1e5), xtol=1e-12))
+
+
+def test_restart_model_exposes_only_its_reload():
+    """A RestartModel's downtime (detection, start-up growing with the ranks) cannot be struck by a failure."""
+    from relmodel.checkpoint.restart import RestartModel
+    from relmodel.data.bundled.datasets import llama3_54day
+    from relmodel.scale.design.designs import compare_designs, design_presets
+    c = Cluster(n_gpus=64, gpus_per_node=8, radix=16, fabric="rail")  # 256 transceivers
+    model = RestartModel(detection="30min", reload="6min", per_1k_ranks="30s")
+    d, reload_h = 1 / 60, 6 / 60
+    down = 30 / 60 + 30 / 3600 * 64 / 1000
+    m = _job_mtbf_exposed(0.9, d, reload_h, down)
+    req = transceiver_requirement(c, 0.9, ckpt_cost="1min", restart=model, share=0.1)
+    assert req["job_mtbf_h"] == pytest.approx(m, rel=1e-6)
+    assert req["fit"] == pytest.approx(0.1 / (m * 256) * 1e9, rel=1e-6)
+    # counting the whole restart as exposed asks for a longer job MTBF: not what is computed
+    assert math.exp(_job_mtbf_for(0.9, d, reload_h + down)) > 1.005 * req["job_mtbf_h"]
+    # compare_designs' transceiver column uses the same exposure, at the design's size
+    cmp = compare_designs(["h100-rail"], llama3_54day(), 1_152, 0.9, ckpt_cost="1min", restart=model, n_runs=0,
+                          n_boot=0, seed=0)
+    row, tolerated = cmp.by_design.iloc[0], cmp.results[0].link_tolerated
+    m_design = _job_mtbf_exposed(0.9, d, reload_h, 30 / 60 + 30 / 3600 * 1_152 / 1000)
+    expected = m_design * row["transceivers"] * (1 - tolerated) / 0.1
+    assert row["required_transceiver_mtbf_h"] == pytest.approx(expected, rel=1e-6)
