@@ -213,12 +213,12 @@ def _costs_text(t, ckpt_cost_h, base_restart_h, restart_from):
         if m and float(r) > base_restart_h:
             at.setdefault(duration(float(r) - base_restart_h), m.group(1))
     ck = f"Each checkpoint stalls the job {duration(ckpt_cost_h)}, as on pages 03–04 (parameter ckpt_cost)."
-    base = f"{duration(base_restart_h)} of pages 03–04 ({restart_from})"
+    base = f"{duration(base_restart_h)} ({restart_from})"
     if not at:
-        return ck + f" A restart takes the {base} at every size."
+        return ck + f" A restart takes {base} at every size, as on pages 03–04."
     sizes = ", ".join(f"{r} more at {g} GPUs" for r, g in at.items())
-    return ck + (f" A restart takes the {base} plus start-up growing with the ranks (parameter restart_grows, "
-                 f"cited below): {sizes}.")
+    return ck + (f" A restart takes {base} plus start-up growing with the ranks, as on pages 03–04 (parameter "
+                 f"restart_grows, cited below): {sizes}.")
 
 
 def notes_block(cmp, efficiency=1.0, straggler_loss=0.0, ckpt_cost_h=None, base_restart_h=None,

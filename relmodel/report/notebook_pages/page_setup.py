@@ -53,12 +53,30 @@ def page_source(values):
     return shared_source(log, **kwargs)
 
 
-def page_restart(src, restart=None):
-    """Hours of the restart every page costs with: ``restart`` when given, else measured from the log (requeue
-    gaps, plus the detection latency a joined kernel log measured), else 10 min -- the decision's own rule
-    (:func:`~relmodel.scale.targets.decision_inputs.restart_input`), so pages 03-06 use one restart."""
-    from ...scale.targets.decision_inputs import restart_input
-    return restart_input(None if src is None else src.data, restart)[0]
+def page_restart(src, restart=None, n_gpus=None, grows=True):
+    """Hours of the restart every page costs with, by the decision's own rule
+    (:func:`~relmodel.scale.targets.decision_inputs.restart_input` and
+    :func:`~relmodel.scale.targets.decision.decide`), so pages 03-06 use one restart.
+
+    ``restart`` when given; else measured from the log (requeue gaps, plus the
+    detection latency a joined kernel log measured), else 10 min.  With
+    ``n_gpus`` (and ``grows``), the restart at that size: plus the start-up
+    that grows with the ranks beyond what the observed cluster paid, the
+    decision's ``restart_h``.  Without, the restart with no start-up growth
+    in it, which the designs page grows to each design's own size.
+    """
+    from ...scale.targets.decision_inputs import MEASURED, restart_input
+    from ...scale.targets.restart_growth import planned_growth_h
+    r, r_from, _, _ = restart_input(None if src is None else src.data, restart)
+    if restart is not None:
+        return r
+    observed = 0
+    if r_from == MEASURED and src is not None:
+        from ...scale.targets.decision import source_cluster
+        observed = source_cluster(src).n_gpus
+    if n_gpus is None or not grows:
+        return r - planned_growth_h(observed)
+    return r + planned_growth_h(n_gpus, observed)
 
 
 def setup_page(values, *, source=True):

@@ -24,6 +24,7 @@ from ...units import hours
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
 from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, law_name, restart_input
+from .restart_growth import growth_words, planned_growth_h
 from .law_requirements import best_law_ettr
 from .requirements import best_ettr, plan_requirements
 from ..clusters.scaling import cluster_of, garwood, grow_cluster, job_rates, scale_rates
@@ -109,6 +110,7 @@ class Decision(Result):
     window_h: object = None
     n_events: object = None
     restart_note: str = ""
+    restart_growth_h: float = 0.0
     detection_latency_h: object = None
     source_gpus: object = None
     source_gpus_per_node: object = None
@@ -276,14 +278,18 @@ def _sources(source, r_from, latency):
 
 def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_node=None, units=None,
            units_per_node=None, simulate=True, n_runs=200, alpha=0.05, law_boot=100, conf=0.95, share=0.1,
-           n_boot=2000, seed=None):
+           n_boot=2000, seed=None, restart_grows=True):
     """Answer the planning question for ``n_gpus`` from ``source``; returns the one :class:`Decision`.
 
     ``source`` is a :class:`~relmodel.data.source.Source`, a count table or
     an interruption log; ``n_gpus`` GPUs; ``target_ettr`` a fraction;
     ``ckpt_cost`` and ``restart`` durations (hours or strings such as
     "1min"; ``restart=None`` measures it from the log's requeue gaps where it
-    can, else takes 10 min, an assumption).  ``units`` overrides what causes
+    can, else takes 10 min, an assumption; then, with ``restart_grows``, the
+    communicator start-up that grows with the ranks is added for the planned
+    size, less what the observed cluster already paid:
+    :mod:`relmodel.scale.targets.restart_growth`, ``restart_growth_h``; a
+    given ``restart`` is taken as the planned job's own).  ``units`` overrides what causes
     scale with (as ``--scale`` does); causes the log shows striking many
     nodes at once are held per job.  ``simulate`` runs ``n_runs`` simulated
     jobs per interval when the log supports a failure law other than the
@@ -304,7 +310,8 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     src = source_cluster(source, units_per_node)
     tgt = grow_cluster(n_gpus if isinstance(n_gpus, Cluster) else int(n_gpus), src, gpus_per_node=gpus_per_node)
     kw = dict(gpus_per_node=gpus_per_node, units=units, units_per_node=units_per_node, simulate=simulate,
-              n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, share=share, seed=seed)
+              n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, share=share, seed=seed,
+              restart_grows=restart_grows)
     if int(n_boot) < 2:  # no bootstrap: point answers, no intervals
         point = decide(source, n_gpus, target_ettr, ckpt_cost, restart, n_boot=2, **kw)
         return dataclasses.replace(point, **{k: None for k in (
@@ -313,6 +320,11 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
             range_covers="no range (the bootstrap was turned off)")
     d = float(hours(ckpt_cost))
     r, r_from, r_note, latency = restart_input(data, restart)
+    grow_h = planned_growth_h(tgt.n_gpus, src.n_gpus if r_from == MEASURED else 0) \
+        if restart_grows and restart is None else 0.0
+    if grow_h > 0:
+        r += grow_h
+        r_note += f"; plus {growth_words(grow_h, tgt.n_gpus)}"
     today = todays_rate(source, conf=conf, alpha=alpha)
     wide = cluster_wide_causes(data)
     rates, all_units = _rates_today(data, today.factor, wide, units, conf)
@@ -378,7 +390,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         range_covers=covers, trend=today.trend, today_method=today.method, today_reason=today.reason,
         rate_factor=today.factor, average_job_mtbf_h=m * today.factor, todays_node_mtbf_h=t_now[0],
         todays_node_lo=t_now[1], todays_node_hi=t_now[2], average_node_mtbf_h=t_now[3], window_h=today.window_h,
-        n_events=today.n_events, restart_note=r_note, detection_latency_h=latency, source_gpus=src.n_gpus,
+        n_events=today.n_events, restart_note=r_note, restart_growth_h=grow_h, detection_latency_h=latency, source_gpus=src.n_gpus,
         source_gpus_per_node=src.gpus_per_node, source_unit=str(getattr(source, "unit", "gpu-node")),
         per_job_causes=tuple(scaled.by_cause.loc[scaled.by_cause["scales_with"] == "job", "component"].astype(str)),
         cluster_wide=tuple(sorted(wide)), sources=_sources(source, r_from, latency), search=search,

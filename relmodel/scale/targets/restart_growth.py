@@ -22,7 +22,8 @@ evaluate it there.
 
 from ...units import hours
 
-__all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart"]
+__all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart",
+           "planned_growth_h", "growth_words"]
 
 #: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171; secondary: data/field_rates.md).
 NCCL_INIT_S = 265.0
@@ -54,3 +55,27 @@ def growing_restart(restart="10min", per_1k_ranks=PER_1K_RANKS_H, n_gpus=None):
         return dataclasses.replace(restart, per_1k_ranks=float(per_1k_ranks),
                                    n_gpus=restart.n_gpus if n_gpus is None else n_gpus)
     return RestartModel(reload=float(hours(restart)), per_1k_ranks=float(per_1k_ranks), n_gpus=n_gpus)
+
+
+def planned_growth_h(n_gpus, observed_gpus=0, per_1k_ranks=PER_1K_RANKS_H):
+    """Start-up hours a restart gains at ``n_gpus`` over one measured on ``observed_gpus`` (0: not measured).
+
+    A restart measured on the observed cluster already holds that cluster's
+    start-up; a planned job larger than it pays the difference, a smaller one
+    pays nothing back (its other costs are not known to shrink).
+
+    Examples
+    --------
+    >>> round(3600 * planned_growth_h(16_384), 1)                # seconds at 16,384 GPUs
+    44.2
+    >>> planned_growth_h(256, observed_gpus=1024)
+    0.0
+    """
+    return max(float(per_1k_ranks) * (int(n_gpus) - int(observed_gpus)) / 1000.0, 0.0)
+
+
+def growth_words(grow_h, n_gpus):
+    """The growth a decision added, in words for its restart note."""
+    from ...tables import duration
+    return (f"{duration(grow_h)} of communicator start-up at {int(n_gpus):,} GPUs, which grows with the ranks: "
+            f"stock NCCL took {NCCL_INIT_S:.0f} s to start at 96K GPUs, Si et al., arXiv 2510.20171")

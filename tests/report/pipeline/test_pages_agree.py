@@ -31,9 +31,18 @@ def test_the_restart_of_every_page_is_the_decisions(tmp_path):
     joined = load_source(str(sacct), format="sacct", job="train", syslog=str(syslog), year=2024)
     plain = load_source(str(SACCT), format="sacct")
     for src in (joined, plain, load_source("llama3")):
-        d = decide(src, 256 if src.is_log else 16384, 0.9, "1min", None, simulate=False, n_boot=0, seed=0)
-        assert page_restart(src, None) == pytest.approx(d.restart_h, rel=1e-12)
-    assert page_restart(load_source("llama3"), None) == pytest.approx(10 / 60)  # no restarts in a count table
+        n = 256 if src.is_log else 16384
+        d = decide(src, n, 0.9, "1min", None, simulate=False, n_boot=0, seed=0)
+        assert page_restart(src, None, n) == pytest.approx(d.restart_h, rel=1e-12)
+        flat = decide(src, n, 0.9, "1min", None, simulate=False, n_boot=0, seed=0, restart_grows=False)
+        assert page_restart(src, None, n, grows=False) == pytest.approx(flat.restart_h, rel=1e-12)
+    # a count table has no restarts: 10 min, plus NCCL's 265 s at 98,304 GPUs in proportion at 16,384 (by hand)
+    assert page_restart(load_source("llama3"), None) == pytest.approx(10 / 60)
+    assert page_restart(load_source("llama3"), None, 16384) == pytest.approx(10 / 60 + 265 / 3600 * 16384 / 98304)
+    # measured on the 128 GPUs of the run: the planned 256 pay only the start-up of the 128 more
+    jd = decide(joined, 256, 0.9, "1min", None, simulate=False, n_boot=0, seed=0)
+    jf = decide(joined, 256, 0.9, "1min", None, simulate=False, n_boot=0, seed=0, restart_grows=False)
+    assert jd.restart_h - jf.restart_h == pytest.approx(265 / 3600 * 128 / 98304)
     assert page_restart(plain, "3min") == pytest.approx(3 / 60)  # a parameter wins
     gaps = _gaps_h(sacct)
     assert gaps.min() >= 20 / 60 - 1e-9
