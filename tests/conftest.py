@@ -31,6 +31,13 @@ def stepfun_log():
     return relmodel.datasets.stepfun()  # bundled data loads quietly (tests/data/bundled/test_datasets.py checks it)
 
 
+def grown_restart(n_gpus, base_s=600.0, observed_gpus=0):
+    """The restart a decision uses when none is given, worked out by hand: ``base_s`` (the 10-min default) plus
+    stock NCCL's start-up, 265 s at 96K = 98,304 GPUs (Si et al., arXiv 2510.20171), in proportion to the GPUs
+    the planned job has beyond the observed ones (``observed_gpus``: 0 when the restart was not measured)."""
+    return f"{base_s + 265.0 * max(n_gpus - observed_gpus, 0) / 98304}s"
+
+
 def write_notebook(path, cells):
     """A notebook of code ``cells`` whose first cell is the tagged parameters cell; returns ``path``."""
     import nbformat

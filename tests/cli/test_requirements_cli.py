@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, grown_restart
 from relmodel.scale.targets.requirements import required_node_mtbf
 
 
@@ -29,7 +29,7 @@ def test_json_matches_library():
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     node = [row for row in out["summary"] if row["quantity"] == "required node MTBF"][0]
-    expect = required_node_mtbf(16_384, 0.5, "1min", "10min", fixed_rate_per_h=63 / (54 * 24))
+    expect = required_node_mtbf(16_384, 0.5, "1min", grown_restart(16_384), fixed_rate_per_h=63 / (54 * 24))
     assert node["value"] == pytest.approx(expect, rel=1e-9)
     assert node["lo"] < node["value"] < node["hi"]
     assert {row["component"] for row in out["components"]} >= {"Faulty GPU", "NIC"}

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ..blocks import present as P
 from ..kernels.source_cache import shared_source, source_arguments
 
-__all__ = ["PageSetup", "setup_page", "page_source", "page_restart", "FIGURE_STYLE"]
+__all__ = ["PageSetup", "setup_page", "page_source", "page_restart", "page_restart_base", "FIGURE_STYLE"]
 
 #: The matplotlib settings of every report page.
 FIGURE_STYLE = {"figure.dpi": 90, "figure.max_open_warning": 0}
@@ -53,6 +53,16 @@ def page_source(values):
     return shared_source(log, **kwargs)
 
 
+def _restart(src, restart):
+    """``(hours, observed GPUs it was measured on or 0)`` by the decision's rule."""
+    from ...scale.targets.decision_inputs import MEASURED, restart_input
+    r, r_from, _, _ = restart_input(None if src is None else src.data, restart)
+    if restart is not None or r_from != MEASURED or src is None:
+        return r, 0
+    from ...scale.targets.decision import source_cluster
+    return r, source_cluster(src).n_gpus
+
+
 def page_restart(src, restart=None, n_gpus=None, grows=True):
     """Hours of the restart every page costs with, by the decision's own rule
     (:func:`~relmodel.scale.targets.decision_inputs.restart_input` and
@@ -60,23 +70,23 @@ def page_restart(src, restart=None, n_gpus=None, grows=True):
 
     ``restart`` when given; else measured from the log (requeue gaps, plus the
     detection latency a joined kernel log measured), else 10 min.  With
-    ``n_gpus`` (and ``grows``), the restart at that size: plus the start-up
-    that grows with the ranks beyond what the observed cluster paid, the
-    decision's ``restart_h``.  Without, the restart with no start-up growth
-    in it, which the designs page grows to each design's own size.
+    ``n_gpus`` and ``grows`` (a restart not given), the restart at that size:
+    plus the start-up that grows with the ranks beyond what the observed
+    cluster paid, the decision's ``restart_h``.
     """
-    from ...scale.targets.decision_inputs import MEASURED, restart_input
     from ...scale.targets.restart_growth import planned_growth_h
-    r, r_from, _, _ = restart_input(None if src is None else src.data, restart)
-    if restart is not None:
+    r, observed = _restart(src, restart)
+    if restart is not None or n_gpus is None or not grows:
         return r
-    observed = 0
-    if r_from == MEASURED and src is not None:
-        from ...scale.targets.decision import source_cluster
-        observed = source_cluster(src).n_gpus
-    if n_gpus is None or not grows:
-        return r - planned_growth_h(observed)
     return r + planned_growth_h(n_gpus, observed)
+
+
+def page_restart_base(src, restart=None):
+    """:func:`page_restart` with no start-up growth in it (a measured one less what its cluster's start-up
+    took): the restart the designs page grows to each design's own size."""
+    from ...scale.targets.restart_growth import planned_growth_h
+    r, observed = _restart(src, restart)
+    return r - planned_growth_h(observed)
 
 
 def setup_page(values, *, source=True):

@@ -285,11 +285,8 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     an interruption log; ``n_gpus`` GPUs; ``target_ettr`` a fraction;
     ``ckpt_cost`` and ``restart`` durations (hours or strings such as
     "1min"; ``restart=None`` measures it from the log's requeue gaps where it
-    can, else takes 10 min, an assumption; then, with ``restart_grows``, the
-    communicator start-up that grows with the ranks is added for the planned
-    size, less what the observed cluster already paid:
-    :mod:`relmodel.scale.targets.restart_growth`, ``restart_growth_h``; a
-    given ``restart`` is taken as the planned job's own).  ``units`` overrides what causes
+    can, else takes 10 min, an assumption; ``restart_grows`` adds the start-up
+    that grows with the ranks, :mod:`~relmodel.scale.targets.restart_growth`).  ``units`` overrides what causes
     scale with (as ``--scale`` does); causes the log shows striking many
     nodes at once are held per job.  ``simulate`` runs ``n_runs`` simulated
     jobs per interval when the log supports a failure law other than the

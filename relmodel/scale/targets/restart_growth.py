@@ -78,4 +78,5 @@ def growth_words(grow_h, n_gpus):
     """The growth a decision added, in words for its restart note."""
     from ...tables import duration
     return (f"{duration(grow_h)} of communicator start-up at {int(n_gpus):,} GPUs, which grows with the ranks: "
-            f"stock NCCL took {NCCL_INIT_S:.0f} s to start at 96K GPUs, Si et al., arXiv 2510.20171")
+            f"stock NCCL took {NCCL_INIT_S:.0f} s to start at 96K GPUs, Si et al., arXiv 2510.20171, as summaries "
+            "of the paper quote it")

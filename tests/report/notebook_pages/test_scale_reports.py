@@ -16,7 +16,7 @@ import pytest
 import relmodel
 from relmodel.scale.targets.decision import decide
 
-from conftest import SCALE_SIZES as SIZES, write_notebook, report_cli
+from conftest import SCALE_SIZES as SIZES, write_notebook, report_cli, grown_restart
 
 
 invoke = report_cli
@@ -70,7 +70,7 @@ def test_headline_numbers_equal_the_api(sweep, n_gpus):
     _, out = sweep
     summary = json.loads((out / "summary.json").read_text())
     run = next(r for r in summary["runs"] if r["values"]["n_gpus"] == n_gpus)
-    d = decide(relmodel.datasets.llama3_54day(), n_gpus, 0.9, "1min", "10min", n_boot=0, seed=0)
+    d = decide(relmodel.datasets.llama3_54day(), n_gpus, 0.9, "1min", grown_restart(n_gpus), n_boot=0, seed=0)
     head = run["headline"]
     assert head["job_mtbf_h"] == pytest.approx(d.job_mtbf_h, rel=1e-9)
     assert head["optimal_interval_h"] == pytest.approx(d.interval_h, rel=1e-9)
