@@ -19,7 +19,7 @@ from ..blocks.failures import failure_sentence, status_text
 from ..blocks.markup import HEADLINE, fmt, page, table
 from .sweep import write_index
 
-__all__ = ["NOTEBOOK_TITLES", "inputs_rows", "unnest", "index_page", "index_run", "sweep_row", "index_runs"]
+__all__ = ["NOTEBOOK_TITLES", "inputs_rows", "unnest", "index_page", "index_run", "sweep_row", "index_runs", "index_sweep"]
 
 #: One line per notebook of the suite, for the index's links.
 NOTEBOOK_TITLES = {
@@ -215,6 +215,13 @@ def index_runs(the_plan, summaries, errors, folder):
     folder = Path(folder)
     for run, (summary, merged) in zip(the_plan.runs, summaries):
         index_run(summary, merged, folder / run.folder)
+    return index_sweep(the_plan, summaries, errors, folder)
+
+
+def index_sweep(the_plan, summaries, errors, folder):
+    """A sweep's comparison page over its runs, already indexed one by one; return the sweep's rows ([] outside a
+    sweep).  :func:`index_runs` without the runs' own pages, for a render that indexed each run as it ended."""
+    folder = Path(folder)
     if not the_plan.swept:
         return []
     rows = [sweep_row(run, summary, merged, error)

@@ -30,7 +30,7 @@ from ..kernels.capacity import usable_workers
 from .execute import CELL_TIMEOUT_S, execute  # noqa: F401 (re-exported)
 from ..kernels.executors import WORK_PREFIX, new_run_id, run_tasks, worker_pool  # noqa: F401 (re-exported)
 from ..safety.folders import Staging, check_target, write_bytes, write_text  # noqa: F401 (write_bytes re-exported)
-from .index import index_page, index_run, index_runs  # noqa: F401 (index_page re-exported)
+from .index import index_page, index_run, index_runs, index_sweep  # noqa: F401 (index_page re-exported)
 from ..blocks.markup import HEADLINE, fmt, page, table  # noqa: F401 (re-exported)
 from .plan import NOTEBOOK_DIR, Task, find_notebooks, make_tasks, plan  # noqa: F401 (re-exported)
 from ..kernels.source_cache import render_cache
@@ -155,9 +155,17 @@ def render_plan(the_plan, out=None, force=False, executor=None, progress=None, j
                 if run.folder:
                     (staging.path / run.folder).mkdir()
 
+            ended = {}  # run -> (summary, merged): a sweep's run summarised and indexed as soon as its last page is in
+
             def on_result(i, result):
                 entries[i] = store(result, staging.path / the_plan.runs[where[i]].folder)
                 staging.mark("in progress", _progress(the_plan, entries))
+                w = where[i]
+                if the_plan.swept and all(entries[j] is not None for j, k in enumerate(where) if k == w):
+                    run = the_plan.runs[w]  # the other runs' notebooks keep the workers busy meanwhile
+                    ended[w] = summarise_run([e for e, k in zip(entries, where) if k == w], run.values,
+                                             staging.path / run.folder)
+                    index_run(*ended[w], staging.path / run.folder)
                 return entries[i]
 
             desc = "sweep " + ", ".join(the_plan.swept) if the_plan.swept else Path(out).name
@@ -165,9 +173,18 @@ def render_plan(the_plan, out=None, force=False, executor=None, progress=None, j
             with render_cache(the_plan.run_id):  # the source is read once, for every page and run
                 run_tasks(tasks, execute, executor, progress, desc=desc, on_result=on_result, run_id=the_plan.run_id)
             by_run = the_plan.by_run(entries)
-            summaries = summarise_runs(the_plan, by_run, staging.path)  # 6. summarise
-            reports, errors = _outcome(the_plan, Path(out), by_run, summaries)
-            rows = index_runs(the_plan, summaries, errors, staging.path)  # 7. index
+            if ended:  # 6-7. a sweep: each run was summarised and indexed as it ended; the comparison page is left
+                summaries = [ended[w] if w in ended else summarise_run(e, run.values, staging.path / run.folder)
+                             for w, (run, e) in enumerate(zip(the_plan.runs, by_run))]
+                for w, run in enumerate(the_plan.runs):
+                    if w not in ended:
+                        index_run(*summaries[w], staging.path / run.folder)
+                reports, errors = _outcome(the_plan, Path(out), by_run, summaries)
+                rows = index_sweep(the_plan, summaries, errors, staging.path)
+            else:
+                summaries = summarise_runs(the_plan, by_run, staging.path)  # 6. summarise
+                reports, errors = _outcome(the_plan, Path(out), by_run, summaries)
+                rows = index_runs(the_plan, summaries, errors, staging.path)  # 7. index
             report, error = _result(the_plan, Path(out), reports, errors, rows)
             staging.commit()
     except KeyboardInterrupt:

@@ -133,3 +133,30 @@ def test_the_in_kernel_api_is_one_module_reached_from_the_old_paths():
     assert REC.recorded()["probe_h"] == 2
     REC.forget()
     assert "probe_h" not in REC.recorded()
+
+
+def test_a_sweep_indexes_each_run_as_it_ends_not_after_the_last(tmp_path, two, monkeypatch):
+    """The first run's summary.json and index.html are written while the second run's notebook is still running
+    (its execute waits until it sees them), so the index work overlaps the other runs' notebooks."""
+    import threading
+    import time
+    seen = threading.Event()
+    base = fake_execute()
+
+    def execute(task):
+        if task.parameters.get("n_gpus") == 4000:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not seen.is_set():
+                if any("n_gpus-1000" in str(f.parent) for f in tmp_path.rglob("index.html")):
+                    seen.set()
+                time.sleep(0.01)
+        return base(task)
+
+    monkeypatch.setattr(R, "execute", execute)
+    p = plan([two[0]], {}, {"n_gpus": [1000, 4000]})
+    with ThreadPoolExecutor(2) as pool:
+        R.render_plan(p, tmp_path / "out", executor=pool)
+    assert seen.is_set()  # run 1000 was indexed while run 4000's notebook ran
+    run = json.loads((tmp_path / "out" / "n_gpus-1000" / "summary.json").read_text())
+    assert run["headline"]["job_mtbf_h"] == 50.0  # 50,000 / 1,000, the same as when indexed at the end
+    assert (tmp_path / "out" / "index.html").exists()
