@@ -126,6 +126,9 @@ def calls(monkeypatch):
     wrap(run, "store", "store", detail=lambda result, folder: Path(folder).name)
     wrap(run, "summarise_runs", "summarise")
     wrap(run, "index_runs", "index")
+    wrap(run, "summarise_run", "summarise run")  # a sweep: each run as its last page ends
+    wrap(run, "index_run", "index run")
+    wrap(run, "index_sweep", "index")
     return seen
 
 
@@ -134,15 +137,19 @@ def test_a_sweep_render_calls_each_step_once_in_order(tmp_path, two, calls):
         report = relmodel.report.render(list(two), {"label": "y"}, tmp_path / "out", sweep={"n_gpus": [1000, 4000]},
                                         executor=pool)
     steps = [s for s, _ in calls]
-    # hand count: 2 combinations x 2 notebooks = 4 tasks; every other step once for the whole plan
+    # hand count: 2 combinations x 2 notebooks = 4 tasks; each run summarised and indexed once, as its second
+    # page is stored; the comparison page once, last
     assert collections.Counter(steps) == {"parse": 1, "validate": 1, "plan": 1, "execute": 4, "store": 4,
-                                          "summarise": 1, "index": 1}
-    assert steps[:3] == ["parse", "validate", "plan"] and steps[-2:] == ["summarise", "index"]
+                                          "summarise run": 2, "index run": 2, "index": 1}
+    assert steps[:3] == ["parse", "validate", "plan"] and steps[-1] == "index"
     assert ("validate", 2) in calls  # both runs' values checked in the one call
-    middle = steps[3:-2]
+    middle = steps[3:-1]
     for k, step in enumerate(middle):  # nothing is stored before its result was executed
         if step == "store":
             assert middle[:k].count("execute") > middle[:k].count("store")
+        if step == "summarise run":  # a run is summarised once both its pages are stored, then indexed
+            assert middle[:k].count("store") >= 2 * (middle[:k].count("summarise run") + 1)
+            assert middle[k + 1] == "index run"
     assert sorted(d for s, d in calls if s == "store") == ["n_gpus-1000"] * 2 + ["n_gpus-4000"] * 2
     assert report.runs[1].headline == {"job_mtbf_h": 12.5}  # 50,000 h / 4,000 GPUs
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["status"] == "complete"
