@@ -17,7 +17,8 @@ import numpy as np
 from ...errors import KernelLogError
 from .kernparse import FORMATS, KEY, LINE, LITERALS, records, records_arrow, sniff_format, split_line, stamps
 from .kerncols import syslog_records
-from .kernscan import decode_lines, host_set, host_wrote_before, keyword_lines, matching_lines, newlines, read_bytes
+from .kernscan import (decode_lines, host_firsts, host_wrote_before, keyword_lines, line_index, line_view,
+                       matching_lines, newlines, read_bytes)
 
 __all__ = ["scan_file"]
 
@@ -72,14 +73,17 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         host = host or Path(label).name.split(".")[0]
         year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
     host = host or "localhost"
-    nl = newlines(data)
-    grid = None
+    grid, view = None, None
     if fmt == "json":
+        nl = newlines(data)
         numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
         rec = records(lines, numbers, starts, fmt, host, label)
-    else:  # one RE2 pass over every line, then the matching lines parsed column-wise
+    else:  # one table pass over the bytes for the line ends and the lines that may hold a keyword, RE2 on those
+        nl, candidates = line_index(data)
+        view = line_view(data, nl)
         plain = fmt == "rfc3164" and data.isascii()
-        numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain)
+        numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain,
+                                                candidates=candidates, view=view)
         fast = syslog_records(numbers, starts, lines) if plain else None
         if fast is None:
             rec = records_arrow(decode_lines(lines, numbers, label) if plain else lines, numbers, starts, fmt,
@@ -91,14 +95,15 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     at = np.concatenate([[e[1] for e in edges[:1]], rec["line"].to_numpy(), [e[1] for e in edges[1:]]]).astype(int)
     when = stamps(texts, fmt, year, label, at, year_last)
     rec["at"] = when[1:1 + len(rec)]
+    found, firsts = host_firsts(data, fmt, host, nl, view) if hosts else (None, None)
+    firsts = firsts or {}
     boot = np.flatnonzero((rec["kind"] == "boot").to_numpy())
-    first = {}  # per host, whether it wrote before its first boot record: one search per host
+    first = {}  # per host, whether it wrote before its first boot record: a line of its own, else one search
     wrote = np.zeros(len(rec), bool)
     for i, n, p in zip(boot.tolist(), rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()):
         if n not in first:
-            first[n] = p if not host_wrote_before(data, fmt, n, p) else -1
+            first[n] = -1 if firsts.get(n, p) < p or host_wrote_before(data, fmt, n, p) else p
         wrote[i] = first[n] < p
     rec["wrote_before"] = wrote
-    found = host_set(data, fmt, host, nl) if hosts else None
     return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"], errors="ignore"), "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}
