@@ -255,25 +255,28 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
 
 
 def _classified(rec):
-    """Component, category, interrupts and cause of each record (one lookup per distinct kind and code)."""
+    """Component, category, interrupts and cause of each record (one lookup per distinct kind and code);
+    ``key`` (an Xid record's bus id, else its kind) and ``is_xid`` are added too."""
     kind = rec["kind"].to_numpy(object)
-    code = pd.to_numeric(rec["xid"], errors="coerce").to_numpy(float)
+    xid = rec["xid"]
+    code = (xid if xid.dtype.kind == "f" else pd.to_numeric(xid, errors="coerce")).to_numpy(float)
     kcode, kinds = pd.factorize(kind)
     ccode = np.where(np.isnan(code), -1, code).astype(np.int64) + 1
-    ukey, inv = np.unique(kcode.astype(np.int64) * (1 << 40) + ccode, return_inverse=True)
+    inv, ukey = pd.factorize(kcode.astype(np.int64) * (1 << 40) + ccode)  # hash-based: no sort of the records
     info = []
-    for u in ukey.tolist():
+    for u in np.asarray(ukey).tolist():
         k, c = kinds[u >> 40], (u & ((1 << 40) - 1)) - 1
         info.append(classify_xid(c) if k == "xid" else
                     (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
                     (None, None, False, None))
-    inv = inv.ravel()
-    col = [np.array([i[j] for i in info] or [None], object)[inv] for j in range(4)]
-    rec = rec.assign(component=col[0], category=col[1], interrupts=col[2].astype(bool), cause=col[3])
-    is_xid = kind == "xid"
+    for j, name in enumerate(["component", "category", "interrupts", "cause"]):
+        col = np.array([i[j] for i in info] or [None], object)[inv]
+        rec[name] = col.astype(bool) if name == "interrupts" else col
+    is_xid = kcode == (list(kinds).index("xid") if "xid" in list(kinds) else -2)
     key = kind.copy()
     key[is_xid] = rec["gpu"].to_numpy(object)[is_xid]  # an Xid record's bus id (a string)
     rec["key"] = key
+    rec["is_xid"] = is_xid
     return rec
 
 
@@ -299,16 +302,19 @@ def _columns(heads, reboots):
 
 def _build(rec, window, burst_h, repair_h, wrote_before, label):
     """Outages, Xid lines and problems of the records (``label``: one name per part)."""
-    rec = rec.take(np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)])).reset_index(drop=True)
-    rec = _classified(rec)
+    order = np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)])
+    if (order[1:] < order[:-1]).any():
+        rec = rec.take(order)
+    rec = _classified(rec.reset_index(drop=True))
     part = rec["part"].to_numpy()
     by_line = rec[["line", "node", "time_h"]].take(np.lexsort([rec["line"].to_numpy(), part]))
     bounds = [0, *(np.flatnonzero(np.diff(part[by_line.index.to_numpy()])) + 1).tolist(), len(by_line)]
     groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
                                or [empty_problems()], ignore_index=True)
-    xid = rec[["line", "time_h", "node", "gpu", "xid", "component", "category", "interrupts", "cause"]].take(
-        np.flatnonzero((rec["kind"] == "xid").to_numpy())).reset_index(drop=True)
+    at = np.flatnonzero(rec["is_xid"].to_numpy())
+    xid = pd.DataFrame({c: rec[c].to_numpy()[at] for c in ["line", "time_h", "node", "gpu", "xid", "component",
+                                                            "category", "interrupts", "cause"]})
     xid["xid"] = xid["xid"].astype(int)
     heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
     ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
