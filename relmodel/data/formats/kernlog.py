@@ -107,21 +107,26 @@ class XidLog(InterruptionLog):
 
 def _merge(rec, burst_h):
     """Merge interrupting records of one GPU (Xid) or one node and kind (others) within ``burst_h``."""
-    rec = rec.sort_values(["node", "key", "time_h", "line"], kind="stable").reset_index(drop=True)
-    same = (rec["node"] == rec["node"].shift()) & (rec["key"] == rec["key"].shift())
-    gap = rec["time_h"] - rec["time_h"].shift()
-    cont = (same & (gap <= burst_h)).to_numpy()
+    t, line = rec["time_h"].to_numpy(float), rec["line"].to_numpy()
+    node = pd.factorize(rec["node"].to_numpy(object), sort=True)[0]  # codes in the names' order
+    key = pd.factorize(rec["key"].to_numpy(object), sort=True)[0]
+    order = np.lexsort([line, t, key, node])
+    rec = rec.take(order).reset_index(drop=True)
+    t, node, key = t[order], node[order], key[order]
+    cont = np.zeros(len(rec), bool)
+    cont[1:] = (node[1:] == node[:-1]) & (key[1:] == key[:-1]) & (t[1:] - t[:-1] <= burst_h)
     head = np.cumsum(~cont) - 1
-    first = rec.groupby(head)["line"].transform("first")
-    merged = rec[cont].assign(into=first[cont])
+    at = np.flatnonzero(~cont)
+    merged = rec[cont].assign(into=line[order][at][head[cont]])
     heads = rec[~cont].copy()
     heads["lines_merged"] = np.bincount(head, minlength=len(heads)).astype(int)
-    heads["last_h"] = rec.groupby(head)["time_h"].max().to_numpy(float) if len(rec) else np.zeros(0)
+    heads["last_h"] = np.maximum.reduceat(t, at) if len(rec) else np.zeros(0)
     return heads, merged
 
 
 def _boots(out, rec, wrote_before, max_repair_h):
-    """Ends of outages closed by their node's next boot; boots that are unexpected reboots; stale outages."""
+    """Ends of outages closed by their node's next boot; boots that are unexpected reboots (their rows in
+    ``rec``); stale outages."""
     ends = np.full(len(out), np.nan)
     extra, stale = [], []
     by_node = {}
@@ -129,8 +134,11 @@ def _boots(out, rec, wrote_before, max_repair_h):
     for j, (kind, node, t) in enumerate(zip(out["kind"].tolist(), out["node"].tolist(), out_t.tolist())):
         if kind != "nic_down":  # a link comes back without a reboot
             by_node.setdefault(node, []).append((t, 0, j))
-    for r in rec[rec["kind"].isin(["boot", "shutdown"])].itertuples():
-        by_node.setdefault(r.node, []).append((r.time_h, 1 if r.kind == "shutdown" else 2, r))
+    kind = rec["kind"].to_numpy(object)
+    rows = np.flatnonzero((kind == "boot") | (kind == "shutdown"))
+    for i, node, t, k in zip(rows.tolist(), rec["node"].to_numpy(object)[rows].tolist(),
+                             rec["time_h"].to_numpy(float)[rows].tolist(), kind[rows].tolist()):
+        by_node.setdefault(node, []).append((t, 1 if k == "shutdown" else 2, i))
     for node, items in by_node.items():
         open_j, clean = None, False
         for t, what, obj in sorted(items, key=lambda x: (x[0], x[1])):
@@ -146,7 +154,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
                 else:
                     if open_j is not None:
                         stale.append((open_j, "no boot of the node within max_repair"))
-                    if not clean and wrote_before(node, obj):
+                    if not clean and wrote_before(node, bool(rec["wrote_before"].iat[obj]), rec["at"].iat[obj]):
                         extra.append(obj)
                 open_j, clean = None, False
         if open_j is not None:
@@ -241,10 +249,10 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
     hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
     seen = [(p["first"], p["hosts"] or set()) for p in parts]
 
-    def wrote_before(node, r):
-        if r.wrote_before:
+    def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file
+        if flag:
             return True
-        return any(t < r.at and node in h for t, h in seen) if len(parts) > 1 else False
+        return any(t < at and node in h for t, h in seen) if len(parts) > 1 else False
 
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
@@ -280,7 +288,7 @@ def _classified(rec):
     return rec
 
 
-def _columns(heads, reboots):
+def _columns(heads, reboots, rec):
     cols = {"row": heads["line"].to_numpy(), "start_h": heads["time_h"].to_numpy(float),
             "end_h": heads["end_h"].to_numpy(float), "node": heads["node"].to_numpy(object),
             "gpu": heads["gpu"].to_numpy(object), "xid": heads["xid"].to_numpy(float),
@@ -289,10 +297,10 @@ def _columns(heads, reboots):
             "last_h": heads["last_h"].to_numpy(float)}
     if reboots:
         n = len(reboots)
-        more = {"row": [r.line for r in reboots], "start_h": [r.time_h for r in reboots],
-                "end_h": [np.nan] * n, "node": [r.node for r in reboots], "gpu": [None] * n,
+        line, t, node = (rec[c].to_numpy()[reboots] for c in ("line", "time_h", "node"))
+        more = {"row": line, "start_h": t, "end_h": [np.nan] * n, "node": node, "gpu": [None] * n,
                 "xid": [np.nan] * n, "category": [REBOOT[1]] * n, "component": [REBOOT[0]] * n,
-                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n, "last_h": [r.time_h for r in reboots]}
+                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n, "last_h": t}
         cols = {k: np.concatenate([v, np.asarray(more[k], dtype=v.dtype)]) for k, v in cols.items()}
     order = np.lexsort([cols["row"], cols["start_h"]])
     cols = {k: v[order] for k, v in cols.items()}
@@ -324,7 +332,7 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
                               "start_h": [heads["time_h"].iat[j] for j, _ in stale],
                               "problem": ["end unknown: " + why for _, why in stale],
                               "action": "kept; its repair time is right-censored (repair_times())"})
-    events, problems, _ = clean_events(_columns(heads, reboots), ["category", "component"], window)
+    events, problems, _ = clean_events(_columns(heads, reboots, rec), ["category", "component"], window)
     events["xid"] = events["xid"].astype("Int64")
     unknown = xid[xid["category"] == "Unknown"]
     extra = [pd.DataFrame({"row": unknown["line"], "node": unknown["node"], "start_h": unknown["time_h"],
