@@ -17,7 +17,7 @@ import numpy as np
 from ...errors import KernelLogError
 from .kernparse import FORMATS, KEY, LINE, LITERALS, records, records_arrow, sniff_format, split_line, stamps
 from .kerncols import syslog_records
-from .kernscan import (decode_lines, host_firsts, host_wrote_before, keyword_lines, line_index, line_view,
+from .kernscan import (decode_lines, host_firsts, hosts_wrote_before, keyword_lines, line_index, line_view,
                        matching_lines, newlines, read_bytes)
 
 __all__ = ["scan_file"]
@@ -98,12 +98,16 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     found, firsts = host_firsts(data, fmt, host, nl, view) if hosts else (None, None)
     firsts = firsts or {}
     boot = np.flatnonzero((rec["kind"] == "boot").to_numpy())
-    first = {}  # per host, whether it wrote before its first boot record: a line of its own, else one search
+    nodes, at = rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()
+    first = {}  # per host, its first boot record
+    for n, p in zip(nodes, at):
+        first.setdefault(n, p)
+    # whether each host wrote before its first boot: a line of its own says so, else a search of the bytes
+    ask = {n: p for n, p in first.items() if not firsts.get(n, p) < p}
+    told = hosts_wrote_before(data, fmt, ask) if ask else {}
+    first = {n: -1 if n not in ask or told[n] else p for n, p in first.items()}
     wrote = np.zeros(len(rec), bool)
-    for i, n, p in zip(boot.tolist(), rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()):
-        if n not in first:
-            first[n] = -1 if firsts.get(n, p) < p or host_wrote_before(data, fmt, n, p) else p
-        wrote[i] = first[n] < p
+    wrote[boot] = [first[n] < p for n, p in zip(nodes, at)]
     rec["wrote_before"] = wrote
     return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"], errors="ignore"), "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}

@@ -27,7 +27,7 @@ from ...errors import CorruptFileError, EmptyDataError, EncodingError
 from .textinput import source_path
 
 __all__ = ["read_bytes", "newlines", "line_index", "keyword_lines", "matching_lines", "decode_lines", "gather",
-           "host_set", "host_firsts", "host_wrote_before", "line_view", "HOST_PATTERNS", "PAIRS"]
+           "host_set", "host_firsts", "host_wrote_before", "hosts_wrote_before", "line_view", "HOST_PATTERNS", "PAIRS"]
 
 
 #: Per form, a pattern whose one group is the host of a line (re.M, bytes).
@@ -338,3 +338,30 @@ def host_wrote_before(raw, fmt, host, pos):
     name = host.encode("utf-8")
     needle = b'"' + name + b'"' if fmt == "json" else b" " + name + b" "
     return raw.find(needle, 0, pos) >= 0
+
+
+SEARCH_OVER, SEARCH_MIN = 16, 1 << 20  #: searches per host while they read under 16 times the bytes (+ 1 MiB)
+
+
+def hosts_wrote_before(raw, fmt, wants):
+    """``{host: whether it wrote before byte p}`` for ``wants`` ``{host: p}``, as :func:`host_wrote_before`
+    of each; when one search per host would read the start of the file many times over (a fleet's log that
+    opens with every node's boot), one pass over the words between spaces before the last ``p`` instead."""
+    top = max(wants.values(), default=0)
+    if fmt in ("dmesg", "json") or sum(wants.values()) <= SEARCH_OVER * top + SEARCH_MIN:
+        return {h: host_wrote_before(raw, fmt, h, p) for h, p in wants.items()}
+    head = np.frombuffer(raw, np.uint8, top)
+    sp = np.flatnonzero(head == 32)  # " host " is a word between two neighbouring spaces
+    size = np.diff(sp) - 1
+    names = {h: h.encode("utf-8") for h in wants}
+    out = {}
+    for n in sorted({len(b) for b in names.values()}):
+        at = sp[:-1][size == n]
+        words = np.ascontiguousarray(head[at[:, None] + 1 + np.arange(n)]).view(f"V{n}").ravel() if at.size \
+            else np.zeros(0, f"V{n}")
+        uniq, first = np.unique(words, return_index=True)
+        for h, b in names.items():
+            if len(b) == n:
+                k = np.searchsorted(uniq, np.frombuffer(b, f"V{n}"))[0] if uniq.size else 0
+                out[h] = bool(k < uniq.size and uniq[k].tobytes() == b and at[first[k]] + n + 2 <= wants[h])
+    return out
