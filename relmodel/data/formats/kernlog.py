@@ -135,7 +135,9 @@ def _boots(out, rec, wrote_before, max_repair_h):
         if kind != "nic_down":  # a link comes back without a reboot
             by_node.setdefault(node, []).append((t, 0, j))
     kind = rec["kind"].to_numpy(object)
-    rows = np.flatnonzero((kind == "boot") | (kind == "shutdown"))
+    rows = np.flatnonzero(~rec["interrupts"].to_numpy(bool) & ~rec["is_xid"].to_numpy(bool))
+    rows = rows[np.isin(kind[rows], ["boot", "shutdown"])]
+    flag, when = rec["wrote_before"].to_numpy(bool), rec["at"].to_numpy()
     for i, node, t, k in zip(rows.tolist(), rec["node"].to_numpy(object)[rows].tolist(),
                              rec["time_h"].to_numpy(float)[rows].tolist(), kind[rows].tolist()):
         by_node.setdefault(node, []).append((t, 1 if k == "shutdown" else 2, i))
@@ -154,7 +156,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
                 else:
                     if open_j is not None:
                         stale.append((open_j, "no boot of the node within max_repair"))
-                    if not clean and wrote_before(node, bool(rec["wrote_before"].iat[obj]), rec["at"].iat[obj]):
+                    if not clean and wrote_before(node, bool(flag[obj]), when[obj]):
                         extra.append(obj)
                 open_j, clean = None, False
         if open_j is not None:
