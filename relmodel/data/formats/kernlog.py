@@ -241,9 +241,12 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
 def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
     """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.formats.kernfile.scan_file`)."""
     recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
-    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
-        warnings.simplefilter("ignore", FutureWarning)
-        rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    if len(recs) == 1:
+        rec = recs[0].reset_index(drop=True)
+    else:
+        with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+            warnings.simplefilter("ignore", FutureWarning)
+            rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
     origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
     last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
     rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
@@ -336,7 +339,7 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
                               "action": "kept; its repair time is right-censored (repair_times())"})
     events, problems, _ = clean_events(_columns(heads, reboots, rec), ["category", "component"], window)
     events["xid"] = events["xid"].astype("Int64")
-    unknown = xid[xid["category"] == "Unknown"]
+    unknown = xid[xid["category"].to_numpy(object) == "Unknown"]
     extra = [pd.DataFrame({"row": unknown["line"], "node": unknown["node"], "start_h": unknown["time_h"],
                            "problem": "unknown Xid " + unknown["xid"].astype(str),
                            "action": "kept as an interruption named 'unknown Xid N'"}),
