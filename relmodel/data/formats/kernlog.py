@@ -74,6 +74,22 @@ class XidLog(InterruptionLog):
         self.log_format = log_format
         self.n_lines = n_lines
 
+    @property
+    def _problems(self):  # built from its pieces when first asked for: a reader seldom needs it
+        table = self.__dict__.get("_problem_table")
+        if table is None:
+            table = _problem_table(*self.__dict__.pop("_problem_pieces"))
+            self.__dict__["_problem_table"] = table
+        return table
+
+    @_problems.setter
+    def _problems(self, value):
+        if isinstance(value, _Pieces):
+            self.__dict__["_problem_pieces"] = value.pieces
+            self.__dict__.pop("_problem_table", None)
+        else:
+            self.__dict__["_problem_table"] = value
+
     def repair_times(self):
         """Repair times of every outage: known ends observed, unknown ends right-censored.
 
@@ -103,6 +119,13 @@ class XidLog(InterruptionLog):
     def __repr__(self):
         return (f"XidLog({self.name!r}: {len(self)} outages on {self.n_nodes} nodes, "
                 f"{self.duration_h / 24:.1f} days, {self.n_lines:,} lines)")
+
+
+class _Pieces:
+    """The pieces of a problems table (:func:`_problem_table`'s arguments)."""
+
+    def __init__(self, *pieces):
+        self.pieces = pieces
 
 
 def _merge(rec, burst_h):
@@ -290,6 +313,7 @@ def _classified(rec):
     key[is_xid] = rec["gpu"].to_numpy(object)[is_xid]  # an Xid record's bus id (a string)
     rec["key"] = key
     rec["is_xid"] = is_xid
+    rec["is_unknown"] = np.array([i[1] == "Unknown" for i in info] or [False], bool)[inv]
     return rec
 
 
@@ -332,14 +356,19 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
     heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
     ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
     heads["end_h"] = ends
+    events, problems, _ = clean_events(_columns(heads, reboots, rec), ["category", "component"], window)
+    events["xid"] = events["xid"].astype("Int64")
+    unknown = xid[rec["is_unknown"].to_numpy()[at]]
+    return {"events": events, "xid": xid, "problems": _Pieces(unknown, merged, heads, stale, order_problems, problems)}
+
+
+def _problem_table(unknown, merged, heads, stale, order_problems, problems):
+    """One row per flagged line, in line order: unknown codes, merged bursts, unknown ends, order, clean-up."""
     open_rows = pd.DataFrame({"row": [heads["line"].iat[j] for j, _ in stale],
                               "node": [heads["node"].iat[j] for j, _ in stale],
                               "start_h": [heads["time_h"].iat[j] for j, _ in stale],
                               "problem": ["end unknown: " + why for _, why in stale],
                               "action": "kept; its repair time is right-censored (repair_times())"})
-    events, problems, _ = clean_events(_columns(heads, reboots, rec), ["category", "component"], window)
-    events["xid"] = events["xid"].astype("Int64")
-    unknown = xid[xid["category"].to_numpy(object) == "Unknown"]
     extra = [pd.DataFrame({"row": unknown["line"], "node": unknown["node"], "start_h": unknown["time_h"],
                            "problem": "unknown Xid " + unknown["xid"].astype(str),
                            "action": "kept as an interruption named 'unknown Xid N'"}),
@@ -347,4 +376,4 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
                            "problem": "burst", "action": "merged into the incident of line " + merged["into"].astype(str)}),
              open_rows, order_problems]
     problems = pd.concat([p for p in extra + [problems] if len(p)] or [empty_problems()], ignore_index=True)
-    return {"events": events, "xid": xid, "problems": problems.sort_values("row", kind="stable").reset_index(drop=True)}
+    return problems.sort_values("row", kind="stable").reset_index(drop=True)
