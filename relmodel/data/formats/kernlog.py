@@ -272,7 +272,7 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
             rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
     origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
     last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
-    rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
     seen = [(p["first"], p["hosts"] or set()) for p in parts]

@@ -173,7 +173,8 @@ def matching_lines(raw, pattern, label="log", nl=None, decode=True, candidates=N
     else:
         some = every.take(pa.array(candidates))
         hit = np.flatnonzero(pc.match_substring_regex(some, pattern).to_numpy(zero_copy_only=False))
-        k, picked = np.asarray(candidates, np.int64)[hit], some.take(pa.array(hit))
+        k = np.asarray(candidates, np.int64)[hit]
+        picked = some if hit.size == len(some) else some.take(pa.array(hit))
     return k + 1, offsets[k], (decode_lines(picked, k + 1, label) if decode else picked)
 
 
