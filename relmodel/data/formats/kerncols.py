@@ -134,10 +134,9 @@ _LOWER = np.arange(256, dtype=np.uint8)
 _LOWER[65:71] += 32  # A-F as a-f
 
 
-def _xid(buf, pos, ends):
-    """(bus window (16 bytes, lower case), bus length, code) at ``pos`` (just after "NVRM: Xid"); None when a
-    line is unusual.  One 32-byte gather per line holds the bus id and the code."""
-    w = _gather(buf, pos, 32)
+def _parse_xid(w, rel):
+    """(bus window (16 bytes, lower case), bus length, code) of 32-byte windows ``w`` that start just after
+    "NVRM: Xid" (``rel``: where each line ends, from the window's start); None when a line is unusual."""
     pci = (w[:, 2] == 80) & (w[:, 3] == 67) & (w[:, 4] == 73) & (w[:, 5] == 58)
     b = np.where(pci[:, None], w[:, 6:22], w[:, 2:18])  # the bytes from the bus id on
     h = _HEX[b[:, :12]]
@@ -147,12 +146,12 @@ def _xid(buf, pos, ends):
     o = 2 + 4 * pci + blen  # where "): " is in the window
     tail = np.take_along_axis(w, o[:, None] + np.arange(3), 1)
     ok &= (tail[:, 0] == 41) & (tail[:, 1] == 58) & (tail[:, 2] == 32)
-    cpos = pos + o + 3
-    c = np.take_along_axis(w, o[:, None] + 3 + np.arange(8), 1)
+    cpos = o + 3
+    c = np.take_along_axis(w, cpos[:, None] + np.arange(8), 1)
     d = _DIGIT[c]
     run = np.argmin(d, axis=1)
     stop = c[np.arange(len(c)), run]
-    ok &= (run >= 1) & (run <= 6) & ((cpos + run >= ends) | (_SPACES[stop] | (stop == 44))) & (cpos + run <= ends)
+    ok &= (run >= 1) & (run <= 6) & ((cpos + run >= rel) | (_SPACES[stop] | (stop == 44))) & (cpos + run <= rel)
     if not ok.all():
         return None
     val = np.zeros(len(c), np.int64)
@@ -161,6 +160,41 @@ def _xid(buf, pos, ends):
     if val.size and val.max() > MAX_XID:
         return None
     return _LOWER[b], blen, val
+
+
+_SEP = _SPACES.copy()
+_SEP[44] = True  # what may end an Xid code: white space or a comma
+
+
+def _xid(buf, pos, ends):
+    """(bus id names, code) of each Xid line, ``pos`` just after its "NVRM: Xid"; None when a line is unusual.
+
+    One 32-byte window per line; the windows are keyed by their bytes up to the first separator after the
+    bus id (what the reading depends on: the process id and message after it are not), and only the distinct
+    keys, a few per GPU and code, are read by :func:`_parse_xid`.
+    """
+    w = _gather(buf, pos, 32)
+    rel = np.minimum(ends - pos, 40)
+    pci = (w[:, 2] == 80) & (w[:, 3] == 67) & (w[:, 4] == 73) & (w[:, 5] == 58)
+    dot = np.where(pci, w[:, 16], w[:, 12]) == 46
+    o = 2 + 4 * pci + np.where(dot & _HEX[np.where(pci, w[:, 17], w[:, 13])], 12, 10)
+    sep = _SEP[w] & (np.arange(32) >= o[:, None] + 3)
+    size = np.where(sep.any(axis=1), np.argmax(sep, axis=1) + 1, 32)
+    words = w.view(np.uint64) & _LOW[np.clip(size[:, None] - 8 * np.arange(4), 0, 8)]
+    with np.errstate(over="ignore"):
+        h = ((words[:, 0] * np.uint64(1_000_003) ^ words[:, 1]) * np.uint64(1_000_003) ^ words[:, 2]) \
+            * np.uint64(1_000_003) ^ words[:, 3] ^ rel.astype(np.uint64) << np.uint64(58)
+    codes, _ = pd.factorize(h)
+    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    if not ((words == words[first][codes]).all() and (rel == rel[first][codes]).all()):
+        return None  # two keys with one hash
+    found = _parse_xid(w[first], rel[first])
+    if found is None:
+        return None
+    bus, blen, val = found
+    names = _hashed_names(bus, blen) or _names(bus[:, :15], blen)
+    return names[1][names[0]][codes], val[codes]
 
 
 def syslog_records(numbers, starts, picked):
@@ -198,9 +232,7 @@ def syslog_records(numbers, starts, picked):
         found = _xid(buf, s[xi] + at[xi] + 9, ends[xi])
         if found is None:
             return None
-        bus, blen, code = found
-        bus_codes, bus_names = _hashed_names(bus, blen) or _names(bus[:, :15], blen)
-        kind[xi], gpu[xi], xid[xi] = "xid", bus_names[bus_codes], code
+        kind[xi], gpu[xi], xid[xi] = "xid", found[0], found[1]
     if other.size:
         kind[other] = _other_kinds(picked.take(pa.array(other)))
     keep = np.flatnonzero(kind != None)  # noqa: E711 (elementwise)

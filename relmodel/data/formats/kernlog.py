@@ -236,9 +236,11 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     max_repair : a boot later than this after an outage does not close it (default 3 days).
 
     Only lines holding a keyword (``NVRM: Xid``, link down, EDAC, power
-    supply, kernel panic, boot and shutdown markers) are parsed; they are
-    found in one RE2 pass over the lines, so the noise of a large log costs
-    no parsing, and parsed column-wise (numpy for classic syslog).
+    supply, kernel panic, boot and shutdown markers) are parsed: one table
+    pass over the file's byte pairs finds the line ends and the few lines
+    that may hold a keyword, RE2 tests only those, so the noise of a large
+    log costs no parsing; they are parsed column-wise (numpy for classic
+    syslog).
     A log with no such line is an :class:`XidLog` with no outages.
 
     Examples
