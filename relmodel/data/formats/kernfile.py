@@ -109,5 +109,8 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     wrote = np.zeros(len(rec), bool)
     wrote[boot] = [first[n] < p for n, p in zip(nodes, at)]
     rec["wrote_before"] = wrote
-    return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"], errors="ignore"), "first": when[0],
+    for col in ("byte", "text"):
+        if col in rec:
+            del rec[col]
+    return {"label": label, "fmt": fmt, "rec": rec, "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}

@@ -339,14 +339,23 @@ def _columns(heads, reboots, rec):
     return cols
 
 
+def _ascending(first, then):
+    """Whether rows are in order of ``first``, then ``then`` (no two rows equal in both)."""
+    if first.size < 2:
+        return True
+    d1, d2 = np.diff(first), np.diff(then)
+    return bool(((d1 > 0) | ((d1 == 0) & (d2 > 0))).all())
+
+
 def _build(rec, window, burst_h, repair_h, wrote_before, label):
     """Outages, Xid lines and problems of the records (``label``: one name per part)."""
-    order = np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)])
-    if (order[1:] < order[:-1]).any():
-        rec = rec.take(order)
+    if not _ascending(rec["time_h"].to_numpy(float), rec["line"].to_numpy()):
+        rec = rec.take(np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)]))
     rec = _classified(rec.reset_index(drop=True))
     part = rec["part"].to_numpy()
-    by_line = rec[["line", "node", "time_h"]].take(np.lexsort([rec["line"].to_numpy(), part]))
+    by_line = rec[["line", "node", "time_h"]]
+    if not _ascending(part, rec["line"].to_numpy()):
+        by_line = by_line.take(np.lexsort([rec["line"].to_numpy(), part]))
     bounds = [0, *(np.flatnonzero(np.diff(part[by_line.index.to_numpy()])) + 1).tolist(), len(by_line)]
     groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
