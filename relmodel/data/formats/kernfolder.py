@@ -12,6 +12,7 @@ read (``jobs=1``) whatever the number of workers: files are assembled in name
 order, and rows are the lines of each file.
 """
 
+import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -74,6 +75,20 @@ def _parallel(scan, files, jobs, progress):
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     parts = [None] * len(files)
     bar = _progress(None, len(files), progress)
+    freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
+    if freeze:  # the objects made before the fork are no collection's work in either process: no copy-on-write
+        gc.freeze()
+    try:
+        parts = _run_shares(scan, files, shares, ctx, bar, parts)
+    finally:
+        if freeze:
+            gc.unfreeze()
+    if bar is not None:
+        bar.close()
+    return parts
+
+
+def _run_shares(scan, files, shares, ctx, bar, parts):
     with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=ctx) as pool:
         futures = [pool.submit(_scan_share, scan, [str(files[i]) for i in share]) for share in shares[1:]]
         for i in shares[0]:  # the lightest share here, while the workers scan theirs
@@ -85,8 +100,6 @@ def _parallel(scan, files, jobs, progress):
                 parts[i] = part
             if bar is not None:
                 bar.update(len(share))
-    if bar is not None:
-        bar.close()
     return parts
 
 
