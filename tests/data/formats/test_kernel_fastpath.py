@@ -145,3 +145,21 @@ def test_one_pass_over_the_words_says_what_a_search_per_host_says(monkeypatch):
         wants = {h: int(rng.integers(0, len(raw) + 1)) for h in ["a", "bb", "gpu01", "gpu0", "zz", "é"]}
         assert hosts_wrote_before(raw, "rfc3164", wants) == {
             h: (b" " + h.encode() + b" ") in raw[:p] for h, p in wants.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_folder_shares_hold_each_file_once_and_are_near_the_best_split(seed, tmp_path):
+    import itertools
+
+    from relmodel.data.formats.kernfolder import _shares
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 5000, 8).tolist()
+    files = []
+    for i, n in enumerate(sizes):
+        (tmp_path / f"f{i}").write_bytes(b"x" * n)
+        files.append(tmp_path / f"f{i}")
+    shares = _shares(files, 2)
+    assert sorted(i for s in shares for i in s) == list(range(8)) and all(s == sorted(s) for s in shares)
+    best = min(max(sum(n for n, a in zip(sizes, pick) if a), sum(n for n, a in zip(sizes, pick) if not a))
+               for pick in itertools.product([0, 1], repeat=8))
+    assert max(sum(sizes[i] for i in s) for s in shares) <= best * 4 / 3  # largest-first's bound (Graham, 1969)
