@@ -1,10 +1,12 @@
 """Fast passes over a kernel log's bytes: the lines worth parsing, the hosts that wrote, the edge lines.
 
 A fleet's kernel logs are mostly lines no reader needs (service chatter,
-mounts, sessions).  :func:`matching_lines` finds the few that match the
-keyword pattern in one pass: an Arrow view of every line (offsets from the
-numpy newline index, no copy) tested by RE2 in C, only the matching lines
-copied out; :func:`keyword_lines` does the same with a bytes search for a
+mounts, sessions).  :func:`line_index` reads the file once as byte pairs
+through a 64 Ki table: the line ends, and the few lines that may hold a
+keyword (:data:`PAIRS`); :func:`matching_lines` tests those lines with the
+keyword pattern: an Arrow view of the lines (no copy) tested by RE2 in C,
+only the matching lines copied out; :func:`host_firsts` reads each line's
+host from a 32-byte Arrow slice, keyed by distinct windows; :func:`keyword_lines` does the same with a bytes search for a
 list of literals (journal exports);  :func:`gather` reads fixed-width windows
 at many offsets as 8-byte words; :func:`host_set`
 collects the hosts that wrote any line with numpy over the line starts (the
