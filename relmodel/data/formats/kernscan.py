@@ -360,11 +360,17 @@ def hosts_wrote_before(raw, fmt, wants):
     out = {}
     for n in sorted({len(b) for b in names.values()}):
         at = sp[:-1][size == n]
-        words = np.ascontiguousarray(head[at[:, None] + 1 + np.arange(n)]).view(f"V{n}").ravel() if at.size \
-            else np.zeros(0, f"V{n}")
+        mine = [h for h, b in names.items() if len(b) == n]
+        if not n:
+            out.update({h: host_wrote_before(raw, fmt, h, wants[h]) for h in mine})
+            continue
+        if not at.size:
+            out.update(dict.fromkeys(mine, False))
+            continue
+        words = np.ascontiguousarray(head[at[:, None] + 1 + np.arange(n)]).view(f"V{n}").ravel()
         uniq, first = np.unique(words, return_index=True)
-        for h, b in names.items():
-            if len(b) == n:
-                k = np.searchsorted(uniq, np.frombuffer(b, f"V{n}"))[0] if uniq.size else 0
-                out[h] = bool(k < uniq.size and uniq[k].tobytes() == b and at[first[k]] + n + 2 <= wants[h])
+        want = np.frombuffer(b"".join(names[h] for h in mine), f"V{n}")
+        k = np.minimum(np.searchsorted(uniq, want), uniq.size - 1)
+        hit = (uniq[k] == want) & (at[first[k]] + n + 2 <= np.array([wants[h] for h in mine]))
+        out.update(zip(mine, hit.tolist()))
     return out
