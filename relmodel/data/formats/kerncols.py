@@ -119,7 +119,8 @@ def _quick_nodes(head, s, ends):
     if not ((hw[np.arange(len(hw)), hl] == 32).all() and (hl >= 1).all() and (s + 16 + hl < ends).all()
             and _time_ok_words(head).all()):
         return None
-    return _hashed_names(hw, hl)
+    found = _hashed_names(hw, hl)
+    return None if found is None else (*found, hl)
 
 
 def _time_ok(t):
@@ -197,6 +198,25 @@ def _xid(buf, pos, ends):
     return names[1][names[0]][codes], val[codes]
 
 
+_KERNEL_XID = np.frombuffer(b"kernel: NVRM: Xid" + b"\0" * 7, "<u8")  # the usual message start, 3 words
+
+
+def _xid_at(buf, s, hl, picked):
+    """Where "NVRM: Xid" starts in each line (-1: nowhere): right after "kernel: " in the usual line (read
+    as three words after the host, ``hl`` its length), else searched in the line."""
+    at = np.full(s.size, -1, np.int64)
+    rest = np.arange(s.size)
+    if hl is not None:
+        w = _gather(buf, s + 17 + hl, 24).view("<u8")
+        usual = (w[:, 0] == _KERNEL_XID[0]) & (w[:, 1] == _KERNEL_XID[1]) & ((w[:, 2] & np.uint64(255)) == _KERNEL_XID[2])
+        at[usual] = 25 + hl[usual]
+        rest = np.flatnonzero(~usual)
+    if rest.size:
+        some = picked if rest.size == s.size else picked.take(pa.array(rest))
+        at[rest] = pc.find_substring(some, "NVRM: Xid").to_numpy(zero_copy_only=False)
+    return at
+
+
 def syslog_records(numbers, starts, picked):
     """``(rec, time grid)`` of RFC 3164 keyword lines of an ASCII file, or None (use the regex path).
 
@@ -212,6 +232,7 @@ def syslog_records(numbers, starts, picked):
     head = _gather(buf, s, 48)  # the time (16 bytes) and the host (up to 31) in one gather
     t = head[:, :16]
     quick = _quick_nodes(head, s, ends)
+    hl = None if quick is None else quick[2]
     if quick is None:  # a host of 32 characters or more, or a line to look at byte by byte
         hw = head[:, 16:]
         sp = _SPACES[hw]
@@ -223,8 +244,8 @@ def syslog_records(numbers, starts, picked):
                 and (s + 16 + hl < ends).all()):
             return None
         quick = _names(hw, hl)
-    node_codes, node_names = quick
-    at = pc.find_substring(picked, "NVRM: Xid").to_numpy(zero_copy_only=False).astype(np.int64)
+    node_codes, node_names = quick[:2]
+    at = _xid_at(buf, s, hl, picked)
     xi, other = np.flatnonzero(at >= 0), np.flatnonzero(at < 0)
     n = s.size
     kind, gpu, xid = np.full(n, None, object), np.full(n, None, object), np.full(n, np.nan)
