@@ -82,7 +82,7 @@ _FIXED = [_word_masks({i - 8 * w: (0xFF, c) for i, c in {3: 32, 6: 32, 9: 58, 12
 def _time_ok_words(head):
     """:func:`_time_ok` of the first 16 bytes of each row of ``head`` (whole 8-byte words: a few operations
     per word instead of one per byte)."""
-    words = head[:, :16].view(np.uint64) if head.flags.c_contiguous else np.ascontiguousarray(head[:, :16]).view(np.uint64)
+    words = head[:, :16].view("<u8") if head.flags.c_contiguous else np.ascontiguousarray(head[:, :16]).view("<u8")
     ok = np.ones(len(head), bool)
     for w in (0, 1):
         x = words[:, w]
@@ -97,7 +97,7 @@ def _time_ok_words(head):
 def _hashed_names(win, length):
     """(codes, names) of the first ``length`` bytes of each row of ``win`` ((n, 8k) bytes, ASCII), from
     whole words masked to the length; None when two names share a hash."""
-    words = win.view(np.uint64) if win.flags.c_contiguous else np.ascontiguousarray(win).view(np.uint64)
+    words = win.view("<u8") if win.flags.c_contiguous else np.ascontiguousarray(win).view("<u8")
     words = words & _LOW[np.clip(length[:, None] - 8 * np.arange(words.shape[1]), 0, 8)]
     h = words[:, 0].copy()
     with np.errstate(over="ignore"):
@@ -181,7 +181,7 @@ def _xid(buf, pos, ends):
     o = 2 + 4 * pci + np.where(dot & _HEX[np.where(pci, w[:, 17], w[:, 13])], 12, 10)
     sep = _SEP[w] & (np.arange(32) >= o[:, None] + 3)
     size = np.where(sep.any(axis=1), np.argmax(sep, axis=1) + 1, 32)
-    words = w.view(np.uint64) & _LOW[np.clip(size[:, None] - 8 * np.arange(4), 0, 8)]
+    words = w.view("<u8") & _LOW[np.clip(size[:, None] - 8 * np.arange(4), 0, 8)]
     with np.errstate(over="ignore"):
         h = ((words[:, 0] * np.uint64(1_000_003) ^ words[:, 1]) * np.uint64(1_000_003) ^ words[:, 2]) \
             * np.uint64(1_000_003) ^ words[:, 3] ^ rel.astype(np.uint64) << np.uint64(58)
