@@ -293,7 +293,7 @@ def _syslog_hosts(every, starts):
     if not rows.size:
         return set(), {}
     words = grid.view(np.uint64)
-    w2, w3 = words[rows, 2], words[rows, 3]
+    w2, w3 = (words[rows, 2], words[rows, 3]) if rows.size < n else (words[:, 2], words[:, 3])
     with np.errstate(over="ignore"):
         codes, _ = pd.factorize(w2 * np.uint64(1_000_003) ^ w3)  # hash-based: no sort of every line
     first = np.zeros(codes.max() + 1, np.int64)
