@@ -160,7 +160,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
     kind = rec["kind"].to_numpy(object)
     rows = np.flatnonzero(~rec["interrupts"].to_numpy(bool) & ~rec["is_xid"].to_numpy(bool))
     rows = rows[np.isin(kind[rows], ["boot", "shutdown"])]
-    flag, when = rec["wrote_before"].to_numpy(bool), rec["at"].to_numpy()
+    flag, when = rec["wrote_before"].to_numpy(bool), rec["at"].to_numpy("datetime64[ns]").astype(np.int64)
     for i, node, t, k in zip(rows.tolist(), rec["node"].to_numpy(object)[rows].tolist(),
                              rec["time_h"].to_numpy(float)[rows].tolist(), kind[rows].tolist()):
         by_node.setdefault(node, []).append((t, 1 if k == "shutdown" else 2, i))
@@ -179,7 +179,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
                 else:
                     if open_j is not None:
                         stale.append((open_j, "no boot of the node within max_repair"))
-                    if not clean and wrote_before(node, bool(flag[obj]), when[obj]):
+                    if not clean and wrote_before(node, bool(flag[obj]), int(when[obj])):
                         extra.append(obj)
                 open_j, clean = None, False
         if open_j is not None:
@@ -277,12 +277,12 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
     rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
-    seen = [(p["first"], p["hosts"] or set()) for p in parts]
+    seen = [(np.datetime64(p["first"], "ns").astype(np.int64), p["hosts"] or set()) for p in parts]
 
-    def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file
+    def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns
         if flag:
             return True
-        return any(t < at and node in h for t, h in seen) if len(parts) > 1 else False
+        return any(node in h and t < at for t, h in seen) if len(parts) > 1 else False
 
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
