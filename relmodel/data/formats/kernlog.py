@@ -188,14 +188,14 @@ def _boots(out, rec, wrote_before, max_repair_h):
 
 
 def _out_of_order(rec, label):
-    """Problems rows for records written more than OUT_OF_ORDER_MIN before a record above them."""
+    """Problems rows for records written more than OUT_OF_ORDER_MIN before a record above them (None: none)."""
     t = rec["time_h"].to_numpy(float)
     if t.size < 2:
-        return empty_problems()
+        return None
     prev = np.maximum.accumulate(t)[:-1]
     late = np.flatnonzero(t[1:] < prev - OUT_OF_ORDER_MIN / 60) + 1
     if not late.size:
-        return empty_problems()
+        return None
     by = prev[late - 1] - t[late]
     warnings.warn(f"{label}: {late.size:,} lines are written after lines up to {by.max():,.1f} h later than "
                   "them (out of time order); they are placed by their time, none dropped; problems() lists "
@@ -358,8 +358,8 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
         by_line = by_line.take(np.lexsort([rec["line"].to_numpy(), part]))
     bounds = [0, *(np.flatnonzero(np.diff(part[by_line.index.to_numpy()])) + 1).tolist(), len(by_line)]
     groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
-                               or [empty_problems()], ignore_index=True)
+    late = [p for p in (_out_of_order(g, label[int(part[g.index[0]])]) for g in groups) if p is not None]
+    order_problems = pd.concat(late, ignore_index=True) if late else empty_problems()
     at = np.flatnonzero(rec["is_xid"].to_numpy())
     xid = pd.DataFrame({c: rec[c].to_numpy()[at] for c in ["line", "time_h", "node", "gpu", "xid", "component",
                                                             "category", "interrupts", "cause"]})
