@@ -82,9 +82,14 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         nl, candidates = line_index(data)
         view = line_view(data, nl)
         plain = fmt == "rfc3164" and data.isascii()
-        numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain,
-                                                candidates=candidates, view=view)
-        fast = syslog_records(numbers, starts, lines) if plain else None
+        fast = None
+        if plain:  # the column reader keeps only lines it names a kind, and each such line holds a keyword:
+            # the candidates need no RE2 test unless it steps aside on one of them
+            fast = syslog_records(*matching_lines(data, None, label, nl, False, candidates, view))
+        if fast is None:
+            numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain,
+                                                    candidates=candidates, view=view)
+            fast = syslog_records(numbers, starts, lines) if plain else None
         if fast is None:
             rec = records_arrow(decode_lines(lines, numbers, label) if plain else lines, numbers, starts, fmt,
                                 host, label)

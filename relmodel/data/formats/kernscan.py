@@ -168,7 +168,7 @@ def matching_lines(raw, pattern, label="log", nl=None, decode=True, candidates=N
     only the matching lines are copied out: a ``pyarrow`` string array
     without line ends (:func:`decode_lines`), or with ``decode=False`` the
     binary lines as they are.  ``candidates`` (0-based lines, sorted, as
-    :func:`line_index` gives) limits the test to those lines; ``view`` is
+    :func:`line_index` gives) limits the test to those lines (``pattern`` None: no test); ``view`` is
     :func:`line_view` of ``raw`` when the caller has it.
     """
     nl = newlines(raw) if nl is None else nl
@@ -178,7 +178,10 @@ def matching_lines(raw, pattern, label="log", nl=None, decode=True, candidates=N
         picked = every.take(pa.array(k))
     else:
         some = every.take(pa.array(candidates))
-        hit = np.flatnonzero(pc.match_substring_regex(some, pattern).to_numpy(zero_copy_only=False))
+        if pattern is None:  # the candidates as they are
+            hit = np.arange(len(some))
+        else:
+            hit = np.flatnonzero(pc.match_substring_regex(some, pattern).to_numpy(zero_copy_only=False))
         k = np.asarray(candidates, np.int64)[hit]
         picked = some if hit.size == len(some) else some.take(pa.array(hit))
     return k + 1, offsets[k], (decode_lines(picked, k + 1, label) if decode else picked)
