@@ -17,6 +17,11 @@ side by side (best of ``--repeat`` runs; wall time and CPU time, each as seconds
   local processes (2: this process scans one share of the files while one forked worker scans the other,
   shares of near-equal size); wall time, and CPU time of this process and of the worker (``os.times``).
 
+The folder's CPU columns say what the split achieves: the busier process's CPU time against the serial
+read's.  Its wall time needs a free core: Linux's autogroup scheduling shares the CPU between sessions, so
+while other sessions keep the cores busy the two processes of one session get about one session's share
+and the wall time does not fall.
+
 Run: ``python bench/bench_xid.py [--mb 46] [--xid 85000] [--repeat 3]``.  The target is 200 MB/s for
 read_xid on one core in CPU time (``time.process_time``): on a machine shared with other work the wall
 time is noisy and the CPU time is the rate the reader itself achieves.
