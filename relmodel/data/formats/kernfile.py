@@ -103,16 +103,16 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     found, firsts = host_firsts(data, fmt, host, nl, view) if hosts else (None, None)
     firsts = firsts or {}
     boot = np.flatnonzero((rec["kind"] == "boot").to_numpy())
-    nodes, at = rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()
+    nodes, byte_at = rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()
     first = {}  # per host, its first boot record
-    for n, p in zip(nodes, at):
+    for n, p in zip(nodes, byte_at):
         first.setdefault(n, p)
     # whether each host wrote before its first boot: a line of its own says so, else a search of the bytes
     ask = {n: p for n, p in first.items() if not firsts.get(n, p) < p}
     told = hosts_wrote_before(data, fmt, ask) if ask else {}
     first = {n: -1 if n not in ask or told[n] else p for n, p in first.items()}
     wrote = np.zeros(len(rec), bool)
-    wrote[boot] = [first[n] < p for n, p in zip(nodes, at)]
+    wrote[boot] = [first[n] < p for n, p in zip(nodes, byte_at)]
     rec["wrote_before"] = wrote
     for col in ("byte", "text"):
         if col in rec:
