@@ -15,6 +15,7 @@ order, and rows are the lines of each file.
 import gc
 import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -72,7 +73,8 @@ def _scan_share(scan, paths):
 def _parallel(scan, files, jobs, progress):
     """Scans of ``files`` (in name order) on this process and ``jobs - 1`` forked workers, one share each."""
     shares = _shares(files, jobs)
-    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    # Linux: fork (the workers start with everything imported); elsewhere the platform's default
+    ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
     parts = [None] * len(files)
     bar = _progress(None, len(files), progress)
     freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
@@ -116,8 +118,9 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
 
     ``pattern`` picks files (a glob, default every plain, .gz, .xz or .bz2
     file); ``jobs`` local processes (default: the machine's cores, never more
-    than the files; this process scans one share of the files itself), or ``client`` a Dask ``Client`` whose workers scan the
-    files; ``progress=True`` shows a tqdm bar.  The other arguments are those
+    than the files; this process scans one share of the files itself), or
+    ``client`` a Dask ``Client`` whose workers scan the files;
+    ``progress=True`` shows a tqdm bar.  The other arguments are those
     of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of each
     RFC 3164 file's first line; without it each file's modification time
     says).  A dmesg file's host is its name up to the first dot.  Returns an
