@@ -17,7 +17,8 @@ import numpy as np
 from ...errors import KernelLogError
 from .kernparse import FORMATS, KEY, LINE, LITERALS, records, records_arrow, sniff_format, split_line, stamps
 from .kerncols import syslog_records
-from .kernscan import decode_lines, host_set, host_wrote_before, keyword_lines, matching_lines, newlines, read_bytes
+from .kernscan import (decode_lines, host_firsts, hosts_wrote_before, keyword_lines, line_index, line_view,
+                       matching_lines, newlines, read_bytes)
 
 __all__ = ["scan_file"]
 
@@ -72,15 +73,23 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         host = host or Path(label).name.split(".")[0]
         year_last = datetime.fromtimestamp(os.stat(label).st_mtime).year
     host = host or "localhost"
-    nl = newlines(data)
-    grid = None
+    grid, view = None, None
     if fmt == "json":
+        nl = newlines(data)
         numbers, starts, lines = keyword_lines(data, LITERALS, label, nl)
         rec = records(lines, numbers, starts, fmt, host, label)
-    else:  # one RE2 pass over every line, then the matching lines parsed column-wise
+    else:  # one table pass over the bytes for the line ends and the lines that may hold a keyword, RE2 on those
+        nl, candidates = line_index(data)
+        view = line_view(data, nl)
         plain = fmt == "rfc3164" and data.isascii()
-        numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain)
-        fast = syslog_records(numbers, starts, lines) if plain else None
+        fast = None
+        if plain:  # the column reader keeps only lines it names a kind, and each such line holds a keyword:
+            # the candidates need no RE2 test unless it steps aside on one of them
+            fast = syslog_records(*matching_lines(data, None, label, nl, False, candidates, view))
+        if fast is None:
+            numbers, starts, lines = matching_lines(data, KEY.pattern, label, nl, decode=not plain,
+                                                    candidates=candidates, view=view)
+            fast = syslog_records(numbers, starts, lines) if plain else None
         if fast is None:
             rec = records_arrow(decode_lines(lines, numbers, label) if plain else lines, numbers, starts, fmt,
                                 host, label)
@@ -91,14 +100,22 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     at = np.concatenate([[e[1] for e in edges[:1]], rec["line"].to_numpy(), [e[1] for e in edges[1:]]]).astype(int)
     when = stamps(texts, fmt, year, label, at, year_last)
     rec["at"] = when[1:1 + len(rec)]
+    found, firsts = host_firsts(data, fmt, host, nl, view) if hosts else (None, None)
+    firsts = firsts or {}
     boot = np.flatnonzero((rec["kind"] == "boot").to_numpy())
-    first = {}  # per host, whether it wrote before its first boot record: one search per host
+    nodes, byte_at = rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()
+    first = {}  # per host, its first boot record
+    for n, p in zip(nodes, byte_at):
+        first.setdefault(n, p)
+    # whether each host wrote before its first boot: a line of its own says so, else a search of the bytes
+    ask = {n: p for n, p in first.items() if not firsts.get(n, p) < p}
+    told = hosts_wrote_before(data, fmt, ask) if ask else {}
+    first = {n: -1 if n not in ask or told[n] else p for n, p in first.items()}
     wrote = np.zeros(len(rec), bool)
-    for i, n, p in zip(boot.tolist(), rec["node"].to_numpy()[boot].tolist(), rec["byte"].to_numpy()[boot].tolist()):
-        if n not in first:
-            first[n] = p if not host_wrote_before(data, fmt, n, p) else -1
-        wrote[i] = first[n] < p
+    wrote[boot] = [first[n] < p for n, p in zip(nodes, byte_at)]
     rec["wrote_before"] = wrote
-    found = host_set(data, fmt, host, nl) if hosts else None
-    return {"label": label, "fmt": fmt, "rec": rec.drop(columns=["byte", "text"], errors="ignore"), "first": when[0],
+    for col in ("byte", "text"):
+        if col in rec:
+            del rec[col]
+    return {"label": label, "fmt": fmt, "rec": rec, "first": when[0],
             "last": when[-1], "n_lines": n_lines, "hosts": found}

@@ -2,14 +2,20 @@
 
 :func:`read_xid_folder` scans each file with
 :func:`~relmodel.data.formats.kernfile.scan_file` on local processes
-(``concurrent.futures``, ``jobs`` of them) or on a Dask cluster (``client=``, a
-``dask.distributed.Client``), optionally with a tqdm progress bar, and
-assembles the scans into one :class:`~relmodel.data.formats.kernlog.XidLog`.  The
-result equals the serial read (``jobs=1``) whatever the number of workers:
-files are assembled in name order, and rows are the lines of each file.
+(``jobs`` of them: the calling process and ``jobs - 1`` forked workers, each
+given one share of the files of near-equal size, so no process waits on a
+queue of small tasks and a worker starts without importing anything) or on a
+Dask cluster (``client=``, a ``dask.distributed.Client``), optionally with a
+tqdm progress bar, and assembles the scans into one
+:class:`~relmodel.data.formats.kernlog.XidLog`.  The result equals the serial
+read (``jobs=1``) whatever the number of workers: files are assembled in name
+order, and rows are the lines of each file.
 """
 
+import gc
+import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -44,11 +50,66 @@ def _jobs(jobs, n_files):
     return max(1, min(jobs, n_files, os.cpu_count() or 1))
 
 
+_PACKED = (".gz", ".xz", ".bz2")
+
+
+def _shares(files, n):
+    """The files' indices in ``n`` shares of near-equal work (a compressed file weighs as about 6 of its size),
+    largest file first to the lightest share; each share in name order, the lightest first."""
+    weight = [f.stat().st_size * (6 if f.suffix.lower() in _PACKED else 1) for f in files]
+    shares, load = [[] for _ in range(n)], [0] * n
+    for i in sorted(range(len(files)), key=lambda i: -weight[i]):
+        k = load.index(min(load))
+        shares[k].append(i)
+        load[k] += weight[i]
+    order = sorted(range(n), key=lambda k: load[k])
+    return [sorted(shares[k]) for k in order if shares[k]]
+
+
+def _scan_share(scan, paths):
+    return [scan(p) for p in paths]
+
+
+def _parallel(scan, files, jobs, progress):
+    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` forked workers, one share each."""
+    shares = _shares(files, jobs)
+    # Linux: fork (the workers start with everything imported); elsewhere the platform's default
+    ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    parts = [None] * len(files)
+    bar = _progress(None, len(files), progress)
+    freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
+    if freeze:  # the objects made before the fork are no collection's work in either process: no copy-on-write
+        gc.freeze()
+    try:
+        parts = _run_shares(scan, files, shares, ctx, bar, parts)
+    finally:
+        if freeze:
+            gc.unfreeze()
+    if bar is not None:
+        bar.close()
+    return parts
+
+
+def _run_shares(scan, files, shares, ctx, bar, parts):
+    with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=ctx) as pool:
+        futures = [pool.submit(_scan_share, scan, [str(files[i]) for i in share]) for share in shares[1:]]
+        for i in shares[0]:  # the lightest share here, while the workers scan theirs
+            parts[i] = scan(str(files[i]))
+            if bar is not None:
+                bar.update(1)
+        for share, future in zip(shares[1:], futures):
+            for i, part in zip(share, future.result()):
+                parts[i] = part
+            if bar is not None:
+                bar.update(len(share))
+    return parts
+
+
 def _progress(items, total, progress):
     if not progress:
         return items
     from tqdm.auto import tqdm
-    return tqdm(items, total=total, desc="kernel logs", unit="file")
+    return tqdm(items, total=total, desc="kernel logs", unit="file")  # items None: a bar updated by hand
 
 
 def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node=8, burst=BURST_WINDOW,
@@ -57,8 +118,9 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
 
     ``pattern`` picks files (a glob, default every plain, .gz, .xz or .bz2
     file); ``jobs`` local processes (default: the machine's cores, never more
-    than the files), or ``client`` a Dask ``Client`` whose workers scan the
-    files; ``progress=True`` shows a tqdm bar.  The other arguments are those
+    than the files; this process scans one share of the files itself), or
+    ``client`` a Dask ``Client`` whose workers scan the files;
+    ``progress=True`` shows a tqdm bar.  The other arguments are those
     of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of each
     RFC 3164 file's first line; without it each file's modification time
     says).  A dmesg file's host is its name up to the first dot.  Returns an
@@ -86,7 +148,6 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     elif _jobs(jobs, len(files)) == 1:
         parts = [scan(str(f)) for f in _progress(files, len(files), progress)]
     else:
-        with ProcessPoolExecutor(max_workers=_jobs(jobs, len(files))) as pool:
-            parts = list(_progress(pool.map(scan, [str(f) for f in files]), len(files), progress))
+        parts = _parallel(scan, files, _jobs(jobs, len(files)), progress)
     return assemble(parts, nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
                     name=name or str(folder))

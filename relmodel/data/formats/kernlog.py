@@ -74,6 +74,22 @@ class XidLog(InterruptionLog):
         self.log_format = log_format
         self.n_lines = n_lines
 
+    @property
+    def _problems(self):  # built from its pieces when first asked for: a reader seldom needs it
+        table = self.__dict__.get("_problem_table")
+        if table is None:
+            table = _problem_table(*self.__dict__.pop("_problem_pieces"))
+            self.__dict__["_problem_table"] = table
+        return table
+
+    @_problems.setter
+    def _problems(self, value):
+        if isinstance(value, _Pieces):
+            self.__dict__["_problem_pieces"] = value.pieces
+            self.__dict__.pop("_problem_table", None)
+        else:
+            self.__dict__["_problem_table"] = value
+
     def repair_times(self):
         """Repair times of every outage: known ends observed, unknown ends right-censored.
 
@@ -105,23 +121,35 @@ class XidLog(InterruptionLog):
                 f"{self.duration_h / 24:.1f} days, {self.n_lines:,} lines)")
 
 
+class _Pieces:
+    """The pieces of a problems table (:func:`_problem_table`'s arguments)."""
+
+    def __init__(self, *pieces):
+        self.pieces = pieces
+
+
 def _merge(rec, burst_h):
     """Merge interrupting records of one GPU (Xid) or one node and kind (others) within ``burst_h``."""
-    rec = rec.sort_values(["node", "key", "time_h", "line"], kind="stable").reset_index(drop=True)
-    same = (rec["node"] == rec["node"].shift()) & (rec["key"] == rec["key"].shift())
-    gap = rec["time_h"] - rec["time_h"].shift()
-    cont = (same & (gap <= burst_h)).to_numpy()
+    t, line = rec["time_h"].to_numpy(float), rec["line"].to_numpy()
+    node = pd.factorize(rec["node"].to_numpy(object), sort=True)[0]  # codes in the names' order
+    key = pd.factorize(rec["key"].to_numpy(object), sort=True)[0]
+    order = np.lexsort([line, t, key, node])
+    rec = rec.take(order).reset_index(drop=True)
+    t, node, key = t[order], node[order], key[order]
+    cont = np.zeros(len(rec), bool)
+    cont[1:] = (node[1:] == node[:-1]) & (key[1:] == key[:-1]) & (t[1:] - t[:-1] <= burst_h)
     head = np.cumsum(~cont) - 1
-    first = rec.groupby(head)["line"].transform("first")
-    merged = rec[cont].assign(into=first[cont])
+    at = np.flatnonzero(~cont)
+    merged = rec[cont].assign(into=line[order][at][head[cont]])
     heads = rec[~cont].copy()
     heads["lines_merged"] = np.bincount(head, minlength=len(heads)).astype(int)
-    heads["last_h"] = rec.groupby(head)["time_h"].max().to_numpy(float) if len(rec) else np.zeros(0)
+    heads["last_h"] = np.maximum.reduceat(t, at) if len(rec) else np.zeros(0)
     return heads, merged
 
 
 def _boots(out, rec, wrote_before, max_repair_h):
-    """Ends of outages closed by their node's next boot; boots that are unexpected reboots; stale outages."""
+    """Ends of outages closed by their node's next boot; boots that are unexpected reboots (their rows in
+    ``rec``); stale outages."""
     ends = np.full(len(out), np.nan)
     extra, stale = [], []
     by_node = {}
@@ -129,8 +157,13 @@ def _boots(out, rec, wrote_before, max_repair_h):
     for j, (kind, node, t) in enumerate(zip(out["kind"].tolist(), out["node"].tolist(), out_t.tolist())):
         if kind != "nic_down":  # a link comes back without a reboot
             by_node.setdefault(node, []).append((t, 0, j))
-    for r in rec[rec["kind"].isin(["boot", "shutdown"])].itertuples():
-        by_node.setdefault(r.node, []).append((r.time_h, 1 if r.kind == "shutdown" else 2, r))
+    kind = rec["kind"].to_numpy(object)
+    rows = np.flatnonzero(~rec["interrupts"].to_numpy(bool) & ~rec["is_xid"].to_numpy(bool))
+    rows = rows[np.isin(kind[rows], ["boot", "shutdown"])]
+    flag, when = rec["wrote_before"].to_numpy(bool), rec["at"].to_numpy("datetime64[ns]").astype(np.int64)
+    for i, node, t, k in zip(rows.tolist(), rec["node"].to_numpy(object)[rows].tolist(),
+                             rec["time_h"].to_numpy(float)[rows].tolist(), kind[rows].tolist()):
+        by_node.setdefault(node, []).append((t, 1 if k == "shutdown" else 2, i))
     for node, items in by_node.items():
         open_j, clean = None, False
         for t, what, obj in sorted(items, key=lambda x: (x[0], x[1])):
@@ -146,7 +179,7 @@ def _boots(out, rec, wrote_before, max_repair_h):
                 else:
                     if open_j is not None:
                         stale.append((open_j, "no boot of the node within max_repair"))
-                    if not clean and wrote_before(node, obj):
+                    if not clean and wrote_before(node, bool(flag[obj]), int(when[obj])):
                         extra.append(obj)
                 open_j, clean = None, False
         if open_j is not None:
@@ -155,14 +188,14 @@ def _boots(out, rec, wrote_before, max_repair_h):
 
 
 def _out_of_order(rec, label):
-    """Problems rows for records written more than OUT_OF_ORDER_MIN before a record above them."""
+    """Problems rows for records written more than OUT_OF_ORDER_MIN before a record above them (None: none)."""
     t = rec["time_h"].to_numpy(float)
     if t.size < 2:
-        return empty_problems()
+        return None
     prev = np.maximum.accumulate(t)[:-1]
     late = np.flatnonzero(t[1:] < prev - OUT_OF_ORDER_MIN / 60) + 1
     if not late.size:
-        return empty_problems()
+        return None
     by = prev[late - 1] - t[late]
     warnings.warn(f"{label}: {late.size:,} lines are written after lines up to {by.max():,.1f} h later than "
                   "them (out of time order); they are placed by their time, none dropped; problems() lists "
@@ -203,9 +236,11 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     max_repair : a boot later than this after an outage does not close it (default 3 days).
 
     Only lines holding a keyword (``NVRM: Xid``, link down, EDAC, power
-    supply, kernel panic, boot and shutdown markers) are parsed; they are
-    found in one RE2 pass over the lines, so the noise of a large log costs
-    no parsing, and parsed column-wise (numpy for classic syslog).
+    supply, kernel panic, boot and shutdown markers) are parsed: one table
+    pass over the file's byte pairs finds the line ends and the few lines
+    that may hold a keyword, RE2 tests only those, so the noise of a large
+    log costs no parsing; they are parsed column-wise (numpy for classic
+    syslog).
     A log with no such line is an :class:`XidLog` with no outages.
 
     Examples
@@ -231,20 +266,23 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
 def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
     """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.formats.kernfile.scan_file`)."""
     recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
-    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
-        warnings.simplefilter("ignore", FutureWarning)
-        rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    if len(recs) == 1:
+        rec = recs[0].reset_index(drop=True)
+    else:
+        with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+            warnings.simplefilter("ignore", FutureWarning)
+            rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
     origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
     last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
-    rec["time_h"] = ((rec["at"] - origin) / pd.Timedelta(hours=1)).to_numpy(float)
+    rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
-    seen = [(p["first"], p["hosts"] or set()) for p in parts]
+    seen = [(np.datetime64(p["first"], "ns").astype(np.int64), p["hosts"] or set()) for p in parts]
 
-    def wrote_before(node, r):
-        if r.wrote_before:
+    def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns
+        if flag:
             return True
-        return any(t < r.at and node in h for t, h in seen) if len(parts) > 1 else False
+        return any(node in h and t < at for t, h in seen) if len(parts) > 1 else False
 
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
@@ -255,29 +293,33 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
 
 
 def _classified(rec):
-    """Component, category, interrupts and cause of each record (one lookup per distinct kind and code)."""
+    """Component, category, interrupts and cause of each record (one lookup per distinct kind and code);
+    ``key`` (an Xid record's bus id, else its kind) and ``is_xid`` are added too."""
     kind = rec["kind"].to_numpy(object)
-    code = pd.to_numeric(rec["xid"], errors="coerce").to_numpy(float)
+    xid = rec["xid"]
+    code = (xid if xid.dtype.kind == "f" else pd.to_numeric(xid, errors="coerce")).to_numpy(float)
     kcode, kinds = pd.factorize(kind)
     ccode = np.where(np.isnan(code), -1, code).astype(np.int64) + 1
-    ukey, inv = np.unique(kcode.astype(np.int64) * (1 << 40) + ccode, return_inverse=True)
+    inv, ukey = pd.factorize(kcode.astype(np.int64) * (1 << 40) + ccode)  # hash-based: no sort of the records
     info = []
-    for u in ukey.tolist():
+    for u in np.asarray(ukey).tolist():
         k, c = kinds[u >> 40], (u & ((1 << 40) - 1)) - 1
         info.append(classify_xid(c) if k == "xid" else
                     (*KERNEL_EVENTS[k][1:3], True, KERNEL_EVENTS[k][3]) if k in KERNEL_EVENTS else
                     (None, None, False, None))
-    inv = inv.ravel()
-    col = [np.array([i[j] for i in info] or [None], object)[inv] for j in range(4)]
-    rec = rec.assign(component=col[0], category=col[1], interrupts=col[2].astype(bool), cause=col[3])
-    is_xid = kind == "xid"
+    for j, name in enumerate(["component", "category", "interrupts", "cause"]):
+        col = np.array([i[j] for i in info] or [None], object)[inv]
+        rec[name] = col.astype(bool) if name == "interrupts" else col
+    is_xid = kcode == (list(kinds).index("xid") if "xid" in list(kinds) else -2)
     key = kind.copy()
     key[is_xid] = rec["gpu"].to_numpy(object)[is_xid]  # an Xid record's bus id (a string)
     rec["key"] = key
+    rec["is_xid"] = is_xid
+    rec["is_unknown"] = np.array([i[1] == "Unknown" for i in info] or [False], bool)[inv]
     return rec
 
 
-def _columns(heads, reboots):
+def _columns(heads, reboots, rec):
     cols = {"row": heads["line"].to_numpy(), "start_h": heads["time_h"].to_numpy(float),
             "end_h": heads["end_h"].to_numpy(float), "node": heads["node"].to_numpy(object),
             "gpu": heads["gpu"].to_numpy(object), "xid": heads["xid"].to_numpy(float),
@@ -286,10 +328,10 @@ def _columns(heads, reboots):
             "last_h": heads["last_h"].to_numpy(float)}
     if reboots:
         n = len(reboots)
-        more = {"row": [r.line for r in reboots], "start_h": [r.time_h for r in reboots],
-                "end_h": [np.nan] * n, "node": [r.node for r in reboots], "gpu": [None] * n,
+        line, t, node = (rec[c].to_numpy()[reboots] for c in ("line", "time_h", "node"))
+        more = {"row": line, "start_h": t, "end_h": [np.nan] * n, "node": node, "gpu": [None] * n,
                 "xid": [np.nan] * n, "category": [REBOOT[1]] * n, "component": [REBOOT[0]] * n,
-                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n, "last_h": [r.time_h for r in reboots]}
+                "cause": [REBOOT[2]] * n, "lines_merged": [1] * n, "last_h": t}
         cols = {k: np.concatenate([v, np.asarray(more[k], dtype=v.dtype)]) for k, v in cols.items()}
     order = np.lexsort([cols["row"], cols["start_h"]])
     cols = {k: v[order] for k, v in cols.items()}
@@ -297,30 +339,47 @@ def _columns(heads, reboots):
     return cols
 
 
+def _ascending(first, then):
+    """Whether rows are in order of ``first``, then ``then`` (no two rows equal in both)."""
+    if first.size < 2:
+        return True
+    d1, d2 = np.diff(first), np.diff(then)
+    return bool(((d1 > 0) | ((d1 == 0) & (d2 > 0))).all())
+
+
 def _build(rec, window, burst_h, repair_h, wrote_before, label):
     """Outages, Xid lines and problems of the records (``label``: one name per part)."""
-    rec = rec.take(np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)])).reset_index(drop=True)
-    rec = _classified(rec)
+    if not _ascending(rec["time_h"].to_numpy(float), rec["line"].to_numpy()):
+        rec = rec.take(np.lexsort([rec["line"].to_numpy(), rec["time_h"].to_numpy(float)]))
+    rec = _classified(rec.reset_index(drop=True))
     part = rec["part"].to_numpy()
-    by_line = rec[["line", "node", "time_h"]].take(np.lexsort([rec["line"].to_numpy(), part]))
+    by_line = rec[["line", "node", "time_h"]]
+    if not _ascending(part, rec["line"].to_numpy()):
+        by_line = by_line.take(np.lexsort([rec["line"].to_numpy(), part]))
     bounds = [0, *(np.flatnonzero(np.diff(part[by_line.index.to_numpy()])) + 1).tolist(), len(by_line)]
     groups = [by_line.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    order_problems = pd.concat([_out_of_order(g, label[int(part[g.index[0]])]) for g in groups]
-                               or [empty_problems()], ignore_index=True)
-    xid = rec[["line", "time_h", "node", "gpu", "xid", "component", "category", "interrupts", "cause"]].take(
-        np.flatnonzero((rec["kind"] == "xid").to_numpy())).reset_index(drop=True)
+    late = [p for p in (_out_of_order(g, label[int(part[g.index[0]])]) for g in groups) if p is not None]
+    order_problems = pd.concat(late, ignore_index=True) if late else empty_problems()
+    at = np.flatnonzero(rec["is_xid"].to_numpy())
+    xid = pd.DataFrame({c: rec[c].to_numpy()[at] for c in ["line", "time_h", "node", "gpu", "xid", "component",
+                                                            "category", "interrupts", "cause"]})
     xid["xid"] = xid["xid"].astype(int)
     heads, merged = _merge(rec[rec["interrupts"].to_numpy(bool)], burst_h)
     ends, reboots, stale = _boots(heads, rec, wrote_before, repair_h)
     heads["end_h"] = ends
+    events, problems, _ = clean_events(_columns(heads, reboots, rec), ["category", "component"], window)
+    events["xid"] = events["xid"].astype("Int64")
+    unknown = xid[rec["is_unknown"].to_numpy()[at]]
+    return {"events": events, "xid": xid, "problems": _Pieces(unknown, merged, heads, stale, order_problems, problems)}
+
+
+def _problem_table(unknown, merged, heads, stale, order_problems, problems):
+    """One row per flagged line, in line order: unknown codes, merged bursts, unknown ends, order, clean-up."""
     open_rows = pd.DataFrame({"row": [heads["line"].iat[j] for j, _ in stale],
                               "node": [heads["node"].iat[j] for j, _ in stale],
                               "start_h": [heads["time_h"].iat[j] for j, _ in stale],
                               "problem": ["end unknown: " + why for _, why in stale],
                               "action": "kept; its repair time is right-censored (repair_times())"})
-    events, problems, _ = clean_events(_columns(heads, reboots), ["category", "component"], window)
-    events["xid"] = events["xid"].astype("Int64")
-    unknown = xid[xid["category"] == "Unknown"]
     extra = [pd.DataFrame({"row": unknown["line"], "node": unknown["node"], "start_h": unknown["time_h"],
                            "problem": "unknown Xid " + unknown["xid"].astype(str),
                            "action": "kept as an interruption named 'unknown Xid N'"}),
@@ -328,4 +387,4 @@ def _build(rec, window, burst_h, repair_h, wrote_before, label):
                            "problem": "burst", "action": "merged into the incident of line " + merged["into"].astype(str)}),
              open_rows, order_problems]
     problems = pd.concat([p for p in extra + [problems] if len(p)] or [empty_problems()], ignore_index=True)
-    return {"events": events, "xid": xid, "problems": problems.sort_values("row", kind="stable").reset_index(drop=True)}
+    return problems.sort_values("row", kind="stable").reset_index(drop=True)

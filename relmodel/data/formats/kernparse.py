@@ -239,8 +239,8 @@ def _syslog_stamps(texts, year, label, lines_at, year_last):
         a = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8).reshape(n, 15).astype(np.int64)
     key = a[:, 0] * 65536 + a[:, 1] * 256 + a[:, 2]
     known = {ord(m[0]) * 65536 + ord(m[1]) * 256 + ord(m[2]): i for m, i in _MONTHS.items()}
-    ukey, inv = np.unique(key, return_inverse=True)
-    month = np.array([known.get(int(k), 0) for k in ukey], np.int64)[inv.ravel()]
+    inv, ukey = pd.factorize(key)  # hash-based: no sort of the lines
+    month = np.array([known.get(int(k), 0) for k in ukey] or [0], np.int64)[inv]
     day = np.where(a[:, 4] == 32, 0, a[:, 4] - 48) * 10 + a[:, 5] - 48
     hh, mm, ss = ((a[:, c] - 48) * 10 + a[:, c + 1] - 48 for c in (7, 10, 13))
     years = _year_offsets(month)

@@ -1,10 +1,12 @@
 """Fast passes over a kernel log's bytes: the lines worth parsing, the hosts that wrote, the edge lines.
 
 A fleet's kernel logs are mostly lines no reader needs (service chatter,
-mounts, sessions).  :func:`matching_lines` finds the few that match the
-keyword pattern in one pass: an Arrow view of every line (offsets from the
-numpy newline index, no copy) tested by RE2 in C, only the matching lines
-copied out; :func:`keyword_lines` does the same with a bytes search for a
+mounts, sessions).  :func:`line_index` reads the file once as byte pairs
+through a 64 Ki table: the line ends, and the few lines that may hold a
+keyword (:data:`PAIRS`); :func:`matching_lines` tests those lines with the
+keyword pattern: an Arrow view of the lines (no copy) tested by RE2 in C,
+only the matching lines copied out; :func:`host_firsts` reads each line's
+host from a 32-byte Arrow slice, keyed by distinct windows; :func:`keyword_lines` does the same with a bytes search for a
 list of literals (journal exports);  :func:`gather` reads fixed-width windows
 at many offsets as 8-byte words; :func:`host_set`
 collects the hosts that wrote any line with numpy over the line starts (the
@@ -16,6 +18,7 @@ compressed files as bytes.
 import gzip
 import lzma
 import re
+import sys
 import zlib
 
 import numpy as np
@@ -26,7 +29,8 @@ import pyarrow.compute as pc
 from ...errors import CorruptFileError, EmptyDataError, EncodingError
 from .textinput import source_path
 
-__all__ = ["read_bytes", "newlines", "keyword_lines", "matching_lines", "decode_lines", "gather", "host_set", "host_wrote_before", "HOST_PATTERNS"]
+__all__ = ["read_bytes", "newlines", "line_index", "keyword_lines", "matching_lines", "decode_lines", "gather",
+           "host_set", "host_firsts", "host_wrote_before", "hosts_wrote_before", "line_view", "HOST_PATTERNS", "PAIRS"]
 
 
 #: Per form, a pattern whose one group is the host of a line (re.M, bytes).
@@ -70,6 +74,53 @@ def newlines(raw):
     return np.flatnonzero(np.frombuffer(raw, np.uint8) == 10)
 
 
+#: Per literal that every match of one alternative of kernparse.KEY holds ("[Ll]ink (is )?[Dd]own" holds
+#: "own"), two of its byte pairs: the first starts at an even place of the literal, the second at an odd one,
+#: so one of them sits at an even offset of the file wherever the literal is; a line holding no pair at an
+#: even offset holds no keyword.  The pairs are ones that ordinary log text seldom holds.
+PAIRS = {b"NVRM: Xid": (b"Xi", b"VR"), b"own": (b"ow", b"wn"), b"EDAC": (b"AC", b"DA"), b"upply": (b"up", b"pp"),
+         b"Linux version": (b"Li", b"ux"), b"reboot: ": (b"bo", b"eb"), b"systemd-shutdown": (b"d-", b"hu"),
+         b"Kernel panic": (b"Ke", b"ni")}
+_FLAGS = np.zeros(65536, np.uint8)  # per little-endian byte pair: 1 a keyword piece, 2 first byte "\n", 4 second
+for _pair in {p for pair in PAIRS.values() for p in pair}:
+    _FLAGS[_pair[0] | _pair[1] << 8] |= 1
+_FLAGS[10 | np.arange(256) << 8] |= 2
+_FLAGS[np.arange(256) | 10 << 8] |= 4
+_FLAGS_ARROW = pa.array(_FLAGS)
+
+
+def line_index(raw):
+    """``(newlines, candidates)`` in one pass over ``raw``: :func:`newlines`, and the 0-based lines that may hold
+    a keyword (a superset of the keyword lines: test them with the regular expression).
+
+    The file is read as 2-byte words, each looked up in a 64 Ki table (:data:`PAIRS`, line ends): one table
+    lookup per two bytes (Arrow's take, in C).
+    """
+    n2 = len(raw) // 2
+    if sys.byteorder == "little":  # Arrow's take reads the pairs as native 2-byte words, in C
+        words = pa.Array.from_buffers(pa.uint16(), n2, [None, pa.py_buffer(raw)])
+        flags = pc.take(_FLAGS_ARROW, words).to_numpy(zero_copy_only=False)
+    else:
+        words, flags, step = np.frombuffer(raw, "<u2", n2), np.empty(n2, np.uint8), 1 << 18
+        for a in range(0, n2, step):
+            np.take(_FLAGS, words[a:a + step], out=flags[a:a + step], mode="clip")
+    hit = np.flatnonzero(flags != 0)
+    v = flags[hit]
+    sel = (v & 6) != 0
+    at, vv = hit[sel], v[sel]
+    if (vv == 6).any() or (vv == 7).any():  # "\n\n": both bytes of a word end a line
+        nl = np.sort(np.concatenate([2 * at[(vv & 2) != 0], 2 * at[(vv & 4) != 0] + 1]))
+    else:
+        nl = 2 * at + ((vv & 4) != 0)
+    if len(raw) % 2 and raw[-1] == 10:
+        nl = np.append(nl, len(raw) - 1)
+    k = np.searchsorted(nl, 2 * hit[(v & 1) != 0])
+    if k.size:
+        k = k[np.concatenate([[True], k[1:] != k[:-1]])]
+    n_lines = nl.size + (0 if nl.size and nl[-1] == len(raw) - 1 else 1)
+    return nl.astype(np.int64, copy=False), k[k < n_lines]
+
+
 def _positions(raw, lit):
     """Offsets of every ``lit`` in ``raw``: one C-speed split, no Python step per occurrence."""
     pieces = raw.split(lit)
@@ -100,22 +151,39 @@ def keyword_lines(raw, literals, label="log", nl=None):
     return numbers, starts, lines
 
 
-def matching_lines(raw, pattern, label="log", nl=None, decode=True):
+def line_view(raw, nl):
+    """``(offsets, lines)``: every line of ``raw`` as a pyarrow binary array viewing ``raw`` (line ends kept)."""
+    offsets = np.empty(nl.size + 2, np.int64)
+    offsets[0], offsets[1:-1], offsets[-1] = 0, nl + 1, len(raw)
+    if offsets[-2] == len(raw):
+        offsets = offsets[:-1]
+    return offsets, pa.Array.from_buffers(pa.large_binary(), offsets.size - 1,
+                                          [None, pa.py_buffer(offsets), pa.py_buffer(raw)])
+
+
+def matching_lines(raw, pattern, label="log", nl=None, decode=True, candidates=None, view=None):
     """``(numbers, starts, lines)`` of the lines matching ``pattern`` (RE2 syntax), in one pass over ``raw``.
 
     The lines are an Arrow view of ``raw`` (no copy); RE2 tests each in C and
     only the matching lines are copied out: a ``pyarrow`` string array
     without line ends (:func:`decode_lines`), or with ``decode=False`` the
-    binary lines as they are.
+    binary lines as they are.  ``candidates`` (0-based lines, sorted, as
+    :func:`line_index` gives) limits the test to those lines (``pattern`` None: no test); ``view`` is
+    :func:`line_view` of ``raw`` when the caller has it.
     """
     nl = newlines(raw) if nl is None else nl
-    offsets = np.empty(nl.size + 2, np.int64)
-    offsets[0], offsets[1:-1], offsets[-1] = 0, nl + 1, len(raw)
-    if offsets[-2] == len(raw):
-        offsets = offsets[:-1]
-    every = pa.Array.from_buffers(pa.large_binary(), offsets.size - 1, [None, pa.py_buffer(offsets), pa.py_buffer(raw)])
-    k = np.flatnonzero(pc.match_substring_regex(every, pattern).to_numpy(zero_copy_only=False))
-    picked = every.take(pa.array(k))
+    offsets, every = line_view(raw, nl) if view is None else view
+    if candidates is None:
+        k = np.flatnonzero(pc.match_substring_regex(every, pattern).to_numpy(zero_copy_only=False))
+        picked = every.take(pa.array(k))
+    else:
+        some = every.take(pa.array(candidates))
+        if pattern is None:  # the candidates as they are
+            hit = np.arange(len(some))
+        else:
+            hit = np.flatnonzero(pc.match_substring_regex(some, pattern).to_numpy(zero_copy_only=False))
+        k = np.asarray(candidates, np.int64)[hit]
+        picked = some if hit.size == len(some) else some.take(pa.array(hit))
     return k + 1, offsets[k], (decode_lines(picked, k + 1, label) if decode else picked)
 
 
@@ -209,6 +277,58 @@ def _fixed_column_hosts(data, starts, fmt, width=16):
     return {words[i].tobytes().rstrip(b"\0").decode("utf-8", "replace") for i in first.tolist()}
 
 
+def _syslog_hosts(every, starts):
+    """``(hosts, firsts)`` of an RFC 3164 file from the first 32 bytes of every line; None when a line is
+    shorter or a host longer than the quick reading takes (the caller then reads the hosts otherwise).
+
+    The 16 bytes after the time of each line are one key; the distinct keys (a host and what follows it) are
+    few, and only they are read as names.  ``firsts`` gives, per host, the start of its first line where a
+    space follows it.
+    """
+    n = len(every)
+    cut = pc.binary_slice(every, 0, 32)
+    off = np.frombuffer(cut.buffers()[1], np.int64)[cut.offset:cut.offset + n + 1]
+    if not n or off[-1] - off[0] != 32 * n:
+        return None
+    grid = np.frombuffer(cut.buffers()[2], np.uint8)[off[0]:off[-1]].reshape(n, 32)
+    ok = (grid[:, 3] == 32) & (grid[:, 15] == 32) & (grid[:, 0] >= 65) & (grid[:, 0] <= 90)
+    rows = np.flatnonzero(ok) if not ok.all() else np.arange(n)
+    if not rows.size:
+        return set(), {}
+    words = grid.view(np.uint64)
+    w2, w3 = (words[rows, 2], words[rows, 3]) if rows.size < n else (words[:, 2], words[:, 3])
+    with np.errstate(over="ignore"):
+        codes, _ = pd.factorize(w2 * np.uint64(1_000_003) ^ w3)  # hash-based: no sort of every line
+    first = np.zeros(codes.max() + 1, np.int64)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    if not ((w2 == w2[first][codes]) & (w3 == w3[first][codes])).all():
+        return None  # two keys with one hash
+    rep = grid[rows[first], 16:]
+    stop = (rep == 32) | (rep == 10)
+    length = np.argmax(stop, axis=1)
+    if not stop[np.arange(len(rep)), length].all() or (length == 0).any():
+        return None
+    hosts, firsts = set(), {}
+    at = starts[rows[first]].tolist()
+    for r, k, p in zip(rep, length.tolist(), at):
+        name = bytes(r[:k]).decode("utf-8", "replace")
+        hosts.add(name)
+        if r[k] == 32 and p < firsts.get(name, p + 1):
+            firsts[name] = p
+    return hosts, firsts
+
+
+def host_firsts(raw, fmt, host, nl=None, view=None):
+    """``(hosts, firsts)``: :func:`host_set`, and per host the start of its first line in the form where a
+    space follows the host (None when not read; ``view`` is :func:`line_view` of ``raw`` when at hand)."""
+    if fmt == "rfc3164" and not raw.startswith(b"<"):
+        offsets, every = line_view(raw, newlines(raw) if nl is None else nl) if view is None else view
+        found = _syslog_hosts(every, offsets)
+        if found is not None:
+            return found
+    return host_set(raw, fmt, host, nl), None
+
+
 def host_set(raw, fmt, host, nl=None):
     """The hosts that wrote a line in the form ``fmt`` (``{host}`` for a dmesg log of one host)."""
     if fmt == "dmesg":
@@ -228,3 +348,36 @@ def host_wrote_before(raw, fmt, host, pos):
     name = host.encode("utf-8")
     needle = b'"' + name + b'"' if fmt == "json" else b" " + name + b" "
     return raw.find(needle, 0, pos) >= 0
+
+
+SEARCH_OVER, SEARCH_MIN = 16, 1 << 20  #: searches per host while they read under 16 times the bytes (+ 1 MiB)
+
+
+def hosts_wrote_before(raw, fmt, wants):
+    """``{host: whether it wrote before byte p}`` for ``wants`` ``{host: p}``, as :func:`host_wrote_before`
+    of each; when one search per host would read the start of the file many times over (a fleet's log that
+    opens with every node's boot), one pass over the words between spaces before the last ``p`` instead."""
+    top = max(wants.values(), default=0)
+    if fmt in ("dmesg", "json") or sum(wants.values()) <= SEARCH_OVER * top + SEARCH_MIN:
+        return {h: host_wrote_before(raw, fmt, h, p) for h, p in wants.items()}
+    head = np.frombuffer(raw, np.uint8, top)
+    sp = np.flatnonzero(head == 32)  # " host " is a word between two neighbouring spaces
+    size = np.diff(sp) - 1
+    names = {h: h.encode("utf-8") for h in wants}
+    out = {}
+    for n in sorted({len(b) for b in names.values()}):
+        at = sp[:-1][size == n]
+        mine = [h for h, b in names.items() if len(b) == n]
+        if not n:
+            out.update({h: host_wrote_before(raw, fmt, h, wants[h]) for h in mine})
+            continue
+        if not at.size:
+            out.update(dict.fromkeys(mine, False))
+            continue
+        words = np.ascontiguousarray(head[at[:, None] + 1 + np.arange(n)]).view(f"V{n}").ravel()
+        uniq, first = np.unique(words, return_index=True)
+        want = np.frombuffer(b"".join(names[h] for h in mine), f"V{n}")
+        k = np.minimum(np.searchsorted(uniq, want), uniq.size - 1)
+        hit = (uniq[k] == want) & (at[first[k]] + n + 2 <= np.array([wants[h] for h in mine]))
+        out.update(zip(mine, hit.tolist()))
+    return out

@@ -58,3 +58,108 @@ def test_syslog_times_equal_pandas_strptime_across_a_leap_day():
     _, lines, t = _text(5)
     got = stamps([ln[:15] for ln in lines], "rfc3164", 2024, "t", list(range(1, len(lines) + 1)))
     assert (got == pd.DatetimeIndex(t)).all()
+
+
+# --- the one-pass index, the host pass and the whole reader against naive readings written here ---
+
+from collections import Counter  # noqa: E402
+
+from relmodel import read_xid  # noqa: E402
+from relmodel.data.formats import kernscan  # noqa: E402
+from relmodel.data.formats.kernscan import PAIRS, host_firsts, hosts_wrote_before, line_index  # noqa: E402
+
+DECOYS = ["kernel: Xi VR ow wn AC DA up pp Li ux bo eb d- hu Ke ni", "kernel: known owner shown down",
+          "kernel: NVLink: link 3 fatal", "kernel: Linux vers", "kernel: reboot now", "kernel: EDA C"]
+XID_LINE = re.compile(r"^([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (\S+) .*NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+\): (\d+)")
+
+
+def _syslog(seed, n=6000):
+    """A syslog of random hosts and messages (Xid lines of five codes, other events, noise, decoys)."""
+    rng = np.random.default_rng(seed)
+    t = pd.Timestamp("2024-03-01") + pd.to_timedelta(np.sort(rng.uniform(0, 20 * 86400, n)).round(), unit="s")
+    head = pd.Series(t.strftime("%b %d %H:%M:%S")).str.replace(r"^(\w{3}) 0", r"\1  ", regex=True)
+    hosts = [f"gpu{i:03d}" for i in range(40)] + ["n", "node-a.example.org"]
+    xids = [f"kernel: NVRM: Xid (PCI:0000:{b}:00): {c}, pid={p}, x" for b in ("1a", "CB") for c in (13, 31, 79, 92, 999)
+            for p in (7, 12345)]
+    pool = xids + MESSAGES + DECOYS
+    lines = [f"{h} {hosts[int(rng.integers(len(hosts)))]} {pool[int(rng.integers(len(pool)))]}" for h in head]
+    return "\n".join(lines) + "\n", lines
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_read_xid_counts_equal_a_naive_per_line_parse(seed, tmp_path):
+    text, lines = _syslog(seed)
+    path = tmp_path / "syslog"
+    path.write_text(text)
+    log = read_xid(path, year=2024)
+    found = [(i + 1, m.group(2), int(m.group(3))) for i, ln in enumerate(lines) if (m := XID_LINE.match(ln))]
+    x = log.xid_events
+    assert Counter(x["xid"].tolist()) == Counter(c for _, _, c in found)
+    assert Counter(x["node"].tolist()) == Counter(h for _, h, _ in found)
+    assert sorted(x["line"].tolist()) == [i for i, _, _ in found]
+    assert log.n_nodes == len({ln.split()[3] for ln in lines}) and log.n_lines == len(lines)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_line_index_finds_every_line_end_and_every_keyword_line(seed):
+    text, lines = _syslog(seed, 3000)
+    for end in ("", "\n\n", "\nx"):
+        raw = (text + end).encode()
+        nl, cand = line_index(raw)
+        assert nl.tolist() == [i for i, b in enumerate(raw) if b == 10]
+        every = raw.decode().split("\n")
+        want = {i for i, ln in enumerate(every) if KEY.search(ln)}
+        assert want <= set(cand.tolist()) and len(want) > 100
+        assert all(0 <= c < len(every) for c in cand.tolist())
+
+
+@pytest.mark.parametrize("literal", list(PAIRS))
+def test_each_keyword_is_a_candidate_at_any_offset(literal):
+    for pad in range(4):
+        raw = b"x" * pad + literal + b"\nnothing here\n"
+        assert 0 in line_index(raw)[1].tolist(), (literal, pad)
+        assert line_index(b"nothing\n" + raw)[1].tolist()[:1] == [1], (literal, pad)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_host_pass_gives_the_hosts_and_first_lines_a_loop_finds(seed):
+    text, lines, _ = _text(seed)
+    raw = text.encode()
+    hosts, firsts = host_firsts(raw, "rfc3164", "h", line_index(raw)[0])
+    want, first, at = set(), {}, 0
+    for ln in lines:
+        h = ln.split()[3]
+        want.add(h)
+        first.setdefault(h, at)
+        at += len(ln.encode()) + 1
+    assert hosts == want and firsts == first
+
+
+def test_one_pass_over_the_words_says_what_a_search_per_host_says(monkeypatch):
+    rng = np.random.default_rng(4)
+    words = ["a", "bb", "gpu01", "gpu02", "x", "\n", "gpu0", "gpu011", "é", " "]
+    monkeypatch.setattr(kernscan, "SEARCH_OVER", -1)
+    monkeypatch.setattr(kernscan, "SEARCH_MIN", -1)
+    for _ in range(300):
+        raw = "".join(rng.choice(words + [" "] * 4, int(rng.integers(0, 120)))).encode()
+        wants = {h: int(rng.integers(0, len(raw) + 1)) for h in ["a", "bb", "gpu01", "gpu0", "zz", "é"]}
+        assert hosts_wrote_before(raw, "rfc3164", wants) == {
+            h: (b" " + h.encode() + b" ") in raw[:p] for h, p in wants.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_folder_shares_hold_each_file_once_and_are_near_the_best_split(seed, tmp_path):
+    import itertools
+
+    from relmodel.data.formats.kernfolder import _shares
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 5000, 8).tolist()
+    files = []
+    for i, n in enumerate(sizes):
+        (tmp_path / f"f{i}").write_bytes(b"x" * n)
+        files.append(tmp_path / f"f{i}")
+    shares = _shares(files, 2)
+    assert sorted(i for s in shares for i in s) == list(range(8)) and all(s == sorted(s) for s in shares)
+    best = min(max(sum(n for n, a in zip(sizes, pick) if a), sum(n for n, a in zip(sizes, pick) if not a))
+               for pick in itertools.product([0, 1], repeat=8))
+    assert max(sum(sizes[i] for i in s) for s in shares) <= best * 4 / 3  # largest-first's bound (Graham, 1969)
