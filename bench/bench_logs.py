@@ -16,7 +16,10 @@ dependency, via pandas) and does the clean-up in numpy on integer codes: one
 vectorised sort of packed ``node * n + row`` keys gives the stable node order
 (several times faster than a stable argsort), node and cause names are
 dictionary-encoded and never expanded per row before the final table, and
-no step sorts what is already in order.  That reaches the targets without
+no step sorts what is already in order.  A fixed-width ``time_format`` is read
+in numpy from the text where pyarrow left it (each two-digit pair by one table
+look-up, blocks of rows at a time), so giving the format costs about what
+pyarrow's own parsing of ISO times does.  That reaches the targets without
 adding polars or duckdb as runtime dependencies (each is a large binary, and
 neither is needed by anything else in relmodel).
 
@@ -104,8 +107,9 @@ ANCHORS = {
                 "rule, then interarrivals(), uptimes(), downtimes()",
     "pandas": "pd.read_csv(engine='pyarrow'), pd.to_datetime([format=FORMAT]), duplicated(), two stable sorts, "
               "groupby cummax for overlaps, groupby merge for up and down times",
-    "polars": "pl.read_csv() then str.to_datetime(FORMAT) (always given the format: its fastest way), unique(), "
-              "sort(), cum_max().over(node), group_by merge for up and down times",
+    "polars": "pl.read_csv() (its own multi-threaded CSV reader) then str.to_datetime(FORMAT) (always given the "
+              "format: its fastest way, so its anchor is the same with and without one), unique(), sort(), "
+              "cum_max().over(node), group_by merge for up and down times",
     "duckdb": "one SQL statement over read_csv() (its own typed CSV reader) with window functions",
 }
 
@@ -350,6 +354,12 @@ def main():
     for name, text in ANCHORS.items():
         print(f"  {name}: {text}")
     print(f"  FORMAT = {FORMAT!r}")
+    print("threading: default = each library's own (pyarrow's and polars' thread pools on every core); 1 thread = "
+          + " ".join(f"{k}={v}" for k, v in ONE_THREAD.items()) + " (pyarrow obeys OMP_NUM_THREADS; polars "
+          "POLARS_MAX_THREADS), duckdb SET threads = 1")
+    print(f"targets, in each of the four ways: relmodel total time <= {TARGETS['time']:g}x polars', relmodel peak "
+          f"memory <= {TARGETS['memory']:g}x polars'; read_log with time_format=FORMAT <= {TARGETS['format']:g}x "
+          "read_log without it (same file, same threading)")
     folder = Path(tempfile.mkdtemp(prefix="relmodel-bench-logs-"))
     runs = {}
     try:
