@@ -34,9 +34,9 @@ the four ways: relmodel's total wall time at most 2x polars', and its peak
 resident memory at most 1.5x polars'; and ``read_log`` with the format at most
 1.3x ``read_log`` without it, on the same file and threading.  That last ratio
 compares relmodel with itself, so after the main runs relmodel's read runs
-``--repeat`` - 1 more times each way (default 2), without and with the format in
-turn so that both meet the same load, and the fastest of each is compared; the
-runs' seconds are printed.  The machine's
+again, without and with the format in turn so that both meet the same load
+(``--repeat`` runs each way in all, default 3), and the fastest of each is
+compared; the runs' seconds are printed.  The machine's
 load average is printed beside the results: on a shared machine run it twice
 and compare the ratios.
 
