@@ -4,9 +4,12 @@
 ``pandas.to_datetime`` (per-row format matching).  For formats made only of the
 numeric directives ``%Y %m %d %H %M %S %y`` and ASCII literal characters, every
 canonical value has the same width, so a column's bytes form a matrix with one
-row per value: :func:`parse_fixed` checks and reads it with numpy, column of
-characters by column.  It accepts a column only when the result is certain to
-equal pandas':
+row per value: :func:`parse_fixed` checks and reads it with numpy where pyarrow
+left it (no copy of the text), a block of rows at a time, each two-digit pair
+of a field by one look-up in a table of the 65,536 byte pairs (which also
+flags any byte that is not a digit), and each day by a table of the months'
+first days.  It accepts a column only when the result is certain to equal
+pandas':
 
 * every value is written canonically: each field zero-padded to its full width
   and in its range, literal characters exactly as in the format;
@@ -23,6 +26,7 @@ then names the offending row.  ``tests/data/shaping/test_fastdates.py`` checks t
 results against ``pandas.to_datetime``.
 """
 
+import functools
 import re
 
 import numpy as np
@@ -89,39 +93,77 @@ def unpadded_pattern(time_format):
     return "^" + "".join(parts) + "$"
 
 
-def parse_fixed(strings, time_format, earliest, latest):
-    """pyarrow ``timestamp[s]`` values of ``strings`` (a pyarrow string array), or None.
+def parse_fixed(strings, time_format, earliest, latest, *, unpadded=True):
+    """pyarrow ``timestamp[s]`` values of ``strings`` (a pyarrow string array or chunked array), or None.
 
     None when the format is not a fixed-width numeric one, when any non-null
     value is not written canonically, when a day does not exist, or when a
-    time falls outside ``[earliest, latest)`` (pandas Timestamps).
+    time falls outside ``[earliest, latest)`` (pandas Timestamps).  Values of
+    several widths are read by :func:`_parse_unpadded` (``unpadded=False``:
+    None instead).  The chunks are read where they lie, one block of rows at
+    a time: no copy of the text is made.
     """
     import pyarrow as pa
 
     spec = fixed_pattern(time_format)
     if spec is None or not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
         return None
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks() if strings.num_chunks else pa.array([], strings.type)
-    n, valid = len(strings), None
-    if n == 0 or strings.null_count == n:
+    chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
+    n, nulls = len(strings), strings.null_count
+    if n == 0 or nulls == n:
         return None
-    if strings.null_count:
-        valid = strings.is_valid().to_numpy(zero_copy_only=False)
-    matrix = _byte_matrix(strings, spec[2], valid)
-    if matrix is None:  # values of several widths: fields written without padding?
+    layouts = [_layout(c, spec[2]) for c in chunks if len(c)]
+    if any(lay is None for lay in layouts):  # values of several widths: fields written without padding?
+        if not unpadded:
+            return None
+        if isinstance(strings, pa.ChunkedArray):
+            strings = strings.combine_chunks()
         return _parse_unpadded(strings, time_format, earliest, latest)
-    seconds = _seconds(matrix, *spec[:2])
-    if seconds is None:
-        return None
-    lo, hi = earliest.value // 10**9, latest.value // 10**9
-    if seconds.min() < lo or seconds.max() >= hi:
-        return None
+    bounds = (earliest.value // 10**9, latest.value // 10**9, earliest.year, latest.year)
+    out = np.zeros(n, np.int64)
+    valid = np.ones(n, bool) if nulls else None
+    at = 0
+    for data, starts, ok in layouts:
+        k = ok.size if ok is not None else starts.size
+        target = out[at:at + k]
+        if ok is not None:
+            valid[at:at + k] = ok
+            ok = np.flatnonzero(ok)  # the block of non-null values a, a+1... lies at ok[a], ok[a+1]...
+        for a in range(0, starts.size, _BLOCK):
+            seconds = _seconds(data, starts[a:a + _BLOCK], spec, bounds)
+            if seconds is None:
+                return None
+            if ok is None:
+                target[a:a + seconds.size] = seconds
+            else:
+                target[ok[a:a + seconds.size]] = seconds
+        at += k
     if valid is not None:
-        full = np.zeros(n, np.int64)
-        full[valid] = seconds
-        return pa.array(full, type=pa.timestamp("s"), mask=~valid)
-    return pa.array(seconds, type=pa.timestamp("s"))
+        return pa.array(out, type=pa.timestamp("s"), mask=~valid)
+    return pa.array(out, type=pa.timestamp("s"))
+
+
+_BLOCK = 1 << 17  # rows read at once: the block's fields stay in the processor's caches
+
+
+def _layout(chunk, width):
+    """``(data bytes, first byte of each non-null value, validity or None)`` of one chunk, or None when a
+    non-null value is not ``width`` bytes long."""
+    import pyarrow as pa
+    large = pa.types.is_large_string(chunk.type)
+    _, offsets_buf, data_buf = chunk.buffers()
+    size = 8 if large else 4
+    offsets = np.frombuffer(offsets_buf, np.int64 if large else np.int32, len(chunk) + 1, chunk.offset * size)
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    ok = chunk.is_valid().to_numpy(zero_copy_only=False) if chunk.null_count else None
+    if ok is None:
+        if not (lengths == width).all():
+            return None
+        return data, offsets[:-1], None
+    if not (lengths[ok] == width).all():
+        return None
+    return data, offsets[:-1][ok], ok
 
 
 def _parse_unpadded(strings, time_format, earliest, latest):
@@ -156,52 +198,83 @@ def _parse_unpadded(strings, time_format, earliest, latest):
     return parsed
 
 
-def _byte_matrix(strings, width, valid):
-    """The non-null values' bytes as an ``(n, width)`` uint8 matrix, or None when a value has another width."""
-    large = strings.type.id == __import__("pyarrow").large_string().id
-    _, offsets_buf, data_buf = strings.buffers()
-    offsets = np.frombuffer(offsets_buf, np.int64 if large else np.int32, len(strings) + 1, strings.offset
-                            * (8 if large else 4))
-    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    if valid is None:
-        if not (lengths == width).all():
-            return None
-        first = int(offsets[0])
-        return data[first:first + width * len(strings)].reshape(len(strings), width)
-    if not (lengths[valid] == width).all():
-        return None
-    return data[offsets[:-1][valid][:, None] + np.arange(width)]
+@functools.lru_cache(maxsize=1)
+def _pairs():
+    """Two bytes read as one little-endian uint16 -> their value 0-99 when both are ASCII digits, else 255."""
+    table = np.full(1 << 16, 255, np.uint8)
+    tens, ones = np.divmod(np.arange(100), 10)
+    table[(48 + tens) | ((48 + ones) << 8)] = np.arange(100)
+    return table
 
 
-def _seconds(matrix, fields, literals):
-    """Seconds since 1970 of each row of ``matrix``, or None when a row is not a canonical existing time."""
-    for at, byte in literals.items():
-        if not (matrix[:, at] == byte).all():
-            return None
-    value = {}
-    for d, at in fields.items():  # one character column at a time: no copy of the matrix
-        v = np.zeros(len(matrix), np.int32)
-        for k in range(_WIDTH[d]):
-            c = matrix[:, at + k]
-            if c.min() < 48 or c.max() > 57:  # not a digit
-                return None
-            v *= 10
-            v += c
-            v -= 48
-        lo, hi = _LIMITS[d]
-        if v.min() < lo or v.max() > hi:
-            return None
-        value[d] = v
-    year = value["Y"] if "Y" in value else value["y"] + np.where(value["y"] <= 68, 2000, 1900)  # Python's pivot
-    month, day = value["m"], value["d"]
+@functools.lru_cache(maxsize=4)
+def _months(first_year, last_year):
+    """Per month from ``first_year`` to ``last_year``: days from 1970-01-01 to its first day, and its length."""
+    year = np.repeat(np.arange(first_year, last_year + 1, dtype=np.int64), 12)
+    month = np.tile(np.arange(1, 13), last_year - first_year + 1)
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-    if (day > _MONTH_DAYS[month] + (leap & (month == 2))).any():
+    return _days_from_civil(year, month, np.ones_like(month)), _MONTH_DAYS[month] + (leap & (month == 2))
+
+
+def _seconds(data, starts, spec, bounds):
+    """Seconds since 1970 of the values whose first bytes are at ``starts`` in ``data``, or None when one
+    is not a canonical existing time inside ``[bounds[0], bounds[1])`` (seconds; bounds[2:] their years).
+
+    Each field's two-digit pairs are read in place (a strided view of the text, no copy) and mapped to
+    their values by one table look-up, which also flags any byte that is not a digit.
+    """
+    fields, literals, width = spec
+    if starts.size == 0:
+        return np.zeros(0, np.int64)
+    first, count = int(starts[0]), starts.size
+    if int(starts[-1]) - first != (count - 1) * width:  # not evenly spaced (nulls with text): gather them
+        data = data[starts[:, None] + np.arange(width)].reshape(-1)
+        first = 0
+
+    def column(at, dtype):
+        return np.ndarray((count,), dtype, buffer=data, offset=first + at, strides=(width,))
+    for at, byte in literals.items():
+        if (column(at, np.uint8) != byte).any():
+            return None
+    pairs, value = _pairs(), {}
+    for d, at in fields.items():
+        v = pairs.take(column(at, "<u2"))
+        if d == "Y":
+            low = pairs.take(column(at + 2, "<u2"))
+            if v.max() > 99 or low.max() > 99:
+                return None
+            v = v.astype(np.int32) * 100
+            v += low
+        else:
+            lo, hi = _LIMITS[d]
+            if v.min() < lo or v.max() > hi:  # 255: not two digits
+                return None
+        value[d] = v
+    if "Y" in value:
+        year = value["Y"]
+    else:
+        year = value["y"].astype(np.int32) + np.where(value["y"] <= 68, 2000, 1900)  # Python's pivot
+    lo_s, hi_s, first_year, last_year = bounds
+    year -= first_year
+    if year.min() < 0 or year.max() > last_year - first_year:
+        return None  # outside the caller's range
+    month_start, month_days = _months(first_year, last_year)
+    index = year
+    index *= 12
+    index += value["m"]
+    index -= 1
+    day = value["d"]
+    if (day > month_days.take(index)).any():
         return None
-    out = _days_from_civil(year.astype(np.int64), month, day) * 86400
+    out = month_start.take(index)
+    out += day
+    out -= 1
+    out *= 86400
     for d, scale in (("H", 3600), ("M", 60), ("S", 1)):
         if d in value:
-            out += value.pop(d) * scale
+            out += value[d] * np.int32(scale)
+    if out.min() < lo_s or out.max() >= hi_s:
+        return None
     return out
 
 

@@ -189,7 +189,9 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
             raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
         return _read_csv_pandas(path, keep, text)  # ragged rows and the like: pandas reads or explains them
     _check_binary(table, path, suffix)
-    return _arrow_to_pandas(table, categorical, times)
+    box = [table]  # handed over, so that each text column can be freed once it is converted
+    del table
+    return _arrow_to_pandas(box, categorical, times)
 
 
 def _header_names(header, path):
@@ -240,26 +242,48 @@ def _encoding_error(path, suffix):
     return EncodingError(f"{path}: not UTF-8 text; save the file as UTF-8")
 
 
-def _arrow_to_pandas(table, categorical=(), times=((), None)):
+def _arrow_to_pandas(box, categorical=(), times=((), None)):
+    """The table in the one-item list ``box`` (emptied: the caller keeps no reference) as a DataFrame."""
     import pyarrow as pa
+    import pyarrow.compute as pc
+    table = box.pop()
+    names, cols = table.column_names, table.columns
+    del table
+    for i, name in enumerate(names):
+        col = cols[i]
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            if name in categorical:
+                col = _categories(col)
+            elif name in times[0] and times[1]:
+                col = _times(col, times[1])
+            else:
+                col = pc.utf8_trim_whitespace(col)
+        elif pa.types.is_date(col.type):
+            col = col.cast(pa.timestamp("s"))
+        cols[i] = col  # the text it was read from is freed here
+        del col
+    table = pa.table(cols, names=names)
+    del cols
+    df = table.to_pandas(deduplicate_objects=True, split_blocks=True, self_destruct=True)
+    del table
+    pa.default_memory_pool().release_unused()  # hand the parser's buffers back before the clean-up
+    return df
+
+
+def _times(col, time_format):
+    """A text column of times: parsed by :func:`.fastdates.parse_fixed` when every value is written
+    canonically in ``time_format``, else trimmed text for :mod:`.times`.  A value with blanks around it
+    has another width, so the text is trimmed (a copy) only when the first reading declines."""
     import pyarrow.compute as pc
     from .fastdates import parse_fixed
     from .times import PLAUSIBLE_RANGE
-    cols = []
-    for name, col in zip(table.column_names, table.columns):
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            col = _categories(col) if name in categorical else pc.utf8_trim_whitespace(col)
-            if name in times[0] and times[1]:
-                parsed = parse_fixed(col, times[1], *PLAUSIBLE_RANGE)
-                col = col if parsed is None else parsed
-        elif pa.types.is_date(col.type):
-            col = col.cast(pa.timestamp("s"))
-        cols.append(col)
-    table = pa.table(cols, names=table.column_names)
-    df = table.to_pandas(deduplicate_objects=True, split_blocks=True, self_destruct=True)
-    del table, cols
-    pa.default_memory_pool().release_unused()  # hand the parser's buffers back before the clean-up
-    return df
+    if time_format == time_format.strip():  # else a blank that belongs to the format could be trimmed off
+        parsed = parse_fixed(col, time_format, *PLAUSIBLE_RANGE, unpadded=False)
+        if parsed is not None:
+            return parsed
+    col = pc.utf8_trim_whitespace(col)
+    parsed = parse_fixed(col, time_format, *PLAUSIBLE_RANGE)
+    return col if parsed is None else parsed
 
 
 def _categories(col):
