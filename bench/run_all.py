@@ -24,7 +24,8 @@ from timing import RESULTS_ENV, table
 HERE = Path(__file__).resolve().parent
 
 #: Arguments for the benchmarks without a --quick option.
-QUICK_ARGS = {"bench_logs": ["--rows", "500000"], "bench_import": [], "bench_cli": [], "bench_xid": ["--lines", "200000"]}
+QUICK_ARGS = {"bench_logs": ["--rows", "500000"], "bench_import": [], "bench_cli": [], "bench_xid": ["--lines", "200000"],
+              "bench_sweep_cli": ["--repeat", "1", "--no-dask"]}
 
 
 def scripts(only=None):
