@@ -26,8 +26,9 @@ def _axes(ax):
 
 
 def _minutes(h):
+    """A cost for a legend, to three digits: "30 s", "1 min", "40.6 min"."""
     m = 60.0 * float(h)
-    return f"{m:g} min" if m >= 1 else f"{60 * m:g} s"
+    return f"{m:.3g} min" if m >= 1 else f"{60 * m:.3g} s"
 
 
 def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", "1min", "5min"),

@@ -150,11 +150,12 @@ def spare_counts(n_spares):
     return sorted(set(range(0, 2 * n + 2, max(1, n // 10))) | {n})
 
 
-def spares_block(plan, table, target, headline_ettr=None):
+def spares_block(plan, table, target, formula_ettr=None):
     """The chosen spare pool in a sentence (the plot shows the whole curve).
 
-    ``headline_ettr`` (the decision's ETTR, which takes a spare as always
-    free) is named beside the pool's ETTR when the two read differently.
+    ``formula_ettr`` (the decision's exponential-formula ETTR, which takes a
+    spare as always free) names what the waits for a spare cost: the pool's
+    ETTR is that formula's with the waits counted, not the headline's.
     """
     lo, hi = getattr(plan, "n_spares_lo", None), getattr(plan, "n_spares_hi", None)
     rng = ""
@@ -164,11 +165,13 @@ def spares_block(plan, table, target, headline_ettr=None):
     best = table.loc[table["spares"] >= plan.n_spares].head(1)
     ettr_txt = ""
     if len(best):
-        with_stalls = P.pct(best["ettr"].iloc[0])
-        ettr_txt = f", and ETTR stays at {with_stalls}"
-        if headline_ettr is not None and P.pct(headline_ettr) != with_stalls:
-            ettr_txt = (f", and ETTR is {with_stalls} with the waits for a free spare counted (the headline's "
-                        f"{P.pct(headline_ettr)} takes a spare as always free)")
+        with_stalls = float(best["ettr"].iloc[0])
+        ettr_txt = f", and ETTR stays at {P.pct(with_stalls)}"
+        if formula_ettr is not None:
+            cost = max(float(formula_ettr) - with_stalls, 0.0)
+            said = "under 0.1 point" if cost < 0.0005 else f"{100 * cost:.1f} points"
+            ettr_txt = (f", and waiting for a free spare costs {said} of ETTR (by the exponential formula, "
+                        f"{P.pct(formula_ettr)} with a spare always free, {P.pct(with_stalls)} with the waits)")
     return P.note(f"Keep {P.count(plan.n_spares)} spare nodes{rng}: then a node failure finds no spare free with "
                   f"probability {P.pct(plan.p_no_spare, 2)} (target {P.pct(target, 1)}){ettr_txt}. "
                   f"On average {P.number(plan.offered_load, 3)} nodes are in repair at any time.", "answer")
