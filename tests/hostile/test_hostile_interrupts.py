@@ -118,14 +118,15 @@ def _drain(fd):
 def test_ctrl_c_during_a_long_bootstrap_shows_a_bar_then_exits_130():
     import pty
     master, slave = pty.openpty()  # stderr on a terminal, as a person running the command sees it
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
-    # 5,000 resamples of the Weibull fit to StepFun's interarrivals: many seconds of work
-    proc = subprocess.Popen([sys.executable, "-m", "relmodel", "fit", "--n-boot", "5000", "--families", "weibull"],
+    # 15,000 resamples of the Weibull fit to StepFun's up times: several seconds of work even on an idle machine
+    # (5,000 could end before the bar's one-second delay; the interrupt cuts it short), the work budget raised
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100", "RELMODEL_WORK_BUDGET": "1e10"}
+    proc = subprocess.Popen([sys.executable, "-m", "relmodel", "fit", "--n-boot", "15000", "--families", "weibull"],
                             stdout=subprocess.PIPE, stderr=slave, env=env, cwd=REPO)
     os.close(slave)
     try:
         shown = _read_until(master, proc, b"% ")
-        assert b"bootstrap of the weibull fit [" in shown and b" of 5,000" in shown, shown[-500:]
+        assert b"bootstrap of the weibull fit [" in shown and b" of 15,000" in shown, shown[-500:]
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
         proc.wait(timeout=120)
