@@ -15,7 +15,9 @@ most processes alive at once. Linux only.
 Measured on the 2-core development machine: 815 MB (RSS sum 1,262 MB) when each
 worker was a process forked from a fork server (a fork server, 2 workers, a
 zygote, 2 kernels); 536-558 MB (RSS sum 930 MB) with the workers as threads
-of the command and the zygote's imports frozen before it forks (``--jobs 1``: 449 MB).
+of the command and the zygote's imports frozen before it forks (``--jobs 1``: 449 MB); 583-612 MB once the
+designs page priced the measured (longer) repairs, whose simulated check then held half a million parts in
+repair (116 MB in one kernel), and 524 MB with that check capped at a quarter of a million.
 
 Usage: python bench/bench_memory.py [--jobs N] [-- EXTRA report ARGUMENTS]
 """

@@ -10,10 +10,11 @@ from ..sparing.spares import _mean_repair
 __all__ = ["ENOUGH_ITEMS", "expected_items", "runs_for"]
 
 
-#: Parts in repair simulated in all runs together past which more runs add no printed digit to the
-#: simulated check of the closed form (see :func:`runs_for`): at half a million parts the simulated chance
-#: of finding no spare has a standard error near 0.001, below the two digits a page prints.
-ENOUGH_ITEMS = 500_000
+#: Parts in repair simulated in all runs together past which more runs add little to the simulated check of
+#: the closed form (see :func:`runs_for`): at a quarter of a million parts the simulated chance of finding no
+#: spare has a standard error near 0.0015, a check of the closed form's two printed digits; each part costs
+#: a few hundred bytes while it is simulated, so this also bounds a report page's memory (about 60 MB).
+ENOUGH_ITEMS = 250_000
 
 
 def _kinds(model, repair, group_repair):
@@ -41,7 +42,7 @@ def runs_for(model, repair, n_runs, group_repair=None, horizon="7d", enough=ENOU
     --------
     >>> from relmodel.scale.design.compound import DomainModel
     >>> m = DomainModel(groups=10, trays=18, spares=1, tray_rate=1e-3)
-    >>> runs_for(m, "24h", 10_000), runs_for(m, "24h", 10_000, enough=10_000)   # 0.18 per h x (168 + 24) h a run
-    (10000, 289)
+    >>> runs_for(m, "24h", 5_000), runs_for(m, "24h", 10_000, enough=10_000)   # 0.18 per h x (168 + 24) h a run
+    (5000, 289)
     """
     return runs_within(n_runs, expected_items(model, repair, group_repair, horizon), enough, least=100)

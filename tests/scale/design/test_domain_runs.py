@@ -14,7 +14,8 @@ def test_items_per_run_and_the_runs_they_allow():
     # hand count: 10 x 18 trays at 1e-3 per hour = 0.18 failures an hour; a run of 168 h holds those failing
     # in it and those already in repair at its start (0.18 x 24 h): 0.18 x (168 + 24) = 34.56 parts in repair
     assert abs(expected_items(m, "24h", horizon="7d") - 34.56) < 1e-12
-    assert runs_for(m, "24h", 10_000) == 10_000                       # 345,600 items: under 2,000,000
+    assert runs_for(m, "24h", 5_000) == 5_000                         # 172,800 items: under 250,000
+    assert runs_for(m, "24h", 10_000) == 7_233                        # 345,600 items: 250,000 // 34.56
     assert runs_for(m, "24h", 10_000, enough=10_000) == 289            # 10,000 // 34.56
     assert runs_for(m, "24h", 10_000, enough=100) == 100               # never below 100 runs
 
