@@ -13,12 +13,12 @@ __all__ = ["share_words", "ettr_words"]
 
 
 def share_words(p, missing="not computed"):
-    """A fraction as a percentage for people: "0%", "under 0.01%", "0.55%", "12.3%", "100%".
+    """A fraction as a percentage for people: "0%", "under 0.01%", "0.55%", "12.3%", "over 99.9%", "100%".
 
     Examples
     --------
     >>> [share_words(x) for x in (0.0, 3e-5, 0.0055, 0.1234, 0.99999, 1.0)]
-    ['0%', 'under 0.01%', '0.55%', '12.3%', '100%', '100%']
+    ['0%', 'under 0.01%', '0.55%', '12.3%', 'over 99.9%', '100%']
     """
     try:
         v = 100.0 * float(p)
@@ -30,8 +30,8 @@ def share_words(p, missing="not computed"):
         return "0%"
     if v < 0.01:
         return "under 0.01%"
-    if v >= 99.95:
-        return "100%" if v >= 99.995 or v == 100 else "99.9%"
+    if v >= 99.95:  # as the pages' tables say it: never "100%" for a share short of all the time
+        return "100%" if v >= 100 else "over 99.9%"
     if v >= 10:
         text = f"{v:.1f}"
     else:
