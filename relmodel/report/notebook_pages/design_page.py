@@ -268,6 +268,10 @@ def sensitivity_block(sens):
     """ETTR against the whole-domain FIT no public log gives, in percent."""
     f = sens.frame
     lo, hi = f.iloc[0], f.iloc[-1]
+    if not sens.gpu_fit > 0:  # the data hold no GPU failures: no scale to sweep the rack rate over
+        return P.paragraph("No public log gives the rate of faults that take a whole rack down (NVLink switch tray, "
+                           "rack power, cooling), and this data holds no GPU failures to scale one from, so no "
+                           "range is swept here: set rack_fit to weigh it (the swings above move it to 10,000 FIT).")
     text = (f"No public log gives the rate of faults that take a whole rack down (NVLink switch tray, rack power, "
             f"cooling). From none to a rack failing as often as one of its GPUs ({number(sens.gpu_fit, 3)} FIT), "
             f"{sens.name}'s ETTR goes from {pct(lo['ettr'])} to {pct(hi['ettr'])} and its goodput per GPU bought "
@@ -292,6 +296,9 @@ def spans_block(table, top=10):
 def tolerance_block(gain):
     """What tolerating a share of network faults gains, in percent and per day."""
     b, a = gain.before, gain.after
+    if not a.absorbed_rate > 0:  # nothing of the kind in the data: say so instead of "from x% to x% (0.0 points)"
+        return P.paragraph(f"{gain.name}: the data hold no network link failures, so a fabric that absorbs "
+                           f"{_list(gain.tolerated)} changes nothing here (ETTR {pct(b.ettr)} either way).")
     text = (f"{gain.name}: a fabric that absorbs {_list(gain.tolerated)} raises ETTR from {pct(b.ettr)} to "
             f"{pct(a.ettr)} ({100 * gain.ettr_gain:.1f} percentage points).")
     rows = pd.DataFrame([("Interruptions a day", number(24 * b.interruption_rate, 3), number(24 * a.interruption_rate, 3)),

@@ -32,3 +32,18 @@ def test_the_spare_pool_sentence_groups_thousands():
     plan = SimpleNamespace(n_spares=2221, n_spares_lo=1991, n_spares_hi=2450, p_no_spare=0.0097, offered_load=2112.4)
     html = spares_block(plan, pd.DataFrame({"spares": [2221], "ettr": [0.019]}), 0.01)._repr_html_()
     assert "Keep 2,221 spare nodes (1,991–2,450" in html and "2221" not in html
+
+
+def test_designs_page_says_when_its_what_ifs_have_nothing_to_move():
+    """A log with no GPU and no link failures (a Slurm export's NODE_FAIL only): no "0 FIT" table and no
+    "from 84.1% to 84.1% (0.0 points)"; each section says why there is nothing to show."""
+    from types import SimpleNamespace as NS
+    import pandas as pd
+    from relmodel.report.notebook_pages.design_page import sensitivity_block, tolerance_block
+    frame = pd.DataFrame({"domain_fit": [0.0] * 3, "ettr": [0.841] * 3, "stall_share": [0.0] * 3,
+                          "goodput_per_gpu": [0.6] * 3})
+    html = str(sensitivity_block(NS(frame=frame, gpu_fit=0.0, name="NVL72")))
+    assert "holds no GPU failures" in html and "<table" not in html and "(0 FIT)" not in html
+    same = NS(ettr=0.841, interruption_rate=0.15, absorbed_rate=0.0, job_mtbf_h=6.7)
+    html = str(tolerance_block(NS(name="NVL72", before=same, after=same, tolerated={"link": 0.9}, ettr_gain=0.0)))
+    assert "hold no network link failures" in html and "84.1% either way" in html and "0.0 percentage" not in html
