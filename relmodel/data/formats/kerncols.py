@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from .kernparse import MAX_XID
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
-from .kernscan import _LOW, gather as _gather
+from .kernscan import _LOW, gather as _gather, word_codes
 
 __all__ = ["syslog_records"]
 
@@ -34,14 +34,7 @@ def _names(win, length):
     """(codes, names) of the first ``length`` bytes of each row of ``win``: one decode per distinct name."""
     win = np.pad(win, ((0, 0), (0, (-win.shape[1]) % 8)))
     win[np.arange(win.shape[1])[None, :] >= length[:, None]] = 0
-    words = win.view(np.uint64)
-    h = words[:, 0].copy()
-    with np.errstate(over="ignore"):
-        for j in range(1, words.shape[1]):
-            h = h * np.uint64(1_000_003) ^ words[:, j]
-    codes, _ = pd.factorize(h)
-    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    codes, first = word_codes(win.view(np.uint64))
     if not (win == win[first[codes]]).all():  # two names with one hash: sort the rows instead
         _, first, codes = np.unique(win, axis=0, return_index=True, return_inverse=True)
         codes = codes.ravel()
@@ -99,13 +92,7 @@ def _hashed_names(win, length):
     whole words masked to the length; None when two names share a hash."""
     words = win.view("<u8") if win.flags.c_contiguous else np.ascontiguousarray(win).view("<u8")
     words = words & _LOW[np.clip(length[:, None] - 8 * np.arange(words.shape[1]), 0, 8)]
-    h = words[:, 0].copy()
-    with np.errstate(over="ignore"):
-        for j in range(1, words.shape[1]):
-            h = h * np.uint64(1_000_003) ^ words[:, j]
-    codes, _ = pd.factorize(h)
-    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    codes, first = word_codes(words)
     if not (words == words[first][codes]).all():
         return None
     return codes, np.array([words[i].tobytes()[:length[i]].decode("ascii") for i in first.tolist()], object)

@@ -30,7 +30,8 @@ from ...errors import CorruptFileError, EmptyDataError, EncodingError
 from .textinput import source_path
 
 __all__ = ["read_bytes", "newlines", "line_index", "keyword_lines", "matching_lines", "decode_lines", "gather",
-           "host_set", "host_firsts", "host_wrote_before", "hosts_wrote_before", "line_view", "HOST_PATTERNS", "PAIRS"]
+           "host_set", "host_firsts", "host_wrote_before", "hosts_wrote_before", "line_view", "word_codes", "HOST_PATTERNS",
+           "PAIRS"]
 
 
 #: Per form, a pattern whose one group is the host of a line (re.M, bytes).
@@ -244,6 +245,20 @@ def _host_column(buf, starts, fmt):
 _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)  # the low i bytes of a word
 
 
+def word_codes(words):
+    """``(codes, first)`` of the rows of ``words`` ((n, k) uint64) by a hash of each row (no sort of every
+    row): ``codes`` numbers the distinct hashes in order of appearance, ``first[c]`` is the first row of code
+    ``c``.  Two rows with one hash share a code; a caller that must know compares ``words[first][codes]``."""
+    h = words[:, 0].copy()
+    with np.errstate(over="ignore"):
+        for j in range(1, words.shape[1]):
+            h = h * np.uint64(1_000_003) ^ words[:, j]
+    codes, _ = pd.factorize(h)
+    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    return codes, first
+
+
 def _fixed_column_hosts(data, starts, fmt, width=16):
     """Hosts when every line in the form puts its host at one column; None when the column moves."""
     buf = np.frombuffer(data, np.uint8)
@@ -268,12 +283,7 @@ def _fixed_column_hosts(data, starts, fmt, width=16):
         return _fixed_column_hosts(data, starts, fmt, width * 2) if width < 64 else None
     words = np.ascontiguousarray(win).view(np.uint64)
     words = words & _LOW[np.clip(length[:, None] - 8 * np.arange(words.shape[1]), 0, 8)]
-    h = words[:, 0].copy()
-    for j in range(1, words.shape[1]):
-        h = h * np.uint64(1_000_003) ^ words[:, j]
-    codes, _ = pd.factorize(h)  # hash-based: no sort of every line
-    first = np.zeros(codes.max() + 1, np.int64)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    _, first = word_codes(words)
     return {words[i].tobytes().rstrip(b"\0").decode("utf-8", "replace") for i in first.tolist()}
 
 

@@ -204,14 +204,13 @@ def detail_block(cmp):
     return P.table(rows, [("what", "Quantity", str), ("value", "Value", str)])
 
 
-def _costs_text(t, ckpt_cost_h, base_restart_h, restart_from):
-    """The checkpoint and restart every design is costed with, said once, with where each comes from."""
-    import re
+def _costs_text(t, ranks, ckpt_cost_h, base_restart_h, restart_from):
+    """The checkpoint and restart every design is costed with, said once, with where each comes from;
+    ``ranks`` maps a design's name to the GPUs its restart was costed at."""
     at = {}
-    for c, r in zip(t["costs"], t["restart_h"]):
-        m = re.search(r"at ([\d,]+) GPUs", str(c))
-        if m and float(r) > base_restart_h:
-            at.setdefault(duration(float(r) - base_restart_h), m.group(1))
+    for name, r in zip(t["design"], t["restart_h"]):
+        if name in ranks and float(r) > base_restart_h:
+            at.setdefault(duration(float(r) - base_restart_h), f"{int(ranks[name]):,}")
     ck = f"Each checkpoint stalls the job {duration(ckpt_cost_h)}, as on pages 03–04 (parameter ckpt_cost)."
     base = f"{duration(base_restart_h)} ({restart_from})"
     if not at:
@@ -222,16 +221,18 @@ def _costs_text(t, ckpt_cost_h, base_restart_h, restart_from):
 
 
 def notes_block(cmp, efficiency=1.0, straggler_loss=0.0, ckpt_cost_h=None, base_restart_h=None,
-                restart_from="an assumption"):
+                restart_from="an assumption", designs=()):
     """The costs used, the goodput terms and every design warning, as notes a buyer must see.
 
     With ``ckpt_cost_h`` and ``base_restart_h`` (the report's checkpoint and
-    restart, hours) the costs are said once with their sources; without, as
-    the comparison's own table lists them.
+    restart, hours) the costs are said once with their sources, the growth at
+    each of ``designs``' sizes (the compared Clusters); without, as the
+    comparison's own table lists them.
     """
     t = cmp.by_design
     if ckpt_cost_h is not None and base_restart_h is not None and "restart_h" in t:
-        text = _costs_text(t, ckpt_cost_h, base_restart_h, restart_from)
+        ranks = {c.name: c.n_gpus for c in designs if hasattr(c, "n_gpus")}
+        text = _costs_text(t, ranks, ckpt_cost_h, base_restart_h, restart_from)
     else:
         costs = list(dict.fromkeys(t["costs"]))
         text = ("Costs used: " + costs[0] + "." if len(costs) == 1 else "Costs used grow with each design's size: "

@@ -15,6 +15,7 @@ import dataclasses
 
 import pandas as pd
 
+from ...errors import DurationError
 from ...tables import Result, duration, html_table
 from ...units import hours
 from ..targets.restart_growth import PER_1K_RANKS_H, growing_restart
@@ -115,7 +116,7 @@ def _label(key, value):
     if isinstance(value, str):
         try:
             return duration(float(hours(value)))
-        except Exception:  # not a duration: said as given
+        except DurationError:  # not a duration: said as given
             return value
     return str(value)
 
