@@ -1,0 +1,218 @@
+"""simulate_fleet against references written here: closed forms, a renewal equation, a plain event loop.
+
+None of these references call relmodel: each is a formula or loop of this file.
+"""
+
+import heapq
+import math
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from relmodel.scale.lifecycle import fleet_model, simulate_fleet
+from relmodel.scale.lifecycle.loop import run_once
+
+
+def _runs(model, n, seed=0, policy=None):
+    return [run_once(model, policy, seed + i) for i in range(n)]
+
+
+def _agree(sim, ref, tol_se=4.0, floor=0.0):
+    x = np.asarray(sim, dtype=float)
+    se = x.std(ddof=1) / math.sqrt(x.size)
+    assert abs(x.mean() - ref) <= tol_se * se + floor, (x.mean(), ref, se)
+
+
+# --- checkpoints: exponential failures, standbys never short --------------------------------------------------
+def _segment_time(rate, s, recovery):
+    """Expected wall time to get through a segment of s hours with failures at ``rate`` and ``recovery``
+    after each: (1/rate + recovery)(e^{rate s} - 1)."""
+    return (1.0 / rate + recovery) * math.expm1(rate * s)
+
+
+def test_checkpointed_job_matches_the_exact_expected_wall_time():
+    job, mtbf, tau, cost, rec = 32, 800.0, 2.0, 0.25, 0.5
+    rate = job / mtbf
+    n_seg = 60
+    work = n_seg * tau
+    ref_wall = (n_seg - 1) * _segment_time(rate, tau + cost, rec) + _segment_time(rate, tau, rec)
+    m = fleet_model(job_nodes=job, warm_standbys=200, working_nodes=job + 200, spare_nodes=0, work=work,
+                    node_mtbf=mtbf, recovery=rec, interval=tau, ckpt_cost=cost, host_selection=0,
+                    auto_repair="1h", to_manual=0.0)
+    runs = _runs(m, 400)
+    _agree([r["wall_h"] for r in runs], ref_wall)
+    assert all(r["work_h"] == pytest.approx(work) for r in runs)
+
+
+def test_recovery_only_mode_counts_each_failure_once():
+    """No work lost: wall = work + recovery x failures, and failures ~ Poisson(rate x work)."""
+    job, mtbf, rec, work = 16, 400.0, 0.5, 500.0
+    m = fleet_model(job_nodes=job, warm_standbys=100, working_nodes=job + 100, spare_nodes=0, work=work,
+                    node_mtbf=mtbf, recovery=rec, host_selection=0, to_manual=0.0)
+    runs = _runs(m, 300)
+    for r in runs:
+        assert r["wall_h"] == pytest.approx(work + rec * r["failures"])
+    _agree([r["failures"] for r in runs], job / mtbf * work)
+
+
+# --- the M/M/c limit: crews doing manual repairs -----------------------------------------------------------------
+def _erlang_c_wait(lam, mean_service, c):
+    a = lam * mean_service
+    terms = sum(a ** k / math.factorial(k) for k in range(c))
+    top = a ** c / math.factorial(c) * c / (c - a)
+    p_wait = top / (terms + top)
+    return p_wait / (c / mean_service - lam)
+
+
+def test_finite_crews_wait_as_an_mmc_queue():
+    job, mtbf, service, c = 100, 100.0, 4.0, 6          # 1 failure an hour, 4 Erlangs on 6 crews
+    m = fleet_model(job_nodes=job, warm_standbys=60, working_nodes=job + 60, spare_nodes=0, work=4000.0,
+                    node_mtbf=mtbf, recovery=0, host_selection=0, auto_repair=0.0, to_manual=1.0,
+                    manual_repair=service, crews=c)
+    runs = _runs(m, 12)
+    waits = [r["crew_wait_h"] / r["crew_jobs"] for r in runs]
+    assert all(r["stalls"] == 0 for r in runs)
+    _agree(waits, _erlang_c_wait(job / mtbf, service, c), tol_se=4.0, floor=0.01)
+
+
+# --- standbys that run out: the stall model's exact law -------------------------------------------------------
+def test_share_of_failures_finding_no_standby_is_the_truncated_poisson_ratio():
+    """J + W nodes, repairs M/M/inf of mean S: while the job runs, the count away n is 0..W and moves as a
+    birth-death chain (lam, n/S); failures see n = W with chance pi_W / sum_{n<=W} pi_n, pi_n = (lam S)^n/n!."""
+    job, W, mtbf, S = 50, 3, 500.0, 8.0
+    lam = job / mtbf
+    pi = np.array([(lam * S) ** k / math.factorial(k) for k in range(W + 1)])
+    ref = pi[-1] / pi.sum()
+    m = fleet_model(job_nodes=job, warm_standbys=W, working_nodes=job + W, spare_nodes=0, work=20000.0,
+                    node_mtbf=mtbf, recovery=0, host_selection=0, auto_repair=S, to_manual=0.0)
+    runs = _runs(m, 10)
+    shares = [r["no_standby"] / r["failures"] for r in runs]
+    _agree(shares, ref, tol_se=4.0, floor=0.005)
+
+
+# --- Weibull lives that keep their ages ------------------------------------------------------------------------
+def _renewal_function(cdf, t_end, steps=4000):
+    """M(t) = F(t) + int_0^t M(t - x) dF(x), solved on a grid (Riemann-Stieltjes, midpoint masses)."""
+    t = np.linspace(0, t_end, steps + 1)
+    F = cdf(t)
+    dF = np.diff(F)
+    M = np.zeros_like(t)
+    for i in range(1, t.size):
+        # sum over x_j in (0, t_i]: M(t_i - x_j) dF_j with x_j the cell's right end
+        M[i] = F[i] + np.dot(M[i - 1::-1][:i], dF[:i]) if i > 0 else 0.0
+    return M[-1]
+
+
+@pytest.mark.parametrize("shape", [0.7, 2.5])
+def test_each_node_of_a_job_renews_as_its_own_weibull_renewal_process(shape):
+    """Two nodes, instant repairs: the job stops at every failure, and the node that did not fail keeps
+    its age, so each node renews on its own: expected failures over T of service = 2 M(T)."""
+    mean, T = 100.0, 300.0
+    scale = mean / math.gamma(1 + 1 / shape)
+    ref = 2 * _renewal_function(lambda t: 1 - np.exp(-(t / scale) ** shape), T)
+    m = fleet_model(job_nodes=2, warm_standbys=0, working_nodes=2, spare_nodes=0, work=T, node_mtbf=mean,
+                    law="weibull", shape=shape, fleet="new", recovery="1h", host_selection=0, auto_repair=0.0,
+                    to_manual=0.0)
+    runs = _runs(m, 1500)
+    _agree([r["failures"] for r in runs], ref, tol_se=4.0, floor=0.02)
+
+
+def test_a_mature_weibull_fleet_fails_at_its_mean_rate_and_a_new_one_does_not():
+    """A stationary renewal process has exactly T / mean renewals in expectation; a new fleet has M(T)."""
+    mean, T, shape, job = 100.0, 150.0, 3.0, 20
+    base = dict(job_nodes=job, warm_standbys=0, working_nodes=job, spare_nodes=0, work=T, node_mtbf=mean,
+                law="weibull", shape=shape, recovery=0.0, host_selection=0, auto_repair=0.0, to_manual=0.0)
+    mature = _runs(fleet_model(fleet="mature", **base), 600)
+    _agree([r["failures"] for r in mature], job * T / mean, tol_se=4.0, floor=0.05)
+    scale = mean / math.gamma(1 + 1 / shape)
+    new_ref = job * _renewal_function(lambda t: 1 - np.exp(-(t / scale) ** shape), T)
+    new = _runs(fleet_model(fleet="new", **base), 600)
+    _agree([r["failures"] for r in new], new_ref, tol_se=4.0, floor=0.05)
+    assert abs(new_ref - job * T / mean) > 1.0   # the two fleets differ here: the test can tell them apart
+
+
+def test_lognormal_life_given_age_follows_the_conditional_law():
+    from relmodel.scale.lifecycle.lives import life_law
+    law = life_law(100.0, "lognormal", 1.2)
+    rng = np.random.default_rng(3)
+    age = 150.0
+    x = np.array([law.given_age(age, u) for u in rng.random(20000)])
+    mu = math.log(100.0) - 0.72
+    dist = stats.lognorm(s=1.2, scale=math.exp(mu))
+    # P(L > 300 | L > 150), from the law directly
+    ref = dist.sf(300.0) / dist.sf(age)
+    assert (x >= age).all()
+    assert abs((x > 300).mean() - ref) < 4 * math.sqrt(ref * (1 - ref) / x.size)
+
+
+# --- a plain event loop for a small pool --------------------------------------------------------------------------
+def _plain_pool(rng, job, working, spares, mtbf, work, rec, host, preempt, repair_mean, bad_share, mult,
+                unfixed):
+    """Exponential nodes, one repair stage of exponential length and unlimited capacity, no standbys:
+    each failure costs ``rec`` and a host selection ``host``; the pool is topped up from spares
+    (``preempt`` each), and the job waits for a repair when both are empty. Returns (ettr, failures)."""
+    n = working + spares
+    bad = np.zeros(n, bool)
+    bad[rng.permutation(n)[:int(round(bad_share * n))]] = True
+    pool = list(range(working))
+    spare = list(range(working, n))
+    repairs = []
+    now, done, fails = 0.0, 0.0, 0
+    running = []
+    while True:
+        while repairs and repairs[0][0] <= now:
+            _, i = heapq.heappop(repairs)
+            pool.append(i)
+        while len(running) + len(pool) < job:
+            if spare:
+                now += preempt
+                pool.append(spare.pop())
+            else:
+                now = max(now, repairs[0][0])
+                while repairs and repairs[0][0] <= now:
+                    pool.append(heapq.heappop(repairs)[1])
+        while len(running) < job:
+            running.append(pool.pop(0))
+        now += host
+        rates = np.where(bad[running], mult, 1.0) / mtbf
+        x = rng.exponential(1 / rates.sum())
+        if done + x >= work:
+            now += work - done
+            return work / now, fails
+        now += x
+        done += x
+        fails += 1
+        k = rng.choice(len(running), p=rates / rates.sum())
+        i = running.pop(k)
+        if bad[i] and rng.random() >= unfixed:
+            bad[i] = False
+        heapq.heappush(repairs, (now + rng.exponential(repair_mean), i))
+        now += rec
+
+
+def test_small_pool_against_a_plain_event_loop():
+    kw = dict(job=6, working=8, spares=2, mtbf=300.0, work=2000.0, rec=0.5, host=0.1, preempt=0.3,
+              repair_mean=40.0, bad_share=0.2, mult=5.0, unfixed=0.5)
+    rng = np.random.default_rng(11)
+    plain = [_plain_pool(rng, **kw) for _ in range(300)]
+    m = fleet_model(job_nodes=6, warm_standbys=0, working_nodes=8, spare_nodes=2, work=2000.0, node_mtbf=300.0,
+                    recovery=0.5, host_selection=0.1, preemption_wait=0.3, auto_repair=40.0, to_manual=0.0,
+                    auto_unfixed=0.5, bad_share=0.2, multiplier=5.0)
+    ours = _runs(m, 300)
+    a = np.array([p[0] for p in plain])
+    b = np.array([r["ettr"] for r in ours])
+    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    assert abs(a.mean() - b.mean()) < 4 * se
+    fa = np.array([p[1] for p in plain], float)
+    fb = np.array([r["failures"] for r in ours], float)
+    se = math.sqrt(fa.var(ddof=1) / fa.size + fb.var(ddof=1) / fb.size)
+    assert abs(fa.mean() - fb.mean()) < 4 * se
+
+
+def test_simulate_fleet_stops_at_the_asked_precision():
+    r = simulate_fleet(job_nodes=64, warm_standbys=2, working_nodes=72, spare_nodes=4, work="20d",
+                       node_mtbf="100d", resolution=0.003, max_runs=300, seed=2)
+    lo, hi = r.ettr_ci
+    assert (hi - lo) / 2 <= 0.003 and r.converged
+    assert 10 <= r.n_runs < 300
