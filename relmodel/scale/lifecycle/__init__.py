@@ -13,8 +13,9 @@ from ...base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used.
 EXPORTS = [(".model", "FleetModel fleet_model"), (".simulate", "FleetResult simulate_fleet"),
-           (".retirement", "never threshold score retire_top"), (".lives", "life_law")]
+           (".retirement", "never threshold score retire_top"), (".lives", "life_law"),
+           (".payoff", "PolicyComparison compare_policies lifecycle_model")]
 
 __all__ = ["FleetModel", "fleet_model", "FleetResult", "simulate_fleet", "never", "threshold", "score",
-           "retire_top", "life_law"]
+           "retire_top", "life_law", "PolicyComparison", "compare_policies", "lifecycle_model"]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
