@@ -62,6 +62,7 @@ EXPORTS = [
     (".stats", "current_rate CurrentRate"),
     (".checkpoint", "forecast_check ForecastCheck"),
     (".scale", "rack_fault_rate RackFaults"),
+    (".scale.lifecycle", "simulate_fleet fleet_model compare_policies"),
 ]
 
 __all__ = _lazy.names(EXPORTS)

@@ -4,7 +4,8 @@ Subpackages, bottom up (each imports only those before it): :mod:`.clusters`
 (clusters, fault domains and scaling rates); :mod:`.targets` (what the parts
 must reach for a target ETTR, budgets, the decision); :mod:`.sparing` (spare
 pools, now and over a planning horizon); :mod:`.design` (cluster designs,
-degraded operation, compound failures).
+degraded operation, compound failures); :mod:`.lifecycle` (bad nodes, repairs that do
+not fix and retirement, simulated over a planned run).
 
 Belongs here: :class:`Cluster` and its component counts, scaling observed
 rates to another cluster, the MTBF each part needs for a target ETTR,

@@ -248,7 +248,7 @@ CUT_MAY_IMPORT = {
                "pipeline": {"safety", "parameters", "blocks", "kernels"},
                "notebook_pages": {"safety", "parameters", "blocks", "kernels", "pipeline"}},
     "scale": {"clusters": set(), "targets": {"clusters"}, "sparing": {"clusters", "targets"},
-              "design": {"clusters", "targets", "sparing"}},
+              "design": {"clusters", "targets", "sparing"}, "lifecycle": {"clusters", "targets", "sparing"}},
     "data": {"shaping": set(), "bundled": {"shaping"}, "formats": {"shaping", "bundled"}},
 }
 #: Most modules a folder of the package may hold (its __init__ not counted).

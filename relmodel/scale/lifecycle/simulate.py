@@ -20,7 +20,7 @@ from ...tables import Result, count, duration, html_table, pct, people_table
 from .loop import COUNTERS, run_once
 from .model import FleetModel, fleet_model
 
-__all__ = ["FleetResult", "simulate_fleet", "mean_ci"]
+__all__ = ["FleetResult", "simulate_fleet", "mean_ci", "base_seed"]
 
 
 def mean_ci(x, conf=0.95):
@@ -116,19 +116,29 @@ class FleetResult(Result):
         return f"<p>{self.text()}</p>" + html_table(self.table())
 
 
+def base_seed(seed):
+    """The first replication's seed: ``seed`` (a whole number >= 0) or, for None, fresh entropy."""
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1)[0])
+    return _check_runs("seed", seed, 0)
+
+
 def _check_runs(name, v, low):
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
         raise ModelInputError(f"{name} must be a whole number >= {low}; got {v!r}")
     return int(v)
 
 
-def simulate_fleet(model=None, policy=None, *, resolution=0.002, conf=0.95, min_runs=10, max_runs=400, seed=0,
+def simulate_fleet(model=None, policy=None, *, resolution=0.002, conf=0.95, min_runs=10, max_runs=400, seed=None,
                    progress=None, **inputs):
     """Simulate a fleet's life (see :mod:`relmodel.scale.lifecycle`) until its ETTR is known to ``resolution``.
 
     ``model`` is a :class:`FleetModel` (or ``None`` and the inputs of :func:`fleet_model` as keywords);
     ``policy`` a retirement policy (:mod:`relmodel.scale.lifecycle.retirement`; ``None`` never retires).
-    ``progress`` is called with the number of runs done after each run.
+    Durations are in hours; the result holds each replication's ETTR (a share of wall time), wall time
+    (hours) and counts of failures, repairs, retired nodes and stalls.
+    ``progress`` is called with the number of runs done after each run. Replication i uses seed ``seed + i``
+    (``seed=None``: fresh entropy).
 
     Examples
     --------
@@ -151,7 +161,7 @@ def simulate_fleet(model=None, policy=None, *, resolution=0.002, conf=0.95, min_
         raise ModelInputError(f"conf must be between 0 and 1, such as 0.95; got {conf!r}")
     first = _check_runs("min_runs", min_runs, 2)
     cap = _check_runs("max_runs", max_runs, first)
-    seed = _check_runs("seed", seed, 0)
+    seed = base_seed(seed)
     rows = []
     while len(rows) < cap:
         rows.append(run_once(model, policy, seed + len(rows)))
