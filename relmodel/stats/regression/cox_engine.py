@@ -272,7 +272,8 @@ def cox_fit(stop, event, x, *, entry=None, strata=None, weights=None, offset=Non
     beta, ev, null, it = _newton(lay, p, init, max_iter, tol)
     var = np.linalg.pinv(ev["info"])
     step = np.abs(var @ ev["score"])
-    diverged = (np.abs(beta) > 8) & (np.diag(var) > 1e2)
+    # a flat likelihood far out: a huge variance, or an information so small that pinv returns 0 for it
+    diverged = (np.abs(beta) > 8) & ((np.diag(var) > 1e2) | (np.diag(ev["info"]) < 1e-2))
     infinite = ((step > 1e-9) & (step > np.sqrt(1e-9) * np.abs(beta))) | diverged
     risk = np.empty(stop.size)
     risk[lay.perm] = ev["eta"]
