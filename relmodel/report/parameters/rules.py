@@ -122,6 +122,7 @@ def _families_text():
 #: name -> (check of one value or element, what is valid, is a list)
 RULES = {
     "n_gpus": (_whole(1, 10**8), "a whole number of GPUs from 1 to 100,000,000", False),
+    "population": (_whole(1, 10**8), "a whole number of nodes from 1 to 100,000,000, or null", False),
     "sizes": (_whole(1, 10**8), "whole numbers of GPUs from 1 to 100,000,000", True),
     "gpus_per_node": (_whole(0, 1024), "a whole number from 0 to 1,024 (0: the log's units hold no GPUs)", False),
     "unit": (lambda v: v in ("gpu-node", "node", "disk", "server"),

@@ -31,6 +31,7 @@ NOTEBOOK_TITLES = {
     "06_designs": "Cluster designs: fault domains, spares, tolerated faults and optics",
     "07_stragglers": "Stragglers and fail-slow nodes: time lost, nodes to evict, growth with size",
     "08_covariates": "Why some parts fail sooner: position, groups and regression",
+    "09_bad_nodes": "Bad nodes: which ones, do repairs fix them, what retiring them buys",
 }
 
 
