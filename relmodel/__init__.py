@@ -62,6 +62,7 @@ EXPORTS = [
     (".stats", "current_rate CurrentRate"),
     (".checkpoint", "forecast_check ForecastCheck"),
     (".scale", "rack_fault_rate RackFaults"),
+    (".stats", "bad_nodes BadNodes"),
 ]
 
 __all__ = _lazy.names(EXPORTS)
