@@ -90,9 +90,9 @@ class BadNodes(Result):
         """One row per node, worst first: failures, hours in service, rate per 1,000 h with interval, p_bad."""
         return self.nodes.copy()
 
-    def table(self):
-        """The worst nodes for people: counts, hours, rate per 1,000 h with its interval, chance bad now."""
-        t = self.nodes.head(SHOWN)
+    def table(self, rows=SHOWN):
+        """The ``rows`` worst nodes for people: counts, hours, rate per 1,000 h with its interval, chance bad now."""
+        t = self.nodes.head(int(rows))
         c = f"{self.conf:.0%}"
         no_time = "no time in service"
         rate = [number(r, 3, missing=no_time) for r in t["rate_per_1000h"]]
