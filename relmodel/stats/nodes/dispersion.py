@@ -40,15 +40,37 @@ class Dispersion:
     p_value: float
 
 
-def _nb(y, e, w, log_mu, log_d, truncated):
-    """Weighted negative-binomial log-likelihood (without the constant -log y!)."""
-    d, mu = np.exp(log_d), np.exp(log_mu)
-    r = 1.0 / d
-    x = d * mu * e
-    ll = special.gammaln(y + r) - special.gammaln(r) + y * (np.log(x) - np.log1p(x)) - r * np.log1p(x)
+def _log_poch(y, r):
+    """log Gamma(y + r) - log Gamma(r) - y log r, kept accurate where r is huge (d near 0)."""
+    big = r > 1e7
+    rr = np.where(big, 1.0, r)
+    return np.where(big, y * (y - 1) / (2 * r), special.gammaln(y + rr) - special.gammaln(rr) - y * np.log(rr))
+
+
+def _dpsi(y, r):
+    """digamma(y + r) - digamma(r), likewise."""
+    big = r > 1e7
+    rr = np.where(big, 1.0, r)
+    return np.where(big, y / r - y * (y - 1) / (2 * r * r), special.digamma(y + rr) - special.digamma(rr))
+
+
+def _nb(theta, y, e, w, truncated):
+    """Weighted negative-binomial log-likelihood (without -log y!) and its gradient in (log mu, log d)."""
+    log_mu, log_d = theta
+    r = np.exp(-log_d)
+    x = np.exp(log_d + log_mu) * e
+    l1x = np.log1p(x)
+    ll = _log_poch(y, r) + y * (log_mu + np.log(e) - l1x) - r * l1x
+    share = x / (1 + x)
+    g_mu = y - (y + r) * share
+    g_d = -r * (_dpsi(y, r) - l1x) + y - (y + r) * share
     if truncated:
-        ll -= np.log(-np.expm1(-r * np.log1p(x)))
-    return float(_dot(w, ll))
+        lp0 = -r * l1x
+        ll -= np.log(-np.expm1(lp0))
+        odds = 1 / np.expm1(-lp0)  # P0 / (1 - P0)
+        g_mu += odds * (-r * share)
+        g_d += odds * (r * l1x - r * share)
+    return float(_dot(w, ll)), np.array([_dot(w, g_mu), _dot(w, g_d)])
 
 
 def _poisson(y, e, w, log_mu, truncated):
@@ -65,27 +87,53 @@ def _best_mu(fn, guess):
     return res.x, -res.fun
 
 
+def _maximise(fn, x0, lo, hi):
+    """Maximise ``fn`` (value, gradient) from ``x0`` inside [lo, hi] with BFGS and a steep wall outside (scipy's
+    L-BFGS-B calls BLAS, whose threads spin on a busy machine)."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+
+    def fenced(v):
+        inside = np.clip(v, lo, hi)
+        over = v - inside
+        ll, grad = fn(inside)
+        wall = 1e3 * (1.0 + abs(ll))
+        return -ll + wall * float(over @ over), -grad + 2 * wall * over
+
+    res = optimize.minimize(fenced, np.asarray(x0, float), jac=True, method="BFGS", options={"gtol": 1e-7})
+    x = np.clip(res.x, lo, hi)
+    return x, fn(x)[0]
+
+
+def _nb_fit(y, e, w, truncated, lmu0, log_d=None):
+    """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``."""
+    lo, hi = [lmu0 - 6, _LOG_D[0]], [lmu0 + 6, _LOG_D[1]]
+    if log_d is not None:
+        def one(v):
+            ll, grad = _nb((v[0], log_d), y, e, w, truncated)
+            return ll, grad[:1]
+        x, ll = _maximise(one, [lmu0], lo[:1], hi[:1])
+        return np.array([x[0], log_d]), ll
+    fits = [_maximise(lambda v: _nb(v, y, e, w, truncated), [lmu0, ld], lo, hi) for ld in (-4.0, 0.5)]
+    return max(fits, key=lambda f: f[1])
+
+
 def dispersion_test(y, e, w, truncated, conf=0.95):
     """Poisson against negative binomial for counts ``y`` over hours ``e`` (``w`` identical nodes each)."""
     y, e, w = (np.asarray(v, float) for v in (y, e, w))
     guess = np.log(max(_dot(w, y), 0.5) / _dot(w, e))
     lmu0, ll0 = _best_mu(lambda v: _poisson(y, e, w, v, truncated), guess)
-    profile = lambda ld: _best_mu(lambda v: _nb(y, e, w, v, ld, truncated), lmu0)[1]  # noqa: E731
-    grid = np.linspace(-12.0, 6.0, 19)
-    start = grid[int(np.argmax([profile(g) for g in grid]))]
-    res = optimize.minimize_scalar(lambda ld: -profile(ld), bounds=(max(_LOG_D[0], start - 1.0), start + 1.0),
-                                   method="bounded", options={"xatol": 1e-6})
-    ld, ll1 = res.x, -res.fun
+    profile = lambda ld: _nb_fit(y, e, w, truncated, lmu0, ld)[1]  # noqa: E731
+    (lmu1, ld), ll1 = _nb_fit(y, e, w, truncated, lmu0)
     if ll1 < ll0:
-        ld, ll1 = _LOG_D[0], ll0
+        lmu1, ld, ll1 = lmu0, _LOG_D[0], ll0
     lr = max(0.0, 2 * (ll1 - ll0))
     p = 1.0 if lr < 1e-9 else 0.5 * stats.chi2.sf(lr, 1)
     crit = stats.chi2.ppf(conf, 1)
     gap = lambda v: 2 * (ll1 - profile(v)) - crit  # noqa: E731
-    lo = 0.0 if 2 * (ll1 - ll0) <= crit else np.exp(optimize.brentq(gap, _LOG_D[0], ld, xtol=1e-6))
-    hi = np.inf if gap(_LOG_D[1]) < 0 else np.exp(optimize.brentq(gap, ld, _LOG_D[1], xtol=1e-6))
+    lo = 0.0 if 2 * (ll1 - ll0) <= crit else np.exp(optimize.brentq(gap, _LOG_D[0], ld, xtol=1e-4))
+    hi = np.inf if gap(_LOG_D[1]) < 0 else np.exp(optimize.brentq(gap, ld, _LOG_D[1], xtol=1e-4))
     d = 0.0 if ld <= _LOG_D[0] + 1e-6 else float(np.exp(ld))
-    mu = float(np.exp(_best_mu(lambda v: _nb(y, e, w, v, ld, truncated), lmu0)[0])) if d > 0 else float(np.exp(lmu0))
+    mu = float(np.exp(lmu1 if d > 0 else lmu0))
     return Dispersion(mu, d, float(lo), float(hi), float(lr), float(p))
 
 

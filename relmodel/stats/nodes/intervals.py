@@ -78,8 +78,9 @@ def _until_first_unknown_end(code, end):
     return before == 0
 
 
-def node_intervals(log):
-    """The in-service intervals (between failures) of every node ``log`` lists: a :class:`NodeIntervals`."""
+def node_intervals(source):
+    """The in-service intervals (between failures) of every node the log ``source`` lists: a :class:`NodeIntervals`."""
+    log = source
     t0, t1 = log.window_h
     code, start, end, planned, keys = _merged(log)
     keep = _until_first_unknown_end(code, end)

@@ -124,16 +124,29 @@ def _starts(scale):
     return out
 
 
+def _fenced(theta, p, scale):
+    """Minus the log-likelihood and its gradient, inside the bounds; outside them a steep quadratic wall (so a
+    plain BFGS, whose line search needs no bounds, never walks off to where the rates overflow)."""
+    lo, hi = np.array(_BOUNDS).T
+    inside = np.clip(theta, lo, hi)
+    over = theta - inside
+    ll, grad = loglik(inside, p, scale)
+    wall = 1e3 * (1.0 + abs(ll))
+    return -ll + wall * float(over @ over), -grad + 2 * wall * over
+
+
 def fit_twoclass(p):
     """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour."""
     scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
     best = None
     for x0 in _starts(scale):
-        res = optimize.minimize(lambda t: tuple(-v for v in loglik(t, p, scale)), x0, jac=True, method="L-BFGS-B",
-                                bounds=_BOUNDS, options={"maxiter": 500})
+        res = optimize.minimize(_fenced, x0, args=(p, scale), jac=True, method="BFGS",
+                                options={"maxiter": 400, "gtol": 1e-6})
         if best is None or res.fun < best.fun:
             best = res
-    return best.x, -float(best.fun), scale, bool(best.success)
+    lo, hi = np.array(_BOUNDS).T
+    theta = np.clip(best.x, lo, hi)
+    return theta, loglik(theta, p, scale)[0], scale, bool(best.success)
 
 
 def hessian(theta, p, scale, step=1e-4):
