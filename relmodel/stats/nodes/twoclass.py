@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "NAMES"]
+__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "subset", "NAMES"]
 
 
 def _dot(a, b):
@@ -47,6 +47,7 @@ class Paths:
     weight: np.ndarray  # per node
     trunc_h: np.ndarray  # per node
     last: np.ndarray   # index of each node's j = n path
+    feats: np.ndarray  # k1, k2, k3, k4, d, u stacked (6 x paths), for one pass over them
 
 
 def paths(n, u, failed, weight, trunc_h):
@@ -65,9 +66,23 @@ def paths(n, u, failed, weight, trunc_h):
     mid = (j >= 1) & (j < nn)
     k3 = np.where(j == nn, nn - 1, np.where(mid, j - 1, 0)).astype(float)
     last = starts + n
-    return Paths(node, starts, (j >= 1).astype(float), (j == 0).astype(float), k3, mid.astype(float),
-                 bad_d.astype(float), bad_u, bad_d[last].astype(float), bad_u[last], np.asarray(weight, float),
-                 np.asarray(trunc_h, float), last)
+    k1, k2, k4, d = (j >= 1).astype(float), (j == 0).astype(float), mid.astype(float), bad_d.astype(float)
+    return Paths(node, starts, k1, k2, k3, k4, d, bad_u, bad_d[last].astype(float), bad_u[last],
+                 np.asarray(weight, float), np.asarray(trunc_h, float), last, np.stack([k1, k2, k3, k4, d, bad_u]))
+
+
+def subset(p, chosen, scale_weight=1.0):
+    """The paths of the nodes ``chosen`` (sorted indices), their weights times ``scale_weight`` where 1."""
+    keep = np.zeros(p.weight.size, bool)
+    keep[chosen] = True
+    mask = keep[p.node]
+    node = (np.cumsum(keep) - 1)[p.node[mask]]
+    starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
+    last = starts + (p.last[chosen] - p.starts[chosen])
+    w = p.weight[chosen]
+    w = np.where(w == 1, scale_weight, w)
+    return Paths(node, starts, p.k1[mask], p.k2[mask], p.k3[mask], p.k4[mask], p.d[mask], p.u[mask],
+                 p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen], last, p.feats[:, mask])
 
 
 def natural(theta, scale):
@@ -99,18 +114,17 @@ def loglik(theta, p, scale=1.0, posterior=False):
     a, b, e = theta[0], theta[1], theta[3]
     lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
     lnu, l1nu = -np.logaddexp(0, -e), -np.logaddexp(0, e)
-    x = p.k1 * lpi + p.k2 * l1pi + p.k3 * lnu + p.k4 * l1nu + p.d * np.log(m) - (lam * (m - 1)) * p.u
+    coef = np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+    x = np.einsum("ij,i->j", p.feats, coef)
     top = np.maximum.reduceat(x, p.starts)
     ex = np.exp(x - top[p.node])
     tot = np.add.reduceat(ex, p.starts)
     per_node = top + np.log(tot) + p.fails * np.log(lam) - lam * p.expo
     post = ex / tot[p.node]
-    wp = post * p.weight[p.node]
-    grad = np.array([
-        _dot(wp, p.k1) * (1 - pi) - _dot(wp, p.k2) * pi,
-        (m - 1) * (_dot(wp, p.d) / m - lam * _dot(wp, p.u)),
-        -lam * (m - 1) * _dot(wp, p.u) + _dot(p.weight, p.fails - lam * p.expo),
-        _dot(wp, p.k3) * (1 - nu) - _dot(wp, p.k4) * nu])
+    wp = post * p.weight[p.node] if p.weight.max(initial=1) != 1 else post
+    s1, s2, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
+    grad = np.array([s1 * (1 - pi) - s2 * pi, (m - 1) * (sd / m - lam * su),
+                     -lam * (m - 1) * su + _dot(p.weight, p.fails - lam * p.expo), s3 * (1 - nu) - s4 * nu])
     trunc, tgrad = _truncation(p, pi, m, lam, p.trunc_h)
     ll = float(_dot(p.weight, per_node)) + trunc
     return (ll, grad + tgrad, post) if posterior else (ll, grad + tgrad)
@@ -135,13 +149,30 @@ def _fenced(theta, p, scale):
     return -ll + wall * float(over @ over), -grad + 2 * wall * over
 
 
+def _best_start(p, scale, sample=500):
+    """Starting points, each with the inverse Hessian to start BFGS with (None: the identity).  With many nodes,
+    the best start on a sample of them (weighted up to the fleet), with the sample's inverse Hessian."""
+    starts = _starts(scale)
+    listed = np.flatnonzero(p.weight == 1)
+    if listed.size <= 4 * sample:
+        return [(x0, None) for x0 in starts]
+    chosen = np.sort(np.concatenate([np.random.default_rng(0).choice(listed, sample, replace=False),
+                                     np.flatnonzero(p.weight != 1)]))
+    small = subset(p, chosen, listed.size / sample)
+    fits = [optimize.minimize(_fenced, x0, args=(small, scale), jac=True, method="BFGS",
+                              options={"maxiter": 200, "gtol": 1e-2}) for x0 in starts]
+    best = min(fits, key=lambda r: r.fun)
+    h0 = (best.hess_inv + best.hess_inv.T) / 2  # the sample is weighted up to the fleet: its scale is the fleet's
+    return [(best.x, h0 if np.linalg.eigvalsh(h0).min() > 1e-12 else None)]
+
+
 def fit_twoclass(p):
     """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour."""
     scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
     best = None
-    for x0 in _starts(scale):
+    for x0, h0 in _best_start(p, scale):
         res = optimize.minimize(_fenced, x0, args=(p, scale), jac=True, method="BFGS",
-                                options={"maxiter": 400, "gtol": 1e-6})
+                                options={"maxiter": 400, "gtol": 1e-2, "hess_inv0": h0})
         if best is None or res.fun < best.fun:
             best = res
     lo, hi = np.array(_BOUNDS).T
