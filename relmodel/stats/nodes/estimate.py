@@ -78,7 +78,7 @@ def _not_estimable(theta, info, fails):
     return ""
 
 
-def _estimates(theta, p, scale, conf, reason):
+def _estimates(theta, p, scale, conf, reason, info):
     """The parameters' table: value and Wald interval on the fit's scales, back-transformed."""
     z = stats.norm.ppf(0.5 + conf / 2)
     rows = []
@@ -89,7 +89,7 @@ def _estimates(theta, p, scale, conf, reason):
         return pd.DataFrame([("bad_share",) + nan, ("multiplier",) + nan, ("lam", float(lam), float(lo),
                              float(hi), True), ("good_mtbf_h", 1 / lam, 1 / hi, 1 / lo if lo > 0 else np.inf, True),
                              ("unfixed",) + nan], columns=["parameter", "value", "low", "high", "estimable"])
-    cov = linalg.inv(hessian(theta, p, scale))
+    cov = linalg.inv(info)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     value, low, high = natural(theta, scale), natural(theta - z * se, scale), natural(theta + z * se, scale)
     for i, name in enumerate(("bad_share", "multiplier", "lam", "unfixed")):
@@ -112,14 +112,15 @@ def _nodes_frame(iv, p_bad, conf):
 
 
 def _fit(iv, population, listed_fail):
-    """The two-class fit: (theta, loglik, scale, paths, reason it is not estimable, p_bad per listed node)."""
+    """The two-class fit: (theta, loglik, scale, paths, reason it is not estimable, p_bad per listed node,
+    observed information)."""
     p = _fleet_paths(iv, population, listed_fail)
     theta, ll, scale, _ = fit_twoclass(p)
     info = hessian(theta, p, scale)
     reason = _not_estimable(theta, info, iv.failures)
     p_bad = np.full(iv.keys.size, np.nan)
     if reason:
-        return theta, ll, scale, p, reason, p_bad
+        return theta, ll, scale, p, reason, p_bad, info
     post = node_posterior_bad(theta, p, scale)
     fitted = listed_fail if population is None else np.ones(iv.keys.size, bool)
     p_bad[fitted] = post[:int(fitted.sum())]
@@ -127,7 +128,7 @@ def _fit(iv, population, listed_fail):
         pi, m, lam, _ = natural(theta, scale)
         e = iv.exposure_h[~fitted]
         p_bad[~fitted] = 1 / (1 + (1 - pi) / pi * np.exp(lam * (m - 1) * e))
-    return theta, ll, scale, p, reason, p_bad
+    return theta, ll, scale, p, reason, p_bad, info
 
 
 def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=None):
@@ -179,14 +180,14 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
                          "to tell bad nodes from good")
     listed_fail = fails > 0
     truncated = population is None
-    theta, ll, scale, p, reason, p_bad = _fit(iv, population, listed_fail)
+    theta, ll, scale, p, reason, p_bad, info = _fit(iv, population, listed_fail)
     n_zero = 0 if truncated else population - iv.keys.size
     use = listed_fail if truncated else np.ones(iv.keys.size, bool)
     w = np.append(np.ones(int(use.sum())), n_zero)
     disp = dispersion_test(np.append(fails[use], 0), np.append(expo[use], iv.window_h), w, truncated, conf)
     ks, share, envelope, _ = worst_shares(fails[use], expo[use], n_zero, iv.window_h, truncated, seed=seed, ks=k)
     nodes = _nodes_frame(iv, p_bad, conf)
-    return BadNodes(log.name, nodes, _estimates(theta, p, scale, conf, reason), disp,
+    return BadNodes(log.name, nodes, _estimates(theta, p, scale, conf, reason, info), disp,
                     _worst_frame(ks, share, envelope), not reason, reason,
                     int(use.sum()) + n_zero, int(iv.keys.size), int(fails.sum()), float(np.dot(p.weight, p.expo)),
                     truncated, conf, alpha, ll)

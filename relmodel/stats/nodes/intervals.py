@@ -53,12 +53,16 @@ def group_starts(code):
 def _merged(log):
     """Merged outages by node then start: code, start, end, planned; and the sorted node keys."""
     ev = log.events
+    planned = ev["planned"].to_numpy(bool)
+    if not planned.any():  # the log's own merge (cached, and quick on rows already by start) is the same
+        code, start, end, keys = log._merged()
+        return code, start, end, np.zeros(code.size, bool), keys
     code, keys = log._codes()
     start = ev["start_h"].to_numpy(float)
     order = np.lexsort((ev["row"].to_numpy(), start, code))
     code, start = code[order], start[order]
     end = ev["end_h"].to_numpy(float)[order]
-    planned = ev["planned"].to_numpy(bool)[order]
+    planned = planned[order]
     head = ~ev["overlaps"].to_numpy(bool)[order]
     head[group_starts(code)] = True  # a node's first outage always starts a merged one
     heads = np.flatnonzero(head)

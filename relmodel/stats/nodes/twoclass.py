@@ -181,13 +181,10 @@ def fit_twoclass(p):
 
 
 def hessian(theta, p, scale, step=1e-4):
-    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, by central
-    differences of the exact gradient."""
-    h = np.empty((4, 4))
-    for i in range(4):
-        dt = np.zeros(4)
-        dt[i] = step
-        h[i] = (loglik(theta + dt, p, scale)[1] - loglik(theta - dt, p, scale)[1]) / (2 * step)
+    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, by forward
+    differences of the exact gradient (symmetrised)."""
+    g0 = loglik(theta, p, scale)[1]
+    h = np.array([(loglik(theta + step * np.eye(4)[i], p, scale)[1] - g0) / step for i in range(4)])
     return -(h + h.T) / 2
 
 
