@@ -63,6 +63,7 @@ EXPORTS = [
     (".checkpoint", "forecast_check ForecastCheck"),
     (".scale", "rack_fault_rate RackFaults"),
     (".scale.lifecycle", "simulate_fleet fleet_model compare_policies"),
+    (".stats", "bad_nodes BadNodes"),
 ]
 
 __all__ = _lazy.names(EXPORTS)

@@ -137,6 +137,7 @@ COMMANDS = {
     "requirements": ("requirements", "Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR."),
     "report": ("report", "Run the notebooks through Papermill and write an HTML report."),
     "notebooks": ("notebooks", "Print the folder of the notebook suite, or copy it somewhere writable."),
+    "nodes": ("nodes", "Bad nodes: which nodes fail again and again, and whether repairs fix them."),
     "forecast-check": ("forecast_check", "Forecast the last part of each log from its first part; check the ranges."),
 }
 

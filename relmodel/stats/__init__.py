@@ -9,9 +9,11 @@ Cut by concept, one subpackage each (each ``__init__`` says what it may import):
 * :mod:`~relmodel.stats.survival`: Kaplan-Meier and friends, Turnbull, group
   tests, the mean cumulative function and trend tests;
 * :mod:`~relmodel.stats.rates`: component rates, fleet priors, shrinkage, rate
-  comparisons, change points and fleet summaries.
+  comparisons, change points and fleet summaries;
+* :mod:`~relmodel.stats.nodes`: bad ("lemon") nodes and repairs that do not
+  fix them: per-node rates, a homogeneity test and the two-class model.
 
-Inside the layer, lifetimes and rates import nothing else of it, regression
+Inside the layer, lifetimes, rates and nodes import nothing else of it, regression
 may import lifetimes, survival may import lifetimes and regression.  The layer
 may import the data layer and the base, plus numpy, pandas, scipy and
 lifelines; never planning or presentation, never matplotlib or papermill.
@@ -21,8 +23,9 @@ on) still import, as aliases of the moved modules (:data:`MOVED`).
 
 import sys as _sys
 
-from . import forecast, lifetimes, rates, regression, survival
+from . import forecast, lifetimes, nodes, rates, regression, survival
 from .forecast import CurrentRate, current_rate
+from .nodes import BadNodes, bad_nodes
 from .lifetimes import (Comparison, FitResult, FitWarning, WeibayesResult, b_life, compare_fits, curve_band, fit,
                         profile_intervals, uptime_intervals, weibayes)
 from .survival import (GroupComparison, TurnbullEstimate, compare_groups, compare_mcf, crow_amsaa,
@@ -43,7 +46,8 @@ __all__ = ["Comparison", "compare_fits", "FitResult", "FitWarning", "fit", "cumu
            "GroupComparison", "compare_groups", "compare_mcf", "gray_test",
            "uptime_intervals", "TurnbullEstimate", "turnbull",
            "b_life", "curve_band", "profile_intervals", "WeibayesResult", "weibayes",
-           "lifetimes", "survival", "regression", "rates", "forecast", "CurrentRate", "current_rate"]
+           "lifetimes", "survival", "regression", "rates", "forecast", "CurrentRate", "current_rate",
+           "nodes", "BadNodes", "bad_nodes"]
 
 #: Earlier module path (the flat layout of 0.2, and the first cut by concept) -> where it is now.
 MOVED = {

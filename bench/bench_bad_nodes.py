@@ -1,0 +1,123 @@
+"""Bad nodes on a big log: relmodel.bad_nodes on 5,000,000 outages of 100,000 nodes, beside statsmodels' NB.
+
+    python bench/bench_bad_nodes.py            # 100,000 nodes, about 5,000,000 outages over a year
+    python bench/bench_bad_nodes.py --quick    # 10,000 nodes, about 500,000 outages
+
+The log is generated here (seeded, plain numpy, in chunks of nodes): each node
+is bad with probability 0.05 (failing 10 times as often), a bad node's repair
+leaves the fault in place half the time, repairs take a few hours; the good
+rate is set so the log holds about 50 outages a node.  Timed separately:
+
+1. reading: ``relmodel.read_log`` of the DataFrame (every validation rule);
+2. estimating: ``relmodel.bad_nodes`` on the log read (intervals, the
+   two-class fit with its intervals, the NB test, the worst-k envelope); the
+   target is under 2 s;
+3. the overdispersion part alone: relmodel's Poisson-against-NB test on the
+   per-node counts and hours, beside statsmodels' ``NegativeBinomial`` (NB2,
+   with the exposures) fitted to the same counts, when statsmodels is
+   installed (the bench extra: ``pip install -e .[bench]``; relmodel does not need it).
+
+The machine's load average is printed: on a shared machine run it twice.
+"""
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone without installing
+import relmodel  # noqa: E402
+from relmodel.stats.nodes.dispersion import dispersion_test  # noqa: E402
+from relmodel.stats.nodes.intervals import node_intervals  # noqa: E402
+
+YEAR = 8760.0
+TRUTH = {"bad_share": 0.05, "multiplier": 10.0, "unfixed": 0.5}
+
+
+def _chunk(rng, nodes, first, lam, cols):
+    """Outages of ``nodes`` nodes (names from ``first``): up to ``cols`` per node, kept while inside the year."""
+    bad_for = np.where(rng.random(nodes) < TRUTH["bad_share"], rng.geometric(1 - TRUTH["unfixed"], nodes), 0)
+    k = np.arange(cols)[None, :]
+    rate = np.where(k < bad_for[:, None], TRUTH["multiplier"] * lam, lam)
+    up = rng.exponential(1.0, (nodes, cols)) / rate
+    repair = rng.exponential(4.0, (nodes, cols))
+    start = np.cumsum(up + repair, axis=1) - repair
+    keep = start < YEAR
+    node = np.broadcast_to(np.arange(first, first + nodes)[:, None], (nodes, cols))[keep]
+    return node, start[keep], (start + repair)[keep]
+
+
+def generate(n_nodes, per_node=50, seed=0):
+    """The event table (node, start, end in hours) of ``n_nodes`` nodes over a year."""
+    rng = np.random.default_rng(seed)
+    lam = per_node / YEAR
+    parts = [_chunk(rng, min(10_000, n_nodes - i), i, lam, int(per_node * 2.5) + 40)
+             for i in range(0, n_nodes, 10_000)]
+    node, start, end = (np.concatenate(x) for x in zip(*parts))
+    order = np.argsort(start, kind="stable")
+    return pd.DataFrame({"node": node[order], "start": start[order], "end": end[order]}), lam
+
+
+def statsmodels_nb(y, e):
+    """statsmodels' NB2 fit of the counts with log exposures: (seconds, alpha, LR against Poisson), or None."""
+    try:
+        import statsmodels.api as sm
+    except ImportError:
+        return None
+    x = np.ones((y.size, 1))
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nb = sm.NegativeBinomial(y, x, exposure=e).fit(disp=0)
+        po = sm.Poisson(y, x, exposure=e).fit(disp=0)
+    seconds = time.perf_counter() - t0
+    return seconds, float(nb.params[-1]), 2 * (nb.llf - po.llf)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="10,000 nodes instead of 100,000")
+    ap.add_argument("--nodes", type=int, default=None)
+    args = ap.parse_args()
+    n_nodes = args.nodes or (10_000 if args.quick else 100_000)
+    print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    t0 = time.perf_counter()
+    df, lam = generate(n_nodes)
+    print(f"generated {len(df):,} outages on {n_nodes:,} nodes in {time.perf_counter() - t0:.1f} s")
+    t0 = time.perf_counter()
+    log = relmodel.read_log(df, start="start", end="end", node="node", time_unit="h", window=(0.0, YEAR),
+                            n_nodes=n_nodes)
+    read_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r = relmodel.bad_nodes(log, seed=0)
+    fit_s = time.perf_counter() - t0
+    print(f"  read_log (reading)                               {read_s:8.2f} s")
+    print(f"  bad_nodes (estimating; target under 2 s)         {fit_s:8.2f} s   "
+          f"{'met' if fit_s < 2 else 'NOT met'}")
+    e = r.estimates.set_index("parameter")
+    for name, truth in (("bad_share", TRUTH["bad_share"]), ("multiplier", TRUTH["multiplier"]), ("lam", lam),
+                        ("unfixed", TRUTH["unfixed"])):
+        print(f"    {name:<11s} truth {truth:10.4g}   fit {e.loc[name, 'value']:10.4g} "
+              f"({e.loc[name, 'low']:.4g} to {e.loc[name, 'high']:.4g})")
+    iv = node_intervals(log)
+    y, expo = iv.failures.astype(float), iv.exposure_h
+    t0 = time.perf_counter()
+    d = dispersion_test(y, expo, np.ones(y.size), truncated=False)
+    ours = time.perf_counter() - t0
+    print(f"  overdispersion, relmodel (NB LR test, profile interval of d)  {ours:8.3f} s   d = {d.d:.4g}, "
+          f"LR = {d.lr:.1f}")
+    ref = statsmodels_nb(y, expo)
+    if ref is None:
+        print("  overdispersion, statsmodels: not installed (pip install statsmodels to compare)")
+    else:
+        print(f"  overdispersion, statsmodels NegativeBinomial + Poisson fits    {ref[0]:8.3f} s   alpha = "
+              f"{ref[1]:.4g}, LR = {ref[2]:.1f}   ({ref[0] / ours:.1f}x relmodel's time)")
+
+
+if __name__ == "__main__":
+    main()

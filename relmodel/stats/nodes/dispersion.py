@@ -1,0 +1,200 @@
+"""Is the fleet homogeneous?  Poisson against negative binomial counts, and the worst nodes' share.
+
+Node i has ``y_i`` failures in ``E_i`` hours of service.  Under a homogeneous
+fleet ``y_i ~ Poisson(mu E_i)``; a gamma-mixed (negative binomial) fleet has
+the same mean and variance ``mu E_i + d (mu E_i)^2``.  The likelihood-ratio
+test of ``d = 0`` sits on the boundary, so its p-value is
+``0.5 P(chi2_1 > LR)`` (Self & Liang 1987).  ``d`` gets a profile-likelihood
+interval.  When only nodes that failed are listed, each node's likelihood is
+conditioned on at least one failure (zero-truncated).
+
+Groups of identical nodes (the unlisted nodes of a known population, all
+without failures over the whole window) enter once with a weight.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special, stats
+
+
+__all__ = ["Dispersion", "dispersion_test", "worst_shares"]
+
+
+def _dot(a, b):
+    """Sum of products without BLAS (whose threads spin on a busy machine)."""
+    return float(np.einsum("i,i->", a, b))
+
+_LOG_D = (-25.0, 8.0)
+
+
+@dataclass(frozen=True)
+class Dispersion:
+    """The test's numbers: rate ``mu`` per hour, dispersion ``d`` with its interval, LR statistic, p-value."""
+
+    mu: float
+    d: float
+    d_lo: float
+    d_hi: float
+    lr: float
+    p_value: float
+
+
+def _log_poch(y, r):
+    """log Gamma(y + r) - log Gamma(r) - y log r, kept accurate where r is huge (d near 0)."""
+    big = r > 1e7
+    rr = np.where(big, 1.0, r)
+    return np.where(big, y * (y - 1) / (2 * r), special.gammaln(y + rr) - special.gammaln(rr) - y * np.log(rr))
+
+
+def _dpsi(y, r):
+    """digamma(y + r) - digamma(r), likewise."""
+    big = r > 1e7
+    rr = np.where(big, 1.0, r)
+    return np.where(big, y / r - y * (y - 1) / (2 * r * r), special.digamma(y + rr) - special.digamma(rr))
+
+
+def _nb(theta, y, e, w, truncated):
+    """Weighted negative-binomial log-likelihood (without -log y!) and its gradient in (log mu, log d).
+
+    ``y`` is ``(counts, distinct counts, index of each count among them)``: the gamma functions are
+    taken once per distinct count."""
+    log_mu, log_d = theta
+    y, uy, at = y
+    r = np.exp(-log_d)
+    x = np.exp(log_d + log_mu) * e
+    l1x = np.log1p(x)
+    ll = _log_poch(uy, r)[at] + y * (log_mu + np.log(e) - l1x) - r * l1x
+    share = x / (1 + x)
+    g_mu = y - (y + r) * share
+    g_d = -r * (_dpsi(uy, r)[at] - l1x) + y - (y + r) * share
+    if truncated:
+        lp0 = -r * l1x
+        ll -= np.log(-np.expm1(lp0))
+        odds = 1 / np.expm1(-lp0)  # P0 / (1 - P0)
+        g_mu += odds * (-r * share)
+        g_d += odds * (r * l1x - r * share)
+    return float(_dot(w, ll)), np.array([_dot(w, g_mu), _dot(w, g_d)])
+
+
+def _poisson(y, e, w, log_mu, truncated):
+    mu = np.exp(log_mu)
+    ll = y * (log_mu + np.log(e)) - mu * e
+    if truncated:
+        ll -= np.log(-np.expm1(-mu * e))
+    return float(_dot(w, ll))
+
+
+def _best_mu(fn, guess):
+    res = optimize.minimize_scalar(lambda v: -fn(v), bounds=(guess - 6, guess + 6), method="bounded",
+                                   options={"xatol": 1e-9})
+    return res.x, -res.fun
+
+
+def _maximise(fn, x0, lo, hi):
+    """Maximise ``fn`` (value, gradient) from ``x0`` inside [lo, hi] with BFGS and a steep wall outside (scipy's
+    L-BFGS-B calls BLAS, whose threads spin on a busy machine)."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+
+    def fenced(v):
+        inside = np.clip(v, lo, hi)
+        over = v - inside
+        ll, grad = fn(inside)
+        wall = 1e3 * (1.0 + abs(ll))
+        return -ll + wall * float(over @ over), -grad + 2 * wall * over
+
+    res = optimize.minimize(fenced, np.asarray(x0, float), jac=True, method="BFGS", options={"gtol": 1e-3})
+    x = np.clip(res.x, lo, hi)
+    return x, fn(x)[0]
+
+
+def _nb_fit(y, e, w, truncated, lmu0, log_d=None):
+    """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``."""
+    lo, hi = [lmu0 - 6, _LOG_D[0]], [lmu0 + 6, _LOG_D[1]]
+    if log_d is not None:
+        def one(v):
+            ll, grad = _nb((v[0], log_d), y, e, w, truncated)
+            return ll, grad[:1]
+        x, ll = _maximise(one, [lmu0], lo[:1], hi[:1])
+        return np.array([x[0], log_d]), ll
+    fits = [_maximise(lambda v: _nb(v, y, e, w, truncated), [lmu0, ld], lo, hi) for ld in (-4.0, 0.5)]
+    return max(fits, key=lambda f: f[1])
+
+
+def dispersion_test(y, e, w, truncated, conf=0.95):
+    """Poisson against negative binomial for counts ``y`` over hours ``e`` (``w`` identical nodes each)."""
+    y, e, w = (np.asarray(v, float) for v in (y, e, w))
+    counts = (y,) + np.unique(y, return_inverse=True)
+    guess = np.log(max(_dot(w, y), 0.5) / _dot(w, e))
+    lmu0, ll0 = _best_mu(lambda v: _poisson(y, e, w, v, truncated), guess)
+    profile = lambda ld: _nb_fit(counts, e, w, truncated, lmu0, ld)[1]  # noqa: E731
+    (lmu1, ld), ll1 = _nb_fit(counts, e, w, truncated, lmu0)
+    if ll1 < ll0:
+        lmu1, ld, ll1 = lmu0, _LOG_D[0], ll0
+    lr = max(0.0, 2 * (ll1 - ll0))
+    p = 1.0 if lr < 1e-9 else 0.5 * stats.chi2.sf(lr, 1)
+    crit = stats.chi2.ppf(conf, 1)
+    gap = lambda v: 2 * (ll1 - profile(v)) - crit  # noqa: E731
+    lo = 0.0 if 2 * (ll1 - ll0) <= crit else np.exp(optimize.brentq(gap, _LOG_D[0], ld, xtol=1e-4))
+    hi = np.inf if gap(_LOG_D[1]) < 0 else np.exp(optimize.brentq(gap, ld, _LOG_D[1], xtol=1e-4))
+    d = 0.0 if ld <= _LOG_D[0] + 1e-6 else float(np.exp(ld))
+    mu = float(np.exp(lmu1 if d > 0 else lmu0))
+    return Dispersion(mu, d, float(lo), float(hi), float(lr), float(p))
+
+
+def _ks(n_nodes):
+    """The k's the worst-k shares are given for: 1, 3, 10, 1% and 5% of the nodes (distinct, at most all)."""
+    ks = [1, 3, 10, int(np.ceil(0.01 * n_nodes)), int(np.ceil(0.05 * n_nodes))]
+    return sorted({k for k in ks if 1 <= k <= n_nodes})
+
+
+def _top_sums(counts, ks):
+    """Per row of ``counts``, the sum of its k largest entries for each k."""
+    n = counts.shape[1]
+    kmax = max(ks)
+    part = -np.partition(-counts, kmax - 1, axis=1)[:, :kmax] if kmax < n else counts.copy()
+    part = -np.sort(-part, axis=1)
+    cum = np.cumsum(part, axis=1)
+    return cum[:, [k - 1 for k in ks]]
+
+
+def _multinomial(rng, total, p, rows):
+    """``rows`` draws of Multinomial(total, p), exactly: independent Poisson counts of mean a little under
+    ``total`` (given their sum they are multinomial), topped up by single draws to the total."""
+    mean = total - 4 * np.sqrt(total)
+    if mean <= 0:
+        return rng.multinomial(total, p, size=rows)
+    out = rng.poisson(mean * p, size=(rows, p.size))
+    short = total - out.sum(axis=1)
+    over = np.flatnonzero(short < 0)
+    if over.size:  # rarely: a row passed the total; draw it afresh
+        out[over] = rng.multinomial(total, p, size=over.size)
+        short[over] = 0
+    row = np.repeat(np.arange(rows), short)
+    cell = np.minimum(np.searchsorted(np.cumsum(p), rng.random(row.size) * p.sum(), side="right"), p.size - 1)
+    np.add.at(out, (row, cell), 1)
+    return out
+
+
+def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, budget=2e6):
+    """Share of all failures held by the worst k nodes, against a homogeneous fleet's ``q`` quantile.
+
+    The homogeneous fleet spreads the same total over the nodes in proportion to exposure (multinomial,
+    drawn with ``seed``); when only failing nodes are listed each gets one failure and the rest are spread.
+    Returns ``(ks, observed shares, envelope shares, runs)``.
+    """
+    y = np.concatenate([np.asarray(y, float), np.zeros(int(n_zero))])
+    e = np.concatenate([np.asarray(e, float), np.full(int(n_zero), zero_e)])
+    total, n = int(y.sum()), y.size
+    ks = _ks(n) if ks is None else sorted({int(k) for k in np.atleast_1d(ks) if 1 <= int(k) <= n})
+    if total == 0 or not ks:
+        return ks, np.zeros(len(ks)), np.zeros(len(ks)), 0
+    observed = _top_sums(y[None, :], ks)[0] / total
+    runs = int(max(99, min(999, budget // n)))
+    rng = np.random.default_rng(seed)
+    base = 1 if truncated else 0
+    chunk = max(1, int(2e6 // n))
+    sims = [_top_sums(base + _multinomial(rng, max(total - base * n, 0), e / e.sum(), min(chunk, runs - i)), ks)
+            for i in range(0, runs, chunk)]
+    envelope = np.quantile(np.concatenate(sims) / total, q, axis=0)
+    return ks, observed, envelope, runs

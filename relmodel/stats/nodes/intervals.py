@@ -1,0 +1,120 @@
+"""Each node's in-service intervals between failures, from an interruption log (all nodes at once).
+
+A node is in service from the window's start to its first outage, from the
+end of each outage to the start of the next, and from its last outage's end
+to the window's end (that last interval is censored).  Overlapping outages
+are one outage (as :meth:`InterruptionLog.uptimes` merges them).  A planned
+outage is no failure: its downtime is not exposure, but the time on either
+side of it is one interval.  An outage with an unknown end stops the node's
+observation at its start.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["NodeIntervals", "node_intervals", "group_starts"]
+
+
+@dataclass(frozen=True, eq=False)
+class NodeIntervals:
+    """In-service intervals of the nodes a log lists, node by node (arrays in hours).
+
+    ``keys[i]`` is node i's key; its intervals are ``u[starts[i]:starts[i] + n[i]]``
+    with ``failed`` True where the interval ended in a failure.  ``window_h``
+    is the length of the observation window.
+    """
+
+    keys: np.ndarray
+    n: np.ndarray
+    starts: np.ndarray
+    u: np.ndarray
+    failed: np.ndarray
+    window_h: float
+
+    @property
+    def failures(self):
+        """Failures per node."""
+        return np.add.reduceat(self.failed.astype(np.int64), self.starts) if self.keys.size else np.zeros(0, int)
+
+    @property
+    def exposure_h(self):
+        """Hours up and in service per node."""
+        return np.add.reduceat(self.u, self.starts) if self.keys.size else np.zeros(0)
+
+
+def group_starts(code):
+    """Index of the first row of each run of equal ``code`` (rows sorted by code)."""
+    if code.size == 0:
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.append(True, code[1:] != code[:-1]))
+
+
+def _merged(log):
+    """Merged outages by node then start: code, start, end, planned; and the sorted node keys."""
+    ev = log.events
+    planned = ev["planned"].to_numpy(bool)
+    if not planned.any():  # the log's own merge (cached, and quick on rows already by start) is the same
+        code, start, end, keys = log._merged()
+        return code, start, end, np.zeros(code.size, bool), keys
+    code, keys = log._codes()
+    start = ev["start_h"].to_numpy(float)
+    order = np.lexsort((ev["row"].to_numpy(), start, code))
+    code, start = code[order], start[order]
+    end = ev["end_h"].to_numpy(float)[order]
+    planned = planned[order]
+    head = ~ev["overlaps"].to_numpy(bool)[order]
+    head[group_starts(code)] = True  # a node's first outage always starts a merged one
+    heads = np.flatnonzero(head)
+    if heads.size == 0:
+        return code[:0], start[:0], end[:0], planned[:0], keys
+    with np.errstate(invalid="ignore"):
+        merged_end = np.fmax.reduceat(end, heads)
+    return code[heads], start[heads], merged_end, planned[heads], keys
+
+
+def _until_first_unknown_end(code, end):
+    """Outages kept: those up to and including each node's first outage with an unknown end."""
+    unknown = np.isnan(end).astype(np.int64)
+    before = np.cumsum(unknown) - unknown  # unknown ends strictly before each row, all nodes
+    first = group_starts(code)
+    before -= np.repeat(before[first], np.diff(np.append(first, code.size)))
+    return before == 0
+
+
+def node_intervals(source):
+    """The in-service intervals (between failures) of every node the log ``source`` lists: a :class:`NodeIntervals`."""
+    log = source
+    t0, t1 = log.window_h
+    code, start, end, planned, keys = _merged(log)
+    keep = _until_first_unknown_end(code, end)
+    code, start, end, planned = code[keep], start[keep], end[keep], planned[keep]
+    first = np.append(True, code[1:] != code[:-1]) if code.size else np.zeros(0, bool)
+    prev_end = np.where(first, t0, np.append(t0, end[:-1]))
+    seg_u = np.clip(start - np.maximum(prev_end, t0), 0.0, None)
+    seg_fail = ~planned
+    last = np.append(code[1:] != code[:-1], True) if code.size else np.zeros(0, bool)
+    open_tail = last & np.isfinite(end)  # the censored stretch after a node's last outage
+    tail_at = np.flatnonzero(open_tail)
+    # segments in node order: each outage's preceding stretch, then the node's censored tail
+    pos = np.arange(code.size) + np.cumsum(np.append(0, open_tail[:-1].astype(np.int64))) if code.size else \
+        np.zeros(0, np.int64)
+    total = code.size + tail_at.size
+    u = np.empty(total)
+    fail = np.zeros(total, bool)
+    seg_code = np.empty(total, np.int64)
+    u[pos], fail[pos], seg_code[pos] = seg_u, seg_fail, code
+    tail_pos = pos[tail_at] + 1
+    u[tail_pos] = np.clip(t1 - end[tail_at], 0.0, None)
+    seg_code[tail_pos] = code[tail_at]
+    # an interval (epoch) runs from a node's start or a failure to the next failure or the censoring
+    new = np.ones(total, bool)
+    if total:
+        new[1:] = (seg_code[1:] != seg_code[:-1]) | fail[:-1]
+    heads = np.flatnonzero(new)
+    iu = np.add.reduceat(u, heads) if total else u
+    ifail = np.logical_or.reduceat(fail, heads) if total else fail
+    icode = seg_code[heads]
+    starts = group_starts(icode)
+    n = np.diff(np.append(starts, icode.size))
+    return NodeIntervals(np.asarray(keys, object)[icode[starts]], n, starts, iu, ifail, float(t1 - t0))

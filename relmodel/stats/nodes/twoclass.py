@@ -1,0 +1,193 @@
+"""Good and bad nodes with repairs that may leave the fault: likelihood, gradient and maximum-likelihood fit.
+
+A node is bad with probability ``bad_share`` at the start (failure rate
+``multiplier * lam`` per hour of service) or good (rate ``lam``).  Each repair
+of a bad node fixes it for good with probability ``1 - unfixed``.  A node with
+``n`` in-service intervals was bad for its first ``j`` of them, ``j = 0..n``;
+its likelihood sums the ``n + 1`` paths.  Every path of every node is one
+entry of flat arrays (:class:`Paths`), so the log-likelihood is a per-node
+log-sum-exp (``np.maximum.reduceat`` / ``np.add.reduceat``) with no loop over
+nodes; its gradient is exact.  Parameters are fitted on the scales
+``logit(bad_share), log(multiplier - 1), log(lam), logit(unfixed)``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special
+
+__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "subset", "NAMES"]
+
+
+def _dot(a, b):
+    """Sum of products without BLAS (whose threads spin on a busy machine)."""
+    return float(np.einsum("i,i->", a, b))
+
+
+NAMES = ("bad_share", "multiplier", "lam", "unfixed")
+#: Bounds of the fit on its own scales (logit share, log(m - 1), log lam relative to the pooled rate, logit unfixed).
+_BOUNDS = [(-14.0, 8.0), (-7.0, 7.0), (-12.0, 4.0), (-12.0, 12.0)]
+
+
+@dataclass(frozen=True, eq=False)
+class Paths:
+    """Every (node, j) path as flat arrays; ``weight`` counts identical nodes, ``trunc_h`` the window of a
+    node whose likelihood is conditioned on at least one failure (0: not conditioned)."""
+
+    node: np.ndarray
+    starts: np.ndarray
+    k1: np.ndarray     # coefficient of log(bad_share)
+    k2: np.ndarray     # of log(1 - bad_share)
+    k3: np.ndarray     # of log(unfixed)
+    k4: np.ndarray     # of log(1 - unfixed)
+    d: np.ndarray      # failures while bad
+    u: np.ndarray      # hours in service while bad
+    fails: np.ndarray  # per node
+    expo: np.ndarray   # per node
+    weight: np.ndarray  # per node
+    trunc_h: np.ndarray  # per node
+    last: np.ndarray   # index of each node's j = n path
+    feats: np.ndarray  # k1, k2, k3, k4, d, u stacked (6 x paths), for one pass over them
+
+
+def paths(n, u, failed, weight, trunc_h):
+    """The flat path arrays of nodes with ``n`` intervals each (``u``, ``failed`` node by node)."""
+    nodes = n.size
+    first = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
+    cu = np.concatenate([[0.0], np.cumsum(u)])
+    cd = np.concatenate([[0], np.cumsum(failed.astype(np.int64))])
+    reps = n + 1
+    node = np.repeat(np.arange(nodes), reps)
+    starts = np.concatenate([[0], np.cumsum(reps)[:-1]]).astype(np.int64)
+    j = np.arange(node.size) - starts[node]
+    end = first[node] + j
+    bad_u, bad_d = cu[end] - cu[first[node]], cd[end] - cd[first[node]]
+    nn = n[node]
+    mid = (j >= 1) & (j < nn)
+    k3 = np.where(j == nn, nn - 1, np.where(mid, j - 1, 0)).astype(float)
+    last = starts + n
+    k1, k2, k4, d = (j >= 1).astype(float), (j == 0).astype(float), mid.astype(float), bad_d.astype(float)
+    return Paths(node, starts, k1, k2, k3, k4, d, bad_u, bad_d[last].astype(float), bad_u[last],
+                 np.asarray(weight, float), np.asarray(trunc_h, float), last, np.stack([k1, k2, k3, k4, d, bad_u]))
+
+
+def subset(p, chosen, scale_weight=1.0):
+    """The paths of the nodes ``chosen`` (sorted indices), their weights times ``scale_weight`` where 1."""
+    keep = np.zeros(p.weight.size, bool)
+    keep[chosen] = True
+    mask = keep[p.node]
+    node = (np.cumsum(keep) - 1)[p.node[mask]]
+    starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
+    last = starts + (p.last[chosen] - p.starts[chosen])
+    w = p.weight[chosen]
+    w = np.where(w == 1, scale_weight, w)
+    return Paths(node, starts, p.k1[mask], p.k2[mask], p.k3[mask], p.k4[mask], p.d[mask], p.u[mask],
+                 p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen], last, p.feats[:, mask])
+
+
+def natural(theta, scale):
+    """(bad_share, multiplier, lam, unfixed) from the fit's scales; ``scale`` is the pooled rate lam is relative to."""
+    a, b, c, e = theta
+    return special.expit(a), 1.0 + np.exp(b), scale * np.exp(c), special.expit(e)
+
+
+def _truncation(p, pi, m, lam, trunc_h):
+    """Sum over nodes of -log P(at least one failure in the window), and its gradient on the fit's scales."""
+    on = p.trunc_h > 0
+    if not on.any():
+        return 0.0, np.zeros(4)
+    w, t = p.weight[on], p.trunc_h[on]
+    eg, eb = np.exp(-lam * t), np.exp(-m * lam * t)
+    q = -(1 - pi) * np.expm1(-lam * t) - pi * np.expm1(-m * lam * t)  # P(at least one failure)
+    dq_pi = np.expm1(-lam * t) - np.expm1(-m * lam * t)
+    dq_m = pi * lam * t * eb
+    dq_lam = (1 - pi) * t * eg + pi * m * t * eb
+    grad = -np.array([np.sum(w * dq_pi / q) * pi * (1 - pi), np.sum(w * dq_m / q) * (m - 1),
+                      np.sum(w * dq_lam / q) * lam, 0.0])
+    return -float(np.sum(w * np.log(q))), grad
+
+
+def loglik(theta, p, scale=1.0, posterior=False):
+    """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
+    posterior probability too."""
+    pi, m, lam, nu = natural(theta, scale)
+    a, b, e = theta[0], theta[1], theta[3]
+    lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
+    lnu, l1nu = -np.logaddexp(0, -e), -np.logaddexp(0, e)
+    coef = np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+    x = np.einsum("ij,i->j", p.feats, coef)
+    top = np.maximum.reduceat(x, p.starts)
+    ex = np.exp(x - top[p.node])
+    tot = np.add.reduceat(ex, p.starts)
+    per_node = top + np.log(tot) + p.fails * np.log(lam) - lam * p.expo
+    post = ex / tot[p.node]
+    wp = post * p.weight[p.node] if p.weight.max(initial=1) != 1 else post
+    s1, s2, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
+    grad = np.array([s1 * (1 - pi) - s2 * pi, (m - 1) * (sd / m - lam * su),
+                     -lam * (m - 1) * su + _dot(p.weight, p.fails - lam * p.expo), s3 * (1 - nu) - s4 * nu])
+    trunc, tgrad = _truncation(p, pi, m, lam, p.trunc_h)
+    ll = float(_dot(p.weight, per_node)) + trunc
+    return (ll, grad + tgrad, post) if posterior else (ll, grad + tgrad)
+
+
+def _starts(scale):
+    """Starting points on the fit's scales: a few (share, multiplier, unfixed) guesses, lam a little under the pool."""
+    out = []
+    for pi, m, nu in ((0.05, 10.0, 0.5), (0.2, 3.0, 0.3), (0.01, 30.0, 0.7)):
+        out.append(np.array([special.logit(pi), np.log(m - 1), np.log(0.7), special.logit(nu)]))
+    return out
+
+
+def _fenced(theta, p, scale):
+    """Minus the log-likelihood and its gradient, inside the bounds; outside them a steep quadratic wall (so a
+    plain BFGS, whose line search needs no bounds, never walks off to where the rates overflow)."""
+    lo, hi = np.array(_BOUNDS).T
+    inside = np.clip(theta, lo, hi)
+    over = theta - inside
+    ll, grad = loglik(inside, p, scale)
+    wall = 1e3 * (1.0 + abs(ll))
+    return -ll + wall * float(over @ over), -grad + 2 * wall * over
+
+
+def _best_start(p, scale, sample=500):
+    """Starting points, each with the inverse Hessian to start BFGS with (None: the identity).  With many nodes,
+    the best start on a sample of them (weighted up to the fleet), with the sample's inverse Hessian."""
+    starts = _starts(scale)
+    listed = np.flatnonzero(p.weight == 1)
+    if listed.size <= 4 * sample:
+        return [(x0, None) for x0 in starts]
+    chosen = np.sort(np.concatenate([np.random.default_rng(0).choice(listed, sample, replace=False),
+                                     np.flatnonzero(p.weight != 1)]))
+    small = subset(p, chosen, listed.size / sample)
+    fits = [optimize.minimize(_fenced, x0, args=(small, scale), jac=True, method="BFGS",
+                              options={"maxiter": 200, "gtol": 1e-2}) for x0 in starts]
+    best = min(fits, key=lambda r: r.fun)
+    h0 = (best.hess_inv + best.hess_inv.T) / 2  # the sample is weighted up to the fleet: its scale is the fleet's
+    return [(best.x, h0 if np.linalg.eigvalsh(h0).min() > 1e-12 else None)]
+
+
+def fit_twoclass(p):
+    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour."""
+    scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
+    best = None
+    for x0, h0 in _best_start(p, scale):
+        res = optimize.minimize(_fenced, x0, args=(p, scale), jac=True, method="BFGS",
+                                options={"maxiter": 400, "gtol": 1e-2, "hess_inv0": h0})
+        if best is None or res.fun < best.fun:
+            best = res
+    lo, hi = np.array(_BOUNDS).T
+    theta = np.clip(best.x, lo, hi)
+    return theta, loglik(theta, p, scale)[0], scale, bool(best.success)
+
+
+def hessian(theta, p, scale, step=1e-4):
+    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, by forward
+    differences of the exact gradient (symmetrised)."""
+    g0 = loglik(theta, p, scale)[1]
+    h = np.array([(loglik(theta + step * np.eye(4)[i], p, scale)[1] - g0) / step for i in range(4)])
+    return -(h + h.T) / 2
+
+
+def node_posterior_bad(theta, p, scale):
+    """Each node's posterior probability of being bad at the end of its observation (its j = n path)."""
+    return loglik(theta, p, scale, posterior=True)[2][p.last]

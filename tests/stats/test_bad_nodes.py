@@ -1,0 +1,247 @@
+"""relmodel.bad_nodes against a generator written here (plain numpy), a brute-force likelihood and the bundled logs.
+
+The generator simulates the model as stated: each node bad at the start with
+probability ``pi`` (rate ``m * lam`` per hour in service) or good (``lam``);
+after each failure a repair of a few hours; a bad node's repair fixes it for
+good with probability ``1 - nu``.  Time in repair is no exposure.
+"""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import relmodel
+from relmodel.errors import CountError, InputTypeError
+from relmodel.stats.nodes.dispersion import dispersion_test, worst_shares
+
+YEAR = 8760.0
+
+
+def simulate(seed, n_nodes, pi=0.1, m=10.0, lam=1 / 5000, nu=0.5, window=YEAR, repair_h=4.0):
+    """The event table of one fleet: node, start, end (hours); only nodes that failed appear."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for node in range(n_nodes):
+        bad = rng.random() < pi
+        t = 0.0
+        while True:
+            t += rng.exponential(1 / (m * lam if bad else lam))
+            if t >= window:
+                break
+            end = t + rng.exponential(repair_h)
+            rows.append((f"n{node}", t, end))
+            if bad and rng.random() >= nu:
+                bad = False
+            t = end
+    return pd.DataFrame(rows, columns=["node", "start", "end"])
+
+
+def read(df, n_nodes=None, window=YEAR, **kw):
+    return relmodel.read_log(df, start="start", end="end", node="node", time_unit="h", window=(0.0, window),
+                             n_nodes=n_nodes, **kw)
+
+
+# --- brute force: every path of every node, one Python loop ---
+
+def brute_loglik(intervals, pi, m, lam, nu, n_zero=0, window=None, truncated=False):
+    """Sum over nodes of log sum over j of P(path j) * prod f(interval); ``intervals`` maps node -> [(u, failed)]."""
+    total = 0.0
+    for ivs in intervals.values():
+        n = len(ivs)
+        like = 0.0
+        for j in range(n + 1):
+            prob = 1 - pi if j == 0 else (pi * nu ** (j - 1) * (1 - nu) if j < n else pi * nu ** (n - 1))
+            for i, (u, failed) in enumerate(ivs):
+                rate = m * lam if i < j else lam
+                prob *= (rate if failed else 1.0) * math.exp(-rate * u)
+            like += prob
+        if truncated:
+            like /= 1 - ((1 - pi) * math.exp(-lam * window) + pi * math.exp(-m * lam * window))
+        total += math.log(like)
+    if n_zero:
+        total += n_zero * math.log((1 - pi) * math.exp(-lam * window) + pi * math.exp(-m * lam * window))
+    return total
+
+
+SMALL = pd.DataFrame({
+    "node": ["a", "a", "a", "b", "b", "c", "c", "c", "d", "e", "e"],
+    "start": [100.0, 150.0, 700.0, 50.0, 60.0, 300.0, 310.0, 900.0, 400.0, 200.0, 600.0],
+    "end": [110.0, 160.0, 720.0, 55.0, 80.0, 305.0, 330.0, np.nan, 420.0, 260.0, 610.0],
+    "planned": [False, False, False, False, False, False, True, False, False, False, False],
+})
+SMALL.loc[len(SMALL)] = ["b", 70.0, 90.0, False]  # overlaps b's 60-80 outage: merged to 60-90, not a failure
+WINDOW = 1000.0
+#: The intervals written out by hand from SMALL: (hours in service, ended in a failure).
+SMALL_INTERVALS = {
+    "a": [(100.0, True), (40.0, True), (540.0, True), (280.0, False)],
+    "b": [(50.0, True), (5.0, True), (910.0, False)],
+    "c": [(300.0, True), (5.0 + 570.0, True)],  # the planned 310-330 ends no interval; the 900 outage has no end
+    "d": [(400.0, True), (580.0, False)],
+    "e": [(200.0, True), (340.0, True), (390.0, False)],
+}
+
+
+def small_log(n_nodes=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read(SMALL, n_nodes=n_nodes, window=WINDOW, planned="planned")
+
+
+@pytest.mark.parametrize("n_nodes", [None, 12])
+def test_the_likelihood_is_the_brute_force_sum_over_paths(n_nodes):
+    r = relmodel.bad_nodes(small_log(n_nodes), seed=1)
+    est = r.estimates.set_index("parameter")["value"]
+    truncated = n_nodes is None
+    want = brute_loglik(SMALL_INTERVALS, est["bad_share"], est["multiplier"], est["lam"], est["unfixed"],
+                        n_zero=0 if truncated else n_nodes - 5, window=WINDOW, truncated=truncated)
+    assert r.loglik == pytest.approx(want, rel=1e-9)
+    counts = r.nodes.set_index("node")["failures"].to_dict()
+    assert counts == {k: sum(f for _, f in v) for k, v in SMALL_INTERVALS.items()}
+    hours = r.nodes.set_index("node")["exposure_h"].to_dict()
+    assert hours == pytest.approx({k: sum(u for u, _ in v) for k, v in SMALL_INTERVALS.items()})
+
+
+def test_the_likelihood_at_other_parameters_too():
+    from relmodel.stats.nodes.estimate import _fleet_paths
+    from relmodel.stats.nodes.intervals import node_intervals
+    from relmodel.stats.nodes.twoclass import loglik
+    iv = node_intervals(small_log())
+    for population, n_zero in ((None, 0), (9, 4)):
+        p = _fleet_paths(iv, population, iv.failures > 0)
+        for pi, m, lam, nu in itertools.product((0.05, 0.4), (2.0, 25.0), (1e-3, 1e-2), (0.1, 0.8)):
+            theta = np.array([math.log(pi / (1 - pi)), math.log(m - 1), 0.0, math.log(nu / (1 - nu))])
+            ours = loglik(theta, p, lam)[0]
+            want = brute_loglik(SMALL_INTERVALS, pi, m, lam, nu, n_zero, WINDOW, truncated=population is None)
+            assert ours == pytest.approx(want, rel=1e-10)
+
+
+def _covered(r, truth):
+    e = r.estimates.set_index("parameter")
+    return {k: bool(e.loc[k, "low"] <= v <= e.loc[k, "high"]) for k, v in truth.items()}
+
+
+def test_intervals_cover_the_generators_truth():
+    truth = {"bad_share": 0.1, "multiplier": 10.0, "lam": 1 / 5000, "unfixed": 0.5}
+    hits, fitted = {k: 0 for k in truth}, 0
+    for seed in range(100):
+        log = read(simulate(seed, 500, pi=0.1, m=10.0, lam=1 / 5000, nu=0.5), n_nodes=500)
+        r = relmodel.bad_nodes(log, seed=seed)
+        if not r.estimable:
+            continue
+        fitted += 1
+        for k, ok in _covered(r, truth).items():
+            hits[k] += ok
+    assert fitted >= 95
+    shares = {k: v / fitted for k, v in hits.items()}
+    assert all(s >= 0.90 for s in shares.values()), shares
+
+
+def test_a_homogeneous_fleet_is_rejected_at_about_the_nominal_level():
+    rng = np.random.default_rng(7)
+    rejected = 0
+    for _ in range(200):
+        e = rng.uniform(4000, YEAR, 300)
+        y = rng.poisson(e / 4000)
+        rejected += dispersion_test(y, e, np.ones(y.size), truncated=False).p_value < 0.05
+    assert rejected / 200 <= 0.09
+    # and a gamma-mixed fleet is found
+    e = np.full(300, YEAR)
+    y = rng.poisson(rng.gamma(0.5, 2.0, 300) * e / 4000)
+    d = dispersion_test(y, e, np.ones(300), truncated=False)
+    assert d.p_value < 1e-6 and d.d_lo < 2.0 < d.d_hi
+
+
+def test_the_truncated_test_holds_its_level_on_nodes_that_failed():
+    rng = np.random.default_rng(8)
+    rejected = 0
+    for _ in range(100):
+        e = np.full(400, YEAR)
+        y = rng.poisson(e / 6000)
+        keep = y > 0
+        rejected += dispersion_test(y[keep], e[keep], np.ones(keep.sum()), truncated=True).p_value < 0.05
+    assert rejected / 100 <= 0.10
+
+
+def test_a_homogeneous_fleet_end_to_end_says_no_bad_nodes():
+    said = []
+    for seed in range(6):
+        r = relmodel.bad_nodes(read(simulate(seed, 300, pi=0.0), n_nodes=300), seed=seed)
+        said.append(r.heterogeneous)
+        text, table = r.text(), r.table().to_string() + r.estimates_table().to_string()
+        assert "nan" not in (text + table).lower()
+        if not r.estimable:
+            assert "not estimable" in text and "not estimable" in r.estimates_table().to_string()
+    assert sum(said) <= 2
+
+
+def test_the_worst_k_envelope_holds_a_homogeneous_fleet():
+    rng = np.random.default_rng(3)
+    inside, n = np.zeros(5), 100
+    for seed in range(n):
+        e = rng.uniform(3000, YEAR, 500)
+        y = rng.poisson(e / 3000)
+        ks, share, env, runs = worst_shares(y, e, 0, YEAR, False, seed=seed)
+        inside += share <= env
+    assert ks == [1, 3, 5, 10, 25] and runs >= 99
+    assert np.all(inside / n >= 0.88), inside / n
+
+
+def test_population_given_or_not_gives_consistent_estimates():
+    df = simulate(11, 3000, pi=0.08, m=12.0, lam=1 / 5000, nu=0.5)
+    known = relmodel.bad_nodes(read(df, n_nodes=3000), seed=0)
+    seen = relmodel.bad_nodes(read(df), seed=0)
+    assert not known.truncated and seen.truncated and "lists only the" in seen.text()
+    assert known.estimable and seen.estimable
+    a, b = known.estimates.set_index("parameter"), seen.estimates.set_index("parameter")
+    for k in ("bad_share", "multiplier", "lam", "unfixed"):
+        assert b.loc[k, "low"] <= a.loc[k, "value"] <= b.loc[k, "high"], k
+    # the same ranking of the worst nodes
+    assert set(known.ranked(5)["node"]) & set(seen.ranked(5)["node"])
+
+
+def test_a_population_smaller_than_the_nodes_seen_is_a_named_error():
+    log = read(simulate(1, 200), n_nodes=None)
+    seen = log.events["node"].nunique()
+    with pytest.raises(CountError, match=f"lists {seen:,} nodes"):
+        relmodel.bad_nodes(log, population=seen - 1)
+    with pytest.raises(CountError):
+        relmodel.bad_nodes(log, population=0)
+    with pytest.raises(InputTypeError):
+        relmodel.bad_nodes(relmodel.load_source("llama3"))
+
+
+def test_stepfun_log_and_source_agree():
+    log = relmodel.datasets.stepfun()
+    r = relmodel.bad_nodes(log, seed=0)
+    s = relmodel.bad_nodes(relmodel.load_source("stepfun"), seed=0)
+    assert r.n_nodes == s.n_nodes == 400 and not r.truncated
+    assert r.bad_share == pytest.approx(s.bad_share) and r.heterogeneous
+    assert r.nodes["p_bad"].between(0, 1).all()
+    assert list(r.nodes["p_bad"]) == sorted(r.nodes["p_bad"], reverse=True)
+    assert r.nodes["failures"].sum() == len(log.interruptions())   # overlapping outages merged: one failure
+
+
+def test_lanl_nodes_are_per_system_and_node():
+    log = relmodel.datasets.lanl()
+    r = relmodel.bad_nodes(log, seed=0)
+    assert r.truncated and r.n_listed == log.events["node"].nunique()
+    assert r.nodes["node"].str.contains("/").all()
+    assert r.heterogeneous and "lists only the" in r.text()
+    html = r._repr_html_()
+    assert "nan" not in html.lower() and "<table" in html
+
+
+def test_the_result_speaks_the_protocol():
+    r = relmodel.bad_nodes(relmodel.datasets.stepfun(), seed=0)
+    assert isinstance(r, relmodel.tables.Result)
+    t = r.table()
+    assert len(t) == 15 and "chance bad now" in t.columns
+    assert not t.isin(["nan", "NaN", "inf"]).any().any()
+    assert len(r.ranked(4)) == 4 and len(r.to_frame()) == len(r.nodes)
+    w = r.worst_table()
+    assert list(w["worst nodes"])[:3] == ["1", "3", "4"]
