@@ -73,7 +73,8 @@ def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empiric
             f"{count(model.warm_standbys)} warm standbys, {count(model.working_nodes)} nodes in the working pool "
             f"and {count(model.spare_nodes)} spares; a good node's MTBF {duration(model.life.mean_h)}, "
             f"{model.bad_share:.1%} bad at {model.multiplier:.3g} times the rate, a repair leaving the fault "
-            f"with chance {model.auto.unfixed:.2f}, {how}; {runs:,} paired runs a policy.")
+            f"with chance {model.auto.unfixed:.2f}, {how}; a retired node replaced by a new one after "
+            f"{duration(model.replace_h)}; {runs:,} paired runs a policy.")
     return cmp, said
 
 

@@ -35,7 +35,7 @@ __all__ = ["run_once", "COUNTERS"]
 #: What one replication returns, besides ``ettr``.
 COUNTERS = ("wall_h", "work_h", "failures", "bad_failures", "auto_repairs", "auto_unfixed", "manual_repairs",
             "manual_unfixed", "retired", "retired_bad", "stalls", "stall_h", "preemptions", "host_selections",
-            "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby")
+            "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby", "replaced")
 
 IDLE, ACTIVE, STANDBY, REPAIR, SPARE, RETIRED = range(6)
 
@@ -134,6 +134,12 @@ def run_once(model, policy=None, seed=None):
     work_left = m.work_h
     tau, cost = m.interval_h, m.ckpt_cost_h
     next_turn = 720.0 if m.turn_bad > 0 else math.inf
+    pending = [0]        # retired nodes whose replacement is on its way
+    if pulled and m.replace_h < math.inf:
+        for i in range(n):
+            if state[i] == RETIRED:
+                pending[0] += 1
+                heapq.heappush(events, (m.replace_h, 3, i))
 
     def activate(i):
         state[i] = ACTIVE
@@ -192,6 +198,9 @@ def run_once(model, policy=None, seed=None):
             if t_ev > until:
                 return
             t, k, i = heapq.heappop(events)
+            if k == 3:   # a new node replaces a retired one
+                new_node(i)
+                continue
             if k == 2:   # reaches the manual stage: the first free crew takes it
                 free = heapq.heappop(crews)
                 start = free if free > t else t
@@ -202,6 +211,22 @@ def run_once(model, policy=None, seed=None):
                 heapq.heappush(events, (done + m.rma_lead_h, 1, i))
             else:
                 repaired(i, m.manual.unfixed if k == 1 else m.auto.unfixed, k == 1)
+
+    def new_node(i):
+        nonlocal alive
+        alive += 1
+        pending[0] -= 1
+        c["replaced"] += 1
+        is_bad = d.u() < m.bad_share
+        bad[i] = is_bad
+        speed[i] = mult if is_bad else 1.0
+        life[i] = law.draw(1, rng)[0]
+        age[i] = 0.0
+        redraw[i] = False
+        fails[i] = 0
+        service[i] = 0.0
+        fail_times[i] = None
+        back(i)
 
     def turn_bad(t):
         good = [i for i in range(n) if not bad[i] and state[i] != RETIRED]
@@ -250,6 +275,9 @@ def run_once(model, policy=None, seed=None):
             alive -= 1
             c["retired"] += 1
             c["retired_bad"] += bad[i]
+            if m.replace_h < math.inf:
+                pending[0] += 1
+                heapq.heappush(events, (t + m.replace_h, 3, i))
         return out
 
     def blame(f, t):
@@ -292,7 +320,7 @@ def run_once(model, policy=None, seed=None):
                     idle.append(i)
                     have += 1
                 continue
-            if alive < J or not events:
+            if alive + pending[0] < J or not events:
                 c["depleted"] = 1
                 return False
             if not stalled:

@@ -84,6 +84,7 @@ class FleetModel:
     rma_lead_h: float
     diagnosis: float
     misdiagnosis: float
+    replace_h: float = float("inf")
 
     @property
     def checkpointing(self):
@@ -109,7 +110,8 @@ def _as_args(m):
                 host_selection=m.host_selection_h, preemption_wait=m.preemption_wait_h,
                 auto_repair=m.auto.duration, manual_repair=m.manual.duration, to_manual=m.to_manual,
                 auto_unfixed=m.auto.unfixed, manual_unfixed=m.manual.unfixed, crews=m.crews,
-                rma_lead=m.rma_lead_h, diagnosis=m.diagnosis, misdiagnosis=m.misdiagnosis)
+                rma_lead=m.rma_lead_h, diagnosis=m.diagnosis, misdiagnosis=m.misdiagnosis,
+                replace=None if math.isinf(m.replace_h) else m.replace_h)
 
 
 def _count(name, v, low=0):
@@ -154,7 +156,7 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
                 node_mtbf=2400.0, law="exponential", shape=None, bad_share=0.0, multiplier=1.0, turn_bad=0.0,
                 fleet="mature", recovery="20min", interval=None, ckpt_cost=0.0, host_selection="3min",
                 preemption_wait="20min", auto_repair="2h", manual_repair="2d", to_manual=0.8, auto_unfixed=0.4,
-                manual_unfixed=0.2, crews=None, rma_lead=0.0, diagnosis=1.0, misdiagnosis=0.0):
+                manual_unfixed=0.2, crews=None, rma_lead=0.0, diagnosis=1.0, misdiagnosis=0.0, replace=None):
     """A checked :class:`FleetModel`; durations take hours or text such as ``"20min"``.
 
     * pools: ``working_nodes`` hold the job of ``job_nodes`` plus ``warm_standbys`` (idle, ready to swap
@@ -169,6 +171,8 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
       ``manual_unfixed``; ``crews`` (None for unlimited) do manual repairs first come, first served,
       followed by an RMA lead time ``rma_lead``; ``diagnosis`` is the chance a failure is sent to repair
       at all, ``misdiagnosis`` the chance the wrong node of the job is blamed;
+    * retirement: ``replace`` is the lead time after which a retired node is replaced by a new one (bad with
+      chance ``bad_share``, at age 0); None never replaces (the pool shrinks, as AIReSim counts);
     * the job: ``work`` hours of training; each failure costs ``recovery``; a full host selection
       ``host_selection``. With ``interval`` set, the job checkpoints every ``interval`` at
       ``ckpt_cost`` and loses the work since its last checkpoint; without it, no work is lost (the
@@ -206,4 +210,5 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
         auto=RepairStage(_stage_law("auto_repair", auto_repair), _share("auto_unfixed", auto_unfixed)),
         manual=RepairStage(_stage_law("manual_repair", manual_repair), _share("manual_unfixed", manual_unfixed)),
         to_manual=_share("to_manual", to_manual), crews=crews, rma_lead_h=_dur("rma_lead", rma_lead),
-        diagnosis=_share("diagnosis", diagnosis), misdiagnosis=_share("misdiagnosis", misdiagnosis))
+        diagnosis=_share("diagnosis", diagnosis), misdiagnosis=_share("misdiagnosis", misdiagnosis),
+        replace_h=float("inf") if replace is None else _dur("replace", replace))

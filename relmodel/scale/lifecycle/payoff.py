@@ -131,14 +131,18 @@ def compare_policies(model, policies, *, runs=20, conf=0.95, seed=None, progress
 
 
 def lifecycle_model(estimate, *, job_nodes, warm_standbys=None, spare_nodes=None, working_nodes=None, work="30d",
-                    repair=None, **inputs):
-    """The fleet a :func:`relmodel.bad_nodes` estimate describes, at the planned size.
+                    repair=None, replace="7d", **inputs):
+    """The fleet a :func:`relmodel.bad_nodes` estimate describes, at the planned size of ``job_nodes`` nodes.
 
-    Good nodes' mean life is the estimate's 1/lam; ``bad_share``, ``multiplier`` and the chance a repair
-    leaves the fault (one repair stage, as the log shows repairs) come from it. ``repair`` is a repair-time
-    law (a mean or a model with ``sample``); warm standbys default to the failures expected during one
-    mean repair (at least 1), the working pool to the job and its standbys plus as many again.
+    Good nodes' mean life (hours) is the estimate's 1/lam; ``bad_share``, ``multiplier`` and the chance a
+    repair leaves the fault (one repair stage, as the log shows repairs) come from it. ``repair`` is a
+    repair-time law (a mean in hours, or a model with ``sample``; 24 h when None). Pools, unless given:
+    warm standbys enough to cover the nodes away in repair 999 times in 1,000 (Poisson, at least 2), a
+    working pool of the job, its standbys and 1% more (at least 2), spares of 2% of the job (at least 2);
+    a retired node is replaced by a new one after ``replace`` (None: never).
     """
+    from scipy import stats
+
     lam = float(estimate.lam)
     if not (lam > 0 and np.isfinite(lam)):
         raise ModelInputError("the estimate has no good-node failure rate to simulate with")
@@ -149,11 +153,11 @@ def lifecycle_model(estimate, *, job_nodes, warm_standbys=None, spare_nodes=None
     mean_rep = float(getattr(repair, "mean_h", repair))
     rate = job_nodes * lam * (1 + share * (mult - 1))
     if warm_standbys is None:
-        warm_standbys = max(1, int(np.ceil(rate * mean_rep)))
+        warm_standbys = max(2, int(stats.poisson.ppf(0.999, rate * mean_rep)))
     if working_nodes is None:
-        working_nodes = job_nodes + 2 * warm_standbys
+        working_nodes = job_nodes + warm_standbys + max(2, int(np.ceil(0.01 * job_nodes)))
     if spare_nodes is None:
-        spare_nodes = warm_standbys
+        spare_nodes = max(2, int(np.ceil(0.02 * job_nodes)))
     return fleet_model(job_nodes=job_nodes, warm_standbys=warm_standbys, working_nodes=working_nodes,
                        spare_nodes=spare_nodes, work=work, node_mtbf=1.0 / lam, bad_share=share, multiplier=mult,
-                       auto_repair=repair, to_manual=0.0, auto_unfixed=unfixed, **inputs)
+                       auto_repair=repair, to_manual=0.0, auto_unfixed=unfixed, replace=replace, **inputs)
