@@ -177,6 +177,9 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
         parts.append("<h2>Headline numbers</h2>" + table(["quantity", "value"], [
             [html_text(HEADLINE[k]), fmt(v, k, reasons.get(k))] for k, v in summary["headline"].items()
             if k in HEADLINE]))
+    nodes = summary.get("nodes")
+    if nodes:
+        parts.append("<h2>Nodes to pull</h2>" + "".join(f"<p class='answer'>{html_text(s)}</p>" for s in nodes))
     parts.append(_figures(folder))
     parts.append(_self_check(summary, folder))
     warns = summary.get("warnings")

@@ -285,6 +285,33 @@ def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulat
     return out
 
 
+def nodes_sentences(records):
+    """Which nodes to pull, and what retiring buys, from page 09's records (empty when it did not run on nodes)."""
+    b = records.get("bad_nodes")
+    if not isinstance(b, dict):
+        return []
+    p = b.get("p_value")
+    p_text = "below 0.001" if _ok(p) and p < 0.001 else f"{p:.3f}" if _ok(p) else "not computed"
+    if not b.get("heterogeneous"):
+        return [f"No bad nodes stand out: the {P.count(b.get('nodes'))} nodes' failures vary no more than "
+                f"interchangeable nodes' would (test p = {p_text}); no node to pull."]
+    pull = b.get("to_pull") or []
+    out = [f"Bad nodes: the {P.count(b.get('nodes'))} nodes' failures vary more than interchangeable nodes' would "
+           f"(test p = {p_text}). "
+           + (f"Pull {', '.join(pull[:8])}{' and more' if len(pull) > 8 else ''}: each is more likely bad than good "
+              f"now." if pull else "No node is more likely bad than good now, so none is named to pull.")]
+    r = records.get("retirement")
+    if isinstance(r, dict) and r.get("policies"):
+        best = next((x for x in r["policies"] if x.get("policy") == r.get("best")), None)
+        if best and r["best"] != r["policies"][0].get("policy"):
+            out.append(f"At the planned size, retiring by \"{best['policy']}\" buys {100 * best['change']:+.2f} points "
+                       f"of ETTR ({100 * best['change_lo']:+.2f} to {100 * best['change_hi']:+.2f}) over never "
+                       f"retiring (page 09).")
+        else:
+            out.append("At the planned size no retirement policy clearly beats never retiring (page 09).")
+    return out
+
+
 def warning_lines(records):
     """The warnings that matter: out of reach, small samples, tests that disagree, rejected fits."""
     out = []
@@ -413,7 +440,8 @@ def summarise(entries, parameters):
     reasons = {**reasons, **merged.pop("reasons")}
     reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
     summary = {"parameters": clean(parameters, {}), "headline": headline_of(merged, parameters),
-               "reasons": reasons, "answers": answer_sentences(merged), "warnings": warning_lines(merged),
+               "reasons": reasons, "answers": answer_sentences(merged), "nodes": nodes_sentences(merged),
+               "warnings": warning_lines(merged),
                "records": records, **_self_check(merged),
                "notebooks": [{k: e.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}
                              for e in entries],

@@ -79,6 +79,11 @@ def test_planted_lemons_found_named_and_priced(tmp_path):
     assert [p["policy"] for p in pol][0] == "never retire"
     assert "points of ETTR" in text or "No retirement policy clearly beats" in text
     assert "nan" not in text.lower().split() and "None" not in text.split()
+    # the index says it once, as summary.json does
+    summary = json.loads((out / "summary.json").read_text())
+    index = visible(out / "index.html")
+    assert summary["nodes"] and summary["nodes"][0].startswith("Bad nodes: the 300 nodes' failures vary more")
+    assert all(line in index for line in summary["nodes"]) and "Nodes to pull" in index
     # the CLI says the same test result
     res = run_cli("nodes", log, "--start", "start", "--end", "end", "--node", "host", "--population", "300")
     assert res.exit_code == 0, res.output
@@ -93,9 +98,13 @@ def test_homogeneous_fleet_gets_no_retirement_advice(tmp_path):
     assert rec["retirement"] is None
     text = visible(out / "09_bad_nodes.html")
     assert "no retirement advice is given" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["nodes"][0].startswith("No bad nodes stand out") and "no node to pull" in summary["nodes"][0]
 
 
 def test_count_table_says_the_page_does_not_apply(tmp_path):
     out, rec = _render(tmp_path, "llama3")
     assert rec["bad_nodes"] is None and rec["retirement"] is None
     assert "count table: it names no nodes" in visible(out / "09_bad_nodes.html")
+    assert json.loads((out / "summary.json").read_text())["nodes"] == []
+    assert "Nodes to pull" not in visible(out / "index.html")
