@@ -111,6 +111,7 @@ class SparePlan(Result):
     crews: int = None
     rma_lead_time_h: float = 0.0
     spare_rate_per_h: float = 0.0
+    method: str = ""
 
     def to_frame(self):
         return self.curve.copy()
@@ -123,6 +124,8 @@ class SparePlan(Result):
 
     def _capacity(self):
         crews = "unlimited repairs" if self.crews is None else f"{self.crews:,} repair crews"
+        if self.method:
+            crews += f" ({self.method})"
         lead = f", an RMA lead time of {duration(self.rma_lead_time_h)}" if self.rma_lead_time_h else ""
         idle = (f", idle spares failing {per_day(self.spare_rate_per_h)} each" if self.spare_rate_per_h
                 else ", idle spares never failing")
@@ -177,8 +180,13 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson", *, crew
     if model not in ("poisson", "erlang"):
         raise ModelInputError(f"model must be 'poisson' or 'erlang'; got {model!r}")
     c, lead, nu = check_crews(crews), lead_mean(rma_lead_time), _spare_rate(spare_rate_per_h)
+    if c is not None and model == "poisson" and _general_law(repair):
+        return _simulated_pool(lam, repair, float(target), c, rma_lead_time, nu)
     if c is not None or lead > 0 or nu > 0:
-        return _finite_pool(lam, s, float(target), model, c, lead, nu)
+        plan = _finite_pool(lam, s, float(target), model, c, lead, nu)
+        if c is not None:
+            plan = dataclasses.replace(plan, method="M/M/c: repairs taken as exponential of the given mean")
+        return plan
     if a > LARGE_LOAD:                                    # searched, not walked: see spare_search
         n, cs, p = fewest_spares(a, float(target), model)
         table = pd.DataFrame({"spares": cs, "p_no_spare": p})
@@ -200,6 +208,38 @@ def _spare_rate(value):
         raise ModelInputError(f"spare_rate_per_h must be a finite failure rate per idle spare per hour >= 0; "
                               f"got {value!r}")
     return v
+
+
+def _general_law(repair):
+    """True for a repair law with a whole distribution other than the exponential."""
+    return hasattr(repair, "sample") and getattr(repair, "family", None) != "exponential"
+
+
+def _law_name(repair):
+    fam = getattr(repair, "family", None)
+    if fam:
+        return f"{fam} repair times"
+    return "the observed repair times resampled" if hasattr(repair, "hours") else "the given repair-time law"
+
+
+def _simulated_pool(lam, repair, target, crews, rma_lead_time, nu):
+    """:func:`spare_pool` with crews under a repair law's whole distribution: the M/G/c pool simulated
+    (:mod:`.general_repairs`); idle spares' failures added at the pool's size (two passes)."""
+    from .general_repairs import MIN_FAILURES, away_tail
+
+    lead = rma_lead_time if hasattr(rma_lead_time, "sample") else lead_mean(rma_lead_time)
+    n = 0
+    for _ in range(2 if nu > 0 else 1):
+        tail = away_tail(lam + nu * n, repair, crews, lead, seed=0)
+        below = np.flatnonzero(tail < target)
+        n = int(below[0])
+    cs = np.arange(max(0, n - 20), n + 3)
+    probs = np.array([tail[min(int(k), tail.size - 1)] for k in cs])
+    table = pd.DataFrame({"spares": cs, "p_no_spare": probs})
+    how = (f"M/G/c simulated with {_law_name(repair)}, {MIN_FAILURES:,} failures"
+           + ("; idle spares' failures counted at the pool's size" if nu > 0 else ""))
+    return SparePlan(n, target, lam * (_mean_repair(repair) + lead_mean(rma_lead_time)), float(tail[n]), "poisson",
+                     table, crews=crews, rma_lead_time_h=lead_mean(rma_lead_time), spare_rate_per_h=nu, method=how)
 
 
 def _finite_pool(lam, s, target, model, crews, lead, nu):
