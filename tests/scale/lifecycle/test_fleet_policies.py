@@ -79,3 +79,20 @@ def test_bad_policy_inputs_are_named_errors():
         fleet_model(multiplier=0.5)
     with pytest.raises(ModelInputError):
         fleet_model(law="gamma")
+
+
+def test_fleet_grid_is_the_same_serial_and_on_dask():
+    import distributed
+
+    from relmodel.scale.lifecycle import fleet_grid
+
+    base = fleet_model(job_nodes=64, warm_standbys=2, working_nodes=72, spare_nodes=4, work="10d",
+                       node_mtbf="60d")
+    grid = {"bad_share": [0.0, 0.1], "multiplier": [10.0]}
+    serial = fleet_grid(base, grid, max_runs=12, resolution=0.001, seed=4)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        on_dask = fleet_grid(base, grid, executor=client, max_runs=12, resolution=0.001, seed=4)
+    assert serial.equals(on_dask)
+    assert serial["ettr"].iloc[1] < serial["ettr"].iloc[0]      # bad nodes cost ETTR
+    with pytest.raises(ModelInputError):
+        fleet_grid(base, {"bad_share": [2.0]})
