@@ -9,6 +9,13 @@ def worst_share_plot(estimate, ax=None):
     """Share of all failures held by the worst k nodes, beside the 95% envelope of a homogeneous fleet.
 
     ``estimate`` is a :func:`relmodel.bad_nodes` result; returns the Axes.
+
+    Examples
+    --------
+    >>> import relmodel
+    >>> ax = worst_share_plot(relmodel.bad_nodes(relmodel.datasets.stepfun(), seed=0))
+    >>> ax.get_ylabel()
+    'share of all failures (%)'
     """
     import matplotlib.pyplot as plt
 
@@ -30,7 +37,17 @@ def worst_share_plot(estimate, ax=None):
 
 
 def policy_plot(comparison, ax=None):
-    """Each retirement policy's ETTR change against never retiring, with its interval (points of ETTR)."""
+    """Each retirement policy's ETTR change against never retiring, with its interval (points of ETTR); returns the Axes.
+
+    Examples
+    --------
+    >>> from relmodel.scale.lifecycle import compare_policies, fleet_model, threshold
+    >>> m = fleet_model(job_nodes=64, warm_standbys=2, working_nodes=80, spare_nodes=4, work="7d",
+    ...                 node_mtbf="50d", bad_share=0.1, multiplier=20, auto_unfixed=0.8, to_manual=0)
+    >>> ax = policy_plot(compare_policies(m, [threshold(2, "7d")], runs=3, seed=0))
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['never retire', '2 failures in 7 days']
+    """
     import matplotlib.pyplot as plt
 
     f = comparison.to_frame()

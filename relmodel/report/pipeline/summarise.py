@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 
 from ..blocks import present as P
+from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
 from ..blocks.markup import HEADLINE
 from ..kernels.records import clean
@@ -282,33 +283,6 @@ def answer_sentences(records, parts=("interval", "ettr", "requirement", "simulat
             return out + compare
     if s and "simulation" in parts:
         out.append(("For comparison: " if whole and d else "") + simulation_sentence(s))
-    return out
-
-
-def nodes_sentences(records):
-    """Which nodes to pull, and what retiring buys, from page 09's records (empty when it did not run on nodes)."""
-    b = records.get("bad_nodes")
-    if not isinstance(b, dict):
-        return []
-    p = b.get("p_value")
-    p_text = "below 0.001" if _ok(p) and p < 0.001 else f"{p:.3f}" if _ok(p) else "not computed"
-    if not b.get("heterogeneous"):
-        return [f"No bad nodes stand out: the {P.count(b.get('nodes'))} nodes' failures vary no more than "
-                f"interchangeable nodes' would (test p = {p_text}); no node to pull."]
-    pull = b.get("to_pull") or []
-    out = [f"Bad nodes: the {P.count(b.get('nodes'))} nodes' failures vary more than interchangeable nodes' would "
-           f"(test p = {p_text}). "
-           + (f"Pull {', '.join(pull[:8])}{' and more' if len(pull) > 8 else ''}: each is more likely bad than good "
-              f"now." if pull else "No node is more likely bad than good now, so none is named to pull.")]
-    r = records.get("retirement")
-    if isinstance(r, dict) and r.get("policies"):
-        best = next((x for x in r["policies"] if x.get("policy") == r.get("best")), None)
-        if best and r["best"] != r["policies"][0].get("policy"):
-            out.append(f"At the planned size, retiring by \"{best['policy']}\" buys {100 * best['change']:+.2f} points "
-                       f"of ETTR ({100 * best['change_lo']:+.2f} to {100 * best['change_hi']:+.2f}) over never "
-                       f"retiring (page 09).")
-        else:
-            out.append("At the planned size no retirement policy clearly beats never retiring (page 09).")
     return out
 
 

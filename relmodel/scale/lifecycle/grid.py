@@ -8,7 +8,7 @@ import pandas as pd
 
 from ...errors import ModelInputError
 from .model import FleetModel
-from .simulate import simulate_fleet
+from .simulate import base_seed, simulate_fleet
 
 __all__ = ["fleet_grid"]
 
@@ -30,12 +30,12 @@ def _row(combo, result):
             "retired": float(r["retired"].mean()), "dry_share": result.dry_share}
 
 
-def fleet_grid(base, grid, policy=None, *, executor=None, seed=0, **simulate):
+def fleet_grid(base, grid, policy=None, *, executor=None, seed=None, **simulate):
     """One row per combination of ``grid`` (a dict of :func:`fleet_model` input to a list of values) applied to
     ``base`` (a :class:`FleetModel`): the ETTR (a share of wall time) with its interval, runs, mean wall time
     (hours), failures and retired nodes, and the share of runs in which the pool ran dry.
 
-    Every combination uses the same seeds (``seed``, ``seed + 1``, ...), so the rows compare like with
+    Every combination uses the same seeds (``seed``, ``seed + 1``, ...; None: fresh entropy), so the rows compare like with
     like and the table does not depend on the executor. ``simulate`` goes to :func:`simulate_fleet`
     (``resolution``, ``max_runs``, ...).
 
@@ -48,6 +48,7 @@ def fleet_grid(base, grid, policy=None, *, executor=None, seed=0, **simulate):
     """
     if not isinstance(base, FleetModel):
         raise ModelInputError(f"base must be a FleetModel (fleet_model(...)); got {type(base).__name__}")
+    seed = base_seed(seed)
     combos = _combos(grid)
     models = [base.replace(**c) for c in combos]   # every combination checked before any runs
     if executor is None:

@@ -6,7 +6,7 @@ and spares over a planning horizon with RMA lead times (:mod:`.spares_time`).
 May import :mod:`..targets`, :mod:`..clusters`, :mod:`relmodel.checkpoint`,
 the statistics and data layers and the base.
 
-Also here: :mod:`.repair_queue` (Finite repair capacity: crews that repair one unit at a time, an RMA lead time, spares that fail idle); :mod:`.repairs` (Repair times: a mean, a sample resampled as observed, or a fitted law (hours)); :mod:`.words` (Shares and ETTR in the words the design, spares and requirement sentences use).
+Also here: :mod:`.general_repairs` (crews under any repair-time law: the M/G/c pool simulated); :mod:`.repair_queue` (Finite repair capacity: crews that repair one unit at a time, an RMA lead time, spares that fail idle); :mod:`.repairs` (Repair times: a mean, a sample resampled as observed, or a fitted law (hours)); :mod:`.words` (Shares and ETTR in the words the design, spares and requirement sentences use).
 """
 
 from ...base import lazy as _lazy

@@ -41,12 +41,13 @@ def _mean(law):
     return float(getattr(law, "mean_h", law))
 
 
-def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_failures=MIN_FAILURES, seed=0):
+def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_runs=MIN_FAILURES, seed=None):
     """Shares of failures that find 0, 1, 2, ... units away (array ``tail`` with ``tail[n] = P(N >= n)``).
 
     ``rate_per_h`` failures an hour; ``repair`` a mean (hours, exponential) or a law with ``sample``;
     ``crews`` parallel repairs (None: unlimited); ``lead`` the RMA lead time after a repair (hours, or
-    a law with ``sample``). A load the crews cannot carry (rate x mean repair >= crews) is a
+    a law with ``sample``); ``n_runs`` failures are simulated after a warm-up (``seed=None``: fresh
+    entropy). A load the crews cannot carry (rate x mean repair >= crews) is a
     ModelInputError: the queue grows without end and no pool keeps up.
     """
     lam = float(rate_per_h)
@@ -60,7 +61,7 @@ def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_failures=MIN_FAILURES, s
                               f"any target; add crews or shorten repairs")
     rng = np.random.default_rng(seed)
     warm = max(2_000, int(lam * 20 * (mean + _mean(lead))))
-    n = int(n_failures) + warm
+    n = int(n_runs) + warm
     arrive = np.cumsum(rng.exponential(1.0 / lam, size=n))
     service = _draw(repair, n, rng)
     if crews is None:

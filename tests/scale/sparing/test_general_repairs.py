@@ -78,7 +78,7 @@ def test_exponential_repairs_simulated_agree_with_the_closed_form():
         def sample(self, n, rng=None):
             return np.random.default_rng(rng).exponential(20.0, size=n)
 
-    tail = away_tail(0.5, Expo(), 12, n_failures=1_000_000, seed=1)
+    tail = away_tail(0.5, Expo(), 12, n_runs=1_000_000, seed=1)
     # M/M/c: P(N >= n) at Poisson arrivals, N the number in system of an M/M/12 queue at 10 Erlangs
     a, c = 10.0, 12
     p = [a ** k / math.factorial(k) if k <= c else a ** c / math.factorial(c) * (a / c) ** (k - c) for k in range(400)]
