@@ -34,7 +34,8 @@ class BadNodes(Result):
     and ``unfixed`` with their intervals (``estimable`` False where the log
     cannot tell them).  ``dispersion`` is the Poisson against negative-binomial
     test; ``worst`` the worst-k nodes' share of failures against a homogeneous
-    fleet's envelope.
+    fleet's envelope; ``model_lr`` the two-class model's likelihood ratio
+    against one rate for all nodes.
     """
 
     name: str
@@ -52,6 +53,7 @@ class BadNodes(Result):
     conf: float = 0.95
     alpha: float = 0.05
     loglik: float = float("nan")
+    model_lr: float = 0.0
 
     @property
     def heterogeneous(self):
@@ -158,6 +160,10 @@ class BadNodes(Result):
         if self.heterogeneous:
             return head + f" This fleet has bad nodes: failures are spread more unevenly than a homogeneous " \
                           f"fleet's would be ({test})."
+        if self.estimable:
+            return head + f" Failures per node are spread about as a homogeneous fleet's would be ({test}), but " \
+                          f"the times between failures show a bad class (likelihood ratio " \
+                          f"{number(self.model_lr, 3)} against one rate for all nodes)."
         return head + f" No sign of bad nodes: failures are spread about as a homogeneous fleet's would be ({test})."
 
     def _model_sentences(self):
