@@ -177,15 +177,17 @@ def test_the_truncated_test_holds_its_level_on_nodes_that_failed():
 
 
 def test_a_homogeneous_fleet_end_to_end_says_no_bad_nodes():
-    said = []
+    said, classes = [], []
     for seed in range(6):
         r = relmodel.bad_nodes(read(simulate(seed, 300, pi=0.0), n_nodes=300), seed=seed)
         said.append(r.heterogeneous)
+        classes.append(r.estimable)
         text, table = r.text(), r.table().to_string() + r.estimates_table().to_string()
         assert "nan" not in (text + table).lower()
         if not r.estimable:
             assert "not estimable" in text and "not estimable" in r.estimates_table().to_string()
-    assert sum(said) <= 2
+            assert r.nodes["p_bad"].isna().all() and (r.table()["chance bad now"] == "not estimable").all()
+    assert sum(said) <= 2 and sum(classes) <= 2   # no bad class found in a fleet without one
 
 
 def test_the_worst_k_envelope_holds_a_homogeneous_fleet():
