@@ -94,12 +94,21 @@ def small_log(n_nodes=None):
 
 @pytest.mark.parametrize("n_nodes", [None, 12])
 def test_the_likelihood_is_the_brute_force_sum_over_paths(n_nodes):
+    from relmodel.stats.nodes.estimate import _fleet_paths
+    from relmodel.stats.nodes.intervals import node_intervals
+    from relmodel.stats.nodes.twoclass import fit_twoclass, natural
     r = relmodel.bad_nodes(small_log(n_nodes), seed=1)
-    est = r.estimates.set_index("parameter")["value"]
+    assert not r.estimable and "likelihood ratio" in r.reason   # five nodes cannot tell a bad class
+    iv = node_intervals(small_log(n_nodes))
+    theta, _, scale, _ = fit_twoclass(_fleet_paths(iv, n_nodes, iv.failures > 0))
     truncated = n_nodes is None
-    want = brute_loglik(SMALL_INTERVALS, est["bad_share"], est["multiplier"], est["lam"], est["unfixed"],
-                        n_zero=0 if truncated else n_nodes - 5, window=WINDOW, truncated=truncated)
+    want = brute_loglik(SMALL_INTERVALS, *natural(theta, scale), n_zero=0 if truncated else n_nodes - 5,
+                        window=WINDOW, truncated=truncated)
     assert r.loglik == pytest.approx(want, rel=1e-9)
+    for pi, m, nu in itertools.product((0.02, 0.3), (3.0, 30.0), (0.2, 0.9)):  # and it is the maximum
+        lam = 1 / 300
+        assert r.loglik >= brute_loglik(SMALL_INTERVALS, pi, m, lam, nu, n_zero=0 if truncated else n_nodes - 5,
+                                        window=WINDOW, truncated=truncated)
     counts = r.nodes.set_index("node")["failures"].to_dict()
     assert counts == {k: sum(f for _, f in v) for k, v in SMALL_INTERVALS.items()}
     hours = r.nodes.set_index("node")["exposure_h"].to_dict()
@@ -168,15 +177,17 @@ def test_the_truncated_test_holds_its_level_on_nodes_that_failed():
 
 
 def test_a_homogeneous_fleet_end_to_end_says_no_bad_nodes():
-    said = []
+    said, classes = [], []
     for seed in range(6):
         r = relmodel.bad_nodes(read(simulate(seed, 300, pi=0.0), n_nodes=300), seed=seed)
         said.append(r.heterogeneous)
+        classes.append(r.estimable)
         text, table = r.text(), r.table().to_string() + r.estimates_table().to_string()
         assert "nan" not in (text + table).lower()
         if not r.estimable:
             assert "not estimable" in text and "not estimable" in r.estimates_table().to_string()
-    assert sum(said) <= 2
+            assert r.nodes["p_bad"].isna().all() and (r.table()["chance bad now"] == "not estimable").all()
+    assert sum(said) <= 2 and sum(classes) <= 2   # no bad class found in a fleet without one
 
 
 def test_the_worst_k_envelope_holds_a_homogeneous_fleet():

@@ -15,7 +15,7 @@ from ...errors import CountError, InputTypeError
 from .dispersion import dispersion_test, worst_shares
 from .intervals import node_intervals
 from .result import BadNodes
-from .twoclass import _BOUNDS, fit_twoclass, hessian, natural, node_posterior_bad, paths
+from .twoclass import _BOUNDS, fit_twoclass, hessian, homogeneous_loglik, natural, node_posterior_bad, paths
 
 __all__ = ["bad_nodes"]
 
@@ -64,11 +64,15 @@ def _fleet_paths(iv, population, listed_fail):
     return paths(n, u, failed, weight, np.zeros(n.size))
 
 
-def _not_estimable(theta, info, fails):
+def _not_estimable(theta, info, fails, lr, alpha):
     """Why the two-class model is not identified at the fit, or "" when it is."""
     pi, m = natural(theta, 1.0)[:2]
     if fails.max(initial=0) < 2:
         return "no node failed twice"
+    crit = stats.chi2.ppf(1 - alpha, 3)
+    if lr < crit:
+        return (f"one rate for all nodes fits about as well: likelihood ratio {lr:.1f}, below the {crit:.1f} a "
+                "bad class would need")
     if pi < 1e-3 or theta[0] <= _BOUNDS[0][0] + 0.01:
         return "the fit puts no nodes in the bad class"
     if m < 1.1 or theta[1] <= _BOUNDS[1][0] + 0.01 or theta[1] >= _BOUNDS[1][1] - 0.01:
@@ -111,16 +115,17 @@ def _nodes_frame(iv, p_bad, conf):
     return df.sort_values(["p_bad", "failures"], ascending=False, kind="stable").reset_index(drop=True)
 
 
-def _fit(iv, population, listed_fail):
+def _fit(iv, population, listed_fail, alpha):
     """The two-class fit: (theta, loglik, scale, paths, reason it is not estimable, p_bad per listed node,
-    observed information)."""
+    observed information, likelihood ratio against one rate for all nodes)."""
     p = _fleet_paths(iv, population, listed_fail)
     theta, ll, scale, _ = fit_twoclass(p)
     info = hessian(theta, p, scale)
-    reason = _not_estimable(theta, info, iv.failures)
+    lr = max(0.0, 2 * (ll - homogeneous_loglik(p, scale)))
+    reason = _not_estimable(theta, info, iv.failures, lr, alpha)
     p_bad = np.full(iv.keys.size, np.nan)
     if reason:
-        return theta, ll, scale, p, reason, p_bad, info
+        return theta, ll, scale, p, reason, p_bad, info, lr
     post = node_posterior_bad(theta, p, scale)
     fitted = listed_fail if population is None else np.ones(iv.keys.size, bool)
     p_bad[fitted] = post[:int(fitted.sum())]
@@ -128,7 +133,7 @@ def _fit(iv, population, listed_fail):
         pi, m, lam, _ = natural(theta, scale)
         e = iv.exposure_h[~fitted]
         p_bad[~fitted] = 1 / (1 + (1 - pi) / pi * np.exp(lam * (m - 1) * e))
-    return theta, ll, scale, p, reason, p_bad, info
+    return theta, ll, scale, p, reason, p_bad, info, lr
 
 
 def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=None):
@@ -180,7 +185,7 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
                          "to tell bad nodes from good")
     listed_fail = fails > 0
     truncated = population is None
-    theta, ll, scale, p, reason, p_bad, info = _fit(iv, population, listed_fail)
+    theta, ll, scale, p, reason, p_bad, info, lr = _fit(iv, population, listed_fail, alpha)
     n_zero = 0 if truncated else population - iv.keys.size
     use = listed_fail if truncated else np.ones(iv.keys.size, bool)
     w = np.append(np.ones(int(use.sum())), n_zero)
@@ -190,4 +195,4 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
     return BadNodes(log.name, nodes, _estimates(theta, p, scale, conf, reason, info), disp,
                     _worst_frame(ks, share, envelope), not reason, reason,
                     int(use.sum()) + n_zero, int(iv.keys.size), int(fails.sum()), float(np.dot(p.weight, p.expo)),
-                    truncated, conf, alpha, ll)
+                    truncated, conf, alpha, ll, lr)

@@ -34,7 +34,8 @@ class BadNodes(Result):
     and ``unfixed`` with their intervals (``estimable`` False where the log
     cannot tell them).  ``dispersion`` is the Poisson against negative-binomial
     test; ``worst`` the worst-k nodes' share of failures against a homogeneous
-    fleet's envelope.
+    fleet's envelope; ``model_lr`` the two-class model's likelihood ratio
+    against one rate for all nodes.
     """
 
     name: str
@@ -52,6 +53,7 @@ class BadNodes(Result):
     conf: float = 0.95
     alpha: float = 0.05
     loglik: float = float("nan")
+    model_lr: float = 0.0
 
     @property
     def heterogeneous(self):
@@ -158,6 +160,10 @@ class BadNodes(Result):
         if self.heterogeneous:
             return head + f" This fleet has bad nodes: failures are spread more unevenly than a homogeneous " \
                           f"fleet's would be ({test})."
+        if self.estimable:
+            return head + f" Failures per node are spread about as a homogeneous fleet's would be ({test}), but " \
+                          f"the times between failures show a bad class (likelihood ratio " \
+                          f"{number(self.model_lr, 3)} against one rate for all nodes)."
         return head + f" No sign of bad nodes: failures are spread about as a homogeneous fleet's would be ({test})."
 
     def _model_sentences(self):
@@ -170,12 +176,13 @@ class BadNodes(Result):
                     f"{number(1000 * lo, 3)} to {number(1000 * hi, 3)})."]
         pi, m, nu = (self._value(n) for n in ("bad_share", "multiplier", "unfixed"))
         mt = self._value("good_mtbf_h")
-        fix = "most repairs of a bad node fix it" if nu[0] < 0.5 else "most repairs of a bad node leave the fault"
+        fix = "most repairs fix a bad node" if nu[0] < 0.5 else "most repairs do not fix a bad node"
         return [f"The two-class model puts {pct(pi[0])} of nodes bad at the start ({c} interval {pct(pi[1])} to "
                 f"{pct(pi[2])}), failing {number(m[0], 3)} times as often as good nodes ({number(m[1], 3)} to "
                 f"{number(m[2], 3)}); a good node's MTBF is {hours_text(mt[0])} ({hours_text(mt[1])} to "
                 f"{hours_text(mt[2])}).",
-                f"Repairs: {fix}, which stays in place after {pct(nu[0])} of them ({pct(nu[1])} to {pct(nu[2])})."]
+                f"A repair of a bad node leaves the fault in place {pct(nu[0])} of the time ({pct(nu[1])} to "
+                f"{pct(nu[2])}): {fix}."]
 
     def _worst_sentence(self):
         w = self.worst

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "subset", "NAMES"]
+__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "subset", "homogeneous_loglik",
+           "NAMES"]
 
 
 def _dot(a, b):
@@ -178,6 +179,23 @@ def fit_twoclass(p):
     lo, hi = np.array(_BOUNDS).T
     theta = np.clip(best.x, lo, hi)
     return theta, loglik(theta, p, scale)[0], scale, bool(best.success)
+
+
+def homogeneous_loglik(p, scale):
+    """The log-likelihood of one rate for all nodes (no bad class), at its maximum: comparable with
+    :func:`loglik` (the same terms with ``bad_share`` 0)."""
+    w, s, u, t = p.weight, p.fails, p.expo, p.trunc_h
+
+    def ll(log_lam):
+        lam = np.exp(log_lam)
+        out = _dot(w, s * log_lam - lam * u)
+        cut = t > 0
+        return out - (_dot(w[cut], np.log(-np.expm1(-lam * t[cut]))) if cut.any() else 0.0)
+
+    c = np.log(scale)
+    res = optimize.minimize_scalar(lambda v: -ll(v), bounds=(c - 8, c + 4), method="bounded",
+                                   options={"xatol": 1e-10})
+    return -float(res.fun)
 
 
 def hessian(theta, p, scale, step=1e-4):
