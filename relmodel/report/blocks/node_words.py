@@ -26,6 +26,10 @@ def nodes_sentences(records):
            f"(test p = {p_text}). "
            + (f"Pull {', '.join(pull[:8])}{' and more' if len(pull) > 8 else ''}: each is more likely bad than good "
               f"now." if pull else "No node is more likely bad than good now, so none is named to pull.")]
+    was = b.get("was_bad") or []
+    if was:
+        out[0] += (f" Watch {', '.join(was[:8])}{' and more' if len(was) > 8 else ''}: likely bad during the log, "
+                   f"they look fixed since.")
     r = records.get("retirement")
     if isinstance(r, dict) and r.get("policies"):
         best = next((x for x in r["policies"] if x.get("policy") == r.get("best")), None)

@@ -83,5 +83,13 @@ def to_pull_names(est):
     return [str(x) for x in pulled(est)["node"].tolist()]
 
 
+def was_bad_names(est, limit=10):
+    """Nodes likely bad during the log (at least even odds) but not now: fixed since, to watch."""
+    if not est.heterogeneous or not est.estimable:
+        return []
+    n = est.nodes
+    return [str(x) for x in n[(n["p_bad_ever"] >= 0.5) & (n["p_bad"] < 0.5)]["node"].head(limit).tolist()]
+
+
 def share_to_float(x):
     return float(x) if np.isfinite(x) else None

@@ -107,12 +107,16 @@ def _worst_frame(ks, share, envelope):
                          "beyond": np.asarray(share) > np.asarray(envelope)})
 
 
-def _nodes_frame(iv, p_bad, conf):
+def _nodes_frame(iv, p_bad, p_ever, conf):
     fails, expo = iv.failures, iv.exposure_h
     rate, lo, hi = _exact_rates(fails.astype(float), expo, conf)
     df = pd.DataFrame({"node": iv.keys, "failures": fails, "exposure_h": expo, "rate_per_1000h": rate,
-                       "rate_lo": lo, "rate_hi": hi, "p_bad": p_bad})
-    return df.sort_values(["p_bad", "failures"], ascending=False, kind="stable").reset_index(drop=True)
+                       "rate_lo": lo, "rate_hi": hi, "p_bad": p_bad, "p_bad_ever": p_ever})
+    # likeliest bad now first; among nodes alike on that (to the printed digit), those likeliest bad in the log
+    key = pd.DataFrame({"now": np.round(df["p_bad"], 3), "ever": np.round(df["p_bad_ever"], 3),
+                        "failures": df["failures"]})
+    order = key.sort_values(["now", "ever", "failures"], ascending=False, kind="stable").index
+    return df.loc[order].reset_index(drop=True)
 
 
 def _fit(iv, population, listed_fail, alpha):
@@ -124,16 +128,18 @@ def _fit(iv, population, listed_fail, alpha):
     lr = max(0.0, 2 * (ll - homogeneous_loglik(p, scale)))
     reason = _not_estimable(theta, info, iv.failures, lr, alpha)
     p_bad = np.full(iv.keys.size, np.nan)
+    p_ever = p_bad.copy()
     if reason:
-        return theta, ll, scale, p, reason, p_bad, info, lr
-    post = node_posterior_bad(theta, p, scale)
+        return theta, ll, scale, p, reason, (p_bad, p_ever), info, lr
+    post, ever = node_posterior_bad(theta, p, scale)
     fitted = listed_fail if population is None else np.ones(iv.keys.size, bool)
     p_bad[fitted] = post[:int(fitted.sum())]
+    p_ever[fitted] = ever[:int(fitted.sum())]
     if not fitted.all():  # listed for planned outages only: no failure in their time in service
         pi, m, lam, _ = natural(theta, scale)
         e = iv.exposure_h[~fitted]
-        p_bad[~fitted] = 1 / (1 + (1 - pi) / pi * np.exp(lam * (m - 1) * e))
-    return theta, ll, scale, p, reason, p_bad, info, lr
+        p_bad[~fitted] = p_ever[~fitted] = 1 / (1 + (1 - pi) / pi * np.exp(lam * (m - 1) * e))
+    return theta, ll, scale, p, reason, (p_bad, p_ever), info, lr
 
 
 def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=None):
@@ -191,7 +197,7 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
     w = np.append(np.ones(int(use.sum())), n_zero)
     disp = dispersion_test(np.append(fails[use], 0), np.append(expo[use], iv.window_h), w, truncated, conf)
     ks, share, envelope, _ = worst_shares(fails[use], expo[use], n_zero, iv.window_h, truncated, seed=seed, ks=k)
-    nodes = _nodes_frame(iv, p_bad, conf)
+    nodes = _nodes_frame(iv, *p_bad, conf)
     return BadNodes(log.name, nodes, _estimates(theta, p, scale, conf, reason, info), disp,
                     _worst_frame(ks, share, envelope), not reason, reason,
                     int(use.sum()) + n_zero, int(iv.keys.size), int(fails.sum()), float(np.dot(p.weight, p.expo)),

@@ -23,6 +23,13 @@ def _names(items):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _listed(items, most=5):
+    """``a, b and c``, or the first ``most`` and "and N more"."""
+    if len(items) <= most:
+        return _names(items)
+    return ", ".join(items[:most]) + f" and {len(items) - most:,} more"
+
+
 @dataclass(frozen=True, eq=False)
 class BadNodes(Result):
     """Bad nodes and repairs that do not fix them: the ranked nodes, the homogeneity test, the model's fit.
@@ -101,10 +108,11 @@ class BadNodes(Result):
         span = [f"{number(lo, 3)} to {number(hi, 3)}" if np.isfinite(hi) else no_time
                 for lo, hi in zip(t["rate_lo"], t["rate_hi"])]
         bad = [pct(p) if np.isfinite(p) else "not estimable" for p in t["p_bad"]]
+        ever = [pct(p) if np.isfinite(p) else "not estimable" for p in t["p_bad_ever"]]
         return pd.DataFrame({"node": t["node"].astype(str), "failures": [count(v) for v in t["failures"]],
                              "hours in service": [count(v) for v in t["exposure_h"]],
                              "failures per 1,000 h": rate, f"{c} interval (per 1,000 h)": span,
-                             "chance bad now": bad}).reset_index(drop=True)
+                             "chance bad now": bad, "chance bad during the log": ever}).reset_index(drop=True)
 
     def estimates_table(self):
         """The two-class model's parameters for people, with their intervals or why they are not estimable."""
@@ -145,7 +153,10 @@ class BadNodes(Result):
             out.append(f"{count(more)} node{'s are' if more != 1 else ' is'} more likely bad than good now; "
                        f"the likeliest: {_names(names)}.")
         elif self.estimable:
-            out.append("No node is more likely bad than good now.")
+            was = self.nodes[self.nodes["p_bad_ever"] >= 0.5]
+            out.append("No node is more likely bad than good now" + (
+                f"; {count(len(was))} node{'s were' if len(was) != 1 else ' was'} likely bad during the log and "
+                f"look fixed since ({_listed(list(was['node'].astype(str)))})." if len(was) else "."))
         out += self._worst_sentence()
         if self.truncated:
             out.append(f"The log lists only the {count(self.n_listed)} nodes that failed; each node's likelihood "

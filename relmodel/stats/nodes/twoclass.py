@@ -207,5 +207,7 @@ def hessian(theta, p, scale, step=1e-4):
 
 
 def node_posterior_bad(theta, p, scale):
-    """Each node's posterior probability of being bad at the end of its observation (its j = n path)."""
-    return loglik(theta, p, scale, posterior=True)[2][p.last]
+    """Each node's posterior probability of being bad at the end of its observation (its j = n path), and of
+    having been bad at its start (every path but j = 0: bad at some time in the log)."""
+    post = loglik(theta, p, scale, posterior=True)[2]
+    return post[p.last], 1.0 - post[p.starts]

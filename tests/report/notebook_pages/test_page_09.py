@@ -68,6 +68,9 @@ def test_planted_lemons_found_named_and_priced(tmp_path):
     assert rec["bad_nodes"]["heterogeneous"] is True and api.heterogeneous
     assert rec["bad_nodes"]["p_value"] == pytest.approx(float(api.dispersion.p_value), rel=1e-9)
     assert rec["bad_nodes"]["nodes"] == 300
+    named = set(rec["bad_nodes"]["to_pull"]) | set(rec["bad_nodes"]["was_bad"])   # to pull, or to watch
+    planted = {f"node{i:03d}" for i in BAD}
+    assert len(named & planted) >= 4 and len(named - planted) <= 2
     # the worst node by failures is one of the planted ones (generator's truth)
     worst = api.nodes.sort_values("failures").iloc[-1]["node"]
     assert worst in {f"node{i:03d}" for i in BAD}
