@@ -113,6 +113,9 @@ def payoff(A, n_air, n_rel, targets):
         print(f"   {k:12s} AIReSim {np.mean(air[k]):8.1f} h   relmodel {rel_wall[k]:8.1f} h")
     same = (np.mean(air["2 in 7 days"]) < np.mean(air["never"])) == (rel_wall["2 in 7 days"] < rel_wall["never"])
     print(f"   same ordering of policies: {same}")
+    print("   (AIReSim re-selects every host from the idle pool, in list order, when its standbys run out, which")
+    print("    leaves recently repaired servers idle; relmodel keeps the surviving hosts: its runs without")
+    print("    retirement are longer. data/field_rates.md says more.)")
     targets.add("payoff regime: same policy ordering (1 = yes)", float(same), 1, unit="")
 
 
