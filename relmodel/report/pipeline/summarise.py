@@ -22,7 +22,7 @@ from ..blocks.markup import HEADLINE
 from ..kernels.records import clean
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "answer_sentences", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -32,11 +32,25 @@ def _ok(x):
 
 
 def _interval(d):
-    rng = ""
-    lo, hi = d.get("interval_lo"), d.get("interval_hi")
-    if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi):  # the range says what it covers
-        rng = f" ({P.duration(lo)} to {P.duration(hi)} over {rate_range(d)})"
+    rng = duration_range(d.get("interval_lo"), d.get("interval_hi"), d)
     return f"Checkpoint every {P.duration(d['interval_h'])}{rng}."
+
+
+#: What an unbounded upper end means: the bootstrap's lower failure rate is 0 (a log with a few interruptions).
+UNBOUNDED = "no upper end: with so few interruptions the failure rate's lower bound is 0"
+
+
+def duration_range(lo, hi, d):
+    """`` (2.4 h to 9 h over the failure rate's 95% range)``; `` (at least 2.4 h over ...; no upper end: ...)``
+    when the upper end is unbounded (``inf``, or None beside a finite lower end); nothing when there is no range
+    or it rounds to one value."""
+    if not _ok(lo):
+        return ""
+    if hi is None or (isinstance(hi, (int, float)) and math.isinf(hi) and hi > 0):
+        return f" (at least {P.duration(lo)} over {rate_range(d)}; {UNBOUNDED})"
+    if _ok(hi) and P.duration(lo) != P.duration(hi):  # the range says what it covers
+        return f" ({P.duration(lo)} to {P.duration(hi)} over {rate_range(d)})"
+    return ""
 
 
 def rate_range(d):
@@ -354,6 +368,8 @@ def null_reasons(records, reasons, path=""):
                     and _ok(records.get("p_reachable")) and records["p_reachable"] < 1:
                 why = (f"no bound: in {P.pct(1 - records['p_reachable'], 0)} of the bootstrap draws no node "
                        f"MTBF reaches the target (per-job causes cap ETTR at {P.pct(records.get('cap_ettr'))})")
+            elif k in ("job_mtbf_hi", "interval_hi") and _ok(records.get(k[:-2] + "lo")):
+                why = f"unbounded ({UNBOUNDED}): the answer says 'at least' the lower end"
             elif k.endswith(("_lo", "_hi")):
                 why = "no interval: the bootstrap was turned off (n_boot below 2)"
             else:

@@ -258,6 +258,11 @@ def _spread(centre, *pairs):
     return max(0.0, centre - down), min(1.0, centre + up)
 
 
+def _interval_at(mtbf, d):
+    """The optimal interval at one bound of the MTBF; ``inf`` when that bound is unbounded (too few failures)."""
+    return math.inf if not math.isfinite(mtbf) else float(optimal_interval(mtbf=mtbf, ckpt_cost=d))
+
+
 def _cap_ettr(fixed, d, r, law=None):
     """The best ETTR perfect hardware gives: the per-job causes alone, under ``law`` (None: exponential)."""
     if fixed <= 0:
@@ -369,8 +374,8 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         n_gpus=tgt.n_gpus, n_nodes=tgt.n_nodes, gpus_per_node=tgt.gpus_per_node, target_ettr=float(target_ettr),
         ckpt_cost_h=d, restart_h=r, job_mtbf_h=m, job_mtbf_lo=lo, job_mtbf_hi=hi,
         interval_h=interval,
-        interval_lo=stretch * float(optimal_interval(mtbf=lo, ckpt_cost=d, restart=r)),
-        interval_hi=stretch * float(optimal_interval(mtbf=hi, ckpt_cost=d, restart=r)),
+        interval_lo=stretch * _interval_at(lo, d),
+        interval_hi=stretch * _interval_at(hi, d),
         ettr=ettr_, ettr_lo=e_lo, ettr_hi=e_hi,
         required_job_mtbf_h=m_req, fixed_per_day=24 * fixed, hardware_per_day=24 * hardware,
         observed_node_mtbf_h=t_now[0],
