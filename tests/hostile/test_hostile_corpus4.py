@@ -55,3 +55,38 @@ def test_small_log_decision_carries_an_unbounded_upper_end_honestly(tmp_path):
     why = null_reasons(rec, {})
     assert "unbounded" in why["job_mtbf_hi"] and "bootstrap was turned off" not in why["job_mtbf_hi"]
     assert "inf" not in d.scaled.text()
+
+
+# --- 2. equal gaps: the Lewis-Robinson test is undefined, and says so -----------------------------
+
+EQUAL = [48.0 * k for k in range(1, 12)]      # eleven failures, two days apart (hours)
+
+
+def test_lewis_robinson_on_equal_gaps_is_an_honest_undefined_result():
+    from relmodel.stats.survival.trends import lewis_robinson_test
+    r = lewis_robinson_test(EQUAL, end=48.0 * 12)
+    assert not r.defined and r.direction == "undefined"
+    assert math.isnan(r.statistic) and math.isnan(r.p_value)
+    assert "equal" in r.text() or "same length" in r.text()
+
+
+def test_trend_and_its_page_block_handle_equal_gaps():
+    import relmodel
+    from relmodel.report.notebook_pages.fit_page import trend_block
+    tr = relmodel.trend(EQUAL, end=48.0 * 12)
+    assert tr.verdict in ("steady", "improving", "wearing out")     # decided by MIL-HDBK-189, which applies
+    verdict, block = trend_block(tr)
+    html = str(block)
+    assert verdict != "inconclusive" and "no verdict" in html and "nan" not in html.lower()
+    lr = relmodel.trend(EQUAL, end=48.0 * 12, method="lewis-robinson")
+    assert lr.verdict == "undefined" and "undefined" in lr.text() and "nan" not in lr.text()
+
+
+def test_decide_reads_an_equal_gap_log_with_its_trend_tested(tmp_path):
+    import relmodel
+    from relmodel.scale.targets.decision import decide
+    path = tmp_path / "equal.csv"
+    path.write_text("time,cause\n" + "".join(f"2024-01-{1 + 2 * k:02d} 00:00,GPU\n" for k in range(12)))
+    src = relmodel.load_source(str(path), start="time", cause="cause", source_gpus=64)
+    d = decide(src, 1024, 0.9, "1min", "10min", n_boot=200, seed=0, simulate=False)
+    assert "cannot be estimated" not in d.today_reason and d.trend in ("steady", "disagree", "rising", "falling")
