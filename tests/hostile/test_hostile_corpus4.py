@@ -90,3 +90,59 @@ def test_decide_reads_an_equal_gap_log_with_its_trend_tested(tmp_path):
     src = relmodel.load_source(str(path), start="time", cause="cause", source_gpus=64)
     d = decide(src, 1024, 0.9, "1min", "10min", n_boot=200, seed=0, simulate=False)
     assert "cannot be estimated" not in d.today_reason and d.trend in ("steady", "disagree", "rising", "falling")
+
+
+# --- 3. a hopeless simulation is refused before it draws, and decide answers with the formula ------
+
+def _slurm_run(n_int=23, days=35, requeue_min=30, seed=2, shape=2.5):
+    """A 4-node Slurm run: ``n_int`` NODE_FAIL segments in ``days`` days, each requeued after ``requeue_min``.
+
+    Times between interruptions are Weibull with ``shape`` (2.5: fairly regular), rescaled to the window."""
+    import datetime as dt
+
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    t0 = dt.datetime(2024, 3, 1)
+    g = rng.weibull(shape, n_int + 1)
+    ends = np.cumsum(g)[:-1] / g.sum() * days * 24
+    rows = ["JobID|JobName|State|ExitCode|Start|End|NodeList"]
+    start = t0
+    for i, e in enumerate(ends):
+        end = max(t0 + dt.timedelta(hours=float(e)), start + dt.timedelta(minutes=5))
+        rows.append(f"{100 + i}|train|NODE_FAIL|0:0|{start:%Y-%m-%dT%H:%M:%S}|{end:%Y-%m-%dT%H:%M:%S}|gpu[01-04]")
+        start = end + dt.timedelta(minutes=requeue_min)
+    rows.append(f"200|train|COMPLETED|0:0|{start:%Y-%m-%dT%H:%M:%S}|"
+                f"{t0 + dt.timedelta(days=days):%Y-%m-%dT%H:%M:%S}|gpu[01-04]")
+    return "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("n_gpus", [4096, 16384])
+def test_decide_answers_a_hopeless_simulation_with_the_formula(tmp_path, n_gpus):
+    import relmodel
+    from relmodel.scale.targets.decision import decide
+    path = tmp_path / "sacct.txt"
+    path.write_text(_slurm_run())
+    src = relmodel.load_source(str(path))
+    assert src.source_gpus == 32 and src.n_events == 23
+    d = decide(src, n_gpus, 0.9, "1min", None, n_boot=200, seed=0)
+    assert d.restart_h == pytest.approx(0.5, abs=0.02)              # measured from the requeue gaps
+    assert d.basis == "formula" and d.no_progress
+    assert "formula" in d.law_reason
+    assert 0 <= d.ettr < 0.5
+
+
+def test_regular_gaps_shorter_than_the_restart_are_refused_before_drawing():
+    from scipy import stats
+
+    from relmodel.checkpoint.simulate import simulate_training
+    from relmodel.errors import NoProgressError
+
+    class Fit:  # Weibull shape 2.5, mean 4.3 min: a gap outlasts a 30 min restart with chance ~4e-42
+        mean_h = 4.3 / 60
+
+        def ppf(self, q):
+            return stats.weibull_min(2.5, scale=self.mean_h / math.gamma(1.4)).ppf(q)
+
+    assert math.exp(-((30 / 4.3 * math.gamma(1.4)) ** 2.5)) < 1e-40
+    with pytest.raises(NoProgressError, match="nothing to simulate"):
+        simulate_training(300 * Fit.mean_h, "2min", Fit(), "1min", "30min", n_runs=200, seed=0)
