@@ -393,3 +393,11 @@ class PrecisionWarning(UserWarning):
 
 
 __all__ += ["PrecisionWarning"]
+
+
+class ReportFolderWarning(UserWarning):
+    """A folder a stopped report run left was kept (wholly or in part): it holds files relmodel cannot prove it
+    wrote; the message names the folder and what stays."""
+
+
+__all__ += ["ReportFolderWarning"]

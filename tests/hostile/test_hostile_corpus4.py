@@ -146,3 +146,88 @@ def test_regular_gaps_shorter_than_the_restart_are_refused_before_drawing():
     assert math.exp(-((30 / 4.3 * math.gamma(1.4)) ** 2.5)) < 1e-40
     with pytest.raises(NoProgressError, match="nothing to simulate"):
         simulate_training(300 * Fit.mean_h, "2min", Fit(), "1min", "30min", n_runs=200, seed=0)
+
+
+# --- 4. report folders: only files relmodel can prove it wrote are deleted -------------------------
+
+PAGE = "<!DOCTYPE html>\n<html><body>my own page</body></html>\n"
+PNG = b"\x89PNG\r\n\x1a\n" + b"my picture" * 10
+
+
+def _dead_pid():
+    return 2 ** 22 + 12345  # above Linux's pid_max default: no such process
+
+
+def _stale_from_a_real_staging(tmp_path):
+    """A staging folder as a killed run leaves it: pages written through relmodel, marker in progress."""
+    import json
+
+    from relmodel.report.safety import folders as F
+    out = tmp_path / "r"
+    staging = F.Staging(out)
+    staging.__enter__()
+    F.write_text(staging.path / "01_page.html", "<!DOCTYPE html><html>relmodel's page</html>")
+    F.write_bytes(staging.path / "key-1-ettr.png", PNG + b"relmodel")
+    staging.mark("in progress")
+    data = json.loads((staging.path / "summary.json").read_text())
+    data["relmodel"]["pid"] = _dead_pid()
+    (staging.path / "summary.json").write_text(json.dumps(data))
+    out.rmdir()  # the killed run's placeholder, as a user might remove it
+    return out, staging.path, data["relmodel"]
+
+
+def test_a_staging_marker_records_size_and_hash_of_each_file_written(tmp_path):
+    import hashlib
+    _out, stale, mark = _stale_from_a_real_staging(tmp_path)
+    page = (stale / "01_page.html").read_bytes()
+    assert mark["written"]["01_page.html"] == [len(page), hashlib.sha256(page).hexdigest()]
+    assert set(mark["written"]) == {"01_page.html", "key-1-ettr.png"}
+
+
+def test_a_stopped_runs_folder_keeps_the_users_files_and_says_so(tmp_path):
+    from relmodel.errors import ReportFolderWarning
+    from relmodel.report.safety import folders as F
+    out, stale, _mark = _stale_from_a_real_staging(tmp_path)
+    (stale / "notes.html").write_text(PAGE)             # the user's, saved into the folder
+    (stale / "key-9-mine.png").write_bytes(PNG)
+    (stale / "results.json").write_text('{"mine": 1}')
+    with pytest.warns(ReportFolderWarning, match="notes.html"):
+        kept = F.remove_stale(out)
+    assert kept == [stale]
+    assert not (stale / "01_page.html").exists() and not (stale / "key-1-ettr.png").exists()
+    assert (stale / "notes.html").read_text() == PAGE and (stale / "key-9-mine.png").read_bytes() == PNG
+    assert (stale / "results.json").read_text() == '{"mine": 1}'
+
+
+def test_a_page_changed_since_relmodel_wrote_it_is_kept(tmp_path):
+    from relmodel.errors import ReportFolderWarning
+    from relmodel.report.safety import folders as F
+    out, stale, _mark = _stale_from_a_real_staging(tmp_path)
+    (stale / "01_page.html").write_text(PAGE)            # same name, the user's content now
+    with pytest.warns(ReportFolderWarning, match="01_page.html"):
+        F.remove_stale(out)
+    assert (stale / "01_page.html").read_text() == PAGE
+
+
+def test_a_stopped_runs_folder_of_relmodels_files_only_goes(tmp_path, recwarn):
+    from relmodel.report.safety import folders as F
+    out, stale, _mark = _stale_from_a_real_staging(tmp_path)
+    assert F.remove_stale(out) == []
+    assert not stale.exists() and not recwarn.list
+
+
+def test_an_old_format_marker_is_not_trusted_by_force(tmp_path):
+    import json
+
+    from relmodel.errors import ReportError
+    from relmodel.report.safety import folders as F
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "summary.json").write_text(json.dumps({"relmodel": {"signature": F.SIGNATURE, "status": "complete"},
+                                                  "notebooks": [{"html": "index.html"}]}))
+    (out / "index.html").write_text(PAGE)
+    (out / "key-1-mine.png").write_bytes(PNG)
+    assert F.written_files(out) == {"summary.json"}
+    with pytest.raises(ReportError, match="did not write"):
+        F.check_target(out, force=True)
+    assert (out / "index.html").read_text() == PAGE and (out / "key-1-mine.png").read_bytes() == PNG
