@@ -231,3 +231,48 @@ def test_an_old_format_marker_is_not_trusted_by_force(tmp_path):
     with pytest.raises(ReportError, match="did not write"):
         F.check_target(out, force=True)
     assert (out / "index.html").read_text() == PAGE and (out / "key-1-mine.png").read_bytes() == PNG
+
+
+# --- 5. terminal escapes from data and file names are shown escaped, never sent raw ----------------
+
+ESC = "GPU\x1b]0;pwned\x07"
+
+
+def _raw_controls(text):
+    return [c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+
+
+def _hostile_log(folder, name="log.csv"):
+    path = folder / name
+    rows = [f"2024-01-{d:02d}T00:00:00,n{d % 4},{ESC if d % 2 else 'NIC'}" for d in range(1, 25)]
+    path.write_text("start,node,cause\n" + "\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("command", [["rates"], ["rates", "--per", "node"], ["fit"],
+                                     ["interval", "--gpus", "1024", "--source-gpus", "32"],
+                                     ["requirements", "--gpus", "1024", "--source-gpus", "32"]])
+def test_a_cause_name_with_an_escape_sequence_is_printed_escaped(tmp_path, command):
+    log = _hostile_log(tmp_path)
+    args = [command[0]] + ([str(log)] if command[0] in ("rates", "fit") else ["--log", str(log)]) + command[1:]
+    args += ["--start", "start", "--cause", "cause"] + (["--node", "node"] if command[0] != "fit" else [])
+    res = CliRunner().invoke(cli, args)
+    assert not _raw_controls(res.output), (res.exit_code, res.output[-500:])
+
+
+def test_a_file_name_with_an_escape_sequence_is_escaped_in_the_error_line(tmp_path):
+    bad = tmp_path / "x\x1b]0;pwned\x07.csv"
+    bad.write_text("nothing,here\n1,2\n")
+    res = CliRunner().invoke(cli, ["rates", str(bad), "--start", "start"])
+    assert res.exit_code == 2
+    assert not _raw_controls(res.output) and "\\x1b]0;pwned\\x07" in res.output
+
+
+def test_terminal_text_escapes_every_control_but_newline_and_tab():
+    from relmodel.base.escape import terminal_text
+    for code in list(range(32)) + list(range(0x7f, 0xa0)) + [0x202e, 0x2066]:
+        shown = terminal_text(f"a{chr(code)}b")
+        if chr(code) in "\n\t":
+            assert shown == f"a{chr(code)}b"
+        else:
+            assert not _raw_controls(shown) and chr(code) not in shown and "\\" in shown
