@@ -276,3 +276,76 @@ def test_terminal_text_escapes_every_control_but_newline_and_tab():
             assert shown == f"a{chr(code)}b"
         else:
             assert not _raw_controls(shown) and chr(code) not in shown and "\\" in shown
+
+
+# --- 6. silently wrong or raw errors: Slurm exports -----------------------------------------------
+
+HEAD = "JobID|JobName|State|ExitCode|Start|End|NNodes\n"
+
+
+def _two_segments(start0, end0, start1, end1, nnodes="4", exit0="0:0"):
+    return (HEAD + f"10|train|NODE_FAIL|{exit0}|{start0}|{end0}|{nnodes}\n"
+            f"11|train|COMPLETED|0:0|{start1}|{end1}|4\n")
+
+
+def test_a_ten_digit_time_format_is_read_with_the_format_not_as_unix_seconds():
+    import relmodel
+    text = _two_segments("2403010000", "2403020000", "2403020030", "2403030030")
+    log = relmodel.read_sacct(text, time_format="%y%m%d%H%M")
+    assert log.restart_gaps().hours.tolist() == pytest.approx([0.5])      # 00:00 to 00:30 on 2 March
+
+
+def test_sacct_times_with_utc_offsets_are_read_at_their_offsets():
+    import relmodel
+    # 10 ends at 00:00+02:00 = 22:00 UTC on 1 March; 11 starts at 00:30+01:00 = 23:30 UTC: 1.5 h later
+    text = _two_segments("2024-03-01T00:00:00+02:00", "2024-03-02T00:00:00+02:00",
+                         "2024-03-02T00:30:00+01:00", "2024-03-03T00:30:00+01:00")
+    assert relmodel.read_sacct(text).restart_gaps().hours.tolist() == pytest.approx([1.5])
+
+
+def test_sacct_times_mixing_offsets_and_none_are_a_named_error():
+    import relmodel
+    from relmodel.errors import SacctFormatError
+    text = _two_segments("2024-03-01T00:00:00+02:00", "2024-03-02T00:00:00+02:00",
+                         "2024-03-02T00:30:00", "2024-03-03T00:30:00")
+    with pytest.raises(SacctFormatError, match="line 3"):
+        relmodel.read_sacct(text)
+
+
+@pytest.mark.parametrize("nnodes", ["-4", "0", "2.5"])
+def test_a_node_count_that_is_not_a_whole_positive_number_is_refused_with_its_line(nnodes):
+    import relmodel
+    from relmodel.errors import SacctFormatError
+    text = _two_segments("2024-03-01T00:00:00", "2024-03-02T00:00:00", "2024-03-02T00:30:00",
+                         "2024-03-03T00:30:00", nnodes=nnodes)
+    with pytest.raises(SacctFormatError, match=r"line 2, field 'NNodes'"):
+        relmodel.read_sacct(text)
+
+
+def test_an_exit_code_or_elapsed_time_past_int64_is_a_named_error():
+    import relmodel
+    from relmodel.errors import SacctFormatError
+    huge = str(2 ** 70)
+    text = _two_segments("2024-03-01T00:00:00", "2024-03-02T00:00:00", "2024-03-02T00:30:00",
+                         "2024-03-03T00:30:00", exit0=f"{huge}:0")
+    with pytest.raises(SacctFormatError, match="ExitCode"):
+        relmodel.read_sacct(text)
+    text = ("JobID|JobName|State|ExitCode|Start|End|Elapsed|NNodes\n"
+            f"10|train|NODE_FAIL|0:0|2024-03-01T00:00:00|Unknown|{huge}:00:00|4\n"
+            "11|train|COMPLETED|0:0|2024-03-02T00:30:00|2024-03-03T00:30:00|24:00:00|4\n")
+    with pytest.raises(SacctFormatError, match="Elapsed"):
+        relmodel.read_sacct(text)
+
+
+@pytest.mark.parametrize("fmt", ["%Y-%m-%dT%H:%M:%S%Y", "%H%H", "%Y-%m-%dT%I:%M:%S %H"])
+def test_a_time_format_naming_a_field_twice_is_a_named_error(tmp_path, fmt):
+    import relmodel
+    from relmodel.errors import LogFormatError
+    text = _two_segments("2024-03-01T00:00:00", "2024-03-02T00:00:00", "2024-03-02T00:30:00",
+                         "2024-03-03T00:30:00")
+    with pytest.raises(LogFormatError, match="twice"):
+        relmodel.read_sacct(text, time_format=fmt)
+    path = tmp_path / "log.csv"
+    path.write_text("start,cause\n2024-03-01T00:00:00,GPU\n2024-03-02T00:00:00,GPU\n")
+    with pytest.raises(LogFormatError, match="twice"):
+        relmodel.read_log(path, start="start", time_format=fmt)
