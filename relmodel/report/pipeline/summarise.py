@@ -20,6 +20,7 @@ from ..blocks import present as P
 from ..safety.folders import marker
 from ..blocks.markup import HEADLINE
 from ..kernels.records import clean
+from .ranges import UNBOUNDED, duration_range, rate_range
 from .store import write_summary
 
 __all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
@@ -34,29 +35,6 @@ def _ok(x):
 def _interval(d):
     rng = duration_range(d.get("interval_lo"), d.get("interval_hi"), d)
     return f"Checkpoint every {P.duration(d['interval_h'])}{rng}."
-
-
-#: What an unbounded upper end means: the bootstrap's lower failure rate is 0 (a log with a few interruptions).
-UNBOUNDED = "no upper end: with so few interruptions the failure rate's lower bound is 0"
-
-
-def duration_range(lo, hi, d):
-    """`` (2.4 h to 9 h over the failure rate's 95% range)``; `` (at least 2.4 h over ...; no upper end: ...)``
-    when the upper end is unbounded (``inf``, or None beside a finite lower end); nothing when there is no range
-    or it rounds to one value."""
-    if not _ok(lo):
-        return ""
-    if hi is None or (isinstance(hi, (int, float)) and math.isinf(hi) and hi > 0):
-        return f" (at least {P.duration(lo)} over {rate_range(d)}; {UNBOUNDED})"
-    if _ok(hi) and P.duration(lo) != P.duration(hi):  # the range says what it covers
-        return f" ({P.duration(lo)} to {P.duration(hi)} over {rate_range(d)})"
-    return ""
-
-
-def rate_range(d):
-    """What the interval and job MTBF ranges cover: "the failure rate's 95% range"."""
-    conf = d.get("conf")
-    return f"the failure rate's {P.pct(conf, 0)} range" if _ok(conf) else "the failure rate's range"
 
 
 def _range(lo, hi, covers=None):

@@ -56,8 +56,7 @@ __all__ = [
 VERDICTS = ("steady", "improving", "wearing out")
 
 #: Why the Lewis-Robinson test has no statistic for some logs.
-EQUAL_GAPS = ("every gap between failures is the same length, so their coefficient of variation is 0 and the "
-              "Lewis-Robinson statistic (Laplace's divided by it) is undefined")
+EQUAL_GAPS = "every gap between failures is the same length: their coefficient of variation, the divisor, is 0"
 
 
 @renamed_keywords(data="source")
@@ -199,8 +198,7 @@ def lewis_robinson_test(times, end=None, *, start=None):
     gaps = np.diff(np.concatenate([[0.0], t]))
     cv = gaps.std(ddof=1) / gaps.mean()
     if not cv > 0:
-        return TrendTest("Lewis-Robinson", float("nan"), float("nan"), "undefined", lap.n, T, trunc,
-                         undefined_because=EQUAL_GAPS)
+        return TrendTest("Lewis-Robinson", np.nan, np.nan, "undefined", lap.n, T, trunc, undefined_because=EQUAL_GAPS)
     u = lap.statistic / cv
     p = 2 * stats.norm.sf(abs(u))
     return TrendTest("Lewis-Robinson", float(u), float(p), _direction(u > 0, u < 0), lap.n, T, trunc)
@@ -446,9 +444,6 @@ def trend(source, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", co
         raise FitError("the Lewis-Robinson test needs one system; with node= use 'mil-hdbk-189' or 'laplace'")
     tests = tuple(_METHODS[k](*args, **kw) for k in names)
     deciding = tests[names.index(key)]
-    if not deciding.defined:
-        verdict = "undefined"
-    else:
-        verdict = deciding.direction if deciding.p_value < alpha else "steady"
+    verdict = "undefined" if not deciding.defined else deciding.direction if deciding.p_value < alpha else "steady"
     return TrendResult(verdict, deciding.p_value, deciding.test, alpha, tests, crow_amsaa(*args, conf=conf, **kw))
 
