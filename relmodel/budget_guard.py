@@ -35,11 +35,27 @@ DEFAULT_MEMORY = 2 * 2**30
 
 
 def _env(name, default):
-    try:
-        value = float(os.environ.get(name, default))
-    except ValueError:
+    """The budget the environment variable ``name`` sets, or ``default`` when it is unset.
+
+    A value that is not a positive, finite number (``lots``, ``-1``, ``inf``) is not replaced silently:
+    :class:`~relmodel.errors.BudgetWarning` names the variable, what it holds and the default used.
+    """
+    text = os.environ.get(name)
+    if text is None or not text.strip():
         return default
-    return value if value > 0 and math.isfinite(value) else default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if value > 0 and math.isfinite(value):
+        return value
+    import warnings
+
+    from .errors import BudgetWarning
+    warnings.warn(BudgetWarning(f"{name}={brief(text)} is not a positive number, so relmodel uses its default "
+                                f"budget of {default:.3g} {'bytes' if 'MEMORY' in name else 'steps'}; set {name} "
+                                "to a number such as 5e9, or unset it"), stacklevel=2)
+    return default
 
 
 _BUDGET = {"work": _env("RELMODEL_WORK_BUDGET", DEFAULT_WORK),

@@ -401,3 +401,11 @@ class ReportFolderWarning(UserWarning):
 
 
 __all__ += ["ReportFolderWarning"]
+
+
+class BudgetWarning(UserWarning):
+    """A budget set in the environment (RELMODEL_WORK_BUDGET, RELMODEL_MEMORY_BUDGET) cannot be read; the
+    message names the variable, its value and the default used instead."""
+
+
+__all__ += ["BudgetWarning"]

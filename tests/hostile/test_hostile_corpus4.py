@@ -349,3 +349,100 @@ def test_a_time_format_naming_a_field_twice_is_a_named_error(tmp_path, fmt):
     path.write_text("start,cause\n2024-03-01T00:00:00,GPU\n2024-03-02T00:00:00,GPU\n")
     with pytest.raises(LogFormatError, match="twice"):
         relmodel.read_log(path, start="start", time_format=fmt)
+
+
+# --- 6. silently wrong or raw errors: arguments of the public functions ---------------------------
+
+@pytest.fixture(scope="module")
+def stepfun():
+    import relmodel
+    return relmodel.datasets.stepfun()
+
+
+@pytest.mark.parametrize("kw, error, needle", [
+    (dict(ckpt_cost=-1), "ModelInputError", "ckpt_cost"), (dict(ckpt_cost=float("nan")), "ModelInputError", "ckpt_cost"),
+    (dict(restart=-1), "ModelInputError", "restart"), (dict(restart=float("nan")), "ModelInputError", "restart"),
+    (dict(quantities=["failures", "failures"]), "FitError", "more than once"),
+    (dict(n_draws=0), "CountError", "n_draws"), (dict(n_draws=-5), "CountError", "n_draws"),
+    (dict(seed=-1), "ModelInputError", "seed"), (dict(split="0.7"), "FitError", "split"),
+    (dict(conf="0.9"), "FitError", "conf"), (dict(n_draws=10 ** 13), "BudgetError", "n_draws"),
+])
+def test_forecast_check_refuses_bad_arguments_by_name(stepfun, kw, error, needle):
+    import relmodel
+    from relmodel import errors
+    with pytest.raises(getattr(errors, error), match=needle):
+        relmodel.forecast_check(stepfun, **kw)
+
+
+def test_forecast_check_of_no_logs_is_refused():
+    import relmodel
+    from relmodel.errors import FitError
+    with pytest.raises(FitError, match="at least one log"):
+        relmodel.forecast_check([])
+
+
+def test_fit_refuses_a_two_dimensional_array():
+    import numpy as np
+
+    import relmodel
+    from relmodel.errors import FitError
+    for a in (np.arange(1, 21, dtype=float).reshape(4, 5), np.arange(1, 21).reshape(4, 5)):
+        with pytest.raises(FitError, match="shape"):
+            relmodel.fit(a, "weibull")
+
+
+def test_component_rates_of_a_count_table_refuses_an_unknown_column():
+    import relmodel
+    from relmodel.errors import UnknownColumnError
+    counts = relmodel.datasets.llama3_54day()
+    with pytest.raises(UnknownColumnError, match="'component'.*'category'"):
+        relmodel.component_rates(counts, by="nosuch")
+    by_cat = relmodel.component_rates(counts, by="category")
+    total = by_cat.loc[by_cat["component"] == "Total", "count"].iloc[0]
+    assert by_cat["component"].iloc[0] == "GPU" and total == counts.counts["count"].sum()
+
+
+@pytest.mark.parametrize("n_gpus", [1024.5, True, float("nan"), -8])
+def test_decide_refuses_a_gpu_count_that_is_not_whole(n_gpus):
+    import relmodel
+    from relmodel.errors import ModelInputError
+    with pytest.raises(ModelInputError, match="n_gpus"):
+        relmodel.decide(relmodel.datasets.llama3_54day(), n_gpus, 0.9, "1min", "10min", n_boot=20, simulate=False)
+
+
+def test_backtest_refuses_a_nan_interval_or_cost(tmp_path):
+    import relmodel
+    from relmodel.errors import ModelInputError
+    run = relmodel.read_sacct(_slurm_run())
+    for args in ((float("nan"), "1min"), ("30min", float("nan"))):
+        with pytest.raises(ModelInputError, match="all finite"):
+            relmodel.backtest(run, *args)
+
+
+def test_whatif_refuses_a_negative_bootstrap_size():
+    import relmodel
+    from relmodel.errors import CountError
+    from relmodel.stragglers.ops import example_ops
+    with pytest.raises(CountError, match="n_boot"):
+        relmodel.whatif(example_ops("ST"), n_boot=-1)
+
+
+def test_synthetic_steps_checks_its_size_before_allocating():
+    import relmodel
+    from relmodel.errors import BudgetError, ModelInputError
+    with pytest.raises(BudgetError, match="synthetic_steps"):
+        relmodel.synthetic_steps(n_nodes=10 ** 6, ranks_per_node=8, n_steps=10 ** 6)
+    with pytest.raises(ModelInputError, match="n_nodes"):
+        relmodel.synthetic_steps(n_nodes=4.5)
+
+
+@pytest.mark.parametrize("setting", ["RELMODEL_WORK_BUDGET=lots", "RELMODEL_MEMORY_BUDGET=-1"])
+def test_a_mistyped_budget_variable_is_said_with_its_name(setting):
+    import os
+    import subprocess
+    import sys
+    name, value = setting.split("=")
+    res = subprocess.run([sys.executable, "-c", "import relmodel.budget_guard as b; print(b.current_budget())"],
+                         env={**os.environ, name: value}, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0
+    assert "BudgetWarning" in res.stderr and name in res.stderr and repr(value) in res.stderr
