@@ -26,7 +26,8 @@ import os
 from .errors import BudgetError, CountError
 from .base.escape import brief
 
-__all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count", "runs_within"]
+__all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count",
+           "seed_value", "runs_within"]
 
 #: Default budget of elementary steps.
 DEFAULT_WORK = 2e9
@@ -147,6 +148,21 @@ def count(name, value, lo=0, hi=None):
     if value < lo or (hi is not None and value > hi):
         raise CountError(f"{name} must be {valid}, got {brief(value)}")
     return value
+
+
+def seed_value(value, name="seed"):
+    """``value`` when it is None or a whole number of 0 or more (what numpy seeds with); CountError otherwise.
+
+    Examples
+    --------
+    >>> seed_value(7), seed_value(None)
+    (7, None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise CountError(f"{name} must be a whole number of 0 or more, or None; got {brief(value)}")
+    return int(value)
 
 
 def runs_within(n_runs, per_run, limit, least=1):

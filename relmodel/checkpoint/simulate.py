@@ -31,6 +31,7 @@ import numpy as np
 
 from ..defaults import RESTART
 from ..base.deprecation import renamed_keywords
+from ..budget_guard import check_cost
 from ..errors import DurationError, ModelInputError, NoProgressError
 from .costs import cost_hours
 from .order import check_order
@@ -48,6 +49,8 @@ _MAX_DRAWS = 4_000_000  # lost-time draws held in memory at once
 MAX_FAILURES_PER_RUN = 1e5
 #: Failures of every run together (the same refusal).
 MAX_FAILURES = 2e9
+#: Checkpoint intervals one simulated run may hold (work / interval); more is a mistake of units.
+MAX_SEGMENTS = 1e12
 #: Gaps drawn (from a stream of their own) to estimate how much work a renewal law lets a run do per gap.
 _PILOT = 4096
 _NEVER_ENDS = ("the job does not finish: with these failures it rarely gets an interval plus a checkpoint "
@@ -150,8 +153,9 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
             raise ModelInputError(f"interval ({tau:.4g} h) is shorter than one step ({s:.4g} h)")
         tau = s * np.floor(tau / s * (1 + 1e-12))
     replicas = n_runs
-    if (isinstance(replicas, (bool, str)) or not np.isfinite(replicas) or int(replicas) != replicas
-            or replicas < 2):
+    whole = isinstance(replicas, (int, np.integer)) or (isinstance(replicas, (float, np.floating))
+                                                        and np.isfinite(replicas) and float(replicas).is_integer())
+    if isinstance(replicas, bool) or not whole or replicas < 2:
         raise ModelInputError(f"n_runs must be a whole number of 2 or more (simulate_to_precision sizes a "
                               f"run to its printed digits); got {replicas!r}")
     src = as_failure_source(failures)
@@ -167,6 +171,11 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise ModelInputError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); got {rng!r:.60}")
     rng = rng if rng is not None else np.random.default_rng(seed)
+    check_cost(f"simulate_training(n_runs={int(replicas):,})", memory=64.0 * replicas, hint="simulate fewer runs")
+    if not w / tau <= MAX_SEGMENTS:
+        raise ModelInputError(f"the run holds about {w / tau:.3g} checkpoint intervals (work {w:.4g} h over an "
+                              f"interval of {tau:.4g} h); relmodel simulates at most {MAX_SEGMENTS:.0e}: give "
+                              "the work and the interval in hours, or durations such as '30d' and '20min'")
     segs = _segments(w, tau, d)
     est = _daly_wall(w, tau, src.mean_h, d, r)
     per_run = _check_budget(_failures_per_run(src, segs, r, est), replicas)

@@ -18,12 +18,14 @@ import math
 
 import pandas as pd
 
+from ...budget_guard import count
 from ...checkpoint.intervals import optimal_interval
 from ...tables import Result
 from ...units import hours
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
-from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, law_name, restart_input
+from .decision_inputs import (MEASURED, PARAMETER, choose_law, cluster_wide_causes, cost_input, interval_at,
+                              law_name, restart_input)
 from .restart_growth import growth_words, planned_growth_h
 from .law_requirements import best_law_ettr
 from .requirements import best_ettr, plan_requirements
@@ -258,11 +260,6 @@ def _spread(centre, *pairs):
     return max(0.0, centre - down), min(1.0, centre + up)
 
 
-def _interval_at(mtbf, d):
-    """The optimal interval at one bound of the MTBF; ``inf`` when that bound is unbounded (too few failures)."""
-    return math.inf if not math.isfinite(mtbf) else float(optimal_interval(mtbf=mtbf, ckpt_cost=d))
-
-
 def _cap_ettr(fixed, d, r, law=None):
     """The best ETTR perfect hardware gives: the per-job causes alone, under ``law`` (None: exponential)."""
     if fixed <= 0:
@@ -315,13 +312,15 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     kw = dict(gpus_per_node=gpus_per_node, units=units, units_per_node=units_per_node, simulate=simulate,
               n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, share=share, seed=seed,
               restart_grows=restart_grows)
-    if int(n_boot) < 2:  # no bootstrap: point answers, no intervals
+    if count("n_boot", n_boot, lo=0) < 2:  # no bootstrap: point answers, no intervals
         point = decide(source, n_gpus, target_ettr, ckpt_cost, restart, n_boot=2, **kw)
         return dataclasses.replace(point, **{k: None for k in (
             "job_mtbf_lo", "job_mtbf_hi", "interval_lo", "interval_hi", "ettr_lo", "ettr_hi", "required_node_lo",
             "required_node_hi", "formula_ettr_lo", "formula_ettr_hi")}, p_reachable=float(point.reachable),
             range_covers="no range (the bootstrap was turned off)")
-    d = float(hours(ckpt_cost))
+    d = cost_input("ckpt_cost", ckpt_cost)
+    if restart is not None:
+        cost_input("restart", restart)
     r, r_from, r_note, latency = restart_input(data, restart)
     grow_h = planned_growth_h(tgt.n_gpus, src.n_gpus if r_from == MEASURED else 0) \
         if restart_grows and restart is None else 0.0
@@ -374,7 +373,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     return Decision(
         n_gpus=tgt.n_gpus, n_nodes=tgt.n_nodes, gpus_per_node=tgt.gpus_per_node, target_ettr=float(target_ettr),
         ckpt_cost_h=d, restart_h=r, job_mtbf_h=m, job_mtbf_lo=lo, job_mtbf_hi=hi, interval_h=interval,
-        interval_lo=stretch * _interval_at(lo, d), interval_hi=stretch * _interval_at(hi, d),
+        interval_lo=stretch * interval_at(lo, d), interval_hi=stretch * interval_at(hi, d),
         ettr=ettr_, ettr_lo=e_lo, ettr_hi=e_hi, required_job_mtbf_h=m_req, fixed_per_day=24 * fixed,
         hardware_per_day=24 * hardware, observed_node_mtbf_h=t_now[0], required_node_mtbf_h=node,
         required_node_lo=plan.node_mtbf_lo if node is not None and _finite(plan.node_mtbf_lo) else None,

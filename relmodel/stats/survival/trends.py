@@ -80,8 +80,8 @@ def event_times(source, end=None, *, start=None, include_planned=False):
         t = np.atleast_1d(np.asarray(hours(source), dtype=float))
         t0 = 0.0 if start is None else float(hours(start))
         t1 = None if end is None else float(hours(end))
-    if not np.all(np.isfinite(t)):
-        raise FitError("event times contain NaN or infinite values")
+    if not np.all(np.isfinite(t)) or not all(x is None or np.isfinite(x) for x in (t0, t1)):
+        raise FitError("event times and the observation window must be finite (no NaN or infinite values)")
     t = np.sort(t) - t0
     if t.size and t[0] < 0:
         raise FitError(f"an event at {t[0] + t0:g} h is before the start of observation ({t0:g} h)")
