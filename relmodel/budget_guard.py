@@ -26,7 +26,8 @@ import os
 from .errors import BudgetError, CountError
 from .base.escape import brief
 
-__all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count", "runs_within"]
+__all__ = ["DEFAULT_WORK", "DEFAULT_MEMORY", "budget", "set_budget", "current_budget", "check_cost", "count",
+           "seed_value", "runs_within"]
 
 #: Default budget of elementary steps.
 DEFAULT_WORK = 2e9
@@ -35,11 +36,27 @@ DEFAULT_MEMORY = 2 * 2**30
 
 
 def _env(name, default):
-    try:
-        value = float(os.environ.get(name, default))
-    except ValueError:
+    """The budget the environment variable ``name`` sets, or ``default`` when it is unset.
+
+    A value that is not a positive, finite number (``lots``, ``-1``, ``inf``) is not replaced silently:
+    :class:`~relmodel.errors.BudgetWarning` names the variable, what it holds and the default used.
+    """
+    text = os.environ.get(name)
+    if text is None or not text.strip():
         return default
-    return value if value > 0 and math.isfinite(value) else default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if value > 0 and math.isfinite(value):
+        return value
+    import warnings
+
+    from .errors import BudgetWarning
+    warnings.warn(BudgetWarning(f"{name}={brief(text)} is not a positive number, so relmodel uses its default "
+                                f"budget of {default:.3g} {'bytes' if 'MEMORY' in name else 'steps'}; set {name} "
+                                "to a number such as 5e9, or unset it"), stacklevel=2)
+    return default
 
 
 _BUDGET = {"work": _env("RELMODEL_WORK_BUDGET", DEFAULT_WORK),
@@ -131,6 +148,21 @@ def count(name, value, lo=0, hi=None):
     if value < lo or (hi is not None and value > hi):
         raise CountError(f"{name} must be {valid}, got {brief(value)}")
     return value
+
+
+def seed_value(value, name="seed"):
+    """``value`` when it is None or a whole number of 0 or more (what numpy seeds with); CountError otherwise.
+
+    Examples
+    --------
+    >>> seed_value(7), seed_value(None)
+    (7, None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise CountError(f"{name} must be a whole number of 0 or more, or None; got {brief(value)}")
+    return int(value)
 
 
 def runs_within(n_runs, per_run, limit, least=1):

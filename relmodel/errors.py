@@ -393,3 +393,19 @@ class PrecisionWarning(UserWarning):
 
 
 __all__ += ["PrecisionWarning"]
+
+
+class ReportFolderWarning(UserWarning):
+    """A folder a stopped report run left was kept (wholly or in part): it holds files relmodel cannot prove it
+    wrote; the message names the folder and what stays."""
+
+
+__all__ += ["ReportFolderWarning"]
+
+
+class BudgetWarning(UserWarning):
+    """A budget set in the environment (RELMODEL_WORK_BUDGET, RELMODEL_MEMORY_BUDGET) cannot be read; the
+    message names the variable, its value and the default used instead."""
+
+
+__all__ += ["BudgetWarning"]

@@ -1,4 +1,4 @@
-"""Escaping for what relmodel writes (base layer): HTML text and spreadsheet-safe CSV cells.
+"""Escaping for what relmodel writes (base layer): HTML text, spreadsheet-safe CSV cells and terminal text.
 
 Every ``_repr_html_`` and every report page puts text that comes from data, file
 names or parameters through :func:`html_text`; every CSV relmodel writes goes
@@ -7,12 +7,15 @@ that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is
 prefixed with a single quote, so a spreadsheet shows it as text instead of
 running it as a formula. Numbers stay numbers (a number column is never
 touched, and a text cell that is a plain number such as ``-2.5`` is kept).
+Everything the command line prints goes through :func:`terminal_text`: control
+bytes (an escape sequence in a cause name, a Slurm job name or a file name could
+retitle the terminal, move the cursor or hide text) are shown escaped, ``\x1b``.
 """
 
 import html
 import re
 
-__all__ = ["html_text", "html_paragraphs", "csv_cell", "csv_frame", "FORMULA_STARTS", "brief"]
+__all__ = ["html_text", "html_paragraphs", "csv_cell", "csv_frame", "FORMULA_STARTS", "brief", "terminal_text"]
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -78,3 +81,28 @@ def brief(value, limit=60):
         return f"{str(value)[:limit // 2 - 2]}… ({digits:,} digits)"
     text = repr(value) if not isinstance(value, int) else str(value)
     return text if len(text) <= limit else f"{text[:limit // 2]}… ({len(text):,} characters)"
+
+
+#: Control characters a terminal acts on: C0 but newline and tab, DEL, C1, and the Unicode marks that
+#: reorder text on screen (bidirectional overrides and isolates, "Trojan Source").
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(value):
+    r"""``value`` as text a terminal shows as it is: each control character written visibly escaped.
+
+    Newlines and tabs stay; an escape sequence cannot retitle the terminal or move the cursor.
+
+    Examples
+    --------
+    >>> terminal_text("GPU\x1b]0;pwned\x07")
+    'GPU\\x1b]0;pwned\\x07'
+    >>> terminal_text("two\nlines\tand a tab")
+    'two\nlines\tand a tab'
+    """
+    return _CONTROL.sub(_visible, str(value))
+
+
+def _visible(match):
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -166,8 +166,9 @@ def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
         raise ModelInputError("backtest needs the log of a Slurm run (relmodel.read_sacct); a log of outages "
                               "does not say when the run was running")
     tau, delta, startup = float(hours(interval)), float(hours(ckpt_cost)), float(hours(startup))
-    if tau <= 0 or delta < 0 or startup < 0:
-        raise ModelInputError(f"interval must be above 0 and ckpt_cost, startup at or above 0; got interval "
+    if not (np.isfinite(tau) and np.isfinite(delta) and np.isfinite(startup)) or tau <= 0 or delta < 0 or startup < 0:
+        raise ModelInputError(f"interval must be above 0 and ckpt_cost, startup at or above 0 (all finite); got "
+                              f"interval "
                               f"{tau:g} h, ckpt_cost {delta:g} h, startup {startup:g} h")
     seg = source.segments
     wall = float((seg.groupby("run")["end_h"].max() - seg.groupby("run")["start_h"].min()).sum())

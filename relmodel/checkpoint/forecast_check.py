@@ -23,7 +23,10 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import CKPT_COST, RESTART
-from ..errors import FitError
+from ..base.escape import brief
+from ..budget_guard import check_cost
+from ..budget_guard import count as budget_count
+from ..errors import FitError, ModelInputError, RelmodelError
 from ..tables import Result, count, duration, pct
 from ..units import hours
 from ..stats.forecast import current_rate
@@ -144,6 +147,25 @@ def _formatter(quantity):
     return lambda x: count(int(round(x)))
 
 
+def _fraction(name, value, example):
+    """``value`` as a float strictly between 0 and 1; FitError naming ``name`` otherwise (text, NaN, bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 < float(value) < 1:
+        raise FitError(f"{name} must be a number between 0 and 1 ({example}), got {brief(value)}")
+    return float(value)
+
+
+def _cost(name, value):
+    """A duration in hours, finite and zero or more; ModelInputError naming ``name`` otherwise."""
+    try:
+        h = float(hours(value))
+    except (RelmodelError, TypeError, ValueError) as exc:
+        raise ModelInputError(f"{name} must be a duration such as '1min' or hours; got {brief(value)}") from exc
+    if not np.isfinite(h) or h < 0:
+        raise ModelInputError(f"{name} must be a finite duration of zero or more; got {brief(value)}")
+    return h
+
+
 def _sources(sources, names):
     if isinstance(sources, dict):
         return list(sources.items())
@@ -216,18 +238,28 @@ def forecast_check(sources, *, split=0.7, conf=0.9, quantities=QUANTITIES, names
     >>> sorted(check.to_frame()["quantity"])
     ['failures', 'job_mtbf']
     """
-    if not 0 < split < 1:
-        raise FitError(f"split must be between 0 and 1 (the share of each window fitted, e.g. 0.7), got {split!r}")
-    if not 0 < conf < 1:
-        raise FitError(f"conf must be between 0 and 1 (e.g. 0.9), got {conf!r}")
+    split = _fraction("split", split, "the share of each window fitted, e.g. 0.7")
+    conf = _fraction("conf", conf, "e.g. 0.9")
     quantities = (quantities,) if isinstance(quantities, str) else tuple(quantities)
     bad = [q for q in quantities if q not in QUANTITIES]
     if bad or not quantities:
         raise FitError(f"unknown quantities {bad}; choose from {', '.join(QUANTITIES)}")
-    ckpt = float(hours(ckpt_cost))
+    twice = sorted({q for q in quantities if quantities.count(q) > 1})
+    if twice:
+        raise FitError(f"quantities lists {', '.join(twice)} more than once; give each quantity once")
+    ckpt = _cost("ckpt_cost", ckpt_cost)
+    restart = None if restart is None else _cost("restart", restart)
+    n_draws = budget_count("n_draws", n_draws, lo=1)
+    labelled = _sources(sources, names)
+    if not labelled:
+        raise FitError("forecast_check needs at least one log; got an empty list of sources")
+    check_cost(f"forecast_check(n_draws={n_draws:,})", work=40.0 * n_draws * len(labelled) * len(quantities),
+               memory=8.0 * n_draws * (len(quantities) * len(labelled) + 4), hint="use fewer draws")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ModelInputError(f"seed must be a whole number of 0 or more, or None; got {brief(seed)}")
     rng = np.random.default_rng(seed)
     rows, draws, totals, observed = [], [], np.zeros(n_draws), 0
-    for label, src in _sources(sources, names):
+    for label, src in labelled:
         out, counts = _check_one(label, src, split, conf, quantities, ckpt, restart, alpha, n_draws, rng)
         rows += [r for r, _ in out]
         draws += [d for _, d in out]

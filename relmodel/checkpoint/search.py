@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..defaults import RESTART
 from ..base.deprecation import renamed_keywords
-from ..errors import ModelInputError, PrecisionWarning
+from ..errors import ModelInputError, NoProgressError, PrecisionWarning
 from .costs import cost_hours
 from .intervals import _ettr, _optimal
 from .order import check_order
@@ -40,7 +40,8 @@ __all__ = ["best_interval", "IntervalSearch"]
 class IntervalSearch(Result):
     """Simulated best interval next to the exponential answer.
 
-    ``curve`` holds the search grid (interval_h, ettr, lo, hi).  ``ettr``
+    ``curve`` holds the search grid (interval_h, ettr, lo, hi); an interval at which a simulated job
+    would almost never finish a segment is refused before simulating and has ettr, lo and hi 0.  ``ettr``
     and ``exp_interval_sim_ettr`` come from independent confirmation runs
     with 99% intervals.
     """
@@ -91,6 +92,15 @@ def _sim_ettr(work, tau, d, r, src, replicas, seed):
     s = simulate_training(work, tau, src, d, r, n_runs=replicas, seed=seed)
     lo, hi = s.ettr_ci(0.99)
     return s.ettr, lo, hi
+
+
+def _grid_ettr(work, tau, d, r, src, replicas, seed):
+    """``(ettr, lo, hi, no_progress)`` at one grid interval; an interval at which the job would almost never
+    finish a segment (:class:`~relmodel.errors.NoProgressError`, refused before any draw) has ETTR 0 there."""
+    try:
+        return _sim_ettr(work, tau, d, r, src, replicas, seed) + (False,)
+    except NoProgressError:
+        return 0.0, 0.0, 0.0, True
 
 
 def _confirm(work, tau, d, r, src, cap, seed, resolution):
@@ -180,16 +190,24 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
     rows = []
     with steps("simulated ETTR over the interval grid", total=len(taus)) as step:
         for t in taus:
-            rows.append((t,) + _sim_ettr(w, t, d, r, src, replicas, seed))
+            rows.append((t,) + _grid_ettr(w, t, d, r, src, replicas, seed))
             step()
-    curve = pd.DataFrame(rows, columns=["interval_h", "ettr", "lo", "hi"])
+    if all(row[-1] for row in rows):  # no interval of the grid lets the job make progress
+        raise NoProgressError(f"at none of the {len(rows)} intervals from {duration(taus[0])} to "
+                              f"{duration(taus[-1])} does a simulated job finish a stretch of work between two "
+                              "failures (ETTR near 0): there is nothing to simulate; the formula (relmodel.ettr) "
+                              "is the answer")
+    curve = pd.DataFrame([row[:-1] for row in rows], columns=["interval_h", "ettr", "lo", "hi"])
     i = int(np.argmax(curve["ettr"]))
     best = float(np.exp(_parabola_peak(np.log(taus), curve["ettr"].to_numpy(), i)))
     n2 = int(confirm_n_runs or 4 * replicas)
     rng = np.random.default_rng(seed)
     s1, s2 = (int(x) for x in rng.integers(1, 2**31, size=2))
     e, lo, hi, n_best, ok = _confirm(w, best, d, r, src, n2, s1, resolution)
-    e2, lo2, hi2, n_exp, ok2 = _confirm(w, tau_exp, d, r, src, n2, s2, resolution)
+    try:
+        e2, lo2, hi2, n_exp, ok2 = _confirm(w, tau_exp, d, r, src, n2, s2, resolution)
+    except NoProgressError:  # the exponential optimum makes no progress under this law: ETTR about 0 there
+        e2, lo2, hi2, n_exp, ok2 = 0.0, 0.0, 0.0, 0, ok
     return IntervalSearch(
         interval_h=best, ettr=e, ettr_lo=lo, ettr_hi=hi, exp_interval_h=tau_exp,
         exp_ettr=float(_ettr(tau_exp, m, d, r)), exp_interval_sim_ettr=e2, exp_interval_sim_lo=lo2,

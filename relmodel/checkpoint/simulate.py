@@ -31,6 +31,7 @@ import numpy as np
 
 from ..defaults import RESTART
 from ..base.deprecation import renamed_keywords
+from ..budget_guard import check_cost
 from ..errors import DurationError, ModelInputError, NoProgressError
 from .costs import cost_hours
 from .order import check_order
@@ -42,6 +43,16 @@ from ..units import hours
 __all__ = ["simulate_training", "SimulationResult"]
 
 _MAX_DRAWS = 4_000_000  # lost-time draws held in memory at once
+#: Failures one simulated run may need: beyond it the run is refused before any draw (NoProgressError). A run
+#: of a few hundred MTBFs of work that needs 100,000 failures has an ETTR below about 0.3%, and simulating it
+#: for a search of intervals would take hours; nobody waits for that number.
+MAX_FAILURES_PER_RUN = 1e5
+#: Failures of every run together (the same refusal).
+MAX_FAILURES = 2e9
+#: Checkpoint intervals one simulated run may hold (work / interval); more is a mistake of units.
+MAX_SEGMENTS = 1e12
+#: Gaps drawn (from a stream of their own) to estimate how much work a renewal law lets a run do per gap.
+_PILOT = 4096
 _NEVER_ENDS = ("the job does not finish: with these failures it rarely gets an interval plus a checkpoint "
                "and a restart done between two failures (ETTR near 0); shorten the interval or the costs")
 
@@ -142,8 +153,9 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
             raise ModelInputError(f"interval ({tau:.4g} h) is shorter than one step ({s:.4g} h)")
         tau = s * np.floor(tau / s * (1 + 1e-12))
     replicas = n_runs
-    if (isinstance(replicas, (bool, str)) or not np.isfinite(replicas) or int(replicas) != replicas
-            or replicas < 2):
+    whole = isinstance(replicas, (int, np.integer)) or (isinstance(replicas, (float, np.floating))
+                                                        and np.isfinite(replicas) and float(replicas).is_integer())
+    if isinstance(replicas, bool) or not whole or replicas < 2:
         raise ModelInputError(f"n_runs must be a whole number of 2 or more (simulate_to_precision sizes a "
                               f"run to its printed digits); got {replicas!r}")
     src = as_failure_source(failures)
@@ -159,11 +171,16 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise ModelInputError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); got {rng!r:.60}")
     rng = rng if rng is not None else np.random.default_rng(seed)
+    check_cost(f"simulate_training(n_runs={int(replicas):,})", memory=64.0 * replicas, hint="simulate fewer runs")
+    if not w / tau <= MAX_SEGMENTS:
+        raise ModelInputError(f"the run holds about {w / tau:.3g} checkpoint intervals (work {w:.4g} h over an "
+                              f"interval of {tau:.4g} h); relmodel simulates at most {MAX_SEGMENTS:.0e}: give "
+                              "the work and the interval in hours, or durations such as '30d' and '20min'")
     segs = _segments(w, tau, d)
     est = _daly_wall(w, tau, src.mean_h, d, r)
-    _check_budget(est / src.mean_h * replicas, replicas)
+    per_run = _check_budget(_failures_per_run(src, segs, r, est), replicas)
     ckpt = (segs[0] + (1 if segs[2] else 0)) * d
-    spec = (segs, r, src, w + ckpt, est)
+    spec = (segs, r, src, w + ckpt, est, per_run)
     if executor is None and chunks is None:
         lost, rest, nfail = _draw(rng, int(replicas), spec)
     else:
@@ -201,11 +218,11 @@ def _dwell(rng, nfail, m_all, p_sdc, delay, shares, lat):
 
 
 def _draw(rng, n, spec):
-    segs, r, src, total, est = spec
+    segs, r, src, total, est, per_run = spec
     if isinstance(src, ExponentialFailures):
         return exponential_runs(rng, n, _groups(segs), r, src.mtbf_h)
     if src.kind == "renewal":
-        return _renewal(rng, n, segs, r, src, est)
+        return _renewal(rng, n, segs, r, src, per_run)
     return _timeline(rng, n, segs, r, src, total, est)
 
 
@@ -241,12 +258,37 @@ def _daly_wall(work, tau, mtbf, ckpt, restart):
         return float(work / tau * mtbf * np.exp(restart / mtbf) * np.expm1((tau + ckpt) / mtbf))
 
 
-def _check_budget(expected_draws, replicas):
-    if not np.isfinite(expected_draws) or expected_draws > 2e9 or expected_draws / replicas > 2e7:
+def _failures_per_run(src, segs, r, est):
+    """Expected failures in one simulated run, estimated before any run is drawn.
+
+    Exponential failures and failure timelines: Daly's expected wall time over the MTBF.  Another renewal
+    law: a pilot of :data:`_PILOT` of its gaps (from a stream of their own, so the runs' draws are
+    unchanged) gives the segments a gap holds after a restart, E[floor((gap - restart) / (τ + δ))⁺]; the
+    run needs its segments over that many failures.  A law whose gaps rarely outlast a restart (regular
+    gaps shorter than the restart) is hopeless although its mean says otherwise; the pilot sees it.  When
+    no pilot gap holds a segment, segments times the pilot's size is a lower bound.
+    """
+    formula = est / src.mean_h
+    if isinstance(src, ExponentialFailures) or src.kind != "renewal":
+        return formula
+    n, span, tail = segs
+    need = n + (1 if tail else 0)
+    g = np.asarray(src.gaps(np.random.default_rng(_PILOT), 1, _PILOT), dtype=float).ravel()
+    per_gap = float(np.floor(np.maximum(g - r, 0.0) / span).mean())
+    return need * _PILOT if per_gap <= 0 else need / per_gap
+
+
+def _check_budget(per_run, replicas):
+    """``per_run`` when the simulation is worth drawing; else :class:`NoProgressError` (before any draw)."""
+    total = per_run * replicas
+    if not np.isfinite(total) or total > MAX_FAILURES or per_run > MAX_FAILURES_PER_RUN:
         raise NoProgressError(
-            f"about {expected_draws:.3g} failures would have to be simulated for {replicas} replicas: "
-            "the job almost never completes a segment (ETTR near 0); use relmodel.ettr for this case "
-            "or shorten the interval")
+            f"the job does not finish in a simulation worth running: about {per_run:,.3g} failures would have "
+            f"to be simulated in each of {replicas:,} runs (at most "
+            f"{MAX_FAILURES_PER_RUN:,.0f} are): the job almost never completes a segment between failures "
+            "(ETTR near 0), so there is nothing to simulate; use relmodel.ettr (the formula) for this case, "
+            "or shorten the interval or the restart")
+    return float(per_run)
 
 
 class _State:
@@ -320,17 +362,18 @@ def _blocks(next_block, replicas, segs, r, limit=np.inf):
         g = next_block(rows)
         drawn += g.shape[1]
         if drawn > limit:
-            raise ModelInputError(_NEVER_ENDS)
+            raise NoProgressError(_NEVER_ENDS)
         fin, lost, rest, nfail = _scan(g, st, segs, r)
         out[:, rows[fin]] = lost[fin], rest[fin], nfail[fin]
         rows = rows[~fin]
     return out[0], out[1], out[2].astype(np.int64)
 
 
-def _renewal(rng, replicas, segs, r, src, est):
-    """Gap engine for independent gaps, drawn block by block for the rows still running."""
-    k = int(min(max(16, 1.2 * est / src.mean_h + 8), 64))
-    limit = max(1e5, 100 * est / src.mean_h)
+def _renewal(rng, replicas, segs, r, src, per_run):
+    """Gap engine for independent gaps, drawn block by block for the rows still running (at most 20 times
+    the failures a run was expected to need, then :class:`NoProgressError`)."""
+    k = int(min(max(16, 1.2 * per_run + 8), 64))
+    limit = max(1e4, 20 * per_run)
     return _blocks(lambda rows: src.gaps(rng, rows.size, k), replicas, segs, r, limit)
 
 
@@ -343,7 +386,7 @@ def _timeline(rng, replicas, segs, r, src, busy, est):
     first = 1.5 * est + 10 * src.mean_h
     per_row = first / src.mean_h
     if per_row > 2e5:
-        raise ModelInputError(_NEVER_ENDS)
+        raise NoProgressError(_NEVER_ENDS)
     nodes = int(getattr(src, "n_nodes", 1))  # NodeRenewals draws one up time per node and replica
     batch = int(max(1, min(replicas, 1e6 // per_row, _MAX_DRAWS // nodes)))
     parts = [_timeline_batch(rng, min(batch, replicas - i), segs, r, src, busy, first)
@@ -368,4 +411,4 @@ def _timeline_batch(rng, rows, segs, r, src, busy, horizon):
         if np.all(busy + lost + rest <= horizon):
             return lost, rest, nfail
         horizon *= 2
-    raise ModelInputError(_NEVER_ENDS)
+    raise NoProgressError(_NEVER_ENDS)

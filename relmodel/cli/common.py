@@ -7,9 +7,9 @@ import re
 import click
 
 from ..errors import UnitError
-from ..base.escape import csv_frame
+from ..base.escape import csv_frame, terminal_text
 
-__all__ = ["log_options", "load_source", "observed_note", "echo_frame", "format_option", "cli_text", "unit_of"]
+__all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "format_option", "cli_text", "unit_of"]
 
 # Python argument names in library messages, and the options that set them here
 _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
@@ -18,6 +18,12 @@ _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
             (r"\(min_outage\)", "(--min-outage)")]
 for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot", "units_per_node"):
     _OPTIONS += [(rf"\b{_arg}=(?=\S)", f"--{_arg.replace('_', '-')} "), (rf"\b{_arg}\b(?!=)", f"--{_arg.replace('_', '-')}")]
+
+
+def echo(message="", **kwargs):
+    """``click.echo`` for everything the command line prints: control bytes from data, file names or
+    messages (a terminal escape sequence in a cause or job name) are shown escaped, never sent raw."""
+    click.echo(terminal_text(message), **kwargs)
 
 
 def cli_text(message):
@@ -164,7 +170,7 @@ def _operator_log(log, log_kwargs, ops):
                                  "read as one; give --log-format sacct")
         return None
     for note in found[-1]:
-        click.echo(f"note: {note}" + (" Pass --log-format to choose." if "recognised" in note else ""), err=True)
+        echo(f"note: {note}" + (" Pass --log-format to choose." if "recognised" in note else ""), err=True)
     return found[0]
 
 
@@ -183,8 +189,13 @@ def _four_digits(x):
 def echo_frame(df, fmt, floatfmt=_four_digits):
     """Print a DataFrame as a readable table, CSV (text cells escaped for spreadsheets) or JSON records."""
     if fmt == "csv":
-        click.echo(csv_frame(df).to_csv(index=False), nl=False)  # no cell runs as a formula
+        echo(csv_frame(df).to_csv(index=False), nl=False)  # no cell runs as a formula
     elif fmt == "json":
-        click.echo(json.dumps(json.loads(df.to_json(orient="records")), indent=2))
-    else:
-        click.echo(df.to_string(index=False, float_format=floatfmt))
+        echo(json.dumps(json.loads(df.to_json(orient="records")), indent=2))
+    else:  # text cells escaped before the columns are lined up, so the escaped names keep the table aligned
+        shown = df.copy()
+        for column in shown.columns:
+            if shown[column].dtype == object or str(shown[column].dtype) in ("string", "category"):
+                shown[column] = shown[column].map(lambda v: terminal_text(v) if isinstance(v, str) else v)
+        shown.columns = [terminal_text(c) if isinstance(c, str) else c for c in shown.columns]
+        echo(shown.to_string(index=False, float_format=floatfmt))

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..data.shaping.fit_target import FIT_TARGETS, fit_target
-from .common import echo_frame, format_option, load_source, log_options
+from .common import echo, echo_frame, format_option, load_source, log_options
 from ..base.outputs import check_output, write_output
 from ..errors import FitError, OutputPathError
 
@@ -105,7 +105,7 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
     source = load_source(log, log_kwargs)
     if what == "auto" and hasattr(source, "interarrivals"):
         what, why = fit_target(source, what)
-        click.echo(f"relmodel: note: fitting {why}", err=True)
+        echo(f"relmodel: note: fitting {why}", err=True)
     elif what == "auto":
         what = "interarrivals"  # a count table: durations_of names the problem
     data = durations_of(source, what)
@@ -114,18 +114,18 @@ def command(log, what, families, n_boot, seed, plot_path, force, fmt, log_kwargs
         cmp = compare_fits(data, names, n_boot=n_boot, seed=seed)
     for w in caught:
         if issubclass(w.category, FitWarning):
-            click.echo(f"note: {w.message}", err=True)
+            echo(f"note: {w.message}", err=True)
     best = cmp.best
     if fmt == "table":
         name = getattr(source, "name", log)
-        click.echo(f"{name}: {what}, n = {len(data)}, failures = {data.n_observed}, "
+        echo(f"{name}: {what}, n = {len(data)}, failures = {data.n_observed}, "
                    f"censored = {len(data) - data.n_observed}; p-values from {n_boot} bootstrap resamples")
     echo_frame(cmp.by_family, fmt, floatfmt="{:,.6g}".format)
     if fmt == "table":
-        click.echo(f"\nbest by AIC: {best.family}; mean {best.mean_h:,.4g} h, median {best.median_h:,.4g} h")
+        echo(f"\nbest by AIC: {best.family}; mean {best.mean_h:,.4g} h, median {best.median_h:,.4g} h")
         echo_frame(best.ci, fmt, floatfmt="{:,.6g}".format)
         if best.note:
-            click.echo(f"note: {best.note}")
+            echo(f"note: {best.note}")
     if plot_path:
         out = write_plot(plot_path, data, cmp, force=force)
-        click.echo(f"wrote {out}", err=fmt != "table")
+        echo(f"wrote {out}", err=fmt != "table")

@@ -2,7 +2,7 @@
 
 import click
 
-from .common import echo_frame, format_option, load_source, log_options
+from .common import echo, echo_frame, format_option, load_source, log_options
 
 __all__ = ["command"]
 
@@ -32,7 +32,7 @@ def command(logs, split, conf, fmt, log_kwargs):
     check = forecast_check(sources, split=split, conf=conf, names=[getattr(s, "name", log) for s, log in
                                                                    zip(sources, logs)])
     if fmt == "table":
-        click.echo(check.text())
+        echo(check.text())
         echo_frame(check.table(), fmt)
     else:
         echo_frame(check.to_frame(), fmt)

@@ -6,7 +6,7 @@ import click
 
 from ..defaults import DEFAULTS
 from ..errors import ModelInputError, UnitError
-from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
+from .common import echo, echo_frame, format_option, load_source, log_options, observed_note, unit_of
 
 # The computing modules (numpy, pandas, the checkpoint and scale layers) are imported where they are used, so
 # that `relmodel interval --help` and the parsing of its options load none of them.
@@ -131,7 +131,7 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
         mtbf, restart = dec.job_mtbf_h, dec.restart_h
         note = observed_note(source, source_gpus) if gpus else None
         if note:
-            click.echo(f"relmodel: note: {note}", err=True)
+            echo(f"relmodel: note: {note}", err=True)
         where = f"from {log}" + (f" scaled to {gpus:,} GPUs" if gpus else "")
         where += f" observed on {source_gpus:,} GPUs" if source_gpus else ""
     if log is None and not replicas and family is None and fast_cost is None \
@@ -155,27 +155,27 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
                              "intervals": json.loads(search.to_frame().to_json(orient="records"))}
         if dec is not None:
             out["decision"] = dec.headline()
-        click.echo(json.dumps(out, indent=2))
+        echo(json.dumps(out, indent=2))
         return
     if dec is not None and fmt == "table":
         from .requirements import decision_lines
-        click.echo("\n".join(decision_lines(dec)) + "\n")
+        echo("\n".join(decision_lines(dec)) + "\n")
     if fmt == "table":
-        click.echo(f"job MTBF {duration(hours(mtbf))} ({where}), checkpoint {duration(hours(ckpt_cost))}, "
+        echo(f"job MTBF {duration(hours(mtbf))} ({where}), checkpoint {duration(hours(ckpt_cost))}, "
                    f"restart {duration(hours(restart))}")
-        click.echo(_people_text(df.to_dict("records")))
+        echo(_people_text(df.to_dict("records")))
     else:
         echo_frame(df, fmt)
     if sim is not None and fmt == "table":
         from ..report.pipeline.summarise import noise_range
         from ..tables import count, pct
-        click.echo(f"simulated at the exact interval, {count(sim['replicas'])} runs: ETTR {pct(sim['ettr'])} "
+        echo(f"simulated at the exact interval, {count(sim['replicas'])} runs: ETTR {pct(sim['ettr'])} "
                    f"(99% interval {noise_range(sim['ettr_lo'], sim['ettr_hi'])}), "
                    f"wall time median {duration(sim['wall_p50_h'])}")
     if two is not None and fmt == "table":
         b = _two_level_shares(two, mtbf, ckpt_cost, restart, fast_cost, fast_restart)
         from ..tables import pct
-        click.echo(f"two-level: fast checkpoint every {duration(two.fast_interval_h)}, 1 in {two.k} "
+        echo(f"two-level: fast checkpoint every {duration(two.fast_interval_h)}, 1 in {two.k} "
                    f"to storage (every {duration(two.slow_interval_h)}): ETTR {pct(two.ettr)} "
                    f"(storage only: {pct(two.single_level_ettr)}); checkpoint {pct(b[0])}, "
                    f"lost {pct(b[1])}, restart {pct(b[2])}")
@@ -183,8 +183,8 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
         echo_frame(two.to_frame(), fmt)
     if search is not None:
         if fmt == "table":
-            click.echo(f"simulated with {search.source} between interruptions (99% intervals):")
-            click.echo(_search_text(search.to_frame().to_dict("records")))
+            echo(f"simulated with {search.source} between interruptions (99% intervals):")
+            echo(_search_text(search.to_frame().to_dict("records")))
         else:
             echo_frame(search.to_frame(), fmt)
 
@@ -200,17 +200,17 @@ def _plain_answer(mtbf, ckpt_cost, restart, work, step, persist, fmt):
         records = plain.plain_records(rows)
         if records is None:
             return False
-        click.echo(json.dumps({"mtbf_h": hours(mtbf), "mtbf_source": "given", "ckpt_cost_h": hours(ckpt_cost),
+        echo(json.dumps({"mtbf_h": hours(mtbf), "mtbf_source": "given", "ckpt_cost_h": hours(ckpt_cost),
                                "restart_h": hours(restart), "methods": records}, indent=2))
     elif fmt == "csv":
         text = plain.plain_csv(rows)
         if text is None:
             return False
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     else:
-        click.echo(f"job MTBF {duration(hours(mtbf))} (given), checkpoint {duration(hours(ckpt_cost))}, "
+        echo(f"job MTBF {duration(hours(mtbf))} (given), checkpoint {duration(hours(ckpt_cost))}, "
                    f"restart {duration(hours(restart))}")
-        click.echo(_people_text(rows))
+        echo(_people_text(rows))
     return True
 
 

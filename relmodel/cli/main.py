@@ -21,7 +21,7 @@ import click
 
 from ..errors import RelmodelError, is_environment_error
 from ..base.progress import listen
-from .common import cli_text
+from .common import echo, cli_text
 from .progress_bar import Bar
 
 __all__ = ["main", "cli", "fail", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_PARTIAL"]
@@ -52,7 +52,7 @@ def fail(exc, status=EXIT_INPUT, options=True):
     2
     """
     text = " ".join((cli_text(str(exc)) if options else str(exc)).split())
-    click.echo(f"relmodel: error: {text}", err=True)
+    echo(f"relmodel: error: {text}", err=True)
     sys.exit(status)
 
 
@@ -64,7 +64,7 @@ def _environment(exc):
 
 
 def _one_line(message, category, filename, lineno, file=None, line=None):
-    click.echo(f"relmodel: warning: {message}", err=True)
+    echo(f"relmodel: warning: {message}", err=True)
 
 
 class _Group(click.Group):
@@ -88,7 +88,7 @@ class _Group(click.Group):
         try:
             return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:
-            click.echo("relmodel: interrupted", err=True)
+            echo("relmodel: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
 
     def invoke(self, ctx):
@@ -99,7 +99,7 @@ class _Group(click.Group):
                     return super().invoke(ctx)
             except KeyboardInterrupt as exc:
                 text = str(exc) if isinstance(exc, RelmodelError) and str(exc) else "interrupted"
-                click.echo(f"relmodel: {text}", err=True)
+                echo(f"relmodel: {text}", err=True)
                 from ..report.kernels.interrupts import exit_status
                 sys.exit(exit_status())
             except click.UsageError as exc:  # a bad option value: one line, not click's usage block

@@ -2,6 +2,7 @@
 
 import click
 
+from .common import echo
 from ..resources import copy_notebooks, notebook_dir
 
 __all__ = ["command"]
@@ -19,8 +20,8 @@ def command(target):
       relmodel notebooks --copy my-notebooks   # then: jupyter lab my-notebooks
     """
     if target is None:
-        click.echo(str(notebook_dir()))
+        echo(str(notebook_dir()))
         return
     copied = copy_notebooks(target)
-    click.echo(f"copied {len(copied)} notebooks to {click.format_filename(target)}; "
+    echo(f"copied {len(copied)} notebooks to {click.format_filename(target)}; "
                f"open them with: jupyter lab {click.format_filename(target)}")

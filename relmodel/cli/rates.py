@@ -4,7 +4,7 @@ import dataclasses
 
 import click
 
-from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
+from .common import echo, echo_frame, format_option, load_source, log_options, observed_note, unit_of
 from ..errors import ModelInputError, UnitError
 
 # pandas, the data sets and the statistics layer are imported where they are used: `relmodel rates --help` and
@@ -64,7 +64,7 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
     df = component_rates(source, per=per, conf=conf, method=method)
     note = observed_note(source, None) if per != "job" else None
     if note:
-        click.echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
+        echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
     if fmt == "table" and not all_columns:
         df = df[_COLUMNS].copy()
         df["share"] = (100 * df["share"]).round(1)
@@ -72,19 +72,19 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
         df = df.rename(columns={"share": "share_%", "fit": f"FIT_per_{said}"})
         name = getattr(source, "name", log)
         counted = f" ({source.n_nodes:,} {unit}s)" if said == unit else ""
-        click.echo(f"{name}: rates per {said}{counted}, {conf:.0%} intervals ({method})")
+        echo(f"{name}: rates per {said}{counted}, {conf:.0%} intervals ({method})")
     echo_frame(df, fmt)
     if fmt == "table" and hasattr(source, "interruptions"):
         from ..scale.targets.today import todays_rate
         today = todays_rate(source, conf=conf)
         if today.moving:
-            click.echo(f"note: these are averages over the window; the rate is {today.trend} (every trend test "
+            echo(f"note: these are averages over the window; the rate is {today.trend} (every trend test "
                        f"agrees): today's rate is {today.factor:.2f}x the average ({today.factor_lo:.2f}-"
                        f"{today.factor_hi:.2f}x, {today.method}), the rate `relmodel interval`, `requirements` and "
                        "the report decide with")
     if fmt == "table" and hasattr(source, "disagreements"):
         for r in source.disagreements().itertuples():
-            click.echo(f"note: the source prints {r.printed_pct}% for {r.component}; its count gives "
+            echo(f"note: the source prints {r.printed_pct}% for {r.component}; its count gives "
                        f"{r.count}/{source.n_unexpected} = {r.share_pct:.1f}%. The counts are used.")
 
 
@@ -113,14 +113,14 @@ def _compare(source, fleet, per, conf, fmt):
         result = compare_rates(source, fleet, per=per, conf=conf)
     note = observed_note(source, None)
     if note:
-        click.echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
+        echo(f"relmodel: note: {note.replace('--source-gpus', '--source-gpus or --n-nodes')}", err=True)
     if fmt == "table":
-        click.echo(result.text())
+        echo(result.text())
         df = result.to_frame()
         echo_frame(df, fmt, floatfmt="{:,.2f}".format)
         rows = datasets.fleets()
         row = rows[(rows["fleet"] == fleet.lower()) & (rows["category"] == "all")]
         if len(row) and bool(row["approx"].iloc[0]):
-            click.echo(f"note: {row['name'].iloc[0]}: {row['note'].iloc[0]}.")
+            echo(f"note: {row['name'].iloc[0]}: {row['note'].iloc[0]}.")
     else:
         echo_frame(pd.DataFrame([dataclasses.asdict(result)]), fmt)

@@ -4,6 +4,7 @@ import json
 
 import click
 
+from .common import echo
 from ..errors import ParameterError, ReportIncomplete
 from ..report.pipeline.parse import load_params, parse_assignment
 from ..report.kernels.interrupts import terminate_as_interrupt
@@ -99,7 +100,7 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
         from ..report.kernels.capacity import usable_workers
         workers = usable_workers(jobs, "--jobs")
         if workers.clamped:
-            click.echo(f"relmodel: note: {workers.text()}", err=True)
+            echo(f"relmodel: note: {workers.text()}", err=True)
         jobs = workers.count
     partial = None
     with terminate_as_interrupt(), (dask_client(dask_address) if dask_address is not None
@@ -109,7 +110,7 @@ def command(params_file, assignments, out, notebooks, force, sweep, jobs, dask_a
                             sweep=grid, executor=executor, progress=not quiet, jobs=jobs)
         except ReportIncomplete as exc:
             report, partial = exc.report, exc
-    click.echo(f"report written{' (partial)' if partial else ''}: {report.index}")
+    echo(f"report written{' (partial)' if partial else ''}: {report.index}")
     _answers(report)
     if partial is not None:
         from .main import EXIT_PARTIAL, fail
@@ -125,6 +126,6 @@ def _answers(report):
         except (OSError, ValueError):  # the headline numbers are enough
             answers = None
         if report.runs:
-            click.echo(f"{run.path.name}:")
+            echo(f"{run.path.name}:")
         for line in answers or [f"{key} = {fmt(value, key)}" for key, value in run.headline.items()]:
-            click.echo(f"  {line}")
+            echo(f"  {line}")

@@ -5,7 +5,7 @@ import math
 
 import click
 
-from .common import echo_frame, format_option, load_source, log_options, observed_note, unit_of
+from .common import echo, echo_frame, format_option, load_source, log_options, observed_note, unit_of
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError, UnitError
 
@@ -176,7 +176,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
         raise InfeasibleTargetError(plan.message)
     note = observed_note(source, source_gpus)
     if note:
-        click.echo(f"relmodel: note: {note}", err=True)
+        echo(f"relmodel: note: {note}", err=True)
     summary = plan.figures()
     if not gpu_figures:  # a per-GPU MTBF from the rates of disks or servers means nothing
         summary = summary[summary["quantity"] != "required GPU MTBF"]
@@ -184,23 +184,23 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
         out = {"decision": dec.headline(), "assumption": plan.assumption,
                "summary": json.loads(summary.to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
-        click.echo(json.dumps(out, indent=2))
+        echo(json.dumps(out, indent=2))
         return
     if fmt == "csv":
         echo_frame(plan.components, fmt)
         return
-    click.echo(f"Observed: {getattr(source, 'name', log)}")
-    click.echo("\n".join(decision_lines(dec)))
-    click.echo("\n".join(line for line in plan.text().splitlines()
+    echo(f"Observed: {getattr(source, 'name', log)}")
+    echo("\n".join(decision_lines(dec)))
+    echo("\n".join(line for line in plan.text().splitlines()
                           if (gpu_figures or not line.startswith("required GPU MTBF"))
                           and not line.startswith("at observed rates")))
     from ..tables import pct
     if plan.p_feasible < 1:
-        click.echo(f"note: in {pct(1 - plan.p_feasible)} of bootstrap draws the per-job causes alone "
+        echo(f"note: in {pct(1 - plan.p_feasible)} of bootstrap draws the per-job causes alone "
                    "miss the target, so the upper bounds are infinite")
-    click.echo(f"\nPer component, FIT per unit with the others held at observed rates ({pct(conf, 0)} intervals).")
-    click.echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
-    click.echo(_component_text(plan.components, share))
+    echo(f"\nPer component, FIT per unit with the others held at observed rates ({pct(conf, 0)} intervals).")
+    echo("improvement = times fewer failures needed; impossible = the other causes alone miss the target.")
+    echo(_component_text(plan.components, share))
 
 
 def _component_text(components, share):
@@ -266,16 +266,16 @@ def _from_mtbf(mtbf, gpus, gpus_per_node, target_ettr, ckpt_cost, restart, fmt):
            "node_mtbf_today_h": nodes * m_today, "required_node_mtbf_h": nodes * m_req,
            "gpu_mtbf_today_h": gpus * m_today, "required_gpu_mtbf_h": gpus * m_req}
     if fmt == "json":
-        click.echo(json.dumps(out, indent=2))
+        echo(json.dumps(out, indent=2))
     elif fmt == "csv":
         import csv
         import io
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerows([list(out), list(out.values())])
-        click.echo(buf.getvalue(), nl=False)
+        echo(buf.getvalue(), nl=False)
     else:
-        click.echo("\n".join(_mtbf_lines(out)))
+        echo("\n".join(_mtbf_lines(out)))
 
 
 def _mtbf_lines(o):
@@ -308,10 +308,10 @@ def _transceivers(gpus, target_ettr, ckpt_cost, restart, share, fmt):
         echo_frame(req.rows, fmt)
         return
     from ..tables import duration, pct
-    click.echo(f"Transceiver FIT and MTBF needed for ETTR {pct(target_ettr).replace('.0%', '%')} (job MTBF "
+    echo(f"Transceiver FIT and MTBF needed for ETTR {pct(target_ettr).replace('.0%', '%')} (job MTBF "
                f"{duration(req.job_mtbf_h)}), optics taking {pct(share, 0)} of the failure budget; FIT = failures "
                "per 10^9 transceiver-hours.")
-    click.echo(req.table().to_string(index=False))
-    click.echo("\nPublished field rates for comparison:")
+    echo(req.table().to_string(index=False))
+    echo("\nPublished field rates for comparison:")
     for row in req.field.itertuples():
-        click.echo(f"  {row.what}: {row.fit:,.0f} FIT per {row.per} ({row.mtbf_h / 8766:,.0f} years); {row.source}")
+        echo(f"  {row.what}: {row.fit:,.0f} FIT per {row.per} ({row.mtbf_h / 8766:,.0f} years); {row.source}")

@@ -35,6 +35,8 @@ import pandas as pd
 
 from ..data.formats.steps import StepLog
 from ..base.deprecation import renamed_keywords
+from ..base.escape import brief
+from ..budget_guard import check_cost, seed_value
 from ..errors import ModelInputError
 from ..units import hours
 from ..tables import html_table, people_table
@@ -75,7 +77,13 @@ def _less_one(factor):
 
 def _entropy(seed):
     """``seed``, or fresh entropy for ``seed=None`` (one number, so the draw can be repeated from it)."""
-    return int(np.random.SeedSequence().entropy) if seed is None else seed
+    return int(np.random.SeedSequence().entropy) if seed is None else seed_value(seed)
+
+
+def _whole(v):
+    """Whether ``v`` is a whole number (an int, or a finite float without a fraction), not a bool."""
+    return not isinstance(v, bool) and (isinstance(v, (int, np.integer)) or (
+        isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer()))
 
 
 def _check_slowdowns(**slowdowns):
@@ -93,8 +101,9 @@ def plant(n_nodes, n_steps, *, n_slow=2, slowdown=0.2, onsets=None, onset_within
     (``1 + slowdown``) is the deprecated spelling.
     """
     rng = np.random.default_rng([_entropy(seed), 1])
-    if not 0 <= n_slow <= n_nodes:
-        raise ModelInputError(f"n_slow must be between 0 and n_nodes ({n_nodes}); got {n_slow}")
+    if not _whole(n_slow) or not 0 <= n_slow <= n_nodes:
+        raise ModelInputError(f"n_slow must be a whole number from 0 to n_nodes ({n_nodes}); got {n_slow!r}")
+    n_slow = int(n_slow)
     _check_slowdowns(slowdown=slowdown)
     nodes = np.sort(rng.choice(n_nodes, size=n_slow, replace=False))
     if onsets is None:
@@ -106,8 +115,8 @@ def plant(n_nodes, n_steps, *, n_slow=2, slowdown=0.2, onsets=None, onset_within
 
 def _check(n_nodes, ranks_per_node, n_steps, noise, spike_prob, burst_prob):
     for name, v in (("n_nodes", n_nodes), ("ranks_per_node", ranks_per_node), ("n_steps", n_steps)):
-        if int(v) < 1:
-            raise ModelInputError(f"{name} must be a whole number >= 1; got {v!r}")
+        if not _whole(v) or v < 1:
+            raise ModelInputError(f"{name} must be a whole number >= 1; got {brief(v)}")
     if noise < 0:
         raise ModelInputError(f"noise (log standard deviation) must be >= 0; got {noise!r}")
     for name, v in (("spike_prob", spike_prob), ("burst_prob", burst_prob)):
@@ -177,6 +186,10 @@ def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s
     """
     cfg = _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_slowdown, burst_prob, burst_len,
                   burst_slowdown, n_steps)
+    cells = float(n_steps) * float(n_nodes) * float(ranks_per_node)  # held at once: times, draws and masks
+    check_cost(f"synthetic_steps({int(n_steps):,} steps x {int(n_nodes) * int(ranks_per_node):,} ranks)",
+               work=4.0 * cells, memory=24.0 * cells,
+               hint="draw fewer steps or ranks, or stream them to a file with write_synthetic_parquet")
     seed = _entropy(seed)
     slow = plant(n_nodes, n_steps, n_slow=n_slow, slowdown=slowdown, onsets=onsets,
                  onset_within=onset_within, seed=seed)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..budget_guard import check_cost, count, seed_value
 from ..errors import ModelInputError, RelmodelDeprecationWarning
 from ..base.deprecation import renamed
 from ..tables import Result, html_table
@@ -274,6 +275,10 @@ def whatif(trace, *, conf=0.95, n_boot=1000, seed=None, top_share=TOP_SHARE):
         raise ModelInputError(f"conf must be in (0, 1); got {conf!r}")
     if not 0 < top_share <= 1:
         raise ModelInputError(f"top_share must be in (0, 1]; got {top_share!r}")
+    n_boot = count("n_boot", n_boot, lo=0)  # 0 skips the interval; -1 gave NaN bounds
+    seed = seed_value(seed)
+    check_cost(f"whatif(n_boot={n_boot:,})", work=4.0 * n_boot * len(trace.x), memory=8.0 * n_boot * len(trace.x),
+               hint="use fewer bootstrap resamples")
     g, typ = trace.graph, typical_times(trace)
     orig = simulate_steps(g, lambda i: trace.x[i])
     ideal = float(simulate_steps(g, lambda i: typ[i]))

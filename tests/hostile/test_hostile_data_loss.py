@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import report_cli, run_cli
-from relmodel.errors import ReportError
+from relmodel.errors import ReportError, ReportFolderWarning
 from relmodel.report.safety import folders as F
 
 DATA = "start,cause\n2024-01-01T00:00:00,gpu\n"
@@ -96,9 +96,11 @@ def test_a_stale_staging_folder_keeps_what_relmodel_did_not_write(tmp_path):
     (stale / "summary.json").write_text(json.dumps(data))
     (stale / "data.csv").write_text(DATA)
     (stale / "page.html").write_text(PAGE)
-    F.remove_stale(out)
-    assert (stale / "data.csv").read_text() == DATA
-    assert not (stale / "page.html").exists() and not (stale / "summary.json").exists()
+    with pytest.warns(ReportFolderWarning, match="older format"):
+        F.remove_stale(out)
+    # this marker lists names only (no sizes and hashes): nothing in the folder is proved relmodel's, so
+    # nothing is deleted (fourth hostile corpus: an HTML page the user saved there was deleted before)
+    assert (stale / "data.csv").read_text() == DATA and (stale / "page.html").read_text() == PAGE
 
 
 def test_a_real_report_is_still_replaced(tmp_path, tiny):

@@ -175,9 +175,22 @@ def _parse(df, label, time_format):
     df["end"], _ = parse_times(df["End"], lines, label, "End", time_format)
     if "Elapsed" in df:
         df["elapsed_h"] = [parse_elapsed(v, label, n) for v, n in zip(df["Elapsed"], lines)]
+    if "NNodes" in df:
+        _check_nnodes(df, label)
     name = df["JobName"].astype(str).str.strip() if "JobName" in df else df["base_id"]
     df["run"] = np.where(name == "", df["base_id"], name)
     return df, no_start
+
+
+def _check_nnodes(df, label):
+    """Refuse an NNodes field that is a number but not a whole count of 1 or more (-4, 0, 2.5)."""
+    text = df["NNodes"].astype(str).str.strip()
+    given = pd.to_numeric(text, errors="coerce").to_numpy(float)
+    bad = np.flatnonzero(~np.isnan(given) & ~((given >= 1) & (given <= 2 ** 31) & (given == np.floor(given))))
+    if bad.size:
+        i = int(bad[0])
+        raise SacctFormatError(f"{label}, line {df['line'].iloc[i]}, field 'NNodes': cannot read "
+                               f"{text.iloc[i]!r}; a job holds a whole number of nodes, 1 or more")
 
 
 def _select(df, job, label):

@@ -11,8 +11,10 @@ The formats are those of Slurm's ``sacct`` manual page:
   cancelled; a trailing ``+`` (a state cut to the column width) is ignored.
 * **ExitCode**: ``return code:signal``, e.g. ``1:0`` or ``0:9``.
 * **Start / End**: ``YYYY-MM-DDTHH:MM:SS`` (the default
-  ``SLURM_TIME_FORMAT=standard``), Unix seconds (``SLURM_TIME_FORMAT=%s``),
-  or any strftime format given as ``time_format``; ``Unknown``, ``None`` and
+  ``SLURM_TIME_FORMAT=standard``; with a UTC offset such as ``+02:00`` on every
+  time, read at that offset and given in UTC), Unix seconds
+  (``SLURM_TIME_FORMAT=%s``), or any strftime format given as ``time_format``
+  (which then wins, also for all-digit values); ``Unknown``, ``None`` and
   empty fields are missing (a job still running has ``End=Unknown``).
 * **Elapsed**: ``[DD-]HH:MM:SS[.ffffff]`` or ``MM:SS[.ffffff]``.
 
@@ -26,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import SacctFormatError
+from ..shaping.times import check_time_format
 
 __all__ = ["STATES", "DEFAULT_STATES", "SHORT_STATES", "split_job_id", "parse_state", "parse_exit_code",
            "parse_times", "parse_elapsed"]
@@ -101,6 +104,10 @@ def parse_state(value, label="sacct", line=None):
     return state, (int(m.group(2)) if m.group(2) else None)
 
 
+#: The largest return code or signal read (Slurm stores them in 32 bits; anything longer is not an exit code).
+MAX_CODE = 2 ** 32 - 1
+
+
 def parse_exit_code(value, label="sacct", line=None):
     """``(return code, signal)``; ``(None, None)`` when the field is empty."""
     if value.strip().lower() in MISSING:
@@ -108,7 +115,24 @@ def parse_exit_code(value, label="sacct", line=None):
     m = _EXIT.match(value.strip())
     if not m:
         _fail(label, line, "ExitCode", value, "an exit code is return:signal, e.g. 0:0, 1:0 or 0:9")
-    return int(m.group(1)), int(m.group(2))
+    code, sig = int(m.group(1)), int(m.group(2))
+    if code > MAX_CODE or sig > MAX_CODE:
+        _fail(label, line, "ExitCode", value, f"a return code and a signal are each at most {MAX_CODE:,}")
+    return code, sig
+
+
+_OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
+def _iso_times(sub, lines, label, field):
+    """ISO 8601 times, naive; times with a UTC offset (+02:00, Z) are read at that offset and given in UTC.
+    A column mixing times with and without an offset is refused: the naive ones' zone is unknown."""
+    offset = sub.str.contains(_OFFSET).to_numpy()
+    if offset.any() and not offset.all():
+        i = int(np.flatnonzero(~offset)[0] if offset[0] else np.flatnonzero(offset)[0])
+        _fail(label, lines[i], field, sub.iloc[i], "the times of one export either all carry a UTC offset "
+              "(2024-03-01T00:00:00+02:00) or none do; a mix cannot be put on one clock")
+    if not offset.any():
+        return pd.to_datetime(sub, format="ISO8601", errors="coerce")
+    return pd.to_datetime(sub, format="ISO8601", errors="coerce", utc=True).dt.tz_localize(None)
 
 
 def parse_elapsed(value, label="sacct", line=None):
@@ -125,7 +149,14 @@ def parse_elapsed(value, label="sacct", line=None):
     if not m:
         _fail(label, line, "Elapsed", value, "an elapsed time is [DD-]HH:MM:SS or MM:SS")
     d, h, mi, s = m.groups()
-    return int(d or 0) * 24 + int(h or 0) + int(mi) / 60 + float(s) / 3600
+    hours_ = int(d or 0) * 24 + int(h or 0) + int(mi) / 60 + float(s) / 3600
+    if not hours_ <= MAX_ELAPSED_H:  # pandas keeps times within about 292 years of 1970
+        _fail(label, line, "Elapsed", value, f"an elapsed time is at most {MAX_ELAPSED_H:,} hours (100 years)")
+    return hours_
+
+
+#: The longest Elapsed field read, hours (100 years; a longer one is a corrupted field).
+MAX_ELAPSED_H = 100 * 8766
 
 
 def parse_times(values, lines, label, field, time_format=None):
@@ -138,14 +169,14 @@ def parse_times(values, lines, label, field, time_format=None):
         return out, missing
     sub = text[given]
     digits = sub.str.fullmatch(r"\d{9,11}").to_numpy()
-    if digits.all():  # SLURM_TIME_FORMAT=%s: Unix seconds, shown in UTC
+    if time_format is not None:
+        check_time_format(time_format)  # a named error, not a raw regular-expression error
+    if time_format in (None, "%s") and digits.all():  # SLURM_TIME_FORMAT=%s: Unix seconds, shown in UTC
         parsed = pd.to_datetime(sub.astype("int64"), unit="s")
     elif time_format:
         parsed = pd.to_datetime(sub, format=time_format, errors="coerce")
     else:
-        parsed = pd.to_datetime(sub, format="ISO8601", errors="coerce")
-        if getattr(parsed.dt, "tz", None) is not None:
-            parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
+        parsed = _iso_times(sub, lines[given], label, field)
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
         i = int(np.flatnonzero(given)[bad[0]])

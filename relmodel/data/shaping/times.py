@@ -55,7 +55,8 @@ def _at(label, i, column):
 
 
 def check_time_format(time_format):
-    """Raise :class:`TimeParseError` unless ``time_format`` is a usable strftime format (or None)."""
+    """Raise :class:`TimeParseError` unless ``time_format`` is a usable strftime format (or None): known
+    directives only, each part of a time (year, month, day, hour...) named once."""
     if time_format is None:
         return
     if not isinstance(time_format, str):
@@ -66,6 +67,17 @@ def check_time_format(time_format):
         what = f"unknown directive %{bad[0]}" if bad else "no % directive"
         raise TimeParseError(f"time_format {time_format!r}: {what}; write it like '%Y-%m-%d %H:%M' or "
                              "'%d/%m/%Y %H:%M:%S' (Python strftime codes)")
+    fields = re.findall(r"%(.)", time_format.replace("%%", ""))
+    for group in _SAME_FIELD:
+        found = [d for d in fields if d in group]
+        if len(found) > 1:
+            raise TimeParseError(f"time_format {time_format!r}: names one field twice "
+                                 f"({', '.join('%' + d for d in found)}); give each of year, month, day, hour, "
+                                 "minute and second once")
+
+
+#: strftime codes that set the same part of a time: a format holding two of one group reads it twice.
+_SAME_FIELD = ("Yy", "mbB", "d", "HI", "M", "S", "f", "p", "zZ", "j", "aAwu")
 
 
 def parse_times(values, label, column, *, time_format=None, time_unit=None, allow_missing=False):

@@ -118,19 +118,27 @@ def trend_block(tr):
     """Each trend test with its p-value; a verdict only when they agree, worded as the index words it (the
     returned verdict keeps the library's term for summary.json)."""
     word = lambda v: RATE_WORDS.get(v, v)  # noqa: E731
-    rows = [{"test": t.test, "p": t.p_value, "direction": word(t.direction),
-             "says": t.direction if t.p_value < tr.alpha else "steady"} for t in tr.tests]
-    says = {r["says"] for r in rows}
-    if len(says) == 1:
+    rows = [{"test": t.test, "p": t.p_value if t.defined else None,
+             "direction": word(t.direction) if t.defined else "undefined",
+             "says": (t.direction if t.p_value < tr.alpha else "steady") if t.defined else None} for t in tr.tests]
+    said = [r for r in rows if r["says"] is not None]
+    says = {r["says"] for r in said}
+    left = [t for t in tr.tests if not t.defined]
+    aside = "".join(f" The {t.test} test gives no verdict: {t.undefined_because}." for t in left)
+    if not said:
+        verdict = "inconclusive"
+        text = f"No trend test has a statistic for these data.{aside}"
+    elif len(says) == 1:
         verdict = says.pop()
-        text = f"The failure rate is {word(verdict)}: every test agrees at {tr.alpha:g}."
+        every = "every test agrees" if not left else "the tests that apply agree"
+        text = f"The failure rate is {word(verdict)}: {every} at {tr.alpha:g}.{aside}"
     else:
         verdict = "inconclusive"
-        split = "; ".join(f"{r['test']} says {word(r['says'])}, p = {P.number(r['p'], 3)}" for r in rows)
-        text = f"Inconclusive: the tests disagree ({split}). They differ because {_WHY}."
+        split = "; ".join(f"{r['test']} says {word(r['says'])}, p = {P.number(r['p'], 3)}" for r in said)
+        text = f"Inconclusive: the tests disagree ({split}). They differ because {_WHY}.{aside}"
     t = pd.DataFrame(rows)
-    t["says"] = [word(v) for v in t["says"]]
-    table = P.table(t, [("test", "Test", str), ("p", "p-value", lambda v: P.number(v, 3)),
+    t["says"] = [word(v) if v is not None else "no verdict (undefined for these data)" for v in t["says"]]
+    table = P.table(t, [("test", "Test", str), ("p", "p-value", lambda v: "undefined" if v is None or v != v else P.number(v, 3)),
                         ("direction", "Direction of the data", str), ("says", f"Verdict at {tr.alpha:g}", str)])
     beta = (f"Crow-AMSAA shape β = {P.number(tr.fit.beta, 3)} ({P.number(tr.fit.beta_lo, 3)}–"
             f"{P.number(tr.fit.beta_hi, 3)}); below 1 the rate falls, above 1 it rises.")

@@ -8,7 +8,7 @@ runs pin the ETTR digit the page prints (:data:`ETTR_STEP`).
 import pandas as pd
 
 from ..blocks import present as P
-from ..pipeline.summarise import noise_range, rate_range
+from ..pipeline.summarise import duration_range, noise_range
 from ...scale.targets.decision_inputs import law_name
 from ..pipeline.summary import answer_sentences, simulation_sentence
 
@@ -55,10 +55,7 @@ def mark_answer(ax, dec):
 
 def job_block(dec):
     """How often the job is interrupted at its size, with the interval when there is one."""
-    rng = ""
-    if dec.job_mtbf_lo is not None and dec.job_mtbf_hi is not None and \
-            P.duration(dec.job_mtbf_lo) != P.duration(dec.job_mtbf_hi):
-        rng = f" ({P.duration(dec.job_mtbf_lo)} to {P.duration(dec.job_mtbf_hi)} over {rate_range(dec.to_dict())})"
+    rng = duration_range(dec.job_mtbf_lo, dec.job_mtbf_hi, dec.to_dict()) if dec.job_mtbf_lo is not None else ""
     return P.paragraph(f"Scaled to {dec.n_gpus:,} GPUs ({dec.n_nodes:,} nodes), the job is interrupted "
                        f"{P.number(dec.fixed_per_day + dec.hardware_per_day, 2)} times a day: every "
                        f"{P.duration(dec.job_mtbf_h)} {_now(dec)}{rng}.")

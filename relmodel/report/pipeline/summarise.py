@@ -21,9 +21,10 @@ from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
 from ..blocks.markup import HEADLINE
 from ..kernels.records import clean
+from .ranges import UNBOUNDED, duration_range, rate_range
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "answer_sentences", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -33,17 +34,8 @@ def _ok(x):
 
 
 def _interval(d):
-    rng = ""
-    lo, hi = d.get("interval_lo"), d.get("interval_hi")
-    if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi):  # the range says what it covers
-        rng = f" ({P.duration(lo)} to {P.duration(hi)} over {rate_range(d)})"
+    rng = duration_range(d.get("interval_lo"), d.get("interval_hi"), d)
     return f"Checkpoint every {P.duration(d['interval_h'])}{rng}."
-
-
-def rate_range(d):
-    """What the interval and job MTBF ranges cover: "the failure rate's 95% range"."""
-    conf = d.get("conf")
-    return f"the failure rate's {P.pct(conf, 0)} range" if _ok(conf) else "the failure rate's range"
 
 
 def _range(lo, hi, covers=None):
@@ -355,6 +347,8 @@ def null_reasons(records, reasons, path=""):
                     and _ok(records.get("p_reachable")) and records["p_reachable"] < 1:
                 why = (f"no bound: in {P.pct(1 - records['p_reachable'], 0)} of the bootstrap draws no node "
                        f"MTBF reaches the target (per-job causes cap ETTR at {P.pct(records.get('cap_ettr'))})")
+            elif k in ("job_mtbf_hi", "interval_hi") and _ok(records.get(k[:-2] + "lo")):
+                why = f"unbounded ({UNBOUNDED}): the answer says 'at least' the lower end"
             elif k.endswith(("_lo", "_hi")):
                 why = "no interval: the bootstrap was turned off (n_boot below 2)"
             else:

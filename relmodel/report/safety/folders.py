@@ -19,6 +19,7 @@ the path.
 
 import datetime as _dt
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -50,27 +51,95 @@ def _gone(pid):
     return False
 
 
+#: What this process wrote through :func:`write_bytes`: absolute path -> (size, SHA-256).  A staging
+#: folder's marker records its share (``"written"``), so a later run can tell relmodel's files from others.
+_WRITTEN = {}
+
+
+def _written_records(mark):
+    """The marker's ``{name: (size, sha256)}`` of the files relmodel wrote, or None when it records none
+    (a marker of the older format, which lists names only: not trusted for deletion)."""
+    found = (mark or {}).get("written")
+    if not isinstance(found, dict):
+        return None
+    out = {}
+    for name, rec in found.items():
+        if isinstance(name, str) and isinstance(rec, (list, tuple)) and len(rec) == 2 \
+                and isinstance(rec[0], int) and not isinstance(rec[0], bool) and isinstance(rec[1], str):
+            out[name] = (rec[0], rec[1])
+    return out
+
+
+def _matching(folder, records):
+    """``{name: sha256}`` of the recorded files that are still the size relmodel wrote (the hash is checked
+    by :func:`.ownership.owned` before anything is deleted)."""
+    same = {}
+    for name, (size, sha) in records.items():
+        try:
+            if (Path(folder) / name).stat().st_size == size:
+                same[name] = sha
+        except (OSError, ValueError):
+            pass
+    return same
+
+
 def remove_stale(out):
-    """Remove staging folders of ``out`` left by runs that were killed (their process is gone)."""
-    out = Path(out)
-    for folder in out.parent.glob(f".{out.name}.relmodel-new-*"):
+    """Clear staging folders of ``out`` left by runs that were killed (their process is gone).
+
+    Only the files the folder's marker records as written by relmodel, with the same size and SHA-256,
+    are deleted; anything else (a file put there, or changed since) stays with its folder, and
+    :class:`~relmodel.errors.ReportFolderWarning` says so.  A marker of the older format (names only,
+    no sizes and hashes) proves nothing: that folder is left whole, and said.  Returns the folders kept.
+    """
+    import warnings
+
+    from ...errors import ReportFolderWarning
+    out, kept = Path(out), []
+    for folder in sorted(out.parent.glob(f".{out.name}.relmodel-new-*")):
         mark = read_marker(folder)
-        if mark is not None and mark.get("status") == "in progress" and _gone(mark.get("pid")):
-            remove_owned(folder, None)
+        if mark is None or mark.get("status") != "in progress" or not _gone(mark.get("pid")):
+            continue
+        records = _written_records(mark)
+        if records is None and listing(folder) == ["summary.json"]:  # the marker alone: nothing to prove
+            remove_owned(folder, {})
+            continue
+        if records is None:
+            kept.append(folder)
+            warnings.warn(ReportFolderWarning(
+                f"{folder} was left by a report run that stopped, but its marker does not record what relmodel "
+                "wrote (an older format), so nothing in it was deleted; remove it yourself once nothing in it "
+                "is yours"), stacklevel=2)
+            continue
+        remove_owned(folder, _matching(folder, records))
+        left = listing(folder) if folder.exists() else []
+        if left:
+            kept.append(folder)
+            shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+            warnings.warn(ReportFolderWarning(
+                f"{folder} was left by a report run that stopped; relmodel removed the files it wrote there and "
+                f"kept the folder with what it cannot prove it wrote: {shown}"), stacklevel=2)
+    return kept
 
 
 def remove_owned(folder, hashes):
-    """Delete the files of ``folder`` relmodel wrote (:func:`.ownership.owned`), then its empty folders.
+    """Delete the files of ``folder`` relmodel wrote (:func:`.ownership.owned`: recorded in ``hashes``
+    with the same SHA-256), then its empty folders; summary.json (the marker) last, and only when nothing
+    else is left.
 
     Anything else is left where it is, and so are the folders holding it.
     """
     folder = Path(folder)
     for name in listing(folder):
-        if owned(folder, name, hashes):
+        if name != "summary.json" and owned(folder, name, hashes):
             try:
                 os.unlink(folder / name)
             except OSError:
                 pass
+    if listing(folder) == ["summary.json"]:
+        try:
+            os.unlink(folder / "summary.json")
+        except OSError:
+            pass
     for root, dirs, _files in os.walk(folder, topdown=False, followlinks=False):
         for name in dirs:
             path = Path(root) / name
@@ -105,42 +174,28 @@ def listing(folder):
     return sorted(found)
 
 
-def _legacy_written(folder):
-    """What a report written before markers listed their files holds of relmodel's own."""
-    folder = Path(folder)
-    try:
-        data = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    names = {"summary.json", "index.html", "comparison.png"}
-    for entry in data.get("notebooks") or []:
-        names |= {entry.get(k) for k in ("ipynb", "html") if isinstance(entry, dict) and entry.get(k)}
-    names |= {p.name for p in folder.glob("key-*.png")}
-    for run in data.get("runs") or []:
-        sub = run.get("folder") if isinstance(run, dict) else None
-        if isinstance(sub, str) and "/" not in sub and sub not in ("", ".", ".."):
-            names |= {f"{sub}/{n}" for n in _legacy_written(folder / sub)}
-    return names
-
-
 def _hashes(mark):
+    """The marker's ``{name: sha256}``: its final hashes, else the records of files written so far; None
+    when it has neither (an older format, which proves nothing about who wrote a file)."""
     found = (mark or {}).get("sha256")
-    return found if isinstance(found, dict) else None
+    if isinstance(found, dict):
+        return found
+    records = _written_records(mark)
+    return None if records is None else {name: sha for name, (_size, sha) in records.items()}
 
 
 def written_files(folder):
     """The files relmodel wrote into the marked report ``folder``: listed by its marker, and checked.
 
     A listed name counts only when :func:`.ownership.owned` agrees (a name the writer produces,
-    inside the folder, of the right kind, with the recorded SHA-256).
+    inside the folder, of the right kind, with the recorded SHA-256).  A marker of the older format
+    (no hashes) proves nothing: only its summary.json counts, so ``--force`` refuses such a folder
+    while it holds anything else.
     """
     mark = read_marker(folder) or {}
     files = mark.get("files")
-    if isinstance(files, list):
-        listed = {f for f in files if isinstance(f, str)} | {"summary.json"}
-    else:
-        listed = _legacy_written(folder)
-    return {f for f in listed if owned(folder, f, _hashes(mark))}
+    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+    return {f for f in listed | {"summary.json"} if owned(folder, f, _hashes(mark))}
 
 
 def foreign_files(folder):
@@ -166,6 +221,7 @@ def write_bytes(path, data):
         with open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
+        _WRITTEN[os.path.abspath(path)] = (len(data), hashlib.sha256(data).hexdigest())
     except OSError as exc:
         try:
             tmp.unlink()
@@ -284,10 +340,17 @@ class Staging:
         """Write summary.json (``summary`` or a bare one) with the marker in ``status``."""
         data = dict(summary or {})
         files = sorted(set(listing(self.path)) | {"summary.json"})
-        data["relmodel"] = {**marker(status), "files": files}
+        data["relmodel"] = {**marker(status), "files": files, "written": self._written()}
         if status != "in progress":  # hashed once at the end, not after every page of a long sweep
             data["relmodel"]["sha256"] = digests(self.path, files)
         write_text(self.path / "summary.json", json.dumps(data, indent=2, default=str))
+
+    def _written(self):
+        """``{name: [size, sha256]}`` of the files this process wrote into the staging folder (summary.json,
+        the marker itself, aside)."""
+        root = os.path.abspath(self.path) + os.sep
+        return {Path(p[len(root):]).as_posix(): list(rec) for p, rec in sorted(_WRITTEN.items())
+                if p.startswith(root) and p[len(root):] != "summary.json"}
 
     def _stamp_files(self):
         """Add the list of the files written to the finished report's marker."""

@@ -11,9 +11,11 @@ listed file counts as relmodel's only when all of these hold:
 - its content is of that kind (a PNG signature, an HTML document, a notebook
   or a JSON object), read from at most :data:`SNIFF_BYTES` bytes for HTML
   and PNG;
-- its SHA-256 is the one the marker recorded.  A marker without hashes (one
-  written before they were recorded, or a report still in progress, whose
-  files are hashed once at the end) is trusted on name and content only.
+- its SHA-256 is the one the marker recorded (a finished report's ``sha256``,
+  or, while a report is in progress, the size and hash of each file as it was
+  written, ``written``).  A marker without hashes (the older format, names
+  only) proves nothing: a file it lists is not counted as relmodel's, so
+  ``--force`` and the clean-up of stopped runs leave it.
 
 Anything else in the folder is the user's: it is kept and named.
 """
@@ -92,18 +94,19 @@ def looks_written(folder, name):
 def owned(folder, name, hashes=None):
     """Whether ``name`` (listed by the marker of ``folder``) is a file relmodel wrote there.
 
-    ``hashes`` is the marker's ``{name: sha256}`` (None for a marker written before hashes were
-    recorded).
+    ``hashes`` is the marker's ``{name: sha256}``; None (a marker of the older format, without
+    hashes) owns nothing but summary.json.
     """
     if not writer_name(name) or not _no_links(folder, name):
         return False
     if name == "summary.json":
         return True
-    if hashes is not None:
-        recorded = hashes.get(name)
-        try:
-            if not isinstance(recorded, str) or digest(Path(folder) / name) != recorded:
-                return False
-        except OSError:
+    if not isinstance(hashes, dict):
+        return False
+    recorded = hashes.get(name)
+    try:
+        if not isinstance(recorded, str) or digest(Path(folder) / name) != recorded:
             return False
+    except OSError:
+        return False
     return looks_written(folder, name)

@@ -24,6 +24,7 @@ The mapping is a modelling choice; pass ``units={"Component": "node", ...}``
 """
 
 import dataclasses
+import math
 import re
 
 import numpy as np
@@ -171,6 +172,12 @@ def grow_cluster(target, source, gpus_per_node=None):
     return grown
 
 
+def _mtbf(rate):
+    """1/rate in hours; ``inf`` for a rate of 0 (no failure expected: the MTBF is unbounded, not an error)."""
+    rate = float(rate)
+    return math.inf if rate <= 0 else 1.0 / rate
+
+
 @dataclasses.dataclass(frozen=True)
 class ScaledRates(Result):
     """Rates scaled to a target cluster.
@@ -191,15 +198,16 @@ class ScaledRates(Result):
 
     @property
     def job_mtbf_h(self):
-        return 1.0 / self.job_rate_per_h
+        return _mtbf(self.job_rate_per_h)
 
     @property
     def job_mtbf_lo(self):
-        return 1.0 / self.job_rate_hi
+        return _mtbf(self.job_rate_hi)
 
     @property
     def job_mtbf_hi(self):
-        return 1.0 / self.job_rate_lo
+        """The MTBF's upper bound: ``inf`` (unbounded) when the bootstrap's lower rate is 0 (a few interruptions)."""
+        return _mtbf(self.job_rate_lo)
 
     @property
     def per_day(self):
@@ -238,7 +246,9 @@ class ScaledRates(Result):
         pct = f"{100 * self.conf:g}%"
         return (f"{self.source.name} ({self.source.n_gpus:,} GPUs) scaled to {self.target.n_gpus:,} GPUs: "
                 f"{self.per_day:.2f} interruptions/day, job MTBF {self.job_mtbf_h:.3g} h "
-                f"({self.job_mtbf_lo:.3g}–{self.job_mtbf_hi:.3g} h, {pct}).")
+                + (f"({self.job_mtbf_lo:.3g}–{self.job_mtbf_hi:.3g} h, {pct})." if math.isfinite(self.job_mtbf_hi)
+                   else f"(at least {self.job_mtbf_lo:.3g} h, {pct}; no upper end: too few interruptions to bound "
+                        "the rate from below)."))
 
     def _people(self):
         t = self.to_frame()

@@ -18,16 +18,18 @@ import math
 
 import pandas as pd
 
+from ...budget_guard import count
 from ...checkpoint.intervals import optimal_interval
 from ...tables import Result
 from ...units import hours
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
-from .decision_inputs import MEASURED, PARAMETER, choose_law, cluster_wide_causes, law_name, restart_input
+from .decision_inputs import (MEASURED, PARAMETER, choose_law, cluster_wide_causes, cost_input, interval_at,
+                              law_name, restart_input)
 from .restart_growth import growth_words, planned_growth_h
 from .law_requirements import best_law_ettr
 from .requirements import best_ettr, plan_requirements
-from ..clusters.scaling import cluster_of, garwood, grow_cluster, job_rates, scale_rates
+from ..clusters.scaling import cluster_of, garwood, gpu_count, grow_cluster, job_rates, scale_rates
 from .today import todays_rate
 
 __all__ = ["Decision", "decide", "source_cluster", "cause_impact", "failure_law"]
@@ -305,17 +307,20 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     """
     data = getattr(source, "data", source)
     src = source_cluster(source, units_per_node)
-    tgt = grow_cluster(n_gpus if isinstance(n_gpus, Cluster) else int(n_gpus), src, gpus_per_node=gpus_per_node)
+    n_gpus = n_gpus if isinstance(n_gpus, Cluster) else gpu_count("n_gpus", n_gpus)  # 1024.5 and True refused
+    tgt = grow_cluster(n_gpus, src, gpus_per_node=gpus_per_node)
     kw = dict(gpus_per_node=gpus_per_node, units=units, units_per_node=units_per_node, simulate=simulate,
               n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, share=share, seed=seed,
               restart_grows=restart_grows)
-    if int(n_boot) < 2:  # no bootstrap: point answers, no intervals
+    if count("n_boot", n_boot, lo=0) < 2:  # no bootstrap: point answers, no intervals
         point = decide(source, n_gpus, target_ettr, ckpt_cost, restart, n_boot=2, **kw)
         return dataclasses.replace(point, **{k: None for k in (
             "job_mtbf_lo", "job_mtbf_hi", "interval_lo", "interval_hi", "ettr_lo", "ettr_hi", "required_node_lo",
             "required_node_hi", "formula_ettr_lo", "formula_ettr_hi")}, p_reachable=float(point.reachable),
             range_covers="no range (the bootstrap was turned off)")
-    d = float(hours(ckpt_cost))
+    d = cost_input("ckpt_cost", ckpt_cost)
+    if restart is not None:
+        cost_input("restart", restart)
     r, r_from, r_note, latency = restart_input(data, restart)
     grow_h = planned_growth_h(tgt.n_gpus, src.n_gpus if r_from == MEASURED else 0) \
         if restart_grows and restart is None else 0.0
@@ -367,14 +372,10 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     t_now = _todays_nodes(rates, src, all_units, today, conf)
     return Decision(
         n_gpus=tgt.n_gpus, n_nodes=tgt.n_nodes, gpus_per_node=tgt.gpus_per_node, target_ettr=float(target_ettr),
-        ckpt_cost_h=d, restart_h=r, job_mtbf_h=m, job_mtbf_lo=lo, job_mtbf_hi=hi,
-        interval_h=interval,
-        interval_lo=stretch * float(optimal_interval(mtbf=lo, ckpt_cost=d, restart=r)),
-        interval_hi=stretch * float(optimal_interval(mtbf=hi, ckpt_cost=d, restart=r)),
-        ettr=ettr_, ettr_lo=e_lo, ettr_hi=e_hi,
-        required_job_mtbf_h=m_req, fixed_per_day=24 * fixed, hardware_per_day=24 * hardware,
-        observed_node_mtbf_h=t_now[0],
-        required_node_mtbf_h=node,
+        ckpt_cost_h=d, restart_h=r, job_mtbf_h=m, job_mtbf_lo=lo, job_mtbf_hi=hi, interval_h=interval,
+        interval_lo=stretch * interval_at(lo, d), interval_hi=stretch * interval_at(hi, d),
+        ettr=ettr_, ettr_lo=e_lo, ettr_hi=e_hi, required_job_mtbf_h=m_req, fixed_per_day=24 * fixed,
+        hardware_per_day=24 * hardware, observed_node_mtbf_h=t_now[0], required_node_mtbf_h=node,
         required_node_lo=plan.node_mtbf_lo if node is not None and _finite(plan.node_mtbf_lo) else None,
         required_node_hi=plan.node_mtbf_hi if node is not None and _finite(plan.node_mtbf_hi) else None,
         reachable=bool(plan.feasible), cap_ettr=_cap_ettr(fixed, d, r, None if basis == "formula" else fit),
@@ -391,9 +392,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         source_gpus_per_node=src.gpus_per_node, source_unit=str(getattr(source, "unit", "gpu-node")),
         per_job_causes=tuple(scaled.by_cause.loc[scaled.by_cause["scales_with"] == "job", "component"].astype(str)),
         cluster_wide=tuple(sorted(wide)), sources=_sources(source, r_from, latency), search=search,
-        no_progress=no_progress,
-        scaled=scaled, plan=plan,
-    )
+        no_progress=no_progress, scaled=scaled, plan=plan)
 
 
 def cause_impact(scaled, ckpt_cost, restart, top=8):

@@ -7,7 +7,10 @@
   ranking's best family among those its bootstrap test does not reject,
   exponential with its reason otherwise;
 * :func:`cluster_wide_causes`: causes that strike many nodes at once in the
-  log, held per job rather than grown with the node count.
+  log, held per job rather than grown with the node count;
+* :func:`cost_input`: a checkpoint cost or restart as given, checked (finite,
+  0 to a year); :func:`interval_at`: the interval at an MTBF bound (inf when
+  the bound is unbounded).
 
 Each returns plain values and a sentence a report can print.
 """
@@ -17,10 +20,12 @@ import warnings
 
 import numpy as np
 
+from ...checkpoint.intervals import optimal_interval
 from ...defaults import DEFAULTS
+from ...errors import ModelInputError
 from ...units import hours
 
-__all__ = ["MEASURED", "PARAMETER", "ASSUMED", "restart_input", "detection_latency", "choose_law", "law_ranking",
+__all__ = ["MEASURED", "PARAMETER", "ASSUMED", "MAX_COST_H", "cost_input", "interval_at", "restart_input", "detection_latency", "choose_law", "law_ranking",
            "cluster_wide_causes", "LAW_FAMILIES", "law_name"]
 
 #: Where an input came from, as summary.json's ``headline.source`` says it.
@@ -170,3 +175,20 @@ def cluster_wide_causes(source, *, min_nodes=3, within="1min", share=0.5):
         if frac >= share:
             out[str(cause)] = frac
     return out
+
+
+def cost_input(name, value):
+    """A checkpoint cost or restart in hours: finite, 0 or more and under :data:`MAX_COST_H`; else ModelInputError."""
+    h = float(hours(value))
+    if not 0 <= h <= MAX_COST_H:
+        raise ModelInputError(f"{name} must be a duration from 0 to {MAX_COST_H:,.0f} h (a year); got {value!r:.60}")
+    return h
+
+
+#: The longest checkpoint cost or restart a decision takes, hours (a year: anything longer is a slip of units).
+MAX_COST_H = 8766.0
+
+
+def interval_at(mtbf, d):
+    """The optimal interval at one bound of the MTBF; ``inf`` when that bound is unbounded (too few failures)."""
+    return math.inf if not math.isfinite(mtbf) else float(optimal_interval(mtbf=mtbf, ckpt_cost=d))

@@ -138,6 +138,9 @@ class CurrentRate(Result):
         """
         rng = np.random.default_rng(seed)
         mean = self.expected_draws(horizons_h, n_draws, rng)
+        if not np.all(mean <= 1e15):  # numpy's Poisson stops near 1e19; a fitted part this short forecasts nothing
+            raise FitError("the fitted part of the window is too short to forecast from (it would expect more than "
+                           "1e15 failures); fit on a larger share of the window")
         if self.dispersion > 1:
             extra = self.dispersion - 1
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -67,6 +67,9 @@ def prepare(source, observed=None, entry=None):
         t = source.hours
         observed = source.observed if observed is None else observed
         entry = source.entry if entry is None else entry
+    elif isinstance(source, np.ndarray) and source.ndim > 1:
+        raise FitError(f"durations must be one list of values; got an array of shape {source.shape} (a table "
+                       "or a matrix is not flattened: pick its column, e.g. df['hours'] or a[:, 0])")
     elif isinstance(source, np.ndarray) and source.dtype == np.float64:
         t = source.ravel()  # hours already: read, never written
     else:

@@ -61,8 +61,14 @@ def poisson_interval(count, exposure_h, conf=0.95, method="exact"):
 
 def _counts_and_exposure(source, per, by):
     if isinstance(source, CountTable):
+        if by is not None and (not isinstance(by, str) or by not in ("component", "category")):
+            raise UnknownColumnError(f"{getattr(source, 'name', 'the count table')}: cannot count by {by!r:.60}: "
+                                     "a count table is counted by 'component' (the default) or 'category'")
         units = {"job": 1, "node": source.n_nodes, "gpu": source.n_gpus}[per]
         t = source.counts
+        if by == "category":
+            g = t.groupby("category", sort=False)["count"].sum().sort_values(ascending=False, kind="stable")
+            return g.index.to_numpy(), g.index.to_numpy(), g.to_numpy(), source.duration_h * units
         return t["component"].to_numpy(), t["category"].to_numpy(), t["count"].to_numpy(), source.duration_h * units
     if isinstance(source, InterruptionLog):
         return _log_counts(source, per, by)

@@ -55,6 +55,9 @@ __all__ = [
 
 VERDICTS = ("steady", "improving", "wearing out")
 
+#: Why the Lewis-Robinson test has no statistic for some logs.
+EQUAL_GAPS = "every gap between failures is the same length: their coefficient of variation, the divisor, is 0"
+
 
 @renamed_keywords(data="source")
 def event_times(source, end=None, *, start=None, include_planned=False):
@@ -77,8 +80,8 @@ def event_times(source, end=None, *, start=None, include_planned=False):
         t = np.atleast_1d(np.asarray(hours(source), dtype=float))
         t0 = 0.0 if start is None else float(hours(start))
         t1 = None if end is None else float(hours(end))
-    if not np.all(np.isfinite(t)):
-        raise FitError("event times contain NaN or infinite values")
+    if not np.all(np.isfinite(t)) or not all(x is None or np.isfinite(x) for x in (t0, t1)):
+        raise FitError("event times and the observation window must be finite (no NaN or infinite values)")
     t = np.sort(t) - t0
     if t.size and t[0] < 0:
         raise FitError(f"an event at {t[0] + t0:g} h is before the start of observation ({t0:g} h)")
@@ -126,12 +129,20 @@ class TrendTest(Result):
     end_h: float
     truncation: str
     df: float = float("nan")
+    undefined_because: str = ""
+
+    @property
+    def defined(self):
+        """False when the test has no statistic for these data (``undefined_because`` says why)."""
+        return not self.undefined_because
 
     def to_frame(self):
         """One-row DataFrame of the test."""
         return pd.DataFrame([self.__dict__])
 
     def text(self):
+        if not self.defined:
+            return f"{self.test} test: undefined over {self.n:,} failures ({self.undefined_because})."
         return (f"{self.test} test: statistic {self.statistic:.3g}, p = {self.p_value:.3g} over {self.n:,} failures "
                 f"({self.direction}).")
 
@@ -169,7 +180,9 @@ def lewis_robinson_test(times, end=None, *, start=None):
     Lewis and Robinson, "Testing for a monotone trend in a modulated renewal
     process", in Reliability and Biometry, SIAM 1974.  Robust where failures
     cluster (a renewal process that is not Poisson), which a fleet's pooled
-    log often is.  Needs at least two events.  Returns a :class:`TrendTest`.
+    log often is.  Needs at least two events.  Returns a :class:`TrendTest`; when every gap between
+    failures is equal (the coefficient of variation is 0) the test is undefined: its statistic and
+    p-value are NaN, its direction "undefined" and ``undefined_because`` says why.
 
     ``times`` in hours.
 
@@ -185,7 +198,7 @@ def lewis_robinson_test(times, end=None, *, start=None):
     gaps = np.diff(np.concatenate([[0.0], t]))
     cv = gaps.std(ddof=1) / gaps.mean()
     if not cv > 0:
-        raise FitError("all interarrival times are equal; the Lewis-Robinson test is undefined")
+        return TrendTest("Lewis-Robinson", np.nan, np.nan, "undefined", lap.n, T, trunc, undefined_because=EQUAL_GAPS)
     u = lap.statistic / cv
     p = 2 * stats.norm.sf(abs(u))
     return TrendTest("Lewis-Robinson", float(u), float(p), _direction(u > 0, u < 0), lap.n, T, trunc)
@@ -339,7 +352,8 @@ def crow_amsaa(times, end=None, *, start=None, conf=0.95, node=None, n_systems=N
 class TrendResult(Result):
     """The answer to "is the failure rate changing?".
 
-    ``verdict`` is "steady", "improving" or "wearing out"; ``p_value`` is the
+    ``verdict`` is "steady", "improving" or "wearing out" ("undefined", with a NaN
+    ``p_value``, when the deciding test has no statistic for the data); ``p_value`` is the
     two-sided p-value of the deciding test (``method``) against a steady
     (HPP) rate; ``alpha`` the level used.  ``tests`` has every test run,
     ``fit`` the Crow-AMSAA fit (``fit.beta`` < 1 improving, > 1 wearing out).
@@ -365,7 +379,8 @@ class TrendResult(Result):
 
     def _repr_html_(self):
         f = self.fit
-        return (f"<p><b>Trend: {html_text(self.verdict)}</b> (p = {self.p_value:.3g}, {html_text(self.method)}, "
+        p = f"{self.p_value:.3g}" if np.isfinite(self.p_value) else "undefined"
+        return (f"<p><b>Trend: {html_text(self.verdict)}</b> (p = {p}, {html_text(self.method)}, "
                 f"alpha = {self.alpha:g}); Crow-AMSAA beta = {f.beta:.3g} "
                 f"[{f.beta_lo:.3g}, {f.beta_hi:.3g}], n = {f.n}, T = {f.end_h:.4g} h</p>"
                 + html_table(self.to_frame(), index=False))
@@ -373,13 +388,18 @@ class TrendResult(Result):
     def text(self):
         """The verdict in one sentence, with the deciding test and the Crow-AMSAA shape."""
         f = self.fit
+        if self.verdict == "undefined":
+            why = next((t.undefined_because for t in self.tests if t.test == self.method), "")
+            return (f"The failure rate's trend is undefined by the {self.method} test: {why}; Crow-AMSAA shape "
+                    f"{number(f.beta)} ({interval(f.beta_lo, f.beta_hi)}) over {count(f.n)} failures.")
         p = "below 0.001" if self.p_value < 1e-3 else number(self.p_value)
         return (f"The failure rate is {self.verdict}: {self.method} test p {'' if p[0] == 'b' else '= '}{p} "
                 f"at the {number(self.alpha)} level; Crow-AMSAA shape {number(f.beta)} "
                 f"({interval(f.beta_lo, f.beta_hi)}) over {count(f.n)} failures.")
 
     def __str__(self):
-        return f"{self.verdict} (p = {self.p_value:.3g}, {self.method}; beta = {self.beta:.3g})"
+        p = f"{self.p_value:.3g}" if np.isfinite(self.p_value) else "undefined"
+        return f"{self.verdict} (p = {p}, {self.method}; beta = {self.beta:.3g})"
 
 
 _METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test, "lewis-robinson": lewis_robinson_test}
@@ -424,6 +444,6 @@ def trend(source, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", co
         raise FitError("the Lewis-Robinson test needs one system; with node= use 'mil-hdbk-189' or 'laplace'")
     tests = tuple(_METHODS[k](*args, **kw) for k in names)
     deciding = tests[names.index(key)]
-    verdict = deciding.direction if deciding.p_value < alpha else "steady"
+    verdict = "undefined" if not deciding.defined else deciding.direction if deciding.p_value < alpha else "steady"
     return TrendResult(verdict, deciding.p_value, deciding.test, alpha, tests, crow_amsaa(*args, conf=conf, **kw))
 
