@@ -258,3 +258,21 @@ def test_the_result_speaks_the_protocol():
     assert len(r.ranked(4)) == 4 and len(r.to_frame()) == len(r.nodes)
     w = r.worst_table()
     assert list(w["worst nodes"])[:3] == ["1", "3", "4"]
+
+
+def test_a_slurm_export_needs_its_kernel_log_to_name_nodes():
+    """A Slurm export's rows are jobs: alone it is refused with a named error; joined to a kernel log, the
+    kernel's node-level outages are read, with the run's nodes as the population."""
+    from relmodel.errors import InputTypeError
+
+    folder = relmodel.datasets.data_dir() / "ops-example"
+    src = relmodel.load_source(str(folder / "sacct.txt"))
+    with pytest.raises(InputTypeError, match="join the kernel log"):
+        relmodel.bad_nodes(src)
+    kernel = relmodel.read_xid(folder / "syslog", year=2024)
+    run = src.data
+    run.kernel = kernel          # what join_syslog leaves on a joined run (the bundled files do not overlap in time)
+    r = relmodel.bad_nodes(src, seed=0)
+    assert set(r.nodes["node"]) <= set(kernel.events["node"]) | {"(nodes that never failed)"}
+    assert r.n_failures == sum(1 for _ in kernel.interruptions().itertuples())
+    assert r.n_nodes >= kernel.events["node"].nunique()

@@ -46,9 +46,13 @@ def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empiric
     if src.unit not in ("gpu-node", "node", "server"):
         return None, (f"The log's units are {src.unit}s, not nodes of the planned job: no retirement payoff is "
                       f"simulated for them.")
-    if not est.heterogeneous or not est.estimable:
+    if not est.heterogeneous:
         return None, ("No bad nodes stand out in this log, so retiring nodes would only shrink the pool: no "
                       "retirement advice is given.")
+    if not est.estimable:
+        return None, ("The nodes' failures vary more than interchangeable nodes' would, but the log cannot tell "
+                      "a share of bad nodes and their rate apart (the two-class model is not estimable), so no "
+                      "fleet is simulated and no retirement advice is given.")
     per_node = gpus_per_node if gpus_per_node else 8
     job_nodes = max(1, int(n_gpus) // per_node)
     if job_nodes > MAX_NODES:

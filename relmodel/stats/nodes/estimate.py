@@ -28,6 +28,10 @@ def _log_and_population(source, population):
         log = source.data
         stated = None if "seen in the log" in str(source.cluster_from) else int(source.n_nodes)
     else:
+        log = None
+    if log is not None and hasattr(log, "segments"):   # a Slurm export: its rows are jobs, not nodes
+        log, stated = _kernel_of(log)
+    if log is None:
         raise InputTypeError(f"bad_nodes needs an interruption log (read_log, relmodel.datasets.stepfun(), or a "
                              f"Source of a log); got {type(source).__name__}: a count table has no per-node failures")
     if population is not None:
@@ -36,6 +40,18 @@ def _log_and_population(source, population):
             raise CountError(f"population must be a whole number of nodes, 1 or more; got {population!r}")
         return log, int(population)
     return log, (int(stated) if stated is not None else None)
+
+
+def _kernel_of(run):
+    """The node-level log of a Slurm run: its joined kernel log, with the run's nodes as the population."""
+    kernel = getattr(run, "kernel", None)
+    if kernel is None:
+        raise InputTypeError(f"{run.name}: a Slurm export names the job of each interruption, not the node that "
+                             f"failed; join the kernel log of its nodes (syslog=...) to find bad nodes")
+    seen = getattr(run, "nodes_seen", None)
+    listed = kernel.events["node"].nunique()
+    stated = int(seen) if isinstance(seen, (int, np.integer)) and seen >= listed else None
+    return kernel, stated
 
 
 def _exact_rates(k, t, conf):
