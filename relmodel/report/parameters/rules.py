@@ -17,6 +17,7 @@ window                  an event log's observation window: a duration > 0
                         form of the log's times
 n_runs                  whole number of simulated runs, 2 to 100,000
 n_points, top           whole number, 1 to 100,000
+policy_runs             whole number of runs a retirement policy, 2 to 10,000
 n_spares_max            whole number, 1 to 100,000
 n_boot                  whole number, 0 to 100,000
 seed                    whole number, 0 to 2**32 - 1
@@ -129,6 +130,7 @@ RULES = {
              "'gpu-node' (default), or 'node', 'disk', 'server' for units without GPUs", False),
     "n_runs": (_whole(2, 100_000), "a whole number of simulated runs from 2 to 100,000", False),
     "n_points": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
+    "policy_runs": (_whole(2, 10_000), "a whole number of simulated runs from 2 to 10,000", False),
     "top": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
     "n_spares_max": (_whole(1, 100_000), "a whole number from 1 to 100,000", False),
     "n_boot": (_whole(0, 100_000), "a whole number from 0 to 100,000", False),

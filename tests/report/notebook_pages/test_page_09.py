@@ -63,7 +63,7 @@ LOG_ARGS = ("-p", "start=start", "-p", "end=end", "-p", "node=host", "-p", "popu
 
 def test_planted_lemons_found_named_and_priced(tmp_path):
     log = write_fleet(tmp_path / "fleet.csv")
-    out, rec = _render(tmp_path, log, *LOG_ARGS, "-p", "n_gpus=2400", "-p", "n_runs=6")
+    out, rec = _render(tmp_path, log, *LOG_ARGS, "-p", "n_gpus=2400", "-p", "policy_runs=6")
     api = relmodel.bad_nodes(load_source(str(log), start="start", end="end", node="host"), population=300, seed=0)
     assert rec["bad_nodes"]["heterogeneous"] is True and api.heterogeneous
     assert rec["bad_nodes"]["p_value"] == pytest.approx(float(api.dispersion.p_value), rel=1e-9)
@@ -95,7 +95,7 @@ def test_planted_lemons_found_named_and_priced(tmp_path):
 
 def test_homogeneous_fleet_gets_no_retirement_advice(tmp_path):
     log = write_fleet(tmp_path / "even.csv", bad=(), seed=9)
-    out, rec = _render(tmp_path, log, *LOG_ARGS, "-p", "n_runs=4")
+    out, rec = _render(tmp_path, log, *LOG_ARGS, "-p", "policy_runs=4")
     assert rec["bad_nodes"]["heterogeneous"] is False
     assert rec["bad_nodes"]["to_pull"] == []
     assert rec["retirement"] is None
