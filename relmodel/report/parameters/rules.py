@@ -18,6 +18,7 @@ window                  an event log's observation window: a duration > 0
 n_runs                  whole number of simulated runs, 2 to 100,000
 n_points, top           whole number, 1 to 100,000
 policy_runs             whole number of runs a retirement policy, 2 to 10,000
+population              whole number of nodes the log observed, 1 to 100,000,000
 n_spares_max            whole number, 1 to 100,000
 n_boot                  whole number, 0 to 100,000
 seed                    whole number, 0 to 2**32 - 1
