@@ -187,7 +187,25 @@ def _exposure_column(path, table, given):
     return found[0][1]
 
 
-def _log_cluster(data, source_gpus, gpus_per_node):
+def _check_population(population):
+    ok = isinstance(population, (int, np.integer)) and not isinstance(population, bool) and population >= 1
+    if not ok:
+        raise CountError(f"population must be a whole number of units the log observed, 1 or more; got "
+                         f"{population!r}")
+    return int(population)
+
+
+def _log_cluster(data, source_gpus, gpus_per_node, population=None):
+    if population is not None:
+        n = _check_population(population)
+        seen = int(data.events["node"].nunique()) if "node" in data.events else 0
+        if n < seen:
+            raise CountError(f"{data.name}: population={n:,} is fewer than the {seen:,} nodes the log names; give "
+                             f"every node the log observed, failed or not")
+        if source_gpus is not None and int(source_gpus) != n * int(gpus_per_node):
+            raise CountError(f"source_gpus={source_gpus:,} and population={n:,} disagree at {gpus_per_node} GPUs a "
+                             f"node; give one of them")
+        return n * int(gpus_per_node), f"{n:,} nodes observed, as given", ()
     if source_gpus is not None:
         return int(source_gpus), "as given", ()
     if getattr(data, "_n_nodes", None):
@@ -231,7 +249,7 @@ def _no_window(log, window):
 
 def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None, window=None, syslog=None):
+                format=None, job=None, year=None, window=None, syslog=None, population=None):
     """Read the report's one data source; returns a :class:`Source`.
 
     ``log`` is a bundled name ("llama3", "stepfun", "lanl") or a path: a CSV
@@ -240,6 +258,10 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     hold them); any other file is an event log read with ``start`` and the
     other column names.  ``source_gpus`` is the number of GPUs observed; for a
     log it defaults to the distinct nodes in the log times ``gpus_per_node``.
+    ``population`` is how many units (nodes, servers, disks) the log observed
+    in all, failed or not: it takes precedence over counting the nodes the log
+    names (a log that lists only the nodes that failed says nothing of the
+    others), and must not be fewer than them.
 
     ``format`` is "sacct" (a Slurm export, read with :func:`~relmodel.data.formats.sacct.read_sacct`
     and ``job``), "xid" (a kernel log, read with :func:`~relmodel.data.formats.kernlog.read_xid`
@@ -273,6 +295,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
                                      time_format=time_format, time_unit=time_unit).items() if v is not None}
     notes = []
     from .formats.operators import operator_source
+    if population is not None and source_gpus is None and ("start" not in mapping or str(log).lower() in NAMES):
+        source_gpus = _check_population(population) * int(gpus_per_node)   # a Slurm export or a count table
     ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
                           gpus_per_node=gpus_per_node, syslog=syslog)
     if syslog is not None and ops is None:
@@ -310,8 +334,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
                   for w in caught if issubclass(w.category, LogWarning) and "inside planned maintenance"
                   not in str(w.message)]  # kept, not merged: the index lists them
         gpn = int(gpus_per_node)
-    gpus, how, more = _log_cluster(data, source_gpus, gpn)
-    if source_gpus is not None or data._n_nodes is None:
+    gpus, how, more = _log_cluster(data, source_gpus, gpn, population)
+    if source_gpus is not None or population is not None or data._n_nodes is None:
         data = InterruptionLog(data.events, data.window_h, origin=data.origin, cause_columns=data.cause_columns,
                                name=data.name, n_nodes=max(1, gpus // gpn), gpus_per_node=gpn,
                                problems=data.problems())
@@ -323,7 +347,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
 @renamed_keywords(log="source")
 def load_source(source="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
-                format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node", syslog=None):
+                format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node", syslog=None,
+                population=None):
     unit, gpn, unit_note = _unit(unit, gpus_per_node)
     if unit != "gpu-node" and source_gpus is not None:
         raise UnitError(f"source_gpus={source_gpus!r}: a log of {unit}s covers no GPUs; leave source_gpus unset "
@@ -331,9 +356,10 @@ def load_source(source="llama3", *, start=None, end=None, node=None, cause=None,
     src = _read_source(source, start=start, end=end, node=node, cause=cause, planned=planned,
                        time_format=time_format, time_unit=time_unit, source_gpus=source_gpus,
                        gpus_per_node=gpn, exposure=exposure, format=format, job=job, year=year, window=window,
-                       syslog=syslog)
+                       syslog=syslog, population=population)
     if unit != "gpu-node":
-        how = src.cluster_from.replace(f" × {gpn} GPUs", "").replace(" nodes seen", f" {unit}s seen")
+        how = (src.cluster_from.replace(f" × {gpn} GPUs", "").replace(" nodes seen", f" {unit}s seen")
+               .replace(" nodes observed", f" {unit}s observed"))
         notes = tuple(_in_units(n, unit, src.n_nodes) for n in src.notes) + (unit_note,)
         src = replace(src, unit=unit, cluster_from=how, notes=notes)
     if min_outage is None:

@@ -38,7 +38,7 @@ ENV_CACHE = "RELMODEL_SOURCE_CACHE"
 #: The parameters every page names its source with, beside ``log`` (the keywords of ``load_source``).
 SOURCE_PARAMETERS = ("start", "end", "node", "cause", "planned", "time_format", "time_unit", "source_gpus",
                      "gpus_per_node", "exposure", "format", "job", "year", "min_outage", "window", "unit",
-                     "syslog")
+                     "syslog", "population")
 
 _DEFAULTS = {"gpus_per_node": 8, "unit": "gpu-node"}
 

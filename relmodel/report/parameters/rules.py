@@ -345,7 +345,7 @@ def _check_columns(values, log):
 
 def _check_cluster(values, log, header, counts, given):
     """The observed cluster must be knowable before any kernel starts: source_gpus, nodes or n_gpus."""
-    if values.get("source_gpus") is not None:
+    if values.get("source_gpus") is not None or values.get("population") is not None:
         return
     if counts and "n_gpus" not in header:
         raise ParameterError(f"parameter 'source_gpus' is needed for the count table {log}: it has no "

@@ -60,7 +60,7 @@ def inputs_rows(summary, merged):
         counted = (src.get("counted") if src.get("unit", "gpu-node") != "gpu-node"
                    else f"{P.count(src['source_gpus'])} GPUs")
         rows.append(("Observed cluster", f"{counted} ({src.get('cluster_from', '')})",
-                     _where(head, "source_gpus", "source_gpus" in given or "unit" in given)))
+                     _where(head, "source_gpus", "source_gpus" in given or "unit" in given or "population" in given)))
     if d:
         seen = d.get("source_gpus_per_node") or src.get("gpus_per_node")
         rows += [("Planned job", f"{P.count(d['n_gpus'])} GPUs ({P.count(d['n_nodes'])} nodes)",

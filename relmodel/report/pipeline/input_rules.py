@@ -165,7 +165,7 @@ def check_inputs(merged, given):
     check_ckpt_costs(merged, given)
     if "log" in given or any(k in given for k in ("start", "end", "node", "cause", "planned", "time_format",
                                                    "time_unit", "format", "job", "year", "min_outage",
-                                                   "window", "unit", "exposure", "source_gpus")):
+                                                   "window", "unit", "exposure", "source_gpus", "population")):
         _check_source(merged)
     if any(given.get(k) is not None for k in ("steps", "step_log", "trace")):
         _check_steps(merged)
