@@ -90,6 +90,9 @@ def load_source(log, log_kwargs):
     import warnings
     from ..data.bundled import datasets
     from ..data.shaping.outages import drop_short_outages
+    from ..data.shaping.readers import require_existing
+    if str(log).lower() not in datasets.NAMES:
+        require_existing(log)  # named as missing, not as a file that lacks --start or --log-format
     min_outage = log_kwargs.pop("min_outage", None)
     unit = log_kwargs.pop("unit", None) or "gpu-node"
     if unit != "gpu-node" and str(log).lower() in datasets.NAMES:

@@ -23,7 +23,7 @@ from .shaping.counts import CountTable, count_table
 from .bundled.datasets import NAMES, bundled_count_name, load
 from .shaping.logs import InterruptionLog, LogWarning, read_log
 from .shaping.outages import drop_short_outages
-from .shaping.readers import read_table
+from .shaping.readers import read_table, require_existing
 from relmodel.base.escape import html_text
 
 __all__ = ["Source", "load_source", "UNITS", "is_count_file"]
@@ -278,6 +278,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     mapping = {k: v for k, v in dict(start=start, end=end, node=node, cause=cause, planned=planned,
                                      time_format=time_format, time_unit=time_unit).items() if v is not None}
     notes = []
+    if not (isinstance(log, str) and log.lower() in NAMES):
+        require_existing(log)  # a missing file is named as missing, before any format or column is asked for
     from .formats.operators import operator_source
     ops = operator_source(log, format, mapping, job=job, year=year, source_gpus=source_gpus,
                           gpus_per_node=gpus_per_node, syslog=syslog)

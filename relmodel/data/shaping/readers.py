@@ -24,7 +24,8 @@ from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAcc
                       UnknownFileTypeError, where)
 from .times import parse_times
 
-__all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "SUFFIXES", "Label", "at"]
+__all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "require_existing", "SUFFIXES",
+           "Label", "at"]
 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
 _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
@@ -63,6 +64,7 @@ def _checked_path(source):
     if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
         raise InputTypeError(f"a log is a file path or a pandas DataFrame; got {type(source).__name__} "
                              f"{source!r:.60}")
+    require_existing(source)  # missing before wrongly named
     path = Path(source)
     suffix = _suffix(path)
     if suffix is None:
@@ -71,6 +73,20 @@ def _checked_path(source):
                                          "not a regular file (a device, pipe or socket)")
                         + f"; give a log file ({', '.join(SUFFIXES)})")
     return path, suffix
+
+
+def require_existing(source):
+    """Raise :class:`~relmodel.errors.LogFileNotFound` when ``source``, a path, names nothing on disk.
+
+    Anything else (a DataFrame, an object) passes: its readers name what is wrong with it.
+    """
+    if isinstance(source, (str, os.PathLike)) and not isinstance(source, bytes):
+        try:
+            missing = not os.path.lexists(source)
+        except (ValueError, TypeError):  # a NUL byte: no file can have that name
+            missing = True
+        if missing:
+            raise LogFileNotFound(source)
 
 
 def check_readable_file(path, not_regular):
