@@ -23,7 +23,7 @@ from .shaping.counts import CountTable, count_table
 from .bundled.datasets import NAMES, bundled_count_name, load
 from .shaping.logs import InterruptionLog, LogWarning, read_log
 from .shaping.outages import drop_short_outages
-from .shaping.readers import read_table, require_existing
+from .shaping.readers import csv_header, read_table, require_existing
 from relmodel.base.escape import html_text
 
 __all__ = ["Source", "load_source", "UNITS", "is_count_file"]
@@ -142,10 +142,10 @@ def is_count_file(path):
 
 def _is_count_csv(path):
     try:
-        head = pd.read_csv(path, nrows=0)  # the header only: a ragged row is the reader's error to name
+        head = csv_header(path)  # the header only: a ragged row or a bad byte is the reader's to name
     except Exception:  # not a CSV: an event log in another format
         return False
-    cols = {str(c).strip().lower() for c in head.columns}
+    cols = {str(c).strip().lower() for c in head}
     return {"component", "count"} <= cols
 
 

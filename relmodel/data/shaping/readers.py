@@ -13,6 +13,7 @@ import gzip
 import lzma
 import os
 import stat
+import warnings
 import zlib
 from pathlib import Path
 
@@ -25,13 +26,22 @@ from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAcc
 from .times import parse_times
 
 __all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "require_existing", "SUFFIXES",
-           "Label", "at"]
+           "Label", "at", "LogWarning", "decode_text", "FALLBACK_ENCODINGS", "csv_header"]
 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
 _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 _CORRUPT = (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError)
 _MAX_HEADER = 1 << 20
 _NULLS = ["", "#N/A", "#NA", "-NaN", "-nan", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+
+
+#: What a file that is not UTF-8 is read as, in this order: Windows' Western code page (curly quotes,
+#: dashes, accented letters), then Latin-1 (which reads any byte).
+FALLBACK_ENCODINGS = ("cp1252", "latin-1")
+
+
+class LogWarning(UserWarning):
+    """A log had duplicate, overlapping or out-of-window rows (see ``problems()``), or was not UTF-8 text."""
 
 
 class Label(str):
@@ -188,14 +198,92 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     if len(header) >= _MAX_HEADER and not header.endswith(b"\n"):
         raise LogFormatError(f"{path}: the first line is longer than {_MAX_HEADER >> 20} MiB; "
                              "a log starts with a header line of column names")
-    names = _header_names(header, path)
+    try:
+        header.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError:  # the whole file is read as the fallback, warned of once
+        encoding = _file_encoding(path, suffix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LogWarning)
+        names = _header_names(header.decode(encoding).encode("utf-8"), path)
     if columns is not None:
         require_columns(pd.DataFrame(columns=names), columns, Label.of(str(path)), "a column")
     keep = None if columns is None else [n for n in dict.fromkeys(columns)]
+    table = _arrow_csv(path, opener, names, keep, text, encoding)
+    if table is None:
+        return _read_csv_pandas(path, keep, text, encoding)  # ragged rows and the like: pandas reads or explains them
+    if encoding == "utf-8" and _has_binary(table):  # text further on that is not UTF-8: read it all as the fallback
+        encoding = _file_encoding(path, suffix)
+        table = _arrow_csv(path, opener, names, keep, text, encoding)
+        if table is None:
+            return _read_csv_pandas(path, keep, text, encoding)
+    _check_binary(table, path, suffix)
+    box = [table]  # handed over, so that each text column can be freed once it is converted
+    del table
+    return _arrow_to_pandas(box, categorical, times)
+
+
+def decode_text(raw, label, first_line=1):
+    """``(text, encoding)`` of the bytes ``raw``: UTF-8 (a byte-order mark dropped), else a fallback.
+
+    When ``raw`` is not UTF-8 it is read as the first of :data:`FALLBACK_ENCODINGS`
+    that reads all of it, and a :class:`LogWarning` names ``label``, the line
+    (``raw``'s first line is ``first_line``) and the byte that is not UTF-8, and
+    the encoding used.
+    """
+    try:
+        return raw.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError as exc:
+        bad, pos = raw[exc.start], exc.start
+    for encoding in FALLBACK_ENCODINGS:
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        line = first_line + raw.count(b"\n", 0, pos)
+        warnings.warn(LogWarning(
+            f"{label}, line {line}: byte 0x{bad:02x} is not UTF-8; the file is read as {_NAMES[encoding]}, where "
+            f"it is {bytes([bad]).decode(encoding)!r}; save the file as UTF-8 if that is not what it says"),
+            stacklevel=3)
+        return text, encoding
+    raise AssertionError("latin-1 reads every byte")
+
+
+_NAMES = {"cp1252": "Windows-1252 (cp1252)", "latin-1": "Latin-1 (ISO 8859-1)"}
+
+
+def _file_encoding(path, suffix):
+    """The encoding a CSV or JSON file is read with: utf-8, else the fallback (warned of once, by line and byte)."""
+    with _opener(suffix)(path, "rb") as fh:
+        raw = fh.read()
+    return decode_text(raw, path)[1]
+
+
+def csv_header(path, suffix=None):
+    """The column names of a CSV file (plain or compressed), from its first line, decoded as :func:`read_table` does.
+
+    Only the header is read, so a byte that is not UTF-8 further on does not
+    matter here; one in the header is read as the fallback, quietly (reading the
+    file warns of it).
+    """
+    path = Path(path)
+    suffix = suffix or _suffix(path) or ".csv"
+    with _opener(suffix)(path, "rb") as fh:
+        header = fh.readline(_MAX_HEADER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LogWarning)
+        return _header_names(header, path)
+
+
+def _arrow_csv(path, opener, names, keep, text, encoding):
+    """The CSV file as a pyarrow Table, decoded from ``encoding``; None when pyarrow cannot read it (pandas then will)."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
     try:
         with opener(path, "rb") as fh:
-            table = pacsv.read_csv(
-                fh, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=8 << 20),
+            return pacsv.read_csv(
+                fh, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=8 << 20,
+                                                   encoding="utf8" if encoding == "utf-8" else encoding),
                 convert_options=pacsv.ConvertOptions(include_columns=keep, null_values=_NULLS,
                                                      strings_can_be_null=True,
                                                      column_types={n: pa.string() for n in text if n in names}),
@@ -203,20 +291,18 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     except pa.ArrowInvalid as exc:
         if "decompress" in str(exc).lower() or "corrupt" in str(exc).lower():
             raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
-        return _read_csv_pandas(path, keep, text)  # ragged rows and the like: pandas reads or explains them
-    _check_binary(table, path, suffix)
-    box = [table]  # handed over, so that each text column can be freed once it is converted
-    del table
-    return _arrow_to_pandas(box, categorical, times)
+        return None
+
+
+def _has_binary(table):
+    import pyarrow as pa
+    return any(pa.types.is_binary(c.type) or pa.types.is_large_binary(c.type) for c in table.columns)
 
 
 def _header_names(header, path):
     if not header.strip():
         raise EmptyDataError(f"{path}: the file is empty (no header line)")
-    try:
-        text = header.decode("utf-8-sig").rstrip("\r\n")
-    except UnicodeDecodeError:
-        raise EncodingError(f"{path}, line 1 (the header): not UTF-8 text; save the file as UTF-8") from None
+    text = decode_text(header, path)[0].rstrip("\r\n")
     import csv
     names = [n.strip() for n in next(csv.reader([text]))]
     names = [n or f"Unnamed: {i}" for i, n in enumerate(names)]
@@ -224,9 +310,14 @@ def _header_names(header, path):
     return names
 
 
-def _read_csv_pandas(path, usecols, text=()):
-    df = pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False,
-                     dtype={n: str for n in text} or None)
+def _read_csv_pandas(path, usecols, text=(), encoding="utf-8"):
+    try:
+        df = pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False,
+                         dtype={n: str for n in text} or None, encoding=encoding)
+    except UnicodeDecodeError:  # found only now (pyarrow stopped before it): read as the fallback
+        if encoding != "utf-8":
+            raise
+        return _read_csv_pandas(path, usecols, text, _file_encoding(path, _suffix(Path(path)) or ".csv"))
     for n in text:
         if n in df.columns:
             df[n] = df[n].str.strip()
@@ -340,11 +431,7 @@ def _read_json(path, suffix):
     opener = {".json": open, ".json.gz": gzip.open, ".json.xz": lzma.open}[suffix]
     with opener(path, "rb") as fh:
         raw = fh.read()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise EncodingError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
+    text = decode_text(raw, path)[0]
     if not text.strip():
         raise EmptyDataError(f"{path}: the file is empty")
     try:

@@ -280,13 +280,12 @@ def _resolve_log(value, cwd):
 
 def log_header(path):
     """The column names of a log file, reading only its header where the format allows."""
-    import pandas as pd
-    from ...data.shaping.readers import read_table
+    from ...data.shaping.readers import csv_header, read_table
 
     name = str(path).lower()
     try:
-        if ".csv" in name:
-            return [str(c).strip() for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
+        if ".csv" in name:  # the first line, decoded as the reader decodes it (UTF-8, else its fallback)
+            return [str(c).strip() for c in csv_header(path)]
         if name.endswith(".parquet"):
             import pyarrow.parquet as pq
             return list(pq.read_schema(path).names)
