@@ -100,3 +100,15 @@ def test_report_parameters_accept_it(tmp_path, no_kernel):
                    "--out", tmp_path / "out")
     assert "utf-8" not in r.output.lower() and "cannot read the columns" not in r.output, r.output
     assert isinstance(r.exception, AssertionError) and "kernel was started" in str(r.exception)
+
+
+def test_slurm_export_in_windows_1252(tmp_path):
+    """The text readers (Slurm exports) take the same fallback as the table reader."""
+    from relmodel.data.bundled.datasets import data_dir
+    raw = (data_dir() / "ops-example" / "sacct.txt").read_bytes().split(b"\n")
+    raw[1] = raw[1].replace(b"|pretrain|", b"|pr\xe9train|")  # a job name written on Windows
+    p = tmp_path / "sacct.txt"
+    p.write_bytes(b"\n".join(raw))
+    with pytest.warns(relmodel.LogWarning, match="line 2: byte 0xe9 is not UTF-8"):
+        src = relmodel.load_source(str(p), format="sacct", job="pr\u00e9train")
+    assert src.n_events > 0
