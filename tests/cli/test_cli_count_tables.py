@@ -92,3 +92,18 @@ def test_bundled_count_table_has_no_event_times_for_todays_rate():
     from relmodel.stats.forecast.current import current_rate
     with pytest.raises(FitError, match="count table"):
         current_rate(relmodel.load_source(TABLE).data)
+
+
+def test_a_small_count_table_whose_rate_bound_reaches_zero(tmp_path):
+    """4 interruptions: the bootstrap's lower job rate can be 0, so the MTBF's upper bound is unbounded
+    (it divided by zero: a traceback from interval, 'mtbf must be finite' from decide)."""
+    p = tmp_path / "counts.csv"
+    p.write_text("component,count\nGPU,3\nPSU,1\n")
+    for fmt in ("table", "json"):
+        r = run_cli("interval", "--log", p, "--exposure", "10d", "--source-gpus", "32", "--gpus", "32", "--format", fmt)
+        assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["mtbf_h"] == pytest.approx(60.0)
+    src = relmodel.load_source(str(p), exposure="10d", source_gpus=32)
+    dec = relmodel.decide(src, 32, 0.9, "1min", "10min", seed=0)
+    assert dec.job_mtbf_hi == float("inf") and dec.interval_hi == float("inf")
+    assert dec.job_mtbf_lo < dec.job_mtbf_h < dec.job_mtbf_hi

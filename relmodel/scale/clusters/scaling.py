@@ -199,7 +199,7 @@ class ScaledRates(Result):
 
     @property
     def job_mtbf_hi(self):
-        return 1.0 / self.job_rate_lo
+        return 1.0 / self.job_rate_lo if self.job_rate_lo > 0 else float("inf")  # a bound with no failures
 
     @property
     def per_day(self):
