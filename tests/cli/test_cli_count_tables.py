@@ -107,3 +107,14 @@ def test_a_small_count_table_whose_rate_bound_reaches_zero(tmp_path):
     dec = relmodel.decide(src, 32, 0.9, "1min", "10min", seed=0)
     assert dec.job_mtbf_hi == float("inf") and dec.interval_hi == float("inf")
     assert dec.job_mtbf_lo < dec.job_mtbf_h < dec.job_mtbf_hi
+
+
+def test_report_parameters_take_the_bundled_count_table_file(tmp_path, no_kernel):
+    from conftest import report_cli
+    r = report_cli("-n", "03", "-p", f"log={TABLE}", "--out", tmp_path / "out")
+    assert "source_gpus" not in r.output, r.output  # it was asked for: the file has no n_gpus column
+    assert isinstance(r.exception, AssertionError) and "kernel was started" in str(r.exception)
+    p = tmp_path / "counts.csv"
+    p.write_text("component,count\nGPU,30\n")
+    r = report_cli("-n", "03", "-p", f"log={p}", "--out", tmp_path / "out2")
+    assert r.exit_code == 2 and "source_gpus" in r.output  # a table of yours still needs its cluster

@@ -342,6 +342,9 @@ def _check_cluster(values, log, header, counts, given):
     """The observed cluster must be knowable before any kernel starts: source_gpus, nodes or n_gpus."""
     if values.get("source_gpus") is not None:
         return
+    from ...data.bundled.datasets import bundled_count_name
+    if counts and values.get("exposure") is None and bundled_count_name(log) is not None:
+        return  # the bundled table's cluster and window are published beside it (load_source reads them)
     if counts and "n_gpus" not in header:
         raise ParameterError(f"parameter 'source_gpus' is needed for the count table {log}: it has no "
                              "n_gpus column, so the GPUs it was observed on are unknown; give a whole number")
