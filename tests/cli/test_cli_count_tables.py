@@ -118,3 +118,10 @@ def test_report_parameters_take_the_bundled_count_table_file(tmp_path, no_kernel
     p.write_text("component,count\nGPU,30\n")
     r = report_cli("-n", "03", "-p", f"log={p}", "--out", tmp_path / "out2")
     assert r.exit_code == 2 and "source_gpus" in r.output  # a table of yours still needs its cluster
+
+
+def test_compare_rates_takes_a_source():
+    from relmodel.stats.rates.comparison import compare_rates
+    for name in ("llama3", TABLE):
+        src = relmodel.load_source(name)
+        assert compare_rates(src, "rsc1") == compare_rates(src.data, "rsc1")
