@@ -112,3 +112,16 @@ def test_slurm_export_in_windows_1252(tmp_path):
     with pytest.warns(relmodel.LogWarning, match="line 2: byte 0xe9 is not UTF-8"):
         src = relmodel.load_source(str(p), format="sacct", job="pr\u00e9train")
     assert src.n_events > 0
+
+
+def test_sniffed_slurm_export_warns_once(tmp_path):
+    """Sniffing the file's format reads it too; only the reader that reads it says so."""
+    from relmodel.data.bundled.datasets import data_dir
+    raw = (data_dir() / "ops-example" / "sacct.txt").read_bytes().replace(b"|pretrain|", b"|pr\xe9train|", 1)
+    p = tmp_path / "sacct.txt"
+    p.write_bytes(raw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        relmodel.load_source(str(p), job="pr\u00e9train")
+    said = [w for w in caught if "0xe9" in str(w.message)]
+    assert len(said) == 1, [str(w.message) for w in caught]
