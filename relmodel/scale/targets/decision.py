@@ -370,8 +370,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         ckpt_cost_h=d, restart_h=r, job_mtbf_h=m, job_mtbf_lo=lo, job_mtbf_hi=hi,
         interval_h=interval,
         interval_lo=stretch * float(optimal_interval(mtbf=lo, ckpt_cost=d, restart=r)),
-        interval_hi=(stretch * float(optimal_interval(mtbf=hi, ckpt_cost=d, restart=r)) if math.isfinite(hi)
-                     else math.inf),  # no failures in the bound: no checkpoint is needed
+        interval_hi=stretch * float(optimal_interval(mtbf=hi, ckpt_cost=d, restart=r)) if hi < math.inf else hi,
         ettr=ettr_, ettr_lo=e_lo, ettr_hi=e_hi,
         required_job_mtbf_h=m_req, fixed_per_day=24 * fixed, hardware_per_day=24 * hardware,
         observed_node_mtbf_h=t_now[0],
