@@ -23,6 +23,7 @@ from ...base.deprecation import renamed_keywords
 from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)
+from .decoding import FALLBACK_ENCODINGS, LogWarning, decode_text
 from .times import parse_times
 
 __all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "require_existing", "SUFFIXES",
@@ -33,15 +34,6 @@ _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 _CORRUPT = (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError)
 _MAX_HEADER = 1 << 20
 _NULLS = ["", "#N/A", "#NA", "-NaN", "-nan", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
-
-
-#: What a file that is not UTF-8 is read as, in this order: Windows' Western code page (curly quotes,
-#: dashes, accented letters), then Latin-1 (which reads any byte).
-FALLBACK_ENCODINGS = ("cp1252", "latin-1")
-
-
-class LogWarning(UserWarning):
-    """A log had duplicate, overlapping or out-of-window rows (see ``problems()``), or was not UTF-8 text."""
 
 
 class Label(str):
@@ -221,35 +213,6 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     box = [table]  # handed over, so that each text column can be freed once it is converted
     del table
     return _arrow_to_pandas(box, categorical, times)
-
-
-def decode_text(raw, label, first_line=1):
-    """``(text, encoding)`` of the bytes ``raw``: UTF-8 (a byte-order mark dropped), else a fallback.
-
-    When ``raw`` is not UTF-8 it is read as the first of :data:`FALLBACK_ENCODINGS`
-    that reads all of it, and a :class:`LogWarning` names ``label``, the line
-    (``raw``'s first line is ``first_line``) and the byte that is not UTF-8, and
-    the encoding used.
-    """
-    try:
-        return raw.decode("utf-8-sig"), "utf-8"
-    except UnicodeDecodeError as exc:
-        bad, pos = raw[exc.start], exc.start
-    for encoding in FALLBACK_ENCODINGS:
-        try:
-            text = raw.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        line = first_line + raw.count(b"\n", 0, pos)
-        warnings.warn(LogWarning(
-            f"{label}, line {line}: byte 0x{bad:02x} is not UTF-8; the file is read as {_NAMES[encoding]}, where "
-            f"it is {bytes([bad]).decode(encoding)!r}; save the file as UTF-8 if that is not what it says"),
-            stacklevel=3)
-        return text, encoding
-    raise AssertionError("latin-1 reads every byte")
-
-
-_NAMES = {"cp1252": "Windows-1252 (cp1252)", "latin-1": "Latin-1 (ISO 8859-1)"}
 
 
 def _file_encoding(path, suffix):
