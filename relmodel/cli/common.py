@@ -6,7 +6,7 @@ import re
 
 import click
 
-from ..errors import UnitError
+from ..errors import ModelInputError, UnitError
 from ..base.escape import csv_frame, terminal_text
 
 __all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "format_option", "cli_text", "unit_of"]
@@ -16,7 +16,8 @@ _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
             (r"window=\(t0, t1\)", "--window T0 T1"), (r"source_cluster=Cluster\(n_gpus=\.\.\.\)", "--source-gpus"),
             (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start "),
             (r"\(min_outage\)", "(--min-outage)")]
-for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot", "units_per_node"):
+_OPTIONS += [(r"\bpass exposure\b", "pass --exposure"), (r"\bexposure=(?=\S)", "--exposure ")]
+for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot", "units_per_node", "source_gpus"):
     _OPTIONS += [(rf"\b{_arg}=(?=\S)", f"--{_arg.replace('_', '-')} "), (rf"\b{_arg}\b(?!=)", f"--{_arg.replace('_', '-')}")]
 
 
@@ -60,6 +61,9 @@ def log_options(func):
         click.option("--syslog", type=click.Path(exists=True, dir_okay=False),
                      help="For a Slurm export: the kernel log of the run's nodes, joined to it (detection "
                      "latency measured; read with --year)."),
+        click.option("--exposure", metavar="DURATION",
+                     help="For a count table (a CSV with component and count columns): how long its cluster "
+                     "was observed, e.g. '54d' [default: its exposure_h or days column]."),
         click.option("--min-outage", metavar="DURATION",
                      help="Drop outages shorter than this, e.g. '10min' (reboots) [default: keep all]."),
         click.option("--unit", type=click.Choice(["gpu-node", "node", "disk", "server"]), default=None,
@@ -69,11 +73,11 @@ def log_options(func):
 
     @functools.wraps(func)
     def wrapper(*args, start, end, node, cause, planned, time_format, time_unit, window, log_format, job, year,
-                min_outage=None, unit=None, syslog=None, **kwargs):
+                min_outage=None, unit=None, syslog=None, exposure=None, **kwargs):
         kw = {"start": start, "end": end, "node": list(node) or None, "cause": list(cause) or None,
               "planned": planned, "time_format": time_format, "time_unit": time_unit,
               "window": tuple(window) if window else None, "format": log_format, "job": job, "year": year,
-              "min_outage": min_outage, "unit": unit, "syslog": syslog}
+              "min_outage": min_outage, "unit": unit, "syslog": syslog, "exposure": exposure}
         kwargs["log_kwargs"] = {k: v for k, v in kw.items() if v is not None}
         return func(*args, **kwargs)
 
@@ -92,10 +96,23 @@ def load_source(log, log_kwargs):
     import warnings
     from ..data.bundled import datasets
     from ..data.shaping.outages import drop_short_outages
+    from ..data.shaping.readers import require_existing
+    if str(log).lower() not in datasets.NAMES:
+        require_existing(log)  # named as missing, not as a file that lacks --start or --log-format
     min_outage = log_kwargs.pop("min_outage", None)
     unit = log_kwargs.pop("unit", None) or "gpu-node"
     if unit != "gpu-node" and str(log).lower() in datasets.NAMES:
         raise UnitError(f"--unit {unit}: the bundled data set {log!r} has its own units; --unit is for a log file")
+    from ..data.source import is_count_file
+    exposure = log_kwargs.pop("exposure", None)
+    source_gpus = log_kwargs.pop("source_gpus", None)
+    if str(log).lower() not in datasets.NAMES and "start" not in log_kwargs and is_count_file(log):
+        return _short_dropped(_count_table(log, log_kwargs, exposure, source_gpus, unit), min_outage,
+                              drop_short_outages)
+    if exposure is not None:
+        raise ModelInputError(f"--exposure {exposure}: the observation time is for a count table (a CSV with "
+                              f"component and count columns); {str(log)!r:.80} is read as an event log, whose "
+                              "window is --window")
     ops = {k: log_kwargs.pop(k) for k in ("format", "job", "year", "syslog") if k in log_kwargs}
     operator_log = _operator_log(log, log_kwargs, ops)
     if operator_log is not None:
@@ -107,6 +124,21 @@ def load_source(log, log_kwargs):
         for w in caught:
             warnings.warn(w.message if isinstance(w.message, Warning) else str(w.message), stacklevel=2)
     return _with_unit(_short_dropped(source, min_outage, drop_short_outages), unit)
+
+
+def _count_table(log, log_kwargs, exposure, source_gpus, unit):
+    """A count table file read as the library's ``load_source`` reads it, with --exposure and the cluster options."""
+    from ..data.source import load_source as read_source
+    if unit != "gpu-node":
+        raise UnitError(f"--unit {unit}: {log} is a count table, counted over GPUs; --unit is for an event log")
+    extra = sorted(k for k, v in log_kwargs.items() if k not in ("n_nodes", "gpus_per_node") and v is not None)
+    if extra:
+        raise ModelInputError(f"{log} is a count table (component and count columns); the event-log options "
+                              f"{', '.join('--' + k.replace('_', '-') for k in extra)} do not apply to it")
+    gpn = log_kwargs.get("gpus_per_node") or 8
+    if source_gpus is None and log_kwargs.get("n_nodes"):
+        source_gpus = log_kwargs["n_nodes"] * gpn
+    return read_source(log, exposure=exposure, source_gpus=source_gpus, gpus_per_node=gpn).data
 
 
 def unit_of(source):

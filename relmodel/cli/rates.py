@@ -117,7 +117,7 @@ def _compare(source, fleet, per, conf, fmt):
     if fmt == "table":
         echo(result.text())
         df = result.to_frame()
-        echo_frame(df, fmt, floatfmt="{:,.2f}".format)
+        echo_frame(df, fmt)  # significant digits: a small rate is not 0.00
         rows = datasets.fleets()
         row = rows[(rows["fleet"] == fleet.lower()) & (rows["category"] == "all")]
         if len(row) and bool(row["approx"].iloc[0]):

@@ -161,7 +161,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     if component == "transceiver":
         return _transceivers(gpus, target_ettr, ckpt_cost, DEFAULTS["restart"] if restart is None else restart,
                              share, fmt)
-    source = load_source(log, log_kwargs)
+    source = load_source(log, {**log_kwargs, "source_gpus": source_gpus})
     gpu_figures = unit_of(source) == "gpu-node"
     if not gpu_figures and source_gpus is not None:
         raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "

@@ -20,13 +20,13 @@ import pandas as pd
 from ..base.deprecation import renamed_keywords
 from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
 from .shaping.counts import CountTable, count_table
-from .bundled.datasets import NAMES, load
+from .bundled.datasets import NAMES, bundled_count_name, load
 from .shaping.logs import InterruptionLog, LogWarning, read_log
 from .shaping.outages import drop_short_outages
-from .shaping.readers import read_table
+from .shaping.readers import csv_header, read_table, require_existing
 from relmodel.base.escape import html_text
 
-__all__ = ["Source", "load_source", "UNITS"]
+__all__ = ["Source", "load_source", "UNITS", "is_count_file"]
 
 #: What one row's node of a log can be: a GPU server (the default) or a unit with no GPUs in it.
 UNITS = ("gpu-node", "node", "disk", "server")
@@ -134,12 +134,18 @@ class Source:
         return f"<p>{html_text(self.describe())}.{notes}</p>"
 
 
+def is_count_file(path):
+    """True when ``path`` is an existing CSV (.csv, .csv.gz, .csv.xz) whose header has component and count."""
+    p = Path(str(path))
+    return p.suffix.lower() in (".csv", ".gz", ".xz") and p.is_file() and _is_count_csv(p)
+
+
 def _is_count_csv(path):
     try:
-        head = pd.read_csv(path, nrows=0)  # the header only: a ragged row is the reader's error to name
+        head = csv_header(path)  # the header only: a ragged row or a bad byte is the reader's to name
     except Exception:  # not a CSV: an event log in another format
         return False
-    cols = {str(c).strip().lower() for c in head.columns}
+    cols = {str(c).strip().lower() for c in head}
     return {"component", "count"} <= cols
 
 
@@ -294,6 +300,8 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     mapping = {k: v for k, v in dict(start=start, end=end, node=node, cause=cause, planned=planned,
                                      time_format=time_format, time_unit=time_unit).items() if v is not None}
     notes = []
+    if not (isinstance(log, str) and log.lower() in NAMES):
+        require_existing(log)  # a missing file is named as missing, before any format or column is asked for
     from .formats.operators import operator_source
     if population is not None and source_gpus is None and ("start" not in mapping or str(log).lower() in NAMES):
         source_gpus = _check_population(population) * int(gpus_per_node)   # a Slurm export or a count table
@@ -316,8 +324,13 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
             return Source(data, "counts", data.name, data.n_gpus, gpn, data.n_unexpected, data.duration_h,
                           "as published", (data.source,) if data.source else ())
         gpn = int(data.gpus_per_node or gpus_per_node)
-    elif "start" not in mapping and Path(str(log)).suffix.lower() in (".csv", ".gz", ".xz") \
-            and Path(str(log)).exists() and _is_count_csv(log):
+    elif "start" not in mapping and is_count_file(log):
+        bundled = bundled_count_name(log)
+        if bundled is not None and exposure is None and source_gpus is None:  # its facts are published beside it
+            data = NAMES[bundled]()
+            note = f"{Path(str(log)).name} is the bundled {bundled} count table, read with its published cluster and window."
+            return Source(data, "counts", data.name, data.n_gpus, data.gpus_per_node, data.n_unexpected,
+                          data.duration_h, "as published", ((data.source,) if data.source else ()) + (note,))
         data, how, notes = _counts_from_csv(log, source_gpus, gpus_per_node, exposure)
         return Source(data, "counts", data.name, data.n_gpus, data.gpus_per_node, data.n_unexpected,
                       data.duration_h, how, tuple(notes))

@@ -136,9 +136,16 @@ def test_log_symlinked_to_dev_zero(tmp_path):
 
 
 def test_non_utf8_log(tmp_path):
+    """Read as Windows-1252, with one warning naming the line and the byte (was refused)."""
+    import warnings
+    from relmodel import LogWarning
     p = tmp_path / "l.csv"
     p.write_bytes("start,host\n2024-01-01,a\n2024-01-02,caf\xe9\n".encode("latin-1"))
-    assert "row 2 (line 3)" in one_line_error(run("rates", p, "--start", "start", "--node", "host"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", LogWarning)
+        r = run("rates", p, "--start", "start", "--node", "host")
+    assert r.exit_code == 0, r.output
+    assert "line 3: byte 0xe9 is not UTF-8" in r.stderr
 
 
 # ----- errors of the machine: exit 1 --------------------------------------------------------

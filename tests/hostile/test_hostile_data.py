@@ -233,10 +233,11 @@ def test_file_without_line_breaks_is_not_read_whole(tmp_path):
         relmodel.read_log(p, start="t")
 
 
-def test_non_utf8_log_names_the_row(tmp_path):
+def test_non_utf8_log_names_the_line(tmp_path):
     p = csv(tmp_path, "t,node\n2024-01-01,a\n2024-01-02,caf\xe9\n".encode("latin-1"))
-    with pytest.raises(errors.EncodingError, match=r"row 2 \(line 3\).*UTF-8"):
-        relmodel.read_log(p, start="t", node="node")
+    with pytest.warns(relmodel.LogWarning, match=r"line 3: byte 0xe9 is not UTF-8.*Windows-1252"):
+        log = relmodel.read_log(p, start="t", node="node")
+    assert "caf\u00e9" in set(log.events["node"])
 
 
 # ----- arguments of the wrong type -------------------------------------------------------------

@@ -92,7 +92,9 @@ def test_cumulative_incidence_matches_lifelines_aalen_johansen():
         ok = np.isfinite(band).all(axis=1) & (x < x[-1])
         ours = np.column_stack([ci[name].lower, ci[name].upper])
         idx = np.searchsorted(ci[name].hours, x, side="right") - 1
-        np.testing.assert_allclose(ours[idx][ok], band[ok], atol=1e-10)
+        # the band's variance is cmprsk's (Gray's; tests/stats/test_cuminc_r.py), not lifelines' Greenwood-type
+        # one, which is infinite where everyone at risk fails; at n = 300 the two agree to about 1%
+        np.testing.assert_allclose(ours[idx][ok], band[ok], rtol=0.02, atol=0.005)
 
 
 def test_cumulative_incidences_add_up_to_one_minus_km_with_ties():

@@ -37,7 +37,7 @@ from ...errors import LogFileNotFound, LogFormatError, MissingColumnError
 from ..shaping.logs import LogWarning, read_log
 from .titan import titan, titan_lives, titan_synthetic  # noqa: F401  (re-exported: relmodel.datasets.titan)
 
-__all__ = ["data_dir", "llama3_54day", "stepfun", "lanl", "grid5000", "load", "NAMES",
+__all__ = ["data_dir", "llama3_54day", "stepfun", "lanl", "grid5000", "load", "NAMES", "bundled_count_name",
            "LANL_CAUSE_COLUMNS", "STEPFUN_START", "fleets"]
 
 STEPFUN_START = "2024-03-30"  # day 0 of the trace (its README)
@@ -207,6 +207,28 @@ def grid5000(path):
 
 
 NAMES = {"llama3": llama3_54day, "stepfun": stepfun, "lanl": lanl}
+#: Bundled count tables by their file under :func:`data_dir`: such a path reads as the published data set.
+COUNT_FILES = {"llama3": ("llama3-54day", "table5.csv")}
+
+
+def bundled_count_name(path):
+    """The bundled data set whose count table ``path`` is ("llama3" for data/llama3-54day/table5.csv), or None.
+
+    Its exposure and cluster are published beside the table, not in it, so the
+    file alone cannot say them.
+
+    Examples
+    --------
+    >>> bundled_count_name(data_dir() / "llama3-54day" / "table5.csv"), bundled_count_name("other.csv")
+    ('llama3', None)
+    """
+    for name, parts in COUNT_FILES.items():
+        try:
+            if Path(str(path)).samefile(data_dir().joinpath(*parts)):
+                return name
+        except (OSError, ValueError):  # no such file (either side), or a path no file system takes
+            continue
+    return None
 
 
 def load(source, **read_log_kwargs):

@@ -7,6 +7,7 @@ file in either form; :func:`~relmodel.data.source.load_source` and the CLI
 call it when ``format`` is "sacct" or "xid", or when the form is sniffed.
 """
 
+import warnings
 from pathlib import Path
 
 from ...base.deprecation import renamed_keywords
@@ -14,6 +15,7 @@ from ...errors import InputTypeError, LogFormatError
 from .kernlog import read_xid, sniff_format
 from .sacct import read_sacct
 from .textinput import read_text
+from ..shaping.readers import LogWarning
 
 __all__ = ["sniff_log", "read_operator_log", "operator_source", "join_syslog", "LOG_FORMATS"]
 
@@ -26,7 +28,9 @@ def sniff_log(path):
     if name.endswith((".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet")):
         return None
     try:
-        lines, _ = read_text(path)
+        with warnings.catch_warnings():  # a file that is not UTF-8 is warned of by the reader that reads it
+            warnings.simplefilter("ignore", LogWarning)
+            lines, _ = read_text(path)
     except (LogFormatError, OSError):  # unreadable: the table reader says why
         return None
     head = [ln for ln in lines[:50] if ln.strip()]

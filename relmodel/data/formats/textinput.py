@@ -12,8 +12,8 @@ import os
 import zlib
 from pathlib import Path
 
-from ...errors import CorruptFileError, EmptyDataError, EncodingError, InputTypeError
-from ..shaping.readers import check_readable_file
+from ...errors import CorruptFileError, EmptyDataError, InputTypeError
+from ..shaping.readers import check_readable_file, decode_text
 
 __all__ = ["read_text", "read_raw", "source_path"]
 
@@ -52,13 +52,11 @@ def read_raw(source, what="log"):
     else:
         path, opener = source_path(source, what)
         try:
-            with opener(path, "rt", encoding="utf-8", errors="strict", newline="") as fh:
-                text = fh.read()
-        except UnicodeDecodeError as exc:
-            raise EncodingError(f"{path}: not UTF-8 text (byte {exc.start}); convert it with "
-                                "iconv -t UTF-8") from None
+            with opener(path, "rb") as fh:
+                raw = fh.read()
         except (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError) as exc:
             raise CorruptFileError(f"{path}: truncated or corrupt ({exc}); give the whole file") from None
+        text = decode_text(raw, path)[0]  # UTF-8, else Windows-1252 or Latin-1 with a LogWarning (line, byte)
         label = str(path)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -25,17 +25,13 @@ import pandas as pd
 from .clean import clean_events, empty_problems, merged_outages, node_codes, node_key
 from .durations import Durations
 from ...errors import CountError, EndBeforeStartError, InputTypeError, LogFormatError
-from .readers import at, read_table, require_columns
+from .readers import LogWarning, at, read_table, require_columns
 from .times import check_same_zone, check_time_format, parse_times
 from .window import hours_since, to_hours
 from ...tables import html_table
 from relmodel.base.escape import html_text
 
 __all__ = ["read_log", "InterruptionLog", "LogWarning"]
-
-
-class LogWarning(UserWarning):
-    """A log had duplicate, overlapping or out-of-window rows (see ``problems()``)."""
 
 
 def _as_list(x, arg):

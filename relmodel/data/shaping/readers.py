@@ -13,6 +13,7 @@ import gzip
 import lzma
 import os
 import stat
+import warnings
 import zlib
 from pathlib import Path
 
@@ -22,9 +23,11 @@ from ...base.deprecation import renamed_keywords
 from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)
+from .decoding import FALLBACK_ENCODINGS, LogWarning, decode_text
 from .times import parse_times
 
-__all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "SUFFIXES", "Label", "at"]
+__all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "require_existing", "SUFFIXES",
+           "Label", "at", "LogWarning", "decode_text", "FALLBACK_ENCODINGS", "csv_header"]
 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
 _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
@@ -63,6 +66,7 @@ def _checked_path(source):
     if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):
         raise InputTypeError(f"a log is a file path or a pandas DataFrame; got {type(source).__name__} "
                              f"{source!r:.60}")
+    require_existing(source)  # missing before wrongly named
     path = Path(source)
     suffix = _suffix(path)
     if suffix is None:
@@ -71,6 +75,20 @@ def _checked_path(source):
                                          "not a regular file (a device, pipe or socket)")
                         + f"; give a log file ({', '.join(SUFFIXES)})")
     return path, suffix
+
+
+def require_existing(source):
+    """Raise :class:`~relmodel.errors.LogFileNotFound` when ``source``, a path, names nothing on disk.
+
+    Anything else (a DataFrame, an object) passes: its readers name what is wrong with it.
+    """
+    if isinstance(source, (str, os.PathLike)) and not isinstance(source, bytes):
+        try:
+            missing = not os.path.lexists(source)
+        except (ValueError, TypeError):  # a NUL byte: no file can have that name
+            missing = True
+        if missing:
+            raise LogFileNotFound(source)
 
 
 def check_readable_file(path, not_regular):
@@ -172,14 +190,63 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     if len(header) >= _MAX_HEADER and not header.endswith(b"\n"):
         raise LogFormatError(f"{path}: the first line is longer than {_MAX_HEADER >> 20} MiB; "
                              "a log starts with a header line of column names")
-    names = _header_names(header, path)
+    try:
+        header.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError:  # the whole file is read as the fallback, warned of once
+        encoding = _file_encoding(path, suffix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LogWarning)
+        names = _header_names(header.decode(encoding).encode("utf-8"), path)
     if columns is not None:
         require_columns(pd.DataFrame(columns=names), columns, Label.of(str(path)), "a column")
     keep = None if columns is None else [n for n in dict.fromkeys(columns)]
+    table = _arrow_csv(path, opener, names, keep, text, encoding)
+    if table is None:
+        return _read_csv_pandas(path, keep, text, encoding)  # ragged rows and the like: pandas reads or explains them
+    if encoding == "utf-8" and _has_binary(table):  # text further on that is not UTF-8: read it all as the fallback
+        encoding = _file_encoding(path, suffix)
+        table = _arrow_csv(path, opener, names, keep, text, encoding)
+        if table is None:
+            return _read_csv_pandas(path, keep, text, encoding)
+    _check_binary(table, path, suffix)
+    box = [table]  # handed over, so that each text column can be freed once it is converted
+    del table
+    return _arrow_to_pandas(box, categorical, times)
+
+
+def _file_encoding(path, suffix):
+    """The encoding a CSV or JSON file is read with: utf-8, else the fallback (warned of once, by line and byte)."""
+    with _opener(suffix)(path, "rb") as fh:
+        raw = fh.read()
+    return decode_text(raw, path)[1]
+
+
+def csv_header(path, suffix=None):
+    """The column names of a CSV file (plain or compressed), from its first line, decoded as :func:`read_table` does.
+
+    Only the header is read, so a byte that is not UTF-8 further on does not
+    matter here; one in the header is read as the fallback, quietly (reading the
+    file warns of it).
+    """
+    path = Path(path)
+    suffix = suffix or _suffix(path) or ".csv"
+    with _opener(suffix)(path, "rb") as fh:
+        header = fh.readline(_MAX_HEADER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LogWarning)
+        return _header_names(header, path)
+
+
+def _arrow_csv(path, opener, names, keep, text, encoding):
+    """The CSV file as a pyarrow Table, decoded from ``encoding``; None when pyarrow cannot read it (pandas then will)."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
     try:
         with opener(path, "rb") as fh:
-            table = pacsv.read_csv(
-                fh, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=8 << 20),
+            return pacsv.read_csv(
+                fh, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=8 << 20,
+                                                   encoding="utf8" if encoding == "utf-8" else encoding),
                 convert_options=pacsv.ConvertOptions(include_columns=keep, null_values=_NULLS,
                                                      strings_can_be_null=True,
                                                      column_types={n: pa.string() for n in text if n in names}),
@@ -187,20 +254,18 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     except pa.ArrowInvalid as exc:
         if "decompress" in str(exc).lower() or "corrupt" in str(exc).lower():
             raise CorruptFileError(f"{path}: the file is truncated or corrupt ({exc}); get a fresh copy") from None
-        return _read_csv_pandas(path, keep, text)  # ragged rows and the like: pandas reads or explains them
-    _check_binary(table, path, suffix)
-    box = [table]  # handed over, so that each text column can be freed once it is converted
-    del table
-    return _arrow_to_pandas(box, categorical, times)
+        return None
+
+
+def _has_binary(table):
+    import pyarrow as pa
+    return any(pa.types.is_binary(c.type) or pa.types.is_large_binary(c.type) for c in table.columns)
 
 
 def _header_names(header, path):
     if not header.strip():
         raise EmptyDataError(f"{path}: the file is empty (no header line)")
-    try:
-        text = header.decode("utf-8-sig").rstrip("\r\n")
-    except UnicodeDecodeError:
-        raise EncodingError(f"{path}, line 1 (the header): not UTF-8 text; save the file as UTF-8") from None
+    text = decode_text(header, path)[0].rstrip("\r\n")
     import csv
     names = [n.strip() for n in next(csv.reader([text]))]
     names = [n or f"Unnamed: {i}" for i, n in enumerate(names)]
@@ -208,9 +273,14 @@ def _header_names(header, path):
     return names
 
 
-def _read_csv_pandas(path, usecols, text=()):
-    df = pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False,
-                     dtype={n: str for n in text} or None)
+def _read_csv_pandas(path, usecols, text=(), encoding="utf-8"):
+    try:
+        df = pd.read_csv(path, skipinitialspace=True, usecols=usecols, low_memory=False,
+                         dtype={n: str for n in text} or None, encoding=encoding)
+    except UnicodeDecodeError:  # found only now (pyarrow stopped before it): read as the fallback
+        if encoding != "utf-8":
+            raise
+        return _read_csv_pandas(path, usecols, text, _file_encoding(path, _suffix(Path(path)) or ".csv"))
     for n in text:
         if n in df.columns:
             df[n] = df[n].str.strip()
@@ -324,11 +394,7 @@ def _read_json(path, suffix):
     opener = {".json": open, ".json.gz": gzip.open, ".json.xz": lzma.open}[suffix]
     with opener(path, "rb") as fh:
         raw = fh.read()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise EncodingError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
+    text = decode_text(raw, path)[0]
     if not text.strip():
         raise EmptyDataError(f"{path}: the file is empty")
     try:

@@ -284,13 +284,12 @@ def _resolve_log(value, cwd):
 
 def log_header(path):
     """The column names of a log file, reading only its header where the format allows."""
-    import pandas as pd
-    from ...data.shaping.readers import read_table
+    from ...data.shaping.readers import csv_header, read_table
 
     name = str(path).lower()
     try:
-        if ".csv" in name:
-            return [str(c).strip() for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
+        if ".csv" in name:  # the first line, decoded as the reader decodes it (UTF-8, else its fallback)
+            return [str(c).strip() for c in csv_header(path)]
         if name.endswith(".parquet"):
             import pyarrow.parquet as pq
             return list(pq.read_schema(path).names)
@@ -347,6 +346,9 @@ def _check_cluster(values, log, header, counts, given):
     """The observed cluster must be knowable before any kernel starts: source_gpus, nodes or n_gpus."""
     if values.get("source_gpus") is not None or values.get("population") is not None:
         return
+    from ...data.bundled.datasets import bundled_count_name
+    if counts and values.get("exposure") is None and bundled_count_name(log) is not None:
+        return  # the bundled table's cluster and window are published beside it (load_source reads them)
     if counts and "n_gpus" not in header:
         raise ParameterError(f"parameter 'source_gpus' is needed for the count table {log}: it has no "
                              "n_gpus column, so the GPUs it was observed on are unknown; give a whole number")

@@ -180,6 +180,22 @@ def _swept_names(names, params, by_name):
                 f"{stem}:\n{describe(taken)}" for stem, taken in by_name.items()))
 
 
+def _taken_elsewhere(params, by_name, chosen):
+    """Refuse, in one line, a parameter that no chosen notebook takes but others of the suite do."""
+    taken = set().union(*(by_name[stem] for stem in chosen)) if chosen else set()
+    missing = [name for name in params if name not in taken]
+    if not missing:
+        return
+    suite = {p.stem: p for p in find_notebooks(None) if p.stem not in chosen}
+    for name in missing:
+        others = [stem for stem, p in suite.items() if name in (by_name.get(stem) or notebook_parameters(p))]
+        if others:
+            which = ", ".join(stem.split("_")[0] for stem in others)
+            raise ParameterError(f"parameter {name!r} is not taken by the notebook{'s' if len(chosen) != 1 else ''} "
+                                 f"run ({', '.join(chosen[:3])}{' ...' if len(chosen) > 3 else ''}); notebooks "
+                                 f"{which} take it: add them with -n, or leave {name!r} out")
+
+
 def plan(notebooks=None, params=None, sweep=None):
     """Resolve notebooks and check every value before any kernel starts; return a :class:`Plan`.
 
@@ -200,6 +216,7 @@ def plan(notebooks=None, params=None, sweep=None):
         if notebooks is None:
             paths = [p for p in paths if set(names) & set(by_name[p.stem])]
     values = [{**params, **combo} for combo in combos]
+    _taken_elsewhere(params, by_name, [p.stem for p in paths])
     checked = validate_runs(values, {p.stem: by_name[p.stem] for p in paths})  # the validate step
     run_id, texts = new_run_id(), {}
     runs = tuple(Run(folder, given, combo, tuple(make_tasks([(p, chosen[p.stem]) for p in paths], run_id, texts)))

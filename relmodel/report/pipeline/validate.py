@@ -86,6 +86,34 @@ def _listing(by_notebook):
     return "\n".join(f"{nb}:\n{describe(params)}" for nb, params in by_notebook.items())
 
 
+#: Names an unknown-parameter message lists at most; the rest are counted (the help describes them all).
+MAX_NAMES = 30
+
+
+def _names(known, by_notebook):
+    """``"the notebooks (01_log_explorer, ...) take: a, b, c (and 12 more; ...)"``, kept to one short line."""
+    names = list(known)  # in the order the notebooks declare them: the data first, then the plan
+    shown = ", ".join(names[:MAX_NAMES])
+    more = f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else ""
+    books = list(by_notebook)
+    which = ", ".join(books[:3]) + (f" and {len(books) - 3} more" if len(books) > 3 else "")
+    plural = len(books) != 1
+    return (f"the notebook{'s' if plural else ''} run ({which}) take{'' if plural else 's'} {shown}{more} "
+            "(papermill --help-notebook NOTEBOOK describes each)")
+
+
+def _close(name, known):
+    """``" (did you mean 'x'?)"`` for a near miss, else ""."""
+    import difflib
+    near = difflib.get_close_matches(str(name), list(known), n=2, cutoff=0.75)
+    return f" (did you mean {' or '.join(map(repr, near))}?)" if near else ""
+
+
+def _short(text, limit=160):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def _given(params):
     """The parsed values as a dict of named values (the parse step gives one)."""
     if params is None:
@@ -112,13 +140,13 @@ def validate(params, by_notebook, cwd=None):
             known.setdefault(name, []).append(param)
     for name, value in params.items():
         if name not in known:
-            raise ParameterError(f"unknown parameter {name!r}; the notebooks take:\n" + _listing(by_notebook))
+            raise ParameterError(f"unknown parameter {brief(name)}{_close(name, known)}; "
+                                 f"{_names(known, by_notebook)}")
         for param in known[name]:
             try:
                 check_type(param, value)
             except ParameterError as exc:
-                raise ParameterError(f"{exc} ({param.comment}); the notebooks take:\n"
-                                     + _listing(by_notebook)) from None
+                raise ParameterError(f"{exc} ({_short(param.comment)})") from None
     checked = {}
     for nb, nb_params in by_notebook.items():
         mine = {k: v for k, v in params.items() if k in nb_params}

@@ -180,9 +180,9 @@ def _event_times(source, window, include_planned):
     """(event times from the window start, window length, name, nodes, window) of a log, Source or array."""
     is_source = hasattr(source, "kind") and hasattr(source, "data")
     data = source if not is_source else source.data if source.kind == "log" else None
-    if data is None:
-        raise FitError(f"{getattr(source, 'name', 'source')}: a count table has no event times; "
-                       "today's rate needs a log")
+    if data is None or (hasattr(data, "counts") and hasattr(data, "duration_h")):  # a Source's or a bare CountTable
+        raise FitError(f"{getattr(source, 'name', 'source')}: a count table has no event times; today's rate "
+                       "and a forecast check need a log with start times, e.g. 'stepfun', 'lanl' or a file with start=")
     if hasattr(data, "events") and hasattr(data, "window_h"):
         t = interruptions(data, include_planned)["start_h"].to_numpy(float)
         w = data.window_h if window is None else tuple(float(hours(x)) for x in window)

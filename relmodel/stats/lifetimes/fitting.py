@@ -237,13 +237,11 @@ def _fit_intervals(sample, lo, up, family, conf):
         requested, fam = fam.name, get_family("exponential")
         note += f"; {d} failure(s): too few for a {requested} shape, this is the exponential fit"
         warnings.warn(note, FitWarning, stacklevel=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theta0 = fam.theta(fit_sample(pseudo, fam.name, conf=conf).params)
-
     def loglik(theta):
         total = (fam.loglik(sample, theta) if sample is not None else 0.0) + fam.interval_loglik(theta, lo, up)
         return total if np.isfinite(total) else -np.inf
+
+    theta0 = _interval_start(fam, pseudo, sample, lo, up, conf, loglik)
 
     try:
         theta, ll, _ = mle.newton(lambda x: mle.numeric_derivs(loglik, x, h=1e-5), theta0, tol=1e-8)
@@ -251,6 +249,31 @@ def _fit_intervals(sample, lo, up, family, conf):
         raise FitError(f"{fam.name} interval-censored fit failed: {exc}") from None
     hess = mle.richardson_hessian(loglik, theta)
     return _result(fam, pseudo, theta, ll, hess, n, d, conf, requested, note, exact=False)
+
+
+def _interval_start(fam, pseudo, sample, lo, up, conf, loglik):
+    """Where the interval-censored Newton climb starts.
+
+    The fit to the interval midpoints, except for a family with nested ones (the
+    generalized gamma): the midpoints pile up at a few values, and a three-parameter
+    law fitted to such ties may have no finite maximum, though the interval
+    likelihood has one.  It starts from the best of its nested families' own
+    interval-censored fits instead (the Weibull, gamma and log-normal), so its
+    maximum is never below theirs.
+    """
+    nested = getattr(fam, "NESTED", ())
+    starts = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in nested:
+            try:
+                starts.append(fam.nested_theta(name, _fit_intervals(sample, lo, up, name, conf).params))
+            except FitError:  # a nested fit that fails is simply not a start
+                continue
+        if not starts:
+            starts.append(fam.theta(fit_sample(pseudo, fam.name, conf=conf).params))
+    values = [loglik(th) for th in starts]
+    return starts[int(np.argmax(values))]
 
 
 def fit_sample(sample, family, *, conf=0.95):

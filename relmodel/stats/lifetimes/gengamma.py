@@ -196,6 +196,19 @@ class GeneralizedGamma(Family):
                 total -= float(s.sum() if w is None else w @ s)
         return total if np.isfinite(total) else -np.inf
 
+    #: The nested families a fit starts from (:meth:`nested_theta` maps their parameters).
+    NESTED = ("weibull", "gamma", "lognormal")
+
+    @staticmethod
+    def nested_theta(name, p):
+        """``(mu, ln sigma, lambda)`` of the generalized gamma equal to the ``name`` law with parameters ``p``."""
+        if name == "weibull":
+            return np.array([np.log(p["scale"]), -np.log(p["shape"]), 1.0])
+        if name == "gamma":
+            lam = 1 / np.sqrt(p["shape"])
+            return np.array([np.log(p["scale"] * p["shape"]), np.log(lam), lam])
+        return np.array([p["mu"], np.log(p["sigma"]), 0.01])
+
     def start(self, sample):
         """The best of the nested Weibull, gamma and log-normal fits, as a start."""
         best, theta0 = -np.inf, None
@@ -204,14 +217,8 @@ class GeneralizedGamma(Family):
                 p = fam.params(fam.maximise(sample)[0])
             except Exception:  # a nested fit that fails is simply not a start
                 continue
-            if name == "weibull":
-                th = [np.log(p["scale"]), -np.log(p["shape"]), 1.0]
-            elif name == "gamma":
-                lam = 1 / np.sqrt(p["shape"])
-                th = [np.log(p["scale"] * p["shape"]), np.log(lam), lam]
-            else:
-                th = [p["mu"], np.log(p["sigma"]), 0.01]
-            ll = self.loglik(sample, np.array(th))
+            th = self.nested_theta(name, p)
+            ll = self.loglik(sample, th)
             if ll > best:
                 best, theta0 = ll, np.array(th)
         return theta0 if theta0 is not None else np.array([np.mean(sample.logt), 0.0, 1.0])

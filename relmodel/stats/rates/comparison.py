@@ -30,7 +30,7 @@ from ...errors import CountError, ModelInputError, UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
 from ...base.deprecation import renamed, renamed_field
-from ...tables import Result, html_table, pct, people_table
+from ...tables import Result, html_table, pct, people_table, sig
 from relmodel.base.escape import html_text
 
 __all__ = ["RateComparison", "ComponentComparison", "compare_rates", "rate_ratio_test", "prob_greater",
@@ -112,15 +112,18 @@ class RateComparison(Result):
 
     def text(self):
         lo, hi = self.ratio_lo, self.ratio_hi
-        hi_txt = "no upper bound" if not np.isfinite(hi) else f"{hi:,.2f}"
+        hi_txt = "no upper bound" if not np.isfinite(hi) else sig(hi, 3)
         verdict = ("no evidence of a difference" if self.p_value >= 1 - self.conf else
                    ("higher" if self.ratio > 1 else "lower") + " rate")
-        return (f"{self.name_a} has {self.ratio:,.2f} times the interruption rate of {self.name_b} "
-                f"({self.conf:.0%} interval {lo:,.2f} to {hi_txt}; exact test {_p(self.p_value)}: {verdict}); "
+        said = (f"{sig(self.ratio, 3)} times the interruption rate of {self.name_b}" if np.isfinite(self.ratio) else
+                f"interruptions where {self.name_b} has none (a rate ratio without bound)")
+        return (f"{self.name_a} has {said} "
+                f"({self.conf:.0%} interval {sig(lo, 3)} to {hi_txt}; exact test {_p(self.p_value)}: {verdict}); "
                 f"the chance that {self.name_a} is worse is {_pct(self.prob_a_worse)} ({self.prior} priors).")
 
     def _repr_html_(self):
-        return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
+        return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False,
+                                                               float_format=lambda v: sig(v, 3))
 
     sentence = renamed("sentence", "text")
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...data.shaping.counts import CountTable
 from ...data.shaping.logs import InterruptionLog
+from ...data.source import Source
 from ...errors import CountError, ExposureError, PriorError, UnitError
 from ...units import hours
 
@@ -83,7 +84,7 @@ def _from_fleet(name, per):
 
 
 def rate_data(source, per="node", name=None):
-    """A :class:`RateData` from a log, count table, fleet name, ``(count, exposure)`` or RateData.
+    """A :class:`RateData` from a log, count table (or a Source holding one), fleet name, ``(count, exposure)`` or RateData.
 
     ``exposure`` in a pair is unit-hours, or anything :func:`relmodel.hours`
     reads ("1200d" is 1,200 unit-days).  A RateData whose ``per`` differs
@@ -94,6 +95,8 @@ def rate_data(source, per="node", name=None):
             raise UnitError(f"{source.name or 'rate data'} is per {source.per} but per {per} was asked; "
                             "give every input in the same unit")
         return source
+    if isinstance(source, Source):  # what load_source returns: its count table or event log
+        source = source.data
     if isinstance(source, CountTable):
         units = _units(per, source.n_nodes, source.gpus_per_node, source.name)
         return RateData(source.n_unexpected, source.duration_h * units, per, name or source.name)

@@ -18,6 +18,7 @@ from scipy import stats
 from ...data.shaping.counts import CountTable
 from ...errors import CountError, InputTypeError, UnitError, UnknownColumnError
 from ...data.shaping.logs import InterruptionLog
+from ...data.source import Source
 from ...units import hours
 
 __all__ = ["component_rates", "poisson_interval", "PER"]
@@ -60,6 +61,8 @@ def poisson_interval(count, exposure_h, conf=0.95, method="exact"):
 
 
 def _counts_and_exposure(source, per, by):
+    if isinstance(source, Source):  # what load_source returns: its count table or event log
+        source = source.data
     if isinstance(source, CountTable):
         if by is not None and (not isinstance(by, str) or by not in ("component", "category")):
             raise UnknownColumnError(f"{getattr(source, 'name', 'the count table')}: cannot count by {by!r:.60}: "
@@ -72,7 +75,8 @@ def _counts_and_exposure(source, per, by):
         return t["component"].to_numpy(), t["category"].to_numpy(), t["count"].to_numpy(), source.duration_h * units
     if isinstance(source, InterruptionLog):
         return _log_counts(source, per, by)
-    raise CountError(f"component_rates needs a CountTable or an InterruptionLog, got {type(source).__name__}")
+    raise CountError(f"component_rates needs a CountTable, an InterruptionLog or a Source holding one "
+                     f"(relmodel.load_source), got {type(source).__name__}")
 
 
 def _log_counts(log, per, by):
@@ -104,7 +108,8 @@ def component_rates(source, per="job", conf=0.95, method="exact", by=None):
 
     Parameters
     ----------
-    source : CountTable or InterruptionLog.  For a log, unexpected
+    source : CountTable or InterruptionLog, or a Source (:func:`~relmodel.load_source`) holding
+        one.  For a log, unexpected
         interruptions are counted by cause: the second cause column is the
         component and the first the category (``by`` picks another column).
     per : "job" (the whole job or cluster), "node" or "gpu".

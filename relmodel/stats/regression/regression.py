@@ -86,6 +86,9 @@ class RegressionResult(Result):
     fitter: object = field(default=None, repr=False)
     concordance_data: tuple = field(default=None, repr=False)
     ph_data: tuple = field(default=None, repr=False)
+    #: Which variance the errors and intervals take: "model-based", "robust (sandwich, each row its own
+    #: cluster)" or "cluster-robust", with why when it was chosen by default.
+    variance: str = "model-based"
 
     @cached_property
     def ph_check(self) -> PHCheck | None:
@@ -146,7 +149,7 @@ class RegressionResult(Result):
 
     def _repr_html_(self):
         head = (f"<p><b>{html_text(self.model)} regression</b>: n = {self.n:,}, failures = {self.n_events:,}, "
-                f"concordance = {self.concordance:.3f}{', cluster-robust errors' if self.robust else ''}</p>")
+                f"concordance = {self.concordance:.3f}; errors: {html_text(self.variance)}</p>")
         ph = "" if self.ph_check is None else f"<p>{html_text(self.ph_check.verdict)}</p>"
         return head + Result._repr_html_(self) + ph
 
@@ -179,7 +182,7 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
 
 @renamed_keywords(data="source")
 def regress(source, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
-            strata=None, reference=None, categorical=(), conf=0.95, ties="efron", robust=False, weights=None,
+            strata=None, reference=None, categorical=(), conf=0.95, ties="efron", robust=None, weights=None,
             offset=None, on_separation="warn", ph_transform="km"):
     """Regress failure times on covariates.
 
@@ -202,8 +205,10 @@ def regress(source, covariates, model="cox", *, duration=None, observed=None, en
     strata : column(s) with their own baseline hazard (Cox only)
     conf : level of the intervals
     ties : "efron" (default, as ``coxph``) or "breslow" (Cox only)
-    robust : sandwich errors with each row its own cluster when no ``cluster`` is given
-    weights : column of case weights
+    robust : sandwich errors with each row its own cluster when no ``cluster`` is given.  None (the
+        default) is R's default: for a Cox model, robust when some case weight is not a whole number
+        (sampling weights, as ``coxph`` does), else model-based; the result's ``variance`` says which
+    weights : column of case weights (whole numbers act as repeated rows)
     offset : column added to the linear predictor with coefficient 1 (Cox only)
     on_separation : "warn" (default: fit, and warn with
         :class:`~relmodel.errors.SeparationWarning` naming each infinite
@@ -236,6 +241,7 @@ def regress(source, covariates, model="cox", *, duration=None, observed=None, en
                              categorical=categorical, separation=on_separation)
     df = pd.concat([work, x], axis=1).reset_index(drop=True)
     names = list(x.columns)
+    robust, variance = _variance(model, robust, cluster, df["_w"].to_numpy() if "_w" in df else None)
     if model == "cox":
         fit = _fit_cox(df, names, strata, ties, robust)
         table = _cox_table(fit, names, labels, conf)
@@ -255,7 +261,21 @@ def regress(source, covariates, model="cox", *, duration=None, observed=None, en
     return RegressionResult(model, "hazard ratio" if model == "cox" else "time ratio", table, refs, len(df),
                             int(df["_e"].sum()), float(loglik), float(aic), conf,
                             cluster is not None or bool(robust), scale, fit,
-                            (df["_t"].to_numpy(), np.asarray(score, float), df["_e"].to_numpy() > 0), ph)
+                            (df["_t"].to_numpy(), np.asarray(score, float), df["_e"].to_numpy() > 0), ph,
+                            variance)
+
+
+def _variance(model, robust, cluster, w):
+    """``(robust, words)``: R's choice of variance (coxph: robust for weights that are not whole numbers)."""
+    if cluster is not None:  # always the sandwich by cluster (cox_fit and aft_fit take it so)
+        return True, "cluster-robust (sandwich by cluster)"
+    if robust is None:
+        fractional = w is not None and bool(np.any(w != np.floor(w)))
+        robust = model == "cox" and fractional
+        if robust:
+            return True, ("robust (sandwich, each row its own cluster), as R's coxph gives for case weights "
+                          "that are not whole numbers; robust=False gives the model-based errors")
+    return bool(robust), "robust (sandwich, each row its own cluster)" if robust else "model-based"
 
 
 def _check_options(model, conf, strata, ties, on_separation, ph_transform, offset):

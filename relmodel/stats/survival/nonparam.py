@@ -291,25 +291,40 @@ def _cif_table(h, code, k):
     return times, at_risk.astype(float), by_cause
 
 
-def _cif_one(f, lag_s, d_all, d_j, n, conf):
-    """Delta-method variance of one cumulative incidence curve and its log(-log) band.
+def _cif_one(f, s, lag_s, d_all, d_j, n, conf):
+    """Variance of one cumulative incidence curve as cmprsk's ``cuminc`` gives it, and its log(-log) band.
 
-    Variance from Collett, "Modelling Survival Data in Medical Research", 3rd ed.,
-    section 12.2 (the formula lifelines' AalenJohansenFitter uses), evaluated with
-    prefix sums.
+    The variance is Gray's delta-method estimate (Gray 1988; Pintilie, "Competing
+    Risks: A Practical Perspective", 2006, section 4.2.2): each distinct time adds a
+    term for the events of this cause and one for the other causes, each with the
+    binomial correction for tied events, and the variance is updated at this cause's
+    event times only (a step function like the estimate).  Unlike the
+    Greenwood-type formula it stays finite at a last time where every unit still at
+    risk fails.  ``s`` is the all-cause Kaplan-Meier after each time and ``lag_s``
+    before it.  The band is ``f ** exp(+-z se / (f log f))`` (log(-log)).
     """
+    def tie(d):  # 1 - (d - 1) / (n - 1): ties drawn without replacement
+        return np.where(d > 1, 1 - (d - 1) / np.where(n > 1, n - 1, 1), 1.0)
+
+    d_other = d_all - d_j
+    alive = s > 0
+    inv_s = np.where(alive, 1 / np.where(alive, s, 1), 0.0)
+    w_j = lag_s**2 * tie(d_j) * d_j / n**2
+    w_o = np.where(alive, lag_s**2 * tie(d_other) * d_other / n**2, 0.0)  # no term once nobody is left
+    b_j, b_o = 1 + inv_s * f, inv_s * f
+    v1 = np.cumsum(b_j**2 * w_j + b_o**2 * w_o)
+    v2 = np.cumsum(inv_s * (b_j * w_j + b_o * w_o))
+    v3 = np.cumsum(inv_s**2 * (w_j + w_o))
+    at_event = d_j > 0
+    var = np.where(at_event, v1 + f**2 * v3 - 2 * f * v2, 0.0)
+    last = np.maximum.accumulate(np.where(at_event, np.arange(f.size), -1))  # held between this cause's events
+    var = np.where(last >= 0, var[np.maximum(last, 0)], 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = d_all / (n * (n - d_all))
-        b = lag_s * d_j / n**2
-        first = f**2 * np.cumsum(a) - 2 * f * np.cumsum(a * f) + np.cumsum(a * f**2)
-        second = np.cumsum(lag_s**2 * d_j * (n - d_j) / n**3)
-        third = f * np.cumsum(b) - np.cumsum(b * f)
-        var = first + second - 2 * third
         z = stats.norm.ppf(0.5 + conf / 2)
-        se = np.sqrt(var) / (f * np.abs(np.log(f)))
+        se = np.sqrt(np.maximum(var, 0.0)) / (f * np.abs(np.log(f)))
         lo = np.exp(-np.exp(np.log(-np.log(f)) + z * se))
         hi = np.exp(-np.exp(np.log(-np.log(f)) - z * se))
-    return np.nan_to_num(lo, nan=0.0), np.where(np.isnan(hi), np.where(f > 0, 1.0, 0.0), hi)
+    return np.nan_to_num(lo, nan=0.0), np.where(np.isnan(hi), np.where(f > 0, 1.0, 0.0), hi), var
 
 
 def _log_uptime_causes(log, column):
@@ -343,6 +358,8 @@ def cumulative_incidence(durations, causes=None, *, observed=None, conf=0.95):
     outages count as the cause "planned").  The incidence of cause j is
     F_j(t) = sum_{t_i <= t} S(t_i-) d_ji / n_i with S the all-cause Kaplan-Meier
     (Aalen and Johansen 1978; Kalbfleisch and Prentice 2002, section 8.2).
+    The ``conf`` bands take Gray's variance, as cmprsk's ``cuminc`` does (finite
+    also where every unit still at risk fails), on the log(-log) scale.
     Returns a :class:`CumulativeIncidence`, causes ordered by event count.
 
     Examples
@@ -373,7 +390,7 @@ def cumulative_incidence(durations, causes=None, *, observed=None, conf=0.95):
     curves = {}
     for j, lab in enumerate(labels):
         f = np.cumsum(lag_s * by_cause[j] / n)
-        lo, hi = _cif_one(f, lag_s, d_all, by_cause[j], n, conf)
+        lo, hi, _ = _cif_one(f, s, lag_s, d_all, by_cause[j], n, conf)
         curves[lab] = StepEstimate(
             "Aalen-Johansen", "cumulative incidence", np.concatenate([[0.0], times]),
             np.concatenate([[0.0], f]), np.concatenate([[0.0], lo]), np.concatenate([[0.0], hi]),
