@@ -40,7 +40,7 @@ def pulled(est, limit=10, floor=0.5):
 
 def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empirical"):
     """``(PolicyComparison, inputs sentence)`` or ``(None, why)``: retirement policies over the planned run."""
-    from ...scale.lifecycle import compare_policies, lifecycle_model, never, retire_top, score, threshold
+    from ...scale.lifecycle import compare_policies, lifecycle_model, retire_top, score, threshold
     from ...scale.sparing.repairs import repair_model
 
     if src.unit not in ("gpu-node", "node", "server"):

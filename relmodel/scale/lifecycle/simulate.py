@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from ...errors import ModelInputError
-from ...tables import Result, count, duration, html_table, pct, people_table
+from ...tables import Result, count, duration, html_table, pct
 from .loop import COUNTERS, run_once
 from .model import FleetModel, fleet_model
 
