@@ -118,12 +118,13 @@ def trend_block(tr):
     """Each trend test with its p-value; a verdict only when they agree, worded as the index words it (the
     returned verdict keeps the library's term for summary.json)."""
     word = lambda v: RATE_WORDS.get(v, v)  # noqa: E731
-    rows = [{"test": t.test, "p": t.p_value if t.defined else None,
-             "direction": word(t.direction) if t.defined else "undefined",
-             "says": (t.direction if t.p_value < tr.alpha else "steady") if t.defined else None} for t in tr.tests]
+    ok = lambda t: getattr(t, "defined", True)  # noqa: E731  (a test result without the flag is defined)
+    rows = [{"test": t.test, "p": t.p_value if ok(t) else None,
+             "direction": word(t.direction) if ok(t) else "undefined",
+             "says": (t.direction if t.p_value < tr.alpha else "steady") if ok(t) else None} for t in tr.tests]
     said = [r for r in rows if r["says"] is not None]
     says = {r["says"] for r in said}
-    left = [t for t in tr.tests if not t.defined]
+    left = [t for t in tr.tests if not ok(t)]
     aside = "".join(f" The {t.test} test gives no verdict: {t.undefined_because}." for t in left)
     if not said:
         verdict = "inconclusive"

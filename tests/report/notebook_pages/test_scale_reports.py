@@ -47,7 +47,7 @@ def test_every_size_renders_with_exit_zero(sweep):
         assert inner["status"] == "complete" and inner["failed"] == []
         names = [nb["name"] for nb in inner["notebooks"]]
         assert names == ["03_checkpoint_interval", "04_requirements_at_scale", "05_interactive", "06_designs",
-                         "07_stragglers"]
+                         "07_stragglers", "09_bad_nodes"]
         for name in names:
             text = _visible((folder / f"{name}.html").read_text(encoding="utf-8"))
             assert "Traceback" not in text and "stops here" not in text, (run["values"], name)
