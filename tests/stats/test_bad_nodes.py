@@ -276,3 +276,31 @@ def test_a_slurm_export_needs_its_kernel_log_to_name_nodes():
     assert set(r.nodes["node"]) <= set(kernel.events["node"]) | {"(nodes that never failed)"}
     assert r.n_failures == sum(1 for _ in kernel.interruptions().itertuples())
     assert r.n_nodes >= kernel.events["node"].nunique()
+
+
+def test_a_big_fleet_fitted_on_a_sample_then_newton_reaches_the_same_maximum(monkeypatch):
+    """Above SAMPLED_FIT listed nodes the fit starts on a sample and finishes with Newton steps on every node;
+    it must land where a plain BFGS on every node lands (to a small share of a standard error)."""
+    from relmodel.stats.nodes import twoclass
+
+    rng = np.random.default_rng(8)
+    n, horizon, lam = 24_000, 8760.0, 1 / 2000.0
+    rows = []
+    bad = rng.random(n) < 0.05
+    for i in range(n):
+        t, b = 0.0, bad[i]
+        while True:
+            t += rng.exponential(1 / (lam * (12 if b else 1)))
+            if t >= horizon:
+                break
+            rows.append((t, min(t + 3.0, horizon), i))
+            t += 3.0
+            b = b and rng.random() < 0.6
+    df = pd.DataFrame(rows, columns=["start", "end", "node"]).sort_values("start")
+    log = relmodel.read_log(df, start="start", end="end", node="node", time_unit="h", window=(0.0, horizon))
+    sampled = relmodel.bad_nodes(log, population=n, seed=0).estimates.set_index("parameter")
+    monkeypatch.setattr(twoclass, "SAMPLED_FIT", 10**9)
+    plain = relmodel.bad_nodes(log, population=n, seed=0).estimates.set_index("parameter")
+    for name in ("bad_share", "multiplier", "lam", "unfixed"):
+        half = (plain.loc[name, "high"] - plain.loc[name, "low"]) / 2
+        assert abs(sampled.loc[name, "value"] - plain.loc[name, "value"]) < 0.05 * half, name

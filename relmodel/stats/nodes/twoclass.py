@@ -167,18 +167,66 @@ def _best_start(p, scale, sample=500):
     return [(best.x, h0 if np.linalg.eigvalsh(h0).min() > 1e-12 else None)]
 
 
-def fit_twoclass(p):
-    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour."""
-    scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
+#: Listed nodes above which the fit runs on a sample of them and finishes with Newton steps on the whole fleet.
+SAMPLED_FIT = 10_000
+
+
+def _bfgs(p, scale):
     best = None
     for x0, h0 in _best_start(p, scale):
         res = optimize.minimize(_fenced, x0, args=(p, scale), jac=True, method="BFGS",
                                 options={"maxiter": 400, "gtol": 1e-2, "hess_inv0": h0})
         if best is None or res.fun < best.fun:
             best = res
+    return best.x, bool(best.success)
+
+
+def _newton(theta, p, scale, steps=12, tol=0.01):
+    """Newton steps on the whole fleet from a start close to the maximum: the exact gradient, the Hessian by
+    its differences once at the start (close to the maximum it changes little), each step halved until the
+    likelihood does not fall, until every step is below ``tol`` standard errors; ``(theta, converged)``."""
     lo, hi = np.array(_BOUNDS).T
-    theta = np.clip(best.x, lo, hi)
-    return theta, loglik(theta, p, scale)[0], scale, bool(best.success)
+    ll, grad = loglik(theta, p, scale)
+    info = hessian(theta, p, scale)
+    if not np.all(np.isfinite(info)) or np.linalg.eigvalsh(info).min() <= 0:
+        return theta, False
+    se = np.sqrt(np.diag(np.linalg.inv(info)))
+    for _ in range(steps):
+        step = np.linalg.solve(info, grad)
+        for _ in range(20):
+            cand = np.clip(theta + step, lo, hi)
+            ll_c, grad_c = loglik(cand, p, scale)
+            if ll_c >= ll - 1e-9:
+                break
+            step = step / 2
+        else:
+            return theta, False
+        theta, ll, grad = cand, ll_c, grad_c
+        if np.max(np.abs(step) / se) < tol:
+            return theta, True
+    return theta, False
+
+
+def fit_twoclass(p):
+    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour.
+
+    A fleet of more than :data:`SAMPLED_FIT` listed nodes is fitted on a sample of that many (weighted up
+    to the fleet), and the maximum is then reached with Newton steps on every node: the same maximum, with
+    a few passes over the whole fleet instead of a hundred."""
+    scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
+    listed = np.flatnonzero(p.weight == 1)
+    if listed.size > 2 * SAMPLED_FIT:
+        chosen = np.sort(np.concatenate([np.random.default_rng(1).choice(listed, SAMPLED_FIT, replace=False),
+                                         np.flatnonzero(p.weight != 1)]))
+        x0, _ = _bfgs(subset(p, chosen, listed.size / SAMPLED_FIT), scale)
+        theta, ok = _newton(x0, p, scale)
+        if not ok:   # far from the maximum after all: the whole fleet's BFGS from there
+            theta, ok = _bfgs(p, scale)
+    else:
+        theta, ok = _bfgs(p, scale)
+    lo, hi = np.array(_BOUNDS).T
+    theta = np.clip(theta, lo, hi)
+    return theta, loglik(theta, p, scale)[0], scale, ok
 
 
 def homogeneous_loglik(p, scale):
