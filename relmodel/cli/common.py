@@ -9,7 +9,8 @@ import click
 from ..errors import ModelInputError, UnitError
 from ..base.escape import csv_frame, terminal_text
 
-__all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "format_option", "cli_text", "unit_of"]
+__all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "format_option", "cli_text", "unit_of",
+           "with_population", "population_option"]
 
 # Python argument names in library messages, and the options that set them here
 _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
@@ -231,3 +232,34 @@ def echo_frame(df, fmt, floatfmt=_four_digits):
                 shown[column] = shown[column].map(lambda v: terminal_text(v) if isinstance(v, str) else v)
         shown.columns = [terminal_text(c) if isinstance(c, str) else c for c in shown.columns]
         echo(shown.to_string(index=False, float_format=floatfmt))
+
+
+def population_option(fn):
+    """``--population N``: the units the log observed in all, failed or not (the report's ``population``)."""
+    return click.option("--population", type=click.IntRange(min=1),
+                        help="For a log file: units (nodes, servers, disks) observed in all, failed or not "
+                             "[default: the nodes the log names]; the report's population.")(fn)
+
+
+def with_population(source, population, source_gpus=None, source_gpus_per_node=None):
+    """``(source, source_gpus)`` with ``--population`` applied: a log of GPU nodes gets ``source_gpus`` of that
+    many nodes (checked against a --source-gpus given), a log of other units that many units."""
+    if population is None:
+        return source, source_gpus
+    from ..errors import CountError
+    if not hasattr(source, "events"):
+        raise ModelInputError(f"--population {population:,} is for an event log; a count table's cluster is "
+                              f"its n_gpus column or --source-gpus")
+    seen = int(source.events["node"].nunique()) if "node" in source.events else 0
+    if population < seen:
+        raise CountError(f"--population {population:,} is fewer than the {seen:,} nodes the log names; give every "
+                         f"unit the log observed, failed or not")
+    source._population = int(population)
+    if unit_of(source) != "gpu-node":
+        source._n_nodes = int(population)
+        return source, None
+    gpn = int(source_gpus_per_node or getattr(source, "gpus_per_node", None) or 8)
+    if source_gpus is not None and source_gpus != population * gpn:
+        raise CountError(f"--population {population:,} at {gpn} GPUs a node is not --source-gpus {source_gpus:,}; "
+                         f"give one of them")
+    return source, population * gpn

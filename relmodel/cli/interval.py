@@ -6,7 +6,8 @@ import click
 
 from ..defaults import DEFAULTS
 from ..errors import ModelInputError, UnitError
-from .common import echo, echo_frame, format_option, load_source, log_options, observed_note, unit_of
+from .common import (echo, echo_frame, format_option, load_source, log_options, observed_note, population_option,
+                     unit_of, with_population)
 
 # The computing modules (numpy, pandas, the checkpoint and scale layers) are imported where they are used, so
 # that `relmodel interval --help` and the parsing of its options load none of them.
@@ -62,6 +63,7 @@ def _people_text(rows):
               help="With --gpus: GPUs the log was observed on [default: for a file, the nodes seen in it].")
 @click.option("--source-gpus-per-node", type=click.IntRange(min=1),
               help="With --log: GPUs per node of the observed cluster (for files) [default: 8].")
+@population_option
 @click.option("--units-per-node", type=click.FloatRange(0, min_open=True),
               help="With --unit disk or server: how many of the log's units one node of the planned job holds.")
 @click.option("--target-ettr", type=float, default=DEFAULTS["target_ettr"], show_default=True,
@@ -89,7 +91,7 @@ def _people_text(rows):
 @log_options
 def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, units_per_node, target_ettr, scale,
             ckpt_cost, restart, step, persist, fast_cost, fast_fraction, fast_restart, family, work, replicas, seed,
-            fmt, log_kwargs):
+            fmt, log_kwargs, population=None):
     """Checkpoint intervals (Young, Daly, exact) with ETTR and the lost-time breakdown.
 
     The exact interval maximises Daly's expected-wall-time model for
@@ -126,6 +128,7 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
                             "--source-gpus (the units are counted from the log)")
         if source_gpus is not None and gpus is None:
             raise ModelInputError("--source-gpus needs --gpus (the job size the observed rates are scaled to)")
+        source, source_gpus = with_population(source, population, source_gpus, source_gpus_per_node)
         dec = _decision(source, gpus, gpus_per_node, source_gpus, source_gpus_per_node, units_per_node, target_ettr,
                         scale, ckpt_cost, restart, seed)
         mtbf, restart = dec.job_mtbf_h, dec.restart_h

@@ -27,8 +27,9 @@ _COLUMNS = ["component", "category", "count", "share", "mtbf_h", "mtbf_lo", "mtb
 @click.option("--compare", "fleet", metavar="FLEET",
               help="Compare the total rate with a published fleet (llama3, rsc1, rsc2, stepfun, opt175b, lanl2...); "
                    "per node unless --per gpu.")
-@click.option("--n-nodes", type=click.IntRange(min=1), help="For a log file: nodes observed (default: those "
-              "with an outage).")
+@click.option("--population", "--n-nodes", "n_nodes", type=click.IntRange(min=1),
+              help="For a log file: nodes observed in all, failed or not (default: those with an outage); the "
+                   "report's population.")
 @click.option("--gpus-per-node", type=click.IntRange(min=1), help="For a log file: GPUs per node (needed for "
               "--per gpu).")
 @click.option("--source-gpus", type=click.IntRange(min=1), help="For a log file: GPUs observed, the same as "

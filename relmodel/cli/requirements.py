@@ -5,7 +5,8 @@ import math
 
 import click
 
-from .common import echo, echo_frame, format_option, load_source, log_options, observed_note, unit_of
+from .common import (echo, echo_frame, format_option, load_source, log_options, observed_note, population_option,
+                     unit_of, with_population)
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError, UnitError
 
@@ -65,10 +66,14 @@ def as_source(data, source_gpus=None, source_gpus_per_node=None):
     from ..errors import MissingColumnError
     is_log = hasattr(data, "events")
     gpn = int(source_gpus_per_node or getattr(data, "gpus_per_node", None) or 8)
-    if source_gpus is not None:
+    if source_gpus is not None and getattr(data, "_population", None):
+        gpus, how = int(source_gpus), f"{data._population:,} nodes observed, as given"
+    elif source_gpus is not None:
         gpus, how = int(source_gpus), "as given"
     elif getattr(data, "n_gpus", None):
         gpus, how = int(data.n_gpus), "as published"
+    elif is_log and getattr(data, "_population", None):
+        gpus, how = int(data.n_nodes) * gpn, f"{data._population:,} {unit_of(data)}s observed, as given"
     elif is_log and getattr(data, "_n_nodes", None):
         gpus, how = int(data.n_nodes) * gpn, "from the data set's description"
     elif is_log and "node" in data.events and data.events["node"].nunique() > 1:
@@ -115,6 +120,7 @@ def decision_lines(dec):
 @click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
               help="Override what a cause or category scales with (gpu, node, link, transceiver, switch, job...).")
 @click.option("--source-gpus", type=click.IntRange(min=1), help="GPUs the log was observed on (for files).")
+@population_option
 @click.option("--source-gpus-per-node", type=click.IntRange(min=1),
               help="GPUs per node of the observed cluster (for files) [default: 8].")
 @click.option("--units-per-node", type=click.FloatRange(0, min_open=True),
@@ -132,7 +138,8 @@ def decision_lines(dec):
 @format_option
 @log_options
 def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, cluster, scale, source_gpus,
-            source_gpus_per_node, units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs):
+            source_gpus_per_node, units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs,
+            population=None):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
 
     Observed rates are scaled to --gpus by component counts (GPU causes per
@@ -166,6 +173,7 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     if not gpu_figures and source_gpus is not None:
         raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
                         "--source-gpus (the units are counted from the log)")
+    source, source_gpus = with_population(source, population, source_gpus, source_gpus_per_node)
     _source_cluster(source, source_gpus)  # a size that contradicts the data is refused
     from ..scale.targets.decision import decide
     dec = decide(as_source(source, source_gpus, source_gpus_per_node), _target(cluster, gpus) or gpus, target_ettr,
