@@ -39,4 +39,6 @@ def nodes_sentences(records):
                        f"retiring (page 09).")
         else:
             out.append("At the planned size no retirement policy clearly beats never retiring (page 09).")
+    out.append("The headline above takes the nodes as interchangeable, at the log's average rate; page 09 simulates "
+               "the bad nodes, the repairs that leave their fault and the spare pool at the planned size.")
     return out
