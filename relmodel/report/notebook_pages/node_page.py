@@ -10,10 +10,27 @@ import numpy as np
 from ...errors import RelmodelError
 from ...tables import count, duration
 
-__all__ = ["estimate", "pulled", "payoff", "MAX_NODES"]
+__all__ = ["estimate", "pulled", "payoff", "section", "MAX_NODES"]
 
 #: Most nodes of a planned job the page simulates (a larger plan is said, not simulated).
 MAX_NODES = 250_000
+
+
+#: What each section of the page shows, said above it when the data has nodes to show.
+SECTIONS = {
+    "which": "The nodes ranked by their chance of being bad now (at the log's end), from the two-class model below. The figure sets the share of all failures held by the worst few nodes beside what a fleet of interchangeable nodes would give by chance (its 95% upper envelope, for the same failures spread over the nodes' time in service).",
+    "repairs": "The two-class model: a share of nodes is bad, failing a multiple of a good node's rate, and each repair of a bad node fixes it for good or leaves the fault in place. Its maximum-likelihood estimates, with 95% intervals. The test beside it asks whether the nodes' failure counts vary more than a fleet of interchangeable nodes would (negative binomial against Poisson, its p-value halved at the boundary, as Self and Liang (1987) show).",
+    "payoff": "The fleet the log describes, at the planned job's size, simulated over the planned run with each retirement policy on the same seeds (each node's age kept across job restarts; repairs as the log shows them). The change in ETTR is paired against never retiring.",
+}
+
+
+def section(est, name):
+    """The paragraph that says what a section shows; when the data has no nodes, that the section is not shown
+    (the page's first answer says why)."""
+    from ..blocks import present as P
+    if est is None:
+        return None if name == "payoff" else P.paragraph("Not shown: the data names no nodes (see above).")
+    return P.paragraph(SECTIONS[name])
 
 
 def estimate(src, population=None, seed=0):
