@@ -5,8 +5,6 @@ says why the page cannot show it (a count table names no nodes; a log of disks
 plans no job of nodes; no bad nodes stand out, so there is nothing to retire).
 """
 
-import numpy as np
-
 from ...errors import RelmodelError
 from ...tables import count, duration
 
@@ -110,7 +108,3 @@ def was_bad_names(est, limit=10):
         return []
     n = est.nodes
     return [str(x) for x in n[(n["p_bad_ever"] >= 0.5) & (n["p_bad"] < 0.5)]["node"].head(limit).tolist()]
-
-
-def share_to_float(x):
-    return float(x) if np.isfinite(x) else None

@@ -40,35 +40,22 @@ COUNTERS = ("wall_h", "work_h", "failures", "bad_failures", "auto_repairs", "aut
 IDLE, ACTIVE, STANDBY, REPAIR, SPARE, RETIRED = range(6)
 
 
+def _batched(fill, size=8192):
+    """A function handing out, one at a time, the numbers ``fill(size)`` draws in batches (numpy), each batch
+    drawn when the last runs out."""
+    def numbers():
+        while True:
+            yield from fill(size).tolist()
+    return numbers().__next__
+
+
 class _Draws:
-    """Uniforms, and each repair stage's durations, drawn in batches (numpy) and handed out one at a time."""
+    """Uniforms (``u()``), and each repair stage's durations (``auto()``, ``manual()``), one at a time."""
 
-    def __init__(self, rng, model, size=8192):
-        self.rng, self.model, self.size = rng, model, size
-        self._u = iter(())
-        self._a = iter(())
-        self._m = iter(())
-
-    def u(self):
-        try:
-            return next(self._u)
-        except StopIteration:
-            self._u = iter(self.rng.random(self.size).tolist())
-            return next(self._u)
-
-    def auto(self):
-        try:
-            return next(self._a)
-        except StopIteration:
-            self._a = iter(self.model.auto.draws(self.size, self.rng).tolist())
-            return next(self._a)
-
-    def manual(self):
-        try:
-            return next(self._m)
-        except StopIteration:
-            self._m = iter(self.model.manual.draws(self.size, self.rng).tolist())
-            return next(self._m)
+    def __init__(self, rng, model):
+        self.u = _batched(rng.random)
+        self.auto = _batched(lambda n: model.auto.draws(n, rng))
+        self.manual = _batched(lambda n: model.manual.draws(n, rng))
 
 
 def _initial(model, policy, rng):

@@ -51,11 +51,8 @@ class RepairStage:
 
     def draws(self, n, rng):
         """``n`` stage durations (hours)."""
-        if hasattr(self.duration, "sample"):
-            import numpy as np
-            out = np.asarray(self.duration.sample(n, rng), dtype=float)
-            return np.clip(out, 0.0, None)
-        return rng.exponential(float(self.duration), size=n)
+        from ..sparing.general_repairs import repair_draws
+        return repair_draws(self.duration, n, rng)
 
 
 @dataclasses.dataclass(frozen=True)

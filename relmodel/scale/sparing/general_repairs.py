@@ -23,22 +23,22 @@ import math
 import numpy as np
 
 from ...errors import ModelInputError
+from .repair_queue import lead_mean
+from .repairs import _mean_repair
 
-__all__ = ["away_tail", "MIN_FAILURES"]
+__all__ = ["away_tail", "repair_draws", "MIN_FAILURES"]
 
 #: Failures simulated at least, after the warm-up.
 MIN_FAILURES = 400_000
 
 
-def _draw(law, n, rng):
-    if hasattr(law, "sample"):
-        x = np.asarray(law.sample(n, rng), dtype=float)
-        return np.where(np.isfinite(x) & (x > 0), x, 0.0)
-    return rng.exponential(float(law), size=n)
-
-
-def _mean(law):
-    return float(getattr(law, "mean_h", law))
+def repair_draws(law, n, rng):
+    """``n`` repair (or lead) times in hours from a mean (exponential; 0 for instant repairs) or a law with
+    ``sample``; a sampled time that is negative or not finite counts as an instant repair."""
+    if not hasattr(law, "sample"):
+        return rng.exponential(float(getattr(law, "mean_h", law)), size=n)
+    x = np.asarray(law.sample(n, rng), dtype=float)
+    return np.where(np.isfinite(x) & (x > 0), x, 0.0)
 
 
 def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_runs=MIN_FAILURES, seed=None):
@@ -51,19 +51,18 @@ def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_runs=MIN_FAILURES, seed=
     ModelInputError: the queue grows without end and no pool keeps up.
     """
     lam = float(rate_per_h)
-    mean = _mean(repair)
-    if not (lam > 0 and math.isfinite(lam)) or not (mean > 0 and math.isfinite(mean)):
-        raise ModelInputError(f"the failure rate and the mean repair time must be positive and finite; got "
-                              f"{rate_per_h!r} and {mean!r} h")
+    mean = _mean_repair(repair)
+    if not (lam > 0 and math.isfinite(lam)):
+        raise ModelInputError(f"the failure rate must be positive and finite; got {rate_per_h!r}")
     if crews is not None and lam * mean >= crews:
         raise ModelInputError(f"{crews:,} crews cannot keep up with {lam * mean:,.1f} Erlangs of repairs (failures "
                               f"an hour x mean repair): the repair queue grows without end, so no spare pool meets "
                               f"any target; add crews or shorten repairs")
     rng = np.random.default_rng(seed)
-    warm = max(2_000, int(lam * 20 * (mean + _mean(lead))))
+    warm = max(2_000, int(lam * 20 * (mean + lead_mean(lead))))
     n = int(n_runs) + warm
     arrive = np.cumsum(rng.exponential(1.0 / lam, size=n))
-    service = _draw(repair, n, rng)
+    service = repair_draws(repair, n, rng)
     if crews is None:
         done = arrive + service
     else:
@@ -74,7 +73,7 @@ def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_runs=MIN_FAILURES, seed=
             end = (a if a > f else f) + s
             heapq.heappush(free, end)
             done[i] = end
-    back = done + (_draw(lead, n, rng) if hasattr(lead, "sample") else float(lead))
+    back = done + (repair_draws(lead, n, rng) if hasattr(lead, "sample") else lead_mean(lead))
     away = np.arange(n) - np.searchsorted(np.sort(back), arrive, side="right")
     counts = np.bincount(away[warm:])
     tail = counts[::-1].cumsum()[::-1] / counts.sum()

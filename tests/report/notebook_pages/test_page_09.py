@@ -7,7 +7,9 @@ verdict to the generator's truth.
 
 import json
 import re
+import sys
 from html import unescape
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +19,9 @@ import relmodel
 from relmodel.data.source import load_source
 
 from conftest import report_cli, run_cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pipeline"))
+from test_one_decision import slurm_syslog  # noqa: E402
 
 BAD = (3, 7, 11, 19, 23, 42)
 
@@ -113,37 +118,13 @@ def test_count_table_says_the_page_does_not_apply(tmp_path):
     assert "Nodes to pull" not in visible(out / "index.html")
 
 
-def write_joined_run(folder, seed=21, days=60, n_nodes=24, mtbf_h=20.0, lemons=(3, 7), weight=12.0):
-    """A Slurm run and the syslog of its nodes: each interruption is an Xid 79 on one node, the ``lemons``
-    ``weight`` times as likely as the others to be the one; the job hangs 5-20 min, ends NODE_FAIL and restarts
-    20-30 min later (the shape of tests/report/pipeline/test_one_decision.py's joined run)."""
-    rng = np.random.default_rng(seed)
-    t0, total = pd.Timestamp("2024-03-01"), days * 86400
-    iso = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%Y-%m-%dT%H:%M:%S")  # noqa: E731
-    stamp = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%b %e %H:%M:%S")  # noqa: E731
-    nodes = [f"gpu{i:02d}" for i in range(1, n_nodes + 1)]
-    p = np.where(np.isin(np.arange(n_nodes), lemons), weight, 1.0)
-    p /= p.sum()
-    rows = ["JobID|JobName|State|ExitCode|Start|End|Elapsed|NNodes|NodeList"]
-    lines = [(0, n, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP") for n in nodes]
-    start = 0
-    while True:
-        fault = start + int(rng.exponential(mtbf_h * 3600)) + 600
-        hang = int(rng.integers(5 * 60, 20 * 60 + 1))
-        end, state = (fault + hang, "NODE_FAIL") if fault + hang < total else (total, "COMPLETED")
-        el = end - start
-        rows.append(f"{100 + len(rows)}|train|{state}|0:0|{iso(start)}|{iso(end)}|{el // 86400}-"
-                    f"{el % 86400 // 3600:02d}:{el % 3600 // 60:02d}:{el % 60:02d}|{n_nodes}|gpu[01-{n_nodes:02d}]")
-        if state == "COMPLETED":
-            break
-        node = nodes[int(rng.choice(n_nodes, p=p))]
-        lines += [(fault, node, "kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus."),
-                  (fault + 3600, node, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP")]
-        start = end + int(rng.integers(20 * 60, 30 * 60 + 1))
-    lines.sort(key=lambda x: x[0])
-    (folder / "sacct.txt").write_text("\n".join(rows) + "\n")
-    (folder / "syslog.log").write_text("".join(f"{stamp(t)} {n} {m}\n" for t, n, m in lines))
-    return folder / "sacct.txt", folder / "syslog.log", [nodes[i] for i in lemons]
+def write_joined_run(folder, n_nodes=24, lemons=(3, 7), weight=12.0):
+    """A Slurm run and the syslog of its nodes (tests/report/pipeline/test_one_decision.py's generator): each
+    interruption is an Xid 79 on one node, the ``lemons`` ``weight`` times as likely as the others to be the one.
+    Returns (sacct path, syslog path, the lemons' names)."""
+    weights = np.where(np.isin(np.arange(n_nodes), lemons), weight, 1.0)
+    sacct, syslog, _ = slurm_syslog(folder, seed=21, days=60, n_nodes=n_nodes, mtbf_h=20.0, weights=weights)
+    return sacct, syslog, [f"gpu{i + 1:02d}" for i in lemons]
 
 
 def test_a_slurm_run_joined_to_its_kernel_log_names_its_lemons(tmp_path):

@@ -78,10 +78,11 @@ def cluster_wide_log(path, seed=11):
                   np.asarray(causes)[order])
 
 
-def slurm_syslog(folder, seed=13, days=30, n_nodes=16, mtbf_h=30.0):
-    """A Slurm run and the syslog of its nodes, written here: each fault is an Xid 79 on one node; the job hangs a
-    known 5-20 min, ends NODE_FAIL and restarts 20-30 min later.  Returns (sacct path, syslog path, latencies in
-    hours): the truth the report's measured detection latency must equal (its median)."""
+def slurm_syslog(folder, seed=13, days=30, n_nodes=16, mtbf_h=30.0, weights=None):
+    """A Slurm run and the syslog of its nodes, written here: each fault is an Xid 79 on one node (uniformly, or in
+    proportion to ``weights``, one per node); the job hangs a known 5-20 min, ends NODE_FAIL and restarts 20-30 min
+    later.  Returns (sacct path, syslog path, latencies in hours): the truth the report's measured detection
+    latency must equal (its median)."""
     rng = np.random.default_rng(seed)
     t0, total = pd.Timestamp("2024-03-01"), days * 86400
     iso = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%Y-%m-%dT%H:%M:%S")  # noqa: E731
@@ -97,7 +98,8 @@ def slurm_syslog(folder, seed=13, days=30, n_nodes=16, mtbf_h=30.0):
                     f"{el % 86400 // 3600:02d}:{el % 3600 // 60:02d}:{el % 60:02d}|{n_nodes}|gpu[01-{n_nodes:02d}]")
         if state == "COMPLETED":
             break
-        node = nodes[int(rng.integers(n_nodes))]
+        node = nodes[int(rng.integers(n_nodes)) if weights is None else
+                     int(rng.choice(n_nodes, p=np.asarray(weights, float) / np.sum(weights)))]
         lines += [(fault, node, "kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus."),
                   (fault + 3600, node, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP")]
         lat.append(hang / 3600)
