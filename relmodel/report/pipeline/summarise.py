@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 
 from ..blocks import present as P
+from ..blocks.decision_words import decision_sentences, paper_sentence
 from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
 from ..blocks.markup import HEADLINE
@@ -24,7 +25,7 @@ from ..kernels.records import clean
 from .ranges import UNBOUNDED, duration_range, rate_range
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "designs_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -374,8 +375,14 @@ def headline_of(merged, parameters):
     if isinstance(head.get("source"), dict):
         head["source"] = {k: ("assumption" if v == "parameter" and _PARAMETER_OF.get(k, k) not in given else v)
                           for k, v in head["source"].items()}
-    head.update({k: merged[k] for k in ("design_ettr", "design_goodput_per_gpu") if k in merged})
     return head
+
+
+def designs_of(merged):
+    """summary.json's ``designs``: the design page's figures, under their design, apart from the job's headline."""
+    keys = [k for k in merged if k.startswith("design_") or k in ("best_design", "deciding_assumptions",
+                                                                   "transceiver_mtbf_h_at_largest")]
+    return {k: merged[k] for k in keys}
 
 
 def merged_records(records):
@@ -407,7 +414,12 @@ def summarise(entries, parameters):
     merged = merged_records(records)
     reasons = {**reasons, **merged.pop("reasons")}
     reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
+    decisions = decision_sentences(merged)
+    paper = paper_sentence(merged)
+    if paper:
+        decisions["paper"] = paper
     summary = {"parameters": clean(parameters, {}), "headline": headline_of(merged, parameters),
+               "designs": designs_of(merged), "decisions": decisions,
                "reasons": reasons, "answers": answer_sentences(merged), "nodes": nodes_sentences(merged),
                "warnings": warning_lines(merged),
                "records": records, **_self_check(merged),

@@ -50,7 +50,8 @@ def test_the_designs_hold_the_requirements_pages_spare_nodes(bundled):
     assert f"Spare pool of {n:,} nodes" in page6 or f"{n:,} spare nodes" in page6
     # one repair time: the designs' is the mean of the StepFun repairs page 04 borrows (a count table has none)
     assert "repairs are taken from the StepFun trace" in page4
-    assert "the StepFun trace's repairs (an assumption), the repairs the requirements page sizes" in page6
+    assert ("the requirements page sizes its spare nodes with (borrowed from the StepFun trace, an assumption)"
+            in page6)
 
 
 def test_no_range_on_the_designs_page_reads_x_to_x(bundled):
