@@ -74,9 +74,10 @@ def decision_sentences(records):
     out = {"interval": "", "vendor": vendor_sentence(records.get("vendor")),
            "spares": spares_sentence(records.get("spares")), "nodes": nodes_decision(records)}
     if d and _ok(d.get("interval_h")):
-        from ..pipeline.ranges import duration_range
-        out["interval"] = (f"Checkpoint every {P.duration(d['interval_h'])}"
-                           f"{duration_range(d.get('interval_lo'), d.get('interval_hi'), d)}, for an ETTR of "
+        lo, hi = d.get("interval_lo"), d.get("interval_hi")
+        rng = (f" ({P.duration(lo)} to {P.duration(hi)} over the failure rate's {P.pct(d.get('conf', 0.95), 0)} range)"
+               if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi) else "")
+        out["interval"] = (f"Checkpoint every {P.duration(d['interval_h'])}{rng}, for an ETTR of "
                            f"{P.pct(d['ettr'])}, with checkpoints that cost {P.duration(d['ckpt_cost_h'])} and restarts "
                            f"of {P.duration(d['restart_h'])}.")
     return out

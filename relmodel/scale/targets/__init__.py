@@ -5,7 +5,9 @@ Belongs here: goodput at the best interval and the job MTBF a target needs
 (:mod:`.requirements`), failure budgets and what-ifs (:mod:`.budget`), the
 planning answer for one data source (:mod:`.decision`), what pluggable
 optics must reach (:mod:`.optics`), and headline numbers over a grid of
-designs (:mod:`.grid`).  May import :mod:`..clusters`,
+designs (:mod:`.grid`), the node MTBF to demand from a node vendor, node
+hardware alone (:mod:`.vendor`), and what each assumed input swings
+(:mod:`.swings`).  May import :mod:`..clusters`,
 :mod:`relmodel.checkpoint`, the statistics and data layers and the base.
 
 Also here: :mod:`.law_requirements` (The job MTBF a target ETTR needs when failures are not exponential, and when only part of a restart is exposed); :mod:`.restart_growth` (A restart that grows with the job's ranks, from a published start-up time); :mod:`.decision_inputs` (The inputs a decision rests on, each with where it came from); :mod:`.today` (Today's failure rate of a source: the rate at the end of its window when the trend tests agree it moves).

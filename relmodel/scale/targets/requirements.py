@@ -28,6 +28,7 @@ from ...errors import InfeasibleTargetError, ModelInputError
 from ...units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
 from .law_requirements import ettr_at, needed_job_mtbf
+from .restart_growth import default_restart
 from ...base.deprecation import renamed
 from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
 from relmodel.base.escape import html_text
@@ -65,7 +66,7 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
     return float(scale_rates(source, src, tgt, n_boot=1, seed=0).rate_of("job"))
 
 
-def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                        gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None,
                        law=None):
     """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
@@ -79,7 +80,9 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
       observed rate, exactly as :func:`plan_requirements` does, so both give
       the same node MTBF for the same question.
 
-    Durations: ``ckpt_cost`` (default 1 min) and ``restart`` (default 10 min).
+    Durations: ``ckpt_cost`` (default 1 min) and ``restart`` (default None:
+    10 min plus the start-up that grows with the ranks at ``n_gpus``, as
+    :func:`relmodel.decide` takes it; :func:`~.restart_growth.default_restart`).
     A :class:`relmodel.checkpoint.RestartModel` for ``restart`` counts only
     its reload as exposed to failures (its downtime cannot be struck), and
     ``law`` (a fitted law of the job's times between interruptions: Weibull,
@@ -98,6 +101,7 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     16595
     """
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    restart = default_restart(restart, n_gpus)
     model = restart
     ckpt_cost, restart = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
     fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "required_node_mtbf")
@@ -115,7 +119,7 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     return node
 
 
-def required_gpu_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART, *,
+def required_gpu_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None, *,
                       fixed_rate_per_h=None, source=None):
     """The per-GPU MTBF (hours) that meets the target when every hardware fault is counted per GPU.
 
@@ -337,7 +341,7 @@ def _component_rows(scaled, draws, lam_req, conf, share):
     return pd.DataFrame(rows)
 
 
-def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                       *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None,
                       law=None):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
@@ -352,8 +356,9 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     The per-job causes (software, unexplained timeouts: ``scales_with`` "job")
     are held at their observed rate, as ``result.assumption`` says;
     :func:`required_node_mtbf` with ``source=`` gives the same node MTBF.
-    Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default 10 min);
-    MTBFs in hours.  ``law`` and a RestartModel ``restart`` are as in
+    Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default None: 10 min
+    plus the start-up that grows with the ranks, as :func:`relmodel.decide`
+    takes it, so both give one answer); MTBFs in hours.  ``law`` and a RestartModel ``restart`` are as in
     :func:`required_node_mtbf`.
 
     Examples
@@ -369,6 +374,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus if target_cluster is None else target_cluster, src)
     scaled = scale_rates(source, src, tgt, units=units, conf=conf, n_boot=n_boot, seed=seed)
+    restart = default_restart(restart, tgt.n_gpus)
     d, r = cost_hours(ckpt_cost, tgt.n_gpus, "ckpt_cost"), cost_hours(restart, tgt.n_gpus, "restart")
     m_req, tau_req = needed_job_mtbf(target_ettr, d, restart, r, tgt.n_gpus, law)
     lam_req = 1.0 / m_req

@@ -106,12 +106,12 @@ def _at(decision, d, r, law):
     return ettr, _vendor_at(decision, m_req)
 
 
-def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_factor=3.0, bursty_shape=BURSTY_SHAPE, spares_at=None,
+def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_times=3.0, bursty_shape=BURSTY_SHAPE, spares_at=None,
                     repair_used_h=None):
     """Each assumed input of ``decision`` moved over a plausible range; a :class:`DecisionSwings`.
 
     Rows: restart (``restart``, two durations), checkpoint cost (a
-    ``ckpt_factor``-th to ``ckpt_factor`` times the value used), the failure
+    ``ckpt_times``-th to ``ckpt_times`` times the value used), the failure
     law (the exponential against Weibull gaps of shape ``bursty_shape`` at the
     same MTBF, or the fitted law the decision used against the exponential)
     and, when ``spares_at`` is given (a function of a mean repair time in hours
@@ -131,7 +131,7 @@ def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_factor=3.0, bursty_
     r_lo, r_hi = (float(hours(x)) for x in restart)
     row("restart", duration(r), duration(r_lo), duration(r_hi), _at(decision, d, r_lo, None),
         _at(decision, d, r_hi, None))
-    k = float(ckpt_factor)
+    k = float(ckpt_times)
     row("checkpoint cost", duration(d), duration(d / k), duration(d * k), _at(decision, d / k, r, None),
         _at(decision, d * k, r, None))
     if decision.basis == "simulation":

@@ -148,19 +148,21 @@ def _hardware_split(scaled):
             node_mask, net_mask | job_mask)
 
 
-def vendor_requirement(decision, *, n_boot=2000, seed=0):
+def vendor_requirement(decision, *, n_boot=2000, seed=None):
     """The node MTBF a node vendor must reach for the decision's target, node hardware alone.
 
     ``decision`` is a :class:`~relmodel.scale.targets.decision.Decision` from
     :func:`relmodel.decide`; its scaled rates and required job MTBF are used
     as they are, so the figure follows every choice the decision made (today's
-    rate, the failure law, the restart).  Returns a :class:`VendorRequirement`.
+    rate, the failure law, the restart).  The range comes from ``n_boot``
+    bootstrap draws of the counts (``seed=None`` draws fresh entropy).
+    Returns a :class:`VendorRequirement`.
 
     Examples
     --------
     >>> import relmodel
     >>> d = relmodel.decide(relmodel.datasets.llama3_54day(), 16384, 0.9, "1min", "10min", n_boot=200, seed=0)
-    >>> v = vendor_requirement(d, n_boot=200)
+    >>> v = vendor_requirement(d, n_boot=200, seed=0)
     >>> v.node_mtbf_h > d.required_node_mtbf_h     # the network no longer counts against the node
     True
     """

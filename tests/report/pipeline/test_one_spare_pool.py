@@ -67,7 +67,7 @@ def test_a_slurm_run_with_its_kernel_log_takes_repairs_from_the_kernel(tmp_path)
     summary, page4, page6 = _render(tmp_path / "r", f"log={sacct}", "format=sacct", "job=train", f"syslog={syslog}",
                                     "year=2024", "n_gpus=256")
     assert re.search(r"Repairs are the kernel log's \d+ outages from a fault to the node's reboot \(mean 60 min", page4)
-    assert "the kernel log's outages, fault to reboot (measured)" in page6
+    assert "(measured: the kernel log's outages, fault to reboot)" in page6
     rec = _records(summary)
     assert rec["n_spares"] == rec["design_spare_nodes"]
 
