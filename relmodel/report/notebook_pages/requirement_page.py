@@ -231,6 +231,4 @@ def swings_block(rows):
         return None
     frame = pd.DataFrame(table, columns=["Input", "Used", "Range tried", "ETTR", "Node MTBF to demand",
                                          "Spare nodes"])
-    return P.blocks(P.note("The ranges above cover the counts' noise only. Each assumed input moved over a "
-                           "plausible range, the others held, largest ETTR swing first:", "info"),
-                    P.table(frame, [(c, c, str) for c in frame.columns]))
+    return P.table(frame, [(c, c, str) for c in frame.columns], caption="Largest ETTR swing first")

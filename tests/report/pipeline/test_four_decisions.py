@@ -167,3 +167,18 @@ def test_a_log_with_a_lemon_names_it_among_the_decisions(tmp_path):
     summary, index, _ = _render(tmp_path / "r", f"log={sacct}", f"syslog={syslog}", "year=2024", "population=24")
     nodes = summary["decisions"]["nodes"]
     assert "gpu06" in nodes and nodes in index
+
+
+def test_a_fleet_with_bad_nodes_says_what_the_lifecycle_gives_beside_the_headline(tmp_path):
+    weights = np.ones(24)
+    weights[[3, 11]] = 30.0
+    sacct, syslog, _ = slurm_syslog(tmp_path, n_nodes=24, days=60, mtbf_h=8.0, weights=weights)
+    summary, index, _ = _render(tmp_path / "r", f"log={sacct}", f"syslog={syslog}", "year=2024", "population=24",
+                                "n_gpus=512", "policy_runs=20")
+    fleet = summary["headline"].get("fleet")
+    assert fleet, summary["records"]["09_bad_nodes"]
+    policies = summary["records"]["09_bad_nodes"]["retirement"]["policies"]
+    assert fleet["ettr_never"] == policies[0]["ettr"] and policies[0]["policy"] == "never retire"
+    said = next(a for a in summary["answers"] if a.startswith("With the bad nodes"))
+    assert relmodel.tables.pct(fleet["ettr_never"]) in said and said in index
+    assert "take the nodes as interchangeable" in said
