@@ -91,15 +91,20 @@ def test_arrow_checker_can_fail():
     assert _matches(101290.4, "101_290") and _matches("steady", "'steady'")
 
 
-def test_readme_python_blocks_run_and_show_true_values():
-    ns, checked = {}, 0
+def test_readme_python_blocks_run_alone_and_show_true_values():
+    """Each block runs on its own, in a fresh namespace, as a reader pastes it; none uses a deprecated name."""
+    from relmodel.errors import RelmodelDeprecationWarning
+    checked, names = 0, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reading a raw log warns about its rows, as documented
         warnings.simplefilter("error", ArgumentOrderWarning)  # but no example may look swapped
+        warnings.simplefilter("error", RelmodelDeprecationWarning)  # nor use a spelling that is going
         for i, block in enumerate(BLOCKS):
+            ns = {}
             checked += _run_block(block, ns, i)
+            names.update(ns)
     assert checked >= 15, "the README's examples should show (and so check) their values"
-    assert ns["tau"] > 0 and ns["plan"].feasible
+    assert names["tau"] > 0 and names["plan"].feasible
 
 
 # --- numbers stated in prose, recomputed from closed forms and published counts ---

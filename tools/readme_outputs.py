@@ -1,0 +1,54 @@
+"""The README's printed report output, made from the commands it shows.
+
+``relmodel report`` prints "report written: <index>" and then the answers
+(summary.json's ``answers``).  The interval, ETTR and requirement sentences
+come from :func:`relmodel.decide` with the report's defaults (bundled Llama 3
+counts, 16,384 GPUs, target 0.9, 1 min checkpoint, the default restart,
+2,000 bootstrap draws, seed 0), so they are rebuilt here without rendering
+the notebooks.  ``python tools/readme_outputs.py`` rewrites the block between
+the README's ``<!-- report-output -->`` markers; the test suite fails when
+the README and this script disagree.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+START, END = "<!-- report-output -->", "<!-- /report-output -->"
+
+
+def report_output():
+    """The terminal lines of ``relmodel report`` on the defaults, its comparison line cut to "..."."""
+    sys.path.insert(0, str(ROOT))
+    import relmodel
+    from relmodel.report.pipeline.summarise import answer_sentences
+
+    dec = relmodel.decide(relmodel.load_source("llama3"), 16384, 0.9, "1min", None, n_boot=2000, seed=0,
+                          simulate=False)
+    lines = answer_sentences({"decision": dec.to_dict()}, parts=("interval", "ettr", "requirement"))
+    return "\n".join(["report written: reports/<timestamp>/index.html"] + [f"  {s}" for s in lines]
+                     + ["  For comparison: Simulated with exponential failures (a count table has no times to fit a "
+                        "shape to), ..."])
+
+
+def block(text):
+    return f"{START}\n```\n{text}\n```\n{END}"
+
+
+def current(readme):
+    m = re.search(re.escape(START) + r"\n```\n(.*?)\n```\n" + re.escape(END), readme, re.S)
+    return None if m is None else m.group(1)
+
+
+def main():
+    path = ROOT / "README.md"
+    readme = path.read_text(encoding="utf-8")
+    if current(readme) is None:
+        raise SystemExit(f"README.md has no {START} ... {END} block")
+    new = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block(report_output()), readme, flags=re.S)
+    path.write_text(new, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
