@@ -63,6 +63,8 @@ def nodes_decision(records):
         from .node_words import nodes_sentences
         return nodes_sentences(records)[0]
     src = records.get("source") or {}
+    if records.get("bad_nodes_why"):
+        return f"None named: {records['bad_nodes_why']}"
     if src.get("kind") == "counts":
         return "A count table names no nodes, so none can be named to pull; a log with nodes can (page 09)."
     return "Not estimated for this data (see page 09)."
@@ -79,7 +81,7 @@ def decision_sentences(records):
                if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi) else "")
         out["interval"] = (f"Checkpoint every {P.duration(d['interval_h'])}{rng}, for an ETTR of "
                            f"{P.pct(d['ettr'])}, with checkpoints that cost {P.duration(d['ckpt_cost_h'])} and restarts "
-                           f"of {P.duration(d['restart_h'])}.")
+                           f"of {P.duration(d['restart_h'], digits=3)}.")
     return out
 
 
@@ -115,7 +117,7 @@ def paper_sentence(records):
         return ""
     text = (f"The Llama 3 paper reports an effective training time above {P.pct(LLAMA3_REPORTED, 0)} for this run "
             f"(Meta 2024, section 3.3.4); this report's {P.pct(d['ettr'])} rests on its assumed "
-            f"{P.duration(d['ckpt_cost_h'])} checkpoint and {P.duration(d['restart_h'])} restart, which the paper "
+            f"{P.duration(d['ckpt_cost_h'])} checkpoint and {P.duration(d['restart_h'], digits=3)} restart, which the paper "
             "does not state.")
     ends = []
     for r in records.get("swings") or []:

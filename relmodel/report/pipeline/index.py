@@ -68,7 +68,7 @@ def inputs_rows(summary, merged):
                  ("GPUs per node", f"{d['gpus_per_node']} in the planned job, {seen} in the observed cluster",
                   _where(head, "gpus_per_node", "gpus_per_node" in given)),
                  ("Checkpoint cost", P.duration(d["ckpt_cost_h"]), _where(head, "ckpt_cost", "ckpt_cost" in given)),
-                 ("Restart time", P.duration(d["restart_h"]) + (f" ({d['restart_note']})" if d.get("restart_note")
+                 ("Restart time", P.duration(d["restart_h"], digits=3) + (f" ({d['restart_note']})" if d.get("restart_note")
                                                                 and d["restart_note"] != "as given" else ""),
                   _where(head, "restart", "restart" in given))]
         if d.get("detection_latency_h") is not None:

@@ -114,9 +114,12 @@ class VendorRequirement(Result):
     def text(self):
         """The vendor's figure in one sentence, with what it holds apart."""
         target = pct(self.target_ettr, 1).replace(".0%", "%")
-        held = (f"the network (switch, cable and optics faults, {number(self.network_per_day, 2)} a day at this "
-                f"size) and the per-job causes ({number(self.per_job_per_day, 2)} a day) held at their observed "
-                "rates")
+        if self.network_per_day == 0 and self.per_job_per_day == 0:
+            held = "no network or per-job causes in the data to hold apart"
+        else:
+            held = (f"the network (switch, cable and optics faults, {number(self.network_per_day, 2)} a day at "
+                    f"this size) and the per-job causes ({number(self.per_job_per_day, 2)} a day) held at their "
+                    "observed rates")
         if not self.reachable:
             return (f"No node hardware meets the {target} target: {held} use up the job's whole failure budget "
                     f"(a job MTBF of {hours_text(self.required_job_mtbf_h)}).")
