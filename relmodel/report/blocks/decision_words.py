@@ -19,6 +19,10 @@ __all__ = ["decision_sentences", "spares_sentence", "repair_swing_sentence", "ve
            "paper_sentence"]
 
 
+#: Below this ETTR no schedule makes the job useful (the summarise step's rule, :data:`.summarise.USEFUL_ETTR`).
+USEFUL_ETTR = 0.5
+
+
 def _ok(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
@@ -79,6 +83,12 @@ def decision_sentences(records):
         lo, hi = d.get("interval_lo"), d.get("interval_hi")
         rng = (f" ({P.duration(lo)} to {P.duration(hi)} over the failure rate's {P.pct(d.get('conf', 0.95), 0)} range)"
                if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi) else "")
+        if _ok(d.get("ettr")) and d["ettr"] < USEFUL_ETTR:
+            out["interval"] = (f"No checkpoint interval makes this job useful: even the best, every "
+                               f"{P.duration(d['interval_h'])}, leaves {P.pct(d['ettr'])} of its wall time training "
+                               f"(a job MTBF of {P.duration(d['job_mtbf_h'])} against restarts of "
+                               f"{P.duration(d['restart_h'], digits=3)}); the answers say what would change it.")
+            return out
         out["interval"] = (f"Checkpoint every {P.duration(d['interval_h'])}{rng}, for an ETTR of "
                            f"{P.pct(d['ettr'])}, with checkpoints that cost {P.duration(d['ckpt_cost_h'])} and restarts "
                            f"of {P.duration(d['restart_h'], digits=3)}.")
@@ -123,7 +133,7 @@ def paper_sentence(records):
     for r in records.get("swings") or []:
         if r.get("input") in ("restart", "checkpoint cost") and _ok(r.get("ettr_low")):
             what = "restart" if r["input"] == "restart" else "checkpoint"
-            ends.append(f"a {r['low']} {what} gives {P.pct(r['ettr_low'])}")
+            ends.append(f"a {what} of {r['low']} gives {P.pct(r['ettr_low'])}")
     if ends:
         text += " With the same failures, " + " and ".join(ends) + "."
     return text

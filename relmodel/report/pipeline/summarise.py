@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 
 from ..blocks import present as P
-from ..blocks.decision_words import decision_sentences, paper_sentence
+from ..blocks.decision_words import USEFUL_ETTR as _USEFUL_ETTR, decision_sentences, paper_sentence
 from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
 from ..blocks.markup import HEADLINE
@@ -87,7 +87,7 @@ def _reach(d):
 
 
 #: Below this ETTR at the best interval the job loses more than it gains: no checkpoint schedule is the answer.
-USEFUL_ETTR = 0.5
+USEFUL_ETTR = _USEFUL_ETTR
 
 
 def _rising(records):

@@ -110,7 +110,8 @@ def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_times=3.0, bursty_s
                     repair_used_h=None):
     """Each assumed input of ``decision`` moved over a plausible range; a :class:`DecisionSwings`.
 
-    Rows: restart (``restart``, two durations), checkpoint cost (a
+    Rows: restart (``restart``, two durations, each plus the start-up the
+    decision grew with the ranks), checkpoint cost (a
     ``ckpt_times``-th to ``ckpt_times`` times the value used), the failure
     law (the exponential against Weibull gaps of shape ``bursty_shape`` at the
     same MTBF, or the fitted law the decision used against the exponential)
@@ -128,9 +129,11 @@ def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_times=3.0, bursty_s
         rows.append({"input": name, "used": used, "low": low, "high": high,
                      "ettr_low": min(max(a[0] + s, 0.0), 1.0), "ettr_high": min(max(b[0] + s, 0.0), 1.0),
                      "vendor_low": a[1], "vendor_high": b[1], "spares_low": spares[0], "spares_high": spares[1]})
-    r_lo, r_hi = (float(hours(x)) for x in restart)
-    row("restart", duration(r), duration(r_lo), duration(r_hi), _at(decision, d, r_lo, None),
-        _at(decision, d, r_hi, None))
+    grow = float(getattr(decision, "restart_growth_h", 0.0) or 0.0)  # start-up grown with the ranks rides along
+    r_lo, r_hi = (float(hours(x)) + grow for x in restart)
+    plus = f" plus {duration(grow)} of start-up" if grow > 0 else ""
+    row("restart", duration(r, digits=3), duration(r_lo - grow) + plus, duration(r_hi - grow) + plus,
+        _at(decision, d, r_lo, None), _at(decision, d, r_hi, None))
     k = float(ckpt_times)
     row("checkpoint cost", duration(d), duration(d / k), duration(d * k), _at(decision, d / k, r, None),
         _at(decision, d * k, r, None))

@@ -155,7 +155,8 @@ def test_the_index_says_what_the_paper_reported_and_what_moves_the_answer(defaul
     swings = summary["records"]["04_requirements_at_scale"]["swings"]
     assert [r["input"] for r in swings][-1] == "repair time"
     restart = next(r for r in swings if r["input"] == "restart")
-    assert f"a 5 min restart gives {relmodel.tables.pct(restart['ettr_low'])}" in index
+    assert restart["low"] == "5 min plus 44 s of start-up"  # the growth with the ranks rides along
+    assert f"a restart of 5 min plus 44 s of start-up gives {relmodel.tables.pct(restart['ettr_low'])}" in index
     by = summary["records"]["04_requirements_at_scale"]["spares"]["by_repair_days"]
     assert [int(by[k]) for k in ("1", "3", "7", "14")] == sorted(int(by[k]) for k in ("1", "3", "7", "14"))
 
@@ -182,3 +183,14 @@ def test_a_fleet_with_bad_nodes_says_what_the_lifecycle_gives_beside_the_headlin
     said = next(a for a in summary["answers"] if a.startswith("With the bad nodes"))
     assert relmodel.tables.pct(fleet["ettr_never"]) in said and said in index
     assert "take the nodes as interchangeable" in said
+
+
+def test_a_job_that_cannot_progress_gets_no_interval_to_run(tmp_path):
+    summary, index, _ = _render(tmp_path / "r", "n_gpus=1048576")
+    said = summary["decisions"]["interval"]
+    assert said.startswith("No checkpoint interval makes this job useful") and said in index
+    restart = next(r for r in summary["records"]["04_requirements_at_scale"]["swings"] if r["input"] == "restart")
+    grown = 265 / 3600 * 1048576 / 98304  # NCCL start-up at 1M GPUs (hours), carried at both ends
+    d = summary["records"]["03_checkpoint_interval"]["decision"]
+    assert d["restart_growth_h"] == pytest.approx(grown, rel=1e-6)
+    assert "plus 47 min of start-up" in restart["low"]
