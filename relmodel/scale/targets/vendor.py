@@ -133,8 +133,10 @@ class VendorRequirement(Result):
         if _finite(self.observed_node_mtbf_h):
             now = (f"; today's nodes reach {hours_text(self.observed_node_mtbf_h)} "
                    f"(AFR {afr_text(self.observed_afr_node)})")
-            if self.improvement is not None:
+            if self.improvement is not None and self.improvement > 1:
                 now += f", so {number(self.improvement, 2)}× better is needed"
+            elif self.improvement is not None:
+                now += f", {number(1 / self.improvement, 2)}× better than needed already"
         return (f"Demand from the node vendor a node hardware MTBF of {hours_text(self.node_mtbf_h)}{rng}: an AFR "
                 f"of {afr_text(self.afr_node)} a node, {afr_text(self.afr_gpu)} a GPU ({hours_text(self.gpu_mtbf_h)} "
                 f"per GPU), counting the GPUs and the host only, with {held}{now}.")

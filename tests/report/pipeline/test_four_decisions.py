@@ -194,3 +194,10 @@ def test_a_job_that_cannot_progress_gets_no_interval_to_run(tmp_path):
     d = summary["records"]["03_checkpoint_interval"]["decision"]
     assert d["restart_growth_h"] == pytest.approx(grown, rel=1e-6)
     assert "plus 47 min of start-up" in restart["low"]
+
+
+def test_nodes_better_than_needed_are_said_to_be(llama_decision):
+    import dataclasses
+    v = vendor_requirement(llama_decision, n_boot=50, seed=0)
+    better = dataclasses.replace(v, observed_node_mtbf_h=4 * v.node_mtbf_h)
+    assert "4× better than needed already" in better.text() and "better is needed" not in better.text()
