@@ -144,3 +144,48 @@ def trend_block(tr):
     beta = (f"Crow-AMSAA shape β = {P.number(tr.fit.beta, 3)} ({P.number(tr.fit.beta_lo, 3)}–"
             f"{P.number(tr.fit.beta_hi, 3)}); below 1 the rate falls, above 1 it rises.")
     return verdict, P.blocks(P.note(text, "answer"), table, P.paragraph(beta))
+
+
+#: The statistics words this page uses, each explained once, under its verdict.
+TERMS = ("Terms used below: AIC ranks the laws by fit with a penalty for parameters (lower is better; a law's Akaike "
+         "weight is its chance of being the best of those tried); the bootstrap p-value says whether the best law "
+         "could have produced data like these (below 0.05: it could not, and it is only the least bad); the trend "
+         "tests ask whether the rate moves over the window: MIL-HDBK-189 (the Crow-AMSAA power-law model, whose "
+         "shape β is below 1 when the rate falls and above 1 when it rises), Laplace, and Lewis-Robinson (Laplace "
+         "corrected for gaps more variable than random).")
+
+
+def plain_verdict(src, law=None, trend_verdict=None):
+    """The page's answer in plain words, before its statistics: how the failures arrive, and whether the rate
+    moves (shown first on the page: the cell carries the ``verdict`` tag)."""
+    from ...scale.targets.decision_inputs import law_name
+    if not src.is_log:
+        return P.note("In plain words: a count table says how often each cause struck, not when, so the pages take "
+                      "the failures as arriving at random at the table's average rate.", "answer")
+    parts = []
+    gaps = src.data.interarrivals()
+    h = gaps.hours[gaps.observed]
+    if h.size >= 10 and h.mean() > 0:
+        cv = float(h.std(ddof=1) / h.mean())
+        if cv > 1.2:
+            parts.append(f"the job's failures come in bursts: many short gaps and a few long ones (the gaps vary "
+                         f"{P.number(cv, 2)} times as much as their mean, where random arrivals vary once)")
+        elif cv < 0.8:
+            parts.append(f"the job's failures come more regularly than at random (the gaps vary {P.number(cv, 2)} "
+                         "times their mean, where random arrivals vary once)")
+        else:
+            parts.append("the job's failures arrive close to at random (the gaps vary about as much as their mean)")
+    else:
+        parts.append("there are too few gaps between failures to say how they arrive")
+    if law is not None:
+        family = law[0]
+        parts.append("the answer uses the exponential formula" if family == "exponential" else
+                     f"the answer simulates the job with the {law_name(family)} law that describes them")
+    words = {"wearing out": "the failure rate is rising over the window: answers use the rate at its end",
+             "improving": "the failure rate is falling over the window: answers use the rate at its end",
+             "steady": "the failure rate is steady over the window",
+             "inconclusive": "whether the failure rate moves is unclear (the trend tests disagree)"}
+    if trend_verdict in words:
+        parts.append(words[trend_verdict])
+    text = "In plain words: " + "; ".join(parts) + "."
+    return P.blocks(P.note(text, "answer"), P.paragraph(TERMS))

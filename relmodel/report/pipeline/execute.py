@@ -23,12 +23,26 @@ from ..safety.file_limit import read_notebook, size_error, too_large
 from ..blocks.page_scripts import html_exporter, scripts_needed
 from ..kernels.records import MIMETYPE, read_records
 
-__all__ = ["CELL_TIMEOUT_S", "execute", "to_html"]
+__all__ = ["CELL_TIMEOUT_S", "VERDICT_TAG", "execute", "to_html", "verdict_first"]
 
 _EXPORT_LOCK = threading.Lock()
 
 #: A cell still running after this many seconds fails (a hung kernel cannot stall a report).
 CELL_TIMEOUT_S = 600
+
+
+#: A cell with this tag holds the page's plain verdict: the page shows it first, under the title.
+VERDICT_TAG = "verdict"
+
+
+def verdict_first(cells):
+    """The cells with any ``verdict``-tagged ones moved right after the first (the title): the page's answer in
+    plain words comes before its statistics, while the notebook computes it last."""
+    lead = [c for c in cells if VERDICT_TAG in c.metadata.get("tags", [])]
+    if not lead or not cells:
+        return cells
+    rest = [c for c in cells if VERDICT_TAG not in c.metadata.get("tags", [])]
+    return rest[:1] + lead + rest[1:]
 
 
 def to_html(nb):
@@ -37,7 +51,7 @@ def to_html(nb):
     The page loads from the network only the scripts its content needs (:mod:`.blocks.page_scripts`).
     """
     nb = copy.deepcopy(nb)
-    nb.cells = [c for c in nb.cells if ERROR_CELL_TAG not in c.metadata.get("tags", [])]
+    nb.cells = verdict_first([c for c in nb.cells if ERROR_CELL_TAG not in c.metadata.get("tags", [])])
     for cell in nb.cells:
         if "outputs" in cell:
             cell.outputs = [stopped_note(o) if o.get("output_type") == "error" else o
