@@ -4,7 +4,7 @@ The steps: :mod:`.parse` (values a user passes), :mod:`.validate` (each
 value against the notebooks' declared parameters, :mod:`.params`),
 :mod:`.plan`, :mod:`.execute`, :mod:`.store`, :mod:`.summarise`
 (summary.json and the answer sentences, with :mod:`.ranges` for the words of a
-range) and :mod:`.index` (each run's
+range and :mod:`.headline` for the headline, the designs' figures and the fleet's) and :mod:`.index` (each run's
 index page).  :mod:`.run` drives execute, store, summarise and index for
 any plan; :mod:`.sweep` and :mod:`.sweep_page` write a swept plan's
 comparison page; :mod:`.provenance` says where a report came from.

@@ -20,8 +20,8 @@ from ..blocks import present as P
 from ..blocks.decision_words import USEFUL_ETTR as _USEFUL_ETTR, decision_sentences, paper_sentence
 from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
-from ..blocks.markup import HEADLINE
 from ..kernels.records import clean
+from .headline import designs_of, fleet_of, fleet_sentence, headline_of
 from .ranges import UNBOUNDED, duration_range, rate_range
 from .store import write_summary
 
@@ -356,59 +356,6 @@ def null_reasons(records, reasons, path=""):
                 why = _NULL.get(k, "not available for this data")
             reasons[key] = why
     return reasons
-
-
-#: Report parameters behind each input a decision names (a parameter not given is the default: an assumption).
-_PARAMETER_OF = {"n_gpus": "n_gpus", "gpus_per_node": "gpus_per_node", "source_gpus_per_node": "gpus_per_node",
-                 "target_ettr": "target_ettr", "ckpt_cost": "ckpt_cost", "restart": "restart",
-                 "source_gpus": "source_gpus"}
-
-
-def headline_of(merged, parameters):
-    """summary.json's ``headline``: the decision's own headline (:meth:`Decision.headline`), each input's source
-    said of this report (a parameter left at its default is an assumption), and the design pages' figures."""
-    head = dict(merged.get("headline") or {})
-    if not head:
-        head = {k: merged[k] for k in HEADLINE if k in merged and k in ("job_mtbf_h", "optimal_interval_h", "ettr",
-                                                                          "required_node_mtbf_h")}
-    given = set(parameters or {})
-    if isinstance(head.get("source"), dict):
-        head["source"] = {k: ("assumption" if v == "parameter" and _PARAMETER_OF.get(k, k) not in given else v)
-                          for k, v in head["source"].items()}
-    return head
-
-
-def fleet_of(merged):
-    """The lifecycle's answer when page 09 found bad nodes: ETTR never retiring and under the best policy, with
-    their ranges (the headline's ``fleet``); {} when it did not run on such a fleet."""
-    r, b = merged.get("retirement"), merged.get("bad_nodes")
-    if not (isinstance(r, dict) and isinstance(b, dict) and b.get("heterogeneous") and r.get("policies")):
-        return {}
-    rows = {x.get("policy"): x for x in r["policies"]}
-    never, best = r["policies"][0], rows.get(r.get("best")) or r["policies"][0]
-    return {"ettr_never": never.get("ettr"), "ettr_never_lo": never.get("ettr_lo"),
-            "ettr_never_hi": never.get("ettr_hi"), "policy": best.get("policy"), "ettr_best": best.get("ettr"),
-            "ettr_best_lo": best.get("ettr_lo"), "ettr_best_hi": best.get("ettr_hi")}
-
-
-def fleet_sentence(fleet):
-    """The headline's ETTR beside the lifecycle's, when the log shows bad nodes."""
-    if not fleet or not _ok(fleet.get("ettr_never")):
-        return ""
-    text = (f"With the bad nodes this log shows simulated at the planned size (page 09), ETTR is "
-            f"{P.pct(fleet['ettr_never'])}{_range(fleet.get('ettr_never_lo'), fleet.get('ettr_never_hi'))} never "
-            "retiring a node")
-    if fleet.get("policy") and _ok(fleet.get("ettr_best")) and fleet["policy"] != "never retire":
-        text += (f" and {P.pct(fleet['ettr_best'])}{_range(fleet.get('ettr_best_lo'), fleet.get('ettr_best_hi'))} "
-                 f"retiring by \"{fleet['policy']}\"")
-    return text + "; the figures above take the nodes as interchangeable, at the log's average rate."
-
-
-def designs_of(merged):
-    """summary.json's ``designs``: the design page's figures, under their design, apart from the job's headline."""
-    keys = [k for k in merged if k.startswith("design_") or k in ("best_design", "deciding_assumptions",
-                                                                   "transceiver_mtbf_h_at_largest")]
-    return {k: merged[k] for k in keys}
 
 
 def merged_records(records):
