@@ -142,7 +142,7 @@ def node_life_requirement(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, 
     >>> r = node_life_requirement(16_384, 0.9, "1min", "10min", law=Life(1.0, "weibull", 0.7), run="54d",
     ...                           fixed_rate_per_h=0)
     >>> round(r.mature_node_mtbf_h, -1), round(r.new_node_mtbf_h, -2), round(r.job_gaps_node_mtbf_h, -1)
-    (11900.0, 20800.0, 11070.0)
+    (11900.0, 39600.0, 11070.0)
     """
     from .requirements import _fixed_rate, _n_nodes, required_node_mtbf
     life = life_of(law)
