@@ -3,9 +3,7 @@
 :func:`node_life_requirement` answers "what node MTBF (mean life) must the
 vendor deliver for a target ETTR at N GPUs" when the failure law describes
 node lives (:mod:`relmodel.scale.targets.node_lives` has the models), and
-says which fleet each figure is for.  :func:`law_words` is the one sentence
-that says whose shape a law is (node lives or a job's gaps) wherever a
-requirement uses one.
+says which fleet each figure is for.
 """
 
 import dataclasses
@@ -19,51 +17,10 @@ from ...errors import ModelInputError
 from ...tables import Result, duration, hours_text, html_table, pct
 from ...units import hours
 from .law_requirements import needed_job_mtbf, restart_terms
-from .node_lives import life_of, node_mtbf_for
+from .node_lives import family_shape as _family, life_of, node_mtbf_for
 from relmodel.base.escape import html_text
 
-__all__ = ["LAW_OF", "NodeLifeRequirement", "node_life_requirement", "check_law_of", "law_words"]
-
-#: What a failure law's shape describes.
-LAW_OF = ("node lives", "job gaps")
-
-
-def check_law_of(law, law_of):
-    """``law_of`` checked: required with a law (its shape is never carried to another size unexamined)."""
-    if law is None:
-        return None
-    if law_of not in LAW_OF:
-        raise ModelInputError(
-            f"say what the law's shape describes with law_of='node lives' (each node's time between its own "
-            f"failures: the job's gaps are then the superposition of its nodes, near Poisson for many nodes) or "
-            f"law_of='job gaps' (the times between one job's interruptions at the size it was fitted at); "
-            f"got {law_of!r}")
-    return law_of
-
-
-def _family(law):
-    fam = getattr(law, "family", None) or getattr(law, "law", None) or "fitted"
-    params = getattr(law, "params", None) or {}
-    shape = params.get("shape", params.get("sigma", getattr(law, "shape", None)))
-    name = {"weibull": "Weibull", "lognormal": "log-normal", "gamma": "gamma"}.get(fam, fam)
-    return name, (None if shape is None or fam == "exponential" else float(shape))
-
-
-def law_words(law, law_of, n_gpus, fitted_gpus=None):
-    """One sentence: the law, whose shape it is, and what was done with it at ``n_gpus``; "" without a law."""
-    if law is None:
-        return ""
-    name, shape = _family(law)
-    what = f"{name} law" + (f" of shape {shape:.3g}" if shape is not None else "")
-    if law_of == "node lives":
-        return (f"{what} of node lives: the job's gaps at {int(n_gpus):,} GPUs are its nodes' failures "
-                f"superposed (each node renewing, its age kept across restarts), not that shape.")
-    where = (f" observed at {int(fitted_gpus):,} GPUs" if fitted_gpus else "")
-    carried = (f", carried to {int(n_gpus):,} GPUs as it is: were the shape one of node lives, the superposed "
-               f"gaps of more nodes would be closer to Poisson (node_life_requirement)"
-               if fitted_gpus and int(fitted_gpus) != int(n_gpus) else "")
-    return f"{what} of the job's times between interruptions{where}{carried}."
-
+__all__ = ["NodeLifeRequirement", "node_life_requirement"]
 
 @dataclasses.dataclass(frozen=True)
 class NodeLifeRequirement(Result):
@@ -162,7 +119,7 @@ def node_life_requirement(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, 
     expo = required_node_mtbf(n_gpus, target_ettr, ckpt_cost, restart, gpus_per_node, fixed_rate_per_h=fixed)
     return NodeLifeRequirement(
         n_gpus=int(n_gpus), n_nodes=n_nodes, target_ettr=float(target_ettr), ckpt_cost_h=d, restart_h=r,
-        fixed_rate_per_h=fixed, law=_family(law)[0] if not hasattr(law, "law") else life.law, shape=life.shape
+        fixed_rate_per_h=fixed, law=_family(law)[0], shape=life.shape
         if life.law != "exponential" else float("nan"), law_of="node lives", run_h=run_h, mature_node_mtbf_h=mature,
         mature_interval_h=tau_m, new_node_mtbf_h=new, new_interval_h=tau_n, job_gaps_node_mtbf_h=gaps,
         exponential_node_mtbf_h=expo)

@@ -39,6 +39,7 @@ strike (a RestartModel's) is wall time, not service: the nodes do not age
 during it.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -48,18 +49,36 @@ from ...errors import InfeasibleTargetError, ModelInputError
 from .law_requirements import best_law_ettr, law_ettr
 
 __all__ = ["life_of", "equilibrium_sf", "renewal_function", "mature_ettr", "new_fleet_ettr", "node_mtbf_for",
-           "LIFE_FAMILIES"]
+           "LIFE_FAMILIES", "LAW_OF", "check_law_of", "law_words", "family_shape", "NodeLife"]
 
 LIFE_FAMILIES = ("exponential", "weibull", "lognormal")
 
 
+@dataclasses.dataclass(frozen=True)
+class NodeLife:
+    """A life law of mean ``mean_h``: ``law`` one of :data:`LIFE_FAMILIES`, ``shape`` the Weibull k or the
+    log-normal sigma (the parametrisation of :class:`relmodel.scale.lifecycle.lives.Life`, which is a layer above)."""
+
+    mean_h: float
+    law: str = "exponential"
+    shape: float = 1.0
+
+    @property
+    def scale(self):
+        """The Weibull scale (hours), or the log-normal mu, or the exponential mean."""
+        if self.law == "weibull":
+            return self.mean_h / math.gamma(1.0 + 1.0 / self.shape)
+        if self.law == "lognormal":
+            return math.log(self.mean_h) - 0.5 * self.shape ** 2
+        return self.mean_h
+
+
 def life_of(law, mean_h=None):
-    """A :class:`relmodel.scale.lifecycle.lives.Life` from a fitted law (``relmodel.fit``) or a Life.
+    """A :class:`NodeLife` from a fitted law (``relmodel.fit``) or a life (``law``, ``shape``, ``mean_h``).
 
     ``mean_h`` rescales it to that mean, its shape kept.
     """
-    from ..lifecycle.lives import Life
-    if isinstance(law, Life):
+    if getattr(law, "law", None) in LIFE_FAMILIES and hasattr(law, "shape"):
         family, shape, mean = law.law, float(law.shape), float(law.mean_h)
     else:
         family = getattr(law, "family", None)
@@ -71,7 +90,7 @@ def life_of(law, mean_h=None):
         shape = float(params.get("shape", params.get("sigma", 1.0))) if family != "exponential" else 1.0
     if not (shape > 0 and math.isfinite(shape)):
         raise ModelInputError(f"the life law's shape must be a positive number; got {shape!r}")
-    return Life(float(mean if mean_h is None else mean_h), family, shape)
+    return NodeLife(float(mean if mean_h is None else mean_h), family, shape)
 
 
 def _sf(life, x):
@@ -195,3 +214,45 @@ def node_mtbf_for(target, life, n_nodes, fixed_rate, ckpt_h, reload_h, downtime_
     root = optimize.brentq(lambda x: at(math.exp(x))[0] - t, lo, hi, xtol=1e-9, rtol=1e-12)
     m = math.exp(root)
     return m, at(m)[1]
+
+
+#: What a failure law's shape describes.
+LAW_OF = ("node lives", "job gaps")
+
+
+def check_law_of(law, law_of):
+    """``law_of`` checked: required with a law (its shape is never carried to another size unexamined)."""
+    if law is None:
+        return None
+    if law_of not in LAW_OF:
+        raise ModelInputError(
+            f"say what the law's shape describes with law_of='node lives' (each node's time between its own "
+            f"failures: the job's gaps are then the superposition of its nodes, near Poisson for many nodes) or "
+            f"law_of='job gaps' (the times between one job's interruptions at the size it was fitted at); "
+            f"got {law_of!r}")
+    return law_of
+
+
+def family_shape(law):
+    """(family in words, shape or None) of a fitted law or a life."""
+    fam = getattr(law, "family", None) or getattr(law, "law", None) or "fitted"
+    params = getattr(law, "params", None) or {}
+    shape = params.get("shape", params.get("sigma", getattr(law, "shape", None)))
+    name = {"weibull": "Weibull", "lognormal": "log-normal", "gamma": "gamma"}.get(fam, fam)
+    return name, (None if shape is None or fam == "exponential" else float(shape))
+
+
+def law_words(law, law_of, n_gpus, fitted_gpus=None):
+    """One sentence: the law, whose shape it is, and what was done with it at ``n_gpus``; "" without a law."""
+    if law is None:
+        return ""
+    name, shape = family_shape(law)
+    what = f"{name} law" + (f" of shape {shape:.3g}" if shape is not None else "")
+    if law_of == "node lives":
+        return (f"{what} of node lives: the job's gaps at {int(n_gpus):,} GPUs are its nodes' failures "
+                f"superposed (each node renewing, its age kept across restarts), not that shape.")
+    where = (f" observed at {int(fitted_gpus):,} GPUs" if fitted_gpus else "")
+    carried = (f", carried to {int(n_gpus):,} GPUs as it is: were the shape one of node lives, the superposed "
+               f"gaps of more nodes would be closer to Poisson (node_life_requirement)"
+               if fitted_gpus and int(fitted_gpus) != int(n_gpus) else "")
+    return f"{what} of the job's times between interruptions{where}{carried}."

@@ -28,8 +28,7 @@ from ...errors import InfeasibleTargetError, ModelInputError
 from ...units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
 from .law_requirements import ettr_at, needed_job_mtbf, restart_terms
-from .life_requirement import check_law_of, law_words
-from .node_lives import life_of, node_mtbf_for
+from .node_lives import check_law_of, law_words, life_of, node_mtbf_for
 from ...base.deprecation import renamed
 from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
 from relmodel.base.escape import html_text
@@ -85,19 +84,12 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     A :class:`relmodel.checkpoint.RestartModel` for ``restart`` counts only
     its reload as exposed to failures (its downtime cannot be struck).
 
-    A ``law`` needs ``law_of``, what its shape describes:
-
-    * ``"job gaps"``: a law of the job's times between interruptions
-      (Weibull, log-normal, gamma), solved by renewal-reward with that
-      shape at each mean (:mod:`relmodel.scale.targets.law_requirements`);
-      right only at the size it was fitted at;
-    * ``"node lives"``: a law of each node's lives (exponential, Weibull,
-      log-normal); the job's gaps are its nodes' renewals superposed
-      (:mod:`relmodel.scale.targets.node_lives`), for ``fleet="mature"``
-      (nodes at random ages) or ``fleet="new"`` (every node at age 0 at the
-      start of a run of ``run`` hours of service, e.g. ``"54d"``);
-      :func:`relmodel.scale.targets.life_requirement.node_life_requirement`
-      states both.
+    A ``law`` needs ``law_of``: ``"job gaps"`` (the job's times between
+    interruptions at the size fitted: renewal-reward with its shape at each
+    mean, :mod:`.law_requirements`) or ``"node lives"`` (each node's lives,
+    superposed over the nodes, :mod:`.node_lives`, for ``fleet="mature"`` or
+    ``"new"``: every node at age 0 when a run of ``run`` of service starts;
+    :func:`.life_requirement.node_life_requirement` states both).
 
     Raises :class:`~relmodel.errors.InfeasibleTargetError` when the per-job
     causes alone already miss the target, or when the answer exceeds
