@@ -188,8 +188,10 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     summary = plan.figures()
     if not gpu_figures:  # a per-GPU MTBF from the rates of disks or servers means nothing
         summary = summary[summary["quantity"] != "required GPU MTBF"]
+    from ..scale.targets.vendor import vendor_requirement
+    vendor = vendor_requirement(dec, n_boot=n_boot, seed=0 if seed is None else seed)
     if fmt == "json":
-        out = {"decision": dec.headline(), "assumption": plan.assumption,
+        out = {"decision": dec.headline(), "assumption": plan.assumption, "vendor": vendor.to_dict(),
                "summary": json.loads(summary.to_json(orient="records")),
                "components": json.loads(plan.components.to_json(orient="records"))}
         echo(json.dumps(out, indent=2))
@@ -202,6 +204,8 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     echo("\n".join(line for line in plan.text().splitlines()
                           if (gpu_figures or not line.startswith("required GPU MTBF"))
                           and not line.startswith("at observed rates")))
+    if gpu_figures:
+        echo(vendor.text())
     from ..tables import pct
     if plan.p_feasible < 1:
         echo(f"note: in {pct(1 - plan.p_feasible)} of bootstrap draws the per-job causes alone "

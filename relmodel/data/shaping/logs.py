@@ -125,9 +125,19 @@ class InterruptionLog:
             keep = np.isfinite(up) & (up >= 0) & ~(last & (up == 0))
         return Durations(up[keep], ~last[keep], label="uptimes", groups=keys[code[keep]])
 
-    def downtimes(self):
-        """Repair durations (end − start) of outages with a known end, overlaps merged."""
-        code, start, end, keys = self._merged()
+    def downtimes(self, include_planned=False):
+        """Repair durations (end − start) of outages with a known end, overlaps merged.
+
+        Planned outages (maintenance) are not repairs and are left out unless
+        ``include_planned``; an unplanned outage that overlaps a planned one
+        keeps its own length.
+        """
+        planned = self.events["planned"].to_numpy(bool)
+        if include_planned or not planned.any():
+            code, start, end, keys = self._merged()
+        else:
+            ev = self.events[~planned]
+            code, start, end, keys = merged_outages(ev, node_codes(ev["node"].to_numpy(object)))
         d = end - start
         keep = np.isfinite(d)
         return Durations(d[keep], np.ones(int(keep.sum()), bool), label="downtimes",

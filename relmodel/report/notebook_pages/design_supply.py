@@ -57,7 +57,7 @@ def repair_row(repair_time, spares):
     if spares is None:
         return f"{duration(24.0)}, exponential", "assumed: the data give no repairs (parameter repair_time)"
     return (f"{duration(spares.repair_mean_h)} mean, taken as exponential",
-            f"the mean of {spares.repair_words}, the repairs the requirements page sizes its spare nodes with")
+            f"the mean repair the requirements page sizes its spare nodes with ({spares.repair_words})")
 
 
 def shelf_count(rate_per_h, lead_time_h, risk=0.01):

@@ -82,7 +82,7 @@ def _repairs(src, repair):
     """``(repair model, note text or None, where they come from in a few words)``; see :func:`repair_source`."""
     from ...data.bundled.datasets import stepfun
     from ...scale.sparing.spares import repair_model
-    borrowed = "the StepFun trace's repairs (an assumption)"
+    borrowed = "borrowed from the StepFun trace, an assumption"
     kern = getattr(src.data, "kernel", None) if src.is_log else None
     if hasattr(src.data, "restart_gaps"):  # a Slurm run: its gaps are requeues
         h, unknown = _kernel_repairs(kern) if kern is not None else (None, 0)
@@ -91,9 +91,9 @@ def _repairs(src, repair):
         left = f"; {P.count(unknown)} with no known end are left out" if unknown else ""
         return (repair_model(h, repair), f"Repairs are the kernel log's {P.count(len(h))} outages from a fault to "
                 f"the node's reboot (mean {P.duration(float(h.mean()))}{left}).",
-                "the kernel log's outages, fault to reboot (measured)")
+                "measured: the kernel log's outages, fault to reboot")
     if src.has_repairs:
-        return repair_model(src.data, repair), None, "the log's outage lengths (measured)"
+        return repair_model(src.data, repair), None, "measured: the log's unplanned outages"
     return repair_model(stepfun(), repair), STEPFUN_REPAIRS, borrowed
 
 
@@ -175,3 +175,60 @@ def spares_block(plan, table, target, formula_ettr=None):
     return P.note(f"Keep {P.count(plan.n_spares)} spare nodes{rng}: then a node failure finds no spare free with "
                   f"probability {P.pct(plan.p_no_spare, 2)} (target {P.pct(target, 1)}){ettr_txt}. "
                   f"On average {P.number(plan.offered_load, 3)} nodes are in repair at any time.", "answer")
+
+
+def vendor_record(dec, n_boot=2000, seed=0):
+    """``(VendorRequirement, its record)``: the node MTBF to demand from the node vendor, node hardware alone."""
+    from ...scale.targets.vendor import vendor_requirement
+    v = vendor_requirement(dec, n_boot=n_boot, seed=seed)
+    return v, v.to_dict()
+
+
+def vendor_block(record):
+    """The vendor sentence, built from the record as the index builds it."""
+    from ..blocks.decision_words import vendor_sentence
+    return P.note(vendor_sentence(record), "answer")
+
+
+#: Mean repair or return times (days) the spare pool is also sized at.
+REPAIR_DAYS = (1, 3, 7, 14)
+
+
+def spares_at(dec, target, seed=0):
+    """A function of a mean repair time (hours) giving the spare nodes the plan needs (the plan's own rule)."""
+    from ...scale.sparing.spares import spares_for
+
+    def at(repair_h):
+        return int(spares_for(dec.scaled, f"{float(repair_h):.9g}h", target, n_boot=2, seed=seed).n_spares)
+    return at
+
+
+def spares_record(spares, dec, target, seed=0):
+    """The spares record: the chosen pool, its repair time and where that comes from, and the pool at
+    :data:`REPAIR_DAYS` days of repair."""
+    at = spares_at(dec, target, seed)
+    plan = spares.plan
+    return {"n_spares": int(plan.n_spares), "n_spares_lo": getattr(plan, "n_spares_lo", None),
+            "n_spares_hi": getattr(plan, "n_spares_hi", None), "p_no_spare": float(plan.p_no_spare),
+            "target": float(target), "repair_mean_h": float(spares.repair_mean_h), "repair_from": spares.repair_words,
+            "measured": spares.repair_words.startswith("measured"),
+            "by_repair_days": {str(d): at(24.0 * d) for d in REPAIR_DAYS}}
+
+
+def swings_record(dec, target, seed=0, repair_used_h=None):
+    """``(DecisionSwings, its record rows)``: each assumed input moved over its plausible range."""
+    from ...scale.targets.swings import decision_swings
+    sw = decision_swings(dec, spares_at=spares_at(dec, target, seed), repair_used_h=repair_used_h)
+    rows = sw.to_frame().drop(columns="swing").to_dict("records")
+    return sw, [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in rows]
+
+
+def swings_block(rows):
+    """What swings the answer: a sentence and the table, from the record rows (as the index shows them)."""
+    from ..blocks.decision_words import swing_rows
+    table = swing_rows({"swings": rows})
+    if not table:
+        return None
+    frame = pd.DataFrame(table, columns=["Input", "Used", "Range tried", "ETTR", "Node MTBF to demand",
+                                         "Spare nodes"])
+    return P.table(frame, [(c, c, str) for c in frame.columns], caption="Largest ETTR swing first")

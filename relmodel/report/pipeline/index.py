@@ -75,6 +75,11 @@ def inputs_rows(summary, merged):
             rows.append(("Detection latency (fault to job end)", P.duration(d["detection_latency_h"]),
                          _SAID["measured from the log"]))
         rows.append(("Target ETTR", P.pct(d["target_ettr"]), _where(head, "target_ettr", "target_ettr" in given)))
+        sp = merged.get("spares") or {}
+        if sp.get("repair_mean_h") is not None:
+            rows.append(("Repair or return time (sizes the spares)", f"{P.duration(sp['repair_mean_h'])} mean: "
+                         f"{sp.get('repair_from', '')}", "measured from the log" if sp.get("measured")
+                         else ("given" if "repair" in given else _SAID["assumption"])))
         rows += _choices(d)
     return [(a, unnest(b), c) for a, b, c in rows]
 
@@ -107,6 +112,29 @@ def _choices(d):
         names = ", ".join(f"{c} (strikes many nodes at once)" if c in wide else c for c in held[:8])
         rows.append(("Causes held per job (not grown with nodes)", names, "by name or from the log"))
     return rows
+
+
+_DECISION_TITLES = (("interval", "Checkpoint interval"), ("vendor", "Node MTBF to demand from the vendor"),
+                    ("spares", "Spare nodes"), ("nodes", "Nodes to pull"))
+
+
+def _decisions(summary, merged):
+    """The four decisions, each a sentence with its assumption, then what swings them (summary.json's own text)."""
+    from ..blocks.decision_words import swing_rows
+    dec = summary.get("decisions") or {}
+    rows = [[html_text(title), html_text(dec[key])] for key, title in _DECISION_TITLES if dec.get(key)]
+    if not rows:
+        return ""
+    out = "<h2>The four decisions</h2>" + table(["decision", "answer and what it assumes"], rows)
+    swings = swing_rows(merged)
+    if swings:
+        out += ("<h3>What swings them</h3><p>The ranges in these answers cover the counts' noise only. Each "
+                "assumed input moved over a plausible range, the others held, largest ETTR swing first:</p>"
+                + table(["input", "used", "range tried", "ETTR", "node MTBF to demand", "spare nodes"],
+                        [[html_text(c) for c in r] for r in swings]))
+    if dec.get("paper"):
+        out += f"<p class='note'>{html_text(dec['paper'])}</p>"
+    return out
 
 
 def _question(d):
@@ -164,6 +192,7 @@ def index_page(summary, merged=None, title="relmodel report", folder=None):
     for nb in (nb for nb in summary["notebooks"] if nb["error"]):
         sentence = failure_sentence(nb, NOTEBOOK_TITLES.get(nb["name"], nb["name"]))
         parts.append(f"<div class='note stopped'>{html_text(sentence)}</div>")
+    parts.append(_decisions(summary, merged))
     rows = inputs_rows(summary, merged)
     if rows:
         parts.append("<h2>Inputs</h2>" + table(["Input", "Value", "Where it comes from"], [
@@ -203,7 +232,9 @@ def sweep_row(run, summary, merged, error=None):
     """The comparison page's row of one run of a sweep: its values, headline, records, answers and status."""
     stopped = "; ".join(f"{nb['name']} {status_text(nb)}" for nb in summary["notebooks"] if nb["error"])
     return {"values": run.combination, "value": next(iter(run.combination.values())), "folder": run.folder,
-            "headline": summary["headline"], "reasons": summary["reasons"], "records": merged,
+            "headline": {**summary["headline"], **{k: v for k, v in (summary.get("designs") or {}).items()
+                                                   if k in ("design_ettr", "design_goodput_per_gpu")}},
+            "reasons": summary["reasons"], "records": merged,
             "answers": summary["answers"], "error": None if error is None else str(error),
             "status": stopped or "complete"}
 

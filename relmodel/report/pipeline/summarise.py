@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 
 from ..blocks import present as P
+from ..blocks.decision_words import decision_sentences, paper_sentence
 from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
 from ..blocks.markup import HEADLINE
@@ -24,7 +25,7 @@ from ..kernels.records import clean
 from .ranges import UNBOUNDED, duration_range, rate_range
 from .store import write_summary
 
-__all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
+__all__ = ["USEFUL_ETTR", "UNBOUNDED", "answer_sentences", "duration_range", "rate_range", "today_sentence", "headline_of", "designs_of", "fleet_of", "fleet_sentence", "noise_range", "recommendation", "shape_supported", "simulation_sentence",
            "warning_lines", "clean", "null_reasons", "merged_records", "summarise", "summarise_run",
            "summarise_runs"]
 
@@ -374,8 +375,40 @@ def headline_of(merged, parameters):
     if isinstance(head.get("source"), dict):
         head["source"] = {k: ("assumption" if v == "parameter" and _PARAMETER_OF.get(k, k) not in given else v)
                           for k, v in head["source"].items()}
-    head.update({k: merged[k] for k in ("design_ettr", "design_goodput_per_gpu") if k in merged})
     return head
+
+
+def fleet_of(merged):
+    """The lifecycle's answer when page 09 found bad nodes: ETTR never retiring and under the best policy, with
+    their ranges (the headline's ``fleet``); {} when it did not run on such a fleet."""
+    r, b = merged.get("retirement"), merged.get("bad_nodes")
+    if not (isinstance(r, dict) and isinstance(b, dict) and b.get("heterogeneous") and r.get("policies")):
+        return {}
+    rows = {x.get("policy"): x for x in r["policies"]}
+    never, best = r["policies"][0], rows.get(r.get("best")) or r["policies"][0]
+    return {"ettr_never": never.get("ettr"), "ettr_never_lo": never.get("ettr_lo"),
+            "ettr_never_hi": never.get("ettr_hi"), "policy": best.get("policy"), "ettr_best": best.get("ettr"),
+            "ettr_best_lo": best.get("ettr_lo"), "ettr_best_hi": best.get("ettr_hi")}
+
+
+def fleet_sentence(fleet):
+    """The headline's ETTR beside the lifecycle's, when the log shows bad nodes."""
+    if not fleet or not _ok(fleet.get("ettr_never")):
+        return ""
+    text = (f"With the bad nodes this log shows simulated at the planned size (page 09), ETTR is "
+            f"{P.pct(fleet['ettr_never'])}{_range(fleet.get('ettr_never_lo'), fleet.get('ettr_never_hi'))} never "
+            "retiring a node")
+    if fleet.get("policy") and _ok(fleet.get("ettr_best")) and fleet["policy"] != "never retire":
+        text += (f" and {P.pct(fleet['ettr_best'])}{_range(fleet.get('ettr_best_lo'), fleet.get('ettr_best_hi'))} "
+                 f"retiring by \"{fleet['policy']}\"")
+    return text + "; the figures above take the nodes as interchangeable, at the log's average rate."
+
+
+def designs_of(merged):
+    """summary.json's ``designs``: the design page's figures, under their design, apart from the job's headline."""
+    keys = [k for k in merged if k.startswith("design_") or k in ("best_design", "deciding_assumptions",
+                                                                   "transceiver_mtbf_h_at_largest")]
+    return {k: merged[k] for k in keys}
 
 
 def merged_records(records):
@@ -407,8 +440,21 @@ def summarise(entries, parameters):
     merged = merged_records(records)
     reasons = {**reasons, **merged.pop("reasons")}
     reasons.update({k: v for k, v in null_reasons(records, dict(reasons)).items() if k not in reasons})
-    summary = {"parameters": clean(parameters, {}), "headline": headline_of(merged, parameters),
-               "reasons": reasons, "answers": answer_sentences(merged), "nodes": nodes_sentences(merged),
+    decisions = decision_sentences(merged)
+    paper = paper_sentence(merged)
+    if paper:
+        decisions["paper"] = paper
+    head = headline_of(merged, parameters)
+    fleet = fleet_of(merged)
+    answers = answer_sentences(merged)
+    if fleet:
+        head["fleet"] = fleet
+        said = fleet_sentence(fleet)
+        at = next((i + 1 for i, a in enumerate(answers) if a.startswith("Expected ETTR")), len(answers))
+        answers = answers[:at] + [said] + answers[at:]
+    summary = {"parameters": clean(parameters, {}), "headline": head,
+               "designs": designs_of(merged), "decisions": decisions,
+               "reasons": reasons, "answers": answers, "nodes": nodes_sentences(merged),
                "warnings": warning_lines(merged),
                "records": records, **_self_check(merged),
                "notebooks": [{k: e.get(k) for k in ("name", "ipynb", "html", "seconds", "error", "failure")}

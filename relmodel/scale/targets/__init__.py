@@ -5,7 +5,9 @@ Belongs here: goodput at the best interval and the job MTBF a target needs
 (:mod:`.requirements`), failure budgets and what-ifs (:mod:`.budget`), the
 planning answer for one data source (:mod:`.decision`), what pluggable
 optics must reach (:mod:`.optics`), and headline numbers over a grid of
-designs (:mod:`.grid`).  May import :mod:`..clusters`,
+designs (:mod:`.grid`), the node MTBF to demand from a node vendor, node
+hardware alone (:mod:`.vendor`), and what each assumed input swings
+(:mod:`.swings`).  May import :mod:`..clusters`,
 :mod:`relmodel.checkpoint`, the statistics and data layers and the base.
 
 Also here: :mod:`.node_lives` (the job's gaps as its nodes' renewals superposed, mature and new fleets) and

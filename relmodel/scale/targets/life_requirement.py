@@ -12,11 +12,12 @@ import math
 import pandas as pd
 
 from ...checkpoint.costs import cost_hours
-from ...defaults import CKPT_COST, GPUS_PER_NODE, RESTART, TARGET_ETTR
+from ...defaults import CKPT_COST, GPUS_PER_NODE, TARGET_ETTR
 from ...errors import ModelInputError
 from ...tables import Result, duration, hours_text, html_table, pct
 from ...units import hours
 from .law_requirements import needed_job_mtbf, restart_terms
+from .restart_growth import default_restart
 from .node_lives import family_shape as _family, life_of, node_mtbf_for
 from relmodel.base.escape import html_text
 
@@ -82,7 +83,7 @@ class NodeLifeRequirement(Result):
         return f"<p>{html_text(self.text())}</p>" + html_table(self.table())
 
 
-def node_life_requirement(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+def node_life_requirement(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                           gpus_per_node=GPUS_PER_NODE, *, law, run, fixed_rate_per_h=None, source=None):
     """Node MTBF needed under a law of node lives, mature fleet and new fleet; a :class:`NodeLifeRequirement`.
 
@@ -91,7 +92,8 @@ def node_life_requirement(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, 
     ignored, its shape kept.  ``run`` is the run's length in service (a
     duration, e.g. ``"54d"``) over which a new fleet is judged.  One of
     ``fixed_rate_per_h`` or ``source`` gives the per-job rate held, as in
-    :func:`relmodel.scale.targets.requirements.required_node_mtbf`.
+    :func:`relmodel.scale.targets.requirements.required_node_mtbf`; ``restart``
+    by default is 10 min plus the start-up that grows with the ranks, as there.
 
     Examples
     --------
@@ -107,6 +109,7 @@ def node_life_requirement(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, 
     if not (run_h > 0 and math.isfinite(run_h)):
         raise ModelInputError(f"run must be a positive duration of service, e.g. '54d'; got {run!r}")
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    restart = default_restart(restart, n_gpus)
     d, r = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
     fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "node_life_requirement")
     reload, down = restart_terms(r, restart, n_gpus)

@@ -29,6 +29,7 @@ from ...units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
 from .law_requirements import ettr_at, needed_job_mtbf, restart_terms
 from .node_lives import check_law_of, law_words, life_of, node_mtbf_for
+from .restart_growth import default_restart
 from ...base.deprecation import renamed
 from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
 from relmodel.base.escape import html_text
@@ -66,7 +67,7 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
     return float(scale_rates(source, src, tgt, n_boot=1, seed=0).rate_of("job"))
 
 
-def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                        gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None,
                        law=None, law_of=None, fleet="mature", run=None):
     """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
@@ -80,7 +81,9 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
       observed rate, exactly as :func:`plan_requirements` does, so both give
       the same node MTBF for the same question.
 
-    Durations: ``ckpt_cost`` (default 1 min) and ``restart`` (default 10 min).
+    Durations: ``ckpt_cost`` (default 1 min) and ``restart`` (default None:
+    10 min plus the start-up that grows with the ranks at ``n_gpus``, as
+    :func:`relmodel.decide` takes it; :func:`~.restart_growth.default_restart`).
     A :class:`relmodel.checkpoint.RestartModel` for ``restart`` counts only
     its reload as exposed to failures (its downtime cannot be struck).
 
@@ -104,6 +107,7 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     16595
     """
     n_nodes = _n_nodes(n_gpus, gpus_per_node)
+    restart = default_restart(restart, n_gpus)
     model = restart
     ckpt_cost, restart = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
     fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "required_node_mtbf")
@@ -120,8 +124,7 @@ def _node_under_law(target, d, model, r, n_gpus, n_nodes, fixed, law, law_of, fl
     """Node MTBF for one size: the job-gap route (the law's shape at each job mean) or the node-life route."""
     law_of = check_law_of(law, law_of)
     if fleet != "mature" and law_of != "node lives":
-        raise ModelInputError(f"fleet={fleet!r} describes node ages: it needs a law of node lives "
-                              f"(law=..., law_of='node lives')")
+        raise ModelInputError(f"fleet={fleet!r} describes node ages: it needs law_of='node lives' and its law")
     if law_of == "node lives":
         reload, down = restart_terms(r, model, n_gpus)
         return node_mtbf_for(target, life_of(law), n_nodes, fixed, d, reload, down, fleet=fleet,
@@ -133,7 +136,7 @@ def _node_under_law(target, d, model, r, n_gpus, n_nodes, fixed, law, law_of, fl
     return n_nodes / room
 
 
-def required_gpu_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART, *,
+def required_gpu_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None, *,
                       fixed_rate_per_h=None, source=None):
     """The per-GPU MTBF (hours) that meets the target when every hardware fault is counted per GPU.
 
@@ -212,7 +215,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
                         life_node, tau = float("inf"), float("nan")
                     m_req = 1.0 / (nodes / life_node + fixed)
                 else:
-                    if fleet != "mature":
+                    if fleet != "mature":   # raises: a fleet's age needs a law of node lives
                         _node_under_law(target_ettr, d, r0, r, n, nodes, fixed, law, law_of, fleet, run)
                     m_req, tau = needed_job_mtbf(target_ettr, float(d), r0, float(r), float(n), law)
                 room = 1.0 / m_req - fixed
@@ -370,7 +373,7 @@ def _component_rows(scaled, draws, lam_req, conf, share):
     return pd.DataFrame(rows)
 
 
-def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=RESTART,
+def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                       *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None,
                       law=None, law_of=None):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
@@ -385,8 +388,9 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     The per-job causes (software, unexplained timeouts: ``scales_with`` "job")
     are held at their observed rate, as ``result.assumption`` says;
     :func:`required_node_mtbf` with ``source=`` gives the same node MTBF.
-    Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default 10 min);
-    MTBFs in hours.  ``law`` and a RestartModel ``restart`` are as in
+    Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default None: 10 min
+    plus the start-up that grows with the ranks, as :func:`relmodel.decide`
+    takes it, so both give one answer); MTBFs in hours.  ``law`` and a RestartModel ``restart`` are as in
     :func:`required_node_mtbf`; ``law_of`` must be ``"job gaps"`` here (a law
     of the source's own times between interruptions: ``law_note`` says it is
     carried to the target size as it is); a law of node lives goes to
@@ -408,6 +412,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus if target_cluster is None else target_cluster, src)
     scaled = scale_rates(source, src, tgt, units=units, conf=conf, n_boot=n_boot, seed=seed)
+    restart = default_restart(restart, tgt.n_gpus)
     d, r = cost_hours(ckpt_cost, tgt.n_gpus, "ckpt_cost"), cost_hours(restart, tgt.n_gpus, "restart")
     m_req, tau_req = needed_job_mtbf(target_ettr, d, restart, r, tgt.n_gpus, law)
     lam_req = 1.0 / m_req

@@ -23,7 +23,7 @@ evaluate it there.
 from ...units import hours
 
 __all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart",
-           "planned_growth_h", "growth_words"]
+           "planned_growth_h", "growth_words", "default_restart"]
 
 #: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171; secondary: data/field_rates.md).
 NCCL_INIT_S = 265.0
@@ -80,3 +80,19 @@ def growth_words(grow_h, n_gpus):
     return (f"{duration(grow_h)} of communicator start-up at {int(n_gpus):,} GPUs, which grows with the ranks: "
             f"stock NCCL took {NCCL_INIT_S:.0f} s to start at 96K GPUs, Si et al., arXiv 2510.20171, as summaries "
             "of the paper quote it")
+
+
+def default_restart(restart, n_gpus):
+    """The restart a planning function uses: ``restart`` as given, or, when None, the default 10 min plus the
+    start-up that grows with the ranks at ``n_gpus`` (all of it exposed to failures), as :func:`relmodel.decide`
+    takes it when a log shows no restarts.  One default on every face.
+
+    Examples
+    --------
+    >>> round(60 * default_restart(None, 16_384), 2), default_restart("5min", 16_384)
+    (10.74, '5min')
+    """
+    if restart is not None:
+        return restart
+    from ...defaults import RESTART
+    return float(hours(RESTART)) + planned_growth_h(n_gpus)

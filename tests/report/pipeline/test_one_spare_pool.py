@@ -50,7 +50,8 @@ def test_the_designs_hold_the_requirements_pages_spare_nodes(bundled):
     assert f"Spare pool of {n:,} nodes" in page6 or f"{n:,} spare nodes" in page6
     # one repair time: the designs' is the mean of the StepFun repairs page 04 borrows (a count table has none)
     assert "repairs are taken from the StepFun trace" in page4
-    assert "the StepFun trace's repairs (an assumption), the repairs the requirements page sizes" in page6
+    assert ("the requirements page sizes its spare nodes with (borrowed from the StepFun trace, an assumption)"
+            in page6)
 
 
 def test_no_range_on_the_designs_page_reads_x_to_x(bundled):
@@ -66,7 +67,7 @@ def test_a_slurm_run_with_its_kernel_log_takes_repairs_from_the_kernel(tmp_path)
     summary, page4, page6 = _render(tmp_path / "r", f"log={sacct}", "format=sacct", "job=train", f"syslog={syslog}",
                                     "year=2024", "n_gpus=256")
     assert re.search(r"Repairs are the kernel log's \d+ outages from a fault to the node's reboot \(mean 60 min", page4)
-    assert "the kernel log's outages, fault to reboot (measured)" in page6
+    assert "(measured: the kernel log's outages, fault to reboot)" in page6
     rec = _records(summary)
     assert rec["n_spares"] == rec["design_spare_nodes"]
 

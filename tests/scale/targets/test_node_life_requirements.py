@@ -107,4 +107,5 @@ def test_a_law_must_say_whose_shape_it_is():
     t = requirements_table([2048, 16_384], 0.9, fixed_rate_per_h=0, law=LIFE, law_of="node lives")
     assert "node lives" in t.attrs["law"]
     assert t["node_mtbf_h"].iloc[1] == pytest.approx(
-        required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, law=LIFE, law_of="node lives"), rel=1e-9)
+        required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=0, law=LIFE, law_of="node lives"),
+        rel=1e-9)
