@@ -9,7 +9,7 @@ public log gives (:mod:`.sensitivity`).  May import :mod:`..sparing`,
 :mod:`..targets`, :mod:`..clusters`, :mod:`relmodel.checkpoint`, the
 statistics and data layers and the base.
 
-Also here: :mod:`.compound_pmf` (Probabilities the compound model's closed form is built from (:mod:`relmodel.scale.design.compound`)); :mod:`.design_capacity` (What a design's repairs can keep up with: crews, the RMA lead time, spares failing idle, whole-rack faults); :mod:`.design_swings` (Which assumption decides the ranking of designs: each one moved from a low to a high value, the rest held); :mod:`.tolerance` (The result of :func:`relmodel.scale.design.policies.tolerance_gain`: one design without and with the faults it tolerates).
+Also here: :mod:`.stopped` (the share of time a job waits for a spare when nothing fails while it waits); :mod:`.compound_pmf` (Probabilities the compound model's closed form is built from (:mod:`relmodel.scale.design.compound`)); :mod:`.design_capacity` (What a design's repairs can keep up with: crews, the RMA lead time, spares failing idle, whole-rack faults); :mod:`.design_swings` (Which assumption decides the ranking of designs: each one moved from a low to a high value, the rest held); :mod:`.tolerance` (The result of :func:`relmodel.scale.design.policies.tolerance_gain`: one design without and with the faults it tolerates).
 """
 
 from ...base import lazy as _lazy

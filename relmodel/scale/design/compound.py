@@ -28,8 +28,11 @@ second copy of it.  At a random time the out groups are Binomial(groups, q)
 (plus ``need`` x Binomial(domains, q_d) for whole-domain faults under a node
 pool), so the long-run share of time stalled is the chance that count
 exceeds ``pool``, and the mean stall per interruption is that share over the
-interruption rate.  ETTR loses the same share: the job runs only outside
-those stretches.
+interruption rate (``stall_share_free``: failures go on during the waits,
+the model the simulator below runs).  A stopped job raises no failures, so
+the share ETTR loses (``stall_share``) confines that law to the states a
+running job can reach and the waits one failure opens (:mod:`.stopped`).
+The job runs only outside those stretches.
 
 The simulator starts every run in the stationary state (parts already in
 repair at time 0 have size-biased repair times, cut at a uniform point), so
@@ -51,6 +54,7 @@ from ..sparing.spares import _draw_repairs, _mean_repair
 from .domain_runs import _kinds, expected_items
 from .compound_pmf import _convolve, held_pmf as _held, tail as _tail  # noqa: F401  (_convolve: tests)
 from .domain_sweeps import sweeps as _sweeps
+from .stopped import stopped_share, unit_classes
 from ...tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
@@ -129,7 +133,11 @@ def closed_form(model, repair, group_repair=None):
     p_no_spare (for every failure that interrupts the job), groups_out_mean,
     stall_share (the long-run share of time the job waits for a spare: the
     out groups need more units than the pool holds) and mean_stall_h (that
-    share over the interruption rate: stalled hours per interruption).
+    share over the interruption rate: stalled hours per interruption), with
+    nothing failing while the job waits (:mod:`.stopped`; mean_stall_h is per
+    interruption the running job sees).  stall_share_free and
+    mean_stall_free_h are the same with failures going on during the waits,
+    the model :func:`simulate_domains` simulates.
     With bursts (one event, several groups) the groups the bursts in repair
     hold are taken out of the binomial count of the others; this is exact
     while bursts in repair do not overlap one another (rare events), and
@@ -176,8 +184,21 @@ def closed_form(model, repair, group_repair=None):
     hit_none = lam_t * p_none_tray + lam_d * p_none_dom + float(np.dot(lam_b, p_none_b))
     p_none = hit_none / total if total > 0 else 0.0
     short = _tail(every, m.pool + 1)
+    stop = _stopped(m, q_t if m.split_groups else q, q_d if m.split_groups else 0.0, s_t, short)
     return {"p_no_group_spare": float(no_group), "p_no_spare": float(p_none), "groups_out_mean": float(out_mean),
-            "stall_share": float(short), "mean_stall_h": float(short / total) if total > 0 else 0.0}
+            "stall_share": stop, "mean_stall_h": stop / (total * (1.0 - stop)) if total > 0 and stop < 1 else 0.0,
+            "stall_share_free": float(short), "mean_stall_free_h": float(short / total) if total > 0 else 0.0}
+
+
+def _stopped(m, q_single, q_domain, s_t, free):
+    """The share of time the job waits when nothing fails while it waits (:mod:`.stopped`); ``free`` if out of range."""
+    if free <= 0:
+        return 0.0
+    dead = -np.expm1(-m.pool_rate * s_t) if m.pool and m.pool_rate > 0 else 0.0
+    spans = [(int(span), rate * _mean_repair(rep)) for rate, span, rep in m.bursts]
+    length = m.pool + max([m.need if m.split_groups else 1] + [sp for sp, _ in spans]) + 1
+    share = stopped_share(unit_classes(m, q_single, q_domain, dead, spans, length), m.pool)
+    return float(share) if np.isfinite(share) else float(free)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,8 +225,8 @@ class CompoundResult(Result):
             "quantity": ["failure finds no in-domain spare", "failure finds no spare at all",
                          "share of time the job waits for a spare", "mean stall per interruption (h)"],
             "simulated": [self.p_no_group_spare, self.p_no_spare, self.stall_share, self.mean_stall_h],
-            "closed form": [self.closed["p_no_group_spare"], self.closed["p_no_spare"], self.closed["stall_share"],
-                            self.closed["mean_stall_h"]],
+            "closed form": [self.closed["p_no_group_spare"], self.closed["p_no_spare"],
+                            self.closed["stall_share_free"], self.closed["mean_stall_free_h"]],
         })
 
     def text(self):

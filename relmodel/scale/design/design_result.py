@@ -24,10 +24,12 @@ class DesignResult(Result):
     """ETTR, spares and risk of one design under its policy (hours; rates per hour).
 
     ``stall_share`` is the long-run share of time the job waits for a spare
-    (the union of the waits, closed form); ``mean_stall_h`` is the wait per
-    interruption the job sees (it fails only while it runs, a share
-    1 - stall_share of the time) and ``mean_stall_sim`` the simulator's value
-    of it.  ``crews``, ``rma_lead_time_h``, ``spare_rate_per_h`` (of one idle
+    (the union of the waits, closed form, nothing failing while the job
+    waits); ``mean_stall_h`` is the wait per interruption the job sees (it
+    fails only while it runs, a share 1 - stall_share of the time).
+    ``stall_share_free`` is the share if failures went on during the waits,
+    the model the simulator runs, and ``mean_stall_sim`` the simulator's wait
+    per interruption under it (a check of the closed form's arithmetic).  ``crews``, ``rma_lead_time_h``, ``spare_rate_per_h`` (of one idle
     pool unit) and ``rack_fit`` are the repair-capacity inputs used;
     ``repair_out_h`` the mean time a failed part is out (repair, wait for a
     crew, lead time).  ``warnings`` holds sentences a reader must see (e.g.
@@ -73,6 +75,7 @@ class DesignResult(Result):
     rack_fit: float = 0.0
     repair_out_h: float = float("nan")
     repairs_per_h: float = 0.0
+    stall_share_free: float = float("nan")
 
     @property
     def goodput(self):

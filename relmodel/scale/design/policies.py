@@ -29,8 +29,10 @@ each cause gets its level (:func:`relmodel.scale.clusters.domains.cause_levels`)
 ETTR = ETTR*(M) x (1 - absorbed rate x absorb) x (1 - stalled share), with
 ETTR*(M) the exact optimum of Daly's model at the job MTBF M of the
 interrupting causes and the stalled share the long-run share of time the job
-waits for a spare (the union of the waits,
-:func:`relmodel.scale.design.compound.closed_form`; the simulator checks it).
+waits for a spare (the union of the waits, with nothing failing while the job
+is stopped, as in the spare pool's ``"stall"`` model:
+:func:`relmodel.scale.design.compound.closed_form`, :mod:`relmodel.scale.design.stopped`;
+the simulator checks the same closed form with failures going on).
 Intervals come from a parametric bootstrap over the observed Poisson counts.
 A design that holds no spares at all says so in its ``warnings``: every
 repair is waited out.
@@ -301,6 +303,7 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
         p_no_spare_hi=sim.p_no_spare_hi, mean_stall_h=_per_seen(stall, lam), gpus_out_mean=out,
         node_interrupt_rate=tray_total * share, link_tolerated=_link_tolerated(cluster, table, tol), conf=conf,
         stall_share=stall, mean_stall_sim=_per_seen(getattr(sim, "stall_share", np.nan), lam) if sim.n_runs else np.nan,
+        stall_share_free=sim.closed["stall_share_free"],
         efficiency=eff, straggler_loss=loss, crews=check_crews(crews), rma_lead_time_h=lead_mean(rma_lead_time),
         spare_rate_per_h=model.pool_rate, rack_fit=float(rack_fit), repair_out_h=_mean_repair(repair),
         repairs_per_h=parts_rate(dataclasses.replace(model, bursts=tuple(hw_bursts))),

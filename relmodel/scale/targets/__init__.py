@@ -10,7 +10,8 @@ hardware alone (:mod:`.vendor`), and what each assumed input swings
 (:mod:`.swings`).  May import :mod:`..clusters`,
 :mod:`relmodel.checkpoint`, the statistics and data layers and the base.
 
-Also here: :mod:`.law_requirements` (The job MTBF a target ETTR needs when failures are not exponential, and when only part of a restart is exposed); :mod:`.restart_growth` (A restart that grows with the job's ranks, from a published start-up time); :mod:`.decision_inputs` (The inputs a decision rests on, each with where it came from); :mod:`.today` (Today's failure rate of a source: the rate at the end of its window when the trend tests agree it moves).
+Also here: :mod:`.node_lives` (the job's gaps as its nodes' renewals superposed, mature and new fleets) and
+:mod:`.life_requirement` (node requirements under a law of node lives, both fleets stated); :mod:`.law_requirements` (The job MTBF a target ETTR needs when failures are not exponential, and when only part of a restart is exposed); :mod:`.restart_growth` (A restart that grows with the job's ranks, from a published start-up time); :mod:`.decision_inputs` (The inputs a decision rests on, each with where it came from); :mod:`.today` (Today's failure rate of a source: the rate at the end of its window when the trend tests agree it moves).
 """
 
 from ...base import lazy as _lazy
@@ -19,9 +20,11 @@ from ...base import lazy as _lazy
 EXPORTS = [(".budget", "share_fit split_budget what_if"), (".grid", "sweep_grid"),
            (".requirements", "Requirements best_ettr job_mtbf plan_requirements required_gpu_mtbf"),
            (".requirements", "required_job_mtbf required_node_mtbf requirements_table"),
-           (".optics", "optics_requirements transceiver_requirement")]
+           (".optics", "optics_requirements transceiver_requirement"),
+           (".life_requirement", "NodeLifeRequirement node_life_requirement")]
 
 __all__ = ["share_fit", "split_budget", "what_if", "sweep_grid", "Requirements", "best_ettr", "job_mtbf",
            "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
-           "requirements_table", "optics_requirements", "transceiver_requirement"]
+           "requirements_table", "optics_requirements", "transceiver_requirement", "NodeLifeRequirement",
+           "node_life_requirement"]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)

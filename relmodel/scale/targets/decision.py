@@ -366,7 +366,8 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
             shift = ettr_ - f_ettr
             e_lo, e_hi = _spread(ettr_, (ettr_, e_lo + shift, e_hi + shift), (ettr_, search.ettr_lo, search.ettr_hi))
             covers += " and the simulation's 99% noise"
-    plan = req if basis == "formula" else plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, law=fit, **req_kw)
+    plan = req if basis == "formula" else plan_requirements(rates, tgt.n_gpus, target_ettr, d, r, law=fit,
+                                                                          law_of="job gaps", **req_kw)
     m_req, node = plan.job_mtbf_h, plan.node_mtbf_h if plan.feasible else None
     stretch = interval / tau
     t_now = _todays_nodes(rates, src, all_units, today, conf)

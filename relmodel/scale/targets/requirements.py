@@ -27,7 +27,8 @@ from ...defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ...errors import InfeasibleTargetError, ModelInputError
 from ...units import hours
 from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, required_job_mtbf
-from .law_requirements import ettr_at, needed_job_mtbf
+from .law_requirements import ettr_at, needed_job_mtbf, restart_terms
+from .node_lives import check_law_of, law_words, life_of, node_mtbf_for
 from .restart_growth import default_restart
 from ...base.deprecation import renamed
 from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
@@ -68,7 +69,7 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
 
 def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                        gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None,
-                       law=None):
+                       law=None, law_of=None, fleet="mature", run=None):
     """The node MTBF (hours) at which ETTR, at the optimal interval, equals ``target_ettr``.
 
     State what is held fixed, with exactly one of
@@ -84,10 +85,15 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     10 min plus the start-up that grows with the ranks at ``n_gpus``, as
     :func:`relmodel.decide` takes it; :func:`~.restart_growth.default_restart`).
     A :class:`relmodel.checkpoint.RestartModel` for ``restart`` counts only
-    its reload as exposed to failures (its downtime cannot be struck), and
-    ``law`` (a fitted law of the job's times between interruptions: Weibull,
-    log-normal, gamma) solves the requirement by renewal-reward with that
-    law's shape at each mean (:mod:`relmodel.scale.targets.law_requirements`).
+    its reload as exposed to failures (its downtime cannot be struck).
+
+    A ``law`` needs ``law_of``: ``"job gaps"`` (the job's times between
+    interruptions at the size fitted: renewal-reward with its shape at each
+    mean, :mod:`.law_requirements`) or ``"node lives"`` (each node's lives,
+    superposed over the nodes, :mod:`.node_lives`, for ``fleet="mature"`` or
+    ``"new"``: every node at age 0 when a run of ``run`` of service starts;
+    :func:`.life_requirement.node_life_requirement` states both).
+
     Raises :class:`~relmodel.errors.InfeasibleTargetError` when the per-job
     causes alone already miss the target, or when the answer exceeds
     ``max_node_mtbf_h`` (a ceiling on what any server could reach, if given).
@@ -105,18 +111,29 @@ def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, res
     model = restart
     ckpt_cost, restart = cost_hours(ckpt_cost, n_gpus, "ckpt_cost"), cost_hours(restart, n_gpus, "restart")
     fixed = _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, "required_node_mtbf")
-    m_req = needed_job_mtbf(target_ettr, ckpt_cost, model, restart, n_gpus, law)[0]
-    room = 1.0 / m_req - fixed
-    if room <= 0:
-        raise InfeasibleTargetError(_infeasible_message(
-            n_gpus, float(target_ettr), hours(ckpt_cost), hours(restart), m_req, fixed))
-    node = n_nodes / room
+    node = _node_under_law(target_ettr, ckpt_cost, model, restart, n_gpus, n_nodes, fixed, law, law_of, fleet, run)
     if max_node_mtbf_h is not None and node > hours(max_node_mtbf_h):
         raise InfeasibleTargetError(
             f"ETTR {float(target_ettr):g} at {int(n_gpus):,} GPUs needs a node MTBF of {node:.3g} h "
             f"({node / 8766:.3g} years), above the {hours(max_node_mtbf_h):.3g} h ceiling; no server reaches it. "
             "Lower the target, shorten restart and checkpoint, or use fewer GPUs per job")
     return node
+
+
+def _node_under_law(target, d, model, r, n_gpus, n_nodes, fixed, law, law_of, fleet, run):
+    """Node MTBF for one size: the job-gap route (the law's shape at each job mean) or the node-life route."""
+    law_of = check_law_of(law, law_of)
+    if fleet != "mature" and law_of != "node lives":
+        raise ModelInputError(f"fleet={fleet!r} describes node ages: it needs law_of='node lives' and its law")
+    if law_of == "node lives":
+        reload, down = restart_terms(r, model, n_gpus)
+        return node_mtbf_for(target, life_of(law), n_nodes, fixed, d, reload, down, fleet=fleet,
+                             run_h=None if run is None else float(hours(run)))[0]
+    m_req = needed_job_mtbf(target, d, model, r, n_gpus, law)[0]
+    room = 1.0 / m_req - fixed
+    if room <= 0:
+        raise InfeasibleTargetError(_infeasible_message(n_gpus, float(target), d, r, m_req, fixed))
+    return n_nodes / room
 
 
 def required_gpu_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None, *,
@@ -165,7 +182,7 @@ def _n_nodes(n_gpus, gpus_per_node):
 
 def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=TARGET_ETTR,
                        ckpt_costs=(CKPT_COST,), restarts=(RESTART,), gpus_per_node=GPUS_PER_NODE,
-                       fixed_rate_per_h=None, *, source=None, law=None):
+                       fixed_rate_per_h=None, *, source=None, law=None, law_of=None, fleet="mature", run=None):
     """Required job, node and GPU MTBF for every (n_gpus, ckpt_cost, restart) combination.
 
     Infeasible rows keep NaN requirements and ``feasible`` False, not an error.
@@ -173,7 +190,8 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     node_mtbf_h, gpu_mtbf_h (hours), node_fit (failures per 10^9 node-hours),
     feasible.  As in :func:`required_node_mtbf`, one of ``fixed_rate_per_h``
     or ``source`` says which per-job rate is held; the sentence is in
-    ``table.attrs["assumption"]``; ``law`` and a RestartModel restart are as there.
+    ``table.attrs["assumption"]``; ``law`` (with ``law_of``, ``fleet``, ``run``) and a RestartModel restart
+    are as there, and ``table.attrs["law"]`` says whose shape the law is.
 
     Examples
     --------
@@ -187,8 +205,19 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
         for r0 in _cost_list(restarts):
             for n in np.atleast_1d(n_gpus):
                 d, r = cost_hours(d0, float(n), "ckpt_cost"), cost_hours(r0, float(n), "restart")
-                m_req, tau = needed_job_mtbf(target_ettr, float(d), r0, float(r), float(n), law)
                 nodes = _n_nodes(n, gpus_per_node)
+                if check_law_of(law, law_of) == "node lives":
+                    reload, down = restart_terms(float(r), r0, float(n))
+                    try:
+                        life_node, tau = node_mtbf_for(target_ettr, life_of(law), nodes, fixed, float(d), reload,
+                                                       down, fleet=fleet, run_h=None if run is None else hours(run))
+                    except InfeasibleTargetError:
+                        life_node, tau = float("inf"), float("nan")
+                    m_req = 1.0 / (nodes / life_node + fixed)
+                else:
+                    if fleet != "mature":   # raises: a fleet's age needs a law of node lives
+                        _node_under_law(target_ettr, d, r0, r, n, nodes, fixed, law, law_of, fleet, run)
+                    m_req, tau = needed_job_mtbf(target_ettr, float(d), r0, float(r), float(n), law)
                 room = 1.0 / m_req - fixed
                 node = nodes / room if room > 0 else np.nan
                 rows.append({
@@ -199,6 +228,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
                 })
     table = pd.DataFrame(rows)
     table.attrs["assumption"] = assumption(fixed)
+    table.attrs["law"] = law_words(law, law_of, int(np.max(n_gpus)))
     return table
 
 
@@ -251,6 +281,7 @@ class Requirements(Result):
     components: pd.DataFrame
     conf: float
     costs: str = ""
+    law_note: str = ""
 
     @property
     def assumption(self):
@@ -280,7 +311,8 @@ class Requirements(Result):
         target = pct(self.target_ettr).replace(".0%", "%")
         head = (f"Target ETTR {target} at {self.n_gpus:,} GPUs ({self.n_nodes:,} nodes), "
                 f"checkpoint {duration(self.ckpt_cost_h)}, restart {duration(self.restart_h)}; "
-                f"{self.assumption}") + (f"\ncosts at this size: {self.costs}" if self.costs else "")
+                f"{self.assumption}") + (f"\ncosts at this size: {self.costs}" if self.costs else "") + \
+            (f"\nfailure law: {self.law_note}" if self.law_note else "")
         if not self.feasible:
             return head + "\nIMPOSSIBLE: " + self.message
         if self.fixed_rate_per_h > 0:
@@ -343,7 +375,7 @@ def _component_rows(scaled, draws, lam_req, conf, share):
 
 def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                       *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None,
-                      law=None):
+                      law=None, law_of=None):
     """Requirements at ``n_gpus`` (or ``target_cluster``) from rates observed in ``source``.
 
     ``source`` is a CountTable, InterruptionLog or per-job rates DataFrame
@@ -359,7 +391,10 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     Durations: ``ckpt_cost`` (default 1 min), ``restart`` (default None: 10 min
     plus the start-up that grows with the ranks, as :func:`relmodel.decide`
     takes it, so both give one answer); MTBFs in hours.  ``law`` and a RestartModel ``restart`` are as in
-    :func:`required_node_mtbf`.
+    :func:`required_node_mtbf`; ``law_of`` must be ``"job gaps"`` here (a law
+    of the source's own times between interruptions: ``law_note`` says it is
+    carried to the target size as it is); a law of node lives goes to
+    :func:`relmodel.scale.targets.life_requirement.node_life_requirement`.
 
     Examples
     --------
@@ -370,6 +405,9 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
     """
     if not 0.0 < float(share) < 1.0:
         raise ModelInputError(f"share must be a fraction in (0, 1), e.g. 0.1; got {share!r}")
+    if check_law_of(law, law_of) == "node lives":
+        raise ModelInputError("plan_requirements reads a law of the source's job gaps (law_of='job gaps'); for a "
+                              "law of node lives use node_life_requirement, which states a mature and a new fleet")
     from ..clusters.scaling import cluster_of, grow_cluster, scale_rates
     src = cluster_of(source if source_cluster is None else source_cluster)
     tgt = grow_cluster(n_gpus if target_cluster is None else target_cluster, src)
@@ -401,7 +439,7 @@ def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=
         observed_ettr=float(ettr_at(scaled.job_mtbf_h, d, restart, r, tgt.n_gpus, law)), observed_ettr_lo=float(ettr_lo),
         observed_ettr_hi=float(ettr_hi), p_feasible=float(np.mean(room_draws > 0)), feasible=bool(feasible),
         message=message, components=_component_rows(scaled, draws, lam_req, conf, float(share)), conf=conf,
-        costs=_costs_note(ckpt_cost, restart, tgt.n_gpus),
+        costs=_costs_note(ckpt_cost, restart, tgt.n_gpus), law_note=law_words(law, law_of, tgt.n_gpus, src.n_gpus),
     )
 
 

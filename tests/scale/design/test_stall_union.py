@@ -123,10 +123,10 @@ def test_stalled_share_matches_an_independent_event_simulation(name):
         q = 1 - stats.poisson.cdf(k, a_t) * math.exp(-a_d)
         expected = stats.binom.sf(kw["pool"], kw["groups"], q)
     cf = closed_form(model, s)
-    assert cf["stall_share"] == pytest.approx(expected, rel=1e-9)
+    assert cf["stall_share_free"] == pytest.approx(expected, rel=1e-9)
     assert abs(ref_share.mean() - expected) < 4 * math.sqrt(ref_share.var(ddof=1) / n_runs)
     lam = kw["groups"] * nu * (kw["trays"] - k) + (kw["groups"] // need) * mu
-    assert cf["mean_stall_h"] == pytest.approx(expected / lam, rel=1e-9)
+    assert cf["mean_stall_free_h"] == pytest.approx(expected / lam, rel=1e-9)
 
 
 def test_overlapping_waits_count_once():
@@ -150,7 +150,7 @@ def test_nvl72_whole_racks_stall_is_no_longer_overcounted():
     per_interruption = share / (228 * 18 * 7.0454e-5)
     assert per_interruption == pytest.approx(0.0730, abs=5e-4)
     assert r.mean_stall_h == pytest.approx(per_interruption, rel=0.1)
-    assert r.closed["mean_stall_h"] == pytest.approx(per_interruption, rel=1e-9)
+    assert r.closed["mean_stall_free_h"] == pytest.approx(per_interruption, rel=1e-9)
 
 
 def test_correlated_bursts_match_the_event_simulation():
@@ -170,4 +170,4 @@ def test_correlated_bursts_match_the_event_simulation():
     assert abs(ours.p_no_spare - p) < 4 * ratio_se(short, hits) * math.sqrt(1 + n_runs / 4000)
     # the closed form takes the racks the bursts hold out of the binomial count of the others (exact while
     # bursts in repair do not overlap)
-    assert abs(ours.closed["stall_share"] - share.mean()) < 4 * math.sqrt(share.var(ddof=1) / n_runs)
+    assert abs(ours.closed["stall_share_free"] - share.mean()) < 4 * math.sqrt(share.var(ddof=1) / n_runs)

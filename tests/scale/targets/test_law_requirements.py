@@ -75,7 +75,7 @@ def test_required_mtbf_under_a_weibull_meets_the_target_in_simulation(weibull):
     assert sim == pytest.approx(0.9, abs=0.002)
     expo = needed_job_mtbf(0.9, D, None, R, 16_384)[0]
     assert m < expo                                        # infant mortality: ETTR higher at the same mean
-    node_w = required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=0, law=weibull)
+    node_w = required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=0, law=weibull, law_of="job gaps")
     node_e = required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=0)
     assert node_w == pytest.approx(2048 * m, rel=1e-9) and node_w < node_e
 
@@ -101,20 +101,24 @@ def test_restart_model_counts_only_the_reload_as_exposed():
 
 def test_plan_requirements_takes_the_law(weibull):
     src = relmodel.datasets.llama3_54day()
-    plan = plan_requirements(src, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0, law=weibull)
+    plan = plan_requirements(src, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0, law=weibull, law_of="job gaps")
     assert plan.node_mtbf_h == pytest.approx(
-        required_node_mtbf(16_384, 0.9, "1min", "10min", source=src, law=weibull), rel=1e-9)
+        required_node_mtbf(16_384, 0.9, "1min", "10min", source=src, law=weibull, law_of="job gaps"), rel=1e-9)
     plain = plan_requirements(src, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
     assert plan.node_mtbf_h < plain.node_mtbf_h
     assert plan.observed_ettr_lo <= plan.observed_ettr <= plan.observed_ettr_hi
     with pytest.raises(ModelInputError, match="law must be a fitted"):
-        required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, law="weibull")
+        required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, law="weibull", law_of="job gaps")
+    with pytest.raises(ModelInputError, match="law_of='node lives'"):
+        required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, law=weibull)     # whose shape it is, said
 
 
 def test_requirements_table_agrees_with_required_node_mtbf(weibull):
     from relmodel.scale.targets.requirements import requirements_table
     model = RestartModel(detection="3min", diagnosis="4min", reload="5min")
-    t = requirements_table([16_384, 131_072], 0.9, restarts=[model], fixed_rate_per_h=0, law=weibull)
+    t = requirements_table([16_384, 131_072], 0.9, restarts=[model], fixed_rate_per_h=0, law=weibull,
+                           law_of="job gaps")
     for n, node in zip(t["n_gpus"], t["node_mtbf_h"]):
-        assert node == pytest.approx(required_node_mtbf(n, 0.9, "1min", model, fixed_rate_per_h=0, law=weibull),
+        assert node == pytest.approx(required_node_mtbf(n, 0.9, "1min", model, fixed_rate_per_h=0, law=weibull,
+                                                        law_of="job gaps"),
                                      rel=1e-9)
