@@ -68,7 +68,7 @@ def nodes_decision(records):
         return nodes_sentences(records)[0]
     src = records.get("source") or {}
     if records.get("bad_nodes_why"):
-        return f"None named: {records['bad_nodes_why']}"
+        return f"No node named: {records['bad_nodes_why']}"
     if src.get("kind") == "counts":
         return "A count table names no nodes, so none can be named to pull; a log with nodes can (page 09)."
     return "Not estimated for this data (see page 09)."

@@ -115,7 +115,9 @@ def test_count_table_says_the_page_does_not_apply(tmp_path):
     assert rec["bad_nodes"] is None and rec["retirement"] is None
     assert "count table: it names no nodes" in visible(out / "09_bad_nodes.html")
     assert json.loads((out / "summary.json").read_text())["nodes"] == []
-    assert "Nodes to pull" not in visible(out / "index.html")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["decisions"]["nodes"].startswith("No node named: ") and "count table" in summary["decisions"]["nodes"]
+    assert "<h2>Nodes to pull</h2>" not in (out / "index.html").read_text()  # no section of ranked nodes
 
 
 def write_joined_run(folder, n_nodes=24, lemons=(3, 7), weight=12.0):
