@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
-from .kernfile import scan_file
+from .kernstream import scan_file
 from .kernlog import _check_args, assemble
 from ..shaping.logs import _whole_or_none
 from .xid import BURST_WINDOW, MAX_REPAIR
@@ -121,9 +121,11 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     than the files; this process scans one share of the files itself), or
     ``client`` a Dask ``Client`` whose workers scan the files;
     ``progress=True`` shows a tqdm bar.  The other arguments are those
-    of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of each
-    RFC 3164 file's first line; without it each file's modification time
-    says).  A dmesg file's host is its name up to the first dot.  Returns an
+    of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of the
+    first line of the folder's earliest RFC 3164 file: the files' first lines are placed on the
+    shortest span of a year that holds them all, so daily files of Dec 31 and Jan 1 are a day apart;
+    each file's later lines follow from the order of its lines; without ``year`` each file's
+    modification time gives the year of its last line).  A dmesg file's host is its name up to the first dot.  Returns an
     XidLog whose times are hours from the earliest line of any file; ``row``
     is the line within its file.
 
@@ -150,4 +152,4 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     else:
         parts = _parallel(scan, files, _jobs(jobs, len(files)), progress)
     return assemble(parts, nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
-                    name=name or str(folder))
+                    name=name or str(folder), year=year)

@@ -1,0 +1,386 @@
+"""One streaming pass over a kernel log file: records of the lines that report something, every host's
+first and last line, the year of each line, in bounded memory.
+
+:func:`scan_file` reads a file (plain, .gz, .xz, .bz2) or a text in blocks of :data:`BLOCK` bytes cut at
+line ends, so memory stays a few blocks whatever the file's size; a line longer than :data:`MAX_LINE`
+(a decompression bomb, a binary file) is a :class:`~relmodel.errors.KernelLogError`.  Each block of a
+classic syslog is read column-wise with numpy when every line is in the common shape (the time in bytes
+0-14, a host of under 32 bytes from byte 16): hosts keyed exactly by their bytes (Arrow's hash table
+compares whole values), the months of every line for the year, the lines the kernel or
+``systemd-shutdown`` wrote tested with RE2; any other block is read line by line with the same rules
+(:mod:`~relmodel.data.formats.kernlines`).  Tests hold both readings equal.
+
+A classic syslog does not write years: each line's year is counted from the order of **all** lines (a
+month that falls by more than six starts the next year); the scan keeps those offsets, and
+:func:`finish` gives the times once the year of the first line is known (a folder places its files
+first).  The result is a plain dict that pickles, so a folder's files can be scanned in parallel.
+"""
+
+import codecs
+import io
+import os
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ...errors import EmptyDataError, KernelLogError, CorruptFileError
+from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times,
+                        sniff_format, syslog_times, writer_of)
+from .textinput import source_path
+
+__all__ = ["scan_file", "finish", "BLOCK", "MAX_LINE"]
+
+BLOCK = 16 << 20  #: bytes read at a time
+MAX_LINE = 16 << 20  #: a line longer than this is no log line
+_PAD = 64
+
+
+class _Years:
+    """Year offsets from the first line's year: a month that falls by more than six starts the next year; a
+    month more than six above the last (while a year has turned) is a late line of the old year."""
+
+    def __init__(self):
+        self.offset, self.last, self.most = 0, None, 0
+
+    def step(self, m):
+        if self.last is None:
+            self.last = m
+        elif m < self.last - 6:
+            self.offset += 1
+            self.last = m
+            self.most = max(self.most, self.offset)
+        elif m > self.last + 6 and self.offset > 0:
+            return self.offset - 1
+        else:
+            self.last = m
+        return self.offset
+
+
+def _open(source):
+    """``(binary stream, label, modification year or None)``."""
+    if isinstance(source, str) and ("\n" in source or "\r" in source):
+        return io.BytesIO(source.encode("utf-8", "surrogateescape")), "text", None
+    path, opener = source_path(source, "kernel log")
+    try:
+        fh = opener(path, "rb")
+    except OSError as exc:
+        raise CorruptFileError(f"{path}: cannot be read ({exc})") from None
+    return fh, str(path), datetime.fromtimestamp(os.stat(path).st_mtime).year
+
+
+def _blocks(fh, label):
+    """Blocks of whole lines (a bytearray, its length), each followed by _PAD zero bytes; line ends made "\\n"."""
+    ba = bytearray(BLOCK + MAX_LINE + _PAD)
+    mv = memoryview(ba)
+    held, line = 0, 1
+    while True:
+        try:
+            got = fh.readinto(mv[held:held + BLOCK])
+        except (EOFError, OSError, ValueError) as exc:
+            raise CorruptFileError(f"{label}: truncated or corrupt ({exc}); give the whole file") from None
+        n = held + got
+        if ba.find(b"\r", max(held - 1, 0), n) >= 0:
+            n = _crlf(ba, n, more=got > 0)
+        if not got:
+            if n:
+                ba[n:n + _PAD] = bytes(_PAD)
+                yield ba, n
+            return
+        cut = ba.rfind(b"\n", 0, n) + 1
+        if not cut:
+            if n >= MAX_LINE:
+                raise KernelLogError(f"{label}: line {line:,} is longer than {MAX_LINE >> 20} MiB with no line end: "
+                                     "not a text log (a binary file, or a compressed file that expands without "
+                                     "bound)")
+            held = n
+            continue
+        tail = bytes(ba[cut:n])  # the start of the next block's first line
+        ba[cut:cut + _PAD] = bytes(_PAD)
+        line += ba.count(b"\n", 0, cut)
+        yield ba, cut
+        held = len(tail)
+        ba[:held] = tail
+
+
+def _crlf(ba, n, more):
+    """Line ends "\\r\\n" and "\\r" made "\\n" in ``ba[:n]`` (a last "\\r" kept when more may follow); the new length."""
+    keep = more and ba[n - 1] == 13
+    data = bytes(ba[:n - keep]).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    ba[:len(data)] = data
+    if keep:
+        ba[len(data)] = 13
+    return len(data) + keep
+
+
+class _Scan:
+    """The state of one pass: lines so far, hosts, records, years, lines that are not UTF-8."""
+
+    def __init__(self, fmt, label, host):
+        self.fmt, self.label, self.host = fmt, label, host
+        self.n = 0  # lines before the current block
+        self.years = _Years()
+        self.hosts = {}  # host bytes -> [first line, last line, last time text, last year offset]
+        self.rec = []  # (line, host bytes, kind, gpu, xid, time text, year offset, wrote before)
+        self.first = self.last = None  # (line, time text, year offset) of the first and last line in the form
+        self.bad, self.bad_first = 0, None
+        self.unit = None
+
+    # -- every form, one line at a time ------------------------------------------------------------
+    def lines(self, ba, n):
+        lines = bytes(ba[:n]).split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        pattern, fmt, rfc3164 = LINE.get(self.fmt), self.fmt, self.fmt == "rfc3164"
+        for i, line in enumerate(lines):
+            k = self.n + i + 1
+            if fmt == "json":
+                if not line.strip() or not line.lstrip().startswith(b"{"):
+                    continue
+                t, name, writer, msg = json_fields(line, self.host, self.label, k)
+                unit = epoch_unit(t, self.label, k)
+                if self.unit is None:
+                    self.unit = (unit, k, t)
+                elif unit != self.unit[0]:
+                    raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
+                                         f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
+                host, text, yoff = name.encode("utf-8", "surrogatepass"), t, 0
+            else:
+                m = pattern.fullmatch(line)
+                if m is None:
+                    if line.strip() and _KEY_B.search(line):
+                        raise KernelLogError(f"{self.label}, line {k}: the line is not in the {fmt} form of the "
+                                             f"rest of the file ({line[:60]!r}); give one kind of log per file, "
+                                             "or log_format=")
+                    continue
+                if fmt == "dmesg":
+                    text, msg = m.groups()
+                    host = self.host.encode("utf-8", "surrogatepass")
+                else:
+                    text, host, msg = m.groups()
+                yoff = self.years.step(MONTHS[text[:3]]) if rfc3164 else 0
+                writer = writer_of(fmt, msg)
+            self._seen(k, host, text, yoff)
+            found = line_record(msg, writer, self.label, k)
+            if found is not None:
+                self._add(k, host, found, text, yoff)
+        self.n += len(lines)
+
+    def _seen(self, k, host, text, yoff):
+        h = self.hosts.get(host)
+        if h is None:
+            self.hosts[host] = [k, k, text, yoff]
+        else:
+            h[1:] = k, text, yoff
+        if self.first is None:
+            self.first = (k, text, yoff)
+        self.last = (k, text, yoff)
+
+    def _add(self, k, host, found, text, yoff):
+        self.rec.append((k, host, *found, text, yoff, self.hosts[host][0] < k))
+
+    # -- classic syslog, a block at a time with numpy ------------------------------------------------
+    def syslog_block(self, ba, n):
+        """Read a block column-wise; False (nothing read) when a line is not in the common shape."""
+        buf = np.frombuffer(ba, np.uint8)
+        nl = np.flatnonzero(buf[:n] == 10)
+        ends = nl if ba[n - 1] == 10 else np.append(nl, n)
+        s = np.empty(ends.size, np.int64)
+        s[:1], s[1:] = 0, ends[:-1] + 1
+        if not s.size or (ends - s < 18).any():
+            return False
+        words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
+        rows = words[s[:, None] + np.arange(0, 48, 8)]
+        head = rows.view(np.uint8).reshape(-1, 48)
+        month = _month(rows[:, 0])
+        if not (_time_ok(rows) & (month > 0)).all():
+            return False
+        hw = head[:, 16:48]
+        hl = np.argmax(hw <= 32, axis=1)
+        stop = hw[np.arange(hw.shape[0]), hl]
+        if not ((stop == 32) & (hl >= 1) & (s + 17 + hl < ends + 1)).all():
+            return False  # a host of 32 bytes or more, a control byte in it, or no message
+        keep = _LOW[np.clip(hl[:, None] - 8 * np.arange(4), 0, 8)]
+        hosts = pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), s.size,
+                                                     [None, pa.py_buffer(np.ascontiguousarray(rows[:, 2:6] & keep))])
+        enc = hosts.dictionary_encode()
+        code, names = enc.indices.to_numpy(), enc.dictionary.to_pylist()
+        names = [b[:int(hl[f])] for b, f in zip(names, _firsts(code, len(names)).tolist())]
+        yoff = self._block_years(month)
+        self._block_hosts(code, names, head, yoff)
+        tag = words[s + 17 + hl]
+        cand = np.flatnonzero(((tag & _SIX) == _KERNEL) | (tag == _SYSTEMD))
+        if cand.size:
+            off = np.empty(s.size + 1, np.int64)
+            off[:-1], off[-1] = s, ends[-1]
+            view = pa.Array.from_buffers(pa.large_binary(), s.size, [None, pa.py_buffer(off), pa.py_buffer(ba)])
+            some = view.take(pa.array(cand))
+            hit = cand[pc.match_substring_regex(some, KEY_RE2).to_numpy(zero_copy_only=False)]
+            for i in hit.tolist():
+                k = self.n + i + 1
+                msg = bytes(ba[s[i] + 17 + hl[i]:ends[i]])
+                found = line_record(msg, writer_of("rfc3164", msg), self.label, k)
+                if found is not None:
+                    self._add(k, names[code[i]], found, bytes(head[i, :15]), int(yoff[i]))
+        self.n += s.size
+        return True
+
+    def _block_years(self, month):
+        change = np.flatnonzero(month[1:] != month[:-1]) + 1
+        at = np.concatenate([[0], change])
+        offs = np.array([self.years.step(int(m)) for m in month[at].tolist()], np.int64)
+        return np.repeat(offs, np.diff(np.append(at, month.size)))
+
+    def _block_hosts(self, code, names, head, yoff):
+        k = len(names)
+        first, last = _firsts(code, k), np.zeros(k, np.int64)
+        last[code] = np.arange(code.size)
+        for j, name in enumerate(names):
+            i = int(last[j])
+            h = self.hosts.get(name)
+            if h is None:
+                self.hosts[name] = [self.n + int(first[j]) + 1, self.n + i + 1, bytes(head[i, :15]), int(yoff[i])]
+            else:
+                h[1:] = self.n + i + 1, bytes(head[i, :15]), int(yoff[i])
+        if self.first is None:
+            self.first = (self.n + 1, bytes(head[0, :15]), int(yoff[0]))
+        self.last = (self.n + code.size, bytes(head[-1, :15]), int(yoff[-1]))
+
+    def utf8(self, ba, n):
+        """Count the block's lines that are not UTF-8 (they are read with replacement characters)."""
+        if np.frombuffer(ba, np.uint8, n).max(initial=0) < 128:
+            return
+        try:
+            codecs.utf_8_decode(memoryview(ba)[:n], "strict", True)
+            return
+        except UnicodeDecodeError:
+            pass
+        for i, line in enumerate(bytes(ba[:n]).split(b"\n")):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                self.bad += 1
+                if self.bad_first is None:
+                    self.bad_first = self.n + i + 1
+
+
+_KEY_B = __import__("re").compile(KEY_RE2.encode())
+_LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
+_SIX = np.uint64((1 << 48) - 1)
+_KERNEL = np.frombuffer(b"kernel\0\0", "<u8")[0]
+_SYSTEMD = np.frombuffer(b"systemd-", "<u8")[0]
+_MONTH_CODES = {int.from_bytes(k, "little"): v for k, v in MONTHS.items()}
+_MKEYS = np.array(sorted(_MONTH_CODES), np.uint64)
+_MVALS = np.array([_MONTH_CODES[int(k)] for k in _MKEYS], np.int64)
+
+
+def _month(w0):
+    """Month (1-12, 0 unknown) of each line from its first word."""
+    key = w0 & np.uint64(0xFFFFFF)
+    at = np.minimum(np.searchsorted(_MKEYS, key), _MKEYS.size - 1)
+    return np.where(_MKEYS[at] == key, _MVALS[at], 0)
+
+
+def _masks(spec):
+    m = v = 0
+    for i, (a, b) in spec.items():
+        m, v = m | a << 8 * i, v | b << 8 * i
+    return np.uint64(m), np.uint64(v)
+
+
+_DIGITS = (5, 7, 8, 10, 11, 13, 14)  # the time's digits; 3, 6, 15 spaces, 9, 12 colons; 4 a digit or space
+_HIGH = [_masks({i - 8 * w: (0xF0, 0x30) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+_LOWN = [_masks({i - 8 * w: (0x0F, 0x06) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+_SIXTEEN = [_masks({i - 8 * w: (0x10, 0x10) for i in _DIGITS if 8 * w <= i < 8 * w + 8})[1] for w in (0, 1)]
+_FIXED = [_masks({i - 8 * w: (0xFF, c) for i, c in {3: 32, 6: 32, 9: 58, 12: 58, 15: 32}.items()
+                  if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+
+
+def _time_ok(rows):
+    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests)."""
+    ok = np.ones(rows.shape[0], bool)
+    for w in (0, 1):
+        x = rows[:, w]
+        ok &= (x & _HIGH[w][0]) == _HIGH[w][1]
+        ok &= ((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0
+        ok &= (x & _FIXED[w][0]) == _FIXED[w][1]
+    c4 = (rows[:, 0] >> np.uint64(32)) & np.uint64(255)
+    return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
+
+
+def _firsts(code, k):
+    first = np.zeros(k, np.int64)
+    first[code[::-1]] = np.arange(code.size)[::-1]
+    return first
+
+
+def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
+    """One pass over a kernel log: a dict (label, fmt, records, hosts, first and last lines, year offsets,
+    lines that are not UTF-8), times pending the year (:func:`finish`).  ``hosts`` is kept for callers."""
+    fh, label, mtime_year = _open(source)
+    with fh:
+        blocks = _blocks(fh, label)
+        first = next(blocks, None)
+        if first is None or not bytes(first[0][:first[1]]).strip():
+            raise EmptyDataError(f"{label}: the kernel log has no lines")
+        head = bytes(first[0][:min(first[1], 1 << 16)]).split(b"\n")[:50]
+        fmt = log_format or sniff_format(head)
+        if fmt is None:
+            raise KernelLogError(f"{label}: cannot tell the form of the log from its first lines; give log_format= "
+                                 f"({', '.join(FORMATS)})")
+        if label != "text":
+            host = host or Path(label).name.split(".")[0]
+        scan = _Scan(fmt, label, host or "localhost")
+        for ba, n in _chain(first, blocks):
+            scan.utf8(ba, n)
+            if not (fmt == "rfc3164" and scan.syslog_block(ba, n)):
+                scan.lines(ba, n)
+    if scan.first is None:
+        raise KernelLogError(f"{label}: no line is in the {fmt} form; give log_format= or another file")
+    return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": scan.hosts,
+            "first": scan.first, "last": scan.last, "years": scan.years.most, "mtime_year": mtime_year,
+            "bad_utf8": (scan.bad, scan.bad_first), "unit": scan.unit and scan.unit[0]}
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def finish(part, base_year=None):
+    """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps), hosts (a set)
+    and seen (host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first line."""
+    fmt, label = part["fmt"], part["label"]
+    rows = part.pop("rec")
+    hosts = part.pop("hosts")
+    names = list(hosts)
+    lines = [r[0] for r in rows] + [part["first"][0], part["last"][0]] + [hosts[h][1] for h in names]
+    texts = [r[5] for r in rows] + [part["first"][1], part["last"][1]] + [hosts[h][2] for h in names]
+    if fmt == "rfc3164":
+        if base_year is None:
+            if part["mtime_year"] is None:
+                raise KernelLogError(f"{label}: syslog lines do not say the year; give year= (the year of line "
+                                     f"{part['first'][0]}, the log's first)")
+            base_year = part["mtime_year"] - part["years"]
+        offs = [r[6] for r in rows] + [part["first"][2], part["last"][2]] + [hosts[h][3] for h in names]
+        at = syslog_times(texts, base_year + np.asarray(offs, np.int64), label, lines)
+    elif fmt == "json":
+        at = pd.to_datetime(np.asarray(texts, np.int64), unit=part["unit"] or "us").to_numpy("datetime64[ns]")
+    else:
+        at = other_times(texts, fmt, label, lines)
+    k = len(rows)
+    decode = {h: h.decode("utf-8", "replace") for h in names}
+    rec = pd.DataFrame({"line": np.array([r[0] for r in rows], np.int64),
+                        "node": np.array([decode[r[1]] for r in rows], object),
+                        "kind": np.array([r[2] for r in rows], object), "gpu": np.array([r[3] for r in rows], object),
+                        "xid": np.array([r[4] for r in rows], float), "at": at[:k],
+                        "wrote_before": np.array([r[7] for r in rows], bool)})
+    seen = {}
+    for h, t in zip(names, at[k + 2:]):
+        name = decode[h]
+        seen[name] = max(seen.get(name, t), t)
+    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), hosts=set(seen), seen=seen)
+    return part
