@@ -73,8 +73,9 @@ def _stamp(t):
 
 
 def write_fleet_syslog(path, size_mb=1000.0, *, nodes=2048, days=30, seed=0, start="2024-12-15", hw_per_node_day=0.02,
-                       app_share=0.004):
-    """Write the log; returns a dict of truth (see the module docstring)."""
+                       app_share=0.004, daily=None):
+    """Write the log; returns a dict of truth (see the module docstring).  ``daily``: a folder that gets the
+    same lines as one file per day (``syslog-YYYYMMDD``) too."""
     rng = np.random.default_rng(seed)
     names = np.array(host_names(nodes), object)
     n_total = int(size_mb * 1e6 / 118)  # about 118 bytes a line
@@ -143,6 +144,10 @@ def write_fleet_syslog(path, size_mb=1000.0, *, nodes=2048, days=30, seed=0, sta
             hn = names[host]
             lines = [f"{s} {h} {g} {m}\n" for s, h, g, m in zip(stamps, hn, tags, msgs)]
             fh.write("".join(lines))
+            if daily is not None:
+                day = (t0 + pd.Timedelta(days=d)).strftime("%Y%m%d")
+                with open(f"{daily}/syslog-{day}", "w", encoding="utf-8", newline="\n") as out:
+                    out.write("".join(lines))
             _count(truth, line, t, hn, tags, msgs, t0)
             line += len(lines)
     truth["lines"] = line

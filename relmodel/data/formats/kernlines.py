@@ -18,7 +18,7 @@ from ...errors import KernelLogError
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 
 __all__ = ["FORMATS", "sniff_format", "LINE", "KEY_RE2", "MAX_XID", "line_record", "syslog_times", "json_fields",
-           "epoch_unit", "bus_id", "MONTHS"]
+           "epoch_unit", "bus_id", "MONTHS", "kernel_xid", "writer_of"]
 
 FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 _MON = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -39,6 +39,7 @@ MAX_XID = 65_535  #: the largest Xid code read as one (the driver's codes are be
 #: Every line that reports something matches this (RE2 syntax; a quick test before the rules).
 KEY_RE2 = "|".join(["NVRM: Xid", *(p.pattern for p, *_ in KERNEL_EVENTS.values()), BOOT.pattern, SHUTDOWN.pattern])
 _KEY = re.compile(KEY_RE2.encode())
+_WORDS = (b"NVRM", b"ink", b"EDAC", b"upply", b"Linux", b"reboot", b"shutdown", b"panic")  # one in each KEY match
 _TAG = re.compile(rb"[^\s\[:]*")
 
 
@@ -74,6 +75,19 @@ def _xid(msg, label, n):
     return bus_id(m.group(1)), int(code)
 
 
+_KERNEL_XID = re.compile(rb"kernel[:\[][^\n]*?(NVRM: Xid) \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"
+                         rb"(?:\.[0-9A-Fa-f])?)\): ([0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
+
+
+def kernel_xid(msg):
+    """``("xid", gpu, code)`` of the usual kernel Xid message (bytes after the host), None for any other (read
+    it with :func:`line_record`, which says the same of a usual one)."""
+    m = _KERNEL_XID.match(msg)
+    if m is None or msg.find(b"NVRM: Xid") != m.start(1) or int(m.group(3)) > MAX_XID:
+        return None
+    return "xid", bus_id(m.group(2).decode()), int(m.group(3))
+
+
 def _kind(msg):
     for name, (pattern, *_rest) in KERNEL_EVENTS.items():
         if pattern.search(msg):
@@ -85,10 +99,11 @@ def _kind(msg):
     return None
 
 
-def line_record(msg, writer, label, n):
+def line_record(msg, writer, label, n, keyed=False):
     """``(kind, gpu, xid)`` of a message (bytes, after the host) written by ``writer`` (b"kernel",
-    b"systemd-shutdown", another tag, or None when the form does not say), or None when it reports nothing."""
-    if not _KEY.search(msg):
+    b"systemd-shutdown", another tag, or None when the form does not say), or None when it reports nothing;
+    ``keyed``: the message is known to match :data:`KEY_RE2`."""
+    if not (keyed or (any(w in msg for w in _WORDS) and _KEY.search(msg))):
         return None
     kernel = writer is None or writer == b"kernel"
     if not (kernel or writer == b"systemd-shutdown"):

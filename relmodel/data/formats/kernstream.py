@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.lib.stride_tricks import as_strided
 
 from ...errors import EmptyDataError, KernelLogError, CorruptFileError
-from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times,
+from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record, other_times,
                         sniff_format, syslog_times, writer_of)
 from .textinput import source_path
 
@@ -76,7 +77,7 @@ def _blocks(fh, label):
     """Blocks of whole lines (a bytearray, its length), each followed by _PAD zero bytes; line ends made "\\n"."""
     ba = bytearray(BLOCK + MAX_LINE + _PAD)
     mv = memoryview(ba)
-    held, line = 0, 1
+    held, at = 0, 0  # bytes in ba from the last block; bytes of the stream before ba
     while True:
         try:
             got = fh.readinto(mv[held:held + BLOCK])
@@ -93,14 +94,15 @@ def _blocks(fh, label):
         cut = ba.rfind(b"\n", 0, n) + 1
         if not cut:
             if n >= MAX_LINE:
-                raise KernelLogError(f"{label}: line {line:,} is longer than {MAX_LINE >> 20} MiB with no line end: "
+                raise KernelLogError(f"{label}: the line at byte {at:,} is longer than {MAX_LINE >> 20} MiB with no "
+                                     "line end: "
                                      "not a text log (a binary file, or a compressed file that expands without "
                                      "bound)")
             held = n
             continue
         tail = bytes(ba[cut:n])  # the start of the next block's first line
         ba[cut:cut + _PAD] = bytes(_PAD)
-        line += ba.count(b"\n", 0, cut)
+        at += cut
         yield ba, cut
         held = len(tail)
         ba[:held] = tail
@@ -192,26 +194,21 @@ class _Scan:
         s[:1], s[1:] = 0, ends[:-1] + 1
         if not s.size or (ends - s < 18).any():
             return False
-        words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
-        rows = words[s[:, None] + np.arange(0, 48, 8)]
-        head = rows.view(np.uint8).reshape(-1, 48)
+        grid = as_strided(buf, (buf.size - 56, 56), (1, 1))[s]  # bytes 0-55 of each line (past its end: the next)
+        rows = grid.view("<u8")
         month = _month(rows[:, 0])
         if not (_time_ok(rows) & (month > 0)).all():
             return False
-        hw = head[:, 16:48]
-        hl = np.argmax(hw <= 32, axis=1)
-        stop = hw[np.arange(hw.shape[0]), hl]
-        if not ((stop == 32) & (hl >= 1) & (s + 17 + hl < ends + 1)).all():
+        hl, host = _host_words(grid, rows)
+        stop = grid[np.arange(s.size), 16 + hl]
+        if not ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
             return False  # a host of 32 bytes or more, a control byte in it, or no message
-        keep = _LOW[np.clip(hl[:, None] - 8 * np.arange(4), 0, 8)]
-        hosts = pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), s.size,
-                                                     [None, pa.py_buffer(np.ascontiguousarray(rows[:, 2:6] & keep))])
-        enc = hosts.dictionary_encode()
-        code, names = enc.indices.to_numpy(), enc.dictionary.to_pylist()
-        names = [b[:int(hl[f])] for b, f in zip(names, _firsts(code, len(names)).tolist())]
+        enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), s.size, [None, pa.py_buffer(host)]).dictionary_encode()
+        code = enc.indices.to_numpy()
+        names = [b.rstrip(b"\0") for b in enc.dictionary.to_pylist()]
         yoff = self._block_years(month)
-        self._block_hosts(code, names, head, yoff)
-        tag = words[s + 17 + hl]
+        self._block_hosts(code, names, grid, yoff)
+        tag = as_strided(buf, (buf.size - 8, 8), (1, 1))[s + 17 + hl].view("<u8")[:, 0]
         cand = np.flatnonzero(((tag & _SIX) == _KERNEL) | (tag == _SYSTEMD))
         if cand.size:
             off = np.empty(s.size + 1, np.int64)
@@ -219,12 +216,14 @@ class _Scan:
             view = pa.Array.from_buffers(pa.large_binary(), s.size, [None, pa.py_buffer(off), pa.py_buffer(ba)])
             some = view.take(pa.array(cand))
             hit = cand[pc.match_substring_regex(some, KEY_RE2).to_numpy(zero_copy_only=False)]
-            for i in hit.tolist():
+            at, to = (s[hit] + 17 + hl[hit]).tolist(), ends[hit].tolist()
+            texts = grid[hit, :15].tobytes()
+            for j, (i, a, b) in enumerate(zip(hit.tolist(), at, to)):
                 k = self.n + i + 1
-                msg = bytes(ba[s[i] + 17 + hl[i]:ends[i]])
-                found = line_record(msg, writer_of("rfc3164", msg), self.label, k)
+                msg = bytes(ba[a:b])
+                found = kernel_xid(msg) or line_record(msg, writer_of("rfc3164", msg), self.label, k, keyed=True)
                 if found is not None:
-                    self._add(k, names[code[i]], found, bytes(head[i, :15]), int(yoff[i]))
+                    self._add(k, names[code[i]], found, texts[15 * j:15 * j + 15], int(yoff[i]))
         self.n += s.size
         return True
 
@@ -234,20 +233,22 @@ class _Scan:
         offs = np.array([self.years.step(int(m)) for m in month[at].tolist()], np.int64)
         return np.repeat(offs, np.diff(np.append(at, month.size)))
 
-    def _block_hosts(self, code, names, head, yoff):
+    def _block_hosts(self, code, names, grid, yoff):
         k = len(names)
-        first, last = _firsts(code, k), np.zeros(k, np.int64)
+        last = np.zeros(k, np.int64)
         last[code] = np.arange(code.size)
+        texts = grid[last, :15].tobytes()
+        first, line, year = (_firsts(code, k) + self.n + 1).tolist(), (last + self.n + 1).tolist(), yoff[last].tolist()
+        hosts = self.hosts
         for j, name in enumerate(names):
-            i = int(last[j])
-            h = self.hosts.get(name)
+            h = hosts.get(name)
             if h is None:
-                self.hosts[name] = [self.n + int(first[j]) + 1, self.n + i + 1, bytes(head[i, :15]), int(yoff[i])]
+                hosts[name] = [first[j], line[j], texts[15 * j:15 * j + 15], year[j]]
             else:
-                h[1:] = self.n + i + 1, bytes(head[i, :15]), int(yoff[i])
+                h[1], h[2], h[3] = line[j], texts[15 * j:15 * j + 15], year[j]
         if self.first is None:
-            self.first = (self.n + 1, bytes(head[0, :15]), int(yoff[0]))
-        self.last = (self.n + code.size, bytes(head[-1, :15]), int(yoff[-1]))
+            self.first = (self.n + 1, bytes(grid[0, :15]), int(yoff[0]))
+        self.last = (self.n + code.size, bytes(grid[-1, :15]), int(yoff[-1]))
 
     def utf8(self, ba, n):
         """Count the block's lines that are not UTF-8 (they are read with replacement characters)."""
@@ -309,6 +310,17 @@ def _time_ok(rows):
         ok &= (x & _FIXED[w][0]) == _FIXED[w][1]
     c4 = (rows[:, 0] >> np.uint64(32)) & np.uint64(255)
     return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
+
+
+def _host_words(grid, rows):
+    """``(length, words)`` of the host in bytes 16-47: the bytes before the first byte at or below a space, and
+    its 4 words with every byte from that one on set to 0."""
+    hl = np.argmax(grid[:, 16:48] <= 32, axis=1)
+    keep = _LOW[np.clip(hl[:, None] - _EIGHTS, 0, 8)]
+    return hl, np.ascontiguousarray(rows[:, 2:6] & keep)
+
+
+_EIGHTS = 8 * np.arange(4)
 
 
 def _firsts(code, k):
