@@ -344,12 +344,10 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
     n_nodes = nodes if nodes is not None else max(len(hosts), 1)
-    seen_at = {}
-    for p in parts:
-        for h, t in p["seen"].items():
-            seen_at[h] = max(seen_at.get(h, t), t)
-    last_seen = pd.Series({h: (t - origin) / pd.Timedelta(hours=1) for h, t in sorted(seen_at.items())}, dtype=float,
-                          name="last_seen_h").rename_axis("node")
+    seen_at = pd.concat([p["seen"] for p in parts])
+    if len(parts) > 1 or not seen_at.index.is_monotonic_increasing:
+        seen_at = seen_at.groupby(level=0).max()
+    last_seen = ((seen_at - origin) / pd.Timedelta(hours=1)).astype(float).rename("last_seen_h").rename_axis("node")
     return XidLog(log["events"], window, xid_events=log["xid"], log_format=parts[0]["fmt"],
                   n_lines=sum(p["n_lines"] for p in parts), origin=origin, cause_columns=["category", "component"],
                   name=name, n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"],

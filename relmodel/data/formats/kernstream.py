@@ -18,6 +18,7 @@ first).  The result is a plain dict that pickles, so a folder's files can be sca
 
 import codecs
 import io
+import re
 import os
 from datetime import datetime
 from pathlib import Path
@@ -62,20 +63,25 @@ class _Years:
 
 
 def _open(source):
-    """``(binary stream, label, modification year or None)``."""
+    """``(binary stream, label, modification year or None, size in bytes or None)``."""
     if isinstance(source, str) and ("\n" in source or "\r" in source):
-        return io.BytesIO(source.encode("utf-8", "surrogateescape")), "text", None
+        data = source.encode("utf-8", "surrogateescape")
+        return io.BytesIO(data), "text", None, len(data)
     path, opener = source_path(source, "kernel log")
     try:
         fh = opener(path, "rb")
     except OSError as exc:
         raise CorruptFileError(f"{path}: cannot be read ({exc})") from None
-    return fh, str(path), datetime.fromtimestamp(os.stat(path).st_mtime).year
+    st = os.stat(path)
+    size = st.st_size if opener is open else None
+    return fh, str(path), datetime.fromtimestamp(st.st_mtime).year, size
 
 
-def _blocks(fh, label):
-    """Blocks of whole lines (a bytearray, its length), each followed by _PAD zero bytes; line ends made "\\n"."""
-    ba = bytearray(BLOCK + MAX_LINE + _PAD)
+def _blocks(fh, label, size=None):
+    """Blocks of whole lines (a bytearray, its length), each followed by _PAD zero bytes; line ends made "\\n".
+    ``size``: the stream's length when known (a smaller buffer serves a small file)."""
+    room = BLOCK + MAX_LINE if size is None else min(BLOCK + MAX_LINE, size + 1)
+    ba = bytearray(room + _PAD)
     mv = memoryview(ba)
     held, at = 0, 0  # bytes in ba from the last block; bytes of the stream before ba
     while True:
@@ -268,7 +274,8 @@ class _Scan:
                     self.bad_first = self.n + i + 1
 
 
-_KEY_B = __import__("re").compile(KEY_RE2.encode())
+_KEY_B = re.compile(KEY_RE2.encode())
+_BLANK = re.compile(rb"\s*")
 _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
 _SIX = np.uint64((1 << 48) - 1)
 _KERNEL = np.frombuffer(b"kernel\0\0", "<u8")[0]
@@ -332,11 +339,11 @@ def _firsts(code, k):
 def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     """One pass over a kernel log: a dict (label, fmt, records, hosts, first and last lines, year offsets,
     lines that are not UTF-8), times pending the year (:func:`finish`).  ``hosts`` is kept for callers."""
-    fh, label, mtime_year = _open(source)
+    fh, label, mtime_year, size = _open(source)
     with fh:
-        blocks = _blocks(fh, label)
+        blocks = _blocks(fh, label, size)
         first = next(blocks, None)
-        if first is None or not bytes(first[0][:first[1]]).strip():
+        if first is None or _BLANK.fullmatch(memoryview(first[0])[:first[1]]):
             raise EmptyDataError(f"{label}: the kernel log has no lines")
         head = bytes(first[0][:min(first[1], 1 << 16)]).split(b"\n")[:50]
         fmt = log_format or sniff_format(head)
@@ -364,7 +371,7 @@ def _chain(first, rest):
 
 def finish(part, base_year=None):
     """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps), hosts (a set)
-    and seen (host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first line."""
+    and seen (a Series: host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first line."""
     fmt, label = part["fmt"], part["label"]
     rows = part.pop("rec")
     hosts = part.pop("hosts")
@@ -390,9 +397,8 @@ def finish(part, base_year=None):
                         "kind": np.array([r[2] for r in rows], object), "gpu": np.array([r[3] for r in rows], object),
                         "xid": np.array([r[4] for r in rows], float), "at": at[:k],
                         "wrote_before": np.array([r[7] for r in rows], bool)})
-    seen = {}
-    for h, t in zip(names, at[k + 2:]):
-        name = decode[h]
-        seen[name] = max(seen.get(name, t), t)
-    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), hosts=set(seen), seen=seen)
+    seen = pd.Series(at[k + 2:], index=pd.Index([decode[h] for h in names], dtype=object))
+    if not seen.index.is_unique:  # two byte names that read alike once decoded
+        seen = seen.groupby(level=0).max()
+    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), hosts=set(seen.index), seen=seen)
     return part
