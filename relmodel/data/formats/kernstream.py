@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.lib.stride_tricks import as_strided
 
+from ...base.progress import steps
 from ...errors import EmptyDataError, KernelLogError, CorruptFileError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record, other_times,
                         sniff_format, syslog_times, writer_of)
@@ -353,10 +354,13 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         if label != "text":
             host = host or Path(label).name.split(".")[0]
         scan = _Scan(fmt, label, host or "localhost")
-        for ba, n in _chain(first, blocks):
-            scan.utf8(ba, n)
-            if not (fmt == "rfc3164" and scan.syslog_block(ba, n)):
-                scan.lines(ba, n)
+        mib = None if size is None else -(-size // (1 << 20))
+        with steps(f"reading {Path(label).name if label != 'text' else 'the log'} (MiB)", total=mib) as step:
+            for ba, n in _chain(first, blocks):
+                scan.utf8(ba, n)
+                if not (fmt == "rfc3164" and scan.syslog_block(ba, n)):
+                    scan.lines(ba, n)
+                step(n >> 20)
     if scan.first is None:
         raise KernelLogError(f"{label}: no line is in the {fmt} form; give log_format= or another file")
     return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": scan.hosts,
