@@ -167,6 +167,8 @@ def epoch_unit(value, label, n):
 
 
 _MONTH_KEY = {k[0] << 16 | k[1] << 8 | k[2]: v for k, v in MONTHS.items()}
+_KEYS = np.array(sorted(_MONTH_KEY), np.int64)
+_VALS = np.array([_MONTH_KEY[k] for k in sorted(_MONTH_KEY)], np.int64)
 
 
 def syslog_times(texts, years, label, lines):
@@ -177,7 +179,8 @@ def syslog_times(texts, years, label, lines):
         return np.zeros(0, "datetime64[ns]")
     a = np.frombuffer(b"".join(texts), np.uint8).reshape(n, 15).astype(np.int64)
     key = a[:, 0] << 16 | a[:, 1] << 8 | a[:, 2]
-    month = np.array([_MONTH_KEY.get(int(k), 0) for k in key.tolist()], np.int64)
+    at = np.minimum(np.searchsorted(_KEYS, key), _KEYS.size - 1)
+    month = np.where(_KEYS[at] == key, _VALS[at], 0)
     day = np.where(a[:, 4] == 32, 0, a[:, 4] - 48) * 10 + a[:, 5] - 48
     hh, mm, ss = ((a[:, c] - 48) * 10 + a[:, c + 1] - 48 for c in (7, 10, 13))
     mon = (np.asarray(years, np.int64) - 1970) * 12 + month - 1

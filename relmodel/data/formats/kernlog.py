@@ -334,12 +334,13 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
-    seen = [(np.datetime64(p["first"], "ns").astype(np.int64), p["hosts"] or set()) for p in parts]
+    earliest = {}  # per host, the first line's time of the earliest file it wrote in (ns)
+    if len(parts) > 1:
+        for p in sorted(parts, key=lambda p: p["first"], reverse=True):
+            earliest.update(dict.fromkeys(p["hosts"], np.datetime64(p["first"], "ns").astype(np.int64)))
 
     def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns
-        if flag:
-            return True
-        return any(node in h and t < at for t, h in seen) if len(parts) > 1 else False
+        return flag or earliest.get(node, at) < at
 
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
