@@ -75,27 +75,34 @@ def _xid(msg, label, n):
     return bus_id(m.group(1)), int(code)
 
 
-_KERNEL_XID = re.compile(rb"kernel[:\[][^\n]*?(NVRM: Xid) \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"
-                         rb"(?:\.[0-9A-Fa-f])?)\): ([0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
+_XID_AT = re.compile(rb"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
+                     rb"([0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
+_BUS = {}
 
 
 def kernel_xid(msg):
     """``("xid", gpu, code)`` of the usual kernel Xid message (bytes after the host), None for any other (read
     it with :func:`line_record`, which says the same of a usual one)."""
-    m = _KERNEL_XID.match(msg)
-    if m is None or msg.find(b"NVRM: Xid") != m.start(1) or int(m.group(3)) > MAX_XID:
+    if not msg.startswith((b"kernel:", b"kernel[")):
         return None
-    return "xid", bus_id(m.group(2).decode()), int(m.group(3))
+    m = _XID_AT.match(msg, max(msg.find(b"NVRM: Xid"), 0))
+    if m is None or int(m.group(2)) > MAX_XID:
+        return None
+    bus = _BUS.get(m.group(1))
+    if bus is None:
+        bus = _BUS.setdefault(m.group(1), bus_id(m.group(1).decode()))
+    return "xid", bus, int(m.group(2))
+
+
+_KINDS = [(name, pattern, word) for (name, (pattern, *_rest)), word in
+          zip(KERNEL_EVENTS.items(), ("ink", "EDAC", "upply", "Kernel panic"))]
+_KINDS += [("boot", BOOT, "Linux version"), ("shutdown", SHUTDOWN, "")]  # each match holds its word
 
 
 def _kind(msg):
-    for name, (pattern, *_rest) in KERNEL_EVENTS.items():
-        if pattern.search(msg):
+    for name, pattern, word in _KINDS:
+        if word in msg and pattern.search(msg):
             return name
-    if BOOT.search(msg):
-        return "boot"
-    if SHUTDOWN.search(msg):
-        return "shutdown"
     return None
 
 

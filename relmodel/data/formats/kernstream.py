@@ -222,15 +222,18 @@ class _Scan:
             off[:-1], off[-1] = s, ends[-1]
             view = pa.Array.from_buffers(pa.large_binary(), s.size, [None, pa.py_buffer(off), pa.py_buffer(ba)])
             some = view.take(pa.array(cand))
-            hit = cand[pc.match_substring_regex(some, KEY_RE2).to_numpy(zero_copy_only=False)]
-            at, to = (s[hit] + 17 + hl[hit]).tolist(), ends[hit].tolist()
+            keyed = pc.match_substring_regex(some, KEY_RE2)
+            hit = cand[keyed.to_numpy(zero_copy_only=False)]
+            lines = some.filter(keyed).to_pylist()
+            at = (17 + hl[hit]).tolist()
             texts = grid[hit, :15].tobytes()
-            for j, (i, a, b) in enumerate(zip(hit.tolist(), at, to)):
+            who = [names[c] for c in code[hit].tolist()]
+            for j, (i, line, a) in enumerate(zip(hit.tolist(), lines, at)):
                 k = self.n + i + 1
-                msg = bytes(ba[a:b])
+                msg = line[a:].rstrip(b"\n")
                 found = kernel_xid(msg) or line_record(msg, writer_of("rfc3164", msg), self.label, k, keyed=True)
                 if found is not None:
-                    self._add(k, names[code[i]], found, texts[15 * j:15 * j + 15], int(yoff[i]))
+                    self._add(k, who[j], found, texts[15 * j:15 * j + 15], int(yoff[i]))
         self.n += s.size
         return True
 
@@ -324,11 +327,10 @@ def _host_words(grid, rows):
     """``(length, words)`` of the host in bytes 16-47: the bytes before the first byte at or below a space, and
     its 4 words with every byte from that one on set to 0."""
     hl = np.argmax(grid[:, 16:48] <= 32, axis=1)
-    keep = _LOW[np.clip(hl[:, None] - _EIGHTS, 0, 8)]
-    return hl, np.ascontiguousarray(rows[:, 2:6] & keep)
+    return hl, rows[:, 2:6] & _KEEP[hl]
 
 
-_EIGHTS = 8 * np.arange(4)
+_KEEP = _LOW[np.clip(np.arange(33)[:, None] - 8 * np.arange(4), 0, 8)]  # per host length, the words' masks
 
 
 def _firsts(code, k):
