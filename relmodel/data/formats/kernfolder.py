@@ -1,7 +1,7 @@
 """A folder of kernel logs (one file per node or per day, plain or compressed) read as one log, in parallel.
 
 :func:`read_xid_folder` scans each file with
-:func:`~relmodel.data.formats.kernfile.scan_file` on local processes
+:func:`~relmodel.data.formats.kernstream.scan_file` on local processes
 (``jobs`` of them: the calling process and ``jobs - 1`` forked workers, each
 given one share of the files of near-equal size, so no process waits on a
 queue of small tasks and a worker starts without importing anything) or on a
