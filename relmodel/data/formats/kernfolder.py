@@ -21,8 +21,8 @@ from functools import partial
 from pathlib import Path
 
 from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
-from .kernstream import scan_file
-from .kernlog import _check_args, assemble
+from .kernstream import finish, first_time, scan_file
+from .kernlog import _check_args, assemble, placed_years
 from ..shaping.logs import _whole_or_none
 from .xid import BURST_WINDOW, MAX_REPAIR
 
@@ -64,6 +64,11 @@ def _shares(files, n):
         load[k] += weight[i]
     order = sorted(range(n), key=lambda k: load[k])
     return [sorted(shares[k]) for k in order if shares[k]]
+
+
+def _scan(path, *, bases, log_format):
+    """One file scanned and timed (its first line's year known beforehand): the worker's whole share of work."""
+    return finish(scan_file(path, log_format=log_format), bases[path])
 
 
 def _scan_share(scan, paths):
@@ -143,7 +148,8 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
     nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     files = _files(folder, pattern)
-    scan = partial(scan_file, year=year, log_format=log_format, hosts=nodes is None)
+    bases = dict(zip(map(str, files), placed_years(files, year, log_format)))
+    scan = partial(_scan, bases=bases, log_format=log_format)
     if client is not None:
         futures = client.map(scan, [str(f) for f in files], pure=False)
         parts = [f.result() for f in _progress(futures, len(files), progress)]

@@ -62,7 +62,7 @@ from ...units import hours
 from ..shaping.clean import clean_events, empty_problems
 from ..shaping.durations import Durations
 from .kernlines import FORMATS, sniff_format
-from .kernstream import finish, scan_file
+from .kernstream import finish, first_time, scan_file
 from ..shaping.logs import InterruptionLog, LogWarning, _whole_or_none
 from .xid import BURST_WINDOW, KERNEL_EVENTS, MAX_REPAIR, REBOOT, classify_xid
 
@@ -276,19 +276,25 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
                     name=name or part["label"], year=year)
 
 
-def _placed(parts, year):
-    """The year of each RFC 3164 part's first line: ``year`` for the earliest, the others after it.
+def placed_years(sources, year, log_format=None):
+    """The year of each RFC 3164 file's first line (None for other forms, or when ``year`` is None: each file's
+    modification time then says): ``year`` for the earliest, the others after it.
 
-    Without years, a file's first line is a day of some year; the parts' first lines are placed on the
+    Without years, a file's first line is a day of some year; the files' first lines are placed on the
     shortest span of one year that holds them all (the largest gap between them, around the year's circle,
-    is where the span starts), so daily files of Dec 31 and Jan 1 are a day apart."""
-    at = [i for i, p in enumerate(parts) if p["fmt"] == "rfc3164"]
-    bases = [None] * len(parts)
+    is where the span starts), so daily files of Dec 31 and Jan 1 are a day apart, in any name order."""
+    firsts = [first_time(s, log_format) if year is not None else None for s in sources]
+    return _placed(firsts, year)
+
+
+def _placed(firsts, year):
+    """:func:`placed_years` of the first lines' time texts (None: not RFC 3164)."""
+    at = [i for i, t in enumerate(firsts) if t is not None]
+    bases = [None] * len(firsts)
     if year is None or not at:
         return bases
-    day = np.array([_day_of_year(parts[i]["first"][1]) for i in at], float)
-    order = np.argsort(day, kind="stable")
-    d = day[order]
+    day = np.array([_day_of_year(firsts[i]) for i in at], float)
+    d = np.sort(day)
     gaps = np.diff(np.append(d, d[0] + 366 * 86400))
     start = d[(int(np.argmax(gaps)) + 1) % d.size]
     for i, x in zip(at, day.tolist()):
@@ -321,7 +327,9 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.formats.kernstream.scan_file`);
     ``year`` is the year of the first line of the earliest RFC 3164 file."""
     _utf8_warning(parts)
-    parts = [finish(p, b) for p, b in zip(parts, _placed(parts, year))]
+    firsts = [p["first"][1] if p["fmt"] == "rfc3164" and isinstance(p["rec"], list) else None for p in parts]
+    parts = [finish(p, b) if isinstance(p["rec"], list) else p
+             for p, b in zip(parts, _placed(firsts, year))]
     recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
     if len(recs) == 1:
         rec = recs[0].reset_index(drop=True)

@@ -35,7 +35,7 @@ from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields,
                         sniff_format, syslog_times, writer_of)
 from .textinput import source_path
 
-__all__ = ["scan_file", "finish", "BLOCK", "MAX_LINE"]
+__all__ = ["scan_file", "finish", "first_time", "BLOCK", "MAX_LINE"]
 
 BLOCK = 16 << 20  #: bytes read at a time
 MAX_LINE = 16 << 20  #: a line longer than this is no log line
@@ -368,6 +368,20 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": scan.hosts,
             "first": scan.first, "last": scan.last, "years": scan.years.most, "mtime_year": mtime_year,
             "bad_utf8": (scan.bad, scan.bad_first), "unit": scan.unit and scan.unit[0]}
+
+
+def first_time(source, log_format=None):
+    """The time text (bytes) of the first line of an RFC 3164 file, from its first 64 KiB; None for another
+    form or when no line there is in the form."""
+    fh, label, _, _ = _open(source)
+    with fh:
+        try:
+            head = fh.read(1 << 16).replace(b"\r", b"\n").split(b"\n")
+        except (EOFError, OSError, ValueError) as exc:
+            raise CorruptFileError(f"{label}: truncated or corrupt ({exc}); give the whole file") from None
+    if (log_format or sniff_format(head)) != "rfc3164":
+        return None
+    return next((m.group(1) for m in map(LINE["rfc3164"].fullmatch, head) if m), None)
 
 
 def _chain(first, rest):
