@@ -18,7 +18,9 @@ first).  The result is a plain dict that pickles, so a folder's files can be sca
 
 import codecs
 import io
+import lzma
 import re
+import zlib
 import os
 from datetime import datetime
 from pathlib import Path
@@ -88,7 +90,7 @@ def _blocks(fh, label, size=None):
     while True:
         try:
             got = fh.readinto(mv[held:held + BLOCK])
-        except (EOFError, OSError, ValueError) as exc:
+        except _BROKEN as exc:
             raise CorruptFileError(f"{label}: truncated or corrupt ({exc}); give the whole file") from None
         n = held + got
         if ba.find(b"\r", max(held - 1, 0), n) >= 0:
@@ -279,6 +281,7 @@ class _Scan:
 
 
 _KEY_B = re.compile(KEY_RE2.encode())
+_BROKEN = (EOFError, OSError, ValueError, lzma.LZMAError, zlib.error)  # what a truncated or corrupt file raises
 _BLANK = re.compile(rb"\s*")
 _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
 _SIX = np.uint64((1 << 48) - 1)
@@ -377,7 +380,7 @@ def first_time(source, log_format=None):
     with fh:
         try:
             head = fh.read(1 << 16).replace(b"\r", b"\n").split(b"\n")
-        except (EOFError, OSError, ValueError) as exc:
+        except _BROKEN as exc:
             raise CorruptFileError(f"{label}: truncated or corrupt ({exc}); give the whole file") from None
     if (log_format or sniff_format(head)) != "rfc3164":
         return None
