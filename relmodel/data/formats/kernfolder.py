@@ -53,17 +53,20 @@ def _jobs(jobs, n_files):
 _PACKED = (".gz", ".xz", ".bz2")
 
 
-def _shares(files, n):
+ASSEMBLY = 0.3  #: the assembly after the scans, as a share of one process's scanning (this process does it)
+
+
+def _shares(files, n, head=ASSEMBLY):
     """The files' indices in ``n`` shares of near-equal work (a compressed file weighs as about 6 of its size),
-    largest file first to the lightest share; each share in name order, the lightest first."""
+    largest file first to the lightest share, the first share (this process's) starting with ``head`` of an
+    even share's work already on it (the assembly it does after the scans); each share in name order."""
     weight = [f.stat().st_size * (6 if f.suffix.lower() in _PACKED else 1) for f in files]
-    shares, load = [[] for _ in range(n)], [0] * n
+    shares, load = [[] for _ in range(n)], [head * sum(weight) / n] + [0] * (n - 1)
     for i in sorted(range(len(files)), key=lambda i: -weight[i]):
         k = load.index(min(load))
         shares[k].append(i)
         load[k] += weight[i]
-    order = sorted(range(n), key=lambda k: load[k])
-    return [sorted(shares[k]) for k in order if shares[k]]
+    return [sorted(shares[0])] + [sorted(s) for s in shares[1:] if s]
 
 
 def _scan(path, *, bases, log_format):
@@ -78,6 +81,8 @@ def _scan_share(scan, paths):
 def _parallel(scan, files, jobs, progress):
     """Scans of ``files`` (in name order) on this process and ``jobs - 1`` forked workers, one share each."""
     shares = _shares(files, jobs)
+    if len(shares) == 1:
+        return [scan(str(f)) for f in _progress(files, len(files), progress)]
     # Linux: fork (the workers start with everything imported); elsewhere the platform's default
     ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
     parts = [None] * len(files)
@@ -98,7 +103,7 @@ def _parallel(scan, files, jobs, progress):
 def _run_shares(scan, files, shares, ctx, bar, parts):
     with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=ctx) as pool:
         futures = [pool.submit(_scan_share, scan, [str(files[i]) for i in share]) for share in shares[1:]]
-        for i in shares[0]:  # the lightest share here, while the workers scan theirs
+        for i in shares[0]:  # this process's share, while the workers scan theirs
             parts[i] = scan(str(files[i]))
             if bar is not None:
                 bar.update(1)

@@ -163,3 +163,23 @@ def test_a_realistic_fleet_log_reads_to_the_generator_truth_and_the_plain_loop(t
     assert {h.decode(): n for h, (n, _) in last.items()} == {h: n for h, (n, _) in truth["last"].items()}
     # the log turns the year (Dec 29 to Jan 4): the last line is in 2025
     assert (log.origin + pd.Timedelta(hours=log.duration_h)).year == 2025
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_folder_shares_hold_each_file_once_and_leave_this_process_room_to_assemble(seed, tmp_path):
+    import itertools
+
+    from relmodel.data.formats.kernfolder import ASSEMBLY, _shares
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 5000, 8).tolist()
+    files = []
+    for i, n in enumerate(sizes):
+        (tmp_path / f"f{i}").write_bytes(b"x" * n)
+        files.append(tmp_path / f"f{i}")
+    shares = _shares(files, 2)
+    assert sorted(i for s in shares for i in s) == list(range(8)) and all(s == sorted(s) for s in shares)
+    head = ASSEMBLY * sum(sizes) / 2
+    load = [head + sum(sizes[i] for i in shares[0]), sum(sizes[i] for i in shares[1])]
+    best = min(max(head + sum(n for n, a in zip(sizes, pick) if a), sum(n for n, a in zip(sizes, pick) if not a))
+               for pick in itertools.product([0, 1], repeat=8))
+    assert max(load) <= best * 4 / 3 + 1  # largest-first's bound (Graham, 1969)
