@@ -103,8 +103,8 @@ def run(what, path, repeat):
             raise SystemExit(f"{what} failed:\n{res.stderr}")
         runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
     best = dict(runs[0])
-    best.update(cpu=min(r["cpu"] for r in runs), wall=min(r["wall"] for r in runs), rss_mb=max(r["rss_mb"] for r in runs),
-                busier=min(max(r["cpu"] - r["kids"], r["kids"]) for r in runs))
+    best.update(cpu=min(r["cpu"] for r in runs), wall=min(r["wall"] for r in runs),
+                rss_mb=max(r["rss_mb"] for r in runs), busier=min(max(r["cpu"] - r["kids"], r["kids"]) for r in runs))
     return best
 
 
@@ -162,7 +162,8 @@ def main():
     targets.add("folder: 2 jobs / 1 job (wall)", one["wall"] / two["wall"], 1.6)
     targets.add("folder: 1 job CPU / 2 jobs' busier process CPU", one["cpu"] / two["busier"], 1.6)
     print(f"folder on 2 jobs: {two['cpu'] - two['kids']:.2f} s CPU in this process (its share, then the assembly) and "
-          f"{two['kids']:.2f} s in the worker; one job's CPU over the busier process's: {one['cpu'] / two['busier']:.2f}x "
+          f"{two['kids']:.2f} s in the worker; one job's CPU over the busier process's: "
+          f"{one['cpu'] / two['busier']:.2f}x "
           "(the wall-time speed-up two free cores would give)")
     print(f"load average while running: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return targets.report()

@@ -135,8 +135,8 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     first line of the folder's earliest RFC 3164 file: the files' first lines are placed on the
     shortest span of a year that holds them all, so daily files of Dec 31 and Jan 1 are a day apart;
     each file's later lines follow from the order of its lines; without ``year`` each file's
-    modification time gives the year of its last line).  A dmesg file's host is its name up to the first dot.  Returns an
-    XidLog whose times are hours from the earliest line of any file; ``row``
+    modification time gives the year of its last line).  A dmesg file's host is its name up to the
+    first dot.  Returns an XidLog whose times are hours from the earliest line of any file; ``row``
     is the line within its file.
 
     Examples

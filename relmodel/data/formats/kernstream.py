@@ -118,7 +118,8 @@ def _blocks(fh, label, size=None):
 
 
 def _crlf(ba, n, more):
-    """Line ends "\\r\\n" and "\\r" made "\\n" in ``ba[:n]`` (a last "\\r" kept when more may follow); the new length."""
+    """Line ends "\\r\\n" and "\\r" made "\\n" in ``ba[:n]`` (a last "\\r" kept when more may follow); the new
+    length."""
     keep = more and ba[n - 1] == 13
     data = bytes(ba[:n - keep]).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     ba[:len(data)] = data
@@ -212,7 +213,8 @@ class _Scan:
         stop = grid[np.arange(s.size), 16 + hl]
         if not ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
             return False  # a host of 32 bytes or more, a control byte in it, or no message
-        enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), s.size, [None, pa.py_buffer(host)]).dictionary_encode()
+        enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), s.size, [None, pa.py_buffer(host)])
+        enc = enc.dictionary_encode()
         code = enc.indices.to_numpy()
         names = [b.rstrip(b"\0") for b in enc.dictionary.to_pylist()]
         yoff = self._block_years(month)

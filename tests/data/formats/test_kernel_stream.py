@@ -98,7 +98,8 @@ def _same(a, b):
 def test_the_column_reading_equals_the_line_reading_and_a_python_loop(seed, tmp_path, monkeypatch):
     raw, lines, t = _log(seed)
     used, block = [], kernstream._Scan.syslog_block
-    monkeypatch.setattr(kernstream._Scan, "syslog_block", lambda self, ba, n: used.append(block(self, ba, n)) or used[-1])
+    monkeypatch.setattr(kernstream._Scan, "syslog_block",
+                        lambda self, ba, n: used.append(block(self, ba, n)) or used[-1])
     fast = _read(raw, tmp_path)
     assert used == [True]  # the column reading read the whole log
     xids, last = _reference(lines, t)
