@@ -21,8 +21,8 @@ from functools import partial
 from pathlib import Path
 
 from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
-from .kernstream import finish, first_time, scan_file
-from .kernlog import _check_args, assemble, placed_years
+from .kernstream import finish, placed_years, scan_file
+from .kernlog import _check_args, assemble
 from ..shaping.logs import _whole_or_none
 from .xid import BURST_WINDOW, MAX_REPAIR
 

@@ -18,7 +18,7 @@ from ...errors import KernelLogError
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 
 __all__ = ["FORMATS", "sniff_format", "LINE", "KEY_RE2", "MAX_XID", "line_record", "syslog_times", "json_fields",
-           "epoch_unit", "bus_id", "MONTHS", "kernel_xid", "writer_of"]
+           "epoch_unit", "bus_id", "MONTHS", "kernel_xid", "writer_of", "place_years"]
 
 FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 _MON = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -214,3 +214,34 @@ def other_times(texts, fmt, label, lines):
     if bad.size:
         raise KernelLogError(f"{label}, line {lines[bad[0]]}: cannot read the time {texts[bad[0]].decode()!r}")
     return t.to_numpy("datetime64[ns]")
+
+
+def place_years(firsts, year):
+    """The year of each RFC 3164 file's first line from those lines' time texts (None: another form; all None
+    when ``year`` is None): ``year`` for the earliest, the others after it.
+
+    Without years, a file's first line is a day of some year; the files' first lines are placed on the
+    shortest span of one year that holds them all (the largest gap between them, around the year's circle,
+    is where the span starts), so daily files of Dec 31 and Jan 1 are a day apart, in any name order."""
+    at = [i for i, t in enumerate(firsts) if t is not None]
+    bases = [None] * len(firsts)
+    if year is None or not at:
+        return bases
+    day = np.array([_day_of_year(firsts[i]) for i in at], float)
+    d = np.sort(day)
+    gaps = np.diff(np.append(d, d[0] + 366 * 86400))
+    start = d[(int(np.argmax(gaps)) + 1) % d.size]
+    for i, x in zip(at, day.tolist()):
+        bases[i] = year if x >= start else year + 1
+    return bases
+
+
+def _day_of_year(text):
+    """Seconds from Jan 1 of a leap year to an RFC 3164 time (bytes), for ordering only."""
+    month = MONTHS.get(text[:3], 1)
+    days = [0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335][month - 1]
+    try:
+        day, hh, mm, ss = int(text[4:6]), int(text[7:9]), int(text[10:12]), int(text[13:15])
+    except ValueError:
+        return days * 86400.0
+    return ((days + day - 1) * 24 + hh) * 3600.0 + mm * 60 + ss

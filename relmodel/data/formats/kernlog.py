@@ -61,8 +61,8 @@ from ...errors import InputTypeError, KernelLogError
 from ...units import hours
 from ..shaping.clean import clean_events, empty_problems
 from ..shaping.durations import Durations
-from .kernlines import FORMATS, sniff_format
-from .kernstream import finish, first_time, scan_file
+from .kernlines import FORMATS, place_years, sniff_format
+from .kernstream import finish, scan_file
 from ..shaping.logs import InterruptionLog, LogWarning, _whole_or_none
 from .xid import BURST_WINDOW, KERNEL_EVENTS, MAX_REPAIR, REBOOT, classify_xid
 
@@ -276,44 +276,6 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
                     name=name or part["label"], year=year)
 
 
-def placed_years(sources, year, log_format=None):
-    """The year of each RFC 3164 file's first line (None for other forms, or when ``year`` is None: each file's
-    modification time then says): ``year`` for the earliest, the others after it.
-
-    Without years, a file's first line is a day of some year; the files' first lines are placed on the
-    shortest span of one year that holds them all (the largest gap between them, around the year's circle,
-    is where the span starts), so daily files of Dec 31 and Jan 1 are a day apart, in any name order."""
-    firsts = [first_time(s, log_format) if year is not None else None for s in sources]
-    return _placed(firsts, year)
-
-
-def _placed(firsts, year):
-    """:func:`placed_years` of the first lines' time texts (None: not RFC 3164)."""
-    at = [i for i, t in enumerate(firsts) if t is not None]
-    bases = [None] * len(firsts)
-    if year is None or not at:
-        return bases
-    day = np.array([_day_of_year(firsts[i]) for i in at], float)
-    d = np.sort(day)
-    gaps = np.diff(np.append(d, d[0] + 366 * 86400))
-    start = d[(int(np.argmax(gaps)) + 1) % d.size]
-    for i, x in zip(at, day.tolist()):
-        bases[i] = year if x >= start else year + 1
-    return bases
-
-
-def _day_of_year(text):
-    """Seconds from Jan 1 of a leap year to an RFC 3164 time (bytes), for ordering only."""
-    from .kernlines import MONTHS
-    month = MONTHS.get(text[:3], 1)
-    days = [0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335][month - 1]
-    try:
-        day, hh, mm, ss = int(text[4:6]), int(text[7:9]), int(text[10:12]), int(text[13:15])
-    except ValueError:
-        return days * 86400.0
-    return ((days + day - 1) * 24 + hh) * 3600.0 + mm * 60 + ss
-
-
 def _utf8_warning(parts):
     bad = [(p["label"], *p["bad_utf8"]) for p in parts if p["bad_utf8"][0]]
     if bad:
@@ -329,7 +291,7 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     _utf8_warning(parts)
     firsts = [p["first"][1] if p["fmt"] == "rfc3164" and isinstance(p["rec"], list) else None for p in parts]
     parts = [finish(p, b) if isinstance(p["rec"], list) else p
-             for p, b in zip(parts, _placed(firsts, year))]
+             for p, b in zip(parts, place_years(firsts, year))]
     recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
     if len(recs) == 1:
         rec = recs[0].reset_index(drop=True)

@@ -19,9 +19,9 @@ first).  The result is a plain dict that pickles, so a folder's files can be sca
 import codecs
 import io
 import lzma
+import os
 import re
 import zlib
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -32,12 +32,12 @@ import pyarrow.compute as pc
 from numpy.lib.stride_tricks import as_strided
 
 from ...base.progress import steps
-from ...errors import EmptyDataError, KernelLogError, CorruptFileError
-from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record, other_times,
-                        sniff_format, syslog_times, writer_of)
+from ...errors import CorruptFileError, EmptyDataError, KernelLogError
+from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record,
+                        other_times, place_years, sniff_format, syslog_times, writer_of)
 from .textinput import source_path
 
-__all__ = ["scan_file", "finish", "first_time", "BLOCK", "MAX_LINE"]
+__all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
 
 BLOCK = 16 << 20  #: bytes read at a time
 MAX_LINE = 16 << 20  #: a line longer than this is no log line
@@ -387,6 +387,12 @@ def first_time(source, log_format=None):
     if (log_format or sniff_format(head)) != "rfc3164":
         return None
     return next((m.group(1) for m in map(LINE["rfc3164"].fullmatch, head) if m), None)
+
+
+def placed_years(sources, year, log_format=None):
+    """:func:`~relmodel.data.formats.kernlines.place_years` of files (their first lines read from their first
+    64 KiB); all None when ``year`` is None (each file's modification time then says)."""
+    return place_years([first_time(s, log_format) if year is not None else None for s in sources], year)
 
 
 def _chain(first, rest):
