@@ -41,7 +41,7 @@ __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LI
 
 BLOCK = 16 << 20  #: bytes read at a time
 MAX_LINE = 16 << 20  #: a line longer than this is no log line
-_PAD = 64
+_PAD = 128  # zero bytes after a block: a line's 88-byte window may run past the block's end
 
 
 class _Years:
@@ -204,16 +204,20 @@ class _Scan:
         s[:1], s[1:] = 0, ends[:-1] + 1
         if not s.size or (ends - s < 18).any():
             return False
-        grid = as_strided(buf, (buf.size - 56, 56), (1, 1))[s]  # bytes 0-55 of each line (past its end: the next)
-        rows = grid.view("<u8")
-        month = _month(rows[:, 0])
-        if not (_time_ok(rows) & (month > 0)).all():
-            return False
-        hl, host = _host_words(grid, rows)
-        stop = grid[np.arange(s.size), 16 + hl]
-        if not ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
-            return False  # a host of 32 bytes or more, a control byte in it, or no message
-        enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), s.size, [None, pa.py_buffer(host)])
+        for width in (32, 64):  # hosts of under 32 bytes; a block with longer ones read again with 64
+            grid = as_strided(buf, (buf.size - 24 - width, 24 + width), (1, 1))[s]  # past a line's end: the next
+            rows = grid.view("<u8")
+            if width == 32:
+                month = _month(rows[:, 0])
+                if not (_time_ok(rows) & (month > 0)).all():
+                    return False
+            hl, host = _host_words(grid, rows, width)
+            stop = grid[np.arange(s.size), 16 + hl]
+            if ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
+                break
+        else:
+            return False  # a host of 64 bytes or more, a control byte in it, or no message
+        enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), s.size, [None, pa.py_buffer(host)])
         enc = enc.dictionary_encode()
         code = enc.indices.to_numpy()
         names = [b.rstrip(b"\0") for b in enc.dictionary.to_pylist()]
@@ -328,14 +332,15 @@ def _time_ok(rows):
     return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
 
 
-def _host_words(grid, rows):
-    """``(length, words)`` of the host in bytes 16-47: the bytes before the first byte at or below a space, and
-    its 4 words with every byte from that one on set to 0."""
-    hl = np.argmax(grid[:, 16:48] <= 32, axis=1)
-    return hl, rows[:, 2:6] & _KEEP[hl]
+def _host_words(grid, rows, width):
+    """``(length, words)`` of the host in the ``width`` bytes from byte 16: the bytes before the first byte at or
+    below a space, and its words with every byte from that one on set to 0."""
+    hl = np.argmax(grid[:, 16:16 + width] <= 32, axis=1)
+    return hl, rows[:, 2:2 + width // 8] & _KEEP[width][hl]
 
 
-_KEEP = _LOW[np.clip(np.arange(33)[:, None] - 8 * np.arange(4), 0, 8)]  # per host length, the words' masks
+#: per window and host length, the masks of the window's words
+_KEEP = {w: _LOW[np.clip(np.arange(w + 1)[:, None] - 8 * np.arange(w // 8), 0, 8)] for w in (32, 64)}
 
 
 def _firsts(code, k):

@@ -184,3 +184,23 @@ def test_folder_shares_hold_each_file_once_and_leave_this_process_room_to_assemb
     best = min(max(head + sum(n for n, a in zip(sizes, pick) if a), sum(n for n, a in zip(sizes, pick) if not a))
                for pick in itertools.product([0, 1], repeat=8))
     assert max(load) <= best * 4 / 3 + 1  # largest-first's bound (Graham, 1969)
+
+
+def test_hosts_of_32_to_63_bytes_are_read_column_wise_as_the_lines_read_them(tmp_path, monkeypatch):
+    hosts = ["gpu-node-000123.rack12.dc1.example.com", "y" * 32, "z" * 63, "gpu01", "n\u00e9-" + "x" * 40]
+    raw, lines, t = _log(6, n=2000, hosts=hosts)
+    used, block = [], kernstream._Scan.syslog_block
+    monkeypatch.setattr(kernstream._Scan, "syslog_block",
+                        lambda self, ba, n: used.append(block(self, ba, n)) or used[-1])
+    fast = _read(raw, tmp_path)
+    assert used == [True]
+    xids, last = _reference(lines, t)
+    x = fast.xid_events
+    assert list(zip(x["line"], x["node"], x["gpu"], x["xid"])) == xids and fast.n_nodes == len(hosts)
+    monkeypatch.setattr(kernstream._Scan, "syslog_block", lambda self, ba, n: False)
+    _same(fast, _read(raw, tmp_path))
+    long = _log(7, n=50, hosts=["w" * 64])[0]
+    used.clear()
+    monkeypatch.setattr(kernstream._Scan, "syslog_block",
+                        lambda self, ba, n: used.append(block(self, ba, n)) or used[-1])
+    assert _read(long, tmp_path, "long").n_nodes == 1 and used == [False]  # 64 bytes: the line reading
