@@ -146,39 +146,60 @@ class _Scan:
         lines = bytes(ba[:n]).split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
-        pattern, fmt, rfc3164 = LINE.get(self.fmt), self.fmt, self.fmt == "rfc3164"
+        if self.fmt == "json":
+            return self._json(lines)
+        keyed = _keyed(ba, n, len(lines))
+        pattern, fmt, label, rfc3164 = LINE[self.fmt], self.fmt, self.label, self.fmt == "rfc3164"
+        hosts, step, first, last = self.hosts, self.years.step, None, None
+        dmesg_host = self.host.encode("utf-8", "surrogatepass")
+        for i, line in enumerate(lines):
+            m = pattern.fullmatch(line)
+            if m is None:
+                if i in keyed and line.strip():
+                    raise KernelLogError(f"{label}, line {self.n + i + 1}: the line is not in the {fmt} form of the "
+                                         f"rest of the file ({line[:60]!r}); give one kind of log per file, "
+                                         "or log_format=")
+                continue
+            k = self.n + i + 1
+            if fmt == "dmesg":
+                (text, msg), host = m.groups(), dmesg_host
+            else:
+                text, host, msg = m.groups()
+            yoff = step(MONTHS[text[:3]]) if rfc3164 else 0
+            h = hosts.get(host)
+            if h is None:
+                hosts[host] = [k, k, text, yoff]
+            else:
+                h[1], h[2], h[3] = k, text, yoff
+            last = (k, text, yoff)
+            if first is None:
+                first = last
+            if i in keyed:
+                found = line_record(msg, writer_of(fmt, msg), label, k, keyed=True)
+                if found is not None:
+                    self._add(k, host, found, text, yoff)
+        if self.first is None:
+            self.first = first
+        self.last = last or self.last
+        self.n += len(lines)
+
+    def _json(self, lines):
         for i, line in enumerate(lines):
             k = self.n + i + 1
-            if fmt == "json":
-                if not line.strip() or not line.lstrip().startswith(b"{"):
-                    continue
-                t, name, writer, msg = json_fields(line, self.host, self.label, k)
-                unit = epoch_unit(t, self.label, k)
-                if self.unit is None:
-                    self.unit = (unit, k, t)
-                elif unit != self.unit[0]:
-                    raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
-                                         f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
-                host, text, yoff = name.encode("utf-8", "surrogatepass"), t, 0
-            else:
-                m = pattern.fullmatch(line)
-                if m is None:
-                    if line.strip() and _KEY_B.search(line):
-                        raise KernelLogError(f"{self.label}, line {k}: the line is not in the {fmt} form of the "
-                                             f"rest of the file ({line[:60]!r}); give one kind of log per file, "
-                                             "or log_format=")
-                    continue
-                if fmt == "dmesg":
-                    text, msg = m.groups()
-                    host = self.host.encode("utf-8", "surrogatepass")
-                else:
-                    text, host, msg = m.groups()
-                yoff = self.years.step(MONTHS[text[:3]]) if rfc3164 else 0
-                writer = writer_of(fmt, msg)
-            self._seen(k, host, text, yoff)
+            if not line.strip() or not line.lstrip().startswith(b"{"):
+                continue
+            t, name, writer, msg = json_fields(line, self.host, self.label, k)
+            unit = epoch_unit(t, self.label, k)
+            if self.unit is None:
+                self.unit = (unit, k, t)
+            elif unit != self.unit[0]:
+                raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
+                                     f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
+            host = name.encode("utf-8", "surrogatepass")
+            self._seen(k, host, t, 0)
             found = line_record(msg, writer, self.label, k)
             if found is not None:
-                self._add(k, host, found, text, yoff)
+                self._add(k, host, found, t, 0)
         self.n += len(lines)
 
     def _seen(self, k, host, text, yoff):
@@ -296,6 +317,18 @@ _SYSTEMD = np.frombuffer(b"systemd-", "<u8")[0]
 _MONTH_CODES = {int.from_bytes(k, "little"): v for k, v in MONTHS.items()}
 _MKEYS = np.array(sorted(_MONTH_CODES), np.uint64)
 _MVALS = np.array([_MONTH_CODES[int(k)] for k in _MKEYS], np.int64)
+
+
+def _keyed(ba, n, count):
+    """The 0-based lines of a block that match :data:`KEY_RE2` (RE2 over an Arrow view of the lines), a set."""
+    buf = np.frombuffer(ba, np.uint8, n)
+    off = np.empty(count + 1, np.int64)
+    nl = np.flatnonzero(buf == 10)[:count]
+    off[0], off[1:nl.size + 1] = 0, nl + 1
+    if nl.size < count:
+        off[-1] = n
+    view = pa.Array.from_buffers(pa.large_binary(), count, [None, pa.py_buffer(off), pa.py_buffer(ba)])
+    return set(np.flatnonzero(pc.match_substring_regex(view, KEY_RE2).to_numpy(zero_copy_only=False)).tolist())
 
 
 def _month(w0):
