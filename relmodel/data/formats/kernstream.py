@@ -223,16 +223,24 @@ class _Scan:
         ends = nl if ba[n - 1] == 10 else np.append(nl, n)
         s = np.empty(ends.size, np.int64)
         s[:1], s[1:] = 0, ends[:-1] + 1
-        if not s.size or (ends - s < 18).any():
-            return False
-        for width in (32, 64):  # hosts of under 32 bytes; a block with longer ones read again with 64
-            grid = as_strided(buf, (buf.size - 24 - width, 24 + width), (1, 1))[s]  # past a line's end: the next
-            rows = grid.view("<u8")
-            if width == 32:
-                month = _month(rows[:, 0])
-                if not (_time_ok(rows) & (month > 0)).all():
+        total = s.size
+        grid = as_strided(buf, (buf.size - 56, 56), (1, 1))[s]  # bytes 0-55 of each line (past its end: the next)
+        month = _month(grid.view("<u8")[:, 0])
+        ok = _time_ok(grid.view("<u8")) & (month > 0) & (ends - s >= 18)
+        num = self.n + 1 + np.arange(total)  # the lines' numbers
+        if not ok.all():  # a few blank or foreign lines (not in the form) are passed over; any other: line reading
+            odd = np.flatnonzero(~ok)
+            if odd.size > max(16, total // 100) or odd.size == total:
+                return False
+            for i in odd.tolist():
+                line = bytes(ba[s[i]:ends[i]])
+                if LINE["rfc3164"].fullmatch(line) or (line.strip() and _KEY_B.search(line)):
                     return False
-            hl, host = _host_words(grid, rows, width)
+            s, ends, grid, month, num = s[ok], ends[ok], grid[ok], month[ok], num[ok]
+        for width in (32, 64):  # hosts of under 32 bytes; a block with longer ones read again with 64
+            if width == 64:
+                grid = as_strided(buf, (buf.size - 88, 88), (1, 1))[s]
+            hl, host = _host_words(grid, grid.view("<u8"), width)
             stop = grid[np.arange(s.size), 16 + hl]
             if ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
                 break
@@ -243,7 +251,7 @@ class _Scan:
         code = enc.indices.to_numpy()
         names = [b.rstrip(b"\0") for b in enc.dictionary.to_pylist()]
         yoff = self._block_years(month)
-        self._block_hosts(code, names, grid, yoff)
+        self._block_hosts(code, names, grid, yoff, num)
         tag = as_strided(buf, (buf.size - 8, 8), (1, 1))[s + 17 + hl].view("<u8")[:, 0]
         cand = np.flatnonzero(((tag & _SIX) == _KERNEL) | (tag == _SYSTEMD))
         if cand.size:
@@ -257,13 +265,13 @@ class _Scan:
             at = (17 + hl[hit]).tolist()
             texts = grid[hit, :15].tobytes()
             who = [names[c] for c in code[hit].tolist()]
-            for j, (i, line, a) in enumerate(zip(hit.tolist(), lines, at)):
-                k = self.n + i + 1
-                msg = line[a:].rstrip(b"\n")
+            size = (ends - s)[hit].tolist()  # a row may run on over passed-over lines: cut at the line's end
+            for j, (i, k, line, a, b) in enumerate(zip(hit.tolist(), num[hit].tolist(), lines, at, size)):
+                msg = line[a:b]
                 found = kernel_xid(msg) or line_record(msg, writer_of("rfc3164", msg), self.label, k, keyed=True)
                 if found is not None:
                     self._add(k, who[j], found, texts[15 * j:15 * j + 15], int(yoff[i]))
-        self.n += s.size
+        self.n += total
         return True
 
     def _block_years(self, month):
@@ -272,12 +280,12 @@ class _Scan:
         offs = np.array([self.years.step(int(m)) for m in month[at].tolist()], np.int64)
         return np.repeat(offs, np.diff(np.append(at, month.size)))
 
-    def _block_hosts(self, code, names, grid, yoff):
+    def _block_hosts(self, code, names, grid, yoff, num):
         k = len(names)
         last = np.zeros(k, np.int64)
         last[code] = np.arange(code.size)
         texts = grid[last, :15].tobytes()
-        first, line, year = (_firsts(code, k) + self.n + 1).tolist(), (last + self.n + 1).tolist(), yoff[last].tolist()
+        first, line, year = num[_firsts(code, k)].tolist(), num[last].tolist(), yoff[last].tolist()
         hosts = self.hosts
         for j, name in enumerate(names):
             h = hosts.get(name)
@@ -286,8 +294,8 @@ class _Scan:
             else:
                 h[1], h[2], h[3] = line[j], texts[15 * j:15 * j + 15], year[j]
         if self.first is None:
-            self.first = (self.n + 1, bytes(grid[0, :15]), int(yoff[0]))
-        self.last = (self.n + code.size, bytes(grid[-1, :15]), int(yoff[-1]))
+            self.first = (int(num[0]), bytes(grid[0, :15]), int(yoff[0]))
+        self.last = (int(num[-1]), bytes(grid[-1, :15]), int(yoff[-1]))
 
     def utf8(self, ba, n):
         """Count the block's lines that are not UTF-8 (they are read with replacement characters)."""

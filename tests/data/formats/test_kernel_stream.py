@@ -21,6 +21,7 @@ import pytest
 
 from relmodel import read_xid
 from relmodel.data.formats import kernstream
+from relmodel.errors import KernelLogError
 
 BENCH = Path(__file__).resolve().parents[3] / "bench"
 HOSTS = ["g1", "gpu0001", "node-a.example.org", "EDAC-link-down", "gpu-node-000001", "CdLvoKsfQKKuzbn",
@@ -204,3 +205,24 @@ def test_hosts_of_32_to_63_bytes_are_read_column_wise_as_the_lines_read_them(tmp
     monkeypatch.setattr(kernstream._Scan, "syslog_block",
                         lambda self, ba, n: used.append(block(self, ba, n)) or used[-1])
     assert _read(long, tmp_path, "long").n_nodes == 1 and used == [False]  # 64 bytes: the line reading
+
+
+def test_a_few_blank_or_foreign_lines_are_passed_over_as_the_line_reading_does(tmp_path, monkeypatch):
+    raw, lines, t = _log(8, n=3000)
+    rng = np.random.default_rng(8)
+    odd = [b"", b"-- MARK --", b"   ", b"\tcontinued text", b"Mar  1"]
+    for at in sorted(rng.choice(len(lines), 25, replace=False).tolist(), reverse=True):
+        lines.insert(at, odd[at % len(odd)])
+    raw = b"\n".join(lines) + b"\n"
+    used, block = [], kernstream._Scan.syslog_block
+    monkeypatch.setattr(kernstream._Scan, "syslog_block",
+                        lambda self, ba, n: used.append(block(self, ba, n)) or used[-1])
+    fast = _read(raw, tmp_path)
+    assert used == [True] and fast.n_lines == 3025
+    monkeypatch.setattr(kernstream._Scan, "syslog_block", lambda self, ba, n: False)
+    _same(fast, _read(raw, tmp_path))
+    bad = raw + b"stray NVRM: Xid (PCI:0000:cb:00): 79, x\n"
+    for read in (lambda self, ba, n: False, block):
+        monkeypatch.setattr(kernstream._Scan, "syslog_block", read)
+        with pytest.raises(KernelLogError, match="line 3026"):
+            _read(bad, tmp_path)
