@@ -4,11 +4,11 @@ first and last line, the year of each line, in bounded memory.
 :func:`scan_file` reads a file (plain, .gz, .xz, .bz2) or a text in blocks of :data:`BLOCK` bytes cut at
 line ends, so memory stays a few blocks whatever the file's size; a line longer than :data:`MAX_LINE`
 (a decompression bomb, a binary file) is a :class:`~relmodel.errors.KernelLogError`.  Each block of a
-classic syslog is read column-wise with numpy when every line is in the common shape (the time in bytes
-0-14, a host of under 32 bytes from byte 16): hosts keyed exactly by their bytes (Arrow's hash table
-compares whole values), the months of every line for the year, the lines the kernel or
-``systemd-shutdown`` wrote tested with RE2; any other block is read line by line with the same rules
-(:mod:`~relmodel.data.formats.kernlines`).  Tests hold both readings equal.
+classic syslog is read column-wise with numpy when its lines are in the common shape (the time in bytes
+0-14, a host of under 64 bytes from byte 16; a few blank or foreign lines are passed over): hosts keyed
+exactly by their bytes (Arrow's hash table compares whole values), the months of every line for the
+year, the lines the kernel or ``systemd-shutdown`` wrote tested with RE2; any other block is read line by
+line with the same rules (:mod:`~relmodel.data.formats.kernlines`).  Tests hold both readings equal.
 
 A classic syslog does not write years: each line's year is counted from the order of **all** lines (a
 month that falls by more than six starts the next year); the scan keeps those offsets, and
@@ -448,7 +448,8 @@ def _chain(first, rest):
 
 def finish(part, base_year=None):
     """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps), hosts (a set)
-    and seen (a Series: host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first line."""
+    and seen (a Series: host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first
+    line."""
     fmt, label = part["fmt"], part["label"]
     rows = part.pop("rec")
     hosts = part.pop("hosts")
