@@ -1,35 +1,35 @@
-"""Kernel logs at fleet scale: read_xid in MB/s beside a Python line filter and ``grep -c``, and a folder
-read in parallel.
+"""Kernel logs at fleet scale: read_xid beside a plain Python line loop doing the same work and ``grep -c``, and a
+folder of daily files read on one and on two processes; MB/s of CPU and of wall, and peak memory, side by side.
 
-Writes, in a temporary folder (deleted afterwards), an RFC 3164 syslog of about ``--mb`` megabytes
-(default 46) from 1,000 GPU nodes over 60 days holding ``--xid`` Xid lines (default 85,000: bursts of
-NVLink 74 and off-the-bus 79 on some GPUs, application 13 and 31 and corrected 92 everywhere) among
-service and kernel noise, with a boot per node and a boot after each hardware burst.  Then times,
-side by side (best of ``--repeat`` runs; wall time and CPU time, each as seconds and MB/s):
+Writes, in a temporary folder (deleted afterwards), a realistic RFC 3164 syslog of a 2,048-node cluster over
+30 days (``fleet_syslog.py``: a dozen daemons, kernel chatter, application Xids everywhere, hardware Xid
+bursts mostly followed by a boot, planned reboots with clean shutdowns, host names of several lengths, about
+a fifth kernel lines) of ``--size`` MB (default 60: about a minute in all; ``--size 1000`` for the 1 GB
+file), and the same lines as one file per day.  Then runs each reader in a fresh process (so its peak
+resident memory is its own), ``--repeat`` times, and prints the best:
 
-* relmodel ``read_xid`` (every host counted, Xid and other kernel events classified, bursts merged,
-  reboots paired);
-* anchor 1, a Python line filter: ``[ln for ln in open(path, "rb") if b"Xid" in ln]`` (keeps the lines,
-  parses nothing);
-* anchor 2, ``grep -c Xid`` run as a process (counts only; C, when grep is on the machine); its CPU time
-  is the child's user + system time (``os.times``), its wall time includes starting the process;
-* ``read_xid_folder`` of the same lines split into 8 per-day files (half of them gzip), on 1 and on 2
-  local processes (2: this process scans one share of the files while one forked worker scans the other,
-  shares of near-equal size); wall time, and CPU time of this process and of the worker (``os.times``).
+* ``read_xid`` of the file (every host and each one's last line, Xid and other kernel events classified,
+  bursts merged, reboots paired);
+* a plain Python loop written here that does the same reading work: a compiled regular expression on every
+  line for its time, host and tag; the Xid lines and boots among the kernel lines; each host's last line
+  (and nothing else: no merging, no pairing);
+* ``grep -c "NVRM: Xid"`` for scale (C, counts only);
+* ``read_xid_folder`` of the daily files with ``jobs=1`` and ``jobs=2``.
 
-The folder's CPU columns say what the split achieves: the busier process's CPU time against the serial
-read's.  Its wall time needs a free core: Linux's autogroup scheduling shares the CPU between sessions, so
-while other sessions keep the cores busy the two processes of one session get about one session's share
-and the wall time does not fall.
+CPU time is the process's user + system time (its workers' included), from after relmodel is imported;
+peak memory is the process's high-water mark (``VmHWM``, Linux) or its workers'; MB/s are of the file's size.  The
+targets: read_xid at least 200 MB/s of CPU, at least 2x the plain loop, and the folder on 2 jobs at least
+1.6x one job in wall time (which needs two free cores: on a machine shared with other work the wall
+times are noisy and say so).  The result of each reader is checked against the generator's truth.
 
-Run: ``python bench/bench_xid.py [--mb 46] [--xid 85000] [--repeat 3]``.  The target is 200 MB/s for
-read_xid on one core in CPU time (``time.process_time``): on a machine shared with other work the wall
-time is noisy and the CPU time is the rate the reader itself achieves.
+Run: ``python bench/bench_xid.py [--size 60] [--repeat 3]``.
 """
 
 import argparse
-import gzip
+import json
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,148 +37,135 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import Targets, best_of  # noqa: E402
-from relmodel import read_xid, read_xid_folder  # noqa: E402
-
-NOISE = ["systemd[1]: Started Session {n} of User slurm.", "kernel: EXT4-fs (nvme0n1p2): re-mounted. Opts: (null)",
-         "slurmd[2211]: launch task StepId={n}.0 request from UID:1000", "kernel: nvme nvme0: I/O {n} QID 3 timeout",
-         "chronyd[812]: Selected source 10.0.0.{n}", "kernel: mlx5_core 0000:0c:00.0: Port module event: plugged"]
-BOOT = "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP"
-XID = "kernel: NVRM: Xid (PCI:0000:{bus}:00): {code}, pid={n}, {msg}"
-MSG = {74: "NVLink: fatal error detected on link 3", 79: "GPU has fallen off the bus.", 13: "Graphics SM Warp Exception",
-       31: "Ch 00000008, intr 10000000. MMU Fault", 92: "High single-bit ECC error rate"}
+LINE = re.compile(rb"([A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2}) (\S+) ([^\s\[:]*)")
+XID = re.compile(rb"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?\): ([0-9]+)")
 
 
-def generate(mb, n_xid, seed=0, nodes=1000, days=60):
-    """(hours, host index, message) arrays of a syslog of about ``mb`` MB holding ``n_xid`` Xid lines."""
-    rng = np.random.default_rng(seed)
-    total = days * 24.0
-    t, host, msg = [np.zeros(nodes)], [np.arange(nodes)], [np.full(nodes, BOOT, object)]
-    n_hw = n_xid // 10                                   # a tenth in hardware bursts of ~5 lines
-    starts = rng.uniform(0, total - 1, n_hw // 5)
-    who = rng.integers(nodes, size=starts.size)
-    for k in range(5):
-        t.append(starts + k / 3600)
-        host.append(who)
-        codes = rng.choice([74, 79], starts.size)
-        msg.append(np.array([XID.format(bus="cb", code=c, n=77, msg=MSG[c]) for c in codes], object))
-    t.append(starts + rng.uniform(0.5, 3, starts.size))
-    host.append(who)
-    msg.append(np.full(starts.size, BOOT, object))
-    n_app = n_xid - 5 * starts.size
-    codes = rng.choice([13, 31, 92], n_app)
-    t.append(rng.uniform(0, total, n_app))
-    host.append(rng.integers(nodes, size=n_app))
-    msg.append(np.array([XID.format(bus="1a", code=c, n=4242, msg=MSG[c]) for c in codes], object))
-    n_noise = int(mb * 1e6 / 85) - sum(len(x) for x in t)
-    t.append(rng.uniform(0, total, n_noise))
-    host.append(rng.integers(nodes, size=n_noise))
-    pick = rng.integers(len(NOISE), size=n_noise)
-    num = rng.integers(1, 9999, size=n_noise)
-    msg.append(np.array([NOISE[p].format(n=k) for p, k in zip(pick.tolist(), num.tolist())], object))
-    t, host, msg = np.concatenate(t), np.concatenate(host), np.concatenate(msg)
-    order = np.argsort(t, kind="stable")
-    return t[order], host[order], msg[order]
-
-
-def write(path, t, host, msg, start="2024-03-01"):
-    stamps = pd.Timestamp(start) + pd.to_timedelta(np.round(t * 3600), unit="s")
-    head = pd.Series(stamps.strftime("%b %d %H:%M:%S")).str.replace(r"^(\w{3}) 0", r"\1  ", regex=True)
-    names = np.array([f"gpu{i + 1:04d}" for i in range(host.max() + 1)], object)[host]
-    Path(path).write_text("\n".join(h + " " + n + " " + m for h, n, m in zip(head, names, msg)) + "\n")
-
-
-def line_filter(path):
+def plain_loop(path):
+    """(hosts' last lines {host: (line, time text)}, Xid lines, boot lines) by a Python loop over the lines."""
+    last, xids, boots = {}, [], []
     with open(path, "rb") as fh:
-        return [ln for ln in fh if b"Xid" in ln]
+        for n, line in enumerate(fh, 1):
+            m = LINE.match(line)
+            if m is None:
+                continue
+            t, host, tag = m.groups()
+            last[host] = (n, t)
+            if tag == b"kernel":
+                if b"NVRM: Xid" in line:
+                    x = XID.search(line)
+                    if x:
+                        xids.append((n, host, t, x.group(1).lower(), int(x.group(2))))
+                elif b"Linux version" in line:
+                    boots.append((n, host, t))
+    return last, xids, boots
 
 
-def grep_count(path):
-    return int(subprocess.run(["grep", "-c", "Xid", str(path)], capture_output=True, text=True, check=True).stdout)
-
-
-def folder_run(folder, jobs):
-    """(wall s, CPU s of this process, CPU s of its finished children, log) of one folder read."""
+def _child(what, path):
+    """Run one reader here; print its CPU and wall seconds, peak memory and a summary as JSON."""
+    if what != "loop":
+        import relmodel  # noqa: F401  (imports are not the reader's work)
+        import relmodel.data.formats.kernfolder  # noqa: F401
     t0, w0 = os.times(), time.perf_counter()
-    log = read_xid_folder(folder, year=2024, jobs=jobs)
-    wall, t1 = time.perf_counter() - w0, os.times()
-    return wall, t1.user + t1.system - t0.user - t0.system, \
-        t1.children_user + t1.children_system - t0.children_user - t0.children_system, log
+    if what == "read_xid":
+        from relmodel import read_xid
+        log = read_xid(path, year=2024)
+        out = {"nodes": log.n_nodes, "xid": len(log.xid_events), "outages": len(log)}
+    elif what.startswith("folder"):
+        from relmodel import read_xid_folder
+        log = read_xid_folder(path, year=2024, jobs=int(what[-1]))
+        out = {"nodes": log.n_nodes, "xid": len(log.xid_events), "outages": len(log)}
+    elif what == "loop":
+        last, xids, boots = plain_loop(path)
+        out = {"nodes": len(last), "xid": len(xids), "boots": len(boots)}
+    else:
+        n = subprocess.run(["grep", "-c", "NVRM: Xid", path], capture_output=True, text=True).stdout.strip()
+        out = {"xid": int(n)}
+    t1 = os.times()
+    cpu = t1.user + t1.system + t1.children_user + t1.children_system - t0.user - t0.system
+    wall = time.perf_counter() - w0
+    with open("/proc/self/status") as fh:  # VmHWM: this process's peak resident memory since its exec
+        hwm = next(int(ln.split()[1]) for ln in fh if ln.startswith("VmHWM:"))
+    rss = max(hwm, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # workers of a folder read
+    kids = t1.children_user + t1.children_system - t0.children_user - t0.children_system
+    print(json.dumps({"cpu": cpu, "kids": kids, "wall": wall, "rss_mb": rss / 1024, **out}))
 
 
-def folder_best(folder, jobs, repeat):
-    runs = [folder_run(folder, jobs) for _ in range(repeat)]
-    return min(r[0] for r in runs), min(r[1] for r in runs), min(r[2] for r in runs), runs[-1][3]
-
-
-def timed(fn, repeat):
-    wall, out = best_of(fn, repeat)
-    cpu, _ = best_of(fn, repeat, clock=time.process_time)
-    return wall, cpu, out
-
-
-def child_cpu():
-    """CPU seconds (user + system) of this process's finished children."""
-    t = os.times()
-    return t.children_user + t.children_system
-
-
-ANCHORS = ["anchor 1: Python line filter, [ln for ln in open(path, 'rb') if b'Xid' in ln] (no parsing)",
-           "anchor 2: grep -c Xid as a process (counts only); CPU = the child's user + system time"]
+def run(what, path, repeat):
+    runs = []
+    for _ in range(repeat):
+        res = subprocess.run([sys.executable, __file__, "--child", what, str(path)], capture_output=True, text=True)
+        if res.returncode:
+            raise SystemExit(f"{what} failed:\n{res.stderr}")
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    best = dict(runs[0])
+    best.update(cpu=min(r["cpu"] for r in runs), wall=min(r["wall"] for r in runs),
+                rss_mb=max(r["rss_mb"] for r in runs), busier=min(max(r["cpu"] - r["kids"], r["kids"]) for r in runs))
+    return best
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mb", type=float, default=46.0)
-    ap.add_argument("--xid", type=int, default=85_000)
+    ap.add_argument("--size", type=float, default=60.0, help="MB of syslog (1000 for the 1 GB file)")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--lines", type=int, default=None, help="(older option) lines instead of --mb, 85 bytes each")
+    ap.add_argument("--keep", default=None, help="a folder to write the logs in and keep (default: temporary); "
+                    "a folder kept by an earlier run is read again without writing")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    mb = args.lines * 85 / 1e6 if args.lines else args.mb
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "syslog"
-        t, host, msg = generate(mb, min(args.xid, int(mb * 1e6 / 85 / 3)))
-        write(path, t, host, msg)
-        size = path.stat().st_size / 1e6
-        rel_w, rel_c, log = timed(lambda: read_xid(path, year=2024), args.repeat)
-        lf_w, lf_c, kept = timed(lambda: line_filter(path), args.repeat)
-        rows = [("relmodel read_xid", rel_w, rel_c), ("Python line filter (b'Xid' in line)", lf_w, lf_c)]
+    if args.child:
+        return _child(*args.child)
+    from fleet_syslog import write_fleet_syslog
+    from timing import Targets
+    tmp = tempfile.mkdtemp() if args.keep is None else args.keep
+    try:
+        path, days = Path(tmp) / "syslog", Path(tmp) / "days"
+        days.mkdir(exist_ok=True)
+        w0 = time.perf_counter()
+        saved = Path(tmp) / "truth.json"
+        if args.keep and saved.exists() and path.exists():  # a kept log of an earlier run, read again
+            truth = json.loads(saved.read_text())
+        else:
+            truth = write_fleet_syslog(path, args.size, daily=days)
+            truth = {"lines": truth["lines"], "kernel": truth["kernel"], "boots": truth["boots"],
+                     "xid": truth["xid"], "hosts": sorted(truth["hosts"])}
+            if args.keep:
+                saved.write_text(json.dumps(truth))
+        made = time.perf_counter() - w0
+        mb = path.stat().st_size / 1e6
+        rows = [("relmodel read_xid", run("read_xid", path, args.repeat)),
+                ("plain Python loop (regex per line)", run("loop", path, args.repeat))]
         if shutil.which("grep"):
-            g_w, _ = best_of(lambda: grep_count(path), args.repeat)
-            g_c, _ = best_of(lambda: grep_count(path), args.repeat, clock=child_cpu)
-            rows.append(("grep -c Xid (process)", g_w, g_c))
-        folder = Path(tmp) / "days"
-        folder.mkdir()
-        day = np.floor(t / (24 * 60 / 8)).astype(int)        # 8 files of 7.5 days
-        for k in range(8):
-            m = day == k
-            write(folder / f"syslog-{k}", t[m], host[m], msg[m])
-            if k % 2:
-                p = folder / f"syslog-{k}"
-                (folder / f"syslog-{k}.gz").write_bytes(gzip.compress(p.read_bytes(), 1))
-                p.unlink()
-        f1_w, f1_c, _, serial = folder_best(folder, 1, args.repeat)
-        f2_w, f2_c, f2_k, parallel = folder_best(folder, 2, args.repeat)
-    print(f"syslog: {size:,.1f} MB, {len(t):,} lines, {len(kept):,} Xid lines, 1,000 nodes, 60 days")
-    print("\n".join(ANCHORS))
-    print(f"{'reader':<40} {'wall s':>7} {'CPU s':>7} {'MB/s wall':>10} {'MB/s CPU':>9} {'/filter wall':>13} "
-          f"{'/filter CPU':>12}")
-    for name, w, c in rows:
-        print(f"{name:<40} {w:7.3f} {c:7.3f} {size / w:10.0f} {size / max(c, 1e-9):9.0f} {w / lf_w:13.2f} "
-              f"{c / lf_c:12.2f}")
-    print(f"read_xid: {len(log):,} outages on {log.n_nodes:,} hosts")
-    same = serial.events[["start_h", "node"]].equals(parallel.events[["start_h", "node"]])
-    print(f"folder of 8 files (4 gzip), best of {args.repeat}: 1 process {f1_w:.2f} s wall ({f1_c:.2f} s CPU); "
-          f"2 processes {f2_w:.2f} s wall ({f2_c:.2f} s CPU here + {f2_k:.2f} s in the worker); "
-          f"speed-up {f1_w / f2_w:.2f}x wall, {f1_c / max(f2_c, f2_k):.2f}x on the busier process's CPU; "
-          f"same outages: {same}")
+            rows.append(('grep -c "NVRM: Xid" (process)', run("grep", path, args.repeat)))
+        one, two = run("folder1", days, args.repeat), run("folder2", days, args.repeat)
+        rows += [("read_xid_folder, 30 daily files, jobs=1", one), ("read_xid_folder, jobs=2", two)]
+    finally:
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    n_xid = sum(truth["xid"].values())
+    print(f"syslog: {mb:,.1f} MB, {truth['lines']:,} lines ({truth['kernel'] / truth['lines']:.0%} kernel), "
+          f"{n_xid:,} Xid lines, {truth['boots']:,} boots, {len(truth['hosts']):,} hosts, 30 days "
+          f"(written in {made:.0f} s); best of {args.repeat}, each reader in a fresh process")
+    print(f"{'reader':<42} {'CPU s':>7} {'wall s':>7} {'MB/s CPU':>9} {'MB/s wall':>10} {'peak MB':>8}  check")
+    for name, r in rows:
+        ok = r.get("xid") == n_xid and r.get("nodes", len(truth["hosts"])) == len(truth["hosts"])
+        print(f"{name:<42} {r['cpu']:7.2f} {r['wall']:7.2f} {mb / r['cpu']:9.0f} {mb / r['wall']:10.0f} "
+              f"{r['rss_mb']:8.0f}  {'truth' if ok else 'DIFFERS: ' + str(r)}")
+    rel, loop = rows[0][1], rows[1][1]
     targets = Targets("xid")
-    targets.add("read_xid MB/s on one core (CPU time)", size / rel_c, 200, "MB/s")
+    targets.add("read_xid MB/s of CPU", mb / rel["cpu"], 200, "MB/s")
+    targets.add("read_xid speed / plain loop (CPU)", loop["cpu"] / rel["cpu"], 2.0)
+    targets.add("read_xid peak memory", rel["rss_mb"], 400, "MB", higher=False)
+    targets.add("folder: 2 jobs / 1 job (wall)", one["wall"] / two["wall"], 1.6)
+    targets.add("folder: 1 job CPU / 2 jobs' busier process CPU", one["cpu"] / two["busier"], 1.6)
+    print(f"folder on 2 jobs: {two['cpu'] - two['kids']:.2f} s CPU in this process (its share, then the assembly) and "
+          f"{two['kids']:.2f} s in the worker; one job's CPU over the busier process's: "
+          f"{one['cpu'] / two['busier']:.2f}x "
+          "(the wall-time speed-up two free cores would give)")
+    print(f"load average while running: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return targets.report()
 
 

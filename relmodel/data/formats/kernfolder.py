@@ -1,7 +1,7 @@
 """A folder of kernel logs (one file per node or per day, plain or compressed) read as one log, in parallel.
 
 :func:`read_xid_folder` scans each file with
-:func:`~relmodel.data.formats.kernfile.scan_file` on local processes
+:func:`~relmodel.data.formats.kernstream.scan_file` on local processes
 (``jobs`` of them: the calling process and ``jobs - 1`` forked workers, each
 given one share of the files of near-equal size, so no process waits on a
 queue of small tasks and a worker starts without importing anything) or on a
@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
-from .kernfile import scan_file
+from .kernstream import finish, placed_years, scan_file
 from .kernlog import _check_args, assemble
 from ..shaping.logs import _whole_or_none
 from .xid import BURST_WINDOW, MAX_REPAIR
@@ -53,17 +53,25 @@ def _jobs(jobs, n_files):
 _PACKED = (".gz", ".xz", ".bz2")
 
 
-def _shares(files, n):
+ASSEMBLY = 0.3  #: the assembly after the scans, as a share of one process's scanning (this process does it)
+
+
+def _shares(files, n, head=ASSEMBLY):
     """The files' indices in ``n`` shares of near-equal work (a compressed file weighs as about 6 of its size),
-    largest file first to the lightest share; each share in name order, the lightest first."""
+    largest file first to the lightest share, the first share (this process's) starting with ``head`` of an
+    even share's work already on it (the assembly it does after the scans); each share in name order."""
     weight = [f.stat().st_size * (6 if f.suffix.lower() in _PACKED else 1) for f in files]
-    shares, load = [[] for _ in range(n)], [0] * n
+    shares, load = [[] for _ in range(n)], [head * sum(weight) / n] + [0] * (n - 1)
     for i in sorted(range(len(files)), key=lambda i: -weight[i]):
         k = load.index(min(load))
         shares[k].append(i)
         load[k] += weight[i]
-    order = sorted(range(n), key=lambda k: load[k])
-    return [sorted(shares[k]) for k in order if shares[k]]
+    return [sorted(shares[0])] + [sorted(s) for s in shares[1:] if s]
+
+
+def _scan(path, *, bases, log_format):
+    """One file scanned and timed (its first line's year known beforehand): the worker's whole share of work."""
+    return finish(scan_file(path, log_format=log_format), bases[path])
 
 
 def _scan_share(scan, paths):
@@ -73,6 +81,8 @@ def _scan_share(scan, paths):
 def _parallel(scan, files, jobs, progress):
     """Scans of ``files`` (in name order) on this process and ``jobs - 1`` forked workers, one share each."""
     shares = _shares(files, jobs)
+    if len(shares) == 1:
+        return [scan(str(f)) for f in _progress(files, len(files), progress)]
     # Linux: fork (the workers start with everything imported); elsewhere the platform's default
     ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
     parts = [None] * len(files)
@@ -93,7 +103,7 @@ def _parallel(scan, files, jobs, progress):
 def _run_shares(scan, files, shares, ctx, bar, parts):
     with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=ctx) as pool:
         futures = [pool.submit(_scan_share, scan, [str(files[i]) for i in share]) for share in shares[1:]]
-        for i in shares[0]:  # the lightest share here, while the workers scan theirs
+        for i in shares[0]:  # this process's share, while the workers scan theirs
             parts[i] = scan(str(files[i]))
             if bar is not None:
                 bar.update(1)
@@ -121,10 +131,12 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     than the files; this process scans one share of the files itself), or
     ``client`` a Dask ``Client`` whose workers scan the files;
     ``progress=True`` shows a tqdm bar.  The other arguments are those
-    of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of each
-    RFC 3164 file's first line; without it each file's modification time
-    says).  A dmesg file's host is its name up to the first dot.  Returns an
-    XidLog whose times are hours from the earliest line of any file; ``row``
+    of :func:`~relmodel.data.formats.kernlog.read_xid` (``year`` is the year of the
+    first line of the folder's earliest RFC 3164 file: the files' first lines are placed on the
+    shortest span of a year that holds them all, so daily files of Dec 31 and Jan 1 are a day apart;
+    each file's later lines follow from the order of its lines; without ``year`` each file's
+    modification time gives the year of its last line).  A dmesg file's host is its name up to the
+    first dot.  Returns an XidLog whose times are hours from the earliest line of any file; ``row``
     is the line within its file.
 
     Examples
@@ -141,7 +153,8 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     burst_h, repair_h = _check_args(year, log_format, burst, max_repair)
     nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     files = _files(folder, pattern)
-    scan = partial(scan_file, year=year, log_format=log_format, hosts=nodes is None)
+    bases = dict(zip(map(str, files), placed_years(files, year, log_format)))
+    scan = partial(_scan, bases=bases, log_format=log_format)
     if client is not None:
         futures = client.map(scan, [str(f) for f in files], pure=False)
         parts = [f.result() for f in _progress(futures, len(files), progress)]
@@ -150,4 +163,4 @@ def read_xid_folder(folder, *, pattern="*", year=None, nodes=None, gpus_per_node
     else:
         parts = _parallel(scan, files, _jobs(jobs, len(files)), progress)
     return assemble(parts, nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
-                    name=name or str(folder))
+                    name=name or str(folder), year=year)

@@ -4,8 +4,9 @@
 first lines, or named with ``log_format``):
 
 * ``rfc3164``: classic syslog, ``Mar  1 12:00:00 gpu0001 kernel: ...``; the
-  year is not written, so ``year`` gives the year of the first line (default:
-  counted back from the file's modification time); a month that falls by
+  year is not written, so ``year`` gives the year of the log's first line (default:
+  counted back from the file's modification time); every line's year follows
+  from the order of all lines, whatever writes them: a month that falls by
   more than six (December to January) starts the next year;
 * ``rfc5424``: ``<6>1 2024-03-01T12:00:00.000+00:00 gpu0001 kernel - - - ...``;
 * ``iso``: ``journalctl -o short-iso`` and rsyslog's high-precision files,
@@ -16,6 +17,16 @@ first lines, or named with ``log_format``):
   ``_HOSTNAME``, ``MESSAGE``).
 
 The rules (see :mod:`relmodel.data.formats.xid` for the code table):
+
+* only lines the kernel wrote report faults and boots (the syslog tag
+  ``kernel:``, RFC 5424's app name, journald's ``_TRANSPORT``): an Xid text
+  that ``logger`` or a user process wrote is no GPU fault; a clean shutdown
+  may also be written by ``systemd-shutdown``;
+* hosts and GPUs are named by their text; a bus id is one GPU however it is
+  written (``PCI:0000:CB:00.0`` is ``0000:cb:00``);
+* text that is not UTF-8 is read with replacement characters and counted in
+  a warning naming the first such line; a time written with digits other than
+  0-9 is not a time;
 
 * each ``NVRM: Xid (PCI:...): N, ...`` line is an Xid event of the GPU at
   that PCI bus id; the events whose code interrupts a job are outages;
@@ -50,8 +61,8 @@ from ...errors import InputTypeError, KernelLogError
 from ...units import hours
 from ..shaping.clean import clean_events, empty_problems
 from ..shaping.durations import Durations
-from .kernfile import scan_file
-from .kernparse import FORMATS, sniff_format
+from .kernlines import FORMATS, place_years, sniff_format
+from .kernstream import finish, scan_file
 from ..shaping.logs import InterruptionLog, LogWarning, _whole_or_none
 from .xid import BURST_WINDOW, KERNEL_EVENTS, MAX_REPAIR, REBOOT, classify_xid
 
@@ -66,10 +77,13 @@ class XidLog(InterruptionLog):
     ``xid_events`` lists every Xid line (line, time_h, node, gpu, xid,
     component, category, interrupts, cause), also those that do not interrupt.
     ``row`` in ``events`` and ``problems()`` is the line of the log (1-based).
+    ``last_seen`` gives, per node (every host that wrote a line), the time of its last line in hours
+    from the origin.
     """
 
-    def __init__(self, events, window_h, *, xid_events, log_format, n_lines, **kwargs):
+    def __init__(self, events, window_h, *, xid_events, log_format, n_lines, last_seen=None, **kwargs):
         super().__init__(events, window_h, **kwargs)
+        self.last_seen = last_seen
         self.xid_events = xid_events
         self.log_format = log_format
         self.n_lines = n_lines
@@ -228,20 +242,19 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     Parameters
     ----------
     path_or_text : a log file (optionally .gz/.xz/.bz2) or its text.
-    year : year of the first line of an RFC 3164 syslog (which omits it).
+    year : year of the log's first line, for an RFC 3164 syslog (which omits years); the later
+        lines' years follow from the order of all lines.
     nodes : nodes of the observed cluster (default: the hosts that wrote a line).
     burst : lines of one GPU closer than this merge into one incident (default 5 min).
     log_format : one of :data:`FORMATS`; sniffed when not given.
     host : host of a ``dmesg -T`` log (default the file's name).
     max_repair : a boot later than this after an outage does not close it (default 3 days).
 
-    Only lines holding a keyword (``NVRM: Xid``, link down, EDAC, power
-    supply, kernel panic, boot and shutdown markers) are parsed: one table
-    pass over the file's byte pairs finds the line ends and the few lines
-    that may hold a keyword, RE2 tests only those, so the noise of a large
-    log costs no parsing; they are parsed column-wise (numpy for classic
-    syslog).
-    A log with no such line is an :class:`XidLog` with no outages.
+    The file is read in one streaming pass in blocks (bounded memory, whatever
+    its size; :mod:`~relmodel.data.formats.kernstream`): every line's host
+    and time are read (``last_seen``), only the lines the kernel wrote that
+    hold a keyword are parsed.  A log with no such line is an :class:`XidLog`
+    with no outages.
 
     Examples
     --------
@@ -260,11 +273,25 @@ def read_xid(path_or_text, *, year=None, nodes=None, gpus_per_node=8, burst=BURS
     nodes, gpus_per_node = _whole_or_none("nodes", nodes), _whole_or_none("gpus_per_node", gpus_per_node)
     part = scan_file(path_or_text, year=year, log_format=log_format, host=host, hosts=nodes is None)
     return assemble([part], nodes=nodes, gpus_per_node=gpus_per_node, burst_h=burst_h, repair_h=repair_h,
-                    name=name or part["label"])
+                    name=name or part["label"], year=year)
 
 
-def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
-    """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.formats.kernfile.scan_file`)."""
+def _utf8_warning(parts):
+    bad = [(p["label"], *p["bad_utf8"]) for p in parts if p["bad_utf8"][0]]
+    if bad:
+        total = sum(b[1] for b in bad)
+        label, _, first = bad[0]
+        warnings.warn(f"{label}: {total:,} lines are not UTF-8 text (the first: line {first:,}); read with "
+                      "replacement characters", LogWarning, stacklevel=4)
+
+
+def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None):
+    """One :class:`XidLog` from the scans of one or more files (:func:`~relmodel.data.formats.kernstream.scan_file`);
+    ``year`` is the year of the first line of the earliest RFC 3164 file."""
+    _utf8_warning(parts)
+    firsts = [p["first"][1] if p["fmt"] == "rfc3164" and isinstance(p["rec"], list) else None for p in parts]
+    parts = [finish(p, b) if isinstance(p["rec"], list) else p
+             for p, b in zip(parts, place_years(firsts, year))]
     recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
     if len(recs) == 1:
         rec = recs[0].reset_index(drop=True)
@@ -277,19 +304,25 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name):
     rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
-    seen = [(np.datetime64(p["first"], "ns").astype(np.int64), p["hosts"] or set()) for p in parts]
+    earliest = {}  # per host, the first line's time of the earliest file it wrote in (ns)
+    if len(parts) > 1:
+        for p in sorted(parts, key=lambda p: p["first"], reverse=True):
+            earliest.update(dict.fromkeys(p["hosts"], np.datetime64(p["first"], "ns").astype(np.int64)))
 
     def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns
-        if flag:
-            return True
-        return any(node in h and t < at for t, h in seen) if len(parts) > 1 else False
+        return flag or earliest.get(node, at) < at
 
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
     n_nodes = nodes if nodes is not None else max(len(hosts), 1)
+    seen_at = pd.concat([p["seen"] for p in parts])
+    if len(parts) > 1 or not seen_at.index.is_monotonic_increasing:
+        seen_at = seen_at.groupby(level=0).max()
+    last_seen = ((seen_at - origin) / pd.Timedelta(hours=1)).astype(float).rename("last_seen_h").rename_axis("node")
     return XidLog(log["events"], window, xid_events=log["xid"], log_format=parts[0]["fmt"],
                   n_lines=sum(p["n_lines"] for p in parts), origin=origin, cause_columns=["category", "component"],
-                  name=name, n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"])
+                  name=name, n_nodes=int(n_nodes), gpus_per_node=gpus_per_node, problems=log["problems"],
+                  last_seen=last_seen)
 
 
 def _classified(rec):

@@ -128,7 +128,7 @@ def join_syslog(run, syslog, *, year=None, gpus_per_node=8):
         raise KernelJoinError(
             f"syslog {str(syslog)!r:.120}: none of its kernel faults matches one of the {joined.n_interruptions:,} "
             f"interruptions of {run.name!r}; give the kernel log of the run's nodes over the run's time "
-            "(and year=, the year of its first line, for syslog that omits it)")
+            "(and year=, the year of the log's first line, for syslog that omits it)")
     run.kernel, run.kernel_join, run.detection_latency_h = kern, joined, float(joined.detection_latency_h)
     return (f"Kernel log {Path(str(syslog)).name} joined: {joined.n_matched:,} of {joined.n_interruptions:,} "
             "interruptions matched to a kernel fault; the detection latency is measured from it.")

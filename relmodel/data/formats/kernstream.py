@@ -1,0 +1,482 @@
+"""One streaming pass over a kernel log file: records of the lines that report something, every host's
+first and last line, the year of each line, in bounded memory.
+
+:func:`scan_file` reads a file (plain, .gz, .xz, .bz2) or a text in blocks of :data:`BLOCK` bytes cut at
+line ends, so memory stays a few blocks whatever the file's size; a line longer than :data:`MAX_LINE`
+(a decompression bomb, a binary file) is a :class:`~relmodel.errors.KernelLogError`.  Each block of a
+classic syslog is read column-wise with numpy when its lines are in the common shape (the time in bytes
+0-14, a host of under 64 bytes from byte 16; a few blank or foreign lines are passed over): hosts keyed
+exactly by their bytes (Arrow's hash table compares whole values), the months of every line for the
+year, the lines the kernel or ``systemd-shutdown`` wrote tested with RE2; any other block is read line by
+line with the same rules (:mod:`~relmodel.data.formats.kernlines`).  Tests hold both readings equal.
+
+A classic syslog does not write years: each line's year is counted from the order of **all** lines (a
+month that falls by more than six starts the next year); the scan keeps those offsets, and
+:func:`finish` gives the times once the year of the first line is known (a folder places its files
+first).  The result is a plain dict that pickles, so a folder's files can be scanned in parallel.
+"""
+
+import codecs
+import io
+import lzma
+import os
+import re
+import zlib
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from numpy.lib.stride_tricks import as_strided
+
+from ...base.progress import steps
+from ...errors import CorruptFileError, EmptyDataError, KernelLogError
+from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record,
+                        other_times, place_years, sniff_format, syslog_times, writer_of)
+from .textinput import source_path
+
+__all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
+
+BLOCK = 16 << 20  #: bytes read at a time
+MAX_LINE = 16 << 20  #: a line longer than this is no log line
+_PAD = 128  # zero bytes after a block: a line's 88-byte window may run past the block's end
+
+
+class _Years:
+    """Year offsets from the first line's year: a month that falls by more than six starts the next year; a
+    month more than six above the last (while a year has turned) is a late line of the old year."""
+
+    def __init__(self):
+        self.offset, self.last, self.most = 0, None, 0
+
+    def step(self, m):
+        if self.last is None:
+            self.last = m
+        elif m < self.last - 6:
+            self.offset += 1
+            self.last = m
+            self.most = max(self.most, self.offset)
+        elif m > self.last + 6 and self.offset > 0:
+            return self.offset - 1
+        else:
+            self.last = m
+        return self.offset
+
+
+def _open(source):
+    """``(binary stream, label, modification year or None, size in bytes or None)``."""
+    if isinstance(source, str) and ("\n" in source or "\r" in source):
+        data = source.encode("utf-8", "surrogateescape")
+        return io.BytesIO(data), "text", None, len(data)
+    path, opener = source_path(source, "kernel log")
+    try:
+        fh = opener(path, "rb")
+    except OSError as exc:
+        raise CorruptFileError(f"{path}: cannot be read ({exc})") from None
+    st = os.stat(path)
+    size = st.st_size if opener is open else None
+    return fh, str(path), datetime.fromtimestamp(st.st_mtime).year, size
+
+
+def _blocks(fh, label, size=None):
+    """Blocks of whole lines (a bytearray, its length), each followed by _PAD zero bytes; line ends made "\\n".
+    ``size``: the stream's length when known (a smaller buffer serves a small file)."""
+    room = BLOCK + MAX_LINE if size is None else min(BLOCK + MAX_LINE, size + 1)
+    ba = bytearray(room + _PAD)
+    mv = memoryview(ba)
+    held, at = 0, 0  # bytes in ba from the last block; bytes of the stream before ba
+    while True:
+        try:
+            got = fh.readinto(mv[held:held + BLOCK])
+        except _BROKEN as exc:
+            raise CorruptFileError(f"{label}: truncated or corrupt ({exc}); give the whole file") from None
+        n = held + got
+        if ba.find(b"\r", max(held - 1, 0), n) >= 0:
+            n = _crlf(ba, n, more=got > 0)
+        if not got:
+            if n:
+                ba[n:n + _PAD] = bytes(_PAD)
+                yield ba, n
+            return
+        cut = ba.rfind(b"\n", 0, n) + 1
+        if not cut:
+            if n >= MAX_LINE:
+                raise KernelLogError(f"{label}: the line at byte {at:,} is longer than {MAX_LINE >> 20} MiB with no "
+                                     "line end: "
+                                     "not a text log (a binary file, or a compressed file that expands without "
+                                     "bound)")
+            held = n
+            continue
+        tail = bytes(ba[cut:n])  # the start of the next block's first line
+        ba[cut:cut + _PAD] = bytes(_PAD)
+        at += cut
+        yield ba, cut
+        held = len(tail)
+        ba[:held] = tail
+
+
+def _crlf(ba, n, more):
+    """Line ends "\\r\\n" and "\\r" made "\\n" in ``ba[:n]`` (a last "\\r" kept when more may follow); the new
+    length."""
+    keep = more and ba[n - 1] == 13
+    data = bytes(ba[:n - keep]).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    ba[:len(data)] = data
+    if keep:
+        ba[len(data)] = 13
+    return len(data) + keep
+
+
+class _Scan:
+    """The state of one pass: lines so far, hosts, records, years, lines that are not UTF-8."""
+
+    def __init__(self, fmt, label, host):
+        self.fmt, self.label, self.host = fmt, label, host
+        self.n = 0  # lines before the current block
+        self.years = _Years()
+        self.hosts = {}  # host bytes -> [first line, last line, last time text, last year offset]
+        self.rec = []  # (line, host bytes, kind, gpu, xid, time text, year offset, wrote before)
+        self.first = self.last = None  # (line, time text, year offset) of the first and last line in the form
+        self.bad, self.bad_first = 0, None
+        self.unit = None
+
+    # -- every form, one line at a time ------------------------------------------------------------
+    def lines(self, ba, n):
+        lines = bytes(ba[:n]).split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        if self.fmt == "json":
+            return self._json(lines)
+        keyed = _keyed(ba, n, len(lines))
+        pattern, fmt, label, rfc3164 = LINE[self.fmt], self.fmt, self.label, self.fmt == "rfc3164"
+        hosts, step, first, last = self.hosts, self.years.step, None, None
+        dmesg_host = self.host.encode("utf-8", "surrogatepass")
+        for i, line in enumerate(lines):
+            m = pattern.fullmatch(line)
+            if m is None:
+                if i in keyed and line.strip():
+                    raise KernelLogError(f"{label}, line {self.n + i + 1}: the line is not in the {fmt} form of the "
+                                         f"rest of the file ({line[:60]!r}); give one kind of log per file, "
+                                         "or log_format=")
+                continue
+            k = self.n + i + 1
+            if fmt == "dmesg":
+                (text, msg), host = m.groups(), dmesg_host
+            else:
+                text, host, msg = m.groups()
+            yoff = step(MONTHS[text[:3]]) if rfc3164 else 0
+            h = hosts.get(host)
+            if h is None:
+                hosts[host] = [k, k, text, yoff]
+            else:
+                h[1], h[2], h[3] = k, text, yoff
+            last = (k, text, yoff)
+            if first is None:
+                first = last
+            if i in keyed:
+                found = line_record(msg, writer_of(fmt, msg), label, k, keyed=True)
+                if found is not None:
+                    self._add(k, host, found, text, yoff)
+        if self.first is None:
+            self.first = first
+        self.last = last or self.last
+        self.n += len(lines)
+
+    def _json(self, lines):
+        for i, line in enumerate(lines):
+            k = self.n + i + 1
+            if not line.strip() or not line.lstrip().startswith(b"{"):
+                continue
+            t, name, writer, msg = json_fields(line, self.host, self.label, k)
+            unit = epoch_unit(t, self.label, k)
+            if self.unit is None:
+                self.unit = (unit, k, t)
+            elif unit != self.unit[0]:
+                raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
+                                     f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
+            host = name.encode("utf-8", "surrogatepass")
+            self._seen(k, host, t, 0)
+            found = line_record(msg, writer, self.label, k)
+            if found is not None:
+                self._add(k, host, found, t, 0)
+        self.n += len(lines)
+
+    def _seen(self, k, host, text, yoff):
+        h = self.hosts.get(host)
+        if h is None:
+            self.hosts[host] = [k, k, text, yoff]
+        else:
+            h[1:] = k, text, yoff
+        if self.first is None:
+            self.first = (k, text, yoff)
+        self.last = (k, text, yoff)
+
+    def _add(self, k, host, found, text, yoff):
+        self.rec.append((k, host, *found, text, yoff, self.hosts[host][0] < k))
+
+    # -- classic syslog, a block at a time with numpy ------------------------------------------------
+    def syslog_block(self, ba, n):
+        """Read a block column-wise; False (nothing read) when a line is not in the common shape."""
+        buf = np.frombuffer(ba, np.uint8)
+        nl = np.flatnonzero(buf[:n] == 10)
+        ends = nl if ba[n - 1] == 10 else np.append(nl, n)
+        s = np.empty(ends.size, np.int64)
+        s[:1], s[1:] = 0, ends[:-1] + 1
+        total = s.size
+        grid = as_strided(buf, (buf.size - 56, 56), (1, 1))[s]  # bytes 0-55 of each line (past its end: the next)
+        month = _month(grid.view("<u8")[:, 0])
+        ok = _time_ok(grid.view("<u8")) & (month > 0) & (ends - s >= 18)
+        num = self.n + 1 + np.arange(total)  # the lines' numbers
+        if not ok.all():  # a few blank or foreign lines (not in the form) are passed over; any other: line reading
+            odd = np.flatnonzero(~ok)
+            if odd.size > max(16, total // 100) or odd.size == total:
+                return False
+            for i in odd.tolist():
+                line = bytes(ba[s[i]:ends[i]])
+                if LINE["rfc3164"].fullmatch(line) or (line.strip() and _KEY_B.search(line)):
+                    return False
+            s, ends, grid, month, num = s[ok], ends[ok], grid[ok], month[ok], num[ok]
+        for width in (32, 64):  # hosts of under 32 bytes; a block with longer ones read again with 64
+            if width == 64:
+                grid = as_strided(buf, (buf.size - 88, 88), (1, 1))[s]
+            hl, host = _host_words(grid, grid.view("<u8"), width)
+            stop = grid[np.arange(s.size), 16 + hl]
+            if ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
+                break
+        else:
+            return False  # a host of 64 bytes or more, a control byte in it, or no message
+        enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), s.size, [None, pa.py_buffer(host)])
+        enc = enc.dictionary_encode()
+        code = enc.indices.to_numpy()
+        names = [b.rstrip(b"\0") for b in enc.dictionary.to_pylist()]
+        yoff = self._block_years(month)
+        self._block_hosts(code, names, grid, yoff, num)
+        tag = as_strided(buf, (buf.size - 8, 8), (1, 1))[s + 17 + hl].view("<u8")[:, 0]
+        cand = np.flatnonzero(((tag & _SIX) == _KERNEL) | (tag == _SYSTEMD))
+        if cand.size:
+            off = np.empty(s.size + 1, np.int64)
+            off[:-1], off[-1] = s, ends[-1]
+            view = pa.Array.from_buffers(pa.large_binary(), s.size, [None, pa.py_buffer(off), pa.py_buffer(ba)])
+            some = view.take(pa.array(cand))
+            keyed = pc.match_substring_regex(some, KEY_RE2)
+            hit = cand[keyed.to_numpy(zero_copy_only=False)]
+            lines = some.filter(keyed).to_pylist()
+            at = (17 + hl[hit]).tolist()
+            texts = grid[hit, :15].tobytes()
+            who = [names[c] for c in code[hit].tolist()]
+            size = (ends - s)[hit].tolist()  # a row may run on over passed-over lines: cut at the line's end
+            for j, (i, k, line, a, b) in enumerate(zip(hit.tolist(), num[hit].tolist(), lines, at, size)):
+                msg = line[a:b]
+                found = kernel_xid(msg) or line_record(msg, writer_of("rfc3164", msg), self.label, k, keyed=True)
+                if found is not None:
+                    self._add(k, who[j], found, texts[15 * j:15 * j + 15], int(yoff[i]))
+        self.n += total
+        return True
+
+    def _block_years(self, month):
+        change = np.flatnonzero(month[1:] != month[:-1]) + 1
+        at = np.concatenate([[0], change])
+        offs = np.array([self.years.step(int(m)) for m in month[at].tolist()], np.int64)
+        return np.repeat(offs, np.diff(np.append(at, month.size)))
+
+    def _block_hosts(self, code, names, grid, yoff, num):
+        k = len(names)
+        last = np.zeros(k, np.int64)
+        last[code] = np.arange(code.size)
+        texts = grid[last, :15].tobytes()
+        first, line, year = num[_firsts(code, k)].tolist(), num[last].tolist(), yoff[last].tolist()
+        hosts = self.hosts
+        for j, name in enumerate(names):
+            h = hosts.get(name)
+            if h is None:
+                hosts[name] = [first[j], line[j], texts[15 * j:15 * j + 15], year[j]]
+            else:
+                h[1], h[2], h[3] = line[j], texts[15 * j:15 * j + 15], year[j]
+        if self.first is None:
+            self.first = (int(num[0]), bytes(grid[0, :15]), int(yoff[0]))
+        self.last = (int(num[-1]), bytes(grid[-1, :15]), int(yoff[-1]))
+
+    def utf8(self, ba, n):
+        """Count the block's lines that are not UTF-8 (they are read with replacement characters)."""
+        if np.frombuffer(ba, np.uint8, n).max(initial=0) < 128:
+            return
+        try:
+            codecs.utf_8_decode(memoryview(ba)[:n], "strict", True)
+            return
+        except UnicodeDecodeError:
+            pass
+        for i, line in enumerate(bytes(ba[:n]).split(b"\n")):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                self.bad += 1
+                if self.bad_first is None:
+                    self.bad_first = self.n + i + 1
+
+
+_KEY_B = re.compile(KEY_RE2.encode())
+_BROKEN = (EOFError, OSError, ValueError, lzma.LZMAError, zlib.error)  # what a truncated or corrupt file raises
+_BLANK = re.compile(rb"\s*")
+_LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
+_SIX = np.uint64((1 << 48) - 1)
+_KERNEL = np.frombuffer(b"kernel\0\0", "<u8")[0]
+_SYSTEMD = np.frombuffer(b"systemd-", "<u8")[0]
+_MONTH_CODES = {int.from_bytes(k, "little"): v for k, v in MONTHS.items()}
+_MKEYS = np.array(sorted(_MONTH_CODES), np.uint64)
+_MVALS = np.array([_MONTH_CODES[int(k)] for k in _MKEYS], np.int64)
+
+
+def _keyed(ba, n, count):
+    """The 0-based lines of a block that match :data:`KEY_RE2` (RE2 over an Arrow view of the lines), a set."""
+    buf = np.frombuffer(ba, np.uint8, n)
+    off = np.empty(count + 1, np.int64)
+    nl = np.flatnonzero(buf == 10)[:count]
+    off[0], off[1:nl.size + 1] = 0, nl + 1
+    if nl.size < count:
+        off[-1] = n
+    view = pa.Array.from_buffers(pa.large_binary(), count, [None, pa.py_buffer(off), pa.py_buffer(ba)])
+    return set(np.flatnonzero(pc.match_substring_regex(view, KEY_RE2).to_numpy(zero_copy_only=False)).tolist())
+
+
+def _month(w0):
+    """Month (1-12, 0 unknown) of each line from its first word."""
+    key = w0 & np.uint64(0xFFFFFF)
+    at = np.minimum(np.searchsorted(_MKEYS, key), _MKEYS.size - 1)
+    return np.where(_MKEYS[at] == key, _MVALS[at], 0)
+
+
+def _masks(spec):
+    m = v = 0
+    for i, (a, b) in spec.items():
+        m, v = m | a << 8 * i, v | b << 8 * i
+    return np.uint64(m), np.uint64(v)
+
+
+_DIGITS = (5, 7, 8, 10, 11, 13, 14)  # the time's digits; 3, 6, 15 spaces, 9, 12 colons; 4 a digit or space
+_HIGH = [_masks({i - 8 * w: (0xF0, 0x30) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+_LOWN = [_masks({i - 8 * w: (0x0F, 0x06) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+_SIXTEEN = [_masks({i - 8 * w: (0x10, 0x10) for i in _DIGITS if 8 * w <= i < 8 * w + 8})[1] for w in (0, 1)]
+_FIXED = [_masks({i - 8 * w: (0xFF, c) for i, c in {3: 32, 6: 32, 9: 58, 12: 58, 15: 32}.items()
+                  if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+
+
+def _time_ok(rows):
+    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests)."""
+    ok = np.ones(rows.shape[0], bool)
+    for w in (0, 1):
+        x = rows[:, w]
+        ok &= (x & _HIGH[w][0]) == _HIGH[w][1]
+        ok &= ((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0
+        ok &= (x & _FIXED[w][0]) == _FIXED[w][1]
+    c4 = (rows[:, 0] >> np.uint64(32)) & np.uint64(255)
+    return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
+
+
+def _host_words(grid, rows, width):
+    """``(length, words)`` of the host in the ``width`` bytes from byte 16: the bytes before the first byte at or
+    below a space, and its words with every byte from that one on set to 0."""
+    hl = np.argmax(grid[:, 16:16 + width] <= 32, axis=1)
+    return hl, rows[:, 2:2 + width // 8] & _KEEP[width][hl]
+
+
+#: per window and host length, the masks of the window's words
+_KEEP = {w: _LOW[np.clip(np.arange(w + 1)[:, None] - 8 * np.arange(w // 8), 0, 8)] for w in (32, 64)}
+
+
+def _firsts(code, k):
+    first = np.zeros(k, np.int64)
+    first[code[::-1]] = np.arange(code.size)[::-1]
+    return first
+
+
+def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
+    """One pass over a kernel log: a dict (label, fmt, records, hosts, first and last lines, year offsets,
+    lines that are not UTF-8), times pending the year (:func:`finish`).  ``hosts`` is kept for callers."""
+    fh, label, mtime_year, size = _open(source)
+    with fh:
+        blocks = _blocks(fh, label, size)
+        first = next(blocks, None)
+        if first is None or _BLANK.fullmatch(memoryview(first[0])[:first[1]]):
+            raise EmptyDataError(f"{label}: the kernel log has no lines")
+        head = bytes(first[0][:min(first[1], 1 << 16)]).split(b"\n")[:50]
+        fmt = log_format or sniff_format(head)
+        if fmt is None:
+            raise KernelLogError(f"{label}: cannot tell the form of the log from its first lines; give log_format= "
+                                 f"({', '.join(FORMATS)})")
+        if label != "text":
+            host = host or Path(label).name.split(".")[0]
+        scan = _Scan(fmt, label, host or "localhost")
+        mib = None if size is None else -(-size // (1 << 20))
+        with steps(f"reading {Path(label).name if label != 'text' else 'the log'} (MiB)", total=mib) as step:
+            for ba, n in _chain(first, blocks):
+                scan.utf8(ba, n)
+                if not (fmt == "rfc3164" and scan.syslog_block(ba, n)):
+                    scan.lines(ba, n)
+                step(n >> 20)
+    if scan.first is None:
+        raise KernelLogError(f"{label}: no line is in the {fmt} form; give log_format= or another file")
+    return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": scan.hosts,
+            "first": scan.first, "last": scan.last, "years": scan.years.most, "mtime_year": mtime_year,
+            "bad_utf8": (scan.bad, scan.bad_first), "unit": scan.unit and scan.unit[0]}
+
+
+def first_time(source, log_format=None):
+    """The time text (bytes) of the first line of an RFC 3164 file, from its first 64 KiB; None for another
+    form or when no line there is in the form."""
+    fh, label, _, _ = _open(source)
+    with fh:
+        try:
+            head = fh.read(1 << 16).replace(b"\r", b"\n").split(b"\n")
+        except _BROKEN as exc:
+            raise CorruptFileError(f"{label}: truncated or corrupt ({exc}); give the whole file") from None
+    if (log_format or sniff_format(head)) != "rfc3164":
+        return None
+    return next((m.group(1) for m in map(LINE["rfc3164"].fullmatch, head) if m), None)
+
+
+def placed_years(sources, year, log_format=None):
+    """:func:`~relmodel.data.formats.kernlines.place_years` of files (their first lines read from their first
+    64 KiB); all None when ``year`` is None (each file's modification time then says)."""
+    return place_years([first_time(s, log_format) if year is not None else None for s in sources], year)
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def finish(part, base_year=None):
+    """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps), hosts (a set)
+    and seen (a Series: host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first
+    line."""
+    fmt, label = part["fmt"], part["label"]
+    rows = part.pop("rec")
+    hosts = part.pop("hosts")
+    names = list(hosts)
+    lines = [r[0] for r in rows] + [part["first"][0], part["last"][0]] + [hosts[h][1] for h in names]
+    texts = [r[5] for r in rows] + [part["first"][1], part["last"][1]] + [hosts[h][2] for h in names]
+    if fmt == "rfc3164":
+        if base_year is None:
+            if part["mtime_year"] is None:
+                raise KernelLogError(f"{label}: syslog lines do not say the year; give year= (the year of line "
+                                     f"{part['first'][0]}, the log's first)")
+            base_year = part["mtime_year"] - part["years"]
+        offs = [r[6] for r in rows] + [part["first"][2], part["last"][2]] + [hosts[h][3] for h in names]
+        at = syslog_times(texts, base_year + np.asarray(offs, np.int64), label, lines)
+    elif fmt == "json":
+        at = pd.to_datetime(np.asarray(texts, np.int64), unit=part["unit"] or "us").to_numpy("datetime64[ns]")
+    else:
+        at = other_times(texts, fmt, label, lines)
+    k = len(rows)
+    decode = {h: h.decode("utf-8", "replace") for h in names}
+    rec = pd.DataFrame({"line": np.array([r[0] for r in rows], np.int64),
+                        "node": np.array([decode[r[1]] for r in rows], object),
+                        "kind": np.array([r[2] for r in rows], object), "gpu": np.array([r[3] for r in rows], object),
+                        "xid": np.array([r[4] for r in rows], float), "at": at[:k],
+                        "wrote_before": np.array([r[7] for r in rows], bool)})
+    seen = pd.Series(at[k + 2:], index=pd.Index([decode[h] for h in names], dtype=object))
+    if not seen.index.is_unique:  # two byte names that read alike once decoded
+        seen = seen.groupby(level=0).max()
+    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), hosts=set(seen.index), seen=seen)
+    return part
