@@ -197,8 +197,10 @@ class KernelManager(AsyncKernelManager):
         """Fork the kernel from this process's zygote when it can (:mod:`.zygote`), else launch it as usual."""
         from jupyter_client.provisioning import LocalProvisioner
 
+        from ...base.std_fds import ensure_std_fds
         from .zygote import launch
 
+        ensure_std_fds()  # a closed standard stream would be the kernel's, and ipykernel dies on it
         provisioner = self.provisioner
         process = None
         if type(provisioner) is LocalProvisioner:

@@ -101,6 +101,9 @@ class Zygote:
 
     def __init__(self, env, listen=None):
         """Start a zygote with environment ``env``; ``listen``: a socket path other processes may connect to."""
+        from ...base.std_fds import ensure_std_fds
+
+        ensure_std_fds()  # before the socket pair, which would otherwise take a closed stream's number
         self.owner, self.process, self.listen = os.getpid(), None, listen
         self._lock, self._ready = threading.Lock(), None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

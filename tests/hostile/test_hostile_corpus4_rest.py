@@ -1,0 +1,51 @@
+"""Fourth hostile corpus, the rest: closed standard streams, braces in notebook paths, other kernels,
+interrupted kernels, leftovers and mistyped budget variables.
+
+Each case runs what a user would run (the command in a subprocess, or the library call) and
+checks the outcome against what the test itself knows to be right.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _env(**extra):
+    """The environment a user's shell would give the command (no pytest variables: with them the
+    kernels start another way, and a closed stream went unnoticed)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return {**env, "PYTHONPATH": str(REPO), **extra}
+
+
+# --- 1. standard error closed when the command starts ---------------------------------------------
+
+def test_closed_stderr_is_the_null_device_and_children_inherit_it():
+    # The child lists what its own descriptor 2 is after exec: a closed one would raise.
+    code = ("import relmodel, os, subprocess, sys; "
+            "r = subprocess.run([sys.executable, '-c', 'import os; print(os.readlink(\"/proc/self/fd/2\"))'], "
+            "capture_output=False, stdout=subprocess.PIPE, text=True); print(r.stdout.strip())")
+    # is_command() must see the relmodel command: run it as `python -m relmodel`'s module would
+    script = f"import sys; sys.orig_argv = [sys.executable, '-m', 'relmodel']; {code}"
+    out = subprocess.run(["bash", "-c", f'exec "$0" -c "$1" 2>&-', sys.executable, script],
+                         stdout=subprocess.PIPE, text=True, env=_env(), timeout=120)
+    assert out.returncode == 0
+    assert out.stdout.strip() == os.devnull
+
+
+def test_a_report_started_with_stderr_closed_renders_its_page(tmp_path):
+    out = tmp_path / "rep"
+    cmd = f'exec "$0" -m relmodel report -n 01 --out "$1" -q 2>&-'
+    res = subprocess.run(["bash", "-c", cmd, sys.executable, str(out)], stdout=subprocess.PIPE,
+                         text=True, env=_env(), cwd=tmp_path, timeout=600)
+    assert res.returncode == 0, res.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "complete", summary.get("failed")
+    assert not summary.get("failed")
+    html = (out / "01_log_explorer.html").read_text()
+    assert "died" not in html and "Traceback" not in html
