@@ -49,3 +49,31 @@ def test_a_report_started_with_stderr_closed_renders_its_page(tmp_path):
     assert not summary.get("failed")
     html = (out / "01_log_explorer.html").read_text()
     assert "died" not in html and "Traceback" not in html
+
+
+# --- 2. braces in a user notebook's name or the report folder: papermill formats paths -------------
+
+def _user_notebook(path, code="print(n_gpus * 2)", kernelspec=None):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = kernelspec or {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("n_gpus: int = 16384  # GPUs")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Tiny page"), params, nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_notebook_and_folder_named_with_braces_render(tmp_path):
+    from click.testing import CliRunner
+
+    from relmodel.cli import cli
+
+    nb = _user_notebook(tmp_path / "a{x}b.ipynb")
+    out = tmp_path / "r{n_gpus}"
+    res = CliRunner().invoke(cli, ["report", "-q", "-n", str(nb), "-p", "n_gpus=4096", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == ["a{x}b.html", "a{x}b.ipynb", "index.html", "summary.json"]
+    assert "8192" in (out / "a{x}b.html").read_text()  # 4096 * 2: the parameter reached the page
+    assert not (tmp_path / "r4096").exists()

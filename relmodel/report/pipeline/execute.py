@@ -56,6 +56,12 @@ def _with_footer(body, parameters):
     return body[:end] + note + body[end:] if end >= 0 else body + note
 
 
+def _literal(path):
+    """``path`` as papermill reads it back unchanged: it formats paths with the parameters
+    (``str.format``), so a brace in a notebook's name or the temporary folder is doubled."""
+    return str(path).replace("{", "{{").replace("}", "}}")
+
+
 def _papermill(task, source, ipynb, scratch):
     """Run the notebook; returns ``(error, died)``: error None, ``("failed", exc)`` or a message."""
     import papermill
@@ -66,7 +72,7 @@ def _papermill(task, source, ipynb, scratch):
 
     try:
         papermill.execute_notebook(
-            str(source), str(ipynb), parameters=task.parameters, kernel_name="python3",
+            _literal(source), _literal(ipynb), parameters=task.parameters, kernel_name="python3",
             language="python", progress_bar=False, start_timeout=180, engine_name=ENGINE,
             execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=kernel_manager_for(task.run_id),
             resources={"metadata": {"path": str(scratch)}})  # kernel cwd, without os.chdir
