@@ -77,3 +77,40 @@ def test_a_notebook_and_folder_named_with_braces_render(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["a{x}b.html", "a{x}b.ipynb", "index.html", "summary.json"]
     assert "8192" in (out / "a{x}b.html").read_text()  # 4096 * 2: the parameter reached the page
     assert not (tmp_path / "r4096").exists()
+
+
+# --- 4. a notebook for another language's kernel is refused before any kernel starts ---------------
+
+R_SPEC = {"name": "ir", "display_name": "R", "language": "R"}
+
+
+def test_an_r_notebook_is_refused_naming_its_kernel(tmp_path):
+    from click.testing import CliRunner
+
+    from relmodel.cli import cli
+    from relmodel.errors import NotebookKernelError
+    from relmodel.report import render
+
+    nb = _user_notebook(tmp_path / "r_page.ipynb", code="x <- 1\nprint(x)", kernelspec=R_SPEC)
+    out = tmp_path / "rep"
+    with pytest.raises(NotebookKernelError, match="'R' kernel"):
+        render(notebooks=[str(nb)], out=str(out))
+    res = CliRunner().invoke(cli, ["report", "-q", "-n", str(nb), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "'R' kernel" in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_a_notebook_naming_its_language_only_in_language_info_is_refused(tmp_path):
+    import nbformat
+
+    from relmodel.errors import NotebookKernelError
+    from relmodel.report.parameters.notebook_json import read_cells
+
+    path = _user_notebook(tmp_path / "j.ipynb", kernelspec={"name": "julia-1.10", "display_name": "Julia 1.10"})
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["language_info"] = {"name": "julia"}
+    nbformat.write(nb, path)
+    with pytest.raises(NotebookKernelError, match="Julia 1.10"):
+        read_cells(path)
+    assert read_cells(_user_notebook(tmp_path / "py.ipynb")).cells  # a Python notebook still reads
