@@ -114,3 +114,42 @@ def test_a_notebook_naming_its_language_only_in_language_info_is_refused(tmp_pat
     with pytest.raises(NotebookKernelError, match="Julia 1.10"):
         read_cells(path)
     assert read_cells(_user_notebook(tmp_path / "py.ipynb")).cells  # a Python notebook still reads
+
+
+# --- 3. kernels that cannot start (as while a report is being stopped) write nowhere on the terminal --
+
+def test_a_kernel_that_cannot_start_says_why_in_the_error_not_as_a_traceback(tmp_path):
+    # A module that shadows ipykernel's launcher makes every kernel fail at start, as a kernel whose
+    # folders were removed by an interrupt does: what it writes must not reach the terminal.
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "ipykernel_launcher.py").write_text('raise RuntimeError("boom: this kernel cannot start")\n')
+    env = _env(PYTHONPATH=f"{REPO}{os.pathsep}{shadow}")
+    res = subprocess.run([sys.executable, "-m", "relmodel", "report", "-q", "-n", "01", "--out", str(tmp_path / "r")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert res.returncode != 0
+    assert "Traceback" not in res.stderr and "File \"" not in res.stderr
+    assert "RuntimeError: boom: this kernel cannot start" in res.stderr  # why, said once, in the error line
+    assert "out of memory" not in res.stderr
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_report():
+    import signal
+    import weakref
+
+    from relmodel.report.kernels.executors import run_tasks
+    from relmodel.report.kernels.interrupts import terminate_as_interrupt
+
+    class Thing:
+        pass
+
+    def task(_):
+        thing = Thing()
+        ref = weakref.ref(thing, lambda _: signal.raise_signal(signal.SIGINT))  # noqa: F841
+        del thing  # the callback's KeyboardInterrupt is printed as "Exception ignored" and dropped
+        return {"name": "page"}
+
+    with terminate_as_interrupt():
+        with pytest.raises(KeyboardInterrupt):
+            run_tasks([("page",)], task, run_id="dropped0ctrlc")

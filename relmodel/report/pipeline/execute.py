@@ -82,6 +82,10 @@ def _papermill(task, source, ipynb, scratch):
         if too_large(exc):
             raise size_error(ipynb) from None
         if _kernel_died(exc):
+            from ..kernels.kernel import kernel_said
+            said = _last_line(kernel_said(task.run_id))
+            if said:  # it said why: no guessing
+                return f"{task.name}: the kernel running the notebook ended: {said}", True
             return (f"{task.name}: the kernel running the notebook died (killed, or out of memory); "
                     f"rerun it, with smaller parameters if it ran out of memory"), True
         return f"{task.name}: {type(exc).__name__}: {exc}", False
@@ -135,6 +139,14 @@ def execute(task):
         from ..kernels.interrupts import reinstall
         reinstall()
     return {"name": name, **out, "seconds": time.perf_counter() - start, "error": error}
+
+
+def _last_line(text):
+    """The last line of a kernel's output that says something (a traceback's last line is its error)."""
+    from ...base.escape import terminal_text
+
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return terminal_text(lines[-1])[:300] if lines else ""
 
 
 def _kernel_died(exc):
