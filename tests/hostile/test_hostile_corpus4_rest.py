@@ -153,3 +153,36 @@ def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_report():
     with terminate_as_interrupt():
         with pytest.raises(KeyboardInterrupt):
             run_tasks([("page",)], task, run_id="dropped0ctrlc")
+
+
+# --- 5. leftovers: a notebook's child process, stale folders, IPython and matplotlib folders -------
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended (its new parent has not reaped it yet)
+
+
+@pytest.mark.parametrize("pool", ["1", "0"])
+def test_a_process_a_notebook_started_ends_with_the_report(tmp_path, pool):
+    import time
+
+    nb = _user_notebook(tmp_path / "child.ipynb",
+                        code="import subprocess\np = subprocess.Popen(['sleep', '600'])\nprint('child', p.pid)")
+    out = tmp_path / "r"
+    res = subprocess.run([sys.executable, "-m", "relmodel", "report", "-q", "-n", str(nb), "--out", str(out)],
+                         capture_output=True, text=True, env=_env(RELMODEL_KERNEL_POOL=pool), timeout=600)
+    assert res.returncode == 0, res.stderr
+    executed = json.loads((out / "child.ipynb").read_text())
+    text = "".join("".join(o.get("text", "")) for c in executed["cells"] for o in c.get("outputs", []))
+    pid = int(text.split("child")[1].split()[0])
+    end = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.2)
+    try:
+        assert not _alive(pid), "the notebook's child outlived the report"
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)

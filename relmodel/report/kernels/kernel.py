@@ -34,7 +34,7 @@ from traitlets import DottedObjectName, Type
 from .zygote import PREFIX as KERNEL_COMMAND, kernel_env
 
 __all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "stop_run", "SLICE_S", "PREFIX", "LOG_NAME",
-           "kernel_said"]
+           "kernel_said", "kill_group"]
 
 #: Name prefix of the temporary folder each kernel gets: ``relmodel-kernel-<run>-<id>``.
 #: The folder holds the kernel's sockets and a ``pid`` file, so the process that
@@ -61,6 +61,20 @@ def kernel_said(run_id):
     key = (str(run_id), threading.get_ident())
     manager = _LAUNCHED.pop(key, None)
     return _SAID.pop(key, "") or (manager.start_log().strip() if manager is not None else "")
+
+
+def kill_group(pgid):
+    """Kill process group ``pgid`` (a kernel's session: the kernel and what its cells started); never this
+    process's own group. Returns True when a signal was sent."""
+    import signal
+
+    try:
+        if not pgid or int(pgid) <= 1 or int(pgid) == os.getpgrp():
+            return False
+        os.killpg(int(pgid), signal.SIGKILL)
+        return True
+    except (OSError, ValueError):  # already gone
+        return False
 
 
 def stop_run(run_id):
@@ -269,7 +283,10 @@ class KernelManager(AsyncKernelManager):
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_cleanup_resources(self, restart=False):
+        group = getattr(self.provisioner, "pgid", None)
         await super()._async_cleanup_resources(restart=restart)
+        if not restart:
+            kill_group(group)  # what the notebook started (a server, a sleep) ends with its kernel
         if self._own_folder() and not restart:
             key = (str(self.run_id), threading.get_ident())
             if _LAUNCHED.get(key) is self:
