@@ -186,3 +186,77 @@ def test_a_process_a_notebook_started_ends_with_the_report(tmp_path, pool):
     finally:
         if _alive(pid):
             os.kill(pid, 9)
+
+
+def _dead_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_only_relmodel_folders_of_ended_processes_are_swept(tmp_path):
+    from relmodel.report.kernels.stale import OWNER_FILE, process_start, sweep_stale
+
+    def folder(name, record=None, raw=None):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "user-notes.txt").write_text("kept unless the folder is stale")
+        if record is not None or raw is not None:
+            (path / OWNER_FILE).write_text(raw if raw is not None else json.dumps(record))
+        return path
+
+    dead = _dead_pid()
+    me = os.getppid()  # alive (the shell or runner that started pytest)
+    stale = folder("relmodel-work-aaaaaaaaaaaa-x1", {"what": "relmodel temporary folder", "pid": dead, "started": 1})
+    stale_kernel = folder("relmodel-kernel-aaaaaaaaaaaa-bbbbbbbbbbbbbbbb",
+                          {"what": "relmodel temporary folder", "pid": dead, "started": None})
+    reused = folder("relmodel-work-aaaaaaaaaaaa-x2",  # the id lives on in another program: another start time
+                    {"what": "relmodel temporary folder", "pid": me, "started": (process_start(me) or 0) + 1})
+    kept = {
+        "alive": folder("relmodel-work-aaaaaaaaaaaa-x3",
+                        {"what": "relmodel temporary folder", "pid": me, "started": process_start(me)}),
+        "no record": folder("relmodel-work-aaaaaaaaaaaa-x4"),
+        "someone else's record": folder("relmodel-work-aaaaaaaaaaaa-x5", {"what": "mine", "pid": dead}),
+        "not JSON": folder("relmodel-kernel-aaaaaaaaaaaa-x6", raw="{pid: 1"),
+        "pid not a number": folder("relmodel-work-aaaaaaaaaaaa-x7", {"what": "relmodel temporary folder",
+                                                                     "pid": "123"}),
+        "other prefix": folder("relmodel-zygote-x8", {"what": "relmodel temporary folder", "pid": dead}),
+    }
+    link = tmp_path / "relmodel-work-aaaaaaaaaaaa-link"
+    link.symlink_to(kept["alive"])
+    removed = sweep_stale([tmp_path])
+    assert sorted(removed) == sorted([stale, stale_kernel, reused])
+    assert not stale.exists() and not stale_kernel.exists() and not reused.exists()
+    for why, path in kept.items():
+        assert (path / "user-notes.txt").exists(), why
+    assert link.is_symlink()
+
+
+def test_folders_of_a_killed_report_are_swept_by_the_next(tmp_path):
+    import signal
+    import tempfile
+    import time
+
+    tmp = Path(tempfile.mkdtemp(prefix="rmT", dir="/tmp"))  # short: the kernel's sockets fit under it
+    try:
+        env = _env(TMPDIR=str(tmp))
+        nb = _user_notebook(tmp_path / "slow.ipynb", code="import time\ntime.sleep(120)")
+        proc = subprocess.Popen([sys.executable, "-m", "relmodel", "report", "-q", "-n", str(nb), "--out",
+                                 str(tmp_path / "r")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 300
+        while time.monotonic() < end and not (list(tmp.glob("relmodel-work-*/slow.ipynb"))
+                                              and list(tmp.glob("relmodel-kernel-*/relmodel-owner.json"))):
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        left = sorted(p.name for p in tmp.glob("relmodel-*-*") if not p.name.startswith("relmodel-zygote"))
+        assert any(n.startswith("relmodel-work-") for n in left) and any(n.startswith("relmodel-kernel-")
+                                                                         for n in left), left
+        time.sleep(2)  # the zygote and kernel end with their owner
+        code = "from relmodel.report.kernels.stale import sweep_stale; print(len(sweep_stale()))"
+        swept = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert swept.stdout.strip() == str(len(left)), (swept.stdout, swept.stderr, left)
+        assert not list(tmp.glob("relmodel-work-*")) and not list(tmp.glob("relmodel-kernel-*"))
+    finally:
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)

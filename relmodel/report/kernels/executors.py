@@ -160,6 +160,8 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
     from .worker_start import defer_iri_grammar
 
     defer_iri_grammar()  # nbformat's schema never calls the checker whose grammar costs 2 s of CPU to build
+    from .stale import sweep_stale
+    sweep_stale()  # folders of reports killed before they could remove them (their owner record says so)
     # what cleanup_run needs is imported now, in this thread: a signal that unwinds the run while a worker
     # thread is importing jupyter_client must not leave cleanup to import a partly initialised module
     from . import kernel, pool, sockets  # noqa: F401

@@ -279,7 +279,9 @@ class KernelManager(AsyncKernelManager):
         if str(self.run_id) in _STOPPED:
             raise RuntimeError(f"run {self.run_id} was stopped: no kernel starts for it")
         if self._own_folder():
+            from .stale import mark_owner
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            mark_owner(self.folder)
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_cleanup_resources(self, restart=False):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..blocks.alt_text import figure_alts, with_alt_text
 from ..kernels.executors import WORK_PREFIX
+from ..kernels.stale import mark_owner
 from ..blocks.failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
 from ..safety.file_limit import read_notebook, size_error, too_large
 from ..blocks.page_scripts import html_exporter, scripts_needed
@@ -125,6 +126,7 @@ def execute(task):
     """
     name = task.name
     scratch = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{task.run_id}-"))
+    mark_owner(scratch)  # a process killed before it removes the folder leaves a record a later run can verify
     source, ipynb = scratch / f"{name}.source.ipynb", scratch / f"{name}.ipynb"
     start = time.perf_counter()
     out = {"ipynb_bytes": None, "html_bytes": None, "records": {}, "failure": None}
