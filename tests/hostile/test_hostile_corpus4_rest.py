@@ -260,3 +260,25 @@ def test_folders_of_a_killed_report_are_swept_by_the_next(tmp_path):
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_a_home_that_cannot_be_written_leaves_nothing_in_the_temporary_folder(tmp_path):
+    import shutil
+    import tempfile
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the home folder's parent should be")
+    tmp = Path(tempfile.mkdtemp(prefix="rmH", dir="/tmp"))
+    try:
+        env = _env(HOME=str(blocker / "home"), TMPDIR=str(tmp))
+        for name in ("IPYTHONDIR", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            env.pop(name, None)
+        out = tmp_path / "r"
+        res = subprocess.run([sys.executable, "-m", "relmodel", "report", "-q", "-n", "01", "--out", str(out)],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+        assert res.returncode == 0, res.stderr
+        assert json.loads((out / "summary.json").read_text())["status"] == "complete"
+        assert "Matplotlib created a temporary" not in res.stderr
+        assert sorted(p.name for p in tmp.iterdir()) == []  # no matplotlib-*, no IPython tmp*, nothing of ours
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -76,14 +76,18 @@ ARROW_POOL = "system"
 
 
 def kernel_env():
-    """What a report kernel's environment adds: inline figures, this relmodel first on its import path, and
-    pyarrow's system memory pool (:data:`ARROW_POOL`) unless one is set."""
+    """What a report kernel's environment adds: inline figures, this relmodel first on its import path,
+    pyarrow's system memory pool (:data:`ARROW_POOL`) unless one is set, and IPython's and matplotlib's
+    folders where the home folder cannot hold them (:mod:`.config_dirs`)."""
     from ...resources import import_root
 
     root = str(import_root())
     path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    from .config_dirs import config_env
+
     return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path,
-            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL)}
+            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL),
+            **config_env()}  # IPython's and matplotlib's folders, when the home folder cannot hold them
 
 
 def zygote_enabled():
