@@ -282,3 +282,17 @@ def test_a_home_that_cannot_be_written_leaves_nothing_in_the_temporary_folder(tm
         assert sorted(p.name for p in tmp.iterdir()) == []  # no matplotlib-*, no IPython tmp*, nothing of ours
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_a_page_of_a_stopped_run_says_it_was_interrupted_not_killed(tmp_path):
+    from relmodel.report.kernels.executors import new_run_id
+    from relmodel.report.kernels.kernel import stop_run
+    from relmodel.report.pipeline.execute import execute
+    from relmodel.report.pipeline.plan import make_tasks
+
+    run_id = new_run_id()
+    task = make_tasks([(_user_notebook(tmp_path / "page.ipynb"), {})], run_id)[0]
+    stop_run(run_id)  # what Ctrl-C, SIGTERM or SIGHUP do first: no kernel of the run starts any more
+    result = execute(task)
+    assert result["error"] == "page: stopped: the report was interrupted"
+    assert not result.get("kernel_died")

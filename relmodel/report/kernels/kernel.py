@@ -34,7 +34,7 @@ from traitlets import DottedObjectName, Type
 from .zygote import PREFIX as KERNEL_COMMAND, kernel_env
 
 __all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "stop_run", "SLICE_S", "PREFIX", "LOG_NAME",
-           "kernel_said", "kill_group"]
+           "kernel_said", "kill_group", "run_stopped"]
 
 #: Name prefix of the temporary folder each kernel gets: ``relmodel-kernel-<run>-<id>``.
 #: The folder holds the kernel's sockets and a ``pid`` file, so the process that
@@ -75,6 +75,11 @@ def kill_group(pgid):
         return True
     except (OSError, ValueError):  # already gone
         return False
+
+
+def run_stopped(run_id):
+    """True once run ``run_id`` was stopped in this process (see :func:`stop_run`)."""
+    return str(run_id) in _STOPPED
 
 
 def stop_run(run_id):

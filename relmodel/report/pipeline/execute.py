@@ -82,8 +82,10 @@ def _papermill(task, source, ipynb, scratch):
     except Exception as exc:  # kernel died, bad notebook file...
         if too_large(exc):
             raise size_error(ipynb) from None
+        from ..kernels.kernel import kernel_said, run_stopped
+        if run_stopped(task.run_id):  # its kernel was stopped with the run: not killed, not out of memory
+            return f"{task.name}: stopped: the report was interrupted", False
         if _kernel_died(exc):
-            from ..kernels.kernel import kernel_said
             said = _last_line(kernel_said(task.run_id))
             if said:  # it said why: no guessing
                 return f"{task.name}: the kernel running the notebook ended: {said}", True
