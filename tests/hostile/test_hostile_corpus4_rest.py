@@ -296,3 +296,36 @@ def test_a_page_of_a_stopped_run_says_it_was_interrupted_not_killed(tmp_path):
     result = execute(task)
     assert result["error"] == "page: stopped: the report was interrupted"
     assert not result.get("kernel_died")
+
+
+@pytest.mark.parametrize("signame, wait_s", [("SIGINT", 0.0), ("SIGTERM", 1.0), ("SIGHUP", 2.0), ("SIGTERM", 3.0)])
+def test_a_report_stopped_while_its_kernels_start_prints_one_line(tmp_path, signame, wait_s):
+    """The signal comes once the first kernel's folder is made, and later while the zygote that forks the
+    kernels still imports: kernels then start after their folders were removed, and cannot."""
+    import shutil
+    import signal
+    import tempfile
+    import time
+
+    signum = getattr(signal, signame)
+    tmp = Path(tempfile.mkdtemp(prefix="rmS", dir="/tmp"))
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "relmodel", "report", "-q", "-n", "01", "-n", "02", "-n", "03",
+                                 "--out", str(tmp_path / "r")], env=_env(TMPDIR=str(tmp)), cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        end = time.monotonic() + 300
+        while time.monotonic() < end and proc.poll() is None and not list(tmp.glob("relmodel-kernel-*")):
+            time.sleep(0.05)
+        time.sleep(wait_s)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 128 + signum, err
+        assert "Traceback" not in err and "Error" not in err, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("relmodel: interrupted"), err
+        summary = tmp_path / "r" / "summary.json"
+        if summary.exists():  # the partial report says it was interrupted, and blames no kernel
+            text = summary.read_text()
+            assert "out of memory" not in text and '"interrupted"' in text
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
