@@ -1,5 +1,7 @@
-"""Fourth hostile corpus, the rest: closed standard streams, braces in notebook paths, other kernels,
-interrupted kernels, leftovers and mistyped budget variables.
+"""Fourth hostile corpus, the rest: closed standard streams, braces in notebook paths, other languages'
+kernels, kernels that cannot start or are stopped, and what a report leaves behind (a notebook's child
+process, folders of killed reports, IPython's and matplotlib's folders). Mistyped budget variables are
+in test_hostile_corpus4.py.
 
 Each case runs what a user would run (the command in a subprocess, or the library call) and
 checks the outcome against what the test itself knows to be right.
