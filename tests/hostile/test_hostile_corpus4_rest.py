@@ -135,8 +135,7 @@ def test_a_kernel_that_cannot_start_says_why_in_the_error_not_as_a_traceback(tmp
     assert "out of memory" not in res.stderr
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_report():
+def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_report(capfd):
     import signal
     import weakref
 
@@ -155,6 +154,7 @@ def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_report():
     with terminate_as_interrupt():
         with pytest.raises(KeyboardInterrupt):
             run_tasks([("page",)], task, run_id="dropped0ctrlc")
+    assert "Exception ignored" not in capfd.readouterr().err  # no traceback around the one line
 
 
 # --- 5. leftovers: a notebook's child process, stale folders, IPython and matplotlib folders -------

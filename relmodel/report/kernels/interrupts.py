@@ -14,6 +14,7 @@ notebook, so the handler here stays in charge.
 """
 
 import signal
+import sys
 import threading
 
 __all__ = ["Terminated", "terminate_as_interrupt", "terminated", "exit_status", "on_loop", "reinstall", "SIGNALS",
@@ -98,6 +99,8 @@ class terminate_as_interrupt:
             self.previous = {signum: signal.signal(signum, _on_term) for signum in SIGNALS}
             if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
                 self.previous[signal.SIGINT] = signal.signal(signal.SIGINT, _on_int)
+            self.hook = sys.unraisablehook
+            sys.unraisablehook = _quiet_unraisable(self.hook)
             _STATE["active"] += 1
         return self
 
@@ -109,4 +112,18 @@ class terminate_as_interrupt:
             if not _STATE["terminated"]:
                 for signum, handler in self.previous.items():
                     signal.signal(signum, handler)
+            sys.unraisablehook = self.hook
         return False
+
+
+def _quiet_unraisable(hook):
+    """``hook``, except for an interrupt Python had to drop (printed as "Exception ignored in ..." with a
+    traceback): :func:`check_interrupted` raises it again, and the command prints its one line."""
+
+    def quiet(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) or (
+                isinstance(unraisable.exc_type, type) and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+            return
+        hook(unraisable)
+
+    return quiet
