@@ -20,7 +20,7 @@ adding a row); ``from relmodel import *`` loads every layer.
 """
 
 from .base.quiet_start import guard as _guard_start
-_guard_start()  # first: a Ctrl-C while the command imports exits 130 quietly
+_guard_start()  # first: a Ctrl-C while the command imports exits 130 quietly (and closed standard streams are opened)
 
 from .base import lazy as _lazy
 

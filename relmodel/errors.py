@@ -29,6 +29,7 @@ __all__ = [
     "ParameterError",
     "ReportError",
     "NotebookFileError",
+    "NotebookKernelError",
     "ArgumentOrderWarning",
     "ReportWriteError",
     "ReportInterrupted",
@@ -148,6 +149,10 @@ class ReportError(RelmodelError):
 
 class NotebookFileError(ReportError, ValueError):
     """A notebook given to a report is not one relmodel can read (not JSON, not UTF-8, not a notebook)."""
+
+
+class NotebookKernelError(NotebookFileError):
+    """A notebook written for another language's kernel (R, Julia...): reports run notebooks in Python only."""
 
 
 class ArgumentOrderWarning(UserWarning):

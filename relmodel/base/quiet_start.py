@@ -62,9 +62,15 @@ _STOPS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasatt
 
 
 def guard():
-    """While the command starts, make Ctrl-C exit 130 quietly (a no-op for library use)."""
+    """While the command starts, make Ctrl-C exit 130 quietly (a no-op for library use).
+
+    The command's closed standard streams are opened on the null device first
+    (:func:`relmodel.base.std_fds.ensure_std_fds`), before any import can take their numbers.
+    """
     if not is_command():
         return
+    from .std_fds import ensure_std_fds
+    ensure_std_fds()
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _quiet_exit)

@@ -25,10 +25,18 @@ def test_a_syslog_that_is_not_there(tmp_path, no_kernel):
     assert not (tmp_path / "r").exists()
 
 
+def _other_run(tmp_path):
+    """A kernel log of the same nodes months later (the bundled syslog's generator at its old start, 1 December):
+    none of its faults falls within 6 hours before one of the export's ends, which are all in March-April."""
+    from relmodel.data.formats.synthetic_ops import synthetic_syslog
+
+    path = tmp_path / "other.log"
+    synthetic_syslog(path, days=45, nodes=64, noise_per_day=0.5, seed=24, start="2024-12-01")
+    return path
+
+
 def test_a_syslog_of_another_run(tmp_path, no_kernel):
-    """The bundled export and syslog come from independent generators (data/ops-example/settings.json): the
-    syslog's faults match none of the run's ends."""
-    refused(report_cli("-n", "03", "-p", f"log={SACCT}", "-p", "format=sacct", "-p", f"syslog={SYSLOG}",
+    refused(report_cli("-n", "03", "-p", f"log={SACCT}", "-p", "format=sacct", "-p", f"syslog={_other_run(tmp_path)}",
                        "-p", "year=2024", "--out", tmp_path / "r"), "'syslog'", "matches")
     assert not (tmp_path / "r").exists()
 
@@ -41,13 +49,15 @@ def test_a_syslog_that_is_not_a_kernel_log(tmp_path, no_kernel):
 
 
 def test_the_api_names_the_same_errors(tmp_path):
+    other = _other_run(tmp_path)
     with pytest.raises(KernelJoinError, match="matches"):
-        load_source(str(SACCT), format="sacct", syslog=str(SYSLOG), year=2024)
+        load_source(str(SACCT), format="sacct", syslog=str(other), year=2024)
+    assert load_source(str(SACCT), format="sacct", syslog=str(SYSLOG), year=2024)  # the bundled pair joins
     table = tmp_path / "t.csv"
     table.write_text("start,node\n2024-01-01,a\n2024-01-03,b\n")
     with pytest.raises(InputTypeError, match="syslog"):
         load_source(str(table), start="start", node="node", syslog=str(SYSLOG))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.log", "t.csv"]
 
 
 # --- a log that says neither its nodes nor its size ------------------------------------------------

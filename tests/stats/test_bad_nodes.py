@@ -270,8 +270,7 @@ def test_a_slurm_export_needs_its_kernel_log_to_name_nodes():
     with pytest.raises(InputTypeError, match="join the kernel log"):
         relmodel.bad_nodes(src)
     kernel = relmodel.read_xid(folder / "syslog", year=2024)
-    run = src.data
-    run.kernel = kernel          # what join_syslog leaves on a joined run (the bundled files do not overlap in time)
+    src = relmodel.load_source(str(folder / "sacct.txt"), syslog=str(folder / "syslog"), year=2024)
     r = relmodel.bad_nodes(src, seed=0)
     assert set(r.nodes["node"]) <= set(kernel.events["node"]) | {"(nodes that never failed)"}
     assert r.n_failures == sum(1 for _ in kernel.interruptions().itertuples())

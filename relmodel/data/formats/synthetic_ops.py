@@ -22,7 +22,7 @@ import pandas as pd
 from ...base.outputs import write_output
 from .nodelist import compress_nodelist
 
-__all__ = ["synthetic_sacct", "synthetic_syslog", "SyntheticTruth", "NODE_RATES"]
+__all__ = ["synthetic_sacct", "synthetic_syslog", "kernel_faults", "from_settings", "SyntheticTruth", "NODE_RATES"]
 
 #: Default per-node outage rates (per hour) of :func:`synthetic_syslog`, by what the log shows;
 #: together one outage per 5,504 node-hours.
@@ -78,7 +78,9 @@ def synthetic_sacct(path=None, *, seed=None, days=60, nodes=1000, node_mtbf_h=55
     node is then replaced by a spare, so the node list gains a bracket group).
     Segments reaching ``time_limit_h`` end TIMEOUT (not interruptions).
     ``counts`` holds interruptions by state; ``extra`` the segments, the
-    running hours, the wall hours, the distinct nodes and the restart gaps.
+    running hours, the wall hours, the distinct nodes, the restart gaps and
+    ``node_fails``: (hours from ``start`` to the NODE_FAIL end, failed node) of
+    each NODE_FAIL (see :func:`kernel_faults`).
 
     Examples
     --------
@@ -93,7 +95,7 @@ def synthetic_sacct(path=None, *, seed=None, days=60, nodes=1000, node_mtbf_h=55
     names = [f"gpu{i:04d}" for i in range(1, nodes + 1)]
     spare = nodes + 1
     rows = ["JobID|JobName|State|ExitCode|Start|End|Elapsed|NNodes|NodeList"]
-    job_id, seen, gaps = 5000, set(), []
+    job_id, seen, gaps, node_fails = 5000, set(), [], []
     for k, (s, e, state, requeued) in enumerate(segs):
         nl = compress_nodelist(names)
         seen.update(names)
@@ -107,7 +109,9 @@ def synthetic_sacct(path=None, *, seed=None, days=60, nodes=1000, node_mtbf_h=55
         rows.append(f"{job_id}.extern|extern|COMPLETED|0:0|{_iso(t0, s)}|{end}|{elapsed}|{nodes}|{nl}")
         rows.append(f"{job_id}.0|python|FAILED|1:0|{_iso(t0, s)}|{end}|{elapsed}|{nodes}|{nl}")
         if state == "NODE_FAIL":
-            names[int(rng.integers(nodes))] = f"gpu{spare:04d}"
+            failed = int(rng.integers(nodes))
+            node_fails.append((e, names[failed]))
+            names[failed] = f"gpu{spare:04d}"
             spare += 1
         if k + 1 < len(segs) and state in ("NODE_FAIL", "FAILED"):
             gaps.append(segs[k + 1][0] - e)
@@ -118,7 +122,7 @@ def synthetic_sacct(path=None, *, seed=None, days=60, nodes=1000, node_mtbf_h=55
     running = sum(e - s for s, e, _, _ in segs)
     text = "\n".join(rows) + "\n"
     extra = {"segments": len(segs), "running_h": running, "wall_h": segs[-1][1], "gaps_h": gaps,
-             "timeouts": sum(1 for s in segs if s[2] == "TIMEOUT")}
+             "timeouts": sum(1 for s in segs if s[2] == "TIMEOUT"), "node_fails": node_fails}
     return SyntheticTruth(text, counts, days * 24.0, len(seen), extra, _write(text, path))
 
 
@@ -193,8 +197,39 @@ def _node_lines(rng, host, hours_total, rates, noise_per_day):
     return lines, counts
 
 
+def kernel_faults(truth, *, seed=None, latency_min=(5.0, 30.0)):
+    """The kernel faults behind a :func:`synthetic_sacct` run's NODE_FAIL ends, for :func:`synthetic_syslog`.
+
+    Each NODE_FAIL of ``truth`` gets a fault on the node that failed, a detection latency before the
+    job ended (drawn uniformly in ``latency_min`` minutes): ``[(hours, node), ...]`` from the run's start.
+
+    Examples
+    --------
+    >>> run = synthetic_sacct(days=10, nodes=100, seed=1)
+    >>> faults = kernel_faults(run, seed=2)
+    >>> len(faults) == run.counts["NODE_FAIL"]
+    True
+    """
+    rng = np.random.default_rng(seed)
+    lo, hi = latency_min
+    return [(end - rng.uniform(lo, hi) / 60.0, node) for end, node in truth.extra["node_fails"]]
+
+
+def _planted(rng, faults):
+    """(hours, "host message") lines of planted faults: an Xid 79 (twice, as the bus drop repeats), then a boot."""
+    lines = []
+    for h, host in faults:
+        gpu = _BUS[int(rng.integers(len(_BUS)))]
+        pid = int(rng.integers(900, 99_999))
+        xid = f"{host} kernel: NVRM: Xid (PCI:{gpu}): 79, pid={pid}, {_MSG[79]}"
+        lines += [(h, xid), (h + 2 / 3600, xid),
+                  (h + rng.uniform(0.5, 3.0), f"{host} kernel: Linux version 6.8.0-45-generic (buildd@lcy02) "
+                                              "#45-Ubuntu SMP")]
+    return lines
+
+
 def synthetic_syslog(path=None, *, seed=None, days=60, nodes=1000, rates=None, noise_per_day=2.0,
-                     app_per_day=0.01, start="2024-12-01"):
+                     app_per_day=0.01, start="2024-12-01", faults=(), faults_seed=None):
     """An RFC 3164 syslog of ``nodes`` GPU nodes over ``days``; returns a :class:`SyntheticTruth`.
 
     ``rates`` maps causes to per-node rates per hour (default :data:`NODE_RATES`:
@@ -203,6 +238,9 @@ def synthetic_syslog(path=None, *, seed=None, days=60, nodes=1000, rates=None, n
     at ``app_per_day`` per node-day and one unknown Xid (999) is written;
     ``counts`` holds outages by cause (the unknown Xid under "xid999").  The
     default start, 1 December, puts a year boundary in a 60-day log.
+    ``faults`` (``[(hours, node), ...]``, e.g. :func:`kernel_faults` of a Slurm
+    run that starts at the same ``start``) plants an Xid 79 and a later boot on
+    each, drawn from ``faults_seed``; ``counts["planted"]`` says how many.
 
     Examples
     --------
@@ -225,6 +263,11 @@ def synthetic_syslog(path=None, *, seed=None, days=60, nodes=1000, rates=None, n
                           + _MSG[int(code)]))
         all_t += [t for t, _ in lines]
         all_m += [f"{host} {m}" for _, m in lines]
+    if faults:
+        planted = _planted(np.random.default_rng(faults_seed), faults)
+        all_t += [t for t, _ in planted]
+        all_m += [m for _, m in planted]
+        counts["planted"] = len(faults)
     all_t.append(hours_total - 1e-3)  # last, so no reboot that it could absorb follows it
     all_m.append(f"gpu0001 kernel: NVRM: Xid (PCI:{_BUS[0]}): 999, pid=1, {_MSG[999]}")
     counts["xid999"] = 1
@@ -233,3 +276,21 @@ def synthetic_syslog(path=None, *, seed=None, days=60, nodes=1000, rates=None, n
     head = pd.Series(stamps.strftime("%b %d %H:%M:%S")).str.replace(r"^(\w{3}) 0", r"\1  ", regex=True)
     text = "\n".join(h + " " + all_m[j] for h, j in zip(head, order)) + "\n"
     return SyntheticTruth(text, counts, hours_total, nodes, {"rates": rates}, _write(text, path))
+
+
+def from_settings(settings):
+    """Each file a ``settings.json`` of generated examples describes: ``{name: SyntheticTruth}``, in its order.
+
+    Each entry names its ``generator`` and that generator's arguments; a syslog's ``faults`` may be
+    ``{"from": <an earlier sacct entry>, "seed": ..., "latency_min": [lo, hi]}``: the
+    :func:`kernel_faults` of that run (how ``data/ops-example/syslog`` is joined to its ``sacct.txt``).
+    """
+    made = {}
+    for name, kw in settings.items():
+        kw = dict(kw)
+        make = globals()[kw.pop("generator")]
+        if isinstance(kw.get("faults"), dict):
+            spec = dict(kw["faults"])
+            kw["faults"] = kernel_faults(made[spec.pop("from")], **spec)
+        made[name] = make(**kw)
+    return made

@@ -13,7 +13,7 @@ its numbers and figures to (:mod:`.records`).  May import
 :mod:`..safety`, :mod:`..blocks`, the data layer and the base; never the
 pipeline or the pages.
 
-Also here: :mod:`.capacity` (How many notebooks a report runs at once: what was asked, clamped to what this machine can hold); :mod:`.sockets` (Where the report's sockets live: a folder whose paths fit in a Unix socket address).
+Also here: :mod:`.capacity` (How many notebooks a report runs at once: what was asked, clamped to what this machine can hold); :mod:`.sockets` (Where the report's sockets live: a folder whose paths fit in a Unix socket address); :mod:`.stale` (temporary folders of killed reports, found by their owner record and removed); :mod:`.config_dirs` (IPython's and matplotlib's folders when the home folder cannot hold them).
 """
 
 from ...base import lazy as _lazy

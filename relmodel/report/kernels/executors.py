@@ -34,6 +34,8 @@ import uuid
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from .interrupts import check_interrupted
+
 __all__ = ["run_tasks", "new_run_id", "cleanup_run", "is_dask", "worker_pool", "process_pool", "dask_client",
            "WORK_PREFIX", "DASK_RETRIES"]
 
@@ -142,9 +144,11 @@ def _collect(futures, tasks, results, store, hook):
                 result = future.result()
             except Exception as exc:  # a worker lost for good, a task that could not run
                 result = _lost(tasks[i], exc)
+            check_interrupted()  # a Ctrl-C that Python dropped in a callback still stops the report
             results[i] = store(i, result)
             done += 1
             hook(done, results[i]["name"])
+    check_interrupted()
 
 
 def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_result=None, run_id=None):
@@ -156,6 +160,8 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
     from .worker_start import defer_iri_grammar
 
     defer_iri_grammar()  # nbformat's schema never calls the checker whose grammar costs 2 s of CPU to build
+    from .stale import sweep_stale
+    sweep_stale()  # folders of reports killed before they could remove them (their owner record says so)
     # what cleanup_run needs is imported now, in this thread: a signal that unwinds the run while a worker
     # thread is importing jupyter_client must not leave cleanup to import a partly initialised module
     from . import kernel, pool, sockets  # noqa: F401
@@ -170,7 +176,9 @@ def run_tasks(tasks, func, executor=None, progress=None, desc="report", on_resul
     try:
         if executor is None:
             for i, task in enumerate(tasks):
-                results[i] = store(i, func(task))
+                result = func(task)
+                check_interrupted()  # a Ctrl-C that Python dropped in a callback still stops the report
+                results[i] = store(i, result)
                 hook(i + 1, results[i]["name"])
             clean = True
             return results

@@ -19,6 +19,7 @@ Imported only when a notebook is executed, so ``import relmodel`` stays light.
 import os
 import shutil
 import tempfile
+import threading
 import uuid
 import time
 from pathlib import Path
@@ -32,12 +33,16 @@ from traitlets import DottedObjectName, Type
 
 from .zygote import PREFIX as KERNEL_COMMAND, kernel_env
 
-__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "stop_run", "SLICE_S", "PREFIX"]
+__all__ = ["KernelManager", "KernelClient", "SlicedChannel", "kernel_env", "stop_run", "SLICE_S", "PREFIX", "LOG_NAME",
+           "kernel_said", "kill_group", "run_stopped"]
 
 #: Name prefix of the temporary folder each kernel gets: ``relmodel-kernel-<run>-<id>``.
 #: The folder holds the kernel's sockets and a ``pid`` file, so the process that
 #: started a run can stop its kernels and remove their folders after an interrupt.
 PREFIX = "relmodel-kernel-"
+
+#: The file in a kernel's folder that holds its standard output and error (see ``KernelManager._open_log``).
+LOG_NAME = "kernel.log"
 
 #: Longest single wait on a socket, in seconds.
 SLICE_S = 0.5
@@ -46,6 +51,35 @@ SLICE_S = 0.5
 _TAIL = "r" * 12 + "-" + "k" * 16 + "/kernel-99"
 
 _STOPPED = set()  # runs whose kernels were stopped: no kernel of theirs starts any more
+_SAID = {}  # (run, thread) -> the end of kernel.log of a kernel that wrote there, read as its folder went
+_LAUNCHED = {}  # (run, thread) -> the manager of the last kernel launched (its log, while its folder is there)
+
+
+def kernel_said(run_id):
+    """The end of what the last kernel of run ``run_id`` driven by this thread wrote on its standard streams
+    (why it could not start or died), once; '' when it wrote nothing."""
+    key = (str(run_id), threading.get_ident())
+    manager = _LAUNCHED.pop(key, None)
+    return _SAID.pop(key, "") or (manager.start_log().strip() if manager is not None else "")
+
+
+def kill_group(pgid):
+    """Kill process group ``pgid`` (a kernel's session: the kernel and what its cells started); never this
+    process's own group. Returns True when a signal was sent."""
+    import signal
+
+    try:
+        if not pgid or int(pgid) <= 1 or int(pgid) == os.getpgrp():
+            return False
+        os.killpg(int(pgid), signal.SIGKILL)
+        return True
+    except (OSError, ValueError):  # already gone
+        return False
+
+
+def run_stopped(run_id):
+    """True once run ``run_id`` was stopped in this process (see :func:`stop_run`)."""
+    return str(run_id) in _STOPPED
 
 
 def stop_run(run_id):
@@ -154,7 +188,8 @@ class KernelManager(AsyncKernelManager):
     shorter one when the sockets' paths would not fit there (:mod:`.sockets`);
     where no folder is short enough, the kernel talks TCP on the loopback
     interface and its folder (connection file, ``pid`` file) stays in the
-    temporary folder.
+    temporary folder. The kernel's standard output and error go to ``kernel.log``
+    in that folder, not to this process's terminal.
     """
 
     client_class = DottedObjectName("relmodel.report.kernels.kernel.KernelClient")
@@ -197,28 +232,75 @@ class KernelManager(AsyncKernelManager):
         """Fork the kernel from this process's zygote when it can (:mod:`.zygote`), else launch it as usual."""
         from jupyter_client.provisioning import LocalProvisioner
 
+        from ...base.std_fds import ensure_std_fds
         from .zygote import launch
 
+        ensure_std_fds()  # a closed standard stream would be the kernel's, and ipykernel dies on it
         provisioner = self.provisioner
         process = None
-        if type(provisioner) is LocalProvisioner:
-            process = launch(kernel_cmd, **LocalProvisioner._scrub_kwargs(kw))
-        if process is None:
-            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        log = self._open_log() if not any(kw.get(k) is not None for k in ("stdout", "stderr")) else None
+        if log is not None:
+            kw["stdout"] = kw["stderr"] = log
+            _LAUNCHED[(str(self.run_id), threading.get_ident())] = self
+        try:
+            if type(provisioner) is LocalProvisioner:
+                process = launch(kernel_cmd, **LocalProvisioner._scrub_kwargs(kw))
+            if process is None:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            if log is not None:
+                log.close()  # the kernel has its own copy
         provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
         provisioner.cwd = kw.get("cwd") or os.getcwd()
         self._reconcile_connection_info(provisioner.connection_info)
+
+    def _open_log(self):
+        """The kernel's standard output and error: ``kernel.log`` in its own folder, removed with it.
+
+        A kernel writes nothing there while it runs a notebook (ipykernel sends what cells print over
+        its sockets); what it would write there is why it could not start, and a kernel started while
+        a report is being stopped cannot start (its folders are going): on the terminal that was
+        tracebacks around the one-line "interrupted". None (the process's own streams) for a kernel
+        without a folder of its own, or when the file cannot be opened.
+        """
+        if not self._own_folder():
+            return None
+        try:
+            return open(os.path.join(self.folder, LOG_NAME), "ab")
+        except OSError:
+            return None
+
+    def start_log(self, limit=2000):
+        """The end of what the kernel wrote on its standard streams ('' when nothing or no file)."""
+        try:
+            with open(os.path.join(self.folder, LOG_NAME), "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - limit))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
 
     async def _async_pre_start_kernel(self, **kw):
         if str(self.run_id) in _STOPPED:
             raise RuntimeError(f"run {self.run_id} was stopped: no kernel starts for it")
         if self._own_folder():
+            from .stale import mark_owner
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            mark_owner(self.folder)
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_cleanup_resources(self, restart=False):
+        group = getattr(self.provisioner, "pgid", None)
         await super()._async_cleanup_resources(restart=restart)
+        if not restart:
+            kill_group(group)  # what the notebook started (a server, a sleep) ends with its kernel
         if self._own_folder() and not restart:
+            key = (str(self.run_id), threading.get_ident())
+            if _LAUNCHED.get(key) is self:
+                del _LAUNCHED[key]
+            said = self.start_log().strip()
+            if said and str(self.run_id) not in _STOPPED:  # why it ended, for the error that names the notebook
+                _SAID[key] = said
             shutil.rmtree(self.folder, ignore_errors=True)
 
     @property

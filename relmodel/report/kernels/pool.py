@@ -37,7 +37,7 @@ from queue import Empty
 from traitlets import Type
 
 from .capacity import cores
-from .kernel import SLICE_S, KernelManager
+from .kernel import SLICE_S, KernelManager, kill_group
 
 __all__ = ["PooledKernelManager", "pool_enabled", "idle_kernels", "retire_all",
            "kernel_manager_for", "ENV_SWITCH", "RESET_TIMEOUT_S", "MAX_IDLE"]
@@ -213,9 +213,10 @@ def _give_back(manager):
 
 
 def _stop(manager):
-    """Kill an idle kernel at once and remove its folder (it runs nothing)."""
+    """Kill an idle kernel at once, with what its notebooks' cells started, and remove its folder."""
     manager._relmodel_broken = True
     process = getattr(manager.provisioner, "process", None)
+    kill_group(getattr(manager.provisioner, "pgid", None))  # its session: the kernel and its cells' children
     try:
         if process is not None and process.poll() is None:
             process.kill()

@@ -158,7 +158,10 @@ def render_cache(run_id="solo"):
     """
     from .executors import WORK_PREFIX
 
+    from .stale import mark_owner
+
     folder = tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{run_id}-sources-")
+    mark_owner(folder)  # so a later run can remove it if this process is killed
     before = os.environ.get(ENV_CACHE)
     os.environ[ENV_CACHE] = folder
     try:

@@ -9,13 +9,13 @@ Every kernel of that process is then a fork of the zygote and starts in a
 fraction of a second. What the fork keeps to:
 
 * Only the command :class:`~.kernel.KernelManager` builds (this interpreter,
-  ``-Xfrozen_modules=off -m ipykernel_launcher``) with no standard streams
-  of its own is forked; any other command starts as jupyter_client starts it.
+  ``-Xfrozen_modules=off -m ipykernel_launcher``) with no standard input of its
+  own, and output and error that are files (or this process's), is forked; any other command starts as jupyter_client starts it.
 * A kernel whose environment differs from the zygote's (apart from
   :data:`VOLATILE`) is started from the fork by ``exec`` of its command, so
   it imports with exactly the environment it was given.
-* The kernel's standard output and error are this process's at the time it
-  starts (passed over the socket), its standard input is empty.
+* The kernel's standard output and error are the files it was given, or this
+  process's at the time it starts (passed over the socket), its standard input is empty.
 * The kernel runs in a session of its own (an interrupt or a kill reaches
   its process group, as with jupyter_client), in its own working folder with
   that folder first on ``sys.path`` (as ``-m`` puts it), with ``random`` and
@@ -76,14 +76,18 @@ ARROW_POOL = "system"
 
 
 def kernel_env():
-    """What a report kernel's environment adds: inline figures, this relmodel first on its import path, and
-    pyarrow's system memory pool (:data:`ARROW_POOL`) unless one is set."""
+    """What a report kernel's environment adds: inline figures, this relmodel first on its import path,
+    pyarrow's system memory pool (:data:`ARROW_POOL`) unless one is set, and IPython's and matplotlib's
+    folders where the home folder cannot hold them (:mod:`.config_dirs`)."""
     from ...resources import import_root
 
     root = str(import_root())
     path = os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    from .config_dirs import config_env
+
     return {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONPATH": path,
-            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL)}
+            "ARROW_DEFAULT_MEMORY_POOL": os.environ.get("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL),
+            **config_env()}  # IPython's and matplotlib's folders, when the home folder cannot hold them
 
 
 def zygote_enabled():
@@ -101,6 +105,9 @@ class Zygote:
 
     def __init__(self, env, listen=None):
         """Start a zygote with environment ``env``; ``listen``: a socket path other processes may connect to."""
+        from ...base.std_fds import ensure_std_fds
+
+        ensure_std_fds()  # before the socket pair, which would otherwise take a closed stream's number
         self.owner, self.process, self.listen = os.getpid(), None, listen
         self._lock, self._ready = threading.Lock(), None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -337,15 +344,29 @@ def stop_zygote():
             current.close()
 
 
+def _fd(stream, default):
+    """The descriptor a kernel's stream is given as (None: this process's ``default``; a file or a number),
+    or None for what only a started process can take (a pipe to be made, DEVNULL)."""
+    if stream is None:
+        return default
+    if isinstance(stream, int):
+        return stream if stream >= 0 else None
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 def launch(cmd, env=None, cwd=None, **kwargs):
     """A :class:`ZygoteProcess` for kernel command ``cmd`` forked from the zygote, or None.
 
     None when the command or its keyword arguments are not ones this module
     forks (see the module docstring); the caller then starts it as usual.
     """
-    streams = all(kwargs.pop(k, None) is None for k in ("stdin", "stdout", "stderr"))
-    if tuple(cmd[:len(PREFIX)]) != PREFIX or not streams or kwargs.pop("independent", False) or kwargs \
-            or not zygote_enabled():
+    stdin, stdout, stderr = (kwargs.pop(k, None) for k in ("stdin", "stdout", "stderr"))
+    fds = (_fd(stdout, 1), _fd(stderr, 2))
+    if tuple(cmd[:len(PREFIX)]) != PREFIX or stdin is not None or None in fds or kwargs.pop("independent", False) \
+            or kwargs or not zygote_enabled():
         return None
     env = dict(os.environ if env is None else env)
     zygote = _zygote(env)
@@ -353,7 +374,7 @@ def launch(cmd, env=None, cwd=None, **kwargs):
         return None
     try:
         answer = zygote.call(op="spawn", argv=list(cmd), env=env, cwd=str(cwd or os.getcwd()),
-                             fds=(1, 2))  # the kernel writes where this process writes now, as a child would
+                             fds=fds)  # where it was asked to write, else where this process writes now
     except ZygoteLost:
         _forget(zygote)
         return None

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from ...errors import NotebookFileError
+from ...errors import NotebookFileError, NotebookKernelError
 
 __all__ = ["read_cells"]
 
@@ -27,7 +27,9 @@ def read_cells(path):
 
     ``path`` is the path of an ``.ipynb`` file; a file that is not JSON or not a
     notebook raises :class:`~relmodel.errors.NotebookFileError`, one that is not
-    nbformat 4 is converted by nbformat.
+    nbformat 4 is converted by nbformat.  A notebook whose kernelspec or language
+    names another language than Python raises :class:`~relmodel.errors.NotebookKernelError`:
+    a report's kernels run Python, where an R cell (``x <- 1``) would fail.
 
     Examples
     --------
@@ -47,8 +49,30 @@ def read_cells(path):
         raise NotebookFileError(f"{path}: not a notebook (not JSON: {exc.msg} at line {exc.lineno}, column "
                                 f"{exc.colno}); give an .ipynb file saved by Jupyter") from None
     if not isinstance(raw, dict) or raw.get("nbformat") != 4 or not isinstance(raw.get("cells"), list):
-        return _converted(path, raw)
+        nb = _converted(path, raw)
+        _check_language(path, nb.metadata)
+        return nb
+    _check_language(path, raw.get("metadata"))
     return SimpleNamespace(cells=[_cell(c) for c in raw["cells"] if isinstance(c, dict)])
+
+
+def _text(value):
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _check_language(path, metadata):
+    """Refuse a notebook whose kernelspec or language_info names a language other than Python."""
+    metadata = metadata if isinstance(metadata, dict) else {}
+    spec = metadata.get("kernelspec") if isinstance(metadata.get("kernelspec"), dict) else {}
+    info = metadata.get("language_info") if isinstance(metadata.get("language_info"), dict) else {}
+    language = _text(spec.get("language")) or _text(info.get("name"))
+    if not language or language.lower() in ("python", "python3", "ipython", "ipython3"):
+        return
+    kernel = _text(spec.get("display_name")) or _text(spec.get("name")) or language
+    raise NotebookKernelError(
+        f"{path}: a notebook for the {kernel!r} kernel (language {language!r}); a report runs every notebook "
+        "in Python, so its cells would fail there: run it with Jupyter or papermill under its own kernel, "
+        "or give a Python notebook")
 
 
 def _converted(path, raw):

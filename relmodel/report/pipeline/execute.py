@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..blocks.alt_text import figure_alts, with_alt_text
 from ..kernels.executors import WORK_PREFIX
+from ..kernels.stale import mark_owner
 from ..blocks.failures import ERROR_CELL_TAG, failed_cell, failure_message, stopped_note
 from ..safety.file_limit import read_notebook, size_error, too_large
 from ..blocks.page_scripts import html_exporter, scripts_needed
@@ -70,6 +71,12 @@ def _with_footer(body, parameters):
     return body[:end] + note + body[end:] if end >= 0 else body + note
 
 
+def _literal(path):
+    """``path`` as papermill reads it back unchanged: it formats paths with the parameters
+    (``str.format``), so a brace in a notebook's name or the temporary folder is doubled."""
+    return str(path).replace("{", "{{").replace("}", "}}")
+
+
 def _papermill(task, source, ipynb, scratch):
     """Run the notebook; returns ``(error, died)``: error None, ``("failed", exc)`` or a message."""
     import papermill
@@ -80,7 +87,7 @@ def _papermill(task, source, ipynb, scratch):
 
     try:
         papermill.execute_notebook(
-            str(source), str(ipynb), parameters=task.parameters, kernel_name="python3",
+            _literal(source), _literal(ipynb), parameters=task.parameters, kernel_name="python3",
             language="python", progress_bar=False, start_timeout=180, engine_name=ENGINE,
             execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=kernel_manager_for(task.run_id),
             resources={"metadata": {"path": str(scratch)}})  # kernel cwd, without os.chdir
@@ -89,7 +96,13 @@ def _papermill(task, source, ipynb, scratch):
     except Exception as exc:  # kernel died, bad notebook file...
         if too_large(exc):
             raise size_error(ipynb) from None
+        from ..kernels.kernel import kernel_said, run_stopped
+        if run_stopped(task.run_id):  # its kernel was stopped with the run: not killed, not out of memory
+            return f"{task.name}: stopped: the report was interrupted", False
         if _kernel_died(exc):
+            said = _last_line(kernel_said(task.run_id))
+            if said:  # it said why: no guessing
+                return f"{task.name}: the kernel running the notebook ended: {said}", True
             return (f"{task.name}: the kernel running the notebook died (killed, or out of memory); "
                     f"rerun it, with smaller parameters if it ran out of memory"), True
         return f"{task.name}: {type(exc).__name__}: {exc}", False
@@ -129,6 +142,7 @@ def execute(task):
     """
     name = task.name
     scratch = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{task.run_id}-"))
+    mark_owner(scratch)  # a process killed before it removes the folder leaves a record a later run can verify
     source, ipynb = scratch / f"{name}.source.ipynb", scratch / f"{name}.ipynb"
     start = time.perf_counter()
     out = {"ipynb_bytes": None, "html_bytes": None, "records": {}, "failure": None}
@@ -143,6 +157,14 @@ def execute(task):
         from ..kernels.interrupts import reinstall
         reinstall()
     return {"name": name, **out, "seconds": time.perf_counter() - start, "error": error}
+
+
+def _last_line(text):
+    """The last line of a kernel's output that says something (a traceback's last line is its error)."""
+    from ...base.escape import terminal_text
+
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return terminal_text(lines[-1])[:300] if lines else ""
 
 
 def _kernel_died(exc):

@@ -167,8 +167,11 @@ DRIVER = textwrap.dedent("""
         code = "import os; _ = os.write(1, b'kernel fd 1\\\\n') + os.write(2, b'kernel fd 2\\\\n')"
         await client.execute_interactive(code, timeout=120, output_hook=lambda msg: None)
         process = manager.provisioner.process
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not all(w in manager.start_log() for w in ("fd 1", "fd 2")):
+            time.sleep(0.1)
         print(json.dumps({{"kind": type(process).__name__, "kernel": process.pid,
-                          "zygote": getattr(zygote._ZYGOTE, "pid", None)}}), flush=True)
+                          "zygote": getattr(zygote._ZYGOTE, "pid", None), "log": manager.start_log()}}), flush=True)
         if sys.argv[1] == "hang":
             time.sleep(120)
         client.stop_channels()
@@ -202,12 +205,15 @@ def test_the_zygote_and_its_kernels_end_with_the_process_that_started_them(tmp_p
     assert _gone(seen["kernel"]) and _gone(seen["zygote"])
 
 
-def test_a_forked_kernel_writes_where_its_starter_writes(tmp_path):
+def test_a_forked_kernel_writes_to_its_own_log_not_its_starters_terminal(tmp_path):
     driver = _driver(tmp_path, "once")
     out, err = driver.communicate(timeout=300)
     assert driver.returncode == 0, err
-    assert json.loads(out.splitlines()[-1])["kind"] == "ZygoteProcess"
-    assert "kernel fd 1" in out and "kernel fd 2" in err
+    seen = json.loads(out.splitlines()[-1])
+    assert seen["kind"] == "ZygoteProcess"
+    assert "kernel fd 1" in seen["log"] and "kernel fd 2" in seen["log"]  # kernel.log in its folder
+    assert "kernel fd" not in out.replace(seen["log"], "").replace(json.dumps(seen["log"]), "")
+    assert "kernel fd" not in err
 
 
 def test_a_zygote_that_cannot_import_leaves_kernels_launched_as_before(tmp_path):
