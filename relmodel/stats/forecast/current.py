@@ -10,8 +10,9 @@ models' rates at the window's end; its interval, and :meth:`CurrentRate.forecast
 failures in the next ``horizon`` hours, come from the weighted mixture of the models'
 predictive distributions, each with its parameter uncertainty.
 
-"Today" rests on at least :data:`~.models.MIN_EVENTS` failures and, after a change, at
-least :data:`~.models.MIN_SHARE` of the window; the result's ``today_window`` says which
+"Today" rests on a trend only with at least :data:`~.models.MIN_TREND` failures in the window,
+and on the stretch after a change only when it holds :data:`~.models.MIN_EVENTS` failures and
+:data:`~.models.MIN_SHARE` of the window; the result's ``today_window`` says which
 stretch each model used and why.
 """
 
@@ -19,17 +20,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ...errors import FitError
 from ...tables import Result, interval, number, pct, per_day
 from ...units import hours
 from ..survival.nonparam import interruptions
 from ..survival.trends import trend
-from .models import MIN_EVENTS, MIN_SHARE, Component, fit_models
+from .models import MIN_EVENTS, MIN_SHARE, MIN_TREND, Component, fit_models
 from .weights import BLOCK, ORIGINS, lfo_scores, pseudo_bma_plus
 
-__all__ = ["CurrentRate", "CountForecast", "current_rate", "MIN_EVENTS", "MIN_SHARE"]
+__all__ = ["CurrentRate", "CountForecast", "current_rate", "MIN_EVENTS", "MIN_SHARE", "MIN_TREND"]
 
 MODELS = ("constant", "power law", "change point")
 
@@ -238,8 +238,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
     n = u.size
     comps, absent = fit_models(u, length, alpha)
     if len(comps) == 1:
-        why = "; ".join(absent) if n >= MIN_EVENTS else \
-            f"{n:,} failure{'s' if n != 1 else ''}, fewer than the {MIN_EVENTS} a trend or a change needs"
+        why = "; ".join(absent)
         reason = f"a constant rate, the only model the window supports ({why})"
         weights = np.ones(1)
     else:
@@ -255,8 +254,8 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
 
 def _window_text(comps):
     parts = [f"{c.model} ({pct(c.weight, 0)}): {c.note}" for c in sorted(comps, key=lambda c: -c.weight)]
-    return (f"Today rests on {'; '.join(parts)}. A trend or a change needs at least {MIN_EVENTS} failures, and the "
-            f"stretch after a change at least {MIN_SHARE:.0%} of the window.")
+    return (f"Today rests on {'; '.join(parts)}. A trend needs at least {MIN_TREND} failures in the window; the "
+            f"stretch after a change, at least {MIN_EVENTS} failures and {MIN_SHARE:.0%} of the window.")
 
 
 def _trend_p(u, length):

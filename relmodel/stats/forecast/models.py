@@ -1,7 +1,8 @@
 """The candidate rate models "today" can rest on, each fitted to a window's pooled failure times.
 
 * **constant**: the window's average rate;
-* **power law** (Crow-AMSAA): intensity ``lambda beta t^(beta - 1)``, read at the window's end;
+* **power law** (Crow-AMSAA): intensity ``lambda beta t^(beta - 1)``, read at the window's end,
+  once the window holds at least :data:`MIN_TREND` failures;
 * **change point**: the rate since the latest change (Poisson optimal partitioning, as
   :func:`~relmodel.stats.rates.rate_changes` finds them) whose stretch holds the minimum
   evidence: at least :data:`MIN_EVENTS` failures and :data:`MIN_SHARE` of the window.
@@ -21,10 +22,12 @@ from scipy import special
 
 from ..rates.changepoint import MAX_BINS
 
-__all__ = ["Component", "MIN_EVENTS", "MIN_SHARE", "fit_models", "change_points"]
+__all__ = ["Component", "MIN_EVENTS", "MIN_SHARE", "MIN_TREND", "fit_models", "change_points"]
 
-#: Fewest failures a trend or the stretch after a change must hold before "today" rests on it.
+#: Fewest failures the stretch after a change must hold before "today" rests on it.
 MIN_EVENTS = 20
+#: Fewest failures in the window before a power law (a trend) may be fitted to it.
+MIN_TREND = 10
 #: Shortest stretch after a change, as a share of the window, that "today" may rest on.
 MIN_SHARE = 0.1
 
@@ -132,8 +135,8 @@ def _constant(u, length):
 
 
 def _power_law(u, length):
-    if u.size < MIN_EVENTS:
-        return None, f"the power law needs {MIN_EVENTS} failures, the window has {u.size}"
+    if u.size < MIN_TREND:
+        return None, f"a trend needs {MIN_TREND} failures, the window has {u.size}"
     s = float(np.sum(np.log(length / u)))
     if not s > 0:
         return None, "the power law cannot be fitted (every failure at the window's end)"

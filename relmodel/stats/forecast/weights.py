@@ -48,7 +48,8 @@ def lfo_scores(u, length, models, alpha=0.05, n_draws=300, seed=0):
     rng = np.random.default_rng(seed)
     out = np.zeros((len(ORIGINS), len(models)))
     for i, o in enumerate(ORIGINS):
-        cut, h = o * length, BLOCK * length
+        cut = o * length
+        h = (min(1.0, o + BLOCK) if BLOCK else 1.0) * length - cut
         prefix = u[u <= cut]
         y = int(np.sum((u > cut) & (u <= cut + h)))
         const = _spread(_constant(prefix, cut), prefix, alpha)
