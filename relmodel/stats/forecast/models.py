@@ -3,6 +3,9 @@
 * **constant**: the window's average rate;
 * **power law** (Crow-AMSAA): intensity ``lambda beta t^(beta - 1)``, read at the window's end,
   once the window holds at least :data:`MIN_TREND` failures;
+* **log-linear** (Cox and Lewis 1966, chapter 3): intensity ``exp(a + b t)``, read at the
+  window's end, with the same minimum as the power law (a rate that rises in a straight line
+  lies between the two);
 * **change point**: the rate since the latest change (Poisson optimal partitioning, as
   :func:`~relmodel.stats.rates.rate_changes` finds them) whose stretch holds the minimum
   evidence: at least :data:`MIN_EVENTS` failures and :data:`MIN_SHARE` of the window.
@@ -15,10 +18,10 @@ window's step-to-step spread (``drift``) when the rate has shown it moves.  A mo
 window cannot support (too few failures, no change with enough evidence after it) is absent.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special
 
 from ..rates.changepoint import MAX_BINS
 
@@ -37,7 +40,9 @@ class Component:
     """One fitted rate model: ``n_used`` failures over the stretch from ``since_h`` to ``length_h``.
 
     ``rate_per_h`` is its rate at the window's end; ``beta`` the power-law shape (1 otherwise);
-    ``weight`` its share of the forecast; ``note`` what it rests on, in words.
+    ``weight`` its share of the forecast; ``note`` what it rests on, in words; ``growth`` the
+    log-linear model's log of the rate at the end over the rate at the start (``growth_sd`` its
+    standard error).
     """
 
     model: str
@@ -49,6 +54,8 @@ class Component:
     drift: float = 0.0
     weight: float = 1.0
     note: str = ""
+    growth: float = 0.0
+    growth_sd: float = 0.0
 
     @property
     def stretch_h(self):
@@ -56,27 +63,81 @@ class Component:
 
     @property
     def rate_per_h(self):
+        if self.model == "log-linear":
+            return self.n_used * _end_factor(self.growth) / self.stretch_h
         return self.n_used * self.beta / self.stretch_h
+
+    def share(self, s):
+        """Share of the stretch's expected failures before fraction ``s`` of it."""
+        s = np.asarray(s, float)
+        if self.model == "log-linear":
+            return _ratio(self.growth, s)
+        return s ** self.beta
 
     def _level(self, n_draws, rng):
         phi = self.dispersion
         g = phi * rng.gamma((self.n_used + 0.5) / phi, size=n_draws)
-        beta = (self.beta * rng.chisquare(2 * self.n_used, n_draws) / (2 * self.n_used)
-                if self.model == "power law" else np.ones(n_draws))
-        return g, beta
+        if self.model == "power law":
+            shape = self.beta * rng.chisquare(2 * self.n_used, n_draws) / (2 * self.n_used)
+        elif self.model == "log-linear":
+            shape = self.growth + self.growth_sd * rng.standard_normal(n_draws)
+        else:
+            shape = np.ones(n_draws)
+        return g, shape
 
     def rate_draws(self, n_draws, rng):
         """Draws of the rate at the window's end (parameter uncertainty, no drift)."""
-        g, beta = self._level(n_draws, rng)
-        return g * beta / self.stretch_h
+        g, shape = self._level(n_draws, rng)
+        return g * (_end_factor(shape) if self.model == "log-linear" else shape) / self.stretch_h
 
     def expected_draws(self, horizons_h, n_draws, rng):
         """Draws of the expected failures in (end, end + h] for each ``h``: shape (n_draws, len(horizons))."""
         h = np.atleast_1d(np.asarray(horizons_h, float))
-        g, beta = self._level(n_draws, rng)
+        g, shape = self._level(n_draws, rng)
         if self.drift > 0:
             g = g * np.exp(self.drift * rng.standard_normal(n_draws) - self.drift**2 / 2)
-        return g[:, None] * np.expm1(beta[:, None] * np.log1p(h[None, :] / self.stretch_h))
+        if self.model == "log-linear":
+            x = shape[:, None]
+            return g[:, None] * (_ratio(x, 1 + h[None, :] / self.stretch_h) - 1)
+        return g[:, None] * np.expm1(shape[:, None] * np.log1p(h[None, :] / self.stretch_h))
+
+
+def _ratio(x, s):
+    """expm1(x s) / expm1(x): the log-linear mean function at fraction s of the stretch (s when x is 0)."""
+    x, s = np.broadcast_arrays(np.asarray(x, float), np.asarray(s, float))
+    small = np.abs(x) < 1e-9
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np.expm1(x * s) / np.expm1(np.where(small, 1.0, x))
+    return np.where(small, s, out)
+
+
+def _end_factor(x):
+    """The log-linear rate at the stretch's end over its average: x / (1 - exp(-x)) (1 when x is 0)."""
+    x = np.asarray(x, float)
+    small = np.abs(x) < 1e-9
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np.where(small, 1.0, x / -np.expm1(-np.where(small, 1.0, x)))
+    return out if out.ndim else float(out)
+
+
+def _mean_share(x):
+    """Mean of s under the density proportional to exp(x s) on [0, 1]."""
+    return 0.5 + x / 12 if abs(x) < 1e-4 else 1 / -np.expm1(-x) - 1 / x
+
+
+def _log_linear(u, length):
+    if u.size < MIN_TREND:
+        return None, f"a trend needs {MIN_TREND} failures, the window has {u.size}"
+    m = float(np.mean(u)) / length
+    lo, hi = _mean_share(-200.0), _mean_share(200.0)
+    m = min(max(m, lo + 1e-9), hi - 1e-9)
+    x = optimize.brentq(lambda v: _mean_share(v) - m, -200.0, 200.0, xtol=1e-10)
+    var = 1 / 12 if abs(x) < 1e-4 else 1 / x**2 - np.exp(-x) / np.expm1(-x) ** 2   # Var(s) under exp(x s)
+    sd = 1 / np.sqrt(u.size * max(var, 1e-12))
+    c = Component("log-linear", int(u.size), 0.0, length, growth=float(x), growth_sd=float(sd),
+                  note=(f"the log-linear trend (the rate grew {np.exp(x):.2f} times over the window) read at the end "
+                        f"of the whole window ({_days(length)}, {_plural(u.size, 'failure')})"))
+    return c, ""
 
 
 def change_points(u, length):
@@ -168,7 +229,7 @@ def _change_point(u, length):
 def fit_models(u, length, alpha=0.05):
     """The models the window supports, as Components (constant first), and notes on those it does not."""
     out, absent = [_constant(u, length)], []
-    for fit in (_power_law, _change_point):
+    for fit in (_power_law, _log_linear, _change_point):
         comp, why = fit(u, length)
         if comp is None:
             absent.append(why)
@@ -181,7 +242,7 @@ def _spread(c, u, alpha):
     """The component with its dispersion (bursts) and drift (a level that moves) set from the window."""
     phi = _dispersion(u, c, alpha)
     drift = _drift(u, c.length_h) if c.model == "change point" or phi > 1 else 0.0
-    return Component(c.model, c.n_used, c.since_h, c.length_h, c.beta, phi, drift, c.weight, c.note)
+    return replace(c, dispersion=phi, drift=drift)
 
 
 def _drift(u, length, k=8):
@@ -208,7 +269,7 @@ def _dispersion(u, c, alpha):
         return 1.0
     edges = np.linspace(c.since_h, c.length_h, k + 1)
     seen = np.histogram(u[u > c.since_h], edges)[0]
-    expect = c.n_used * np.diff(((edges - c.since_h) / c.stretch_h) ** c.beta)
+    expect = c.n_used * np.diff(c.share((edges - c.since_h) / c.stretch_h))
     chi2 = float(np.sum((seen - expect) ** 2 / expect))
-    df = k - (2 if c.model == "power law" else 1)
+    df = k - (2 if c.model in ("power law", "log-linear") else 1)
     return 1.0 if special.chdtrc(df, chi2) >= alpha else chi2 / df

@@ -14,14 +14,15 @@ a model that predicts almost as well instead of betting everything on one.
 import numpy as np
 from scipy import special
 
-from .models import _change_point, _constant, _power_law, _spread
+from .models import _change_point, _constant, _log_linear, _power_law, _spread
 
 __all__ = ["ORIGINS", "BLOCK", "lfo_scores", "pseudo_bma_plus"]
 
 #: Forecast origins, as shares of the window; each forecasts the next BLOCK of it.
 ORIGINS = (0.5, 0.6, 0.7, 0.8, 0.9)
 BLOCK = 0.1
-_FITS = {"constant": lambda u, L: (_constant(u, L), ""), "power law": _power_law, "change point": _change_point}
+_FITS = {"constant": lambda u, L: (_constant(u, L), ""), "power law": _power_law,
+         "log-linear": _log_linear, "change point": _change_point}
 
 
 def _log_pred(comp, y, h, n_draws, rng):
