@@ -4,8 +4,8 @@
 * **power law** (Crow-AMSAA): intensity ``lambda beta t^(beta - 1)``, read at the window's end,
   once the window holds at least :data:`MIN_TREND` failures;
 * **log-linear** (Cox and Lewis 1966, chapter 3): intensity ``exp(a + b t)``, read at the
-  window's end, with the same minimum as the power law (a rate that rises in a straight line
-  lies between the two);
+  window's end, with the same minimum as the power law, for a rising rate only (a rate that
+  rises in a straight line lies between the two);
 * **change point**: the rate since the latest change (Poisson optimal partitioning, as
   :func:`~relmodel.stats.rates.rate_changes` finds them) whose stretch holds the minimum
   evidence: at least :data:`MIN_EVENTS` failures and :data:`MIN_SHARE` of the window.
@@ -132,6 +132,9 @@ def _log_linear(u, length):
     lo, hi = _mean_share(-200.0), _mean_share(200.0)
     m = min(max(m, lo + 1e-9), hi - 1e-9)
     x = optimize.brentq(lambda v: _mean_share(v) - m, -200.0, 200.0, xtol=1e-10)
+    if not x > 0:
+        return None, ("the log-linear trend serves a rising rate only (a falling one forecasts the failures dying "
+                      "away, where a fleet's falling rate levels off, as the power law lets it)")
     var = 1 / 12 if abs(x) < 1e-4 else 1 / x**2 - np.exp(-x) / np.expm1(-x) ** 2   # Var(s) under exp(x s)
     sd = 1 / np.sqrt(u.size * max(var, 1e-12))
     c = Component("log-linear", int(u.size), 0.0, length, growth=float(x), growth_sd=float(sd),
