@@ -69,9 +69,8 @@ def hits():
 @pytest.mark.parametrize("fleet", list(FLEETS))
 def test_ninety_percent_forecasts_of_each_fleet_are_consistent_with_83_to_97_percent(hits, fleet):
     """With N_LOGS logs a fleet's share is noisy (standard error about 2.5 points), so each fleet is held to the
-    band by one-sided binomial tests: below at 1% (of 150 logs, 112 or fewer held, 75%, fails: the fault this
-    replaces covered 79% on wearing-out fleets), above at 5% (all 150 fails).  The shares of 1,000 logs each are
-    the bench's."""
+    band by one-sided binomial tests: below at 1% (of 150 logs, 112 or fewer held, 75%, fails), above at 5% (all
+    150 fails).  A share just under the band (79%) needs the bench's 1,000 logs a fleet to be seen."""
     h = int(hits[fleet].sum())
     assert stats.binom.cdf(h, N_LOGS, 0.83) >= 0.01, f"{h} of {N_LOGS}: below 83%"
     assert stats.binom.sf(h - 1, N_LOGS, 0.97) >= 0.05, f"{h} of {N_LOGS}: above 97%"
