@@ -51,11 +51,10 @@ class Decision(Result):
     formula's figures beside it, and ``range_covers`` says what the range
     holds.  The requirement (``required_job_mtbf_h``, ``required_node_*``,
     ``reachable``, ``cap_ettr``) is solved under ``requirement_law``: the
-    fitted law when the answer is the simulation's (renewal-reward, that law's
-    shape at each mean), else exponential; ``formula_required_node_mtbf_h``
-    is the exponential formula's node figure beside it.  Rates are today's (``trend``, ``today_method``: the weighted rate at
-    the window's end of the rate models that best forecast the log's later parts from its earlier
-    ones; ``today_window`` the stretch each rests on and why; ``rate_factor`` is today's rate over the average).
+    fitted law when the answer is the simulation's (renewal-reward, that law's shape at each mean), else
+    exponential; ``formula_required_node_mtbf_h`` is the exponential formula's node figure beside it.  Rates are
+    today's (``trend``, ``today_method``: the weighted rate at the window's end of the rate models that best
+    forecast the log's later parts; ``today_window`` the stretch each rests on; ``rate_factor`` today over average).
     ``todays_node_mtbf_h`` is the observed nodes' MTBF for hardware causes, one
     value per source whatever the planned size.  ``sources`` says for each
     input whether it was measured from the log, given as a parameter or

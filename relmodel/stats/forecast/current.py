@@ -242,7 +242,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
         reason = f"a constant rate, the only model the window supports ({why})"
         weights = np.ones(1)
     else:
-        weights = pseudo_bma_plus(lfo_scores(u, length, [c.model for c in comps], alpha))
+        weights = pseudo_bma_plus(lfo_scores(u, length, [c.model for c in comps], alpha, seed=0), seed=0)
         mix = ", ".join(f"{c.model} {pct(x, 0)}" for c, x in sorted(zip(comps, weights), key=lambda p: -p[1]))
         reason = (f"the models weighed by how well each forecast every next {BLOCK:.0%} of the window from the "
                   f"part before it, from {ORIGINS[0]:.0%} on: {mix}")

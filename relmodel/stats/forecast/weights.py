@@ -40,11 +40,11 @@ def _log_pred(comp, y, h, n_draws, rng):
     return float(top + np.log(np.mean(np.exp(lp - top))))
 
 
-def lfo_scores(u, length, models, alpha=0.05, n_draws=300, seed=0):
+def lfo_scores(u, length, models, alpha=0.05, n_draws=300, seed=None):
     """Log predictive scores, shape (len(ORIGINS), len(models)), of each named model on each held-out block.
 
     A model the prefix cannot support (too few failures, no change) forecasts as the constant does
-    there: the procedure, not one fit, is scored.
+    there: the procedure, not one fit, is scored.  ``seed`` fixes the Monte Carlo draws (None: fresh).
     """
     rng = np.random.default_rng(seed)
     out = np.zeros((len(ORIGINS), len(models)))
@@ -61,8 +61,8 @@ def lfo_scores(u, length, models, alpha=0.05, n_draws=300, seed=0):
     return out
 
 
-def pseudo_bma_plus(scores, n_boot=1000, seed=0):
-    """Pseudo-BMA+ weights from a (folds, models) array of log predictive scores."""
+def pseudo_bma_plus(scores, n_boot=1000, seed=None):
+    """Pseudo-BMA+ weights from a (folds, models) array of log predictive scores (``seed``: the bootstrap's)."""
     k = scores.shape[0]
     a = np.random.default_rng(seed).dirichlet(np.ones(k), n_boot)
     z = k * a @ scores
