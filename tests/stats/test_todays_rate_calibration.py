@@ -173,3 +173,48 @@ def test_the_weights_and_the_window_are_said():
     assert row["today_window"] == r.today_window and row["weight constant"] == pytest.approx(w["constant"])
     few = current_rate(np.array([10.0, 50.0, 300.0]), window=(0, 1000))
     assert few.weights == (("constant", 1.0),) and "a trend needs 10 failures" in few.reason
+
+
+def _rising_slurm_syslog(folder, seed, days=60, n_nodes=128, mean_events=600):
+    """A Slurm run of ``n_nodes`` nodes and its syslog, written here: Xid 79 faults at a rate rising fourfold in a
+    straight line over ``days`` (drawn on the wall clock; one that falls while the job is down is not seen); the job
+    hangs 1-2 min, ends NODE_FAIL, restarts 2-3 min later.  Returns (sacct, syslog, node MTBF at the end, hours)."""
+    rng = np.random.default_rng(seed)
+    length = days * 24.0
+    faults = _linear_rise(rng, mean_events, length) * 3600
+    t0 = pd.Timestamp("2024-03-01")
+    iso = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%Y-%m-%dT%H:%M:%S")  # noqa: E731
+    nodes = [f"gpu{i:02d}" for i in range(1, n_nodes + 1)]
+    rows = ["JobID|JobName|State|ExitCode|Start|End|Elapsed|NNodes|NodeList"]
+    lines = [(0, n, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP") for n in nodes]
+    start = 0
+
+    def job(end, state):
+        el = int(end - start)
+        rows.append(f"{100 + len(rows)}|train|{state}|0:0|{iso(start)}|{iso(end)}|{el // 86400}-"
+                    f"{el % 86400 // 3600:02d}:{el % 3600 // 60:02d}:{el % 60:02d}|{n_nodes}|gpu[01-{n_nodes:02d}]")
+    for f in faults:
+        if f < start or f + 180 >= length * 3600:
+            continue
+        end = f + int(rng.integers(60, 121))
+        job(end, "NODE_FAIL")
+        node = nodes[int(rng.integers(n_nodes))]
+        lines += [(f, node, "kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus."),
+                  (f + 3600, node, "kernel: Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP")]
+        start = end + int(rng.integers(120, 181))
+    job(length * 3600, "COMPLETED")
+    lines.sort(key=lambda x: x[0])
+    stamp = lambda sec: (t0 + pd.Timedelta(seconds=int(sec))).strftime("%b %e %H:%M:%S")  # noqa: E731
+    (folder / "sacct.txt").write_text("\n".join(rows) + "\n")
+    (folder / "syslog.log").write_text("".join(f"{stamp(t)} {n} {m}\n" for t, n, m in lines if t < length * 3600))
+    return folder / "sacct.txt", folder / "syslog.log", n_nodes / (4 * mean_events / (2.5 * length))
+
+
+def test_a_rising_slurm_and_syslog_export_gives_todays_node_mtbf(tmp_path):
+    """The export the issue names, generated: today's node MTBF within 20% of the generator's at the window's end
+    (11 of 12 seeds tried were, median 1.05 times the truth), where the window's average is 60% above it."""
+    sacct, syslog, truth = _rising_slurm_syslog(tmp_path, seed=60)
+    src = load_source(str(sacct), format="sacct", job="train", syslog=str(syslog), year=2024)
+    d = decide(src, 512, 0.9, "1min", None, simulate=False, n_boot=200, seed=0)
+    assert abs(d.todays_node_mtbf_h / truth - 1) <= 0.2, (d.todays_node_mtbf_h, truth, d.average_node_mtbf_h)
+    assert d.average_node_mtbf_h / truth > 1.4
