@@ -235,7 +235,6 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
     if not 0 < alpha < 1:
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
     u, length, name, nodes, w = _event_times(source, window, include_planned)
-    n = u.size
     comps, absent = fit_models(u, length, alpha)
     if len(comps) == 1:
         why = "; ".join(absent)
