@@ -31,7 +31,7 @@ from .weights import BLOCK, ORIGINS, lfo_scores, pseudo_bma_plus
 
 __all__ = ["CurrentRate", "CountForecast", "current_rate", "MIN_EVENTS", "MIN_SHARE", "MIN_TREND"]
 
-MODELS = ("constant", "power law", "change point")
+MODELS = ("constant", "power law", "log-linear", "change point")
 
 
 @dataclass(frozen=True)
@@ -211,8 +211,6 @@ def _event_times(source, window, include_planned):
     return t, w[1] - w[0], name, nodes, (float(w[0]), float(w[1]))
 
 
-
-
 def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=False):
     """The failure rate at the end of ``source``'s window, with its interval, the models behind it and why.
 
@@ -236,6 +234,7 @@ def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=F
         raise FitError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}")
     u, length, name, nodes, w = _event_times(source, window, include_planned)
     comps, absent = fit_models(u, length, alpha)
+    absent = list(dict.fromkeys(absent))            # the two trends give the same reason when too few failures
     if len(comps) == 1:
         why = "; ".join(absent)
         reason = f"a constant rate, the only model the window supports ({why})"
