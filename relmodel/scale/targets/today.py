@@ -19,7 +19,7 @@ import warnings
 
 import pandas as pd
 
-from ...tables import Result, pct
+from ...tables import Result
 
 __all__ = ["TodaysRate", "todays_rate"]
 
@@ -93,9 +93,7 @@ def todays_rate(source, *, conf=0.95, alpha=0.05):
     k, lo, hi = (x / cr.average_per_h for x in (cr.rate_per_h, cr.lo_per_h, cr.hi_per_h))
     if not all(math.isfinite(x) and x > 0 for x in (k, lo, hi)):
         return _average("the fitted rate at the window's end is not finite", window, cr.n, conf)
-    weights = dict(cr.weights)
     word = "steady" if cr.model == "constant" else "rising" if k > 1 else "falling"
-    mix = ", ".join(f"{m} {pct(w, 0)}" for m, w in sorted(weights.items(), key=lambda p: -p[1]))
-    method = (f"the weighted rate at the window's end of the models that forecast the log best ({mix})"
-              if len(weights) > 1 else "the average over the window")
+    method = ("the weighted rate at the window's end of the rate models, each weighed by how well it forecast the "
+              "log" if len(cr.weights) > 1 else "the average over the window")
     return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf, cr.today_window, tuple(cr.weights))

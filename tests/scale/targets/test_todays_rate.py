@@ -58,7 +58,7 @@ def test_the_decision_and_the_forecast_check_share_one_rate():
     """The rate the report shows is the rate forecast_check fits: the same model and interval."""
     log = _log(_power_law(2.0, 300, 11), seed=11)
     today, cr = todays_rate(log, conf=0.9), current_rate(log, conf=0.9)
-    assert cr.model == "power law" and today.trend == "rising" and "power law" in today.method
+    assert cr.model == "power law" and today.trend == "rising" and "power law" in today.reason
     avg = len(log.interruptions()) / T
     np.testing.assert_allclose([today.factor * avg, today.factor_lo * avg, today.factor_hi * avg],
                                [cr.rate_per_h, cr.lo_per_h, cr.hi_per_h], rtol=1e-12)
