@@ -4,8 +4,8 @@
 :class:`~relmodel.JobLog` runs, :class:`~relmodel.Source` objects), fits each on
 the first ``split`` of its observation window with the machinery that gives
 today's rate (:func:`~relmodel.stats.forecast.current_rate`: a constant rate,
-the Crow-AMSAA power law when the trend tests agree the rate moves, or the
-last segment after a change point), forecasts the remainder with predictive
+power-law and log-linear trends and the stretch after a change point, weighed by
+how well each forecast the later parts of the fitted window), forecasts the remainder with predictive
 intervals that carry parameter uncertainty and the trend, and says whether
 what happened fell inside:
 

@@ -79,8 +79,8 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
         from ..scale.targets.today import todays_rate
         today = todays_rate(source, conf=conf)
         if today.moving:
-            echo(f"note: these are averages over the window; the rate is {today.trend} (every trend test "
-                       f"agrees): today's rate is {today.factor:.2f}x the average ({today.factor_lo:.2f}-"
+            echo(f"note: these are averages over the window; the rate is {today.trend} (the rate models that "
+                       f"forecast the log best read it so): today's rate is {today.factor:.2f}x the average ({today.factor_lo:.2f}-"
                        f"{today.factor_hi:.2f}x, {today.method}), the rate `relmodel interval`, `requirements` and "
                        "the report decide with")
     if fmt == "table" and hasattr(source, "disagreements"):

@@ -106,6 +106,8 @@ def _choices(d):
     if d.get("today_method"):
         why = f" ({d['today_reason']})" if d.get("today_reason") else ""
         rows.append(("Today's rate", f"{d['today_method']}{why}", "chosen from the log"))
+    if d.get("today_window"):
+        rows.append(("Window today rests on", d["today_window"], "chosen from the log"))
     held = list(d.get("per_job_causes") or [])
     if held:
         wide = set(d.get("cluster_wide") or [])

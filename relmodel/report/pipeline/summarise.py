@@ -300,8 +300,9 @@ def warning_lines(records):
                    f"and {'are counted as interruptions' if many else 'is counted as an interruption'}: {rows}.")
     trend = d.get("trend")
     if trend in ("rising", "falling"):
-        out.append(f"The failure rate is {trend}: every trend test agrees (see the distributions page), so the "
-                   "answers use today's rate, the fitted rate at the window's end; they hold while it stays there.")
+        out.append(f"The failure rate is {trend}: the rate models that best forecast the log's later parts from its "
+                   "earlier ones read it so, and the answers use today's rate, their weighted rate at the window's "
+                   "end; they hold while it stays there.")
     elif trend == "disagree" and d.get("today_reason"):
         out.append(f"No trend is used: {d['today_reason']}, so the answers use the window's average rate.")
     elif _rising(records) and trend in (None, "not tested"):

@@ -51,11 +51,10 @@ class Decision(Result):
     formula's figures beside it, and ``range_covers`` says what the range
     holds.  The requirement (``required_job_mtbf_h``, ``required_node_*``,
     ``reachable``, ``cap_ettr``) is solved under ``requirement_law``: the
-    fitted law when the answer is the simulation's (renewal-reward, that law's
-    shape at each mean), else exponential; ``formula_required_node_mtbf_h``
-    is the exponential formula's node figure beside it.  Rates are today's (``trend``, ``today_method``: the fitted rate at
-    the window's end when the trend tests agree it moves, else the window's
-    average; ``rate_factor`` is today's rate over the average).
+    fitted law when the answer is the simulation's (renewal-reward, that law's shape at each mean), else
+    exponential; ``formula_required_node_mtbf_h`` is the exponential formula's node figure beside it.  Rates are
+    today's (``trend``, ``today_method``: the weighted rate at the window's end of the rate models that best
+    forecast the log's later parts; ``today_window`` the stretch each rests on; ``rate_factor`` today over average).
     ``todays_node_mtbf_h`` is the observed nodes' MTBF for hardware causes, one
     value per source whatever the planned size.  ``sources`` says for each
     input whether it was measured from the log, given as a parameter or
@@ -103,6 +102,7 @@ class Decision(Result):
     trend: str = "not tested"
     today_method: str = "the average over the window"
     today_reason: str = ""
+    today_window: str = ""
     rate_factor: float = 1.0
     average_job_mtbf_h: object = None
     todays_node_mtbf_h: object = None
@@ -387,6 +387,7 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         comparison_law=None if best is None else best.family, formula_interval_h=tau, formula_ettr=f_ettr,
         formula_ettr_lo=float(req.observed_ettr_lo), formula_ettr_hi=float(req.observed_ettr_hi),
         range_covers=covers, trend=today.trend, today_method=today.method, today_reason=today.reason,
+        today_window=today.today_window,
         rate_factor=today.factor, average_job_mtbf_h=m * today.factor, todays_node_mtbf_h=t_now[0],
         todays_node_lo=t_now[1], todays_node_hi=t_now[2], average_node_mtbf_h=t_now[3], window_h=today.window_h,
         n_events=today.n_events, restart_note=r_note, restart_growth_h=grow_h, detection_latency_h=latency, source_gpus=src.n_gpus,

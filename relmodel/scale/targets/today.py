@@ -1,13 +1,14 @@
-"""Today's failure rate of a source: the rate at the end of its window when the trend tests agree it moves.
+"""Today's failure rate of a source: the rate at its window's end, from the models that forecast it best.
 
 :func:`todays_rate` is the one place the planning layer asks "how often does
-it fail now?", and it answers with the same model and interval that
+it fail now?", and it answers with the same models and interval that
 :func:`~relmodel.forecast_check` measures against what happened next:
-:func:`~relmodel.stats.forecast.current_rate` chooses a constant rate (the
-window's average), the power-law (Crow-AMSAA) intensity at the window's end
-when the MIL-HDBK-189 and Laplace tests agree the rate moves, or the last
-segment's rate after a change point when that fits better.  A count table has
-no failure times and gives the average.  The result's ``factor`` (today's rate
+:func:`~relmodel.stats.forecast.current_rate` weighs a constant rate (the
+window's average), the power-law (Crow-AMSAA) and log-linear trends read at the
+window's end, and the rate since the latest change point with enough evidence
+after it, by how well each forecast the later parts of the window from the
+earlier.  The rate is "steady" when the constant carries the most weight, else
+rising or falling.  A count table has no failure times and gives the average.  The result's ``factor`` (today's rate
 over the window's average, with the interval of the rate now) multiplies every
 cause's average rate.
 """
@@ -29,7 +30,9 @@ class TodaysRate(Result):
 
     ``factor`` (with ``factor_lo``, ``factor_hi``) multiplies the average rate;
     ``trend`` is "steady", "rising", "falling", "disagree" or "not tested";
-    ``method`` says how the rate now was found; ``window_h`` the window's length.
+    ``method`` says how the rate now was found; ``window_h`` the window's length;
+    ``today_window`` which stretch of the window each model rests on and why;
+    ``weights`` pairs each model with its weight.
     """
 
     factor: float
@@ -41,6 +44,8 @@ class TodaysRate(Result):
     window_h: float
     n_events: int
     conf: float
+    today_window: str = ""
+    weights: tuple = ()
 
     @property
     def moving(self):
@@ -48,7 +53,9 @@ class TodaysRate(Result):
         return self.trend in ("rising", "falling")
 
     def to_frame(self):
-        return pd.DataFrame([dataclasses.asdict(self)])
+        row = dataclasses.asdict(self)
+        row["weights"] = ", ".join(f"{m} {w:.2f}" for m, w in self.weights)
+        return pd.DataFrame([row])
 
     def text(self):
         if not self.moving:
@@ -65,7 +72,7 @@ def todays_rate(source, *, conf=0.95, alpha=0.05):
     """Today's rate of ``source`` (a Source, an InterruptionLog or a count table) as a :class:`TodaysRate`.
 
     The rate now and its ``conf`` interval are :func:`~relmodel.stats.forecast.current_rate`'s
-    (``alpha``: level of its trend tests).
+    (``alpha``: level of its test for bursts).
     """
     from ...errors import FitError
     from ...stats.forecast.current import current_rate
@@ -81,14 +88,12 @@ def todays_rate(source, *, conf=0.95, alpha=0.05):
     except FitError as err:  # no usable times
         return _average(f"no trend could be tested ({err})", window, len(data.interruptions()), conf, "not tested")
     window = float(cr.window_h[1] - cr.window_h[0])
-    if cr.model == "constant" or not cr.average_per_h > 0:
-        if not cr.trend_p:
-            return _average(cr.reason, window, cr.n, conf, "not tested")
-        return _average(cr.reason, window, cr.n, conf, "disagree" if min(cr.trend_p) < alpha else "steady")
+    if not cr.average_per_h > 0:
+        return _average(cr.reason, window, cr.n, conf, "not tested")
     k, lo, hi = (x / cr.average_per_h for x in (cr.rate_per_h, cr.lo_per_h, cr.hi_per_h))
     if not all(math.isfinite(x) and x > 0 for x in (k, lo, hi)):
         return _average("the fitted rate at the window's end is not finite", window, cr.n, conf)
-    word = "rising" if k > 1 else "falling"
-    method = ("the power-law (Crow-AMSAA) rate at the window's end" if cr.model == "power law" else
-              f"the rate since the change point at day {cr.since_h / 24:,.1f}")
-    return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf)
+    word = "steady" if cr.model == "constant" else "rising" if k > 1 else "falling"
+    method = ("the weighted rate at the window's end of the rate models, each weighed by how well it forecast the "
+              "log" if len(cr.weights) > 1 else "the average over the window")
+    return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf, cr.today_window, tuple(cr.weights))

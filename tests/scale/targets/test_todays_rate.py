@@ -41,20 +41,24 @@ def test_a_rising_power_law_is_read_at_the_window_end():
     assert abs(np.mean(ratio) - 1) < 0.1
 
 
-def test_a_steady_log_keeps_the_average():
+def test_a_steady_log_keeps_about_the_average():
+    """A homogeneous Poisson log: the constant carries the most weight in most logs, and today's rate is within
+    a few per cent of the window's average (the trends it is mixed with read close to it)."""
     rng = np.random.default_rng(4)
-    steady = 0
+    steady, factors = 0, []
     for seed in range(20):
         today = todays_rate(_log(np.sort(rng.uniform(0, T, 200)), seed=seed))
-        steady += not today.moving and today.factor == 1.0
-    assert steady >= 17  # at alpha 0.05 two tests rarely agree on a trend that is not there
+        steady += not today.moving and today.trend == "steady"
+        factors.append(today.factor)
+    assert steady >= 11  # the power law with a shape near 1 forecasts about as well, and keeps some weight
+    assert np.all(np.abs(np.array(factors) - 1) < 0.3) and abs(np.mean(factors) - 1) < 0.05
 
 
 def test_the_decision_and_the_forecast_check_share_one_rate():
     """The rate the report shows is the rate forecast_check fits: the same model and interval."""
     log = _log(_power_law(2.0, 300, 11), seed=11)
     today, cr = todays_rate(log, conf=0.9), current_rate(log, conf=0.9)
-    assert cr.model == "power law" and today.method.startswith("the power-law")
+    assert cr.model == "power law" and today.trend == "rising" and "power law" in today.reason
     avg = len(log.interruptions()) / T
     np.testing.assert_allclose([today.factor * avg, today.factor_lo * avg, today.factor_hi * avg],
                                [cr.rate_per_h, cr.lo_per_h, cr.hi_per_h], rtol=1e-12)
