@@ -55,10 +55,8 @@ class Decision(Result):
     exponential; ``formula_required_node_mtbf_h`` is the exponential formula's node figure beside it.  Rates are
     today's (``trend``, ``today_method``: the weighted rate at the window's end of the rate models that best
     forecast the log's later parts; ``today_window`` the stretch each rests on; ``rate_factor`` today over average).
-    ``todays_node_mtbf_h`` is the observed nodes' MTBF for hardware causes, one
-    value per source whatever the planned size.  ``sources`` says for each
-    input whether it was measured from the log, given as a parameter or
-    assumed.
+    ``todays_node_mtbf_h`` is the observed nodes' MTBF for hardware causes, one value per source whatever the
+    planned size.  ``sources`` says for each input whether it was measured, given or assumed.
     """
 
     n_gpus: int
