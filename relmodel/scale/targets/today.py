@@ -7,8 +7,10 @@ it fail now?", and it answers with the same models and interval that
 window's average), the power-law (Crow-AMSAA) and log-linear trends read at the
 window's end, and the rate since the latest change point with enough evidence
 after it, by how well each forecast the later parts of the window from the
-earlier.  The rate is "steady" when the constant carries the most weight, else
-rising or falling.  A count table has no failure times and gives the average.  The result's ``factor`` (today's rate
+earlier.  The rate is "steady" when the constant carries the most weight or
+the interval of the rate now holds the average, and today's rate is then the
+window's average; else it is rising or falling, and today's rate is the
+weighted one.  A count table has no failure times and gives the average.  The result's ``factor`` (today's rate
 over the window's average, with the interval of the rate now) multiplies every
 cause's average rate.
 """
@@ -93,7 +95,14 @@ def todays_rate(source, *, conf=0.95, alpha=0.05):
     k, lo, hi = (x / cr.average_per_h for x in (cr.rate_per_h, cr.lo_per_h, cr.hi_per_h))
     if not all(math.isfinite(x) and x > 0 for x in (k, lo, hi)):
         return _average("the fitted rate at the window's end is not finite", window, cr.n, conf)
-    word = "steady" if cr.model == "constant" else "rising" if k > 1 else "falling"
+    if cr.model == "constant" or lo <= 1.0 <= hi:  # steady: plan on the window's average, not on a small drift
+        weights = ", ".join(f"{m} {w:.2f}" for m, w in cr.weights)
+        why = ("the window's average forecasts its later parts best" if cr.model == "constant" else
+               f"the rate now ({k:.2f}x the average, {lo:.2f}-{hi:.2f}x) cannot be told from the average")
+        return TodaysRate(1.0, 1.0, 1.0, "steady", "the average over the window",
+                          f"{why} (weights: {weights})" if weights else cr.reason, window, cr.n, conf,
+                          cr.today_window, tuple(cr.weights))
+    word = "rising" if k > 1 else "falling"
     method = ("the weighted rate at the window's end of the rate models, each weighed by how well it forecast the "
               "log" if len(cr.weights) > 1 else "the average over the window")
     return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf, cr.today_window, tuple(cr.weights))
