@@ -18,10 +18,7 @@ first).  The result is a plain dict that pickles, so a folder's files can be sca
 
 import codecs
 import io
-import lzma
 import os
-import re
-import zlib
 from datetime import datetime
 from pathlib import Path
 
@@ -35,6 +32,8 @@ from ...base.progress import steps
 from ...errors import CorruptFileError, EmptyDataError, KernelLogError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record,
                         other_times, place_years, sniff_format, syslog_times, writer_of)
+from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SIX, _SYSTEMD, _firsts, _host_words, _keyed, _month,
+                        _time_ok)
 from .textinput import source_path
 
 __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
@@ -313,81 +312,6 @@ class _Scan:
                 self.bad += 1
                 if self.bad_first is None:
                     self.bad_first = self.n + i + 1
-
-
-_KEY_B = re.compile(KEY_RE2.encode())
-_BROKEN = (EOFError, OSError, ValueError, lzma.LZMAError, zlib.error)  # what a truncated or corrupt file raises
-_BLANK = re.compile(rb"\s*")
-_LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
-_SIX = np.uint64((1 << 48) - 1)
-_KERNEL = np.frombuffer(b"kernel\0\0", "<u8")[0]
-_SYSTEMD = np.frombuffer(b"systemd-", "<u8")[0]
-_MONTH_CODES = {int.from_bytes(k, "little"): v for k, v in MONTHS.items()}
-_MKEYS = np.array(sorted(_MONTH_CODES), np.uint64)
-_MVALS = np.array([_MONTH_CODES[int(k)] for k in _MKEYS], np.int64)
-
-
-def _keyed(ba, n, count):
-    """The 0-based lines of a block that match :data:`KEY_RE2` (RE2 over an Arrow view of the lines), a set."""
-    buf = np.frombuffer(ba, np.uint8, n)
-    off = np.empty(count + 1, np.int64)
-    nl = np.flatnonzero(buf == 10)[:count]
-    off[0], off[1:nl.size + 1] = 0, nl + 1
-    if nl.size < count:
-        off[-1] = n
-    view = pa.Array.from_buffers(pa.large_binary(), count, [None, pa.py_buffer(off), pa.py_buffer(ba)])
-    return set(np.flatnonzero(pc.match_substring_regex(view, KEY_RE2).to_numpy(zero_copy_only=False)).tolist())
-
-
-def _month(w0):
-    """Month (1-12, 0 unknown) of each line from its first word."""
-    key = w0 & np.uint64(0xFFFFFF)
-    at = np.minimum(np.searchsorted(_MKEYS, key), _MKEYS.size - 1)
-    return np.where(_MKEYS[at] == key, _MVALS[at], 0)
-
-
-def _masks(spec):
-    m = v = 0
-    for i, (a, b) in spec.items():
-        m, v = m | a << 8 * i, v | b << 8 * i
-    return np.uint64(m), np.uint64(v)
-
-
-_DIGITS = (5, 7, 8, 10, 11, 13, 14)  # the time's digits; 3, 6, 15 spaces, 9, 12 colons; 4 a digit or space
-_HIGH = [_masks({i - 8 * w: (0xF0, 0x30) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
-_LOWN = [_masks({i - 8 * w: (0x0F, 0x06) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
-_SIXTEEN = [_masks({i - 8 * w: (0x10, 0x10) for i in _DIGITS if 8 * w <= i < 8 * w + 8})[1] for w in (0, 1)]
-_FIXED = [_masks({i - 8 * w: (0xFF, c) for i, c in {3: 32, 6: 32, 9: 58, 12: 58, 15: 32}.items()
-                  if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
-
-
-def _time_ok(rows):
-    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests)."""
-    ok = np.ones(rows.shape[0], bool)
-    for w in (0, 1):
-        x = rows[:, w]
-        ok &= (x & _HIGH[w][0]) == _HIGH[w][1]
-        ok &= ((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0
-        ok &= (x & _FIXED[w][0]) == _FIXED[w][1]
-    c4 = (rows[:, 0] >> np.uint64(32)) & np.uint64(255)
-    return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
-
-
-def _host_words(grid, rows, width):
-    """``(length, words)`` of the host in the ``width`` bytes from byte 16: the bytes before the first byte at or
-    below a space, and its words with every byte from that one on set to 0."""
-    hl = np.argmax(grid[:, 16:16 + width] <= 32, axis=1)
-    return hl, rows[:, 2:2 + width // 8] & _KEEP[width][hl]
-
-
-#: per window and host length, the masks of the window's words
-_KEEP = {w: _LOW[np.clip(np.arange(w + 1)[:, None] - 8 * np.arange(w // 8), 0, 8)] for w in (32, 64)}
-
-
-def _firsts(code, k):
-    first = np.zeros(k, np.int64)
-    first[code[::-1]] = np.arange(code.size)[::-1]
-    return first
 
 
 def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
