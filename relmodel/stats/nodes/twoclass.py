@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "subset", "homogeneous_loglik",
+__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "hessian_fd", "node_posterior_bad", "subset", "homogeneous_loglik",
            "NAMES"]
 
 
@@ -108,27 +108,79 @@ def _truncation(p, pi, m, lam, trunc_h):
     return -float(np.sum(w * np.log(q))), grad
 
 
-def loglik(theta, p, scale=1.0, posterior=False):
-    """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
-    posterior probability too."""
+def _coefficients(theta, scale):
+    """The natural parameters and the coefficients of the six path features at ``theta``."""
     pi, m, lam, nu = natural(theta, scale)
-    a, b, e = theta[0], theta[1], theta[3]
+    a, e = theta[0], theta[3]
     lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
     lnu, l1nu = -np.logaddexp(0, -e), -np.logaddexp(0, e)
-    coef = np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+    return (pi, m, lam, nu), np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+
+
+def loglik(theta, p, scale=1.0, posterior=False, hess=False):
+    """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
+    posterior probability too; with ``hess``, the exact Hessian (4 x 4) last."""
+    (pi, m, lam, nu), coef = _coefficients(theta, scale)
     x = np.einsum("ij,i->j", p.feats, coef)
     top = np.maximum.reduceat(x, p.starts)
     ex = np.exp(x - top[p.node])
     tot = np.add.reduceat(ex, p.starts)
     per_node = top + np.log(tot) + p.fails * np.log(lam) - lam * p.expo
     post = ex / tot[p.node]
-    wp = post * p.weight[p.node] if p.weight.max(initial=1) != 1 else post
+    weighted = p.weight.max(initial=1) != 1
+    wp = post * p.weight[p.node] if weighted else post
     s1, s2, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
     grad = np.array([s1 * (1 - pi) - s2 * pi, (m - 1) * (sd / m - lam * su),
                      -lam * (m - 1) * su + _dot(p.weight, p.fails - lam * p.expo), s3 * (1 - nu) - s4 * nu])
     trunc, tgrad = _truncation(p, pi, m, lam, p.trunc_h)
     ll = float(_dot(p.weight, per_node)) + trunc
-    return (ll, grad + tgrad, post) if posterior else (ll, grad + tgrad)
+    out = (ll, grad + tgrad)
+    if posterior:
+        out += (post,)
+    if hess:
+        out += (_hessian(theta, p, scale, post, wp, (s1, s2, s3, s4, sd, su)),)
+    return out
+
+
+def _hessian(theta, p, scale, post, wp, sums):
+    """The Hessian of the log-likelihood from the paths' posterior: each node's log-sum-exp over its paths
+    has for Hessian the posterior covariance of the paths' scores (``J' f``, ``J`` the Jacobian of the
+    features' coefficients) plus the posterior mean of the features times the coefficients' own second
+    derivatives; the truncation term's by central differences of its exact gradient (per node, cheap)."""
+    pi, m, lam, nu = natural(theta, scale)
+    s1, s2, s3, s4, sd, su = sums
+    # the scores are linear in the features k1, k3, k4, d, u (k2 = 1 - k1): their covariance, then mapped
+    rows = (0, 2, 3, 4, 5)
+    amap = np.zeros((4, 5))
+    amap[0, 0] = 1.0
+    amap[1, 3], amap[1, 4] = (m - 1) / m, -lam * (m - 1)
+    amap[2, 4] = -lam * (m - 1)
+    amap[3, 1], amap[3, 2] = 1 - nu, -nu
+    gram = np.empty((5, 5))
+    node_sums = np.empty((5, p.starts.size))   # weight times each node's posterior mean
+    buf = np.empty_like(wp)
+    for i, ri in enumerate(rows):   # one buffer, row by row: no 5 x paths temporaries
+        np.multiply(p.feats[ri], wp, out=buf)
+        for j in range(i, 5):
+            gram[i, j] = gram[j, i] = _dot(buf, p.feats[rows[j]])
+        node_sums[i] = np.add.reduceat(buf, p.starts)
+    gram -= np.einsum("ik,jk,k->ij", node_sums, node_sums, 1.0 / p.weight)
+    h = amap @ gram @ amap.T
+    h[0, 0] -= (s1 + s2) * pi * (1 - pi)
+    h[3, 3] -= (s3 + s4) * nu * (1 - nu)
+    h[1, 1] += sd * (m - 1) / m ** 2 - su * lam * (m - 1)
+    h[1, 2] -= su * lam * (m - 1)
+    h[2, 1] -= su * lam * (m - 1)
+    h[2, 2] -= su * lam * (m - 1) + lam * _dot(p.weight, p.expo)
+    if (p.trunc_h > 0).any():
+        step = 1e-5
+        for i in range(3):   # the truncation does not involve unfixed
+            dt = step * np.eye(4)[i]
+            hi = _truncation(p, *natural(theta + dt, scale)[:3], p.trunc_h)[1]
+            lo = _truncation(p, *natural(theta - dt, scale)[:3], p.trunc_h)[1]
+            h[i] += (hi - lo) / (2 * step)
+        h = (h + h.T) / 2
+    return h
 
 
 def _starts(scale):
@@ -182,51 +234,63 @@ def _bfgs(p, scale):
 
 
 def _newton(theta, p, scale, steps=12, tol=0.01):
-    """Newton steps on the whole fleet from a start close to the maximum: the exact gradient, the Hessian by
-    its differences once at the start (close to the maximum it changes little), each step halved until the
-    likelihood does not fall, until every step is below ``tol`` standard errors; ``(theta, converged)``."""
+    """Newton steps from a start close to the maximum, with the exact gradient and Hessian at each point,
+    each step halved until the likelihood does not fall, until a step is below ``tol`` standard errors:
+    ``(theta, converged, (loglik, gradient, path posteriors, Hessian) at theta)``."""
     lo, hi = np.array(_BOUNDS).T
-    ll, grad = loglik(theta, p, scale)
-    info = hessian(theta, p, scale)
-    if not np.all(np.isfinite(info)) or np.linalg.eigvalsh(info).min() <= 0:
-        return theta, False
-    se = np.sqrt(np.diag(np.linalg.inv(info)))
+    ev = loglik(theta, p, scale, posterior=True, hess=True)
     for _ in range(steps):
+        ll, grad, _, h = ev
+        info = -h
+        if not np.all(np.isfinite(info)) or np.linalg.eigvalsh(info).min() <= 0:
+            return theta, False, ev
+        se = np.sqrt(np.diag(np.linalg.inv(info)))
         step = np.linalg.solve(info, grad)
         for _ in range(20):
             cand = np.clip(theta + step, lo, hi)
-            ll_c, grad_c = loglik(cand, p, scale)
-            if ll_c >= ll - 1e-9:
+            ev_c = loglik(cand, p, scale, posterior=True, hess=True)
+            if ev_c[0] >= ll - 1e-9:
                 break
             step = step / 2
         else:
-            return theta, False
-        theta, ll, grad = cand, ll_c, grad_c
+            return theta, False, ev
+        theta, ev = cand, ev_c
         if np.max(np.abs(step) / se) < tol:
-            return theta, True
-    return theta, False
+            return theta, True, ev
+    return theta, False, ev
 
 
-def fit_twoclass(p):
-    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour.
+def fit_twoclass(p, details=False):
+    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour;
+    with ``details``, also each path's posterior and the observed information at ``theta``.
 
     A fleet of more than :data:`SAMPLED_FIT` listed nodes is fitted on a sample of that many (weighted up
-    to the fleet), and the maximum is then reached with Newton steps on every node: the same maximum, with
-    a few passes over the whole fleet instead of a hundred."""
+    to the fleet): the best of a few starts on a smaller sample, then Newton steps with the exact Hessian on
+    the sample and on every node: the same maximum, with a few passes over the whole fleet instead of a
+    hundred."""
     scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
     listed = np.flatnonzero(p.weight == 1)
+    ev = None
     if listed.size > 2 * SAMPLED_FIT:
         chosen = np.sort(np.concatenate([np.random.default_rng(1).choice(listed, SAMPLED_FIT, replace=False),
                                          np.flatnonzero(p.weight != 1)]))
-        x0, _ = _bfgs(subset(p, chosen, listed.size / SAMPLED_FIT), scale)
-        theta, ok = _newton(x0, p, scale)
+        small = subset(p, chosen, listed.size / SAMPLED_FIT)
+        x0, ok, _ = _newton(_best_start(p, scale)[0][0], small, scale)
+        if not ok:
+            x0, _ = _bfgs(small, scale)
+        theta, ok, ev = _newton(x0, p, scale)
         if not ok:   # far from the maximum after all: the whole fleet's BFGS from there
             theta, ok = _bfgs(p, scale)
+            ev = None
     else:
         theta, ok = _bfgs(p, scale)
     lo, hi = np.array(_BOUNDS).T
     theta = np.clip(theta, lo, hi)
-    return theta, loglik(theta, p, scale)[0], scale, ok
+    if ev is None:
+        ev = loglik(theta, p, scale, posterior=True, hess=details)
+    if details:
+        return theta, ev[0], scale, ok, ev[2], -ev[3]
+    return theta, ev[0], scale, ok
 
 
 def homogeneous_loglik(p, scale):
@@ -246,9 +310,14 @@ def homogeneous_loglik(p, scale):
     return -float(res.fun)
 
 
-def hessian(theta, p, scale, step=1e-4):
-    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, by forward
-    differences of the exact gradient (symmetrised)."""
+def hessian(theta, p, scale):
+    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, exact, in one pass
+    over the paths."""
+    return -loglik(theta, p, scale, hess=True)[2]
+
+
+def hessian_fd(theta, p, scale, step=1e-4):
+    """:func:`hessian` by forward differences of the exact gradient (symmetrised): the slow check of it."""
     g0 = loglik(theta, p, scale)[1]
     h = np.array([(loglik(theta + step * np.eye(4)[i], p, scale)[1] - g0) / step for i in range(4)])
     return -(h + h.T) / 2
