@@ -235,7 +235,8 @@ def _bfgs(p, scale):
 
 def _newton(theta, p, scale, steps=12, tol=0.01):
     """Newton steps from a start close to the maximum, with the exact gradient and Hessian at each point,
-    each step halved until the likelihood does not fall, until a step is below ``tol`` standard errors:
+    each step halved until the likelihood does not fall (beyond rounding), until a step taken is below
+    ``tol`` standard errors or the next one would be below a tenth of that:
     ``(theta, converged, (loglik, gradient, path posteriors, Hessian) at theta)``."""
     lo, hi = np.array(_BOUNDS).T
     ev = loglik(theta, p, scale, posterior=True, hess=True)
@@ -246,10 +247,12 @@ def _newton(theta, p, scale, steps=12, tol=0.01):
             return theta, False, ev
         se = np.sqrt(np.diag(np.linalg.inv(info)))
         step = np.linalg.solve(info, grad)
+        if np.max(np.abs(step) / se) < tol / 10:   # already there: Newton's next step would be tinier still
+            return theta, True, ev
         for _ in range(20):
             cand = np.clip(theta + step, lo, hi)
             ev_c = loglik(cand, p, scale, posterior=True, hess=True)
-            if ev_c[0] >= ll - 1e-9:
+            if ev_c[0] >= ll - 1e-9 - 1e-12 * abs(ll):   # not below ll by more than rounding
                 break
             step = step / 2
         else:
