@@ -51,25 +51,47 @@ class Paths:
     feats: np.ndarray  # k1, k2, k3, k4, d, u stacked (6 x paths), for one pass over them
 
 
+def _paths(node, starts, feats, fails, expo, weight, trunc_h, last):
+    k1, k2, k3, k4, d, u = feats   # views of the stacked rows
+    return Paths(node, starts, k1, k2, k3, k4, d, u, fails, expo, weight, trunc_h, last, feats)
+
+
 def paths(n, u, failed, weight, trunc_h):
-    """The flat path arrays of nodes with ``n`` intervals each (``u``, ``failed`` node by node)."""
+    """The flat path arrays of nodes with ``n`` intervals each (``u``, ``failed`` node by node).
+
+    Path ``j`` of a node holds the node's hours and failures in its first ``j`` intervals: a running sum over
+    the intervals with a zero put before each node's first (the same sums, bit for bit, as differences of
+    one cumulative sum), so no index arithmetic per path."""
+    n = np.asarray(n, np.int64)
     nodes = n.size
-    first = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
-    cu = np.concatenate([[0.0], np.cumsum(u)])
-    cd = np.concatenate([[0], np.cumsum(failed.astype(np.int64))])
     reps = n + 1
+    total = int(reps.sum())
     node = np.repeat(np.arange(nodes), reps)
-    starts = np.concatenate([[0], np.cumsum(reps)[:-1]]).astype(np.int64)
-    j = np.arange(node.size) - starts[node]
-    end = first[node] + j
-    bad_u, bad_d = cu[end] - cu[first[node]], cd[end] - cd[first[node]]
-    nn = n[node]
-    mid = (j >= 1) & (j < nn)
-    k3 = np.where(j == nn, nn - 1, np.where(mid, j - 1, 0)).astype(float)
+    starts = np.zeros(nodes, np.int64)
+    np.cumsum(reps[:-1], out=starts[1:])
     last = starts + n
-    k1, k2, k4, d = (j >= 1).astype(float), (j == 0).astype(float), mid.astype(float), bad_d.astype(float)
-    return Paths(node, starts, k1, k2, k3, k4, d, bad_u, bad_d[last].astype(float), bad_u[last],
-                 np.asarray(weight, float), np.asarray(trunc_h, float), last, np.stack([k1, k2, k3, k4, d, bad_u]))
+    is_start = np.zeros(total, bool)
+    is_start[starts] = True
+    feats = np.empty((6, total))
+    k1, k2, k3, k4, d, bad_u = feats
+    # u: running hours, d: running failures (each restarted at the node's j = 0 path)
+    bad_u[is_start] = 0.0
+    bad_u[~is_start] = u
+    np.cumsum(bad_u, out=bad_u)
+    bad_u -= np.repeat(bad_u[starts], reps)
+    d[is_start] = 0.0
+    d[~is_start] = failed
+    np.cumsum(d, out=d)
+    d -= np.repeat(d[starts], reps)
+    j = np.arange(total, dtype=np.int64)
+    j -= np.repeat(starts, reps)
+    nn = np.repeat(n, reps)
+    np.greater_equal(j, 1, out=k1)                 # bad at the start
+    np.equal(j, 0, out=k2)                         # good at the start
+    k3[:] = np.where(j == nn, nn - 1, np.maximum(j - 1, 0))   # repairs that left the fault
+    k4[:] = (j >= 1) & (j < nn)                     # the repair that fixed it
+    return _paths(node, starts, feats, d[last].copy(), bad_u[last].copy(), np.asarray(weight, float),
+                  np.asarray(trunc_h, float), last)
 
 
 def subset(p, chosen, scale_weight=1.0):
@@ -82,8 +104,7 @@ def subset(p, chosen, scale_weight=1.0):
     last = starts + (p.last[chosen] - p.starts[chosen])
     w = p.weight[chosen]
     w = np.where(w == 1, scale_weight, w)
-    return Paths(node, starts, p.k1[mask], p.k2[mask], p.k3[mask], p.k4[mask], p.d[mask], p.u[mask],
-                 p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen], last, p.feats[:, mask])
+    return _paths(node, starts, p.feats[:, mask], p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen], last)
 
 
 def natural(theta, scale):
