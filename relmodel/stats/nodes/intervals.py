@@ -87,8 +87,9 @@ def node_intervals(source):
     log = source
     t0, t1 = log.window_h
     code, start, end, planned, keys = _merged(log)
-    keep = _until_first_unknown_end(code, end)
-    code, start, end, planned = code[keep], start[keep], end[keep], planned[keep]
+    if np.isnan(end).any():
+        keep = _until_first_unknown_end(code, end)
+        code, start, end, planned = code[keep], start[keep], end[keep], planned[keep]
     first = np.append(True, code[1:] != code[:-1]) if code.size else np.zeros(0, bool)
     prev_end = np.where(first, t0, np.append(t0, end[:-1]))
     seg_u = np.clip(start - np.maximum(prev_end, t0), 0.0, None)
@@ -108,13 +109,13 @@ def node_intervals(source):
     u[tail_pos] = np.clip(t1 - end[tail_at], 0.0, None)
     seg_code[tail_pos] = code[tail_at]
     # an interval (epoch) runs from a node's start or a failure to the next failure or the censoring
-    new = np.ones(total, bool)
-    if total:
+    if planned.any():
+        new = np.ones(total, bool)
         new[1:] = (seg_code[1:] != seg_code[:-1]) | fail[:-1]
-    heads = np.flatnonzero(new)
-    iu = np.add.reduceat(u, heads) if total else u
-    ifail = np.logical_or.reduceat(fail, heads) if total else fail
-    icode = seg_code[heads]
+        heads = np.flatnonzero(new)
+        iu, ifail, icode = np.add.reduceat(u, heads), np.logical_or.reduceat(fail, heads), seg_code[heads]
+    else:   # every outage a failure: each segment is an interval
+        iu, ifail, icode = u, fail, seg_code
     starts = group_starts(icode)
     n = np.diff(np.append(starts, icode.size))
     return NodeIntervals(np.asarray(keys, object)[icode[starts]], n, starts, iu, ifail, float(t1 - t0))
