@@ -10,6 +10,7 @@ observation at its start.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,14 +33,14 @@ class NodeIntervals:
     failed: np.ndarray
     window_h: float
 
-    @property
+    @cached_property
     def failures(self):
-        """Failures per node."""
+        """Failures per node (worked out once)."""
         return np.add.reduceat(self.failed.astype(np.int64), self.starts) if self.keys.size else np.zeros(0, int)
 
-    @property
+    @cached_property
     def exposure_h(self):
-        """Hours up and in service per node."""
+        """Hours up and in service per node (worked out once)."""
         return np.add.reduceat(self.u, self.starts) if self.keys.size else np.zeros(0)
 
 
