@@ -364,3 +364,21 @@ def test_intervals_without_planned_outages_are_those_of_the_general_pass():
     m = plain.u.size
     assert np.array_equal(general.u[:m], plain.u) and np.array_equal(general.failed[:m], plain.failed)
     assert np.array_equal(general.n[:-1], plain.n)
+
+
+def test_newton_on_the_paths_that_matter_is_newton_on_all_of_them():
+    """The fleet's Newton steps leave out paths far below their node's likeliest; the maximum, its
+    information and every path's posterior are those of the steps on all paths."""
+    from relmodel.stats.nodes.estimate import _fleet_paths
+    from relmodel.stats.nodes.intervals import node_intervals
+    from relmodel.stats.nodes.twoclass import _newton, _prune, _pruned_newton, fit_twoclass
+    iv = node_intervals(read(simulate(4, 60, pi=0.2, lam=1 / 100)))
+    p = _fleet_paths(iv, 70, iv.failures > 0)
+    theta, _, scale, _ = fit_twoclass(p)
+    start = theta + np.array([0.05, -0.03, 0.002, 0.05])
+    assert 0 < _prune(p, start, scale)[1].mean() < 0.5   # most paths are left out
+    t1, ok1, ev1 = _pruned_newton(start, p, scale)
+    t2, ok2, ev2 = _newton(start, p, scale)
+    assert ok1 and ok2 and np.allclose(t1, t2, rtol=0, atol=1e-8)
+    assert ev1[0] == pytest.approx(ev2[0], rel=1e-13)
+    assert np.allclose(ev1[3], ev2[3], rtol=1e-7) and np.allclose(ev1[2], ev2[2], rtol=0, atol=1e-12)

@@ -284,6 +284,37 @@ def _newton(theta, p, scale, steps=12, tol=0.01):
     return theta, False, ev
 
 
+#: Paths further than this below their node's likeliest one (in log-likelihood) are left out of the fleet's
+#: Newton steps; at the maximum, those left out must still be :data:`_PRUNE_CHECK` below, or all are used.
+_PRUNE_GAP, _PRUNE_CHECK = 60.0, 40.0
+
+
+def _prune(p, theta, scale):
+    """The paths within :data:`_PRUNE_GAP` of their node's likeliest at ``theta`` (every node keeps its
+    likeliest), and which they are: a node's dropped paths weigh under ``exp(-60)`` of it there."""
+    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
+    keep = x - np.maximum.reduceat(x, p.starts)[p.node] > -_PRUNE_GAP
+    node = p.node[keep]
+    starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
+    return _paths(node, starts, p.feats[:, keep], p.fails, p.expo, p.weight, p.trunc_h, starts), keep
+
+
+def _pruned_newton(theta, p, scale):
+    """:func:`_newton` on the paths that matter near ``theta``; at the end the paths left out are checked to
+    weigh nothing (under ``exp(-40)`` of their node's likeliest) and the posterior is given on every path."""
+    small, keep = _prune(p, theta, scale)
+    if keep.all():
+        return _newton(theta, p, scale)
+    theta, ok, ev = _newton(theta, small, scale)
+    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
+    gap = x - np.maximum.reduceat(x, p.starts)[p.node]
+    if gap[~keep].max() > -_PRUNE_CHECK:   # the maximum moved too far: every path
+        return _newton(theta, p, scale)
+    post = np.zeros(keep.size)
+    post[keep] = ev[2]
+    return theta, ok, (ev[0], ev[1], post, ev[3])
+
+
 def fit_twoclass(p, details=False):
     """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour;
     with ``details``, also each path's posterior and the observed information at ``theta``.
@@ -299,10 +330,10 @@ def fit_twoclass(p, details=False):
         chosen = np.sort(np.concatenate([np.random.default_rng(1).choice(listed, SAMPLED_FIT, replace=False),
                                          np.flatnonzero(p.weight != 1)]))
         small = subset(p, chosen, listed.size / SAMPLED_FIT)
-        x0, ok, _ = _newton(_best_start(p, scale)[0][0], small, scale)
+        x0, ok, _ = _pruned_newton(_best_start(p, scale)[0][0], small, scale)
         if not ok:
             x0, _ = _bfgs(small, scale)
-        theta, ok, ev = _newton(x0, p, scale)
+        theta, ok, ev = _pruned_newton(x0, p, scale)
         if not ok:   # far from the maximum after all: the whole fleet's BFGS from there
             theta, ok = _bfgs(p, scale)
             ev = None
