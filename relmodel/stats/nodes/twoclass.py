@@ -96,15 +96,17 @@ def paths(n, u, failed, weight, trunc_h):
 
 def subset(p, chosen, scale_weight=1.0):
     """The paths of the nodes ``chosen`` (sorted indices), their weights times ``scale_weight`` where 1."""
-    keep = np.zeros(p.weight.size, bool)
-    keep[chosen] = True
-    mask = keep[p.node]
-    node = (np.cumsum(keep) - 1)[p.node[mask]]
-    starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
-    last = starts + (p.last[chosen] - p.starts[chosen])
+    chosen = np.asarray(chosen, np.int64)
+    count = p.last[chosen] - p.starts[chosen] + 1
+    starts = np.zeros(chosen.size, np.int64)
+    np.cumsum(count[:-1], out=starts[1:])
+    at = np.arange(int(count.sum()), dtype=np.int64)   # the chosen nodes' paths: runs of the flat arrays
+    at += np.repeat(p.starts[chosen] - starts, count)
+    node = np.repeat(np.arange(chosen.size), count)
     w = p.weight[chosen]
     w = np.where(w == 1, scale_weight, w)
-    return _paths(node, starts, p.feats[:, mask], p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen], last)
+    return _paths(node, starts, p.feats[:, at], p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen],
+                  starts + count - 1)
 
 
 def natural(theta, scale):
