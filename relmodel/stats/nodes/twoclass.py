@@ -7,7 +7,8 @@ of a bad node fixes it for good with probability ``1 - unfixed``.  A node with
 its likelihood sums the ``n + 1`` paths.  Every path of every node is one
 entry of flat arrays (:class:`Paths`), so the log-likelihood is a per-node
 log-sum-exp (``np.maximum.reduceat`` / ``np.add.reduceat``) with no loop over
-nodes; its gradient is exact.  Parameters are fitted on the scales
+nodes; its gradient and Hessian are exact (the Hessian is the paths' posterior
+covariance of their scores, one pass).  Parameters are fitted on the scales
 ``logit(bad_share), log(multiplier - 1), log(lam), logit(unfixed)``.
 """
 
