@@ -57,10 +57,12 @@ def _kernel_of(run):
 def _exact_rates(k, t, conf):
     """Garwood's exact Poisson interval of ``k`` failures in ``t`` hours, per 1,000 h (NaN where t is 0)."""
     a = 1 - conf
+    uk, at = np.unique(k, return_inverse=True)   # the chi-square quantiles once per distinct count
+    at = at.reshape(np.shape(k))
     with np.errstate(divide="ignore", invalid="ignore"):
         tt = np.where(t > 0, t, np.nan)
-        lo = np.where(k > 0, stats.chi2.ppf(a / 2, 2 * np.maximum(k, 1)), 0.0) / (2 * tt)
-        hi = stats.chi2.ppf(1 - a / 2, 2 * k + 2) / (2 * tt)
+        lo = np.where(uk > 0, stats.chi2.ppf(a / 2, 2 * np.maximum(uk, 1)), 0.0)[at] / (2 * tt)
+        hi = stats.chi2.ppf(1 - a / 2, 2 * uk + 2)[at] / (2 * tt)
         return 1000 * k / tt, 1000 * lo, 1000 * hi
 
 
