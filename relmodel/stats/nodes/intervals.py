@@ -91,16 +91,22 @@ def node_intervals(source):
     if np.isnan(end).any():
         keep = _until_first_unknown_end(code, end)
         code, start, end, planned = code[keep], start[keep], end[keep], planned[keep]
-    first = np.append(True, code[1:] != code[:-1]) if code.size else np.zeros(0, bool)
-    prev_end = np.where(first, t0, np.append(t0, end[:-1]))
-    seg_u = np.clip(start - np.maximum(prev_end, t0), 0.0, None)
+    change = code[1:] != code[:-1]
+    prev_end = np.empty(code.size)   # the end of the node's previous outage, or the window's start
+    prev_end[1:] = end[:-1]
+    prev_end[:1] = t0
+    prev_end[1:][change] = t0
+    np.maximum(prev_end, t0, out=prev_end)
+    seg_u = np.subtract(start, prev_end, out=prev_end)
+    np.clip(seg_u, 0.0, None, out=seg_u)
     seg_fail = ~planned
-    last = np.append(code[1:] != code[:-1], True) if code.size else np.zeros(0, bool)
-    open_tail = last & np.isfinite(end)  # the censored stretch after a node's last outage
+    open_tail = np.isfinite(end)  # the censored stretch after a node's last outage
+    open_tail[:-1] &= change
     tail_at = np.flatnonzero(open_tail)
     # segments in node order: each outage's preceding stretch, then the node's censored tail
-    pos = np.arange(code.size) + np.cumsum(np.append(0, open_tail[:-1].astype(np.int64))) if code.size else \
-        np.zeros(0, np.int64)
+    pos = np.zeros(code.size, np.int64)
+    np.cumsum(open_tail[:-1], out=pos[1:])
+    pos += np.arange(code.size)
     total = code.size + tail_at.size
     u = np.empty(total)
     fail = np.zeros(total, bool)
