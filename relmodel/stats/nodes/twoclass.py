@@ -84,13 +84,16 @@ def paths(n, u, failed, weight, trunc_h):
     d[~is_start] = failed
     np.cumsum(d, out=d)
     d -= np.repeat(d[starts], reps)
-    j = np.arange(total, dtype=np.int64)
-    j -= np.repeat(starts, reps)
-    nn = np.repeat(n, reps)
-    np.greater_equal(j, 1, out=k1)                 # bad at the start
-    np.equal(j, 0, out=k2)                         # good at the start
-    k3[:] = np.where(j == nn, nn - 1, np.maximum(j - 1, 0))   # repairs that left the fault
-    k4[:] = (j >= 1) & (j < nn)                     # the repair that fixed it
+    k1.fill(1.0)                                   # bad at the start: every path but j = 0
+    k1[starts] = 0.0
+    k2.fill(0.0)                                   # good at the start
+    k2[starts] = 1.0
+    np.subtract(np.arange(total, dtype=float), np.repeat(starts.astype(float), reps), out=k3)   # j
+    k3 -= 1.0
+    np.maximum(k3, 0.0, out=k3)                    # repairs that left the fault: j - 1, and n - 1 at j = n
+    k3[starts[n == 0]] = -1.0
+    np.copyto(k4, k1)                              # the repair that fixed it: 1 <= j < n
+    k4[last] = 0.0
     return _paths(node, starts, feats, d[last].copy(), bad_u[last].copy(), np.asarray(weight, float),
                   np.asarray(trunc_h, float), last)
 
