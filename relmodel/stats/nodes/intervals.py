@@ -104,15 +104,14 @@ def node_intervals(source):
     open_tail[:-1] &= change
     tail_at = np.flatnonzero(open_tail)
     # segments in node order: each outage's preceding stretch, then the node's censored tail
-    pos = np.zeros(code.size, np.int64)
-    np.cumsum(open_tail[:-1], out=pos[1:])
-    pos += np.arange(code.size)
     total = code.size + tail_at.size
+    tail_pos = tail_at + np.arange(1, tail_at.size + 1)   # each tail right after its node's last outage
+    is_seg = np.ones(total, bool)
+    is_seg[tail_pos] = False
     u = np.empty(total)
     fail = np.zeros(total, bool)
     seg_code = np.empty(total, np.int64)
-    u[pos], fail[pos], seg_code[pos] = seg_u, seg_fail, code
-    tail_pos = pos[tail_at] + 1
+    u[is_seg], fail[is_seg], seg_code[is_seg] = seg_u, seg_fail, code
     u[tail_pos] = np.clip(t1 - end[tail_at], 0.0, None)
     seg_code[tail_pos] = code[tail_at]
     # an interval (epoch) runs from a node's start or a failure to the next failure or the censoring
