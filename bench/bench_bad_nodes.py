@@ -18,7 +18,9 @@ rate is set so the log holds about 50 outages a node.  Timed separately:
    installed (the bench extra: ``pip install -e .[bench]``; relmodel does not need it).
 
 The machine's load average is printed, and CPU seconds beside wall seconds: on
-a shared machine run it twice.
+a shared machine run it twice.  ``--stages`` adds the CPU seconds of each stage
+of ``bad_nodes`` run one by one (intervals, path arrays, two-class fit, NB
+test, worst-k envelope).
 """
 
 import argparse
@@ -80,10 +82,35 @@ def statsmodels_nb(y, e):
     return seconds, float(nb.params[-1]), 2 * (nb.llf - po.llf)
 
 
+def stages(log):
+    """CPU seconds of each stage of bad_nodes on ``log`` (a known population), run one by one."""
+    from relmodel.stats.nodes.dispersion import worst_shares
+    from relmodel.stats.nodes.estimate import _fleet_paths
+    from relmodel.stats.nodes.twoclass import fit_twoclass
+
+    log._merged_cache = None   # the intervals from the events, as bad_nodes met them
+    c0 = time.process_time()
+    iv = node_intervals(log)
+    fails, expo = iv.failures, iv.exposure_h
+    c1 = time.process_time()
+    p = _fleet_paths(iv, log.n_nodes, fails > 0)
+    c2 = time.process_time()
+    fit_twoclass(p, details=True)
+    c3 = time.process_time()
+    dispersion_test(fails.astype(float), expo, np.ones(fails.size), truncated=False)
+    c4 = time.process_time()
+    worst_shares(fails, expo, 0, iv.window_h, False, seed=0)
+    c5 = time.process_time()
+    for name, s in (("node intervals", c1 - c0), ("path arrays", c2 - c1), ("two-class fit, information", c3 - c2),
+                    ("NB test", c4 - c3), ("worst-k envelope", c5 - c4)):
+        print(f"    {name:<45s}{s:8.2f} s CPU")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10,000 nodes instead of 100,000")
     ap.add_argument("--nodes", type=int, default=None)
+    ap.add_argument("--stages", action="store_true", help="CPU seconds of each stage of bad_nodes")
     args = ap.parse_args()
     n_nodes = args.nodes or (10_000 if args.quick else 100_000)
     print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
@@ -105,6 +132,8 @@ def main():
                         ("unfixed", TRUTH["unfixed"])):
         print(f"    {name:<11s} truth {truth:10.4g}   fit {e.loc[name, 'value']:10.4g} "
               f"({e.loc[name, 'low']:.4g} to {e.loc[name, 'high']:.4g})")
+    if args.stages:
+        stages(log)
     iv = node_intervals(log)
     y, expo = iv.failures.astype(float), iv.exposure_h
     t0 = time.perf_counter()

@@ -303,3 +303,82 @@ def test_a_big_fleet_fitted_on_a_sample_then_newton_reaches_the_same_maximum(mon
     for name in ("bad_share", "multiplier", "lam", "unfixed"):
         half = (plain.loc[name, "high"] - plain.loc[name, "low"]) / 2
         assert abs(sampled.loc[name, "value"] - plain.loc[name, "value"]) < 0.05 * half, name
+
+
+# --- the fast paths against slow ones ---
+
+@pytest.mark.parametrize("population", [None, 60])
+def test_the_exact_hessian_is_the_finite_difference_one(population):
+    """The one-pass Hessian (posterior covariance of the paths' scores) against differences of the exact
+    gradient, at the fit and away from it, with and without the truncation to nodes that failed."""
+    from relmodel.stats.nodes.estimate import _fleet_paths
+    from relmodel.stats.nodes.intervals import node_intervals
+    from relmodel.stats.nodes.twoclass import fit_twoclass, hessian, hessian_fd
+    iv = node_intervals(read(simulate(5, 50, pi=0.2)))
+    p = _fleet_paths(iv, population, iv.failures > 0)
+    theta, _, scale, _ = fit_twoclass(p)
+    for t in (theta, theta + np.array([0.4, -0.3, 0.2, 0.5])):
+        exact, diff = hessian(t, p, scale), hessian_fd(t, p, scale, step=1e-6)
+        assert np.abs(exact - diff).max() < 1e-4 * np.abs(exact).max()
+        assert np.allclose(exact, exact.T)
+
+
+def _paths_by_loop(iv):
+    """The path features node by node, path by path (k1, k2, k3, k4, d, u of each (node, j))."""
+    out = []
+    for i in range(iv.n.size):
+        n = int(iv.n[i])
+        u = iv.u[iv.starts[i]:iv.starts[i] + n]
+        f = iv.failed[iv.starts[i]:iv.starts[i] + n]
+        for j in range(n + 1):
+            k3 = n - 1 if j == n else max(j - 1, 0)
+            out.append((float(j >= 1), float(j == 0), k3, float(1 <= j < n), float(f[:j].sum()), float(u[:j].sum())))
+    return np.array(out).T
+
+
+def test_the_path_arrays_are_those_of_a_loop_over_nodes_and_paths():
+    from relmodel.stats.nodes.intervals import node_intervals
+    from relmodel.stats.nodes.twoclass import paths, subset
+    iv = node_intervals(small_log(9))
+    p = paths(iv.n, iv.u, iv.failed, np.ones(iv.n.size), np.zeros(iv.n.size))
+    want = _paths_by_loop(iv)
+    assert p.feats.shape == want.shape and np.allclose(p.feats, want, rtol=1e-12, atol=1e-9)
+    assert np.array_equal(p.fails, iv.failures) and np.allclose(p.expo, iv.exposure_h)
+    assert np.array_equal(p.u, p.feats[5]) and np.array_equal(p.k3, p.feats[2])
+    small = subset(p, np.array([0, 2]), 3.0)
+    keep = np.isin(p.node, [0, 2])
+    assert np.array_equal(small.feats, p.feats[:, keep]) and list(small.weight) == [3.0, 3.0]
+    assert np.array_equal(small.last - small.starts, iv.n[[0, 2]])
+
+
+def test_intervals_without_planned_outages_are_those_of_the_general_pass():
+    """A log without planned outages takes a shorter pass; one planned outage on a node of its own sends the
+    same log through the general one, which must give every other node the same intervals."""
+    from relmodel.stats.nodes.intervals import node_intervals
+    df = simulate(2, 30)
+    df["planned"] = False
+    plain = node_intervals(read(df, planned="planned"))
+    extra = pd.concat([df, pd.DataFrame({"node": ["zz"], "start": [100.0], "end": [110.0], "planned": [True]})])
+    general = node_intervals(read(extra.sort_values("start"), planned="planned"))
+    assert list(general.keys[:-1]) == list(plain.keys) and general.keys[-1] == "zz"
+    m = plain.u.size
+    assert np.array_equal(general.u[:m], plain.u) and np.array_equal(general.failed[:m], plain.failed)
+    assert np.array_equal(general.n[:-1], plain.n)
+
+
+def test_newton_on_the_paths_that_matter_is_newton_on_all_of_them():
+    """The fleet's Newton steps leave out paths far below their node's likeliest; the maximum, its
+    information and every path's posterior are those of the steps on all paths."""
+    from relmodel.stats.nodes.estimate import _fleet_paths
+    from relmodel.stats.nodes.intervals import node_intervals
+    from relmodel.stats.nodes.twoclass import _newton, _prune, _pruned_newton, fit_twoclass
+    iv = node_intervals(read(simulate(4, 60, pi=0.2, lam=1 / 100)))
+    p = _fleet_paths(iv, 70, iv.failures > 0)
+    theta, _, scale, _ = fit_twoclass(p)
+    start = theta + np.array([0.05, -0.03, 0.002, 0.05])
+    assert 0 < _prune(p, start, scale)[1].mean() < 0.5   # most paths are left out
+    t1, ok1, ev1 = _pruned_newton(start, p, scale)
+    t2, ok2, ev2 = _newton(start, p, scale)
+    assert ok1 and ok2 and np.allclose(t1, t2, rtol=0, atol=1e-8)
+    assert ev1[0] == pytest.approx(ev2[0], rel=1e-13)
+    assert np.allclose(ev1[3], ev2[3], rtol=1e-7) and np.allclose(ev1[2], ev2[2], rtol=0, atol=1e-12)

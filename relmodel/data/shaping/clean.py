@@ -265,9 +265,16 @@ def merged_outages(events, codes=None):
     code, keys = node_codes(events["node"].to_numpy(object)) if codes is None else codes
     start = events["start_h"].to_numpy(float)
     order = _by_node_then_start(code, start)
-    code, start = code[order], start[order]
+    if code.size and code.min() >= 0:   # the codes in order, counted rather than gathered
+        code = np.repeat(np.arange(int(code.max()) + 1, dtype=code.dtype), np.bincount(code))
+    else:
+        code = code[order]
+    start = start[order]
     end = events["end_h"].to_numpy(float)[order]
-    heads = np.flatnonzero(~events["overlaps"].to_numpy(bool)[order])
+    overlaps = events["overlaps"].to_numpy(bool)
+    if not overlaps.any():   # nothing to merge
+        return code, start, end, keys
+    heads = np.flatnonzero(~overlaps[order])
     if heads.size == 0:
         return code[:0], start[:0], end[:0], keys
     with np.errstate(invalid="ignore"):

@@ -15,7 +15,7 @@ from ...errors import CountError, InputTypeError
 from .dispersion import dispersion_test, worst_shares
 from .intervals import node_intervals
 from .result import BadNodes
-from .twoclass import _BOUNDS, fit_twoclass, hessian, homogeneous_loglik, natural, node_posterior_bad, paths
+from .twoclass import _BOUNDS, fit_twoclass, homogeneous_loglik, natural, paths
 
 __all__ = ["bad_nodes"]
 
@@ -57,10 +57,12 @@ def _kernel_of(run):
 def _exact_rates(k, t, conf):
     """Garwood's exact Poisson interval of ``k`` failures in ``t`` hours, per 1,000 h (NaN where t is 0)."""
     a = 1 - conf
+    uk, at = np.unique(k, return_inverse=True)   # the chi-square quantiles once per distinct count
+    at = at.reshape(np.shape(k))
     with np.errstate(divide="ignore", invalid="ignore"):
         tt = np.where(t > 0, t, np.nan)
-        lo = np.where(k > 0, stats.chi2.ppf(a / 2, 2 * np.maximum(k, 1)), 0.0) / (2 * tt)
-        hi = stats.chi2.ppf(1 - a / 2, 2 * k + 2) / (2 * tt)
+        lo = np.where(uk > 0, stats.chi2.ppf(a / 2, 2 * np.maximum(uk, 1)), 0.0)[at] / (2 * tt)
+        hi = stats.chi2.ppf(1 - a / 2, 2 * uk + 2)[at] / (2 * tt)
         return 1000 * k / tt, 1000 * lo, 1000 * hi
 
 
@@ -139,15 +141,14 @@ def _fit(iv, population, listed_fail, alpha):
     """The two-class fit: (theta, loglik, scale, paths, reason it is not estimable, p_bad per listed node,
     observed information, likelihood ratio against one rate for all nodes)."""
     p = _fleet_paths(iv, population, listed_fail)
-    theta, ll, scale, _ = fit_twoclass(p)
-    info = hessian(theta, p, scale)
+    theta, ll, scale, _, post, info = fit_twoclass(p, details=True)
     lr = max(0.0, 2 * (ll - homogeneous_loglik(p, scale)))
     reason = _not_estimable(theta, info, iv.failures, lr, alpha)
     p_bad = np.full(iv.keys.size, np.nan)
     p_ever = p_bad.copy()
     if reason:
         return theta, ll, scale, p, reason, (p_bad, p_ever), info, lr
-    post, ever = node_posterior_bad(theta, p, scale)
+    post, ever = post[p.last], 1.0 - post[p.starts]
     fitted = listed_fail if population is None else np.ones(iv.keys.size, bool)
     p_bad[fitted] = post[:int(fitted.sum())]
     p_ever[fitted] = ever[:int(fitted.sum())]

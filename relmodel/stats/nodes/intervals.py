@@ -10,6 +10,7 @@ observation at its start.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,14 +33,14 @@ class NodeIntervals:
     failed: np.ndarray
     window_h: float
 
-    @property
+    @cached_property
     def failures(self):
-        """Failures per node."""
+        """Failures per node (worked out once)."""
         return np.add.reduceat(self.failed.astype(np.int64), self.starts) if self.keys.size else np.zeros(0, int)
 
-    @property
+    @cached_property
     def exposure_h(self):
-        """Hours up and in service per node."""
+        """Hours up and in service per node (worked out once)."""
         return np.add.reduceat(self.u, self.starts) if self.keys.size else np.zeros(0)
 
 
@@ -87,34 +88,40 @@ def node_intervals(source):
     log = source
     t0, t1 = log.window_h
     code, start, end, planned, keys = _merged(log)
-    keep = _until_first_unknown_end(code, end)
-    code, start, end, planned = code[keep], start[keep], end[keep], planned[keep]
-    first = np.append(True, code[1:] != code[:-1]) if code.size else np.zeros(0, bool)
-    prev_end = np.where(first, t0, np.append(t0, end[:-1]))
-    seg_u = np.clip(start - np.maximum(prev_end, t0), 0.0, None)
+    if np.isnan(end).any():
+        keep = _until_first_unknown_end(code, end)
+        code, start, end, planned = code[keep], start[keep], end[keep], planned[keep]
+    change = code[1:] != code[:-1]
+    prev_end = np.empty(code.size)   # the end of the node's previous outage, or the window's start
+    prev_end[1:] = end[:-1]
+    prev_end[:1] = t0
+    prev_end[1:][change] = t0
+    np.maximum(prev_end, t0, out=prev_end)
+    seg_u = np.subtract(start, prev_end, out=prev_end)
+    np.clip(seg_u, 0.0, None, out=seg_u)
     seg_fail = ~planned
-    last = np.append(code[1:] != code[:-1], True) if code.size else np.zeros(0, bool)
-    open_tail = last & np.isfinite(end)  # the censored stretch after a node's last outage
+    open_tail = np.isfinite(end)  # the censored stretch after a node's last outage
+    open_tail[:-1] &= change
     tail_at = np.flatnonzero(open_tail)
     # segments in node order: each outage's preceding stretch, then the node's censored tail
-    pos = np.arange(code.size) + np.cumsum(np.append(0, open_tail[:-1].astype(np.int64))) if code.size else \
-        np.zeros(0, np.int64)
     total = code.size + tail_at.size
+    tail_pos = tail_at + np.arange(1, tail_at.size + 1)   # each tail right after its node's last outage
+    is_seg = np.ones(total, bool)
+    is_seg[tail_pos] = False
     u = np.empty(total)
     fail = np.zeros(total, bool)
     seg_code = np.empty(total, np.int64)
-    u[pos], fail[pos], seg_code[pos] = seg_u, seg_fail, code
-    tail_pos = pos[tail_at] + 1
+    u[is_seg], fail[is_seg], seg_code[is_seg] = seg_u, seg_fail, code
     u[tail_pos] = np.clip(t1 - end[tail_at], 0.0, None)
     seg_code[tail_pos] = code[tail_at]
     # an interval (epoch) runs from a node's start or a failure to the next failure or the censoring
-    new = np.ones(total, bool)
-    if total:
+    if planned.any():
+        new = np.ones(total, bool)
         new[1:] = (seg_code[1:] != seg_code[:-1]) | fail[:-1]
-    heads = np.flatnonzero(new)
-    iu = np.add.reduceat(u, heads) if total else u
-    ifail = np.logical_or.reduceat(fail, heads) if total else fail
-    icode = seg_code[heads]
+        heads = np.flatnonzero(new)
+        iu, ifail, icode = np.add.reduceat(u, heads), np.logical_or.reduceat(fail, heads), seg_code[heads]
+    else:   # every outage a failure: each segment is an interval
+        iu, ifail, icode = u, fail, seg_code
     starts = group_starts(icode)
     n = np.diff(np.append(starts, icode.size))
     return NodeIntervals(np.asarray(keys, object)[icode[starts]], n, starts, iu, ifail, float(t1 - t0))

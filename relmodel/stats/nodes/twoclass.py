@@ -7,7 +7,8 @@ of a bad node fixes it for good with probability ``1 - unfixed``.  A node with
 its likelihood sums the ``n + 1`` paths.  Every path of every node is one
 entry of flat arrays (:class:`Paths`), so the log-likelihood is a per-node
 log-sum-exp (``np.maximum.reduceat`` / ``np.add.reduceat``) with no loop over
-nodes; its gradient is exact.  Parameters are fitted on the scales
+nodes; its gradient and Hessian are exact (the Hessian is the paths' posterior
+covariance of their scores, one pass).  Parameters are fitted on the scales
 ``logit(bad_share), log(multiplier - 1), log(lam), logit(unfixed)``.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "node_posterior_bad", "subset", "homogeneous_loglik",
+__all__ = ["Paths", "paths", "loglik", "fit_twoclass", "natural", "hessian", "hessian_fd", "node_posterior_bad", "subset", "homogeneous_loglik",
            "NAMES"]
 
 
@@ -51,39 +52,65 @@ class Paths:
     feats: np.ndarray  # k1, k2, k3, k4, d, u stacked (6 x paths), for one pass over them
 
 
+def _paths(node, starts, feats, fails, expo, weight, trunc_h, last):
+    k1, k2, k3, k4, d, u = feats   # views of the stacked rows
+    return Paths(node, starts, k1, k2, k3, k4, d, u, fails, expo, weight, trunc_h, last, feats)
+
+
 def paths(n, u, failed, weight, trunc_h):
-    """The flat path arrays of nodes with ``n`` intervals each (``u``, ``failed`` node by node)."""
+    """The flat path arrays of nodes with ``n`` intervals each (``u``, ``failed`` node by node).
+
+    Path ``j`` of a node holds the node's hours and failures in its first ``j`` intervals: a running sum over
+    the intervals with a zero put before each node's first (the same sums, bit for bit, as differences of
+    one cumulative sum), so no index arithmetic per path."""
+    n = np.asarray(n, np.int64)
     nodes = n.size
-    first = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
-    cu = np.concatenate([[0.0], np.cumsum(u)])
-    cd = np.concatenate([[0], np.cumsum(failed.astype(np.int64))])
     reps = n + 1
+    total = int(reps.sum())
     node = np.repeat(np.arange(nodes), reps)
-    starts = np.concatenate([[0], np.cumsum(reps)[:-1]]).astype(np.int64)
-    j = np.arange(node.size) - starts[node]
-    end = first[node] + j
-    bad_u, bad_d = cu[end] - cu[first[node]], cd[end] - cd[first[node]]
-    nn = n[node]
-    mid = (j >= 1) & (j < nn)
-    k3 = np.where(j == nn, nn - 1, np.where(mid, j - 1, 0)).astype(float)
+    starts = np.zeros(nodes, np.int64)
+    np.cumsum(reps[:-1], out=starts[1:])
     last = starts + n
-    k1, k2, k4, d = (j >= 1).astype(float), (j == 0).astype(float), mid.astype(float), bad_d.astype(float)
-    return Paths(node, starts, k1, k2, k3, k4, d, bad_u, bad_d[last].astype(float), bad_u[last],
-                 np.asarray(weight, float), np.asarray(trunc_h, float), last, np.stack([k1, k2, k3, k4, d, bad_u]))
+    is_start = np.zeros(total, bool)
+    is_start[starts] = True
+    feats = np.empty((6, total))
+    k1, k2, k3, k4, d, bad_u = feats
+    # u: running hours, d: running failures (each restarted at the node's j = 0 path)
+    bad_u[is_start] = 0.0
+    bad_u[~is_start] = u
+    np.cumsum(bad_u, out=bad_u)
+    bad_u -= np.repeat(bad_u[starts], reps)
+    d[is_start] = 0.0
+    d[~is_start] = failed
+    np.cumsum(d, out=d)
+    d -= np.repeat(d[starts], reps)
+    k1.fill(1.0)                                   # bad at the start: every path but j = 0
+    k1[starts] = 0.0
+    k2.fill(0.0)                                   # good at the start
+    k2[starts] = 1.0
+    np.subtract(np.arange(total, dtype=float), np.repeat(starts.astype(float), reps), out=k3)   # j
+    k3 -= 1.0
+    np.maximum(k3, 0.0, out=k3)                    # repairs that left the fault: j - 1, and n - 1 at j = n
+    k3[starts[n == 0]] = -1.0
+    np.copyto(k4, k1)                              # the repair that fixed it: 1 <= j < n
+    k4[last] = 0.0
+    return _paths(node, starts, feats, d[last].copy(), bad_u[last].copy(), np.asarray(weight, float),
+                  np.asarray(trunc_h, float), last)
 
 
 def subset(p, chosen, scale_weight=1.0):
     """The paths of the nodes ``chosen`` (sorted indices), their weights times ``scale_weight`` where 1."""
-    keep = np.zeros(p.weight.size, bool)
-    keep[chosen] = True
-    mask = keep[p.node]
-    node = (np.cumsum(keep) - 1)[p.node[mask]]
-    starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
-    last = starts + (p.last[chosen] - p.starts[chosen])
+    chosen = np.asarray(chosen, np.int64)
+    count = p.last[chosen] - p.starts[chosen] + 1
+    starts = np.zeros(chosen.size, np.int64)
+    np.cumsum(count[:-1], out=starts[1:])
+    at = np.arange(int(count.sum()), dtype=np.int64)   # the chosen nodes' paths: runs of the flat arrays
+    at += np.repeat(p.starts[chosen] - starts, count)
+    node = np.repeat(np.arange(chosen.size), count)
     w = p.weight[chosen]
     w = np.where(w == 1, scale_weight, w)
-    return Paths(node, starts, p.k1[mask], p.k2[mask], p.k3[mask], p.k4[mask], p.d[mask], p.u[mask],
-                 p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen], last, p.feats[:, mask])
+    return _paths(node, starts, p.feats[:, at], p.fails[chosen], p.expo[chosen], w, p.trunc_h[chosen],
+                  starts + count - 1)
 
 
 def natural(theta, scale):
@@ -108,27 +135,79 @@ def _truncation(p, pi, m, lam, trunc_h):
     return -float(np.sum(w * np.log(q))), grad
 
 
-def loglik(theta, p, scale=1.0, posterior=False):
-    """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
-    posterior probability too."""
+def _coefficients(theta, scale):
+    """The natural parameters and the coefficients of the six path features at ``theta``."""
     pi, m, lam, nu = natural(theta, scale)
-    a, b, e = theta[0], theta[1], theta[3]
+    a, e = theta[0], theta[3]
     lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
     lnu, l1nu = -np.logaddexp(0, -e), -np.logaddexp(0, e)
-    coef = np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+    return (pi, m, lam, nu), np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+
+
+def loglik(theta, p, scale=1.0, posterior=False, hess=False):
+    """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
+    posterior probability too; with ``hess``, the exact Hessian (4 x 4) last."""
+    (pi, m, lam, nu), coef = _coefficients(theta, scale)
     x = np.einsum("ij,i->j", p.feats, coef)
     top = np.maximum.reduceat(x, p.starts)
     ex = np.exp(x - top[p.node])
     tot = np.add.reduceat(ex, p.starts)
     per_node = top + np.log(tot) + p.fails * np.log(lam) - lam * p.expo
     post = ex / tot[p.node]
-    wp = post * p.weight[p.node] if p.weight.max(initial=1) != 1 else post
+    weighted = p.weight.max(initial=1) != 1
+    wp = post * p.weight[p.node] if weighted else post
     s1, s2, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
     grad = np.array([s1 * (1 - pi) - s2 * pi, (m - 1) * (sd / m - lam * su),
                      -lam * (m - 1) * su + _dot(p.weight, p.fails - lam * p.expo), s3 * (1 - nu) - s4 * nu])
     trunc, tgrad = _truncation(p, pi, m, lam, p.trunc_h)
     ll = float(_dot(p.weight, per_node)) + trunc
-    return (ll, grad + tgrad, post) if posterior else (ll, grad + tgrad)
+    out = (ll, grad + tgrad)
+    if posterior:
+        out += (post,)
+    if hess:
+        out += (_hessian(theta, p, scale, post, wp, (s1, s2, s3, s4, sd, su)),)
+    return out
+
+
+def _hessian(theta, p, scale, post, wp, sums):
+    """The Hessian of the log-likelihood from the paths' posterior: each node's log-sum-exp over its paths
+    has for Hessian the posterior covariance of the paths' scores (``J' f``, ``J`` the Jacobian of the
+    features' coefficients) plus the posterior mean of the features times the coefficients' own second
+    derivatives; the truncation term's by central differences of its exact gradient (per node, cheap)."""
+    pi, m, lam, nu = natural(theta, scale)
+    s1, s2, s3, s4, sd, su = sums
+    # the scores are linear in the features k1, k3, k4, d, u (k2 = 1 - k1): their covariance, then mapped
+    rows = (0, 2, 3, 4, 5)
+    amap = np.zeros((4, 5))
+    amap[0, 0] = 1.0
+    amap[1, 3], amap[1, 4] = (m - 1) / m, -lam * (m - 1)
+    amap[2, 4] = -lam * (m - 1)
+    amap[3, 1], amap[3, 2] = 1 - nu, -nu
+    gram = np.empty((5, 5))
+    node_sums = np.empty((5, p.starts.size))   # weight times each node's posterior mean
+    buf = np.empty_like(wp)
+    for i, ri in enumerate(rows):   # one buffer, row by row: no 5 x paths temporaries
+        np.multiply(p.feats[ri], wp, out=buf)
+        for j in range(i, 5):
+            gram[i, j] = gram[j, i] = _dot(buf, p.feats[rows[j]])
+        node_sums[i] = np.add.reduceat(buf, p.starts)
+    gram -= np.einsum("ik,jk,k->ij", node_sums, node_sums, 1.0 / p.weight)
+    h = amap @ gram @ amap.T
+    h[0, 0] -= (s1 + s2) * pi * (1 - pi)
+    h[3, 3] -= (s3 + s4) * nu * (1 - nu)
+    h[1, 1] += sd * (m - 1) / m ** 2 - su * lam * (m - 1)
+    h[1, 2] -= su * lam * (m - 1)
+    h[2, 1] -= su * lam * (m - 1)
+    h[2, 2] -= su * lam * (m - 1) + lam * _dot(p.weight, p.expo)
+    if (p.trunc_h > 0).any():
+        step = 1e-5
+        for i in range(3):   # the truncation does not involve unfixed
+            dt = step * np.eye(4)[i]
+            hi = _truncation(p, *natural(theta + dt, scale)[:3], p.trunc_h)[1]
+            lo = _truncation(p, *natural(theta - dt, scale)[:3], p.trunc_h)[1]
+            h[i] += (hi - lo) / (2 * step)
+        h = (h + h.T) / 2
+    return h
 
 
 def _starts(scale):
@@ -182,51 +261,97 @@ def _bfgs(p, scale):
 
 
 def _newton(theta, p, scale, steps=12, tol=0.01):
-    """Newton steps on the whole fleet from a start close to the maximum: the exact gradient, the Hessian by
-    its differences once at the start (close to the maximum it changes little), each step halved until the
-    likelihood does not fall, until every step is below ``tol`` standard errors; ``(theta, converged)``."""
+    """Newton steps from a start close to the maximum, with the exact gradient and Hessian at each point,
+    each step halved until the likelihood does not fall (beyond rounding), until a step taken is below
+    ``tol`` standard errors or the next one would be below a tenth of that:
+    ``(theta, converged, (loglik, gradient, path posteriors, Hessian) at theta)``."""
     lo, hi = np.array(_BOUNDS).T
-    ll, grad = loglik(theta, p, scale)
-    info = hessian(theta, p, scale)
-    if not np.all(np.isfinite(info)) or np.linalg.eigvalsh(info).min() <= 0:
-        return theta, False
-    se = np.sqrt(np.diag(np.linalg.inv(info)))
+    ev = loglik(theta, p, scale, posterior=True, hess=True)
     for _ in range(steps):
+        ll, grad, _, h = ev
+        info = -h
+        if not np.all(np.isfinite(info)) or np.linalg.eigvalsh(info).min() <= 0:
+            return theta, False, ev
+        se = np.sqrt(np.diag(np.linalg.inv(info)))
         step = np.linalg.solve(info, grad)
+        if np.max(np.abs(step) / se) < tol / 10:   # already there: Newton's next step would be tinier still
+            return theta, True, ev
         for _ in range(20):
             cand = np.clip(theta + step, lo, hi)
-            ll_c, grad_c = loglik(cand, p, scale)
-            if ll_c >= ll - 1e-9:
+            ev_c = loglik(cand, p, scale, posterior=True, hess=True)
+            if ev_c[0] >= ll - 1e-9 - 1e-12 * abs(ll):   # not below ll by more than rounding
                 break
             step = step / 2
         else:
-            return theta, False
-        theta, ll, grad = cand, ll_c, grad_c
+            return theta, False, ev
+        theta, ev = cand, ev_c
         if np.max(np.abs(step) / se) < tol:
-            return theta, True
-    return theta, False
+            return theta, True, ev
+    return theta, False, ev
 
 
-def fit_twoclass(p):
-    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour.
+#: Paths further than this below their node's likeliest one (in log-likelihood) are left out of the fleet's
+#: Newton steps; at the maximum, those left out must still be :data:`_PRUNE_CHECK` below, or all are used.
+_PRUNE_GAP, _PRUNE_CHECK = 60.0, 40.0
+
+
+def _prune(p, theta, scale):
+    """The paths within :data:`_PRUNE_GAP` of their node's likeliest at ``theta`` (every node keeps its
+    likeliest), and which they are: a node's dropped paths weigh under ``exp(-60)`` of it there."""
+    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
+    keep = x - np.maximum.reduceat(x, p.starts)[p.node] > -_PRUNE_GAP
+    node = p.node[keep]
+    starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
+    return _paths(node, starts, p.feats[:, keep], p.fails, p.expo, p.weight, p.trunc_h, starts), keep
+
+
+def _pruned_newton(theta, p, scale):
+    """:func:`_newton` on the paths that matter near ``theta``; at the end the paths left out are checked to
+    weigh nothing (under ``exp(-40)`` of their node's likeliest) and the posterior is given on every path."""
+    small, keep = _prune(p, theta, scale)
+    if keep.all():
+        return _newton(theta, p, scale)
+    theta, ok, ev = _newton(theta, small, scale)
+    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
+    gap = x - np.maximum.reduceat(x, p.starts)[p.node]
+    if gap[~keep].max() > -_PRUNE_CHECK:   # the maximum moved too far: every path
+        return _newton(theta, p, scale)
+    post = np.zeros(keep.size)
+    post[keep] = ev[2]
+    return theta, ok, (ev[0], ev[1], post, ev[3])
+
+
+def fit_twoclass(p, details=False):
+    """Maximum-likelihood fit: ``(theta, loglik, scale, converged)`` with ``scale`` the pooled rate per hour;
+    with ``details``, also each path's posterior and the observed information at ``theta``.
 
     A fleet of more than :data:`SAMPLED_FIT` listed nodes is fitted on a sample of that many (weighted up
-    to the fleet), and the maximum is then reached with Newton steps on every node: the same maximum, with
-    a few passes over the whole fleet instead of a hundred."""
+    to the fleet): the best of a few starts on a smaller sample, then Newton steps with the exact Hessian on
+    the sample and on every node: the same maximum, with a few passes over the whole fleet instead of a
+    hundred."""
     scale = float(_dot(p.weight, p.fails) / _dot(p.weight, p.expo))
     listed = np.flatnonzero(p.weight == 1)
+    ev = None
     if listed.size > 2 * SAMPLED_FIT:
         chosen = np.sort(np.concatenate([np.random.default_rng(1).choice(listed, SAMPLED_FIT, replace=False),
                                          np.flatnonzero(p.weight != 1)]))
-        x0, _ = _bfgs(subset(p, chosen, listed.size / SAMPLED_FIT), scale)
-        theta, ok = _newton(x0, p, scale)
+        small = subset(p, chosen, listed.size / SAMPLED_FIT)
+        x0, ok, _ = _pruned_newton(_best_start(p, scale)[0][0], small, scale)
+        if not ok:
+            x0, _ = _bfgs(small, scale)
+        theta, ok, ev = _pruned_newton(x0, p, scale)
         if not ok:   # far from the maximum after all: the whole fleet's BFGS from there
             theta, ok = _bfgs(p, scale)
+            ev = None
     else:
         theta, ok = _bfgs(p, scale)
     lo, hi = np.array(_BOUNDS).T
     theta = np.clip(theta, lo, hi)
-    return theta, loglik(theta, p, scale)[0], scale, ok
+    if ev is None:
+        ev = loglik(theta, p, scale, posterior=True, hess=details)
+    if details:
+        return theta, ev[0], scale, ok, ev[2], -ev[3]
+    return theta, ev[0], scale, ok
 
 
 def homogeneous_loglik(p, scale):
@@ -246,9 +371,14 @@ def homogeneous_loglik(p, scale):
     return -float(res.fun)
 
 
-def hessian(theta, p, scale, step=1e-4):
-    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, by forward
-    differences of the exact gradient (symmetrised)."""
+def hessian(theta, p, scale):
+    """Observed information (minus the Hessian of the log-likelihood) on the fit's scales, exact, in one pass
+    over the paths."""
+    return -loglik(theta, p, scale, hess=True)[2]
+
+
+def hessian_fd(theta, p, scale, step=1e-4):
+    """:func:`hessian` by forward differences of the exact gradient (symmetrised): the slow check of it."""
     g0 = loglik(theta, p, scale)[1]
     h = np.array([(loglik(theta + step * np.eye(4)[i], p, scale)[1] - g0) / step for i in range(4)])
     return -(h + h.T) / 2
