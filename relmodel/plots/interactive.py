@@ -165,10 +165,8 @@ def dashboard_image(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_
 
 
 def _png(fig):
-    import io
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    return buf.getvalue()
+    from .legible import figure_png
+    return figure_png(fig, dpi=90, bbox_inches=None)
 
 
 def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None,

@@ -13,7 +13,6 @@ the first swept parameter, one line per combination of the others), and
 ``1  min``, ``4096`` and ``4096.0``) are refused when the plan is made.
 """
 
-import io
 
 from ...plots.text import literal
 from .execute import execute  # noqa: F401 (kept importable here)
@@ -107,9 +106,8 @@ def _keys(rows):
 
 
 def _png(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    return buf.getvalue()
+    from ...plots.legible import figure_png  # its smallest text's size written in the PNG
+    return figure_png(fig, dpi=100, bbox_inches=None)
 
 
 def _comparison_page(names, rows, folder, params=None):
