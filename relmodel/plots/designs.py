@@ -45,7 +45,7 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
     for color, row in zip(("0.35", "0.6"), requirements.field.itertuples()):
         ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2)
         ax.annotate(f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years)", (0.99, row.mtbf_h / _YEAR),
-                    xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="x-small", color=color)
+                    xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="small", color=color)
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("MTBF each transceiver needs (years)")
     ax.set_title(f"Optics for ETTR {requirements.target_ettr:g}, transceivers taking "

@@ -120,7 +120,7 @@ def plot_pareto(source, column=None, top=10, ax=None):
     ax = _axes(ax)
     x = np.arange(len(table))
     ax.bar(x, table["count"], color="C0")
-    ax.set_xticks(x, literals(table["cause"]), rotation=40, ha="right", fontsize=8)
+    ax.set_xticks(x, literals(table["cause"]), rotation=40, ha="right", fontsize="small")
     ax.set_ylabel("interruptions")
     twin = ax.twinx()
     twin.plot(x, 100 * table["cum_share"].to_numpy(), "o-", color="C3")
@@ -163,7 +163,7 @@ def plot_timeline(log, column=None, ax=None):
                    s=10, color="0.6", label="other")
     ax.set_xlabel("days from start of window")
     ax.set_ylabel("node (in order of first outage)")
-    ax.legend(fontsize=7, markerscale=1.5, loc="upper left", ncols=2)
+    ax.legend(fontsize="small", markerscale=1.5, loc="upper left", ncols=2)
     ax.set_title(f"{literal(log.name)}: outages over time")
     return ax
 

@@ -84,7 +84,7 @@ def comparison_figure(names, rows):
         gone = [", ".join(f"{n}={r['values'][n]}" for n in names) for r in rows
                 if key in r["headline"] and r["headline"][key] is None]
         if gone:
-            ax.text(0.02, 0.96, literal("out of reach at " + "; ".join(gone)), transform=ax.transAxes, fontsize=8,
+            ax.text(0.02, 0.96, literal("out of reach at " + "; ".join(gone)), transform=ax.transAxes, fontsize="small",
                     va="top", wrap=True, bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
         ys = [r["headline"][key] for r in rows if isinstance(r["headline"].get(key), (int, float))]
         if ys and min(ys) > 0 and max(ys) / min(ys) > 20:
@@ -97,7 +97,7 @@ def comparison_figure(names, rows):
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         if others and key == keys[0] and groups and any(ax.get_lines()):
-            ax.legend(fontsize=8)
+            ax.legend(fontsize="small")
     return fig
 
 
