@@ -209,6 +209,7 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     ax.set_xlabel("hours")
     ax.set_ylabel("survival S(t)")
     ax.set_ylim(0, 1.02)
+    ax.set_title("Survival: share of gaps longer than t")
     ax.legend()
     return ax
 
@@ -242,7 +243,8 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     ``data`` (durations, with ``observed``) adds the empirical hazard of
     :func:`binned_hazard` as a step line.  ``hours``: the time grid; by default
     up to the data's last failure, or without data the smallest 99th
-    percentile of the fits (from ``ppf``).  Returns the Axes.
+    percentile of the fits (from ``ppf``).  The time axis runs from 0 to the
+    grid's end.  Returns the Axes.
 
     Examples
     --------
@@ -271,8 +273,10 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
         grid = np.asarray(to_hours(hours), float)
     for fit in fits:
         ax.plot(grid, fit.hazard(grid), "-", label=literal(getattr(fit, 'family', 'fit')))
+    ax.set_xlim(0.0, float(np.max(grid)))  # the axis stops where the data (or the asked grid) does
     ax.set_xlabel("hours")
     ax.set_ylabel("hazard (failures per hour)")
+    ax.set_title("Hazard: failure rate at each age" + (", to the last failure" if data is not None else ""))
     ax.legend()
     return ax
 
