@@ -146,14 +146,10 @@ def plot_interval_search(search, *, ax=None):
     ax.axvline(60 * search.interval_h, color="C3", label=f"simulated best {60 * search.interval_h:.3g} min")
     ax.axvline(60 * search.exp_interval_h, color="C2", linestyle="--",
                label=f"exponential optimum {60 * search.exp_interval_h:.3g} min")
-    if target is not None:
-        ax.axhline(100 * float(target), color="0.3", ls="--", lw=1, label=f"target ETTR {pct(float(target))}")
-        lo, hi = ax.get_ylim()
-        ax.set_ylim(lo, max(hi, 100 * float(target) + 0.05 * (hi - lo)))
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
-    ax.set_title("ETTR against checkpoint interval")
+    ax.set_title("Simulated ETTR against checkpoint interval")
     ax.legend(fontsize="small")
     return plain_log_ticks(ax)
 
