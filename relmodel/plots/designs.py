@@ -7,7 +7,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 import numpy as np
 
 from ..scale.targets.optics import optics_requirements
-from .axes import plain_log_ticks
+from .axes import plain_log_ticks, plain_number
 from .text import literal, literals
 
 __all__ = ["optics_plot", "designs_plot", "swings_plot", "fit_text"]
@@ -73,7 +73,10 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
     # vendors quote FIT (failures per 10^9 device-hours): the same requirement on the right-hand axis
     fit = ax.secondary_yaxis("right", functions=(_years_to_fit, _years_to_fit))
     fit.set_ylabel("at most this many FIT (failures per 10⁹ h)")
-    plain_log_ticks(fit)
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    fit.yaxis.set_major_locator(LogLocator(base=10))
+    fit.yaxis.set_major_formatter(FuncFormatter(plain_number))  # 1,000 FIT, never 10³ in mathtext
+    fit.yaxis.set_minor_formatter(NullFormatter())
     ax.set_title(f"Optics for ETTR {requirements.target_ettr:g}, transceivers taking "
                  f"{requirements.share:.0%} of the failure budget")
     ax.grid(True, which="both", alpha=0.3)

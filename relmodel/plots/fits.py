@@ -274,6 +274,8 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     for fit in fits:
         ax.plot(grid, fit.hazard(grid), "-", label=literal(getattr(fit, 'family', 'fit')))
     ax.set_xlim(0.0, float(np.max(grid)))  # the axis stops where the data (or the asked grid) does
+    ax.set_yscale("log")  # a falling hazard spans decades: on a linear axis all but its start lies on zero
+    plain_log_ticks(ax, "y")
     ax.set_xlabel("hours")
     ax.set_ylabel("hazard (failures per hour)")
     ax.set_title("Hazard: failure rate at each age" + (", to the last failure" if data is not None else ""))
