@@ -6,7 +6,7 @@ from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_
 from ..defaults import RESTART
 from ..tables import duration, pct
 from ..units import hours
-from .axes import plain_log_ticks
+from .axes import default_title, plain_log_ticks
 from .text import literal
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
@@ -89,6 +89,7 @@ def plot_simulated_ettr(result, *, exact=None, ax=None, bins=50):
     ax.set_xlabel("ETTR of a run (%)")
     ax.set_ylabel("runs")
     ax.legend(fontsize="small")
+    default_title(ax, "ETTR of each simulated run")
     return ax
 
 
@@ -187,4 +188,5 @@ def plot_two_level(plan, fast_cost, slow_cost, fast_restart=RESTART, slow_restar
     ax.set_xlabel("fast checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.legend(fontsize="small")
+    default_title(ax, "Two-level checkpoints: ETTR against the fast interval")
     return plain_log_ticks(ax)

@@ -12,7 +12,7 @@ from scipy import special, stats
 from ..errors import FitError
 from ..stats.survival.nonparam import StepEstimate, as_durations, kaplan_meier
 from ..stats.survival.trends import CrowAMSAA, crow_amsaa, event_times
-from .axes import plain_log_ticks
+from .axes import default_title, plain_log_ticks
 from .text import literal
 
 __all__ = [
@@ -321,6 +321,7 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
     ax.set_xlabel("hours since start of observation")
     ax.set_ylabel("cumulative failures")
     ax.legend()
+    default_title(ax, "Failures over time: a straight line is a steady rate")
     return plain_log_ticks(ax)
 
 
@@ -347,6 +348,7 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
     ax.set_ylabel("cumulative incidence")
     ax.set_ylim(bottom=0)
     ax.legend(title="cause")
+    default_title(ax, "Share of units failed by each cause")
     return ax
 
 
@@ -368,4 +370,5 @@ def mcf_plot(result, *, ci=True, ax=None):
     ax.set_xlabel("hours")
     ax.set_ylabel("mean cumulative failures per system")
     ax.legend()
+    default_title(ax, "Mean cumulative failures per unit")
     return ax

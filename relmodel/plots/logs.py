@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MissingColumnError, EmptyDataError
-from .axes import plain_log_ticks
+from .axes import default_title, plain_log_ticks
 from .text import literal, literals
 
 __all__ = ["plot_rates", 
@@ -191,6 +191,7 @@ def plot_cumulative(log, include_planned=False, ax=None):
     ax.set_xlabel("days from start of window")
     ax.set_ylabel("interruptions so far")
     ax.legend()
+    default_title(ax, "Interruptions over time")
     return ax
 
 
@@ -219,6 +220,7 @@ def plot_repair_times(log, ax=None, bins=30):
     ax.set_xlabel("repair time (hours)")
     ax.set_ylabel("outages")
     ax.legend()
+    default_title(ax, "Repair times")
     return plain_log_ticks(ax)
 
 

@@ -6,6 +6,7 @@ Functions take ``ax=None`` and return the matplotlib ``Axes``; nothing is shown.
 import numpy as np
 
 from .text import literal
+from .axes import default_title
 
 __all__ = ["forest_plot", "group_survival_plot", "band_plot"]
 
@@ -85,6 +86,7 @@ def group_survival_plot(comparison, ax=None):
     ax.set_ylabel("survival")
     ax.set_ylim(0, 1.02)
     ax.legend(title=literal(comparison.by))
+    default_title(ax, "Survival of each group")
     return ax
 
 
@@ -115,4 +117,5 @@ def band_plot(band, ax=None, label=None):
     ax.set_xlabel("hours")
     ax.set_ylabel(literal(band.quantity))
     ax.legend()
+    default_title(ax, "Fitted curve with its band")
     return ax
