@@ -149,11 +149,14 @@ def _other_node(h):
 
 
 def _mtbf(h):
+    """An MTBF requirement as a vendor quotes it: hours, and beyond two years the years beside FIT and AFR."""
+    from ...plots.designs import fit_text
+
     if h == 0:
         return "any (absorbed)"
     if not np.isfinite(h):
         return "out of reach" if h > 0 else "any"
-    return f"{hours_text(h)} ({duration(h)})" if h >= 2 * _YEAR else hours_text(h)
+    return f"{hours_text(h)} ({duration(h)}; {fit_text(h)})" if h >= 2 * _YEAR else hours_text(h)
 
 
 def _ettr_range(e, lo, hi):
