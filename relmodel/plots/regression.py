@@ -19,6 +19,27 @@ def _axes(ax):
     return ax
 
 
+#: Ratios a forest plot may label, densest set first: the densest with at most 7 inside the axis is used.
+_RATIO_TICKS = ((0.5, 0.75, 1.0, 1.5, 2.0), (0.25, 0.5, 1.0, 2.0, 4.0), (0.1, 0.2, 0.5, 1.0, 2.0, 5.0), (0.1, 1.0))
+
+
+def _ratio_ticks(lo, hi):
+    """Ratios to label on a log axis from ``lo`` to ``hi``: at least three where the axis allows, at most seven.
+
+    Examples
+    --------
+    >>> _ratio_ticks(0.6, 2.6)
+    [0.75, 1.0, 1.5, 2.0]
+    >>> _ratio_ticks(0.001, 1000)
+    [0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+    """
+    for subs in _RATIO_TICKS:
+        ticks = sorted({round(m * 10.0 ** k, 12) for k in range(-6, 7) for m in subs if lo <= m * 10.0 ** k <= hi})
+        if len(ticks) <= 7:
+            return ticks
+    return ticks
+
+
 def forest_plot(result, ax=None):
     """Ratios of a :func:`relmodel.regress` result with their intervals, on a log axis.
 
@@ -48,10 +69,10 @@ def forest_plot(result, ax=None):
     ax.errorbar(ratio, y, xerr=[ratio - lo, hi - ratio], fmt="o", color="C0", capsize=3)
     ax.axvline(1.0, color="0.5", ls="--", lw=1)
     ax.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter, LogLocator
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.25, 0.5, 1.0, 2.0, 4.0)))
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+    ax.xaxis.set_major_locator(FixedLocator(_ratio_ticks(*ax.get_xlim())))  # several labelled ratios, not one
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_xlabel(f"{literal(result.ratio_name)} ({100 * result.conf:g}% interval)")
