@@ -19,24 +19,26 @@ def _axes(ax):
     return ax
 
 
-#: Ratios a forest plot may label, densest set first: the densest with at most 7 inside the axis is used.
-_RATIO_TICKS = ((0.5, 0.75, 1.0, 1.5, 2.0), (0.25, 0.5, 1.0, 2.0, 4.0), (0.1, 0.2, 0.5, 1.0, 2.0, 5.0), (0.1, 1.0))
+#: Ratios a forest plot may label, sparsest set first: the first giving three or more inside the axis is used.
+_RATIO_TICKS = ((0.1, 1.0), (0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
+                (0.5, 0.75, 1.0, 1.5, 2.0), (0.8, 0.9, 1.0, 1.1, 1.25))
 
 
 def _ratio_ticks(lo, hi):
-    """Ratios to label on a log axis from ``lo`` to ``hi``: at least three where the axis allows, at most seven.
+    """Ratios to label on a log axis from ``lo`` to ``hi``: the sparsest of :data:`_RATIO_TICKS` giving three.
 
     Examples
     --------
-    >>> _ratio_ticks(0.6, 2.6)
-    [0.75, 1.0, 1.5, 2.0]
+    >>> _ratio_ticks(0.6, 2.6), _ratio_ticks(0.3, 5), _ratio_ticks(0.9, 1.1)
+    ([0.75, 1.0, 1.5, 2.0], [0.5, 1.0, 2.0, 5.0], [0.9, 1.0, 1.1])
     >>> _ratio_ticks(0.001, 1000)
     [0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
     """
+    ticks = []
     for subs in _RATIO_TICKS:
         ticks = sorted({round(m * 10.0 ** k, 12) for k in range(-6, 7) for m in subs if lo <= m * 10.0 ** k <= hi})
-        if len(ticks) <= 7:
-            return ticks
+        if len(ticks) >= 3:
+            break
     return ticks
 
 
