@@ -247,3 +247,25 @@ def test_cumulative_failures_refuses_a_per_system_fit():
     fit = relmodel.crow_amsaa(times, node=["a", "b", "a", "b"], end=10.0)
     with pytest.raises(FitError, match="pooled"):
         relmodel.plots.cumulative_failures_plot(times, nhpp=fit)
+
+
+def test_the_smallest_text_is_found_wherever_it_is_drawn():
+    """Legend entries, tick labels and annotations all count; a hidden panel's text does not."""
+    from matplotlib.figure import Figure
+
+    from relmodel.plots.legible import figure_png, smallest_text_pt, smallest_text_px
+
+    for where in ("legend", "ticks", "annotation"):
+        fig = Figure(figsize=(6, 3), dpi=90)
+        ax, hidden = fig.subplots(1, 2)
+        ax.plot([1, 2], label="line")
+        ax.legend(fontsize=6 if where == "legend" else 12)
+        ax.tick_params(labelsize=6 if where == "ticks" else 12)
+        ax.annotate("note", (1, 1), fontsize=6 if where == "annotation" else 12)
+        ax.set_xlabel("x", fontsize=12)
+        ax.set_ylabel("y", fontsize=12)
+        hidden.set_title("hidden", fontsize=3)
+        hidden.set_visible(False)
+        png = figure_png(fig)
+        assert smallest_text_pt(fig) == 6.0, where
+        assert smallest_text_px(png) == 7.5, where  # 6 pt at 90 dpi
