@@ -96,10 +96,14 @@ def designs_plot(comparison, ax=None):
                       color="tab:orange")
     for bars in (ettr, goodput):  # each bar says its value; an empty one says why it is empty
         ax.bar_label(bars, labels=[_bar_text(b.get_width()) for b in bars], padding=4, fontsize="small")
+        for b in bars:  # bar_label leaves a bar without a value blank: say so at the axis
+            if not np.isfinite(b.get_width()):
+                ax.annotate(_bar_text(b.get_width()), (0.0, b.get_y() + b.get_height() / 2), xytext=(4, 0),
+                            textcoords="offset points", va="center", fontsize="small")
     target = 100 * comparison.target_ettr
     ax.axvline(target, color="0.3", ls="--", lw=1, label=f"target ETTR {target:g}%")
     ax.set_yticks(y, literals(t["design"]))
-    ax.invert_yaxis()
+    ax.set_ylim(len(t) - 0.5, -0.5)  # first design on top; a design with no value keeps its row
     ax.set_xlim(0.0, 100.0)  # bars start at zero, so their lengths compare
     ax.set_xlabel("percent")
     ax.set_title("Designs: ETTR and goodput per GPU bought")
