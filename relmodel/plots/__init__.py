@@ -4,7 +4,8 @@ Belongs here: functions that take ``ax=None`` and return the matplotlib
 ``Axes`` (:mod:`.fits` for probability paper and survival curves,
 :mod:`.logs` for log exploration, :mod:`.checkpoint`, :mod:`.scaling`, :mod:`.designs`,
 :mod:`.regression` for forest plots and group curves, :mod:`.stragglers`, :mod:`.nodes` for bad nodes) and the JupyterLab controls of
-:mod:`.interactive`; :mod:`.fleets` sets a cluster's rate beside the published fleets.  May import every lower
+:mod:`.interactive`; :mod:`.fleets` sets a cluster's rate beside the published fleets. :mod:`.legible` holds the report's text sizes and writes
+each PNG's smallest text size into it.  May import every lower
 layer; matplotlib is imported inside the functions, and each plot module when
 one of its names is first used, so importing this package stays cheap.  Nothing below presentation imports it.
 """

@@ -10,7 +10,7 @@ writes numbers, and leaves minor ticks unlabelled.
 
 import math
 
-__all__ = ["plain_number", "plain_log_ticks"]
+__all__ = ["plain_number", "plain_log_ticks", "default_title"]
 
 
 def plain_number(v, _pos=None):
@@ -24,6 +24,13 @@ def plain_number(v, _pos=None):
     if a >= 1e-6:
         return f"{v:.6f}".rstrip("0").rstrip(".")
     return f"{v:.2g}"
+
+
+def default_title(ax, text):
+    """Title ``ax`` with ``text`` unless the caller already titled it (every panel says what it shows)."""
+    if not ax.get_title():
+        ax.set_title(text)
+    return ax
 
 
 def plain_log_ticks(ax, axes="xy", numticks=6, rotate=False):

@@ -6,7 +6,7 @@ from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_
 from ..defaults import RESTART
 from ..tables import duration, pct
 from ..units import hours
-from .axes import plain_log_ticks
+from .axes import default_title, plain_log_ticks
 from .text import literal
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
@@ -20,10 +20,12 @@ def _axes(ax):
     return ax
 
 
-def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, label=None):
+def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, label=None, target=None):
     """ETTR against checkpoint interval (log axis) with Young, Daly and exact marked.
 
-    ``mtbf``, ``ckpt_cost`` and ``restart`` are durations; the x axis is in minutes, ETTR in percent.  Returns the Axes.
+    ``mtbf``, ``ckpt_cost`` and ``restart`` are durations; the x axis is in minutes, ETTR in percent.
+    ``target`` (a fraction, e.g. 0.9) draws the target ETTR as a dashed line, inside the axis even when
+    the curve stays below it.  Returns the Axes.
 
     Examples
     --------
@@ -45,9 +47,14 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
         ax.plot([float(tau) * 60], [100 * e], marker=marker, color=color, linestyle="none", markersize=size,
                 markerfacecolor="none" if name != "exact" else color, markeredgewidth=1.5,
                 label=f"{name}: {duration(float(tau))}, ETTR {pct(e)}")
+    if target is not None:
+        ax.axhline(100 * float(target), color="0.3", ls="--", lw=1, label=f"target ETTR {pct(float(target))}")
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, max(hi, 100 * float(target) + 0.05 * (hi - lo)))
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
+    ax.set_title("ETTR against checkpoint interval")
     ax.legend(fontsize="small")
     return plain_log_ticks(ax)
 
@@ -82,6 +89,7 @@ def plot_simulated_ettr(result, *, exact=None, ax=None, bins=50):
     ax.set_xlabel("ETTR of a run (%)")
     ax.set_ylabel("runs")
     ax.legend(fontsize="small")
+    default_title(ax, "ETTR of each simulated run")
     return ax
 
 
@@ -111,6 +119,7 @@ def plot_breakdown(frame, *, ax=None):
     ax.set_xlim(0, 100)
     ax.set_yticks([])
     ax.set_xlabel("share of wall time (%)")
+    ax.set_title("Where the wall time goes")
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2)
     return ax
 
@@ -141,6 +150,7 @@ def plot_interval_search(search, *, ax=None):
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
+    ax.set_title("Simulated ETTR against checkpoint interval")
     ax.legend(fontsize="small")
     return plain_log_ticks(ax)
 
@@ -178,4 +188,5 @@ def plot_two_level(plan, fast_cost, slow_cost, fast_restart=RESTART, slow_restar
     ax.set_xlabel("fast checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.legend(fontsize="small")
+    default_title(ax, "Two-level checkpoints: ETTR against the fast interval")
     return plain_log_ticks(ax)

@@ -7,12 +7,33 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 import numpy as np
 
 from ..scale.targets.optics import optics_requirements
-from .axes import plain_log_ticks
+from .axes import plain_log_ticks, plain_number
 from .text import literal, literals
 
-__all__ = ["optics_plot", "designs_plot", "swings_plot"]
+__all__ = ["optics_plot", "designs_plot", "swings_plot", "fit_text"]
 
 _YEAR = 8766.0
+
+
+def _years_to_fit(years):
+    """MTBF in years to FIT (failures per 10^9 device-hours), and back (the map is its own inverse)."""
+    years = np.asarray(years, dtype=float)
+    with np.errstate(divide="ignore"):
+        return 1e9 / (np.where(years > 0, years, np.nan) * _YEAR)
+
+
+def fit_text(mtbf_h):
+    """An MTBF in hours as a vendor quotes it: FIT and annual failure rate, e.g. ``'1,141 FIT, AFR 1%'``.
+
+    Examples
+    --------
+    >>> fit_text(876_600)          # 100 years
+    '1,141 FIT, AFR 1%'
+    >>> fit_text(105_184 * 8766)   # 105,184 years
+    '1.1 FIT, AFR 0.00095%'
+    """
+    fit, afr = 1e9 / float(mtbf_h), -np.expm1(-_YEAR / float(mtbf_h))
+    return (f"{fit:,.0f}" if fit >= 100 else f"{fit:.2g}") + f" FIT, AFR {100 * afr:.2g}%"
 
 
 def _axes(ax):
@@ -44,10 +65,18 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
                   label=literal(f"{fabric}, {tiers} tiers"))
     for color, row in zip(("0.35", "0.6"), requirements.field.itertuples()):
         ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2)
-        ax.annotate(f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years)", (0.99, row.mtbf_h / _YEAR),
-                    xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="x-small", color=color)
+        ax.annotate(f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years, {fit_text(row.mtbf_h)})",
+                    (0.99, row.mtbf_h / _YEAR), xycoords=("axes fraction", "data"), ha="right", va="bottom",
+                    fontsize="small", color=color)
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("MTBF each transceiver needs (years)")
+    # vendors quote FIT (failures per 10^9 device-hours): the same requirement on the right-hand axis
+    fit = ax.secondary_yaxis("right", functions=(_years_to_fit, _years_to_fit))
+    fit.set_ylabel("at most this many FIT (failures per 10⁹ h)")
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    fit.yaxis.set_major_locator(LogLocator(base=10))
+    fit.yaxis.set_major_formatter(FuncFormatter(plain_number))  # 1,000 FIT, never 10³ in mathtext
+    fit.yaxis.set_minor_formatter(NullFormatter())
     ax.set_title(f"Optics for ETTR {requirements.target_ettr:g}, transceivers taking "
                  f"{requirements.share:.0%} of the failure budget")
     ax.grid(True, which="both", alpha=0.3)
@@ -61,18 +90,33 @@ def designs_plot(comparison, ax=None):
     t = comparison.by_design
     y = np.arange(len(t))
     err = 100 * np.vstack([t["ettr"] - t["ettr_lo"], t["ettr_hi"] - t["ettr"]])
-    ax.barh(y + 0.2, 100 * t["ettr"], height=0.4, xerr=err, label="ETTR (share of time training)", color="tab:blue")
-    ax.barh(y - 0.2, 100 * t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought", color="tab:orange")
+    ettr = ax.barh(y + 0.2, 100 * t["ettr"], height=0.4, xerr=err, label="ETTR (share of time training)",
+                   color="tab:blue")
+    goodput = ax.barh(y - 0.2, 100 * t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought",
+                      color="tab:orange")
+    for bars in (ettr, goodput):  # each bar says its value; an empty one says why it is empty
+        ax.bar_label(bars, labels=[_bar_text(b.get_width()) for b in bars], padding=4, fontsize="small")
+        for b in bars:  # bar_label leaves a bar without a value blank: say so at the axis
+            if not np.isfinite(b.get_width()):
+                ax.annotate(_bar_text(b.get_width()), (0.0, b.get_y() + b.get_height() / 2), xytext=(4, 0),
+                            textcoords="offset points", va="center", fontsize="small")
     target = 100 * comparison.target_ettr
     ax.axvline(target, color="0.3", ls="--", lw=1, label=f"target ETTR {target:g}%")
     ax.set_yticks(y, literals(t["design"]))
-    ax.invert_yaxis()
+    ax.set_ylim(len(t) - 0.5, -0.5)  # first design on top; a design with no value keeps its row
     ax.set_xlim(0.0, 100.0)  # bars start at zero, so their lengths compare
     ax.set_xlabel("percent")
     ax.set_title("Designs: ETTR and goodput per GPU bought")
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
     return ax
+
+
+def _bar_text(percent):
+    """A bar's value label: ``'84%'``, or ``'0% (never trains)'`` for an empty bar, ``'not reached'`` for none."""
+    if not np.isfinite(percent):
+        return "not reached"
+    return f"{percent:.0f}%" + (" (never trains)" if percent < 0.5 else "")
 
 
 def swings_plot(swings, ax=None):

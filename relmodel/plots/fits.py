@@ -12,7 +12,7 @@ from scipy import special, stats
 from ..errors import FitError
 from ..stats.survival.nonparam import StepEstimate, as_durations, kaplan_meier
 from ..stats.survival.trends import CrowAMSAA, crow_amsaa, event_times
-from .axes import plain_log_ticks
+from .axes import default_title, plain_log_ticks
 from .text import literal
 
 __all__ = [
@@ -209,6 +209,7 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     ax.set_xlabel("hours")
     ax.set_ylabel("survival S(t)")
     ax.set_ylim(0, 1.02)
+    ax.set_title("Survival: share of gaps longer than t")
     ax.legend()
     return ax
 
@@ -242,7 +243,8 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     ``data`` (durations, with ``observed``) adds the empirical hazard of
     :func:`binned_hazard` as a step line.  ``hours``: the time grid; by default
     up to the data's last failure, or without data the smallest 99th
-    percentile of the fits (from ``ppf``).  Returns the Axes.
+    percentile of the fits (from ``ppf``).  The time axis runs from 0 to the
+    grid's end.  Returns the Axes.
 
     Examples
     --------
@@ -271,8 +273,12 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
         grid = np.asarray(to_hours(hours), float)
     for fit in fits:
         ax.plot(grid, fit.hazard(grid), "-", label=literal(getattr(fit, 'family', 'fit')))
+    ax.set_xlim(0.0, float(np.max(grid)))  # the axis stops where the data (or the asked grid) does
+    ax.set_yscale("log")  # a falling hazard spans decades: on a linear axis all but its start lies on zero
+    plain_log_ticks(ax, "y")
     ax.set_xlabel("hours")
     ax.set_ylabel("hazard (failures per hour)")
+    ax.set_title("Hazard: failure rate at each age" + (", to the last failure" if data is not None else ""))
     ax.legend()
     return ax
 
@@ -315,6 +321,7 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
     ax.set_xlabel("hours since start of observation")
     ax.set_ylabel("cumulative failures")
     ax.legend()
+    default_title(ax, "Failures over time: a straight line is a steady rate")
     return plain_log_ticks(ax)
 
 
@@ -341,6 +348,7 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
     ax.set_ylabel("cumulative incidence")
     ax.set_ylim(bottom=0)
     ax.legend(title="cause")
+    default_title(ax, "Share of units failed by each cause")
     return ax
 
 
@@ -362,4 +370,5 @@ def mcf_plot(result, *, ci=True, ax=None):
     ax.set_xlabel("hours")
     ax.set_ylabel("mean cumulative failures per system")
     ax.legend()
+    default_title(ax, "Mean cumulative failures per unit")
     return ax

@@ -44,7 +44,7 @@ def forest_plot(summary, ax=None):
         ax.plot([r.rate], [yi], "o" if r.role != "prior" else "D", color=colour, ms=6)
     prior = t[t["role"] == "prior"].iloc[0]
     ax.axvspan(prior["lo"], prior["hi"], color=_COLOURS["prior"], alpha=0.08, lw=0)
-    ax.set_yticks(y, literals(t["label"]), fontsize=8)
+    ax.set_yticks(y, literals(t["label"]), fontsize="small")
     ax.set_xscale("log")
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
@@ -81,7 +81,7 @@ def rate_changes_plot(changes, ax=None, **kwargs):
     ax.set_xlabel("days from start of window")
     ax.set_ylabel(f"interruptions {changes._unit()}")
     ax.set_title(f"{literal(changes.name)}: rate over time, {changes.n_changes} change{'s' * (changes.n_changes != 1)}")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize="small", loc="upper left")
     return ax
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from scipy import stats
 
 from ..checkpoint.forecast_check import forecast_check, held_out_path
+from .axes import default_title
 
 __all__ = ["calibration_plot", "held_out_plot", "self_check"]
 
@@ -46,6 +47,7 @@ def calibration_plot(check, levels=None, quantity=None, ax=None):
     ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="Nominal level of the range (%)",
            ylabel="Share of forecasts inside (%)", title="Forecasts against what happened next")
     ax.legend(loc="upper left", frameon=False)
+    default_title(ax, "Do the intervals cover what they claim?")
     return ax
 
 
@@ -70,6 +72,7 @@ def held_out_plot(source, *, split=0.7, conf=0.9, seed=None, ax=None):
     ax.set(xlabel="Days from the start of the log", ylabel="Failures so far",
            title=f"Fitted on the first {split:.0%}, forecast the rest")
     ax.legend(loc="upper left", frameon=False)
+    default_title(ax, "Forecast against the held-out part of the log")
     return ax
 
 

@@ -82,7 +82,7 @@ def _ettr_panel(ax, nums, ckpt_cost, restart, target_ettr):
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.set_title(f"job MTBF {duration(m)}: best ETTR {100 * nums['ettr']:.1f}% (exponential formula)", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
     plain_log_ticks(ax)
 
@@ -114,7 +114,7 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
         ax.set_ylim(mid / np.sqrt(span) / 1.5, mid * np.sqrt(span) * 1.5)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("node MTBF (hours)")
-    ax.legend(fontsize=8, loc="lower left" if np.isfinite(need).any() else "lower right")
+    ax.legend(fontsize="small", loc="lower left" if np.isfinite(need).any() else "lower right")
     ax.grid(alpha=0.3, which="both")
     plain_log_ticks(ax)
 
@@ -165,10 +165,8 @@ def dashboard_image(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_
 
 
 def _png(fig):
-    import io
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    return buf.getvalue()
+    from .legible import figure_png
+    return figure_png(fig, dpi=90, bbox_inches=None)
 
 
 def controls(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=TARGET_ETTR, source=None,

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MissingColumnError, EmptyDataError
-from .axes import plain_log_ticks
+from .axes import default_title, plain_log_ticks
 from .text import literal, literals
 
 __all__ = ["plot_rates", 
@@ -120,7 +120,7 @@ def plot_pareto(source, column=None, top=10, ax=None):
     ax = _axes(ax)
     x = np.arange(len(table))
     ax.bar(x, table["count"], color="C0")
-    ax.set_xticks(x, literals(table["cause"]), rotation=40, ha="right", fontsize=8)
+    ax.set_xticks(x, literals(table["cause"]), rotation=40, ha="right", fontsize="small")
     ax.set_ylabel("interruptions")
     twin = ax.twinx()
     twin.plot(x, 100 * table["cum_share"].to_numpy(), "o-", color="C3")
@@ -163,7 +163,7 @@ def plot_timeline(log, column=None, ax=None):
                    s=10, color="0.6", label="other")
     ax.set_xlabel("days from start of window")
     ax.set_ylabel("node (in order of first outage)")
-    ax.legend(fontsize=7, markerscale=1.5, loc="upper left", ncols=2)
+    ax.legend(fontsize="small", markerscale=1.5, loc="upper left", ncols=2)
     ax.set_title(f"{literal(log.name)}: outages over time")
     return ax
 
@@ -191,6 +191,7 @@ def plot_cumulative(log, include_planned=False, ax=None):
     ax.set_xlabel("days from start of window")
     ax.set_ylabel("interruptions so far")
     ax.legend()
+    default_title(ax, "Interruptions over time")
     return ax
 
 
@@ -219,6 +220,7 @@ def plot_repair_times(log, ax=None, bins=30):
     ax.set_xlabel("repair time (hours)")
     ax.set_ylabel("outages")
     ax.legend()
+    default_title(ax, "Repair times")
     return plain_log_ticks(ax)
 
 

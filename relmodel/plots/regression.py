@@ -6,6 +6,7 @@ Functions take ``ax=None`` and return the matplotlib ``Axes``; nothing is shown.
 import numpy as np
 
 from .text import literal
+from .axes import default_title
 
 __all__ = ["forest_plot", "group_survival_plot", "band_plot"]
 
@@ -16,6 +17,29 @@ def _axes(ax):
 
         _, ax = plt.subplots()
     return ax
+
+
+#: Ratios a forest plot may label, sparsest set first: the first giving three or more inside the axis is used.
+_RATIO_TICKS = ((0.1, 1.0), (0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
+                (0.5, 0.75, 1.0, 1.5, 2.0), (0.8, 0.9, 1.0, 1.1, 1.25))
+
+
+def _ratio_ticks(lo, hi):
+    """Ratios to label on a log axis from ``lo`` to ``hi``: the sparsest of :data:`_RATIO_TICKS` giving three.
+
+    Examples
+    --------
+    >>> _ratio_ticks(0.6, 2.6), _ratio_ticks(0.3, 5), _ratio_ticks(0.9, 1.1)
+    ([0.75, 1.0, 1.5, 2.0], [0.5, 1.0, 2.0, 5.0], [0.9, 1.0, 1.1])
+    >>> _ratio_ticks(0.001, 1000)
+    [0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+    """
+    ticks = []
+    for subs in _RATIO_TICKS:
+        ticks = sorted({round(m * 10.0 ** k, 12) for k in range(-6, 7) for m in subs if lo <= m * 10.0 ** k <= hi})
+        if len(ticks) >= 3:
+            break
+    return ticks
 
 
 def forest_plot(result, ax=None):
@@ -47,10 +71,10 @@ def forest_plot(result, ax=None):
     ax.errorbar(ratio, y, xerr=[ratio - lo, hi - ratio], fmt="o", color="C0", capsize=3)
     ax.axvline(1.0, color="0.5", ls="--", lw=1)
     ax.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter, LogLocator
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.25, 0.5, 1.0, 2.0, 4.0)))
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+    ax.xaxis.set_major_locator(FixedLocator(_ratio_ticks(*ax.get_xlim())))  # several labelled ratios, not one
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_xlabel(f"{literal(result.ratio_name)} ({100 * result.conf:g}% interval)")
@@ -85,6 +109,7 @@ def group_survival_plot(comparison, ax=None):
     ax.set_ylabel("survival")
     ax.set_ylim(0, 1.02)
     ax.legend(title=literal(comparison.by))
+    default_title(ax, "Survival of each group")
     return ax
 
 
@@ -115,4 +140,5 @@ def band_plot(band, ax=None, label=None):
     ax.set_xlabel("hours")
     ax.set_ylabel(literal(band.quantity))
     ax.legend()
+    default_title(ax, "Fitted curve with its band")
     return ax

@@ -108,7 +108,7 @@ def straggler_heatmap(result, *, vmax=None, ax=None):
     n_w, n_s = vals.shape
     if n_w <= 40:
         ax.set_yticks(range(n_w))
-        ax.set_yticklabels(literals(grid.columns), fontsize="x-small")
+        ax.set_yticklabels(literals(grid.columns), fontsize="small")
     ax.set_ylabel("worker")
     ticks = np.unique(np.linspace(0, n_s - 1, min(n_s, 10)).round().astype(int))
     ax.set_xticks(ticks)

@@ -4,10 +4,14 @@ Every page of the default report and of a report from a log with custom
 column names is opened at 1280 px: no horizontal scroll, every image loaded,
 every link resolving to a file, no request beyond the page's own files, and
 no traceback, warning line, nan/inf/None
-value or scientific notation in the visible text.  Without a Chromium the
-tier is skipped with the reason.
+value or scientific notation in the visible text.  At a 1366 px laptop
+viewport every figure's smallest text is shown at least 10 px tall: the
+size written in each PNG (image pixels, :mod:`relmodel.plots.legible`) times
+the width Chromium shows the image at over its pixel width.  Without a
+Chromium the tier is skipped with the reason.
 """
 
+import base64
 import json
 import re
 import shutil
@@ -71,6 +75,78 @@ def _check_page(page, path):
         if m:
             problems.append(f"{what}: ...{text[max(0, m.start() - 60):m.end() + 20]!r}")
     return problems
+
+
+LAPTOP = {"width": 1366, "height": 768}
+
+
+def _small_text(page, path, least):
+    """Figures of the page at ``path`` whose smallest text is shown under ``least`` px, or carries no size."""
+    from relmodel.plots.legible import smallest_text_px
+
+    page.goto(path.resolve().as_uri())
+    page.wait_for_load_state("load")
+    shown = page.evaluate("[...document.images].map(i => [i.getAttribute('src'), i.alt, "
+                          "i.getBoundingClientRect().width, i.naturalWidth])")
+    problems = []
+    for k, (src, alt, width, natural) in enumerate(shown):
+        if src.startswith("data:image/png;base64,"):
+            png = base64.b64decode(src.split(",", 1)[1])
+        elif src.startswith("data:"):
+            problems.append(f"figure {k + 1} ({alt}) is not a PNG")
+            continue
+        else:
+            png = (path.parent / unquote(src)).read_bytes()
+        px = smallest_text_px(png)
+        if px is None:
+            problems.append(f"figure {k + 1} ({alt}) does not say its smallest text's size")
+        elif px * width / natural < least:
+            problems.append(f"figure {k + 1} ({alt}): text {px * width / natural:.1f} px")
+    return problems
+
+
+def test_every_figure_text_is_at_least_10px_on_a_laptop(reports, browser):
+    from relmodel.plots.legible import MIN_TEXT_PX
+
+    page = browser.new_page(viewport=LAPTOP)
+    found, figures = {}, 0
+    for folder in reports:
+        for path in sorted(folder.glob("*.html")):
+            problems = _small_text(page, path, MIN_TEXT_PX)
+            figures += page.evaluate("document.images.length")
+            if problems:
+                found[f"{folder.name}/{path.name}"] = problems
+    assert figures >= 20, figures  # the reports' figures were looked at
+    assert not found, found
+
+
+def test_the_text_size_check_catches_small_text(tmp_path, browser):
+    from matplotlib.figure import Figure
+
+    from relmodel.plots.legible import figure_png
+
+    def fig(size, width=8):
+        f = Figure(figsize=(width, 3), dpi=90)
+        ax = f.subplots()
+        ax.plot([0, 1])
+        ax.set_xlabel("x", fontsize=size)
+        ax.tick_params(labelsize=12)
+        return f
+
+    (tmp_path / "big.png").write_bytes(figure_png(fig(12)))
+    (tmp_path / "small.png").write_bytes(figure_png(fig(7)))
+    (tmp_path / "wide.png").write_bytes(figure_png(fig(10, width=30)))  # 12.5 px drawn, shown at a third
+    plain = fig(12)
+    plain.savefig(tmp_path / "plain.png")
+    inline = base64.b64encode(figure_png(fig(6))).decode("ascii")
+    html = tmp_path / "figs.html"
+    html.write_text("<html><body style='max-width:60em'><img src='big.png' alt='big'><img src='small.png' alt='small'>"
+                    "<img src='wide.png' alt='wide' style='max-width:100%'><img src='plain.png' alt='plain'>"
+                    f"<img src='data:image/png;base64,{inline}' alt='inline'></body></html>")
+    problems = " | ".join(_small_text(browser.new_page(viewport=LAPTOP), html, 10))
+    assert "(big)" not in problems, problems
+    for what in ("(small): text 8.8 px", "(wide): text", "(plain) does not say", "(inline): text 7.5 px"):
+        assert what in problems, (what, problems)
 
 
 def test_every_page_reads_right_at_1280px(reports, browser):

@@ -9,7 +9,6 @@ kept in this process (:func:`recorded`).  Notebooks import these as
 """
 
 import base64
-import io
 import json
 import math
 import numbers
@@ -95,9 +94,9 @@ def key_figure(fig, name, dpi=80):
     if shown is not None:
         record(FIGURE_PREFIX + str(name), {CELL_FIGURE: shown})
         return
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    record(FIGURE_PREFIX + str(name), base64.b64encode(buf.getvalue()).decode("ascii"))
+    from ...plots.legible import figure_png  # the PNG says its smallest text's size, as inline figures do
+
+    record(FIGURE_PREFIX + str(name), base64.b64encode(figure_png(fig, dpi=dpi) or b"").decode("ascii"))
 
 
 #: Key of a figure record that points at the cell's own displayed PNG (its place among them).

@@ -149,11 +149,14 @@ def _other_node(h):
 
 
 def _mtbf(h):
+    """An MTBF requirement as a vendor quotes it: hours, and beyond two years the years beside FIT and AFR."""
+    from ...plots.designs import fit_text
+
     if h == 0:
         return "any (absorbed)"
     if not np.isfinite(h):
         return "out of reach" if h > 0 else "any"
-    return f"{hours_text(h)} ({duration(h)})" if h >= 2 * _YEAR else hours_text(h)
+    return f"{hours_text(h)} ({duration(h)}; {fit_text(h)})" if h >= 2 * _YEAR else hours_text(h)
 
 
 def _ettr_range(e, lo, hi):
@@ -248,14 +251,18 @@ def notes_block(cmp, efficiency=1.0, straggler_loss=0.0, ckpt_cost_h=None, base_
 
 
 def optics_block(optics):
-    """The optics requirement, one row per cluster size and fabric, one column per switch-tier count."""
+    """The optics requirement, one row per cluster size and fabric, one column per switch-tier count: MTBF in
+    years beside the FIT and annual failure rate a vendor quotes."""
+    from ...plots.designs import fit_text
+
     t = optics.rows
     rows = []
     for (n, fabric), g in t.groupby(["n_gpus", "fabric"], sort=False):
         row = {"n": n, "fabric": "rail-optimised" if fabric == "rail" else "fat tree"}
         for r in g.itertuples():
-            row[r.tiers] = (f"{number(r.mtbf_h / _YEAR, 3)} years (radix {r.radix}, {count(r.transceivers)} "
-                            "transceivers)" if r.fits else f"cannot be built with {r.tiers} tiers")
+            row[r.tiers] = (f"{number(r.mtbf_h / _YEAR, 3)} years, {fit_text(r.mtbf_h)} (radix {r.radix}, "
+                            f"{count(r.transceivers)} transceivers)" if r.fits
+                            else f"cannot be built with {r.tiers} tiers")
         rows.append(row)
     df = pd.DataFrame(rows).sort_values(["n", "fabric"], kind="stable")
     tiers = sorted(t["tiers"].unique())

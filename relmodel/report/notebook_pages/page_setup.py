@@ -18,11 +18,13 @@ from typing import NamedTuple
 
 from ..blocks import present as P
 from ..kernels.source_cache import shared_source, source_arguments
+from ...plots.legible import STYLE as LEGIBLE_STYLE
 
 __all__ = ["PageSetup", "setup_page", "page_source", "page_restart", "page_restart_base", "FIGURE_STYLE"]
 
-#: The matplotlib settings of every report page.
-FIGURE_STYLE = {"figure.dpi": 90, "figure.max_open_warning": 0}
+#: The matplotlib settings of every report page: 90 dots per inch and text sizes a laptop reader can read
+#: (:data:`relmodel.plots.legible.STYLE`).
+FIGURE_STYLE = {"figure.dpi": 90, "figure.max_open_warning": 0, **LEGIBLE_STYLE}
 
 
 class PageSetup(NamedTuple):
@@ -34,7 +36,7 @@ class PageSetup(NamedTuple):
 
 
 def _figures():
-    """Inline figures in a kernel, the report's figure settings everywhere."""
+    """Inline figures in a kernel, each PNG saying its smallest text's size; the report's figure settings everywhere."""
     import matplotlib
 
     try:
@@ -44,7 +46,25 @@ def _figures():
         shell = None
     if shell is not None and hasattr(shell, "run_line_magic"):
         shell.run_line_magic("matplotlib", "inline")
+        _png_with_text_size(shell)
     matplotlib.rcParams.update(FIGURE_STYLE)
+
+
+def _png_with_text_size(shell):
+    """Inline PNGs drawn by :func:`~relmodel.plots.legible.figure_png` (its smallest text's size written in it)."""
+    import base64
+
+    from matplotlib.figure import Figure
+
+    from ...plots.legible import figure_png
+
+    def png(fig):
+        data = figure_png(fig)
+        return None if data is None else base64.b64encode(data).decode("ascii")
+
+    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", {})
+    if "image/png" in formatters:
+        formatters["image/png"].for_type(Figure, png)
 
 
 def page_source(values):

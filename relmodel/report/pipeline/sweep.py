@@ -13,7 +13,6 @@ the first swept parameter, one line per combination of the others), and
 ``1  min``, ``4096`` and ``4096.0``) are refused when the plan is made.
 """
 
-import io
 
 from ...plots.text import literal
 from .execute import execute  # noqa: F401 (kept importable here)
@@ -39,8 +38,21 @@ _AXIS = {"job_mtbf_h": ("hours", 1.0), "optimal_interval_h": ("minutes", 60.0), 
          "design_goodput_per_gpu": ("goodput per GPU bought", 1.0)}
 
 
+#: Text sizes of the comparison figure: drawn at 100 dpi up to 13.8 in wide, it is shown at 960 px, about 0.7
+#: of its pixels, so its smallest text (11 pt) still comes to 10 px on the page.
+COMPARISON_STYLE = {"font.size": 13, "axes.titlesize": 11, "axes.labelsize": 13, "xtick.labelsize": 12,
+                    "ytick.labelsize": 12, "legend.fontsize": 11}
+
+
 def comparison_figure(names, rows):
     """A matplotlib Figure: one panel per headline number against the first swept parameter."""
+    import matplotlib
+
+    with matplotlib.rc_context(COMPARISON_STYLE):  # text sizes are fixed as each artist is made
+        return _comparison_figure(names, rows)
+
+
+def _comparison_figure(names, rows):
     from matplotlib.figure import Figure
 
     from ...plots.axes import plain_log_ticks
@@ -56,10 +68,10 @@ def comparison_figure(names, rows):
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     # fixed margins in inches (tick labels, rotated x labels, axis labels, titles): a constrained
     # layout measures every label by drawing it, which doubled the time to draw the page
-    gap_w, gap_h = 1.25, 1.3  # room for "5,000,000" and the label beside it; for rotated ticks, label, title
-    panel_w = (width - 1.2 - 0.15 - gap_w * (ncols - 1)) / ncols
-    panel_h = (height - 0.95 - 0.35 - gap_h * (nrows - 1)) / nrows
-    fig.subplots_adjust(left=1.2 / width, right=1 - 0.15 / width, bottom=0.95 / height, top=1 - 0.35 / height,
+    gap_w, gap_h = 1.3, 1.5  # room for "5,000,000" and the label beside it; for rotated ticks, label, title
+    panel_w = (width - 1.3 - 0.15 - gap_w * (ncols - 1)) / ncols
+    panel_h = (height - 0.95 - 0.5 - gap_h * (nrows - 1)) / nrows
+    fig.subplots_adjust(left=1.3 / width, right=1 - 0.15 / width, bottom=0.95 / height, top=1 - 0.5 / height,
                         wspace=gap_w / panel_w, hspace=gap_h / panel_h)
     for ax in axes[len(keys):]:
         ax.set_visible(False)
@@ -69,12 +81,12 @@ def comparison_figure(names, rows):
         groups.setdefault(tuple(str(r["values"][n]) for n in others), []).append(r)
     for ax, key in zip(axes, keys):
         ylabel, scale = _AXIS.get(key, (HEADLINE.get(key, key.replace("_", " ")), 1.0))
-        ax.set_title(HEADLINE.get(key, key.replace("_", " ")), fontsize=10)
+        ax.set_title(HEADLINE.get(key, key.replace("_", " ")))
         if not any(isinstance(r["headline"].get(key), (int, float)) for r in rows):
             ax.set_xticks([])
             ax.set_yticks([])
             ax.text(0.5, 0.5, "out of reach at every value\n(per-job causes cap ETTR)", ha="center",
-                    va="center", transform=ax.transAxes, fontsize=10)
+                    va="center", transform=ax.transAxes)
             continue
         for label, members in groups.items():
             pts = [(_x(first, r["values"][first]), scale * r["headline"][key]) for r in members
@@ -85,7 +97,7 @@ def comparison_figure(names, rows):
         gone = [", ".join(f"{n}={r['values'][n]}" for n in names) for r in rows
                 if key in r["headline"] and r["headline"][key] is None]
         if gone:
-            ax.text(0.02, 0.96, literal("out of reach at " + "; ".join(gone)), transform=ax.transAxes, fontsize=8,
+            ax.text(0.02, 0.96, literal("out of reach at " + "; ".join(gone)), transform=ax.transAxes, fontsize=11,
                     va="top", wrap=True, bbox={"facecolor": "#fdf6e3", "edgecolor": "#c98a00"})
         ys = [r["headline"][key] for r in rows if isinstance(r["headline"].get(key), (int, float))]
         if ys and min(ys) > 0 and max(ys) / min(ys) > 20:
@@ -98,7 +110,7 @@ def comparison_figure(names, rows):
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         if others and key == keys[0] and groups and any(ax.get_lines()):
-            ax.legend(fontsize=8)
+            ax.legend()
     return fig
 
 
@@ -107,9 +119,8 @@ def _keys(rows):
 
 
 def _png(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    return buf.getvalue()
+    from ...plots.legible import figure_png  # its smallest text's size written in the PNG
+    return figure_png(fig, dpi=100, bbox_inches=None)
 
 
 def _comparison_page(names, rows, folder, params=None):

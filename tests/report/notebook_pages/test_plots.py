@@ -247,3 +247,62 @@ def test_cumulative_failures_refuses_a_per_system_fit():
     fit = relmodel.crow_amsaa(times, node=["a", "b", "a", "b"], end=10.0)
     with pytest.raises(FitError, match="pooled"):
         relmodel.plots.cumulative_failures_plot(times, nhpp=fit)
+
+
+def test_the_smallest_text_is_found_wherever_it_is_drawn():
+    """Legend entries, tick labels and annotations all count; a hidden panel's text does not."""
+    from matplotlib.figure import Figure
+
+    from relmodel.plots.legible import figure_png, smallest_text_pt, smallest_text_px
+
+    for where in ("legend", "ticks", "annotation"):
+        fig = Figure(figsize=(6, 3), dpi=90)
+        ax, hidden = fig.subplots(1, 2)
+        ax.plot([1, 2], label="line")
+        ax.legend(fontsize=6 if where == "legend" else 12)
+        ax.tick_params(labelsize=6 if where == "ticks" else 12)
+        ax.annotate("note", (1, 1), fontsize=6 if where == "annotation" else 12)
+        ax.set_xlabel("x", fontsize=12)
+        ax.set_ylabel("y", fontsize=12)
+        hidden.set_title("hidden", fontsize=3)
+        hidden.set_visible(False)
+        png = figure_png(fig)
+        assert smallest_text_pt(fig) == 6.0, where
+        assert smallest_text_px(png) == 7.5, where  # 6 pt at 90 dpi
+
+
+def test_design_bars_say_their_values_and_why_one_is_empty():
+    import pandas as pd
+    from types import SimpleNamespace
+
+    from relmodel.plots.designs import designs_plot
+
+    t = pd.DataFrame({"design": ["a", "b", "c"], "ettr": [0.85, 0.0, np.nan], "ettr_lo": [0.84, 0.0, np.nan],
+                      "ettr_hi": [0.86, 0.0, np.nan], "goodput_per_gpu": [0.8, 0.0, np.nan]})
+    ax = designs_plot(SimpleNamespace(by_design=t, target_ettr=0.9), ax=plt.figure().subplots())
+    texts = [x.get_text() for x in ax.texts]
+    assert texts.count("0% (never trains)") == 2 and texts.count("not reached") == 2, texts
+    assert {"85%", "80%"} <= set(texts)
+    assert ax.get_ylim() == (2.5, -0.5)  # the row with no value is still on the axis
+
+
+def test_hazard_axis_stops_at_the_last_failure_and_the_ettr_curve_draws_its_target():
+    from relmodel.plots.checkpoint import plot_ettr_curve
+    from relmodel.stats.lifetimes.fitting import fit
+
+    gaps = np.random.default_rng(3).weibull(0.7, 200) * 100.0
+    ax = plots.hazard_plot([fit(gaps, "weibull")], data=gaps, ax=plt.figure().subplots())
+    assert ax.get_xlim() == (0.0, pytest.approx(gaps.max()))
+    assert ax.get_title()
+    ax = plot_ettr_curve("3h", "1min", "10min", target=0.9, ax=plt.figure().subplots())
+    assert any(line.get_label() == "target ETTR 90.0%" for line in ax.get_lines())
+    assert ax.get_ylim()[1] > 90.0  # the curve peaks near 85%: the target line is still inside the axis
+
+
+def test_optics_plot_gives_fit_beside_years():
+    from relmodel.plots.designs import fit_text, optics_plot
+
+    ax = optics_plot(sizes=[1024, 16384], ax=plt.figure().subplots())
+    assert all("FIT, AFR" in a.get_text() for a in ax.texts if "years" in a.get_text())
+    assert any("FIT" in child.get_ylabel() for child in ax.child_axes)
+    assert fit_text(1e6) == "1,000 FIT, AFR 0.87%"
