@@ -47,6 +47,10 @@ def test_bursty_failures_are_said_to_come_in_bursts_before_the_statistics(tmp_pa
 
 
 def test_regular_failures_are_said_to_be_regular(tmp_path):
+    import relmodel
+    from relmodel.report.notebook_pages.fit_page import plain_verdict
     gaps = np.random.default_rng(5).gamma(9.0, 2.0, 120)  # CV 1/3
-    text = _page(tmp_path, gaps)
-    assert "come more regularly than at random" in text
+    _log(tmp_path / "log.csv", gaps)
+    src = relmodel.load_source(str(tmp_path / "log.csv"), start="start", end="end", node="node")
+    said = str(plain_verdict(src, None, "steady"))
+    assert "come more regularly than at random" in said and "the failure rate is steady" in said
