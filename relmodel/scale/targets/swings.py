@@ -20,6 +20,7 @@ gives the spares the plan must keep at each end.
 import dataclasses
 import math
 
+import numpy as np
 import pandas as pd
 
 from ...errors import InfeasibleTargetError
@@ -46,7 +47,6 @@ class WeibullGaps:
     mean_h: float = 1.0
 
     def sf(self, t):
-        import numpy as np
         scale = self.mean_h / math.gamma(1.0 + 1.0 / self.shape)
         return np.exp(-(np.asarray(t, dtype=float) / scale) ** self.shape)
 

@@ -49,9 +49,10 @@ def afr_text(x):
 
 def afr(mtbf_h):
     """Failures per unit-year for an MTBF in hours (None for no MTBF, 0 for an unbounded one)."""
-    if mtbf_h is None or not _finite(mtbf_h) and not (isinstance(mtbf_h, float) and math.isinf(mtbf_h)):
+    h = None if mtbf_h is None else float(mtbf_h)
+    if h is None or math.isnan(h):
         return None
-    return 0.0 if math.isinf(float(mtbf_h)) else HOURS_PER_YEAR / float(mtbf_h)
+    return 0.0 if math.isinf(h) else HOURS_PER_YEAR / h
 
 
 @dataclasses.dataclass(frozen=True)
