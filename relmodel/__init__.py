@@ -64,6 +64,7 @@ EXPORTS = [
     (".scale", "rack_fault_rate RackFaults"),
     (".scale.lifecycle", "simulate_fleet fleet_model compare_policies"),
     (".stats", "bad_nodes BadNodes"),
+    (".scenario", "Scenario"),
 ]
 
 __all__ = _lazy.names(EXPORTS)

@@ -1,9 +1,11 @@
 """The one table of defaults that the API, the CLI and the notebooks share.
 
-Base layer: imports nothing from relmodel.  Every function, CLI option and
+Base layer: read from :class:`relmodel.scenario.Scenario`'s fields, the one
+place a planning default is written.  Every function, CLI option and
 notebook parameter that has a default for one of these names takes it from
-:data:`DEFAULTS` (the notebooks' parameters cells hold the same literals; a
-test checks they match).
+there (the notebooks' parameters cells hold the same literals; a test checks
+they match).  ``restart`` here is the assumption taken when the log gives no
+restart to measure (the scenario's ``restart`` is None: measured first).
 
 ========================  ===========  ==========================================
 name                      default      meaning
@@ -27,13 +29,15 @@ Examples
 
 from types import MappingProxyType
 
+from .scenario import ASSUMED_RESTART, Scenario
+
 __all__ = ["DEFAULTS", "RESTART", "CKPT_COST", "TARGET_ETTR", "GPUS_PER_NODE", "N_GPUS"]
 
-RESTART = "10min"
-CKPT_COST = "1min"
-TARGET_ETTR = 0.9
-GPUS_PER_NODE = 8
-N_GPUS = 16384
+RESTART = ASSUMED_RESTART
+CKPT_COST = Scenario.field("ckpt_cost").default
+TARGET_ETTR = Scenario.field("target_ettr").default
+GPUS_PER_NODE = 8  # when neither the data nor the scenario say (Scenario.gpus_per_node None)
+N_GPUS = Scenario.field("n_gpus").default
 
 DEFAULTS = MappingProxyType({
     "restart": RESTART,

@@ -26,6 +26,7 @@ __all__ = [
     "NoProgressError",
     "InfeasibleTargetError",
     "DesignError",
+    "ScenarioError",
     "ParameterError",
     "ReportError",
     "NotebookFileError",
@@ -137,6 +138,10 @@ class InfeasibleTargetError(RelmodelError, ValueError):
 
 class DesignError(ModelInputError):
     """An impossible cluster design (domains, spares, tolerances, shares)."""
+
+
+class ScenarioError(ModelInputError):
+    """A planning scenario input that is unknown or impossible (a negative restart, a target of 1.2...)."""
 
 
 class ParameterError(RelmodelError, ValueError):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..scenario import takes_scenario
 from ..base.lambert import lambert_w
 from ..defaults import RESTART
 from ..errors import ModelInputError
@@ -105,6 +106,7 @@ def _daly(m, d):
     return np.where(d < 2.0 * m, tau, m)[()]
 
 
+@takes_scenario(ckpt_cost="ckpt_cost")
 def optimal_interval(mtbf, ckpt_cost, *, restart=None):
     """Exact optimum τ* = M [1 + W0(-exp(-(1 + δ/M)))] of Daly's wall-time model, in hours.
 
@@ -159,6 +161,7 @@ def _ettr(t, m, d, r):
         return np.clip(shape / (1.0 + d / t) * np.exp(-r / m), 0.0, 1.0)[()]
 
 
+@takes_scenario(ckpt_cost="ckpt_cost", restart="restart")
 def ettr(interval, mtbf, ckpt_cost, restart=RESTART):
     """Useful fraction of wall time, τ / (M e^{R/M} (e^{(τ+δ)/M} − 1)) (Daly 2006).
 

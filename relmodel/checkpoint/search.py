@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..scenario import takes_scenario
 from ..defaults import RESTART
 from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError, NoProgressError, PrecisionWarning
@@ -129,6 +130,7 @@ def _parabola_peak(x, y, i):
 
 
 @renamed_keywords(replicas="n_runs", confirm_replicas="confirm_n_runs")
+@takes_scenario(ckpt_cost="ckpt_cost", restart="restart")
 def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=2000, seed=None, grid=21,
                   span=6.0, confirm_n_runs=None, resolution=None):
     """Simulated best periodic checkpoint interval for ``failures``.

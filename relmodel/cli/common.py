@@ -10,7 +10,7 @@ from ..errors import ModelInputError, UnitError
 from ..base.escape import csv_frame, terminal_text
 
 __all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "format_option", "cli_text", "unit_of",
-           "with_population", "population_option"]
+           "with_population", "population_option", "scenario_option", "scenario_from"]
 
 # Python argument names in library messages, and the options that set them here
 _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
@@ -18,7 +18,8 @@ _OPTIONS = [(r", or its length from the first outage, e\.g\. window='54d'", ""),
             (r"\bper='(\w+)'", r"--per \1"), (r"; pass it to read_log", ""), (r"\bstart=\s?", "--start "),
             (r"\(min_outage\)", "(--min-outage)")]
 _OPTIONS += [(r"\bpass exposure\b", "pass --exposure"), (r"\bexposure=(?=\S)", "--exposure ")]
-for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot", "units_per_node", "source_gpus"):
+for _arg in ("time_format", "time_unit", "gpus_per_node", "n_nodes", "n_boot", "units_per_node", "source_gpus",
+             "n_gpus", "target_ettr", "ckpt_cost", "restart", "conf", "spare_target", "repair_time", "crews"):
     _OPTIONS += [(rf"\b{_arg}=(?=\S)", f"--{_arg.replace('_', '-')} "), (rf"\b{_arg}\b(?!=)", f"--{_arg.replace('_', '-')}")]
 
 
@@ -33,6 +34,53 @@ def cli_text(message):
     for pattern, option in _OPTIONS:
         message = re.sub(pattern, option, message)
     return message
+
+
+def scenario_option(name, *aliases, **overrides):
+    """The option of the scenario field ``name`` (:data:`relmodel.scenario.FIELDS`): its flag (``--ckpt-cost``),
+    help text and default come from the field, so the command line says what the API and the report say.
+    ``aliases`` are older flags kept working (``--gpus`` for ``--n-gpus``)."""
+    from ..scenario import Scenario
+    f = Scenario.field(name)
+    kw = {"help": f"{f.help[:1].upper()}{f.help[1:]}."}
+    if f.kind.startswith("count"):
+        kw["type"] = click.IntRange(min=0 if name == "gpus_per_node" else 1)
+    elif f.kind.startswith("number"):
+        kw["type"] = click.FloatRange(0, min_open=True)
+    elif f.kind == "fraction":
+        kw["type"] = click.FloatRange(0, 1, min_open=True, max_open=True)
+    elif f.kind == "choice":
+        kw["type"] = click.Choice(f.choices)
+    elif f.kind == "list":
+        kw.update(multiple=True, metavar="CAUSE=UNIT")
+    elif f.kind.startswith("duration"):
+        kw["metavar"] = "DURATION"
+    if f.kind == "bool":
+        flags = [f"{f.option}/--no-{f.option[2:]}"]
+        kw.update(default=f.default, show_default=True)
+    else:
+        flags = [f.option, *aliases]
+        if f.default is None:
+            kw.update(default=None, help=kw["help"] + f" [default: {f.default_from}]")
+        elif f.kind != "list":
+            kw.update(default=f.default, show_default=True)
+    kw.update(overrides)
+    return click.option(*flags, name, **kw)
+
+
+def scenario_from(**values):
+    """The :class:`~relmodel.scenario.Scenario` of a command's scenario options (None and empty values: the
+    defaults)."""
+    from ..errors import ScenarioError
+    from ..scenario import Scenario
+    try:
+        return Scenario(**{k: v for k, v in values.items() if v is not None and v != ()})
+    except ScenarioError as err:  # the message starts with the field's name: say the option instead
+        name = str(err).split(" ", 1)[0].rstrip(":")
+        text = str(err)
+        if name in values:
+            text = Scenario.field(name).option + text[len(name):]
+        raise ScenarioError(text) from None
 
 
 def log_options(func):

@@ -6,7 +6,7 @@ import math
 import click
 
 from .common import (echo, echo_frame, format_option, load_source, log_options, observed_note, population_option,
-                     unit_of, with_population)
+                     scenario_from, scenario_option, unit_of, with_population)
 from ..defaults import DEFAULTS
 from ..errors import InfeasibleTargetError, ModelInputError, UnitError
 
@@ -100,15 +100,12 @@ def decision_lines(dec):
 
 
 @click.command("requirements")
-@click.option("--gpus", type=click.IntRange(min=1), default=DEFAULTS["n_gpus"], show_default=True,
-              help="GPUs in the planned job (with --component, also marked in the 1k-1M table).")
-@click.option("--target-ettr", type=float, default=DEFAULTS["target_ettr"], show_default=True,
-              help="Target effective training time ratio, a fraction below 1.")
-@click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
-              help="Time the job stalls per checkpoint.")
-@click.option("--restart", default=None,
-              help="Time to detect, reschedule and reload [default: measured from the log's requeue gaps where it "
-              "has them, else 10min].")
+@scenario_option("n_gpus", "--gpus", help="GPUs in the planned job (with --component, also marked in the 1k-1M "
+                 "table).")
+@scenario_option("target_ettr")
+@scenario_option("ckpt_cost")
+@scenario_option("restart")
+@scenario_option("restart_grows")
 @click.option("--mtbf", help="Today's job MTBF at --gpus, e.g. 3h (as for interval): answer from it alone, every "
               "interruption counted against the nodes, instead of from --log.")
 @click.option("--gpus-per-node", type=click.IntRange(min=1),
@@ -117,19 +114,15 @@ def decision_lines(dec):
               help="Observed rates: llama3, stepfun, lanl, or a log file read with the column options.")
 @click.option("--cluster", type=click.Choice(sorted(CLUSTER_PRESETS)),
               help="Design of the planned cluster (default: the observed cluster's, grown).")
-@click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
-              help="Override what a cause or category scales with (gpu, node, link, transceiver, switch, job...).")
+@scenario_option("scale")
 @click.option("--source-gpus", type=click.IntRange(min=1), help="GPUs the log was observed on (for files).")
 @population_option
 @click.option("--source-gpus-per-node", type=click.IntRange(min=1),
               help="GPUs per node of the observed cluster (for files) [default: 8].")
-@click.option("--units-per-node", type=click.FloatRange(0, min_open=True),
-              help="With --unit disk or server: how many of the log's units one node of the planned job holds "
-              "(without it such a log gives no GPU-job answer).")
+@scenario_option("units_per_node")
 @click.option("--share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1,
               show_default=True, help="share_fit column: FIT keeping a cause under this share of interruptions.")
-@click.option("--conf", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True, help="Confidence level of the intervals.")
+@scenario_option("conf")
 @click.option("--n-boot", type=click.IntRange(min=100), default=2000, show_default=True,
               help="Parametric-bootstrap draws over the Poisson counts.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Seed of the bootstrap.")
@@ -137,7 +130,7 @@ def decision_lines(dec):
               help="Requirement on one part from 1k to 1M GPUs per fabric and tiers; --share is its budget share.")
 @format_option
 @log_options
-def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, cluster, scale, source_gpus,
+def command(n_gpus, target_ettr, ckpt_cost, restart, restart_grows, mtbf, gpus_per_node, log, cluster, scale, source_gpus,
             source_gpus_per_node, units_per_node, share, conf, n_boot, seed, component, fmt, log_kwargs,
             population=None):
     """Per-node, per-GPU and per-component MTBF/FIT needed for a target ETTR.
@@ -157,17 +150,20 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
       relmodel requirements --gpus 20000 --log outages.csv --start began --node host --source-gpus 2048
       relmodel requirements --component transceiver --target-ettr 0.9 --share 0.1
     """
+    gpus = n_gpus
+    sc = scenario_from(n_gpus=n_gpus, target_ettr=target_ettr, ckpt_cost=ckpt_cost, restart=restart,
+                       restart_grows=restart_grows, scale=scale, units_per_node=units_per_node, conf=conf)
     if mtbf is not None:
         _only_given(["log", "cluster", "scale", "source_gpus", "source_gpus_per_node", "units_per_node", "component"],
                     log_kwargs)
-        return _from_mtbf(mtbf, gpus, gpus_per_node or DEFAULTS["gpus_per_node"], target_ettr, ckpt_cost,
-                          DEFAULTS["restart"] if restart is None else restart, fmt)
+        return _from_mtbf(mtbf, gpus, gpus_per_node or DEFAULTS["gpus_per_node"], sc.target_ettr, sc.ckpt_cost,
+                          DEFAULTS["restart"] if sc.restart is None else sc.restart, fmt)
     if gpus_per_node is not None:
         raise ModelInputError("--gpus-per-node goes with --mtbf; with --log the planned nodes are the observed "
                               "cluster's design, or --cluster's")
     if component == "transceiver":
-        return _transceivers(gpus, target_ettr, ckpt_cost, DEFAULTS["restart"] if restart is None else restart,
-                             share, fmt)
+        return _transceivers(gpus, sc.target_ettr, sc.ckpt_cost, DEFAULTS["restart"] if sc.restart is None
+                             else sc.restart, share, fmt)
     source = load_source(log, {**log_kwargs, "source_gpus": source_gpus})
     gpu_figures = unit_of(source) == "gpu-node"
     if not gpu_figures and source_gpus is not None:
@@ -176,9 +172,9 @@ def command(gpus, target_ettr, ckpt_cost, restart, mtbf, gpus_per_node, log, clu
     source, source_gpus = with_population(source, population, source_gpus, source_gpus_per_node)
     _source_cluster(source, source_gpus)  # a size that contradicts the data is refused
     from ..scale.targets.decision import decide
-    dec = decide(as_source(source, source_gpus, source_gpus_per_node), _target(cluster, gpus) or gpus, target_ettr,
-                 ckpt_cost, restart, units=_units(scale), units_per_node=units_per_node, share=share, conf=conf,
-                 n_boot=n_boot, seed=seed)
+    _units(scale)  # a malformed CAUSE=UNIT is refused with the option's name
+    dec = decide(as_source(source, source_gpus, source_gpus_per_node), _target(cluster, gpus), scenario=sc,
+                 share=share, n_boot=n_boot, seed=seed)
     plan = dec.plan
     if not plan.feasible:
         raise InfeasibleTargetError(plan.message)

@@ -78,7 +78,7 @@ def test_every_function_default_is_the_table():
     ("interval", "restart", "restart"), ("interval", "ckpt_cost", "ckpt_cost"),
     ("interval", "fast_restart", "restart"), ("interval", "gpus_per_node", "gpus_per_node"),
     ("requirements", "restart", "restart"), ("requirements", "ckpt_cost", "ckpt_cost"),
-    ("requirements", "target_ettr", "target_ettr"), ("requirements", "gpus", "n_gpus")])
+    ("requirements", "target_ettr", "target_ettr"), ("requirements", "n_gpus", "n_gpus")])
 def test_cli_defaults_are_the_table(command, option, key):
     from relmodel.cli import cli
     opt = next(p for p in cli.commands[command].params if p.name == option)

@@ -33,7 +33,7 @@ def test_durations_come_in_one_order(name, fn):
 
 
 def test_the_documented_signatures():
-    sig = {n: list(inspect.signature(getattr(relmodel, n)).parameters)[:5] for n in
+    sig = {n: [p for p in inspect.signature(getattr(relmodel, n)).parameters if p != "scenario"][:5] for n in
            ("young_interval", "daly_interval", "optimal_interval", "ettr", "time_breakdown", "simulate_training")}
     assert sig["young_interval"] == sig["daly_interval"] == ["mtbf", "ckpt_cost"]
     assert sig["optimal_interval"][:2] == ["mtbf", "ckpt_cost"]

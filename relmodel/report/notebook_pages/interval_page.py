@@ -17,13 +17,14 @@ __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precisi
            "simulated_search", "no_simulation_block"]
 
 
-def decision_or_why(source, n_gpus, target_ettr, ckpt_cost, restart, **kwargs):
-    """``(decision, None)``, or ``(None, why)`` when the source gives no answer for a GPU job (its units are
-    disks or servers and nothing maps them to nodes): the page then says so instead of stopping."""
+def decision_or_why(source, scenario, **kwargs):
+    """``(decision, None)`` for the page's :class:`~relmodel.scenario.Scenario`, or ``(None, why)`` when the
+    source gives no answer for a GPU job (its units are disks or servers and nothing maps them to nodes): the
+    page then says so instead of stopping."""
     from ...errors import UnitError
     from ...scale.targets.decision import decide
     try:
-        return decide(source, n_gpus, target_ettr, ckpt_cost, restart, **kwargs), None
+        return decide(source, scenario, **kwargs), None
     except UnitError as err:
         return None, str(err)
 

@@ -20,7 +20,7 @@ from ..blocks import present as P
 from ..kernels.source_cache import shared_source, source_arguments
 from ...plots.legible import STYLE as LEGIBLE_STYLE
 
-__all__ = ["PageSetup", "setup_page", "page_source", "page_restart", "page_restart_base", "FIGURE_STYLE"]
+__all__ = ["PageSetup", "setup_page", "page_scenario", "page_source", "page_restart", "page_restart_base", "FIGURE_STYLE"]
 
 #: The matplotlib settings of every report page: 90 dots per inch and text sizes a laptop reader can read
 #: (:data:`relmodel.plots.legible.STYLE`).
@@ -129,3 +129,13 @@ def setup_page(values, *, source=True):
         src = page_source(values)
     record("source", src.to_dict())
     return PageSetup(src, list(caught))
+
+
+def page_scenario(values):
+    """The page's :class:`~relmodel.scenario.Scenario`: its parameters named like the scenario's fields, parsed
+    once (the report checked their values before any kernel started); recorded as ``scenario`` in hours."""
+    from ...scenario import Scenario
+    from ..kernels.records import record
+    scenario = Scenario.from_params(values)
+    record("scenario", scenario.to_dict())
+    return scenario

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..blocks import present as P
+from ...scenario import takes_scenario
 from ..pipeline.summary import answer_sentences
 
 __all__ = ["table_sizes", "decision_block", "sizes_block", "impact_block", "repair_source", "spare_plan", "SparePlanned", "spare_counts",
@@ -133,6 +134,7 @@ class SparePlanned:
         return float(self.repairs.mean_h)
 
 
+@takes_scenario(repair="repair", target="spare_target")
 def spare_plan(src, dec, repair="empirical", target=0.01, seed=0):
     """The one spare pool of a plan: spare nodes the planned job keeps so that a node failure finds none free
     at most ``target`` of the time, sized on the decision's scaled rates (``dec.scaled``) with the repairs of

@@ -400,7 +400,7 @@ def summarise(entries, parameters):
         said = fleet_sentence(fleet)
         at = next((i + 1 for i, a in enumerate(answers) if a.startswith("Expected ETTR")), len(answers))
         answers = answers[:at] + [said] + answers[at:]
-    summary = {"parameters": clean(parameters, {}), "headline": head,
+    summary = {"parameters": clean(parameters, {}), "scenario": merged.get("scenario"), "headline": head,
                "designs": designs_of(merged), "decisions": decisions,
                "reasons": reasons, "answers": answers, "nodes": nodes_sentences(merged),
                "warnings": warning_lines(merged),

@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ...scenario import JOB, takes_scenario
 from ...defaults import CKPT_COST, RESTART
 from ...errors import DesignError
 from ...units import hours
@@ -289,6 +290,7 @@ def _evaluate(args):
     return evaluate_design(cluster, source, ckpt_cost, restart, **kwargs)
 
 
+@takes_scenario(**JOB, repair="repair_time", crews="crews", conf="conf")
 def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=CKPT_COST, restart=RESTART, *,
                     share=0.1, repair="24h", levels=None, tolerated=None, absorb=0.0, domain_fit=0.0, n_runs=10_000,
                     horizon="7d", n_boot=1000, seed=None, conf=0.95, workers=1, correlated=None, switch_fit=0.0,

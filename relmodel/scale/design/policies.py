@@ -44,6 +44,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from ...scenario import takes_scenario
 from ...checkpoint.intervals import optimal_interval
 from ...errors import DesignError
 from ...units import hours
@@ -205,6 +206,7 @@ def _leaf_bursts(cluster, switch_fit, network_repair):
     return ((rate, burst_groups(cluster, _leaf_nodes(cluster)), network_repair),)
 
 
+@takes_scenario(ckpt_cost="ckpt_cost", restart="restart", repair="repair_time", crews="crews", conf="conf")
 def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels=None, tolerated=None, absorb=0.0,
                     domain_fit=0.0, network_repair="6min", n_runs=10_000, horizon="7d", n_boot=1000, seed=None,
                     conf=0.95, correlated=None, switch_fit=0.0, efficiency=1.0, straggler_loss=0.0, crews=None,

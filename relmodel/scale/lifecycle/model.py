@@ -10,6 +10,7 @@ it says otherwise; :data:`SOURCES` says where each default comes from.
 import dataclasses
 import math
 
+from ...scenario import takes_scenario
 from ...errors import ModelInputError
 from ...units import hours
 from .lives import Life, life_law
@@ -149,6 +150,7 @@ def _stage_law(name, v):
     return _dur(name, v)
 
 
+@takes_scenario(ckpt_cost="ckpt_cost", recovery="restart", crews="crews")
 def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_nodes=200, work="256d",
                 node_mtbf=2400.0, law="exponential", shape=None, bad_share=0.0, multiplier=1.0, turn_bad=0.0,
                 fleet="mature", recovery="20min", interval=None, ckpt_cost=0.0, host_selection="3min",

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...scenario import takes_scenario
 from ...defaults import CKPT_COST, RESTART
 from ...errors import ModelInputError
 from ..targets.requirements import best_ettr
@@ -145,6 +146,7 @@ def _rate(failure_rate_per_h):
     return lam
 
 
+@takes_scenario(repair="repair_time", target="spare_target", crews="crews")
 def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson", *, crews=None, rma_lead_time=0.0,
                spare_rate_per_h=0.0):
     """The fewest spares with P(no spare free) < ``target``.

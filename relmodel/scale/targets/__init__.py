@@ -3,7 +3,7 @@
 Belongs here: goodput at the best interval and the job MTBF a target needs
 (:mod:`.goodput`), the per-node, per-GPU and per-component requirements
 (:mod:`.requirements`), failure budgets and what-ifs (:mod:`.budget`), the
-planning answer for one data source (:mod:`.decision`), what pluggable
+planning answer for one data source (:mod:`.decision`; what each cause costs it, :mod:`.cause_impact`), what pluggable
 optics must reach (:mod:`.optics`), and headline numbers over a grid of
 designs (:mod:`.grid`), the node MTBF to demand from a node vendor, node
 hardware alone (:mod:`.vendor`), and what each assumed input swings

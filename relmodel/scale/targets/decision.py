@@ -21,16 +21,17 @@ import pandas as pd
 from ...budget_guard import count
 from ...checkpoint.intervals import optimal_interval
 from ...tables import Result
-from ...units import hours
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
 from .decision_inputs import (MEASURED, PARAMETER, choose_law, cluster_wide_causes, cost_input, interval_at,
-                              law_name, restart_input)
+                              restart_input)
 from .restart_growth import growth_words, planned_growth_h
 from .law_requirements import best_law_ettr
 from .requirements import best_ettr, plan_requirements
-from ..clusters.scaling import cluster_of, garwood, gpu_count, grow_cluster, job_rates, scale_rates
+from ..clusters.scaling import cluster_of, garwood, gpu_count, grow_cluster, job_rates, parse_units, scale_rates
+from ...scenario import Scenario, scenario_of
 from .today import todays_rate
+from .cause_impact import cause_impact, failure_law  # noqa: F401 (kept importable here)
 
 __all__ = ["Decision", "decide", "source_cluster", "cause_impact", "failure_law"]
 
@@ -276,13 +277,18 @@ def _sources(source, r_from, latency):
     return tuple(out)
 
 
-def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_node=None, units=None,
-           units_per_node=None, simulate=True, n_runs=200, alpha=0.05, law_boot=100, conf=0.95, share=0.1,
-           n_boot=2000, seed=None, restart_grows=True):
+def decide(source, n_gpus=None, target_ettr=None, ckpt_cost=None, restart=None, *, scenario=None,
+           gpus_per_node=None, units=None, units_per_node=None, simulate=True, n_runs=200, alpha=0.05, law_boot=100,
+           conf=None, share=0.1, n_boot=2000, seed=None, restart_grows=None):
     """Answer the planning question for ``n_gpus`` from ``source``; returns the one :class:`Decision`.
 
     ``source`` is a :class:`~relmodel.data.source.Source`, a count table or
-    an interruption log; ``n_gpus`` GPUs; ``target_ettr`` a fraction;
+    an interruption log.  The planning inputs come from ``scenario`` (a
+    :class:`~relmodel.scenario.Scenario`, which may also be passed in
+    ``n_gpus``'s place: ``decide(source, Scenario(n_gpus=32768))``); an
+    input passed on its own wins over the scenario's, and one left at None
+    takes the scenario's, or the one default every face shares.
+    ``n_gpus`` GPUs; ``target_ettr`` a fraction;
     ``ckpt_cost`` and ``restart`` durations (hours or strings such as
     "1min"; ``restart=None`` measures it from the log's requeue gaps where it
     can, else takes 10 min, an assumption; ``restart_grows`` adds the start-up
@@ -303,15 +309,24 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
     >>> round(d.job_mtbf_h, 3), round(60 * d.interval_h, 1), round(d.ettr, 3), d.reachable, d.basis
     (3.093, 18.6, 0.853, True, 'formula')
     """
+    if isinstance(n_gpus, Scenario):
+        scenario, n_gpus = n_gpus, None
+    planned = n_gpus if isinstance(n_gpus, Cluster) else None
+    if planned is None and n_gpus is not None:
+        n_gpus = gpu_count("n_gpus", n_gpus)  # 1024.5 and True refused
+    sc = scenario_of(scenario, n_gpus=None if planned is not None else n_gpus, target_ettr=target_ettr,
+                     ckpt_cost=ckpt_cost, restart=restart, gpus_per_node=gpus_per_node, units_per_node=units_per_node,
+                     conf=conf, restart_grows=restart_grows)
+    target_ettr, ckpt_cost, restart, conf = sc.target_ettr, sc.ckpt_cost, sc.restart, sc.conf
+    gpus_per_node, units_per_node, restart_grows = sc.gpus_per_node, sc.units_per_node, sc.restart_grows
+    units = units if units is not None else parse_units(sc.scale)
     data = getattr(source, "data", source)
     src = source_cluster(source, units_per_node)
-    n_gpus = n_gpus if isinstance(n_gpus, Cluster) else gpu_count("n_gpus", n_gpus)  # 1024.5 and True refused
+    n_gpus = planned if planned is not None else sc.n_gpus
     tgt = grow_cluster(n_gpus, src, gpus_per_node=gpus_per_node)
-    kw = dict(gpus_per_node=gpus_per_node, units=units, units_per_node=units_per_node, simulate=simulate,
-              n_runs=n_runs, alpha=alpha, law_boot=law_boot, conf=conf, share=share, seed=seed,
-              restart_grows=restart_grows)
+    kw = dict(units=units, simulate=simulate, n_runs=n_runs, alpha=alpha, law_boot=law_boot, share=share, seed=seed)
     if count("n_boot", n_boot, lo=0) < 2:  # no bootstrap: point answers, no intervals
-        point = decide(source, n_gpus, target_ettr, ckpt_cost, restart, n_boot=2, **kw)
+        point = decide(source, n_gpus, scenario=sc, n_boot=2, **kw)
         return dataclasses.replace(point, **{k: None for k in (
             "job_mtbf_lo", "job_mtbf_hi", "interval_lo", "interval_hi", "ettr_lo", "ettr_hi", "required_node_lo",
             "required_node_hi", "formula_ettr_lo", "formula_ettr_hi")}, p_reachable=float(point.reachable),
@@ -393,57 +408,3 @@ def decide(source, n_gpus, target_ettr, ckpt_cost, restart=None, *, gpus_per_nod
         per_job_causes=tuple(scaled.by_cause.loc[scaled.by_cause["scales_with"] == "job", "component"].astype(str)),
         cluster_wide=tuple(sorted(wide)), sources=_sources(source, r_from, latency), search=search,
         no_progress=no_progress, scaled=scaled, plan=plan)
-
-
-def cause_impact(scaled, ckpt_cost, restart, top=8):
-    """Causes ranked by their share of lost time, and the ETTR gained by removing each.
-
-    Every interruption costs the same expected time (a restart plus half an
-    interval of lost work), so a cause's share of lost time is its share of
-    the rate.  Returns columns component, scales_with, per_day, share,
-    ettr_without, gain; the rest are pooled in one "all other causes" row.
-    """
-    d, r = float(hours(ckpt_cost)), float(hours(restart))
-    t = scaled.by_cause.sort_values("rate_per_h", ascending=False, kind="stable")
-    total = float(t["rate_per_h"].sum())
-    base = float(best_ettr(1 / total, d, r)) if total > 0 else 1.0
-    rows = []
-    head, rest = t.head(int(top)), t.iloc[int(top):]
-    items = [(row.component, row.scales_with, row.rate_per_h) for row in head.itertuples()]
-    if len(rest):
-        items.append((f"all other causes ({len(rest)})", "mixed", float(rest["rate_per_h"].sum())))
-    for name, unit, rate in items:
-        left = total - rate
-        without = float(best_ettr(1 / left, d, r)) if left > 0 else 1.0
-        rows.append({"component": name, "scales_with": unit, "per_day": 24 * rate,
-                     "share": rate / total if total > 0 else 0.0, "ettr_without": without,
-                     "gain": without - base})
-    return pd.DataFrame(rows)
-
-
-def failure_law(source, job_mtbf_h, families=("exponential", "weibull", "lognormal", "gamma")):
-    """The failure law the data supports for simulating the job, and its description.
-
-    A log: the AIC-best family fitted to the whole log's times between
-    interruptions, stretched to the job's MTBF (same shape; see
-    :class:`~relmodel.checkpoint.sources.Rescaled`).  A count table has no
-    times, so the law is exponential at the job MTBF.  Returns ``(law, text)``.
-    """
-    import warnings
-
-    from ...checkpoint.sources import ExponentialFailures, Rescaled
-    from ...stats.lifetimes.ranking import compare_fits
-    m = float(hours(job_mtbf_h))
-    data = getattr(source, "data", source)
-    if not hasattr(data, "interarrivals"):
-        return ExponentialFailures(m), "exponential failures (a count table has no times to fit a shape to)"
-    gaps = data.interarrivals()
-    if gaps.n_observed < 10:
-        return ExponentialFailures(m), (f"exponential failures (only {gaps.n_observed} gaps between "
-                                        "interruptions, too few to fit a shape)")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        best = compare_fits(gaps, list(families), n_boot=0).best
-    shape = "".join(f", {k} {v:.2g}" for k, v in best.params.items() if k in ("shape", "k", "sigma", "alpha"))
-    return Rescaled(best, m), (f"the {law_name(best.family)} law fitted to the log's times between interruptions{shape}, "
-                               "stretched to the job's MTBF")

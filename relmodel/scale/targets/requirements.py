@@ -11,9 +11,8 @@ N), has 1/M = n/m + f, hence
 
     m* = n / (1/M* - f),
 
-which is impossible ("no node MTBF reaches the target") when f >= 1/M*.
-Per component, the same budget 1/M* less the observed rates of all other
-causes, spread over that component's units, gives the FIT it must reach.
+which is impossible ("no node MTBF reaches the target") when f >= 1/M*.  Per component, the same budget 1/M*
+less the observed rates of all other causes, spread over its units, gives the FIT it must reach.
 """
 
 import dataclasses
@@ -22,6 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ...scenario import JOB, takes_scenario
 from ...checkpoint.costs import cost_hours, describe_cost
 from ...defaults import CKPT_COST, GPUS_PER_NODE, N_GPUS, RESTART, TARGET_ETTR
 from ...errors import InfeasibleTargetError, ModelInputError
@@ -34,10 +34,8 @@ from ...base.deprecation import renamed
 from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
 from relmodel.base.escape import html_text
 
-__all__ = [
-    "best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
-    "requirements_table", "Requirements", "plan_requirements", "assumption",
-]
+__all__ = ["best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
+           "requirements_table", "Requirements", "plan_requirements", "assumption"]
 
 
 def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
@@ -67,6 +65,7 @@ def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):
     return float(scale_rates(source, src, tgt, n_boot=1, seed=0).rate_of("job"))
 
 
+@takes_scenario(**JOB, gpus_per_node="gpus_per_node")
 def required_node_mtbf(n_gpus, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                        gpus_per_node=GPUS_PER_NODE, *, fixed_rate_per_h=None, source=None, max_node_mtbf_h=None,
                        law=None, law_of=None, fleet="mature", run=None):
@@ -373,6 +372,7 @@ def _component_rows(scaled, draws, lam_req, conf, share):
     return pd.DataFrame(rows)
 
 
+@takes_scenario(**JOB, units="scale", conf="conf")
 def plan_requirements(source, n_gpus=N_GPUS, target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=None,
                       *, source_cluster=None, target_cluster=None, units=None, share=0.1, conf=0.95, n_boot=2000, seed=None,
                       law=None, law_of=None):

@@ -8,6 +8,7 @@ same floats."""
 
 import html
 import json
+import os
 import re
 import warnings
 
@@ -162,20 +163,49 @@ def _said(h):
     return out
 
 
+class _Renders:
+    """Each source's report, rendered the first time a test asks for it, once for the whole run: under pytest-xdist
+    the two test processes share the renders through a file lock (:func:`conftest._render_once`), so each source is
+    rendered by whichever process asks first and the tests of one source can run in either process."""
+
+    def __init__(self, root):
+        self.root = root
+        self.inputs = root / f"one-inputs-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+        self.got = {}
+
+    def _sources(self):
+        if not hasattr(self, "sources"):  # each process writes its own copy of the (seeded, identical) inputs
+            self.inputs.mkdir(exist_ok=True)
+            self.sources = _sources(self.inputs)
+        return self.sources
+
+    def __getitem__(self, name):
+        if name not in self.got:
+            from types import SimpleNamespace
+
+            from conftest import _render_once
+            params, extra = self._sources()[name]
+            slug = "one-" + re.sub(r"\W+", "-", name)
+
+            def render(root, out):
+                args = ["report", "-q", "-j", "1", "--out", out]
+                for n in NOTEBOOKS:
+                    args += ["-n", n]
+                for k, v in {**params, **extra, **SMALL}.items():
+                    args += ["-p", f"{k}={json.dumps(v) if isinstance(v, list) else v}"]
+                res = run_cli(*args)
+                return {"output": res.output, "exit_code": res.exit_code}
+
+            _render_once(self.root, slug, SimpleNamespace(render=render))
+            done = json.loads((self.root / f"{slug}.json").read_text())
+            self.got[name] = (params, extra, self.root / slug, SimpleNamespace(**done))
+        return self.got[name]
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("one")
-    out = {}
-    for name, (params, extra) in _sources(tmp).items():
-        folder = tmp / re.sub(r"\W+", "-", name)
-        args = ["report", "-q", "-j", "1", "--out", folder]
-        for n in NOTEBOOKS:
-            args += ["-n", n]
-        for k, v in {**params, **extra, **SMALL}.items():
-            args += ["-p", f"{k}={json.dumps(v) if isinstance(v, list) else v}"]
-        res = run_cli(*args)
-        out[name] = (params, extra, folder, res)
-    return out
+    from conftest import _shared_folder
+    return _Renders(_shared_folder(tmp_path_factory))
 
 
 @pytest.mark.parametrize("name", ["count table", "stepfun", "lanl", "slurm export", "slurm + syslog", "rising", "reboots", "one gpu a node",
