@@ -81,13 +81,18 @@ class OpTrace:
 
 def read_meta(path):
     """The parallelism of a trace from its ``meta-*.yaml`` (keys dp_size, pp_size, tp_size, vpp_size)."""
-    import yaml
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
         with open(path, encoding="utf-8") as f:
-            meta = yaml.safe_load(f)
+            meta = YAML(typ="safe", pure=True).load(f)
     except FileNotFoundError:
         raise OpTraceError(f"{path}: no such metadata file; pass dp= and pp= (and tp=, vpp=) instead") from None
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) if isinstance(exc, MarkedYAMLError) else None
+        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
+        raise OpTraceError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
     if not isinstance(meta, dict):
         raise OpTraceError(f"{path}: expected a mapping with dp_size, pp_size, tp_size, vpp_size")
     try:

@@ -1,6 +1,6 @@
 """Report parameters are data, never code: how their values are read and ruled.
 
-Belongs here: values read as YAML 1.2 core-schema data and nothing else
+Belongs here: values read as YAML 1.2 plain data and nothing else
 (:mod:`.yaml12`), the value rules every parameter is checked against before
 any kernel starts (:mod:`.rules`; a log's window and unit in
 :mod:`.source_rules`), and a notebook's cells read straight from its JSON

@@ -1,137 +1,80 @@
-"""Read report parameter values as YAML 1.2 core-schema data, and nothing else.
+"""Read report parameter values as YAML 1.2 data, and nothing else.
 
-:func:`load` turns YAML text into plain Python data: ``str``, ``int``,
-``float``, ``bool``, ``None``, lists and (at the top of a parameter file) one
-mapping of names.  It builds the data itself from ruamel.yaml's parse events,
-so no YAML constructor ever runs:
+:func:`load` reads YAML text with ruamel.yaml's safe loader (YAML 1.2:
+``010`` is 10, not octal 8; ``0o17`` and ``0x1F`` are integers, ``1_000`` is
+1000; ``1e-3``, ``.5``, ``.inf`` and ``.nan`` are floats; ``yes``, ``off`` and
+``1:00`` stay text; ``null``, ``~`` and an empty value are None).  Before any
+value is built the text's parse events are read, and these raise
+:class:`~relmodel.errors.ParameterError` naming the file and line:
 
-* plain scalars resolve by the YAML 1.2 core schema: ``null``/``~``/empty,
-  ``true``/``false`` (three spellings each), decimal integers (``010`` is 10,
-  not octal 8), ``0o17`` and ``0x1F``, floats (``1e-3``, ``.5``, ``.inf``,
-  ``.nan``); everything else is a string (``1:00`` stays ``"1:00"``, ``yes``
-  stays ``"yes"``);
-* quoted and block scalars are strings;
 * any tag (``!!binary``, ``!!set``, ``!!python/object``, ``!custom``, even
-  ``!``), anchor or alias raises :class:`~relmodel.errors.ParameterError`, as
-  do duplicate keys, non-string keys, several documents and nesting deeper
-  than a list of scalars inside the top-level mapping.
+  ``!``), anchor or alias, and a ``%YAML`` directive other than 1.2;
+* several documents, a value longer than :data:`MAX_SCALAR` characters, and
+  nesting deeper than a list of values inside the top-level mapping.
+
+Dates (``2024-01-02``) stay text, as in YAML 1.2's core schema; so does ``=``.
+What comes out is ``str``, ``int``, ``float``, ``bool``, ``None`` and lists
+of those (at the top of a parameter file, one mapping of names); duplicate
+names and non-text names are refused.
 """
 
-import re
+import functools
 
 from ...errors import ParameterError
-from ...base.escape import brief
 
-__all__ = ["load", "resolve_plain", "MAX_SCALAR"]
-
-_NULL = {"", "~", "null", "Null", "NULL"}
-_TRUE = {"true", "True", "TRUE"}
-_FALSE = {"false", "False", "FALSE"}
-_INT = re.compile(r"[-+]?[0-9]+")
-_OCT = re.compile(r"0o[0-7]+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_INF = re.compile(r"[-+]?\.(inf|Inf|INF)")
-_NAN = re.compile(r"\.(nan|NaN|NAN)")
-
-
-def resolve_plain(text):
-    """The YAML 1.2 core-schema value of a plain (unquoted) scalar."""
-    if text in _NULL:
-        return None
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    if _INT.fullmatch(text):
-        return int(text)
-    if _OCT.fullmatch(text):
-        return int(text[2:], 8)
-    if _HEX.fullmatch(text):
-        return int(text[2:], 16)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    if _INF.fullmatch(text):
-        return float("-inf") if text.startswith("-") else float("inf")
-    if _NAN.fullmatch(text):
-        return float("nan")
-    return text
-
-
-def _events(text, label):
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        return list(YAML(typ="safe", pure=True).parse(text))
-    except YAMLError as exc:
-        problem = str(exc).replace("\n", " ")
-        raise ParameterError(f"{label}: not valid YAML: {problem}") from None
-
-
-class _Reader:
-    """Build data from a flat list of parse events, refusing tags and anchors."""
-
-    def __init__(self, events, label):
-        self.events, self.pos, self.label = events, 0, label
-
-    def next(self):
-        event = self.events[self.pos]
-        self.pos += 1
-        return event
-
-    def value(self, depth):
-        event = self.next()
-        kind = type(event).__name__
-        if kind == "AliasEvent" or getattr(event, "anchor", None) is not None:
-            raise ParameterError(f"{self.label}: YAML anchors and aliases (&, *) are not accepted; "
-                                 "write each value out")
-        tag = getattr(event, "tag", None)
-        if tag is not None:
-            raise ParameterError(f"{self.label}: YAML tag {tag!r} refused; parameters are plain "
-                                 "values (numbers, text, true/false, null, [lists])")
-        if kind == "ScalarEvent":
-            return self.scalar(event)
-        if depth >= 2:
-            raise ParameterError(f"{self.label}: values nest too deep; a parameter is a plain "
-                                 "value or a [list] of plain values")
-        if kind == "SequenceStartEvent":
-            items = []
-            while type(self.events[self.pos]).__name__ != "SequenceEndEvent":
-                items.append(self.value(depth + 1))
-            self.next()
-            return items
-        if kind == "MappingStartEvent":
-            return self.mapping(depth)
-        raise ParameterError(f"{self.label}: unexpected YAML {kind}")
-
-    def scalar(self, event):
-        if len(event.value) > MAX_SCALAR:
-            raise ParameterError(f"{self.label}: a value of {len(event.value):,} characters is too long; "
-                                 f"a value is at most {MAX_SCALAR:,} characters")
-        if event.style is not None:
-            return event.value
-        try:
-            return resolve_plain(event.value)
-        except ValueError:  # an integer of more digits than Python converts
-            raise ParameterError(f"{self.label}: the number {brief(event.value)} is far too large; "
-                                 "give a number of at most a few digits") from None
-
-    def mapping(self, depth):
-        found = {}
-        while type(self.events[self.pos]).__name__ != "MappingEndEvent":
-            key = self.value(depth + 1)
-            if not isinstance(key, str):
-                raise ParameterError(f"{self.label}: parameter names must be text, got {key!r}")
-            if key in found:
-                raise ParameterError(f"{self.label}: parameter {key!r} is given twice")
-            found[key] = self.value(depth + 1)
-        self.next()
-        return found
-
+__all__ = ["load", "MAX_SCALAR"]
 
 #: Longest value (characters) a parameter may have: paths and column names are far shorter.
 MAX_SCALAR = 10_000
+
+
+@functools.cache
+def _yaml():
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import SafeConstructor
+
+    class Constructor(SafeConstructor):
+        """The safe constructor, but a date or ``=`` is the text written (YAML 1.2 core schema)."""
+
+    for tag in ("timestamp", "value"):
+        Constructor.add_constructor(f"tag:yaml.org,2002:{tag}", SafeConstructor.construct_yaml_str)
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = Constructor
+    return yaml
+
+
+def _where(label, mapping, mark):
+    """``label``, with the line of ``mark`` in a parameter file (a command-line value is one line)."""
+    return f"{label}, line {mark.line + 1}" if mapping and mark is not None else label
+
+
+def _check_events(yaml, text, label, mapping):
+    """Refuse what plain values never need, from the parse events, before anything is built."""
+    depth, documents, most = 0, 0, 2 if mapping else 1
+    for event in yaml.parse(text):
+        kind, at = type(event).__name__, _where(label, mapping, event.start_mark)
+        if kind == "DocumentStartEvent":
+            documents += 1
+            if documents > 1:
+                raise ParameterError(f"{at}: several YAML documents (---); give one")
+            if getattr(event, "version", None) not in (None, (1, 2)):
+                raise ParameterError(f"{at}: a %YAML {'.'.join(map(str, event.version))} directive; parameters "
+                                     "are read as YAML 1.2 (remove the directive)")
+        if kind == "AliasEvent" or getattr(event, "anchor", None) is not None:
+            raise ParameterError(f"{at}: YAML anchors and aliases (&, *) are not accepted; write each value out")
+        if getattr(event, "tag", None) is not None:
+            raise ParameterError(f"{at}: YAML tag {event.tag!r} refused; parameters are plain values "
+                                 "(numbers, text, true/false, null, [lists])")
+        if kind == "ScalarEvent" and len(event.value) > MAX_SCALAR:
+            raise ParameterError(f"{at}: a value of {len(event.value):,} characters is too long; "
+                                 f"a value is at most {MAX_SCALAR:,} characters")
+        if kind in ("SequenceStartEvent", "MappingStartEvent"):
+            depth += 1
+            if depth > most:
+                raise ParameterError(f"{at}: values nest too deep; a parameter is a plain value or a [list] "
+                                     "of plain values")
+        elif kind in ("SequenceEndEvent", "MappingEndEvent"):
+            depth -= 1
 
 
 def load(text, label="value", mapping=False):
@@ -141,24 +84,31 @@ def load(text, label="value", mapping=False):
     names to values (or empty, giving ``{}``). Otherwise the text is one value:
     a scalar or a list of scalars. Raises ParameterError naming ``label``.
     """
-    events = _events(text, label)
-    docs = [i for i, e in enumerate(events) if type(e).__name__ == "DocumentStartEvent"]
-    if len(docs) > 1:
-        raise ParameterError(f"{label}: several YAML documents (---); give one")
-    if not docs:
-        return {} if mapping else None
-    reader = _Reader(events, label)
-    reader.pos = docs[0] + 1
-    if mapping:
-        first = type(events[reader.pos]).__name__
-        if first == "ScalarEvent" and events[reader.pos].value == "" and events[reader.pos].style is None:
-            return {}
-        if first != "MappingStartEvent":
-            raise ParameterError(f"{label}: expected a mapping of parameter names to values, "
-                                 "such as 'n_gpus: 16384'")
-        return reader.value(0)
-    value = reader.value(1)
-    if isinstance(value, dict):
-        raise ParameterError(f"{label}: a parameter value is a plain value or a [list], "
-                             f"not a mapping")
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = _yaml()
+    try:
+        _check_events(yaml, text, label, mapping)
+        value = yaml.load(text)
+    except MarkedYAMLError as exc:  # the problem and its line, without ruamel's snippet of the text
+        at = _where(label, mapping, exc.problem_mark or exc.context_mark)
+        raise ParameterError(f"{at}: not valid YAML: {exc.problem or exc.context}") from None
+    except YAMLError as exc:
+        raise ParameterError(f"{label}: not valid YAML: {str(exc).replace(chr(10), ' ')}") from None
+    except ParameterError:
+        raise
+    except ValueError:  # an integer of more digits than Python converts
+        raise ParameterError(f"{label}: a number of thousands of digits is far too large; give a number of at "
+                             "most a few digits") from None
+    if not mapping:
+        if isinstance(value, dict):
+            raise ParameterError(f"{label}: a parameter value is a plain value or a [list], not a mapping")
+        return value
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ParameterError(f"{label}: expected a mapping of parameter names to values, such as 'n_gpus: 16384'")
+    for key in value:
+        if not isinstance(key, str):
+            raise ParameterError(f"{label}: parameter names must be text, got {key!r}")
     return value

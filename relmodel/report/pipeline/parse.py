@@ -2,8 +2,8 @@
 
 ``-p NAME=VALUE`` (:func:`parse_assignment`), ``--params file.yaml`` or a
 dict (:func:`load_params`) and ``--sweep NAME=V1,V2`` (:func:`parse_sweep`)
-are read as YAML 1.2 core schema by :mod:`relmodel.report.parameters.yaml12` (tags
-refused, ``010`` is 10, ``1:00`` is text, ``1e-3`` a float).  What comes out
+are read as YAML 1.2 by :mod:`relmodel.report.parameters.yaml12` (ruamel.yaml's
+safe loader; tags refused, ``010`` is 10, ``1:00`` is text, ``1e-3`` a float).  What comes out
 is plain str, int, float, bool, None and lists of those; the validate step
 (:mod:`.validate`) then checks each value against the notebooks.  Every
 problem is a :class:`~relmodel.errors.ParameterError` that says what is valid.

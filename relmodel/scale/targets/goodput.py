@@ -141,15 +141,17 @@ def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=REST
 
 def _bisect(gap, lo, hi):
     """The root of the increasing ``gap`` between ``lo`` (gap <= 0) and ``hi`` (gap >= 0), by bisection to the
-    last digit of the log (no scipy: the one-line ``relmodel requirements --mtbf`` answer loads numpy only)."""
+    last digit (until the bracket is two adjacent floats).  ``lo`` and ``hi`` are numbers, or arrays of one
+    shape for a vectorised ``gap`` (one root each).  No scipy: the one-line ``relmodel requirements --mtbf``
+    answer loads numpy only."""
+    lo, hi = np.array(lo, dtype=float), np.array(hi, dtype=float)
     while True:
         mid = 0.5 * (lo + hi)
-        if not lo < mid < hi:  # adjacent floats: the bracket cannot shrink further
-            return mid
-        if gap(mid) < 0:
-            lo = mid
-        else:
-            hi = mid
+        moving = (lo < mid) & (mid < hi)
+        if not moving.any():
+            return float(mid) if mid.ndim == 0 else mid
+        below = np.asarray(gap(mid)) < 0
+        lo, hi = np.where(moving & below, mid, lo), np.where(moving & ~below, mid, hi)
 
 
 def _rate(x):

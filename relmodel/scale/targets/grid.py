@@ -16,7 +16,7 @@ failures at the optimal interval (Daly 2006, FGCS 22(3)):
 ``E(M) = y · exp(-R/M)`` with ``y = -W0(-exp(-1 - δ/M))``, which inverts to
 ``M = δ / (y - 1 - ln y)`` where ``y`` solves
 ``ln y - (R/δ)(y - 1 - ln y) = ln t`` on ``(t, 1)``; the left side increases
-with ``y``, so a vectorised bisection finds it (checked against
+with ``y``, so the bisection of :mod:`.goodput`, vectorised, finds it (checked against
 :func:`relmodel.scale.required_job_mtbf` in the tests).
 """
 
@@ -29,6 +29,7 @@ from ...checkpoint.costs import cost_hours
 from ...checkpoint.intervals import ettr, optimal_interval
 from ...errors import ModelInputError
 from ...units import hours
+from .goodput import _bisect
 from relmodel.budget_guard import check_cost
 from relmodel.base.progress import steps
 
@@ -43,17 +44,12 @@ CHUNK = 20_000
 def required_job_mtbf_vec(target_ettr, ckpt_cost_h, restart_h):
     """Job MTBF (hours) whose best ETTR equals the target; arrays of equal shape, hours."""
     t, d, r = (np.asarray(a, dtype=float) for a in (target_ettr, ckpt_cost_h, restart_h))
-    lo, hi = np.log(t), np.zeros_like(t)  # bisection on ln y in (ln t, 0)
-    k = r / d
-    for _ in range(64):
-        mid = 0.5 * (lo + hi)
-        phi = np.expm1(mid) - mid  # y - 1 - ln y, >= 0
-        up = mid - k * phi - np.log(t) > 0
-        hi = np.where(up, mid, hi)
-        lo = np.where(up, lo, mid)
-    mid = 0.5 * (lo + hi)
-    phi = np.expm1(mid) - mid
-    return d / phi
+    log_t, k = np.log(t), r / d
+
+    def gap(log_y):  # increasing in ln y on (ln t, 0)
+        return log_y - k * (np.expm1(log_y) - log_y) - log_t
+    log_y = _bisect(gap, log_t, np.zeros_like(t))
+    return d / (np.expm1(log_y) - log_y)  # y - 1 - ln y, >= 0
 
 
 def _rates_by_unit(source, fixed_rate_per_h):
