@@ -63,6 +63,18 @@ class Field:
     help: str
     choices: tuple = ()
 
+    def parameter_line(self):
+        """The line declaring this field in a notebook's parameters cell, e.g.
+        ``ckpt_cost: str = "1min"  # time the job stalls ... (an assumption: ...)``; the notebooks hold exactly these
+        lines (``tools/sync_notebook_parameters.py`` writes them, a test compares)."""
+        kind = self.kind.rstrip("?")
+        annotation = {"count": "int", "number": "float", "fraction": "float", "duration": "str", "bool": "bool",
+                      "choice": "str", "list": "list[str]"}[kind]
+        default = None if self.default in (None, ()) else self.default
+        literal = "None" if default is None else (f'"{default}"' if isinstance(default, str) else repr(default))
+        said = f"None: {self.default_from}" if default is None else self.default_from
+        return f"{self.name}: {annotation} = {literal}  # {self.help} ({said})"
+
     @property
     def option(self):
         """The command-line option, e.g. ``--ckpt-cost``."""
@@ -71,7 +83,7 @@ class Field:
 
 #: Every field of :class:`Scenario`, in the order the inputs table lists them.
 FIELDS = (
-    Field("n_gpus", "count", "GPUs", 16384, "Llama 3's training job (Meta, arXiv 2407.21783)", "cluster",
+    Field("n_gpus", "count", "GPUs", 16384, "Llama 3's training job, Meta, arXiv 2407.21783", "cluster",
           "GPUs in the planned job; the observed rates are scaled to this size"),
     Field("gpus_per_node", "count?", "GPUs", None, "the observed cluster's, else 8 (an HGX or DGX server)", "cluster",
           "GPUs per node of the planned job (0: the log's units hold no GPUs, the planned job has 8 a node)"),
@@ -79,24 +91,23 @@ FIELDS = (
           "a log of disks or servers: how many of its units one node of the planned job holds"),
     Field("scale", "list", "cause=unit", (), "by cause name; causes striking many nodes at once held per job",
           "cluster", "what causes scale with: each CAUSE=UNIT, the unit gpu, node, link, transceiver or job"),
-    Field("target_ettr", "fraction", "share of wall time", 0.9, "a common planning target (Llama 3 reports above "
-          "90%)", "target", "share of wall time spent on useful training that the job must reach"),
+    Field("target_ettr", "fraction", "share of wall time", 0.9, "a common planning target; Llama 3 reports above 90%", "target", "share of wall time spent on useful training that the job must reach"),
     Field("conf", "fraction", "probability", 0.95, "the usual 95% range", "target",
           "confidence level of the ranges"),
     Field("ckpt_cost", "duration", "h", "1min", "an assumption: 1 min, an asynchronous or sharded save",
           "checkpointing", "time the job stalls to write one checkpoint"),
     Field("restart", "duration?", "h", None, "measured from the log's requeue gaps where it has them, else 10min, "
           "an assumption", "checkpointing", "time to detect a failure, reschedule, reload and catch up"),
-    Field("restart_grows", "bool", "", True, "communicator start-up 265 s at 96K GPUs (arXiv 2510.20171)",
+    Field("restart_grows", "bool", "", True, "communicator start-up 265 s at 96K GPUs, arXiv 2510.20171",
           "checkpointing", "add the start-up that grows with the ranks to a restart not given"),
     Field("repair", "choice", "", "empirical", "the log's own repairs, resampled", "repairs",
-          "repair-time model of the spare pool: \"empirical\" or a family such as \"weibull\"",
+          "repair-time model of spares and fleets: \"empirical\" or a family such as \"weibull\"",
           ("empirical", "exponential", "weibull", "lognormal", "gamma", "loglogistic")),
     Field("repair_time", "duration?", "h", None, "measured from the log's unplanned outages, else the bundled StepFun "
-          "trace's repairs (an assumption)", "repairs", "mean time to repair a failed node or tray"),
+          "trace's repairs, an assumption", "repairs", "mean time to repair a failed node or tray"),
     Field("spare_target", "fraction", "probability", 0.01, "a 1% service level", "repairs",
           "acceptable chance that a node failure finds no spare free"),
-    Field("crews", "count?", "crews", None, "unlimited: every failed part repaired at once", "repairs",
+    Field("crews", "count?", "crews", None, "unlimited, every failed part repaired at once", "repairs",
           "parallel hardware repairs for the whole site"),
 )
 

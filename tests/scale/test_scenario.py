@@ -154,3 +154,34 @@ def test_takes_scenario_refuses_a_map_to_a_missing_parameter():
         takes_scenario(ckpt="ckpt_cost")(lambda mtbf: mtbf)
     with pytest.raises(ScenarioError, match="no scenario input"):
         takes_scenario(x="not_a_field")
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_notebooks_declare_each_field_by_its_own_line(path):
+    """The parameters cells hold each field's generated line (tools/sync_notebook_parameters.py): one help text and
+    one default in the report, the command line and the API."""
+    text = "\n".join(c for c in _parameter_cells(path))
+    for f in FIELDS:
+        if f.name == "gpus_per_node":
+            continue
+        declared = [line for line in text.splitlines() if line.startswith(f"{f.name}:")]
+        assert declared in ([], [f.parameter_line()]), (path.name, declared)
+
+
+def _parameter_cells(path):
+    import json
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return ["".join(c["source"]) for c in nb["cells"]
+            if c["cell_type"] == "code" and "parameters" in c.get("metadata", {}).get("tags", [])]
+
+
+def test_a_parameter_line_reads_back_as_the_default():
+    from relmodel.report.pipeline.params import notebook_parameters
+    from conftest import write_notebook
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        nb = write_notebook(Path(tmp) / "p.ipynb", ["\n".join(f.parameter_line() for f in FIELDS) + "\n", "x = 1"])
+        params = notebook_parameters(nb)
+    assert Scenario.from_params({k: p.default for k, p in params.items()}) == Scenario()
+    assert params["ckpt_cost"].comment.startswith(Scenario.field("ckpt_cost").help)
