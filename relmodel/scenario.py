@@ -94,16 +94,16 @@ FIELDS = (
     Field("target_ettr", "fraction", "share of wall time", 0.9, "a common planning target; Llama 3 reports above 90%", "target", "share of wall time spent on useful training that the job must reach"),
     Field("conf", "fraction", "probability", 0.95, "the usual 95% range", "target",
           "confidence level of the ranges"),
-    Field("ckpt_cost", "duration", "h", "1min", "an assumption: 1 min, an asynchronous or sharded save",
+    Field("ckpt_cost", "duration", "duration", "1min", "an assumption: 1 min, an asynchronous or sharded save",
           "checkpointing", "time the job stalls to write one checkpoint"),
-    Field("restart", "duration?", "h", None, "measured from the log's requeue gaps where it has them, else 10min, "
+    Field("restart", "duration?", "duration", None, "measured from the log's requeue gaps where it has them, else 10min, "
           "an assumption", "checkpointing", "time to detect a failure, reschedule, reload and catch up"),
     Field("restart_grows", "bool", "", True, "communicator start-up 265 s at 96K GPUs, arXiv 2510.20171",
           "checkpointing", "add the start-up that grows with the ranks to a restart not given"),
     Field("repair", "choice", "", "empirical", "the log's own repairs, resampled", "repairs",
           "repair-time model of spares and fleets: \"empirical\" or a family such as \"weibull\"",
           ("empirical", "exponential", "weibull", "lognormal", "gamma", "loglogistic")),
-    Field("repair_time", "duration?", "h", None, "measured from the log's unplanned outages, else the bundled StepFun "
+    Field("repair_time", "duration?", "duration", None, "measured from the log's unplanned outages, else the bundled StepFun "
           "trace's repairs, an assumption", "repairs", "mean time to repair a failed node or tray"),
     Field("spare_target", "fraction", "probability", 0.01, "a 1% service level", "repairs",
           "acceptable chance that a node failure finds no spare free"),

@@ -1,4 +1,4 @@
-"""Write the scenario's parameter lines into the notebooks' parameters cells.
+"""Write the scenario's parameter lines into the notebooks' parameters cells, and its table into the README.
 
 Every notebook parameter named like a field of :class:`relmodel.scenario.Scenario` (except ``gpus_per_node``, which
 the pages also read the log with) is declared by the field's own line, :meth:`relmodel.scenario.Field.parameter_line`:
@@ -33,7 +33,32 @@ def synced(source):
     return "".join(lines)
 
 
+def fields_table():
+    """The README's table of the scenario's fields, in Markdown."""
+    rows = ["| field | default | unit | meaning | default from |", "|---|---|---|---|---|"]
+    for f in FIELDS:
+        default = "None" if f.default in (None, ()) else f"`{f.default}`"
+        rows.append(f"| `{f.name}` | {default} | {f.unit or '-'} | {f.help} | {f.default_from} |")
+    return "\n".join(rows)
+
+
+README_START = "<!-- scenario fields: written by tools/sync_notebook_parameters.py -->"
+README_END = "<!-- /scenario fields -->"
+
+
+def readme_with_table(text):
+    """The README's text with its scenario table (between the two markers) rewritten."""
+    head, _, rest = text.partition(README_START)
+    _, _, tail = rest.partition(README_END)
+    return f"{head}{README_START}\n{fields_table()}\n{README_END}{tail}"
+
+
 def main():
+    readme = REPO / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if readme_with_table(text) != text:
+        readme.write_text(readme_with_table(text), encoding="utf-8")
+        print("rewrote README.md's table of the scenario's fields")
     changed = []
     for path in sorted((REPO / "notebooks").glob("*.ipynb")):
         nb = json.loads(path.read_text(encoding="utf-8"))

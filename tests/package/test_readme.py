@@ -169,10 +169,3 @@ def test_report_headline_numbers_shown():
           f"nodes must reach {float(f'{node:.3g}'):,.0f} h", f"reaches ETTR {e:.2f}")
 
 
-@pytest.mark.parametrize("name, value", [("restart", "10min"), ("ckpt_cost", "1min"), ("target_ettr", 0.9),
-                                         ("gpus_per_node", 8), ("n_gpus", 16384)])
-def test_defaults_table_in_readme(name, value):
-    from relmodel.defaults import DEFAULTS
-    assert DEFAULTS[name] == value
-    shown = f'"{value}"' if isinstance(value, str) else str(value)
-    _says(f"| `{name}` | `{shown}` |")
