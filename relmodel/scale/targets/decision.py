@@ -252,6 +252,13 @@ def _todays_nodes(rates, src, units, today, conf):
         node * k
 
 
+def _wider(centre, end, factor):
+    """``end`` of a range of a positive quantity moved ``factor`` times as far from ``centre`` on a log scale."""
+    if factor <= 1 or not (_finite(end) and end > 0 and centre > 0):
+        return end
+    return float(centre * (end / centre) ** factor)
+
+
 def _spread(centre, *pairs):
     """``(lo, hi)`` around ``centre``: the half-widths of each (lo, hi) pair about its own centre, in quadrature."""
     down = math.sqrt(sum((c - lo) ** 2 for c, lo, _ in pairs))
@@ -360,6 +367,12 @@ def decide(source, n_gpus=None, target_ettr=None, ckpt_cost=None, restart=None, 
         pairs.append((f_ettr, min(e_k), max(e_k)))
         covers += " and the fitted rate at the window's end"
     e_lo, e_hi = _spread(f_ettr, *pairs)
+    burst = math.sqrt(getattr(today, "dispersion", 1.0))
+    if burst > 1:  # counts vary more than Poisson: every range from the rate widens by the square root
+        lo, hi = _wider(m, lo, burst), _wider(m, hi, burst)
+        e_lo, e_hi = max(0.0, f_ettr - burst * (f_ettr - e_lo)), min(1.0, f_ettr + burst * (e_hi - f_ettr))
+        covers += (f", widened {burst:.2f}x because failures come in bursts (counts vary "
+                   f"{today.dispersion:.1f} times as much as Poisson)")
     family, fit, best, law_reason = (choose_law(data, alpha=alpha, n_boot=law_boot, seed=0 if seed is None else seed)
                                      if simulate else ("exponential", None, None, "no simulation was asked for"))
     search, basis, interval, ettr_, no_progress = None, "formula", tau, f_ettr, False
@@ -390,8 +403,10 @@ def decide(source, n_gpus=None, target_ettr=None, ckpt_cost=None, restart=None, 
         interval_lo=stretch * interval_at(lo, d), interval_hi=stretch * interval_at(hi, d),
         ettr=ettr_, ettr_lo=e_lo, ettr_hi=e_hi, required_job_mtbf_h=m_req, fixed_per_day=24 * fixed,
         hardware_per_day=24 * hardware, observed_node_mtbf_h=t_now[0], required_node_mtbf_h=node,
-        required_node_lo=plan.node_mtbf_lo if node is not None and _finite(plan.node_mtbf_lo) else None,
-        required_node_hi=plan.node_mtbf_hi if node is not None and _finite(plan.node_mtbf_hi) else None,
+        required_node_lo=_wider(node, plan.node_mtbf_lo, burst) if node is not None
+        and _finite(plan.node_mtbf_lo) else None,
+        required_node_hi=_wider(node, plan.node_mtbf_hi, burst) if node is not None
+        and _finite(plan.node_mtbf_hi) else None,
         reachable=bool(plan.feasible), cap_ettr=_cap_ettr(fixed, d, r, None if basis == "formula" else fit),
         max_fixed_per_day=24 / m_req, p_reachable=plan.p_feasible, conf=conf,
         basis=basis, law=family if basis == "simulation" else "exponential", law_reason=law_reason,

@@ -19,6 +19,7 @@ import dataclasses
 import math
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from ...tables import Result
@@ -34,7 +35,8 @@ class TodaysRate(Result):
     ``trend`` is "steady", "rising", "falling", "disagree" or "not tested";
     ``method`` says how the rate now was found; ``window_h`` the window's length;
     ``today_window`` which stretch of the window each model rests on and why;
-    ``weights`` pairs each model with its weight.
+    ``weights`` pairs each model with its weight; ``dispersion`` how many times Poisson's variance the
+    counts show around the rate the plan uses (1: none), by which the decision's ranges widen in variance.
     """
 
     factor: float
@@ -48,6 +50,7 @@ class TodaysRate(Result):
     conf: float
     today_window: str = ""
     weights: tuple = ()
+    dispersion: float = 1.0
 
     @property
     def moving(self):
@@ -93,16 +96,30 @@ def todays_rate(source, *, conf=0.95, alpha=0.05):
     if not cr.average_per_h > 0:
         return _average(cr.reason, window, cr.n, conf, "not tested")
     k, lo, hi = (x / cr.average_per_h for x in (cr.rate_per_h, cr.lo_per_h, cr.hi_per_h))
+    steady = cr.model == "constant" or lo <= 1.0 <= hi
+    phi = _bursts(cr, steady)
     if not all(math.isfinite(x) and x > 0 for x in (k, lo, hi)):
         return _average("the fitted rate at the window's end is not finite", window, cr.n, conf)
-    if cr.model == "constant" or lo <= 1.0 <= hi:  # steady: plan on the window's average, not on a small drift
+    if steady:  # steady: plan on the window's average, not on a small drift
         weights = ", ".join(f"{m} {w:.2f}" for m, w in cr.weights)
         why = ("the window's average forecasts its later parts best" if cr.model == "constant" else
                f"the rate now ({k:.2f}x the average, {lo:.2f}-{hi:.2f}x) cannot be told from the average")
         return TodaysRate(1.0, 1.0, 1.0, "steady", "the average over the window",
                           f"{why} (weights: {weights})" if weights else cr.reason, window, cr.n, conf,
-                          cr.today_window, tuple(cr.weights))
+                          cr.today_window, tuple(cr.weights), phi)
     word = "rising" if k > 1 else "falling"
     method = ("the weighted rate at the window's end of the rate models, each weighed by how well it forecast the "
               "log" if len(cr.weights) > 1 else "the average over the window")
-    return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf, cr.today_window, tuple(cr.weights))
+    return TodaysRate(k, lo, hi, word, method, cr.reason, window, cr.n, conf, cr.today_window, tuple(cr.weights), phi)
+
+
+def _bursts(cr, steady):
+    """The dispersion of the rate the plan uses (1: Poisson): the constant model's when the plan takes the
+    window's average, else the rate models' weighted by their weights."""
+    parts = list(cr.components) or [cr]
+    if steady:
+        const = [c for c in parts if c.model == "constant"]
+        parts = const or parts
+    w = np.array([getattr(c, "weight", 1.0) for c in parts], float)
+    phi = np.array([float(c.dispersion) for c in parts])
+    return max(1.0, float(np.dot(w, phi) / w.sum())) if w.sum() > 0 else 1.0

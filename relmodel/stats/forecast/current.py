@@ -278,7 +278,7 @@ def _finish(comps, reason, u, length, conf, nodes, name, w):
     if any(c.dispersion > 1 for c in heavy):
         phi = max(c.dispersion for c in heavy)
         reason += (f"; failures come in bursts (counts vary up to {phi:.1f} times as much as Poisson), so the "
-                   "ranges are widened by that factor")
+                   f"ranges are widened {np.sqrt(phi):.2f}x (the square root of that factor)")
     if any(c.drift > 0 for c in heavy):
         d = max(c.drift for c in heavy)
         reason += (f"; the rate has moved by about {np.expm1(d):.0%} from one eighth of the window to the next, "
