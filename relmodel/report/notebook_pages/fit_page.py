@@ -76,8 +76,26 @@ def fit_block(comparison, durations, alpha=0.05):
     cols = [("family", "Family", str), ("delta_aic", "AIC above the best", lambda v: P.number(v, 3)),
             ("akaike_weight", "Akaike weight", P.pct), ("ks", "KS distance", lambda v: P.number(v, 2)),
             ("p_value", "Bootstrap p", lambda v: P.number(v, 3)), ("verdict", f"At {alpha:g}", str),
-            ("mean", "Mean", str), ("median", "Median", str)]
-    return P.blocks(P.note(sentence, "answer"), P.table(t, cols))
+            *_mean_columns(getattr(durations, "label", ""))]
+    blocks = [P.note(sentence, "answer"), P.table(t, cols)]
+    if getattr(durations, "label", "") == "uptimes":
+        blocks.append(P.note(UPTIMES_NOTE, "info"))
+    return P.blocks(*blocks)
+
+
+#: Said under a table of per-node up times, whose means readers set beside the fleet's node MTBF.
+UPTIMES_NOTE = ("The means and medians above are of a node's up time after a repair, from the log's nodes alone "
+                "(each from a repair, or the window's start, to its next failure), as each law extrapolates them. "
+                "They are not the fleet's node MTBF of pages 03 and 04, which is the fleet's node-hours over its "
+                "hardware failures.")
+
+
+def _mean_columns(label):
+    """The mean and median columns, named for what was fitted."""
+    what = {"uptimes": "up time after a repair", "interarrivals": "gap between interruptions"}.get(label)
+    if what is None:
+        return [("mean", "Mean", str), ("median", "Median", str)]
+    return [("mean", f"Mean {what}", str), ("median", f"Median {what}", str)]
 
 
 def answer_law(src, seed=None, alpha=0.05):

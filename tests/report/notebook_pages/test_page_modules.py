@@ -61,3 +61,17 @@ def test_fleet_block_is_a_sentence_or_a_reason(llama3):
 def test_the_old_name_still_serves_the_blocks():
     assert pages.source_block is D.source_block and pages.fit_block is F.fit_block
     assert pages.spares_block is R.spares_block
+
+
+@pytest.mark.parametrize("kind, header", [("uptimes", "Mean up time after a repair"),
+                                          ("interarrivals", "Mean gap between interruptions")])
+def test_the_fit_tables_means_are_named_for_what_was_fitted(stepfun, kind, header):
+    """A table of per-node up times names its means as up times after a repair and says they are not the fleet's
+    node MTBF; a table of gaps names them as gaps."""
+    from relmodel.stats import compare_fits
+    d, _ = F.fitted_durations(stepfun, kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        html = str(F.fit_block(compare_fits(d, ["exponential", "weibull"], n_boot=0), d)).replace("&#x27;", "'")
+    assert header in html
+    assert ("not the fleet's node MTBF" in html) == (kind == "uptimes")
