@@ -25,7 +25,7 @@ from .design_supply import _ettr, _share
 
 __all__ = ["DesignSource", "design_source", "lead_sentence", "comparison_sentences", "column_definitions",
            "designs_block", "detail_block", "notes_block", "optics_block", "sensitivity_block", "spans_block",
-           "hardware_swaps_per_h", "tolerance_block"]
+           "hardware_swaps_per_h", "tolerance_block", "observed_design_sentence"]
 
 _YEAR = 8766.0
 
@@ -221,6 +221,32 @@ def _costs_text(t, ranks, ckpt_cost_h, base_restart_h, restart_from):
     sizes = ", ".join(f"{r} more at {g} GPUs" for r, g in at.items())
     return ck + (f" A restart takes {base} plus start-up growing with the ranks, as on pages 03–04 (parameter "
                  f"restart_grows, cited below): {sizes}.")
+
+
+def observed_design_sentence(dec, cmp, designs=()):
+    """Which row, if any, is the design pages 03 and 04 plan on (the observed cluster's own, grown to the job), and
+    why the rows' interruptions a day differ from theirs; None without a decision."""
+    if dec is None or getattr(dec, "scaled", None) is None:
+        return None
+    own = dec.scaled.target
+    per_day = 24 * dec.scaled.job_rate_per_h
+    fabric = f"{own.fabric}, {own.tiers} tiers" + (f", 1:{own.oversubscription:g} oversubscribed"
+                                                   if getattr(own, "oversubscription", 1) not in (None, 1) else "")
+    said = (f"Pages 03 and 04 plan on the observed cluster's own design grown to {count(own.n_gpus)} GPUs "
+            f"({own.name}: {fabric}, {own.gpus_per_node} GPUs a node): {number(per_day, 3)} interruptions a day. ")
+    t = cmp.by_design.set_index("design")
+    same = [c.name for c in designs if getattr(c, "fabric", None) == own.fabric
+            and getattr(c, "gpus_per_node", None) == own.gpus_per_node and c.name in t.index]
+    if not same:
+        return P.paragraph(said + "No row below is that design: each row scales every cause by the GPUs, nodes, "
+                                  "links and switches it lives in, so its interruptions a day differ.")
+    near = same[0]
+    theirs = float(t.loc[near, "interruptions_per_day"])
+    if abs(theirs - per_day) <= 0.005 * per_day:
+        return P.paragraph(said + f"The {near} row counts the same {number(theirs, 3)} a day: for failures it is "
+                                  "that design.")
+    return P.paragraph(said + f"No row below is exactly that design; the nearest is {near} ({number(theirs, 3)} a "
+                              "day), which differs in the links and switches each network failure lives in.")
 
 
 def notes_block(cmp, efficiency=1.0, straggler_loss=0.0, ckpt_cost_h=None, base_restart_h=None,
