@@ -230,10 +230,11 @@ def observed_design_sentence(dec, cmp, designs=()):
         return None
     own = dec.scaled.target
     per_day = 24 * dec.scaled.job_rate_per_h
-    fabric = f"{own.fabric}, {own.tiers} tiers" + (f", 1:{own.oversubscription:g} oversubscribed"
-                                                   if getattr(own, "oversubscription", 1) not in (None, 1) else "")
+    parts = [f"{own.fabric} fabric"] + ([f"{own.tiers} tiers"] if getattr(own, "tiers", None) else []) \
+        + ([f"1:{own.oversubscription:g} oversubscribed"] if getattr(own, "oversubscription", 1) not in (None, 1)
+           else []) + [f"{own.gpus_per_node} GPUs a node"]
     said = (f"Pages 03 and 04 plan on the observed cluster's own design grown to {count(own.n_gpus)} GPUs "
-            f"({own.name}: {fabric}, {own.gpus_per_node} GPUs a node): {number(per_day, 3)} interruptions a day. ")
+            f"({', '.join(parts)}): {number(per_day, 3)} interruptions a day. ")
     t = cmp.by_design.set_index("design")
     same = [c.name for c in designs if getattr(c, "fabric", None) == own.fabric
             and getattr(c, "gpus_per_node", None) == own.gpus_per_node and c.name in t.index]
