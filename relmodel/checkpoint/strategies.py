@@ -14,15 +14,8 @@ the same four questions about any job MTBF, under the same names:
 and ``describe()`` says the strategy in words.  The classes call the
 functions of :mod:`relmodel.checkpoint.intervals`,
 :mod:`relmodel.checkpoint.multilevel`, :mod:`relmodel.checkpoint.search` and
-:mod:`relmodel.checkpoint.simulate`, so their numbers are those functions'
-numbers, bit for bit:
-
-* :class:`Synchronous`: :func:`ettr`, :func:`optimal_interval`, :func:`time_breakdown`;
-* :class:`Asynchronous`: :func:`async_ettr`, :func:`async_optimal_interval`, :func:`async_breakdown`;
-* :class:`TwoLevel`: :func:`two_level_ettr`, :func:`two_level_optimum` (its plan),
-  :func:`two_level_breakdown`;
-* :class:`LawAware`: :func:`simulate_training` for the ETTR and the
-  breakdown, :func:`best_interval` for the interval.
+:mod:`relmodel.checkpoint.simulate` (each class names them), so their
+numbers are those functions' numbers, bit for bit.
 
 One ETTR model with options, not three.  The three exponential models are
 one model of Daly (2006) with more moving parts, and reduce to each other:
@@ -74,23 +67,12 @@ from ..errors import DurationError, ModelInputError
 from ..scenario import takes_scenario
 from ..tables import duration
 from ..units import hours
+from .breakdown import TimeBreakdown
 from .intervals import _as, ettr, optimal_interval, time_breakdown
 from .multilevel import (async_breakdown, async_ettr, async_optimal_interval, two_level_breakdown, two_level_ettr,
                          two_level_optimum)
 
 __all__ = ["Strategy", "Synchronous", "Asynchronous", "TwoLevel", "LawAware"]
-
-
-def _duration(name, x, positive=False):
-    """One finite duration in hours (zero allowed unless ``positive``); a ModelInputError naming ``name``."""
-    try:
-        v = hours(x)
-    except (DurationError, TypeError, ValueError) as exc:
-        raise ModelInputError(f"{name} must be a duration (hours or a string such as '45s'); got {x!r}") from exc
-    if np.ndim(v) or not np.isfinite(v) or v < 0 or (positive and v == 0):
-        what = "positive" if positive else "zero or more"
-        raise ModelInputError(f"{name} must be one finite duration, {what}; got {x!r}")
-    return float(v)
 
 
 def _hours(**given):
@@ -103,6 +85,15 @@ def _hours(**given):
             raise ModelInputError(f"{name} must be a duration (hours, a string such as '3h', or an array of "
                                   f"hours); got {x!r:.60}") from exc
     return out
+
+
+def _duration(name, x, positive=False):
+    """One finite duration in hours (zero allowed unless ``positive``); a ModelInputError naming ``name``."""
+    v, = _hours(**{name: x})
+    if np.ndim(v) or not np.isfinite(v) or v < 0 or (positive and v == 0):
+        raise ModelInputError(f"{name} must be one finite duration, {'positive' if positive else 'zero or more'}; "
+                              f"got {x!r}")
+    return float(v)
 
 
 class Strategy:
@@ -296,12 +287,9 @@ class TwoLevel(Strategy):
 
     def plan(self, mtbf):
         """The optimal (τ, k) at job MTBF ``mtbf`` (one duration), a :class:`~relmodel.checkpoint.multilevel.TwoLevelPlan`."""
-        mtbf, = _hours(mtbf=mtbf)
-        m = _as("mtbf", mtbf, True)
-        if np.ndim(m):
-            raise ModelInputError(f"mtbf must be one duration for a two-level plan (give k= to evaluate an array "
-                                  f"of MTBFs); got an array of shape {np.shape(m)}")
-        m = float(m)
+        if np.ndim(_as("mtbf", _hours(mtbf=mtbf)[0], True)):
+            raise ModelInputError("mtbf must be one duration for a two-level plan (give k= for an array of MTBFs)")
+        m = _duration("mtbf", mtbf, positive=True)
         if m not in self._plans:
             self._plans[m] = two_level_optimum(m, self.fast_cost_h, self.slow_cost_h, self.fast_restart_h,
                                                self.slow_restart_h, fast_fraction=self.fast_fraction,
@@ -410,7 +398,6 @@ class LawAware(Strategy):
     def breakdown(self, work, interval, mtbf=None):
         """Mean hours of simulated runs by destination, a TimeBreakdown (work / wall is the simulated ETTR)."""
         work, interval = _hours(work=work, interval=interval)
-        from .breakdown import TimeBreakdown
         self._check(mtbf)
         s = self.simulate(work, interval, n_runs=self.n_runs, seed=self.seed)
         return TimeBreakdown(
