@@ -3,7 +3,10 @@
 Belongs here: Young, Daly and exact intervals, the ETTR and time breakdown,
 asynchronous and two-level checkpointing, restart models and checkpoint
 costs that grow with the job, detection latency and silent data corruption,
-and the Monte Carlo simulator of a training run with its failure sources.  May import the
+and the Monte Carlo simulator of a training run with its failure sources.
+:mod:`.strategies` puts the schemes (synchronous, asynchronous, two-level,
+any failure law by simulation) behind one protocol: ``.ettr``,
+``.optimal_interval``, ``.breakdown`` and ``.simulate``.  May import the
 statistics and data layers and the base; never :mod:`relmodel.scale` (which
 builds on this package) or presentation, never matplotlib or papermill.
 """
@@ -20,7 +23,8 @@ EXPORTS = [(".costs", "CheckpointModel"),
            (".search", "IntervalSearch best_interval"), (".simulate", "SimulationResult simulate_training"),
            (".sources", "LogReplay NodeRenewals"), (".backtest", "Backtest backtest"),
            (".precision", "half_width simulate_to_precision"),
-           (".forecast_check", "ForecastCheck forecast_check held_out_path")]
+           (".forecast_check", "ForecastCheck forecast_check held_out_path"),
+           (".strategies", "Strategy Synchronous Asynchronous TwoLevel LawAware")]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
 __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval", "ettr", "expected_wall_time",
@@ -31,3 +35,4 @@ __all__ = ["StepInterval", "TimeBreakdown", "best_step_interval", "daly_interval
 __all__ += ["Backtest", "backtest"]
 __all__ += ["half_width", "simulate_to_precision"]
 __all__ += ["ForecastCheck", "forecast_check", "held_out_path"]
+__all__ += ["Strategy", "Synchronous", "Asynchronous", "TwoLevel", "LawAware"]
