@@ -7,7 +7,7 @@ import click
 from ..defaults import DEFAULTS
 from ..errors import ModelInputError, UnitError
 from .common import (echo, echo_frame, format_option, load_source, log_options, observed_note, population_option,
-                     unit_of, with_population)
+                     scenario_option, unit_of, with_population)
 
 # The computing modules (numpy, pandas, the checkpoint and scale layers) are imported where they are used, so
 # that `relmodel interval --help` and the parsing of its options load none of them.
@@ -64,17 +64,11 @@ def _people_text(rows):
 @click.option("--source-gpus-per-node", type=click.IntRange(min=1),
               help="With --log: GPUs per node of the observed cluster (for files) [default: 8].")
 @population_option
-@click.option("--units-per-node", type=click.FloatRange(0, min_open=True),
-              help="With --unit disk or server: how many of the log's units one node of the planned job holds.")
-@click.option("--target-ettr", type=float, default=DEFAULTS["target_ettr"], show_default=True,
-              help="With --log: the target of the decision's requirement.")
-@click.option("--scale", "scale", multiple=True, metavar="CAUSE=UNIT",
-              help="With --log: what a cause scales with (gpu, node, link, job...), as for requirements.")
-@click.option("--ckpt-cost", default=DEFAULTS["ckpt_cost"], show_default=True,
-              help="Time the job is stalled writing one checkpoint, e.g. 45s.")
-@click.option("--restart", default=None,
-              help="Restart time (detect, reschedule, reload) [default: with --log, measured from its requeue gaps "
-              "where it has them; else 10min].")
+@scenario_option("units_per_node")
+@scenario_option("target_ettr")
+@scenario_option("scale")
+@scenario_option("ckpt_cost")
+@scenario_option("restart")
 @click.option("--step", help="Training step time; adds the best whole-step interval.")
 @click.option("--persist", help="Asynchronous checkpoints: background persist time (--ckpt-cost is the stall).")
 @click.option("--fast-cost", help="Two-level: cost of a fast (in-memory or peer) checkpoint.")

@@ -138,15 +138,20 @@ def test_notebook_parameters_default_to_the_scenario(path):
         assert Scenario.from_params({name: p.default}) == base, (path.name, name, p.default)
 
 
-def test_the_cli_options_are_built_from_the_fields():
+@pytest.mark.parametrize("command, names", [
+    ("requirements", ("n_gpus", "target_ettr", "ckpt_cost", "restart", "restart_grows", "scale", "units_per_node",
+                      "conf")),
+    ("interval", ("target_ettr", "ckpt_cost", "restart", "scale", "units_per_node"))])
+def test_the_cli_options_are_built_from_the_fields(command, names):
     from relmodel.cli import cli
-    opts = {p.name: p for p in cli.commands["requirements"].params}
-    for name in ("n_gpus", "target_ettr", "ckpt_cost", "restart", "restart_grows", "scale", "units_per_node", "conf"):
+    opts = {p.name: p for p in cli.commands[command].params}
+    for name in names:
         f = Scenario.field(name)
         assert f.option in opts[name].opts + opts[name].secondary_opts or \
             f"{f.option}" in opts[name].opts[0], name
         assert f.help[:20].lower() in opts[name].help.lower(), name
-    assert "--gpus" in opts["n_gpus"].opts  # the old flag still works
+    if "n_gpus" in names:
+        assert "--gpus" in opts["n_gpus"].opts  # the old flag still works
 
 
 def test_takes_scenario_refuses_a_map_to_a_missing_parameter():
