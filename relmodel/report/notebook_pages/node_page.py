@@ -6,13 +6,9 @@ plans no job of nodes; no bad nodes stand out, so there is nothing to retire).
 """
 
 from ...errors import RelmodelError
-from ...tables import count, duration
+from ...scale.lifecycle.fleet_answer import MAX_NODES, pulled  # noqa: F401 (the page's names)
 
 __all__ = ["estimate", "pulled", "payoff", "section", "MAX_NODES"]
-
-#: Most nodes of a planned job the page simulates (a larger plan is said, not simulated).
-MAX_NODES = 250_000
-
 
 #: What each section of the page shows, said above it when the data has nodes to show.
 SECTIONS = {
@@ -44,57 +40,13 @@ def estimate(src, population=None, seed=0):
         return None, f"The log cannot be read node by node: {e}"
 
 
-def pulled(est, limit=10, floor=0.5):
-    """The nodes to pull: those whose chance of being bad is at least ``floor``, likeliest first, at most
-    ``limit``; an empty table when the fleet shows no bad nodes."""
-    nodes = est.nodes
-    if not est.heterogeneous or not est.estimable:
-        return nodes.iloc[:0]
-    return nodes[nodes["p_bad"] >= floor].head(limit)
-
-
 def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empirical"):
-    """``(PolicyComparison, inputs sentence)`` or ``(None, why)``: retirement policies over the planned run."""
-    from ...scale.lifecycle import compare_policies, lifecycle_model, retire_top, score, threshold
-    from ...scale.sparing.repairs import repair_model
-
-    if src.unit not in ("gpu-node", "node", "server"):
-        return None, (f"The log's units are {src.unit}s, not nodes of the planned job: no retirement payoff is "
-                      f"simulated for them.")
-    if not est.heterogeneous:
-        return None, ("No bad nodes stand out in this log, so retiring nodes would only shrink the pool: no "
-                      "retirement advice is given.")
-    if not est.estimable:
-        return None, ("The nodes' failures vary more than interchangeable nodes' would, but the log cannot tell "
-                      "a share of bad nodes and their rate apart (the two-class model is not estimable), so no "
-                      "fleet is simulated and no retirement advice is given.")
-    per_node = gpus_per_node if gpus_per_node else 8
-    job_nodes = max(1, int(n_gpus) // per_node)
-    if job_nodes > MAX_NODES:
-        return None, (f"The planned job's {count(job_nodes)} nodes are more than this page simulates "
-                      f"({count(MAX_NODES)}); run relmodel.compare_policies on a smaller plan or on Dask.")
-    how = "repair times resampled from the log"
-    law = 24.0
-    if src.has_repairs:
-        try:
-            law = repair_model(src.data, "empirical" if repair == "empirical" else repair)
-        except RelmodelError:
-            law, how = 24.0, "24 h repairs (an assumption: the log's repair times could not be used)"
-    else:
-        how = "24 h repairs (an assumption: the log has no repair times)"
-    model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law)
-    top = pulled(est)
-    policies = {"2 failures in 7 days": threshold(2, "7d"), "score": score()}
-    if len(top):
-        policies[f"pull the {len(top)} likeliest bad"] = retire_top(top["p_bad"].to_numpy(float))
-    cmp = compare_policies(model, policies, runs=runs, seed=seed)
-    said = (f"Simulated over {duration(model.work_h)} of training on {count(job_nodes)} nodes with "
-            f"{count(model.warm_standbys)} warm standbys, {count(model.working_nodes)} nodes in the working pool "
-            f"and {count(model.spare_nodes)} spares; a good node's MTBF {duration(model.life.mean_h)}, "
-            f"{model.bad_share:.1%} bad at {model.multiplier:.3g} times the rate, a repair leaving the fault "
-            f"with chance {model.auto.unfixed:.2f}, {how}; a retired node replaced by a new one after "
-            f"{duration(model.replace_h)}; {runs:,} paired runs a policy.")
-    return cmp, said
+    """``(PolicyComparison, inputs sentence)`` or ``(None, why)``: retirement policies over the planned run, as
+    :func:`relmodel.scale.lifecycle.fleet_answer` gives them (the decision's ``fleet`` holds the same)."""
+    from ...scale.lifecycle.fleet_answer import fleet_answer
+    ans = fleet_answer(est, src, n_gpus=n_gpus, gpus_per_node=gpus_per_node, work=work, runs=runs, seed=seed,
+                       repair=repair)
+    return (ans.comparison, ans.said) if ans.comparison is not None else (None, ans.why)
 
 
 def to_pull_names(est):

@@ -120,6 +120,8 @@ class Decision(Result):
     cluster_wide: tuple = ()
     sources: tuple = ()
     no_progress: bool = False
+    fleet: dict = dataclasses.field(default=None, compare=False)
+    fleet_note: str = ""
     search: object = dataclasses.field(default=None, compare=False, repr=False)
     scaled: object = dataclasses.field(default=None, compare=False, repr=False)
     plan: object = dataclasses.field(default=None, compare=False, repr=False)
@@ -145,6 +147,9 @@ class Decision(Result):
             v = getattr(self, f.name)
             if f.name == "sources":
                 out[f.name] = dict(v)
+            elif isinstance(v, dict):
+                out[f.name] = {k: (float(x) if isinstance(x, float) and _finite(x) else None
+                                   if isinstance(x, float) else x) for k, x in v.items()}
             elif isinstance(v, tuple):
                 out[f.name] = list(v)
             elif isinstance(v, (bool, int, str)) or v is None:
@@ -165,6 +170,8 @@ class Decision(Result):
         out = {k: d[k] for k in keys}
         out["optimal_interval_h"] = d["interval_h"]
         out["source"] = dict(self.sources)
+        if self.fleet:  # the lifecycle's answer (relmodel.scale.lifecycle.with_fleet), beside the job's
+            out["fleet"] = dict(self.fleet)
         return out
 
     def to_frame(self):

@@ -177,6 +177,17 @@ def test_a_fleet_with_bad_nodes_says_what_the_lifecycle_gives_beside_the_headlin
     # and the planted lemons are named among the four decisions
     nodes = summary["decisions"]["nodes"]
     assert "gpu04" in nodes and "gpu12" in nodes and nodes in index
+    # the API's decision carries the same lifecycle answer (relmodel.scale.lifecycle.with_fleet)
+    from relmodel.data.source import load_source
+    from relmodel.scale.lifecycle import with_fleet
+    from relmodel.scale.targets.decision import decide
+    src = load_source(str(sacct), format="sacct", syslog=str(syslog), year=2024, population=24)
+    dec = with_fleet(decide(src, 512, simulate=False, n_boot=0, seed=0), src, population=24, runs=20, seed=0)
+    got = dec.headline()["fleet"]
+    assert got["policy"] == fleet["policy"]
+    for k in ("ettr_never", "ettr_never_lo", "ettr_never_hi", "ettr_best", "ettr_best_lo", "ettr_best_hi"):
+        assert got[k] == pytest.approx(fleet[k], rel=1e-12), k
+    assert "Simulated over 30 d of training on 64 nodes" in dec.fleet_note
 
 
 def test_a_job_that_cannot_progress_gets_no_interval_to_run(tmp_path):

@@ -1,0 +1,114 @@
+"""The planned job's answer on the fleet a log shows: its bad nodes simulated at the planned size.
+
+:func:`fleet_answer` turns a :class:`~relmodel.stats.nodes.BadNodes` estimate into the retirement policies
+compared over the planned run (never retire, a threshold, a score, pulling the likeliest bad nodes), or says
+why none is simulated.  :func:`with_fleet` gives a :class:`~relmodel.scale.targets.decision.Decision` the same
+answer: its ``fleet`` holds the ETTR never retiring and under the best policy, with their ranges, so the API,
+page 09 and the report's headline carry one lifecycle answer beside the answer that takes nodes as
+interchangeable.
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+from ...errors import RelmodelError
+from ...tables import count, duration
+
+__all__ = ["FleetAnswer", "fleet_answer", "with_fleet", "pulled", "MAX_NODES"]
+
+#: Most nodes of a planned job simulated (a larger plan is said, not simulated).
+MAX_NODES = 250_000
+
+
+@dataclass(frozen=True)
+class FleetAnswer:
+    """Retirement policies compared at the planned size (``comparison``, None when none was simulated), the
+    inputs in a sentence (``said``) or why nothing was simulated (``why``)."""
+
+    comparison: object
+    said: str
+    why: str = ""
+
+    def to_dict(self):
+        """ETTR never retiring and under the best policy, with ranges; {} when nothing was simulated."""
+        if self.comparison is None:
+            return {}
+        rows = self.comparison.to_frame().to_dict("records")
+        by = {r["policy"]: r for r in rows}
+        never, best = rows[0], by.get(self.comparison.best()) or rows[0]
+        return {"ettr_never": never["ettr"], "ettr_never_lo": never["ettr_lo"], "ettr_never_hi": never["ettr_hi"],
+                "policy": best["policy"], "ettr_best": best["ettr"], "ettr_best_lo": best["ettr_lo"],
+                "ettr_best_hi": best["ettr_hi"]}
+
+
+def pulled(est, limit=10, floor=0.5):
+    """The nodes to pull: those whose chance of being bad is at least ``floor``, likeliest first, at most
+    ``limit``; an empty table when the fleet shows no bad nodes."""
+    nodes = est.nodes
+    if not est.heterogeneous or not est.estimable:
+        return nodes.iloc[:0]
+    return nodes[nodes["p_bad"] >= floor].head(limit)
+
+
+def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, seed=None, repair="empirical"):
+    """A :class:`FleetAnswer`: the fleet ``est`` describes, at ``n_gpus`` GPUs, with each retirement policy over
+    ``work`` of training (``runs`` paired runs a policy), repairs from ``source``'s log when it has them."""
+    from ..sparing.repairs import repair_model
+    from .payoff import compare_policies, lifecycle_model
+    from .retirement import retire_top, score, threshold
+
+    unit = getattr(source, "unit", "gpu-node")
+    if unit not in ("gpu-node", "node", "server"):
+        return FleetAnswer(None, "", f"The log's units are {unit}s, not nodes of the planned job: no retirement "
+                                     "payoff is simulated for them.")
+    if not est.heterogeneous:
+        return FleetAnswer(None, "", "No bad nodes stand out in this log, so retiring nodes would only shrink the "
+                                     "pool: no retirement advice is given.")
+    if not est.estimable:
+        return FleetAnswer(None, "", "The nodes' failures vary more than interchangeable nodes' would, but the log "
+                                     "cannot tell a share of bad nodes and their rate apart (the two-class model is "
+                                     "not estimable), so no fleet is simulated and no retirement advice is given.")
+    job_nodes = max(1, int(n_gpus) // (gpus_per_node or 8))
+    if job_nodes > MAX_NODES:
+        return FleetAnswer(None, "", f"The planned job's {count(job_nodes)} nodes are more than this simulates "
+                                     f"({count(MAX_NODES)}); run compare_policies on a smaller plan or on Dask.")
+    how, law = "repair times resampled from the log", 24.0
+    if getattr(source, "has_repairs", False):
+        try:
+            law = repair_model(source.data, "empirical" if repair == "empirical" else repair)
+        except RelmodelError:
+            law, how = 24.0, "24 h repairs (an assumption: the log's repair times could not be used)"
+    else:
+        how = "24 h repairs (an assumption: the log has no repair times)"
+    model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law)
+    top = pulled(est)
+    policies = {"2 failures in 7 days": threshold(2, "7d"), "score": score()}
+    if len(top):
+        policies[f"pull the {len(top)} likeliest bad"] = retire_top(top["p_bad"].to_numpy(float))
+    cmp = compare_policies(model, policies, runs=runs, seed=seed)
+    said = (f"Simulated over {duration(model.work_h)} of training on {count(job_nodes)} nodes with "
+            f"{count(model.warm_standbys)} warm standbys, {count(model.working_nodes)} nodes in the working pool "
+            f"and {count(model.spare_nodes)} spares; a good node's MTBF {duration(model.life.mean_h)}, "
+            f"{model.bad_share:.1%} bad at {model.multiplier:.3g} times the rate, a repair leaving the fault "
+            f"with chance {model.auto.unfixed:.2f}, {how}; a retired node replaced by a new one after "
+            f"{duration(model.replace_h)}; {runs:,} paired runs a policy.")
+    return FleetAnswer(cmp, said)
+
+
+def with_fleet(decision, source, *, population=None, work="30d", runs=10, seed=None, repair="empirical"):
+    """``decision`` with its ``fleet`` set: the bad nodes ``source``'s log shows, simulated at the decision's size
+    (:func:`fleet_answer`), ETTR never retiring and under the best policy; ``fleet_note`` says the inputs, or why
+    nothing was simulated (a count table, no bad nodes, a log of disks)."""
+    from ...stats.nodes import bad_nodes
+
+    data = getattr(source, "data", source)
+    if not hasattr(data, "events"):
+        return dataclasses.replace(decision, fleet={}, fleet_note="A count table names no nodes: no lifecycle is "
+                                                                 "simulated.")
+    try:
+        est = bad_nodes(source, population=population, seed=seed)
+    except RelmodelError as err:
+        return dataclasses.replace(decision, fleet={}, fleet_note=f"The log cannot be read node by node: {err}")
+    ans = fleet_answer(est, source, n_gpus=decision.n_gpus, gpus_per_node=decision.gpus_per_node, work=work,
+                       runs=runs, seed=seed, repair=repair)
+    return dataclasses.replace(decision, fleet=ans.to_dict(), fleet_note=ans.said or ans.why)
