@@ -153,7 +153,7 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
     resolution
         The step the ETTR is printed in (0.001 for a percentage with one
         decimal).  When given, each confirmation simulation runs
-        (:func:`relmodel.simulate_to_precision`) only until its 99% interval
+        (:func:`relmodel.checkpoint.simulate_to_precision`) only until its 99% interval
         is narrower than half that step, with ``confirm_n_runs`` as the cap;
         ``precise`` says whether both got there.  The grid keeps ``n_runs``
         per interval, so its common random numbers compare the intervals.

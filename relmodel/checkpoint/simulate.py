@@ -6,7 +6,7 @@ intervals), each followed by a checkpoint write of ``ckpt_cost`` hours.  A
 failure loses everything since the last completed checkpoint and costs a
 restart of ``restart`` hours; a failure during a restart starts the restart
 again.  This is the model of Daly (2006, FGCS 22(3)), so for exponential
-failures the mean wall time matches :func:`relmodel.expected_wall_time`
+failures the mean wall time matches :func:`relmodel.checkpoint.expected_wall_time`
 when the work is a whole number of intervals (the formula treats a last,
 shorter segment as a fraction of a full one).
 
@@ -113,7 +113,7 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
         Checkpoint write δ (zero allowed) and restart time R (zero allowed;
         default 10 min, :mod:`relmodel.defaults`).
     n_runs : int
-        Number of simulated runs (``replicas=`` is the deprecated spelling). :func:`relmodel.simulate_to_precision`
+        Number of simulated runs (``replicas=`` is the deprecated spelling). :func:`relmodel.checkpoint.simulate_to_precision`
         sizes the run to the digits printed.
     seed, rng
         Seed or ``numpy.random.Generator``.
@@ -253,7 +253,7 @@ def _parallel(seed, replicas, spec, executor, chunks):
 
 
 def _daly_wall(work, tau, mtbf, ckpt, restart):
-    """Daly's expected wall time, as :func:`relmodel.expected_wall_time` but for checked scalars (inf on overflow)."""
+    """Daly's expected wall time, as :func:`relmodel.checkpoint.expected_wall_time` but for checked scalars (inf on overflow)."""
     with np.errstate(over="ignore"):
         return float(work / tau * mtbf * np.exp(restart / mtbf) * np.expm1((tau + ckpt) / mtbf))
 

@@ -17,7 +17,7 @@ a step-log measure, not the slowdown S of Lin et al. ("Understanding
 Stragglers in Large Model Training Using What-if Analysis", OSDI 2025, arXiv
 2505.05713), which re-simulates each step through its dependency model with
 every operation at its typical time; for an op-level trace use
-:func:`relmodel.read_ops` and ``OpTrace.whatif()`` (:mod:`.whatif`).  Its interval is a moving-block bootstrap over
+:func:`relmodel.read_ops` and :func:`relmodel.stragglers.whatif` (:mod:`.whatif`).  Its interval is a moving-block bootstrap over
 steps (blocks keep the persistence of slow nodes in each resample).  Each
 step's lost time (max - typical) is attributed to its slowest rank, and
 through it to that rank's node.

@@ -17,7 +17,7 @@
   first ``onset_within`` share of the run, unless ``onsets`` is given) to
   the end.
 
-Every slowdown is a fraction, as in :func:`relmodel.find_slow_nodes` (its
+Every slowdown is a fraction, as in :func:`relmodel.stragglers.find_slow_nodes` (its
 ``flagged["slowdown"]`` estimates the planted ``slow["slowdown"]``); a step
 time is multiplied by ``1 + slowdown``.  The old multipliers
 (``slow_factor=1.2``, ``spike_factor``, ``burst_factor``) are deprecated

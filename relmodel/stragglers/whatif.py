@@ -37,7 +37,7 @@ from ..tables import Result, html_table
 from .graph import COMM_TYPES
 from .simulate import simulate_steps
 
-__all__ = ["WhatIf", "whatif", "typical_times", "op_group"]
+__all__ = ["WhatIf", "whatif", "typical_times", "op_group", "analyse_trace"]
 
 _NONE = 1e-9  # a relative gap below this is rounding, not slowdown
 TOP_SHARE = 0.03  # the share of workers M_W sets to typical times (Lin et al., artifact's compute_mw)
@@ -180,7 +180,7 @@ class WhatIf(Result):
         return evict_worker(self, **kw)
 
     def goodput(self, ettr_value):
-        """ETTR x 1/S: the share of wall time left for training (see :func:`relmodel.combined_goodput`)."""
+        """ETTR x 1/S: the share of wall time left for training (see :func:`relmodel.stragglers.combined_goodput`)."""
         from .plan import whatif_goodput
 
         return whatif_goodput(self, ettr_value)
@@ -333,3 +333,19 @@ def _recoverable(trace, typ, orig_mean, candidates):
         t = _remove(trace, typ, [(int(r["stage"]), int(r["DP rank"]))]).mean()
         rows.append((r["worker"], int(r["stage"]), int(r["DP rank"]), float(orig_mean / t - 1)))
     return pd.DataFrame(rows, columns=["worker", "stage", "DP rank", "slowdown_removed"])
+
+
+def analyse_trace(trace=None, *, conf=0.95, n_boot=1000, seed=None, **read_kw):
+    """One call from an op-level trace to its what-if: a path (or DataFrame, or OpTrace), None for the bundled AR.
+
+    ``read_kw`` (``dp``, ``pp``, ``meta``...) go to :func:`~relmodel.stragglers.ops.read_ops`.  The result's
+    ``text()`` holds the page's sentences; :func:`relmodel.plots.stragglers.straggler_heatmap` and
+    ``step_times_plot`` draw its figures; ``step_log()`` feeds ``find_slow_nodes`` and the scaling fit.
+    """
+    from .ops import OpTrace, example_ops, read_ops
+
+    if trace is None:
+        trace = example_ops("AR")
+    elif not isinstance(trace, OpTrace):
+        trace = read_ops(trace, **read_kw)
+    return whatif(trace, conf=conf, n_boot=n_boot, seed=seed)

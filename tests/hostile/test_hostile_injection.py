@@ -94,10 +94,10 @@ CASES = {
     "CountTable": lambda log, tmp: _counts(),
     "Source": None,  # built from the hostile file name below
     "StepLog": lambda log, tmp: _steps(tmp),
-    "RateComparison": lambda log, tmp: relmodel.compare_rates(log, _counts(), per="gpu"),
-    "ComponentComparison": lambda log, tmp: relmodel.compare_rates(log, _counts(), per="gpu", by_component=True),
-    "FleetSummary": lambda log, tmp: relmodel.fleet_summary(_counts(), per="gpu"),
-    "RateChanges": lambda log, tmp: relmodel.rate_changes(log),
+    "RateComparison": lambda log, tmp: relmodel.stats.compare_rates(log, _counts(), per="gpu"),
+    "ComponentComparison": lambda log, tmp: relmodel.stats.compare_rates(log, _counts(), per="gpu", by_component=True),
+    "FleetSummary": lambda log, tmp: relmodel.stats.fleet_summary(_counts(), per="gpu"),
+    "RateChanges": lambda log, tmp: relmodel.stats.rate_changes(log),
     "Cluster": lambda log, tmp: relmodel.Cluster(4096, name=EVIL, assumptions=EVIL2),
 }
 

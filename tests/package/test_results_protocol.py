@@ -80,11 +80,11 @@ def test_renamed_names_warn_once_each_and_return_what_they_did():
 
 
 def test_statistics_results_speak_text_and_keep_their_old_names(llama3):
-    w = relmodel.weibayes([100.0, 200.0, 300.0], 2.0, observed=[0, 0, 0])
-    post = relmodel.update_rate(relmodel.fleet_prior(), llama3)
+    w = relmodel.stats.weibayes([100.0, 200.0, 300.0], 2.0, observed=[0, 0, 0])
+    post = relmodel.stats.update_rate(relmodel.stats.fleet_prior(), llama3)
     lives = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 40, 50, 60], "observed": True,
                           "cage": list("aaaabbbb")})
-    groups = relmodel.compare_groups(lives, "cage")
+    groups = relmodel.stats.compare_groups(lives, "cage")
     for result, old, is_property in [(w, "sentence", True), (post, "sentence", False), (groups, "verdict", True)]:
         with pytest.warns(RelmodelDeprecationWarning):
             before = getattr(result, old) if is_property else getattr(result, old)()
@@ -96,12 +96,12 @@ def test_statistics_results_speak_text_and_keep_their_old_names(llama3):
 
 def test_renamed_keywords_map_the_old_spelling_and_refuse_both():
     times = [100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0]
-    new = relmodel.power_law_gof(times, end=1000.0, n_runs=300, seed=1)
+    new = relmodel.stats.power_law_gof(times, end=1000.0, n_runs=300, seed=1)
     with pytest.warns(RelmodelDeprecationWarning, match=r"power_law_gof\(n_sim=\.\.\.\) is deprecated.*use n_runs="):
-        old = relmodel.power_law_gof(times, end=1000.0, n_sim=300, seed=1)
+        old = relmodel.stats.power_law_gof(times, end=1000.0, n_sim=300, seed=1)
     assert old.p_value == new.p_value
     with pytest.raises(InputTypeError, match="pass n_runs= only"):
-        relmodel.power_law_gof(times, end=1000.0, n_sim=300, n_runs=300)
+        relmodel.stats.power_law_gof(times, end=1000.0, n_sim=300, n_runs=300)
 
     @renamed_keywords(replicas="n_runs")
     def draw(n_runs=10):
@@ -113,16 +113,16 @@ def test_renamed_keywords_map_the_old_spelling_and_refuse_both():
 
 
 def test_the_data_argument_is_source(stepfun_log):
-    new = relmodel.rate_changes(source=stepfun_log)
+    new = relmodel.stats.rate_changes(source=stepfun_log)
     with pytest.warns(RelmodelDeprecationWarning, match=r"rate_changes\(log=\.\.\.\)"):
-        old = relmodel.rate_changes(log=stepfun_log)
+        old = relmodel.stats.rate_changes(log=stepfun_log)
     assert old.change_h == new.change_h and new.n_changes == 6      # six changes in the StepFun year (docstring)
     times, nodes = [10.0, 40.0, 25.0], ["a", "a", "b"]
     with pytest.warns(RelmodelDeprecationWarning, match=r"mcf\(data=\.\.\.\)"):
-        m = relmodel.mcf(data=times, node=nodes, start=0.0, end=50.0, n_systems=4)
+        m = relmodel.stats.mcf(data=times, node=nodes, start=0.0, end=50.0, n_systems=4)
     assert m.value.tolist() == [0.0, 0.25, 0.5, 0.75]                # 1, 2, 3 failures over 4 systems
     with pytest.warns(RelmodelDeprecationWarning, match=r"trend\(data=\.\.\.\)"):
-        assert relmodel.trend(data=stepfun_log).verdict == relmodel.trend(source=stepfun_log).verdict
+        assert relmodel.stats.trend(data=stepfun_log).verdict == relmodel.stats.trend(source=stepfun_log).verdict
 
 
 def test_a_fit_says_what_lifelines_finds():
@@ -145,7 +145,7 @@ def test_a_trend_says_its_verdict_with_the_mil_hdbk_189_p_value():
     t = np.array([100.0, 300.0, 500.0, 650.0, 800.0, 900.0, 950.0])
     stat = 2 * np.sum(np.log(1000.0 / t))                    # MIL-HDBK-189, time truncated: chi2 on 2n df
     p = 2 * min(stats.chi2.cdf(stat, 2 * t.size), stats.chi2.sf(stat, 2 * t.size))
-    r = relmodel.trend(t, end=1000.0)
+    r = relmodel.stats.trend(t, end=1000.0)
     assert r.p_value == pytest.approx(p)
     assert r.text().startswith(f"The failure rate is steady: MIL-HDBK-189 test p = {number(p)} at the 0.05 level")
     assert "over 7 failures" in r.text() and isinstance(r, Result)
@@ -201,24 +201,24 @@ def _results(llama3):
     steps = relmodel.data.example_steps()
     lives = pd.DataFrame({"duration_h": np.arange(5.0, 65.0, 5.0), "observed": True,
                           "x": [0.1, 0.4, 0.2, 0.9, 0.5, 0.3, 0.8, 0.6, 0.7, 1.0, 0.25, 0.65]})
-    scaled = relmodel.scale_rates(llama3, target_cluster=100_000, n_boot=50, seed=0)
-    m = [relmodel.mcf(source=[10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4),
-         relmodel.mcf(source=[5.0, 15.0, 30.0, 45.0], node=["a", "b", "c", "c"], start=0.0, end=50.0, n_systems=3)]
+    scaled = relmodel.scale.scale_rates(llama3, target_cluster=100_000, n_boot=50, seed=0)
+    m = [relmodel.stats.mcf(source=[10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4),
+         relmodel.stats.mcf(source=[5.0, 15.0, 30.0, 45.0], node=["a", "b", "c", "c"], start=0.0, end=50.0, n_systems=3)]
     return [
         (llama3, "counts"),
-        (relmodel.compare_fits([12.0, 30.5, 7.2, 55.0, 41.0, 18.3, 22.0], ["exponential", "weibull"], n_boot=0),
+        (relmodel.stats.compare_fits([12.0, 30.5, 7.2, 55.0, 41.0, 18.3, 22.0], ["exponential", "weibull"], n_boot=0),
          "by_family"),
         (scaled, "by_cause"),
-        (relmodel.split_budget(scaled, 10.0, "equal", by="scales_with"), "by_cause"),
-        (relmodel.find_slow_nodes(steps, alpha=0.01), "flagged"),
-        (relmodel.eviction_policy(slowdown=0.2, interval="1h", restart="10min", detection="30min",
+        (relmodel.scale.split_budget(scaled, 10.0, "equal", by="scales_with"), "by_cause"),
+        (relmodel.stragglers.find_slow_nodes(steps, alpha=0.01), "flagged"),
+        (relmodel.stragglers.eviction_policy(slowdown=0.2, interval="1h", restart="10min", detection="30min",
                                   remaining="100h"), "by_policy"),
-        (relmodel.straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), [8, 1024], fail_slow_rate=1e-4), "by_size"),
-        (relmodel.optics_requirements((10_000,), 0.9), "rows"),
-        (relmodel.regress(lives, ["x"]), "coefficients"),
-        (relmodel.compare_rates(llama3, relmodel.datasets.llama3_54day(), by_component=True), "by_cause"),
-        (relmodel.shrink_components(llama3), "by_cause"),
-        (relmodel.compare_mcf(dict(zip(("a", "b"), m))), "by_time"),
+        (relmodel.stragglers.straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), [8, 1024], fail_slow_rate=1e-4), "by_size"),
+        (relmodel.scale.optics_requirements((10_000,), 0.9), "rows"),
+        (relmodel.stats.regress(lives, ["x"]), "coefficients"),
+        (relmodel.stats.compare_rates(llama3, relmodel.datasets.llama3_54day(), by_component=True), "by_cause"),
+        (relmodel.stats.shrink_components(llama3), "by_cause"),
+        (relmodel.stats.compare_mcf(dict(zip(("a", "b"), m))), "by_time"),
         (relmodel.spare_pool(0.05, "100h", 0.01), "curve"),
     ]
 
@@ -248,13 +248,13 @@ def test_count_table_reads_as_the_source_printed_it(llama3):
 
 def test_designs_and_stragglers_speak_text_and_keep_their_old_names(llama3):
     from scipy import stats
-    cmp = relmodel.compare_designs(["nvl72-whole-rack"], llama3, 1152, 0.9, ckpt_cost="1min", restart="10min",
+    cmp = relmodel.scale.compare_designs(["nvl72-whole-rack"], llama3, 1152, 0.9, ckpt_cost="1min", restart="10min",
                                    n_runs=50, n_boot=0, seed=0)
-    optics = relmodel.optics_requirements((10_000,), 0.9)
-    curve = relmodel.straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), [8, 1024])
-    plan = relmodel.eviction_policy(slowdown=0.2, interval="1h", restart="10min", detection="30min", remaining="100h")
-    found = relmodel.find_slow_nodes(relmodel.data.example_steps(), alpha=0.01)
-    cox = relmodel.regress(pd.DataFrame({"duration_h": np.arange(5.0, 65.0, 5.0), "observed": True,
+    optics = relmodel.scale.optics_requirements((10_000,), 0.9)
+    curve = relmodel.stragglers.straggler_scaling(stats.lognorm(0.05, scale=2 / 3600), [8, 1024])
+    plan = relmodel.stragglers.eviction_policy(slowdown=0.2, interval="1h", restart="10min", detection="30min", remaining="100h")
+    found = relmodel.stragglers.find_slow_nodes(relmodel.data.example_steps(), alpha=0.01)
+    cox = relmodel.stats.regress(pd.DataFrame({"duration_h": np.arange(5.0, 65.0, 5.0), "observed": True,
                                          "x": [0.1, 0.4, 0.2, 0.9, 0.5, 0.3, 0.8, 0.6, 0.7, 1.0, 0.25, 0.65]}), ["x"])
     for result, old in [(cmp, "display"), (optics, "display"), (curve, "report"), (plan, "report"),
                         (found, "report"), (cox, "report_table")]:
@@ -269,16 +269,12 @@ def test_designs_and_stragglers_speak_text_and_keep_their_old_names(llama3):
 
 def test_slowdown_speaks_text_and_its_old_names_warn():
     steps = relmodel.data.example_steps()
-    lost = relmodel.slowdown(steps, n_boot=50, seed=3)
+    lost = relmodel.stragglers.slowdown(steps, n_boot=50, seed=3)
     with pytest.warns(RelmodelDeprecationWarning, match=r"interval_text\(\) is deprecated"):
         interval_words = lost.interval_text()
     assert interval_words in lost.text() and f"{100 * lost.share_lost:.1f}%" in lost.text()
     with pytest.warns(RelmodelDeprecationWarning, match=r"Slowdown.summary\(\) is deprecated.*use .table\(\)"):
         assert lost.summary().equals(lost.table())
-    with pytest.warns(RelmodelDeprecationWarning, match=r"StepLog.slowdown\(\) is deprecated.*relmodel.slowdown"):
-        assert steps.slowdown(n_boot=50, seed=3).share_lost == lost.share_lost
-    with pytest.warns(RelmodelDeprecationWarning, match=r"StepLog.find_slow_nodes\(\) is deprecated"):
-        assert steps.find_slow_nodes(alpha=0.01).nodes == relmodel.find_slow_nodes(steps, alpha=0.01).nodes
 
 
 def test_summary_means_the_headline_numbers(llama3):
@@ -289,10 +285,10 @@ def test_summary_means_the_headline_numbers(llama3):
         assert sim.replicas == sim.n_runs == 200
     fit = relmodel.fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull")
     assert isinstance(fit.summary(), pd.Series) and fit.summary()["aic"] == fit.aic
-    plan = relmodel.plan_requirements(llama3, 16_384, 0.9, "1min", "10min", n_boot=50, seed=0)
+    plan = relmodel.scale.plan_requirements(llama3, 16_384, 0.9, "1min", "10min", n_boot=50, seed=0)
     with pytest.warns(RelmodelDeprecationWarning, match=r"Requirements.summary\(\) is deprecated.*use .figures\(\)"):
         assert plan.summary().equals(plan.figures())
-    ci = relmodel.cumulative_incidence(relmodel.datasets.stepfun())
+    ci = relmodel.stats.cumulative_incidence(relmodel.datasets.stepfun())
     with pytest.warns(RelmodelDeprecationWarning, match=r"CumulativeIncidence.summary is deprecated.*use .by_cause$"):
         assert ci.summary.equals(ci.by_cause)
     assert int(ci.by_cause["events"].sum()) == sum(e.n_observed for e in ci.curves.values())
@@ -307,13 +303,13 @@ def test_monte_carlo_sizes_are_n_runs():
         old = relmodel.simulate_training("2d", "30min", "3h", "1min", "5min", replicas=100, seed=2)
     np.testing.assert_array_equal(old.wall_h, new.wall_h)
     kw = dict(work="100h", grid=3, seed=4)
-    a = relmodel.best_interval("3h", "45s", "10min", n_runs=40, confirm_n_runs=40, **kw)
+    a = relmodel.checkpoint.best_interval("3h", "45s", "10min", n_runs=40, confirm_n_runs=40, **kw)
     with pytest.warns(RelmodelDeprecationWarning) as caught:
-        b = relmodel.best_interval("3h", "45s", "10min", replicas=40, confirm_replicas=40, **kw)
+        b = relmodel.checkpoint.best_interval("3h", "45s", "10min", replicas=40, confirm_replicas=40, **kw)
     assert len(caught) == 2 and a.interval_h == b.interval_h and a.ettr == b.ettr
-    t = relmodel.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[1, 2], n_runs=500, seed=3)
+    t = relmodel.scale.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[1, 2], n_runs=500, seed=3)
     with pytest.warns(RelmodelDeprecationWarning, match=r"spares_table\(n_failures=\.\.\.\)"):
-        u = relmodel.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[1, 2], n_failures=500, seed=3)
+        u = relmodel.scale.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[1, 2], n_failures=500, seed=3)
     assert t.equals(u)
     from relmodel.scale.sparing.spares import simulate_stalls
     with pytest.warns(RelmodelDeprecationWarning, match=r"simulate_stalls\(n_failures=\.\.\.\)"):
@@ -323,16 +319,16 @@ def test_monte_carlo_sizes_are_n_runs():
 def test_a_slowdown_is_a_fraction():
     from scipy import stats
     d = stats.lognorm(0.03, scale=2 / 3600)
-    new = relmodel.straggler_scaling(d, [4096], fail_slow_rate=2e-4, slowdown=0.5, duration="3h")
+    new = relmodel.stragglers.straggler_scaling(d, [4096], fail_slow_rate=2e-4, slowdown=0.5, duration="3h")
     with pytest.warns(RelmodelDeprecationWarning, match=r"straggler_scaling\(factor=\.\.\.\).*use slowdown="):
-        old = relmodel.straggler_scaling(d, [4096], fail_slow_rate=2e-4, factor=1.5, duration="3h")
+        old = relmodel.stragglers.straggler_scaling(d, [4096], fail_slow_rate=2e-4, factor=1.5, duration="3h")
     assert old.by_size.equals(new.by_size) and new.fail_slow["slowdown"] == 0.5
     # the slow node's steps are 1.5 times as long: the expected max of 4,096 draws when all are slow
     all_slow = relmodel.stragglers.max_with_slow(d, 4096, 4096, slowdown=0.5)
     assert all_slow == pytest.approx(1.5 * relmodel.stragglers.max_with_slow(d, 4096), rel=1e-6)
     assert "50% slower" in new.text()
     with pytest.raises(relmodel.errors.ModelInputError, match="a fraction"):
-        relmodel.straggler_scaling(d, [8], slowdown=-0.5)
+        relmodel.stragglers.straggler_scaling(d, [8], slowdown=-0.5)
 
 
 @pytest.mark.parametrize("name, args", [("fit", {"family": "weibull"}), ("kaplan_meier", {}), ("nelson_aalen", {}),
@@ -340,7 +336,7 @@ def test_a_slowdown_is_a_fraction():
                                         ("weibayes", {"shape": 2.0})])
 def test_the_lifetime_data_argument_is_source(name, args):
     t = [12.0, 30.5, 7.2, 55.0, 41.0, 18.3]
-    fn = getattr(relmodel, name)
+    fn = getattr(relmodel.stats, name)
     new = fn(source=t, **args)
     with pytest.warns(RelmodelDeprecationWarning, match=rf"{name}\(data=\.\.\.\).*use source="):
         old = fn(data=t, **args)
@@ -351,31 +347,31 @@ def test_the_regression_data_argument_is_source():
     lives = pd.DataFrame({"duration_h": np.arange(5.0, 65.0, 5.0), "observed": True,
                           "x": [0.1, 0.4, 0.2, 0.9, 0.5, 0.3, 0.8, 0.6, 0.7, 1.0, 0.25, 0.65], "cage": list("aaaaaabbbbbb")})
     with pytest.warns(RelmodelDeprecationWarning, match=r"regress\(data=\.\.\.\)"):
-        old = relmodel.regress(data=lives, covariates=["x"])
-    assert old.coefficients.equals(relmodel.regress(lives, ["x"]).coefficients)
+        old = relmodel.stats.regress(data=lives, covariates=["x"])
+    assert old.coefficients.equals(relmodel.stats.regress(lives, ["x"]).coefficients)
     with pytest.warns(RelmodelDeprecationWarning, match=r"compare_groups\(data=\.\.\.\)"):
-        assert relmodel.compare_groups(data=lives, by="cage").p == relmodel.compare_groups(lives, "cage").p
+        assert relmodel.stats.compare_groups(data=lives, by="cage").p == relmodel.stats.compare_groups(lives, "cage").p
 
 
 def test_the_step_log_argument_is_source():
     steps = relmodel.data.example_steps()
     with pytest.warns(RelmodelDeprecationWarning, match=r"find_slow_nodes\(log=\.\.\.\)"):
-        old = relmodel.find_slow_nodes(log=steps, alpha=0.01)
-    assert old.nodes == relmodel.find_slow_nodes(source=steps, alpha=0.01).nodes == [7, 9]   # data/README.md
+        old = relmodel.stragglers.find_slow_nodes(log=steps, alpha=0.01)
+    assert old.nodes == relmodel.stragglers.find_slow_nodes(source=steps, alpha=0.01).nodes == [7, 9]   # data/README.md
     with pytest.warns(RelmodelDeprecationWarning, match=r"slowdown\(log=\.\.\.\)"):
-        assert relmodel.slowdown(log=steps, n_boot=0).share_lost == relmodel.slowdown(steps, n_boot=0).share_lost
+        assert relmodel.stragglers.slowdown(log=steps, n_boot=0).share_lost == relmodel.stragglers.slowdown(steps, n_boot=0).share_lost
 
 
 def test_seed_none_draws_fresh_entropy_and_a_seed_repeats(llama3):
-    runs = [relmodel.scale_rates(llama3, target_cluster=100_000, n_boot=200, seed=s).job_rate_lo
+    runs = [relmodel.scale.scale_rates(llama3, target_cluster=100_000, n_boot=200, seed=s).job_rate_lo
             for s in (None, None, 5, 5)]
     assert runs[0] != runs[1] and runs[2] == runs[3]
-    a, b = (relmodel.best_interval("3h", "45s", "10min", n_runs=20, grid=3, work="50h") for _ in range(2))
+    a, b = (relmodel.checkpoint.best_interval("3h", "45s", "10min", n_runs=20, grid=3, work="50h") for _ in range(2))
     assert a.ettr != b.ettr           # fresh entropy, yet one seed shared by the grid (no error, a peak found)
 
 
 def test_old_planning_order_is_refused_naming_the_new_one(llama3):
     with pytest.raises(relmodel.errors.DesignError, match=r"compare_designs\(designs, source, n_gpus, target_ettr"):
-        relmodel.compare_designs(["nvl72-whole-rack"], llama3, "1min", "10min", n_runs=10, n_boot=0, seed=0)
+        relmodel.scale.compare_designs(["nvl72-whole-rack"], llama3, "1min", "10min", n_runs=10, n_boot=0, seed=0)
     with pytest.raises(relmodel.errors.DesignError, match=r"optics_requirements\(sizes, target_ettr"):
-        relmodel.optics_requirements((10_000,), ("rail",))
+        relmodel.scale.optics_requirements((10_000,), ("rail",))

@@ -122,7 +122,7 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     ax = rate_changes_plot(stepfun_log)
     assert ax.get_xlabel().startswith("days") and len(ax.lines) >= 1
     plt.close("all")
-    summary = relmodel.fleet_summary(stepfun_log)
+    summary = relmodel.stats.fleet_summary(stepfun_log)
     axes = fleet_context(stepfun_log, summary=summary)
     assert len(axes) == 2
     labels = [t.get_text() for t in axes[0].get_yticklabels()]
@@ -138,5 +138,5 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     assert len(fleet_context(llama3)) == 1  # a count table has no times: forest plot only
     fig, (a1, a2) = plt.subplots(2)
     assert fleet_context(stepfun_log, ax=[a1, a2], summary=summary)[1] is a2
-    assert forest_plot(relmodel.fleet_summary(llama3)).get_xscale() == "log"
+    assert forest_plot(relmodel.stats.fleet_summary(llama3)).get_xscale() == "log"
     plt.close("all")

@@ -23,7 +23,7 @@ Z = (0.75 - 1.25) / math.sqrt(VAR_OLD + VAR_NEW)
 
 
 def _pair():
-    return relmodel.mcf(**OLD), relmodel.mcf(**NEW)
+    return relmodel.stats.mcf(**OLD), relmodel.stats.mcf(**NEW)
 
 
 def test_a_mapping_names_the_two_fleets():
@@ -32,7 +32,7 @@ def test_a_mapping_names_the_two_fleets():
     assert c.names == ("old", "new") and c.difference == pytest.approx(-0.5, abs=1e-12)
     assert c.z == pytest.approx(Z, rel=1e-9) and c.p == pytest.approx(math.erfc(abs(Z) / math.sqrt(2)), rel=1e-9)
     assert list(c.by_time.columns[:3]) == ["hours", "MCF old", "MCF new"] and set(c.curves) == {"old", "new"}
-    swapped = relmodel.compare_mcf(source={"new": new, "old": old}, at=50.0)
+    swapped = relmodel.stats.compare_mcf(source={"new": new, "old": old}, at=50.0)
     assert swapped.difference == pytest.approx(0.5, abs=1e-12) and swapped.names == ("new", "old")
 
 

@@ -174,7 +174,7 @@ def test_whatif_names_the_published_multiplier_factor_and_warns_on_the_old_name(
     from relmodel.errors import RelmodelDeprecationWarning
     from relmodel.stragglers.synthetic_ops import synthetic_ops
     trace = synthetic_ops(seed=0)
-    r = relmodel.whatif(trace, n_boot=0, seed=0)
+    r = relmodel.stragglers.whatif(trace, n_boot=0, seed=0)
     recorded = r.per_step["simulated_s"].mean() / r.per_step["ideal_s"].mean()  # by hand from the per-step table
     assert r.factor == pytest.approx(recorded, rel=1e-12)
     assert r.share_lost == pytest.approx(1 - 1 / recorded, rel=1e-12)

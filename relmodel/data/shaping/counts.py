@@ -91,7 +91,7 @@ def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="co
     """Build a validated :class:`CountTable` from a DataFrame with component and count columns.
 
     Counts must be whole numbers of zero or more; ``duration`` is anything
-    :func:`relmodel.hours` reads.
+    :func:`relmodel.units.hours` reads.
 
     ``n_gpus`` and ``gpus_per_node`` are counts; ``duration`` is the observation window (hours, or a string such as ``"54d"``).
 

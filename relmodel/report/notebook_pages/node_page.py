@@ -72,7 +72,8 @@ def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empiric
     job_nodes = max(1, int(n_gpus) // per_node)
     if job_nodes > MAX_NODES:
         return None, (f"The planned job's {count(job_nodes)} nodes are more than this page simulates "
-                      f"({count(MAX_NODES)}); run relmodel.compare_policies on a smaller plan or on Dask.")
+                      f"({count(MAX_NODES)}); run relmodel.scale.lifecycle.compare_policies on a smaller plan "
+                      "or on Dask.")
     how = "repair times resampled from the log"
     law = 24.0
     if src.has_repairs:

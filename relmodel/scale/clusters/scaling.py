@@ -106,7 +106,7 @@ def garwood(count, exposure_h, conf=0.95):
 def job_rates(source, conf=0.95):
     """Per-job rates of each cause (no Total row) from a CountTable, InterruptionLog or rates table.
 
-    A DataFrame is taken as already computed by :func:`relmodel.component_rates`
+    A DataFrame is taken as already computed by :func:`relmodel.stats.component_rates`
     with ``per="job"`` (columns component, category, count, exposure_h at least).
     """
     if isinstance(source, pd.DataFrame):
@@ -310,7 +310,7 @@ def scale_job_mtbf(source, n_gpus, gpus_per_node=GPUS_PER_NODE, *, source_cluste
     """Job MTBF in hours at ``n_gpus`` GPUs, scaling the rates a source was observed at.
 
     ``source`` is a CountTable or InterruptionLog (through
-    :func:`relmodel.component_rates`), or a per-job rates DataFrame together
+    :func:`relmodel.stats.component_rates`), or a per-job rates DataFrame together
     with ``source_cluster``.  E.g. the Llama 3 counts give about 3.1 h at 16,384 GPUs.
 
     Examples

@@ -18,7 +18,7 @@ Hard data is handled explicitly, never by a silent absurd estimate:
 * fewer than ``MIN_FAILURES`` (3) failures, or fewer than two distinct failure
   times, for a family with a shape parameter: a :class:`FitWarning` and the
   exponential fit with its chi-square interval (Epstein 1960), with
-  ``requested`` naming the family that was asked for (:func:`relmodel.weibayes`
+  ``requested`` naming the family that was asked for (:func:`relmodel.stats.weibayes`
   is the alternative when the shape is known from similar parts).  A shape estimated from
   one or two failures is not information (five durations with one failure give
   a Weibull scale of 3e16 h in other tools);
@@ -290,7 +290,7 @@ def fit_sample(sample, family, *, conf=0.95):
             requested, fam = fam.name, get_family("exponential")
             note = (f"{int(d)} failure(s) at {distinct} distinct time(s): a {requested} shape needs at least "
                     f"{MIN_FAILURES} failures at 2 or more distinct times; this is the exponential fit, "
-                    "with its chi-square interval (with a shape known from similar parts, relmodel.weibayes "
+                    "with its chi-square interval (with a shape known from similar parts, relmodel.stats.weibayes "
                     "estimates the scale instead)")
             warnings.warn(note, FitWarning, stacklevel=3)
     work = sample.compressed() if fam.compress else None

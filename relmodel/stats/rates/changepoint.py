@@ -213,7 +213,7 @@ def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="nod
         ``window=(start_h, end_h)``).  (``log=`` is the deprecated spelling.)
     penalty : cost of each extra change on the -2 log-likelihood scale;
         default ``3 log m`` for ``m`` bins.  Larger finds fewer changes.
-    bin : bin width (anything :func:`relmodel.hours` reads); default one day,
+    bin : bin width (anything :func:`relmodel.units.hours` reads); default one day,
         or the window / 400 for long logs.
     min_size : fewest bins in a segment.
     per : rates per "node" (the log's nodes) or "job" (the whole cluster).

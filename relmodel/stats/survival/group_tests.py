@@ -133,7 +133,7 @@ def compare_groups(source, by, *, duration=None, observed=None, weights="logrank
     """Do failure times differ between groups?  The (weighted) K-sample log-rank test.
 
     ``source``: a DataFrame with durations (hours), observed flags (see
-    :func:`relmodel.regress` for the column defaults) and the column ``by``
+    :func:`relmodel.stats.regress` for the column defaults) and the column ``by``
     naming each row's group.  ``weights``: one of :data:`WEIGHTS` (``p``, ``q``
     for Fleming-Harrington).  Returns a :class:`GroupComparison` with a
     per-group table (units, failures, observed and expected failures, median)
@@ -209,7 +209,7 @@ def gray_test(source, by, causes, cause, *, duration=None, strata=None, rho=0.0,
     """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
 
     ``source`` is a DataFrame with durations (hours; column defaults as in
-    :func:`relmodel.regress`) and the group column ``by``.
+    :func:`relmodel.stats.regress`) and the group column ``by``.
     ``causes`` names the column holding each row's cause of failure (missing
     or ``observed == False`` = censored), ``cause`` the one to compare; the
     other causes compete.  ``strata`` names a column whose levels get their
@@ -357,7 +357,7 @@ def compare_mcf(source, *, at=None, conf=0.95, **mcf_kwargs):
     """Compare the MCFs of two fleets or periods: D(t) = M1(t) - M2(t) with Var = V1 + V2.
 
     ``source`` maps two names to :class:`StepEstimate` MCFs (from
-    :func:`relmodel.mcf`) or to anything :func:`relmodel.mcf` accepts (logs;
+    :func:`relmodel.stats.mcf`) or to anything :func:`relmodel.stats.mcf` accepts (logs;
     ``mcf_kwargs`` pass through); D is the first minus the second.  The z
     test is at ``at`` (hours; default the earlier of the two last failure
     times, beyond which one MCF is not known to be flat: pass the common end
@@ -378,7 +378,7 @@ def compare_mcf(source, *, at=None, conf=0.95, **mcf_kwargs):
     ests = [x if isinstance(x, StepEstimate) else mcf(x, conf=conf, **mcf_kwargs) for x in given]
     for x in ests:
         if x.quantity != "mean cumulative function":
-            raise FitError("compare_mcf needs mean cumulative functions (relmodel.mcf results)")
+            raise FitError("compare_mcf needs mean cumulative functions (relmodel.stats.mcf results)")
     grid = np.union1d(ests[0].hours, ests[1].hours)
     vals = [_step_at(x.hours, x.value, grid) for x in ests]
     sds = [_step_at(x.hours, _sd(x, x.conf), grid) for x in ests]

@@ -39,7 +39,7 @@ __all__ = [
 
 @renamed_keywords(data="source")
 def as_durations(source, observed=None, *, entry=None, label="durations"):
-    """Turn ``source`` into :class:`~relmodel.Durations`.
+    """Turn ``source`` into :class:`~relmodel.data.Durations`.
 
     ``source`` is a ``Durations``, an array, list or ``pandas.Series`` of durations
     (numbers are hours; timedeltas and strings such as ``"3h"`` are converted).
@@ -172,7 +172,7 @@ def _check_conf(conf):
 def kaplan_meier(source, *, observed=None, entry=None, conf=0.95):
     """Kaplan-Meier estimate of the survival function, with a pointwise band.
 
-    ``source``: :class:`~relmodel.Durations`, or durations in hours with an
+    ``source``: :class:`~relmodel.data.Durations`, or durations in hours with an
     ``observed`` mask (False = right-censored) and optional ``entry`` times
     (left truncation).  The band is lifelines' exponential Greenwood interval
     (log(-log S) scale; Kalbfleisch and Prentice 2002, section 1.4).
@@ -349,7 +349,7 @@ def _log_uptime_causes(log, column):
 def cumulative_incidence(durations, causes=None, *, observed=None, conf=0.95):
     """Aalen-Johansen cumulative incidence of each cause under competing risks.
 
-    ``durations`` in hours (or a :class:`~relmodel.Durations`); ``causes`` the
+    ``durations`` in hours (or a :class:`~relmodel.data.Durations`); ``causes`` the
     cause of each event (any labels; None/NaN or ``observed == False`` marks a
     censored duration).  ``durations`` may also be an
     :class:`~relmodel.InterruptionLog`: its per-node uptimes (the rules of
