@@ -230,7 +230,7 @@ def main():
         total = ours["read"] + ours["slowdown"] + ours["detect"]
         print(f"relmodel, full size ({ours['rows']:,} rows):")
         print(f"  read_steps (Parquet, by row group)   {ours['read']:8.1f} s")
-        print(f"  StepLog.slowdown (1,000 bootstraps)  {ours['slowdown']:8.1f} s")
+        print(f"  slowdown (1,000 bootstraps)          {ours['slowdown']:8.1f} s")
         print(f"  find_slow_nodes                      {ours['detect']:8.1f} s")
         print(f"  total                                {total:8.1f} s   (target < 60 s)")
         print(f"  CPU time of the process              {ours['cpu']:8.1f} s   (with import; the wall time above "

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError
 from ..tables import Result
 from ..units import hours
@@ -139,7 +138,6 @@ def _kernel_faults(source, kernel):
     return fault, float(join.detection_latency_h), int(join.n_matched)
 
 
-@renamed_keywords(log="source")
 def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
     """Observed availability and ETTR of a past run beside the model's prediction; a :class:`Backtest`.
 

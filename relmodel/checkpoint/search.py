@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import RESTART
-from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError, NoProgressError, PrecisionWarning
 from .costs import cost_hours
 from .intervals import _ettr, _optimal
@@ -128,7 +127,6 @@ def _parabola_peak(x, y, i):
     return float(np.clip(-a[1] / (2 * a[0]), x[i - 1], x[i + 1]))
 
 
-@renamed_keywords(replicas="n_runs", confirm_replicas="confirm_n_runs")
 def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=2000, seed=None, grid=21,
                   span=6.0, confirm_n_runs=None, resolution=None):
     """Simulated best periodic checkpoint interval for ``failures``.
@@ -149,7 +147,6 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
         Number of intervals, log-spaced from τ_exp/span to τ_exp*span.
     confirm_n_runs
         Runs of the two confirmation simulations (default 4 x n_runs).
-        ``replicas=`` and ``confirm_replicas=`` are the deprecated spellings.
     resolution
         The step the ETTR is printed in (0.001 for a percentage with one
         decimal).  When given, each confirmation simulation runs

@@ -30,7 +30,6 @@ Two engines, both vectorised across replicas with no Python loop per failure:
 import numpy as np
 
 from ..defaults import RESTART
-from ..base.deprecation import renamed_keywords
 from ..budget_guard import check_cost
 from ..errors import DurationError, ModelInputError, NoProgressError
 from .costs import cost_hours
@@ -89,7 +88,6 @@ def _groups(segs):
     return [g for g in ((n, span), (1, tail)) if g[0] and g[1]]
 
 
-@renamed_keywords(replicas="n_runs")
 def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n_runs=1000,
                       seed=None, step=None, rng=None, executor=None, chunks=None, sdc_rate=0.0, sdc_delay=0.0,
                       latency=0.0):
@@ -113,8 +111,8 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
         Checkpoint write δ (zero allowed) and restart time R (zero allowed;
         default 10 min, :mod:`relmodel.defaults`).
     n_runs : int
-        Number of simulated runs (``replicas=`` is the deprecated spelling). :func:`relmodel.checkpoint.simulate_to_precision`
-        sizes the run to the digits printed.
+        Number of simulated runs. :func:`relmodel.checkpoint.simulate_to_precision` sizes the run to the
+        digits printed.
     seed, rng
         Seed or ``numpy.random.Generator``.
     executor, chunks

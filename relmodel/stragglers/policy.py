@@ -40,7 +40,6 @@ from scipy import optimize
 from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
-from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
@@ -123,9 +122,9 @@ class EvictionPlan(Result):
         """The best policy and the break-even point, as sentences."""
         return f"Best: {self.best}. {self._breakeven()}."
 
-    table = renamed_field("by_policy", method="_people")
-    report = renamed("report", "table")
-    breakeven_text = renamed("breakeven_text", "text", value=lambda self: self._breakeven())
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _dur(h):

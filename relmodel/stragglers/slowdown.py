@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, TimeRangeError
-from ..base.deprecation import renamed, renamed_keywords
 from ..tables import Result, html_table
 from relmodel.budget_guard import check_cost, count
 
@@ -146,9 +145,6 @@ class Slowdown(Result):
     def _repr_html_(self):
         return Result._repr_html_(self) + html_table(self.top_nodes())
 
-    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
-    summary = renamed("summary", "table")
-
 
 def _baseline_text(baseline):
     return baseline if isinstance(baseline, str) else f"{100 * baseline:g}th percentile"
@@ -181,7 +177,6 @@ def _check_times(log):
                              "must be a finite number of hours; drop those steps first")
 
 
-@renamed_keywords(log="source")
 def slowdown(source, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
     """What-if slowdown of a :class:`~relmodel.data.formats.steps.StepLog` (see the module notes).
 

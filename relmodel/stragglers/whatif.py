@@ -24,15 +24,13 @@ simulation through the step's dependency model (:mod:`.graph`, :mod:`.simulate`)
 """
 
 from relmodel.base.escape import html_text
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..budget_guard import check_cost, count, seed_value
-from ..errors import ModelInputError, RelmodelDeprecationWarning
-from ..base.deprecation import renamed
+from ..errors import ModelInputError
 from ..tables import Result, html_table
 from .graph import COMM_TYPES
 from .simulate import simulate_steps
@@ -97,14 +95,6 @@ class WhatIf(Result):
     def share_lost(self):
         """Share of the job's time lost to stragglers: 1 - 1/S."""
         return 1 - 1 / self.factor
-
-    @property
-    def slowdown(self):
-        """Deprecated: the published S is :attr:`factor` (a multiplier); the slowdown fraction is ``factor - 1``."""
-        warnings.warn("WhatIf.slowdown is deprecated and goes in the next minor version: the published S (a "
-                      "multiplier) is WhatIf.factor, and the slowdown as a fraction is factor - 1",
-                      RelmodelDeprecationWarning, stacklevel=2)
-        return self.factor
 
     def to_frame(self):
         """The per-step table: step, recorded, simulated and ideal time (s), factor (simulated over ideal)."""
@@ -188,8 +178,6 @@ class WhatIf(Result):
     def _repr_html_(self):
         head = "".join(f"<p>{html_text(s)}</p>" for s in self._sentences())
         return head + html_table(self.table(), index=False)
-
-    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
 
 
 def _names(workers, show=3):

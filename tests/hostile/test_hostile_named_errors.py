@@ -84,7 +84,7 @@ BIG = "9" * 5000
     (["-n", "06", "-p", "design=bogus"], "named designs"),
     (["-n", "06", "-p", "designs=[h100-rail, bogus]"], "named designs"),
     (["-n", "08", "-p", "data_path=/nonexistent"], "no such folder"),
-    (["-n", "07", "-p", "step_log=missing.csv"], "no such file"),
+    (["-n", "07", "-p", "steps=missing.csv"], "no such file"),
     (["-n", "08", "-p", "n_synthetic=0"], "from 10 to 1,000,000"),
     (["-n", "08", "-p", "n_synthetic=200000000"], "from 10 to 1,000,000"),
     (["-n", "08", "-p", "max_lives=-5"], "from 0"),
@@ -105,7 +105,7 @@ def test_a_relative_step_log_resolves_from_the_callers_folder(tmp_path, monkeypa
     from relmodel.report.parameters.rules import check_values
     (tmp_path / "steps.csv").write_text("step,rank,duration_ms\n0,0,1000\n")
     monkeypatch.chdir(tmp_path)
-    assert check_values({"step_log": "steps.csv"})["step_log"] == str((tmp_path / "steps.csv").resolve())
+    assert check_values({"steps": "steps.csv"})["steps"] == str((tmp_path / "steps.csv").resolve())
 
 
 def test_huge_integer_in_a_yaml_file_is_a_named_error(tmp_path, no_kernel):

@@ -9,7 +9,6 @@ import pytest
 from scipy import stats
 
 import relmodel
-from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.errors import CountError, EmptyDataError, ExposureError, UnitError
 from relmodel.plots.fleets import fleet_context, forest_plot, rate_changes_plot
 from relmodel.stats.rates.changepoint import _partition, rate_changes, segment_cost
@@ -129,8 +128,7 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     assert any("Llama 3" in s for s in labels) and any("with fleet prior" in s for s in labels)
     html = summary._repr_html_()
     assert not any(w in html for w in ("nan", "NaN", "inf", "None"))
-    with pytest.warns(RelmodelDeprecationWarning, match=r"FleetSummary.sentences\(\) is deprecated.*use .text\(\)"):
-        sentences = summary.sentences()
+    sentences = summary._sentences()
     # more than five changes: one sentence for them (the table lists them) and one per gap without records
     assert summary.changes.n_changes > 5
     assert len(sentences) == 3 + 1 + len(summary.changes.gaps_h) and summary.text() == " ".join(sentences)

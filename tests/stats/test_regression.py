@@ -11,7 +11,6 @@ from lifelines.datasets import load_rossi
 from lifelines.statistics import proportional_hazard_test
 
 import relmodel
-from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.errors import CovariateError, FitError, MissingColumnError, SeparationError, SeparationWarning
 from relmodel.stats.regression.covariates import CovariateWarning
 from relmodel.stats.regression.recurrent import andersen_gill, counting_process
@@ -173,8 +172,7 @@ def test_categoricals_get_a_named_reference_level():
     assert r2.coefficients.set_index("term").loc["sku=A100", "ratio"] > 1
     frame = r.to_frame()
     assert list(frame.columns[:3]) == ["covariate", "level (vs reference)", "hazard ratio"]
-    with pytest.warns(RelmodelDeprecationWarning):
-        first = r.sentences()[0]
+    first = r._sentences()[0]
     assert frame.iloc[0, 1] == "H100 vs A100" and "sku = H100" in first and r.text().startswith(first + ".")
     assert "hazard ratio" in r._repr_html_()
 

@@ -7,7 +7,6 @@ import pandas as pd
 
 from ...errors import CountError, MissingColumnError, where
 from ...units import hours
-from ...base.deprecation import renamed_field
 from ...tables import Result, pct, people_table
 
 __all__ = ["CountTable", "count_table", "MAX_COUNT"]
@@ -84,7 +83,9 @@ class CountTable(Result):
             out["share the source printed"] = t["printed_pct"] / 100
         return people_table(out, {"share": pct, "share the source printed": pct})
 
-    table = renamed_field("counts", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="count table", source=""):

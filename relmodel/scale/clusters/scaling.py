@@ -34,7 +34,6 @@ from scipy import stats
 from .cluster import COUNT_KEYS, Cluster
 from ...defaults import GPUS_PER_NODE
 from ...errors import CountError, ModelInputError, ResourceLimitError
-from ...base.deprecation import renamed_field
 from ...tables import Result, people_table
 from ...tables import pct as pct_text
 
@@ -259,7 +258,9 @@ class ScaledRates(Result):
             f"per day, {pct} low": 24 * t["rate_lo"], f"per day, {pct} high": 24 * t["rate_hi"],
             "share": t["share"]}), {"share": pct_text})
 
-    table = renamed_field("by_cause", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=None):

@@ -31,7 +31,6 @@ from ...checkpoint.intervals import optimal_interval
 from ...errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
 from ...units import hours
-from ...base.deprecation import renamed_field
 from ...tables import Result, duration, hours_text, number, people_table
 
 __all__ = ["split_budget", "Budget", "budget_what_if", "BudgetWhatIf", "share_fit", "select"]
@@ -84,7 +83,9 @@ class Budget(Result):
             "improvement needed": [f"{number(v)}x" if np.isfinite(v) else "remove the cause" for v in t["improvement"]],
             "held": t["held"]}))
 
-    table = renamed_field("by_cause", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _weights(method, names, rates):

@@ -39,7 +39,6 @@ import pandas as pd
 from scipy import special, stats
 
 from ...data.shaping.durations import Durations
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from . import mle
 from .interval import interval_rows
@@ -54,7 +53,6 @@ __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare", "fit_sam
 MIN_FAILURES = 3
 
 
-@renamed_keywords(data="source")
 def prepare(source, observed=None, entry=None):
     """Check and convert input to a :class:`relmodel.stats.lifetimes.mle.Sample` (hours).
 
@@ -127,7 +125,6 @@ def _lift_zeros(t, shortest):
     return np.where(zero, floor, t), float(floor)
 
 
-@renamed_keywords(data="source")
 def fit(source, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
     """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
 

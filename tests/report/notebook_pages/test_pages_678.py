@@ -22,7 +22,7 @@ import relmodel
 from relmodel.scale.targets.restart_growth import growing_restart
 from relmodel.data.shaping.counts import count_table
 from relmodel.data.source import load_source
-from relmodel.errors import LogFormatError, MissingColumnError, ParameterError, RelmodelDeprecationWarning
+from relmodel.errors import LogFormatError, MissingColumnError, ParameterError
 from relmodel.data.formats.lives import load_lives
 from relmodel.report.notebook_pages.straggler_page import failstop_mtbf, step_data
 from relmodel.scale.targets.decision import decide
@@ -118,17 +118,12 @@ def test_designs_page_leads_with_no_useful_progress_when_every_design_is_below_h
     assert comparison_sentences(cmp)[0].startswith("The job cannot make useful progress at this size")
 
 
-def test_step_log_is_a_deprecated_alias_of_steps(tmp_path):
+def test_steps_names_the_step_log(tmp_path):
     path = write_steps(tmp_path / "s.csv")
-    with pytest.warns(RelmodelDeprecationWarning, match="use steps"):
-        old = step_data(step_log=str(path), n_boot=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RelmodelDeprecationWarning)
-        new = step_data(str(path), n_boot=0)
-    assert old.example is None and new.lead == old.lead == "The step times are your step log s.csv."
-    assert np.array_equal(old.steps.times_h, new.steps.times_h)
-    with pytest.raises(ParameterError, match="give steps only"):
-        step_data(str(path), step_log=str(tmp_path / "other.csv"))
+    got = step_data(str(path), n_boot=0)
+    assert got.example is None and got.lead == "The step times are your step log s.csv."
+    with pytest.raises(TypeError, match="step_log"):
+        step_data(step_log=str(path), n_boot=0)               # the page's parameter of 0.2
 
 
 def test_lives_table_is_read_with_units_and_flags(tmp_path):
