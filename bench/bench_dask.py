@@ -69,7 +69,7 @@ def len_of(grid):
 def grid_time(client, grid, chunk):
     G.CHUNK = chunk
     client.submit(lambda: None).result()  # workers up
-    return min(timed(lambda: relmodel.sweep_grid(grid, executor=client)) for _ in range(3))
+    return min(timed(lambda: relmodel.scale.sweep_grid(grid, executor=client)) for _ in range(3))
 
 
 def scalar_rate(llama3, df, k=200):
@@ -117,8 +117,8 @@ def main():
     for key, label in labels.items():
         print(f"{label:38s} {times[1][key]:9.2f}s {times[2][key]:9.2f}s {times[1][key] / times[2][key]:8.2f}x")
 
-    t = min(timed(lambda: relmodel.sweep_grid(grid_small)) for _ in range(5))
-    df = relmodel.sweep_grid(grid_small)
+    t = min(timed(lambda: relmodel.scale.sweep_grid(grid_small)) for _ in range(5))
+    df = relmodel.scale.sweep_grid(grid_small)
     rate = len(df) / t
     loop = scalar_rate(relmodel.datasets.llama3_54day(), df)
     print(f"sweep_grid on one core, no executor: {rate:,.0f} combinations/s (target >= 10,000)")

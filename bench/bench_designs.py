@@ -1,4 +1,4 @@
-"""Speed of relmodel.compare_designs: the five presets and their variants x 10,000 simulated runs.
+"""Speed of relmodel.scale.compare_designs: the five presets and their variants x 10,000 simulated runs.
 
     python bench/bench_designs.py            # 10,000 runs of 7 days each
     python bench/bench_designs.py --quick    # 2,000 runs
@@ -98,7 +98,7 @@ def main():
     for label, group in (("the five presets", five), (f"all {len(ds)} designs", ds)):
         print(f"{label} x {runs:,} simulated runs of 7 days")
         for workers in (1, 2):
-            sec, cmp = best_of(lambda: relmodel.compare_designs(group, llama3, ckpt_cost="1min", restart="10min", workers=workers,
+            sec, cmp = best_of(lambda: relmodel.scale.compare_designs(group, llama3, ckpt_cost="1min", restart="10min", workers=workers,
                                                                 **kw), args.repeat)
             print(f"compare_designs, {workers} worker{'s' * (workers > 1)}: {sec:.2f} s "
                   f"({'under' if sec < 10 else 'OVER'} the 10 s target)")
@@ -107,7 +107,7 @@ def main():
           .to_string(index=False))
 
     whole = design_presets()["nvl72-whole-rack"]
-    res = relmodel.evaluate_design(whole, llama3, "1min", "10min", n_runs=1, n_boot=0, seed=0)
+    res = relmodel.scale.evaluate_design(whole, llama3, "1min", "10min", n_runs=1, n_boot=0, seed=0)
     model = domain_model(whole, res.node_interrupt_rate / whole.n_nodes, 0.0)
     sec, sim = best_of(lambda: simulate_domains(model, 24.0, horizon="7d", n_runs=runs, seed=1), args.repeat)
     fast = sim.n_events / sec
@@ -136,7 +136,7 @@ def million(llama3, targets, repeat):
               rack_fit=10_000)
     print(f"\nthe five presets at {n:,} GPUs, 600 crews, 72 h RMA lead time, rack_fit 10,000 FIT")
     for label, runs in (("closed forms", 0), ("with the simulated check", 10_000)):
-        sec, _ = best_of(lambda: relmodel.compare_designs(five, llama3, n, n_runs=runs, **kw), repeat)
+        sec, _ = best_of(lambda: relmodel.scale.compare_designs(five, llama3, n, n_runs=runs, **kw), repeat)
         print(f"compare_designs, {label}: {sec:.2f} s ({'under' if sec < 5 else 'OVER'} the 5 s target)")
         targets.add(f"compare_designs at 1,048,576 GPUs with crews and rack faults, {label}", sec, 5.0, "s",
                     higher=False)

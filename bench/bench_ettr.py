@@ -9,7 +9,7 @@ Timed, side by side in one process:
 2. relmodel.optimal_interval (Lambert W) against scipy.optimize.minimize_scalar
    run per point on the wall-time model (the library way without the closed
    form), on a sample of points; the two optima are compared;
-3. relmodel.time_breakdown over the same grid.
+3. relmodel.checkpoint.time_breakdown over the same grid.
 Relmodel timings are the best of three runs; references run once.
 """
 
@@ -55,8 +55,8 @@ def main(quick=False):
     assert np.allclose(e[:k], np.array(e_loop), rtol=1e-12)
     row("plain Python ettr (math module, extrapolated)", t_loop_full, n * n)
     row("relmodel.ettr", t_vec, n * n, t_loop_full)
-    t_bd, _ = best_of(lambda: relmodel.time_breakdown(100.0, t2d, m2d, d, r))
-    row("relmodel.time_breakdown", t_bd, n * n, t_loop_full)
+    t_bd, _ = best_of(lambda: relmodel.checkpoint.time_breakdown(100.0, t2d, m2d, d, r))
+    row("relmodel.checkpoint.time_breakdown", t_bd, n * n, t_loop_full)
 
     ds = np.geomspace(1e-3, 1.0, n)
     mm, dd = np.meshgrid(mtbfs, ds)

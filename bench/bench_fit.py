@@ -8,7 +8,7 @@ Timed:
    scipy.stats.weibull_min.fit on CensoredData (loc fixed at 0); estimates
    compared (largest relative difference); 1b. the censored exponential
    against lifelines; 1c. the log-normal of exact durations against scipy.
-2. five-family model choice: relmodel.compare_fits (n_boot=0: fits, AIC, KS)
+2. five-family model choice: relmodel.stats.compare_fits (n_boot=0: fits, AIC, KS)
    vs lifelines.utils.find_best_parametric_model (AIC scoring; it fits its own
    list of models: Weibull, exponential, log-normal, log-logistic, piecewise
    exponentials, splines, generalized gamma).  A compare_fits run with a
@@ -176,16 +176,16 @@ def bench_compare(n):
     from lifelines.utils import find_best_parametric_model
     x, obs = censored_weibull(n, seed=2)
     print(f"\n2. Five-family model choice, n = {n:,} ({(~obs).mean():.0%} censored)")
-    t_rm, cmp = best_of(lambda: relmodel.compare_fits(x, observed=obs, n_boot=0))
+    t_rm, cmp = best_of(lambda: relmodel.stats.compare_fits(x, observed=obs, n_boot=0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t_ll, ref = once(lambda: find_best_parametric_model(x, obs, scoring_method="AIC"))
-    row("relmodel.compare_fits(n_boot=0)", t_rm, note=f"best {cmp.best.family}")
+    row("relmodel.stats.compare_fits(n_boot=0)", t_rm, note=f"best {cmp.best.family}")
     row("lifelines find_best_parametric_model", t_ll, note=f"best {type(ref[0]).__name__}")
     print(f"  speed-up: {t_ll / t_rm:.1f}x (target 100x)")
     m = min(n, 10_000)
-    t_bs, _ = once(lambda: relmodel.compare_fits(x[:m], observed=obs[:m], n_boot=200, seed=0))
-    row(f"relmodel.compare_fits(n_boot=200), n = {m:,}", t_bs, note="with bootstrap p-values")
+    t_bs, _ = once(lambda: relmodel.stats.compare_fits(x[:m], observed=obs[:m], n_boot=200, seed=0))
+    row(f"relmodel.stats.compare_fits(n_boot=200), n = {m:,}", t_bs, note="with bootstrap p-values")
 
 
 def bench_gengamma(n):
@@ -214,7 +214,7 @@ def bench_grid5000(folder):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             up = relmodel.datasets.grid5000(path).uptimes()
-            return up, relmodel.compare_fits(up, n_boot=0)
+            return up, relmodel.stats.compare_fits(up, n_boot=0)
 
     t0 = time.perf_counter()
     up, cmp = run()

@@ -7,10 +7,10 @@ Timed in one process on the same data:
 1. relmodel's exact rate-ratio test (p-value and interval) against
    scipy.stats.binomtest with proportion_ci(method="exact"), pair by pair;
    the largest difference in p-values is printed;
-2. relmodel.fleet_prior against Nelder-Mead on the summed
+2. relmodel.stats.fleet_prior against Nelder-Mead on the summed
    scipy.stats.nbinom.logpmf (the obvious hand-rolled route); the
    relative difference in the fitted shape is printed;
-3. relmodel.rate_changes on a real log, timed alone (no scipy equivalent).
+3. relmodel.stats.rate_changes on a real log, timed alone (no scipy equivalent).
 Relmodel timings are the best of three runs; references run once.
 """
 
@@ -75,9 +75,9 @@ def bench_prior(n, seed=1):
                                  options={"xatol": 1e-8, "fatol": 1e-9, "maxiter": 4000})
 
     ref_s, ref = once(scipy_route)
-    ours_s, prior = best_of(lambda: relmodel.fleet_prior(list(zip(k, e))))
+    ours_s, prior = best_of(lambda: relmodel.stats.fleet_prior(list(zip(k, e))))
     row(f"{n} fleets: Nelder-Mead on scipy nbinom.logpmf", ref_s)
-    row("relmodel.fleet_prior", ours_s, ref_s)
+    row("relmodel.stats.fleet_prior", ours_s, ref_s)
     print(f"  relative difference in shape: {abs(prior.shape / np.exp(ref.x[0]) - 1):.1e}")
 
 
@@ -85,8 +85,8 @@ def bench_changes(quick):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         log = relmodel.datasets.stepfun() if quick else relmodel.datasets.lanl()
-    s, res = best_of(lambda: relmodel.rate_changes(log))
-    row(f"relmodel.rate_changes, {len(log.interruptions()):,} events, {res.counts.size} bins", s)
+    s, res = best_of(lambda: relmodel.stats.rate_changes(log))
+    row(f"relmodel.stats.rate_changes, {len(log.interruptions()):,} events, {res.counts.size} bins", s)
     print(f"  {res.n_changes} changes found")
 
 

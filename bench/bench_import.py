@@ -43,7 +43,7 @@ print(json.dumps({{"base": t1 - t0, "extra": t2 - t1,
 #: First use of each layer through the face, on top of the baseline.
 FIRST_USE = [("relmodel.read_log", "data"), ("relmodel.fit", "statistics"),
              ("relmodel.optimal_interval", "checkpoint"), ("relmodel.Cluster", "scale"),
-             ("relmodel.slowdown", "stragglers"), ("relmodel.plots.survival_plot", "plots"),
+             ("relmodel.stragglers.slowdown", "stragglers"), ("relmodel.plots.survival_plot", "plots"),
              ("relmodel.report.render", "report")]
 REPEAT = 5
 

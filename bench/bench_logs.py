@@ -125,7 +125,7 @@ def run_relmodel(path, fmt=None):
     t = Clock()
     t.start()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.LogWarning)
+        warnings.simplefilter("ignore", relmodel.data.LogWarning)
         log = relmodel.read_log(path, start="start", end="end", node="node", cause="cause", time_format=fmt)
     t.stop("read_log")
     t.start()

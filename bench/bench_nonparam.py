@@ -4,12 +4,12 @@
     python bench/bench_nonparam.py --quick    # 3,000
 
 Timed in one process on the same data:
-1. relmodel.cumulative_incidence (all causes, with variance and bands) against
+1. relmodel.stats.cumulative_incidence (all causes, with variance and bands) against
    lifelines' AalenJohansenFitter run once per cause (tie-free data, so
    lifelines does not jitter); the largest difference in the curves is printed;
-2. relmodel.kaplan_meier and relmodel.nelson_aalen (thin wrappers) against
+2. relmodel.stats.kaplan_meier and relmodel.stats.nelson_aalen (thin wrappers) against
    lifelines' fitters, to show the wrapping costs little;
-3. relmodel.mcf on a fleet of 2,000 nodes (no lifelines equivalent), timed alone.
+3. relmodel.stats.mcf on a fleet of 2,000 nodes (no lifelines equivalent), timed alone.
 Relmodel timings are the best of three runs; references run once.
 """
 
@@ -48,7 +48,7 @@ def data(n, seed=0):
 
 
 def bench_cif(h, obs, cause):
-    ours_s, ours = best_of(lambda: relmodel.cumulative_incidence(h, cause))
+    ours_s, ours = best_of(lambda: relmodel.stats.cumulative_incidence(h, cause))
     codes = pd.Series(cause).map({"GPU": 1, "network": 2, "host": 3}).fillna(0).astype(int)
 
     def lifelines_all():
@@ -60,14 +60,14 @@ def bench_cif(h, obs, cause):
     diff = max(np.max(np.abs(ours[c](r.cumulative_density_.index.to_numpy()) - r.cumulative_density_.iloc[:, 0]))
                for c, r in zip(["GPU", "network", "host"], refs))
     row("cumulative_incidence, 3 causes (lifelines AalenJohansen)", ref_s)
-    row("relmodel.cumulative_incidence", ours_s, ref_s)
+    row("relmodel.stats.cumulative_incidence", ours_s, ref_s)
     print(f"  largest difference in incidence: {diff:.2e}")
 
 
 def bench_wrappers(h, obs):
     for name, ours_fn, ref_fn in [
-        ("kaplan_meier", lambda: relmodel.kaplan_meier(h, observed=obs), lambda: KaplanMeierFitter().fit(h, obs)),
-        ("nelson_aalen", lambda: relmodel.nelson_aalen(h, observed=obs),
+        ("kaplan_meier", lambda: relmodel.stats.kaplan_meier(h, observed=obs), lambda: KaplanMeierFitter().fit(h, obs)),
+        ("nelson_aalen", lambda: relmodel.stats.nelson_aalen(h, observed=obs),
          lambda: NelsonAalenFitter(nelson_aalen_smoothing=False).fit(h, obs)),
     ]:
         ref_s, _ = once(ref_fn)
@@ -80,8 +80,8 @@ def bench_mcf(n_events, seed=1):
     rng = np.random.default_rng(seed)
     nodes = rng.integers(0, 2000, n_events)
     times = rng.uniform(0, 8000, n_events)
-    s, res = best_of(lambda: relmodel.mcf(times, node=nodes, end=8000.0, n_systems=2000))
-    row(f"relmodel.mcf, {n_events} events on 2000 nodes", s)
+    s, res = best_of(lambda: relmodel.stats.mcf(times, node=nodes, end=8000.0, n_systems=2000))
+    row(f"relmodel.stats.mcf, {n_events} events on 2000 nodes", s)
 
 
 def main():

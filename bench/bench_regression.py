@@ -46,7 +46,7 @@ def groups(n, rng):
     t = rng.weibull(1.4, n) * np.where(g == "a", 100, 120)
     c = rng.uniform(0, 250, n)
     df = pd.DataFrame({"duration_h": np.minimum(t, c), "observed": t <= c, "g": g})
-    ours, r = best_of(lambda: relmodel.compare_groups(df, "g", weights="wilcoxon"))
+    ours, r = best_of(lambda: relmodel.stats.compare_groups(df, "g", weights="wilcoxon"))
     ref, x = once(lambda: multivariate_logrank_test(df["duration_h"], df["g"], df["observed"], weightings="wilcoxon"))
     assert abs(r.statistic - x.test_statistic) < 1e-8 * x.test_statistic
     row(f"Wilcoxon test, 4 groups, n = {n:,}", ours, ref)
@@ -91,7 +91,7 @@ def robust(n, rng):
     t = rng.weibull(1.5, n) * 100 * np.exp(0.3 * x)
     c = rng.uniform(0, 250, n)
     df = pd.DataFrame({"duration_h": np.minimum(t, c), "observed": t <= c, "x": x, "unit": np.arange(n)})
-    ours, r = best_of(lambda: relmodel.regress(df, ["x"], "weibull_aft", cluster="unit"))
+    ours, r = best_of(lambda: relmodel.stats.regress(df, ["x"], "weibull_aft", cluster="unit"))
     ref, w = once(lambda: WeibullAFTFitter().fit(df[["duration_h", "observed", "x"]], "duration_h", "observed",
                                                  robust=True))
     assert abs(r.coefficients["se"].iloc[0] / w.standard_errors_[("lambda_", "x")] - 1) < 1e-5
@@ -104,7 +104,7 @@ def coverage(reps, rng, n=15, shape=1.5):
         t = rng.weibull(shape, n) * 100
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            p = relmodel.profile_intervals(t, "weibull").set_index("param").loc["shape"]
+            p = relmodel.stats.profile_intervals(t, "weibull").set_index("param").loc["shape"]
         wald += p["wald_lower"] <= shape <= p["wald_upper"]
         prof += p["lower"] <= shape <= p["upper"]
     print(f"  coverage of 95% intervals for the Weibull shape, n = {n}, {reps} samples: "

@@ -42,7 +42,7 @@ exponential sampling (the engine must beat it: it draws 32-bit uniforms and
 takes one log per block of 16 failures, not per failure) and the raw 32-bit
 draws of the generators (the engine cannot beat its own, SFC64's; numpy's
 default PCG64 is printed beside it).  Last, the run sized to the printed
-digits (:func:`relmodel.simulate_to_precision`, ETTR to 0.1 percentage point)
+digits (:func:`relmodel.checkpoint.simulate_to_precision`, ETTR to 0.1 percentage point)
 must need at least 5x fewer replicas than the fixed 10,000 of the designs page.
 The load average is printed at the start and at the end.
 """
@@ -226,7 +226,7 @@ def main(quick=False):
           f"raw 32-bit draws of SFC64 {nf / t_raw:.3g}/s (of PCG64 {nf / t_pcg:.3g}/s); "
           f"the engine {rate / (nf / t_exp):.2f}x the first, {rate / (nf / t_raw):.2f}x the second")
     print(f"  on CPU time the engine simulates {cpu_rate:.3g} failures/s ({cpu_rate / rate:.2f}x its wall-clock rate)")
-    t_auto, auto = best_of(lambda: relmodel.simulate_to_precision(work, tau, MTBF_H, CKPT_H, RESTART_H,
+    t_auto, auto = best_of(lambda: relmodel.checkpoint.simulate_to_precision(work, tau, MTBF_H, CKPT_H, RESTART_H,
                                                                   resolution=0.001, seed=1))
     lo95, hi95 = auto.ettr_ci(0.95)
     print(f"  sized to the printed ETTR (0.1%): {auto.n_runs:,} replicas in {t_auto:.3f} s, "

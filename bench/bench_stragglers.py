@@ -4,7 +4,7 @@
     python bench/bench_stragglers.py --quick    # 1,000 ranks x 2,000 steps
     python bench/bench_stragglers.py --whatif [--traces DIR] [--artifact CLONE] [--quick]
 
-The ``--whatif`` part times relmodel.read_ops + OpTrace.whatif() (S, its
+The ``--whatif`` part times relmodel.read_ops + relmodel.stragglers.whatif(trace) (S, its
 bootstrap interval, attribution to op types, stages and DP ranks, M_W and
 M_S) on the three public traces of Lin et al. (OSDI 2025; DIR holds
 trace-{AR,SE,ST}.parquet and meta-*.yaml, default the shared datasets or the
@@ -19,8 +19,8 @@ Steps:
 1. a synthetic log (1,250 nodes of 8 ranks, 3 planted slow nodes) is streamed
    to Parquet in a temporary folder, one row group per 100 steps;
 2. a fresh Python process reads it with relmodel.read_steps (two passes over
-   the row groups with pyarrow), runs relmodel.slowdown() (with a 1,000-draw
-   block bootstrap) and relmodel.find_slow_nodes, and reports the time of each
+   the row groups with pyarrow), runs relmodel.stragglers.slowdown() (with a 1,000-draw
+   block bootstrap) and relmodel.stragglers.find_slow_nodes, and reports the time of each
    part and its peak resident memory (getrusage);
 3. the same questions answered the way people otherwise would, with pandas
    (read_parquet, then groupby per step for max and median, and the slowest
@@ -52,13 +52,13 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import relmodel
-relmodel.read_steps, relmodel.slowdown, relmodel.find_slow_nodes  # load the modules first, as the pandas child imports pandas
+relmodel.read_steps, relmodel.stragglers.slowdown, relmodel.stragglers.find_slow_nodes  # load the modules first, as the pandas child imports pandas
 t0 = time.perf_counter()
 log = relmodel.read_steps({path!r}, step="step", rank="rank", duration="duration_s", node="node")
 t1 = time.perf_counter()
-sd = relmodel.slowdown(log, n_boot=1000)
+sd = relmodel.stragglers.slowdown(log, n_boot=1000)
 t2 = time.perf_counter()
-found = relmodel.find_slow_nodes(log)
+found = relmodel.stragglers.find_slow_nodes(log)
 t3 = time.perf_counter()
 use = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"read": t1 - t0, "slowdown": t2 - t1, "detect": t3 - t2, "cpu": use.ru_utime + use.ru_stime,
@@ -96,7 +96,7 @@ import relmodel
 t0, c0 = time.perf_counter(), time.process_time()
 trace = relmodel.read_ops({path!r})
 t1 = time.perf_counter()
-r = trace.whatif(n_boot=1000)
+r = relmodel.stragglers.whatif(trace, n_boot=1000)
 t2, c2 = time.perf_counter(), time.process_time()
 print(json.dumps({{"read": t1 - t0, "whatif": t2 - t1, "cpu": c2 - c0, "S": r.factor, "mw": r.mw, "ms": r.ms,
                   "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}}))
@@ -106,11 +106,12 @@ SYNTHETIC = r"""
 import json, resource, sys, time
 import numpy as np
 sys.path.insert(0, {root!r})
+from relmodel.stragglers import whatif
 from relmodel.stragglers.synthetic_ops import synthetic_ops
 t0 = time.perf_counter()
 trace = synthetic_ops(dp={dp}, pp=8, n_micro=4, n_steps={steps}, slow_workers=[(3, 100 % {dp}, 0.3)], dtype=np.float32, seed=1)
 t1, c1 = time.perf_counter(), time.process_time()
-r = trace.whatif(n_boot=1000)
+r = whatif(trace, n_boot=1000)
 t2, c2 = time.perf_counter(), time.process_time()
 use = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"make": t1 - t0, "whatif": t2 - t1, "whatif_cpu": c2 - c1, "S": r.factor, "top": r.top_workers[0],
@@ -229,7 +230,7 @@ def main():
         total = ours["read"] + ours["slowdown"] + ours["detect"]
         print(f"relmodel, full size ({ours['rows']:,} rows):")
         print(f"  read_steps (Parquet, by row group)   {ours['read']:8.1f} s")
-        print(f"  StepLog.slowdown (1,000 bootstraps)  {ours['slowdown']:8.1f} s")
+        print(f"  slowdown (1,000 bootstraps)          {ours['slowdown']:8.1f} s")
         print(f"  find_slow_nodes                      {ours['detect']:8.1f} s")
         print(f"  total                                {total:8.1f} s   (target < 60 s)")
         print(f"  CPU time of the process              {ours['cpu']:8.1f} s   (with import; the wall time above "

@@ -76,7 +76,7 @@ def _child(what, path):
         log = read_xid(path, year=2024)
         out = {"nodes": log.n_nodes, "xid": len(log.xid_events), "outages": len(log)}
     elif what.startswith("folder"):
-        from relmodel import read_xid_folder
+        from relmodel.data import read_xid_folder
         log = read_xid_folder(path, year=2024, jobs=int(what[-1]))
         out = {"nodes": log.n_nodes, "xid": len(log.xid_events), "outages": len(log)}
     elif what == "loop":

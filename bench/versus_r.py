@@ -74,10 +74,10 @@ def _rscript(code, *args):
 
 
 def _ours(d, cc):
-    t_cox, cox = best_of(lambda: relmodel.regress(d, list("abcde"), duration="time", observed="status"))
-    t_aft, aft = best_of(lambda: relmodel.regress(d, list("abcde"), "weibull_aft", duration="time", observed="status"))
+    t_cox, cox = best_of(lambda: relmodel.stats.regress(d, list("abcde"), duration="time", observed="status"))
+    t_aft, aft = best_of(lambda: relmodel.stats.regress(d, list("abcde"), "weibull_aft", duration="time", observed="status"))
     gcc = cc.assign(cause=cc["cause"].where(cc["cause"] > 0))
-    t_gray, gray = best_of(lambda: relmodel.gray_test(gcc, "group", "cause", 1, duration="time", seed=0))
+    t_gray, gray = best_of(lambda: relmodel.stats.gray_test(gcc, "group", "cause", 1, duration="time", seed=0))
     return (t_cox, t_aft, t_gray), (cox.coefficients["coef"].to_numpy(), aft.coefficients["coef"].to_numpy(), gray.statistic)
 
 
@@ -102,9 +102,9 @@ def _titan(rows, have_r):
     d = pd.read_csv(file, dtype={"SN": str})
     kw = dict(duration="years", observed="dead", categorical=["cage", "col", "row", "slot", "node"])
     old = d[d["batch"] == "old"]
-    ours = [best_of(lambda: relmodel.regress(d, ["cage", "batch"], **kw))[0],
-            best_of(lambda: relmodel.regress(d, ["cage"], strata="batch", **kw))[0],
-            best_of(lambda: relmodel.regress(old, ["col", "row", "cage", "slot", "node"], **kw))[0]]
+    ours = [best_of(lambda: relmodel.stats.regress(d, ["cage", "batch"], **kw))[0],
+            best_of(lambda: relmodel.stats.regress(d, ["cage"], strata="batch", **kw))[0],
+            best_of(lambda: relmodel.stats.regress(old, ["col", "row", "cage", "slot", "node"], **kw))[0]]
     ref = _rscript(R_TITAN, file)["times"]
     for label, a, b in zip(["Titan Cox cage + batch", "Titan Cox cage + strata(batch)", "Titan Cox old batch, 43 terms"],
                            ours, ref):

@@ -391,11 +391,6 @@ class ReportIncomplete(ReportError):
 
 
 __all__ += ["ReportIncomplete"]
-class RelmodelDeprecationWarning(DeprecationWarning):
-    """An old name still works for one minor version; the message names the new one."""
-
-
-__all__ += ["RelmodelDeprecationWarning"]
 
 
 class PrecisionWarning(UserWarning):

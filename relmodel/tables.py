@@ -17,8 +17,7 @@ The one rule set every layer's ``text()`` and ``table()`` use:
   ``dataframe`` class, in a box that scrolls instead of widening the page;
 * :class:`Result` is the protocol of results: ``to_frame()`` (numbers, for
   code), ``table()`` (formatted for people), ``text()`` (sentences) and
-  ``_repr_html_`` built from the last two (old method names stay one minor
-  version through :func:`relmodel.base.deprecation.renamed`).
+  ``_repr_html_`` built from the last two.
 """
 
 from relmodel.base.escape import html_text

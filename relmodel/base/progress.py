@@ -13,7 +13,7 @@ application that wants to show progress (the ``relmodel`` command draws a bar
 on stderr) listens for a block::
 
     with progress.listen(callback):
-        relmodel.compare_fits(x, n_boot=100_000)
+        relmodel.stats.compare_fits(x, n_boot=100_000)
 
 ``callback`` gets an :class:`Update` at most every :data:`EVERY_S` seconds
 while a loop runs, and once when it ends (``finished=True``, also after an

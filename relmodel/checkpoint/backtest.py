@@ -16,7 +16,7 @@ assumptions:
   saves its work on the way out.
 
 With ``kernel=`` (a kernel log from :func:`relmodel.read_xid`, or a join
-from :func:`relmodel.join_kernel`), an interruption matched to a kernel fault
+from :func:`relmodel.data.join_kernel`), an interruption matched to a kernel fault
 stops its progress at the fault: the time the job hung on a dead part until
 it ended is lost work, not useful time, and no checkpoint is written in it.
 
@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError
 from ..tables import Result
 from ..units import hours
@@ -139,7 +138,6 @@ def _kernel_faults(source, kernel):
     return fault, float(join.detection_latency_h), int(join.n_matched)
 
 
-@renamed_keywords(log="source")
 def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
     """Observed availability and ETTR of a past run beside the model's prediction; a :class:`Backtest`.
 
@@ -147,7 +145,7 @@ def backtest(source, interval, ckpt_cost, *, startup=0.0, kernel=None):
     and ``ckpt_cost`` the checkpoint interval and cost it ran with and
     ``startup`` the time each segment spent loading before work resumed
     (durations: hours, "30min", timedelta...).  ``kernel`` is the run's kernel
-    log (:func:`relmodel.read_xid`) or its join (:func:`relmodel.join_kernel`):
+    log (:func:`relmodel.read_xid`) or its join (:func:`relmodel.data.join_kernel`):
     progress stops at each matched fault, and the prediction adds the measured
     detection latency to the restart time.
 

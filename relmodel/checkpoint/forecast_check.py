@@ -1,7 +1,7 @@
 """Forecasts checked against what happened next: fit on the first part of a window, forecast the rest.
 
 :func:`forecast_check` takes logs (interruption logs, Slurm
-:class:`~relmodel.JobLog` runs, :class:`~relmodel.Source` objects), fits each on
+:class:`~relmodel.data.JobLog` runs, :class:`~relmodel.Source` objects), fits each on
 the first ``split`` of its observation window with the machinery that gives
 today's rate (:func:`~relmodel.stats.forecast.current_rate`: a constant rate,
 power-law and log-linear trends and the stretch after a change point, weighed by
@@ -222,7 +222,7 @@ def forecast_check(sources, *, split=0.7, conf=0.9, quantities=QUANTITIES, names
     """Fit each source on the first ``split`` of its window, forecast the rest, and compare with what happened.
 
     ``sources``: one log or a list (or a dict name -> log) of
-    :class:`~relmodel.InterruptionLog`, Slurm :class:`~relmodel.JobLog` or
+    :class:`~relmodel.InterruptionLog`, Slurm :class:`~relmodel.data.JobLog` or
     :class:`~relmodel.Source` objects; ``names`` labels them.  ``quantities``:
     any of "failures", "job_mtbf", "ettr" (the last for Slurm runs only, at the
     interval recommended from the fitted part with ``ckpt_cost`` and the run's
@@ -234,7 +234,7 @@ def forecast_check(sources, *, split=0.7, conf=0.9, quantities=QUANTITIES, names
     Examples
     --------
     >>> import relmodel
-    >>> check = relmodel.forecast_check(relmodel.datasets.stepfun())
+    >>> check = relmodel.checkpoint.forecast_check(relmodel.datasets.stepfun())
     >>> sorted(check.to_frame()["quantity"])
     ['failures', 'job_mtbf']
     """

@@ -4,7 +4,7 @@ Notation (../REFERENCE in the docs): ``ckpt_cost`` δ is the time the job is
 stalled writing one checkpoint, ``mtbf`` M the job's mean time between
 failures, ``restart`` R the time to detect, reschedule and reload, and
 ``interval`` τ the compute time between checkpoints.  All accept anything
-:func:`relmodel.hours` does and broadcast over numpy arrays.
+:func:`relmodel.units.hours` does and broadcast over numpy arrays.
 
 * intervals: :func:`young_interval`, :func:`daly_interval`,
   :func:`optimal_interval` (exact, Lambert W), :func:`best_step_interval`

@@ -70,7 +70,7 @@ def _prob(name, x):
 
 @dataclass(frozen=True)
 class RestartModel:
-    """Restart phases (durations through :func:`relmodel.hours`) and their odds.
+    """Restart phases (durations through :func:`relmodel.units.hours`) and their odds.
 
     ``hardware_fraction`` is the share of failures that need a node
     replaced; ``spare_probability`` the chance a hot spare is ready when one

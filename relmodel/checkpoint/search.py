@@ -22,7 +22,6 @@ import pandas as pd
 
 from ..scenario import takes_scenario
 from ..defaults import RESTART
-from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError, NoProgressError, PrecisionWarning
 from .costs import cost_hours
 from .intervals import _ettr, _optimal
@@ -129,7 +128,6 @@ def _parabola_peak(x, y, i):
     return float(np.clip(-a[1] / (2 * a[0]), x[i - 1], x[i + 1]))
 
 
-@renamed_keywords(replicas="n_runs", confirm_replicas="confirm_n_runs")
 @takes_scenario(ckpt_cost="ckpt_cost", restart="restart")
 def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=2000, seed=None, grid=21,
                   span=6.0, confirm_n_runs=None, resolution=None):
@@ -151,11 +149,10 @@ def best_interval(failures, ckpt_cost, restart=RESTART, *, work=None, n_runs=200
         Number of intervals, log-spaced from τ_exp/span to τ_exp*span.
     confirm_n_runs
         Runs of the two confirmation simulations (default 4 x n_runs).
-        ``replicas=`` and ``confirm_replicas=`` are the deprecated spellings.
     resolution
         The step the ETTR is printed in (0.001 for a percentage with one
         decimal).  When given, each confirmation simulation runs
-        (:func:`relmodel.simulate_to_precision`) only until its 99% interval
+        (:func:`relmodel.checkpoint.simulate_to_precision`) only until its 99% interval
         is narrower than half that step, with ``confirm_n_runs`` as the cap;
         ``precise`` says whether both got there.  The grid keeps ``n_runs``
         per interval, so its common random numbers compare the intervals.

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import binom, norm
-from ..base.deprecation import renamed
 from ..tables import Result, duration, html_table, interval, number, pct, people_table
 
 __all__ = ["SimulationResult"]
@@ -39,8 +38,6 @@ class SimulationResult(Result):
     def n_runs(self):
         """Number of simulated runs."""
         return int(np.size(self.lost_h))
-
-    replicas = renamed("replicas", "n_runs", is_property=True, value=lambda self: self.n_runs)
 
     @property
     def wall_h(self):

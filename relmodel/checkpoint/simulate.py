@@ -6,7 +6,7 @@ intervals), each followed by a checkpoint write of ``ckpt_cost`` hours.  A
 failure loses everything since the last completed checkpoint and costs a
 restart of ``restart`` hours; a failure during a restart starts the restart
 again.  This is the model of Daly (2006, FGCS 22(3)), so for exponential
-failures the mean wall time matches :func:`relmodel.expected_wall_time`
+failures the mean wall time matches :func:`relmodel.checkpoint.expected_wall_time`
 when the work is a whole number of intervals (the formula treats a last,
 shorter segment as a fraction of a full one).
 
@@ -30,7 +30,6 @@ Two engines, both vectorised across replicas with no Python loop per failure:
 import numpy as np
 
 from ..defaults import RESTART
-from ..base.deprecation import renamed_keywords
 from ..budget_guard import check_cost
 from ..errors import DurationError, ModelInputError, NoProgressError
 from .costs import cost_hours
@@ -89,7 +88,6 @@ def _groups(segs):
     return [g for g in ((n, span), (1, tail)) if g[0] and g[1]]
 
 
-@renamed_keywords(replicas="n_runs")
 def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n_runs=1000,
                       seed=None, step=None, rng=None, executor=None, chunks=None, sdc_rate=0.0, sdc_delay=0.0,
                       latency=0.0):
@@ -113,8 +111,8 @@ def simulate_training(work, interval, failures, ckpt_cost, restart=RESTART, *, n
         Checkpoint write δ (zero allowed) and restart time R (zero allowed;
         default 10 min, :mod:`relmodel.defaults`).
     n_runs : int
-        Number of simulated runs (``replicas=`` is the deprecated spelling). :func:`relmodel.simulate_to_precision`
-        sizes the run to the digits printed.
+        Number of simulated runs. :func:`relmodel.checkpoint.simulate_to_precision` sizes the run to the
+        digits printed.
     seed, rng
         Seed or ``numpy.random.Generator``.
     executor, chunks
@@ -253,7 +251,7 @@ def _parallel(seed, replicas, spec, executor, chunks):
 
 
 def _daly_wall(work, tau, mtbf, ckpt, restart):
-    """Daly's expected wall time, as :func:`relmodel.expected_wall_time` but for checked scalars (inf on overflow)."""
+    """Daly's expected wall time, as :func:`relmodel.checkpoint.expected_wall_time` but for checked scalars (inf on overflow)."""
     with np.errstate(over="ignore"):
         return float(work / tau * mtbf * np.exp(restart / mtbf) * np.expm1((tau + ckpt) / mtbf))
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..base.deprecation import renamed_keywords
 from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
 from .shaping.counts import CountTable, count_table
 from .bundled.datasets import NAMES, bundled_count_name, load
@@ -356,8 +355,6 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
     return Source(data, "log", data.name, gpus, gpn, n, data.duration_h, how, tuple(notes) + tuple(more))
 
 
-
-@renamed_keywords(log="source")
 def load_source(source="llama3", *, start=None, end=None, node=None, cause=None, planned=None,
                 time_format=None, time_unit=None, source_gpus=None, gpus_per_node=8, exposure=None,
                 format=None, job=None, year=None, min_outage=None, window=None, unit="gpu-node", syslog=None,

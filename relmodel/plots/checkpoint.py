@@ -125,7 +125,7 @@ def plot_breakdown(frame, *, ax=None):
 
 
 def plot_interval_search(search, *, ax=None):
-    """Simulated ETTR against interval from :func:`relmodel.best_interval`, with the exponential answer.
+    """Simulated ETTR against interval from :func:`relmodel.checkpoint.best_interval`, with the exponential answer.
 
     Intervals in minutes, ETTR in percent.  Returns the Axes.
 
@@ -156,7 +156,7 @@ def plot_interval_search(search, *, ax=None):
 
 
 def plot_two_level(plan, fast_cost, slow_cost, fast_restart=RESTART, slow_restart=RESTART, *, ks=None, ax=None):
-    """ETTR against the fast interval for several k, from a :func:`relmodel.two_level_optimum` plan.
+    """ETTR against the fast interval for several k, from a :func:`relmodel.checkpoint.two_level_optimum` plan.
 
     One curve per k (slow checkpoint every k fast ones; the plan's k among
     them), the optimum marked, and the slow-level-only optimum as a line.

@@ -187,7 +187,7 @@ def _band(ax, est, label, color=None, ci=True):
 def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     """Kaplan-Meier curve with its band, and fitted survival curves overlaid.
 
-    ``data``: durations (see :func:`relmodel.kaplan_meier`) or an existing
+    ``data``: durations (see :func:`relmodel.stats.kaplan_meier`) or an existing
     Kaplan-Meier :class:`~relmodel.stats.survival.nonparam.StepEstimate`.  ``fits``: one fitted
     model or a sequence of them (anything with ``sf``).  Returns the Axes.
 
@@ -326,7 +326,7 @@ def cumulative_failures_plot(times_or_log, nhpp=None, *, end=None, start=None, l
 
 
 def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
-    """Cumulative incidence of each cause (a :func:`relmodel.cumulative_incidence` result).
+    """Cumulative incidence of each cause (a :func:`relmodel.stats.cumulative_incidence` result).
 
     ``causes`` limits the curves drawn (default all, most frequent first).
     Returns the Axes.
@@ -353,7 +353,7 @@ def cumulative_incidence_plot(result, *, ci=True, causes=None, ax=None):
 
 
 def mcf_plot(result, *, ci=True, ax=None):
-    """Mean cumulative function across systems (a :func:`relmodel.mcf` result), with its band.
+    """Mean cumulative function across systems (a :func:`relmodel.stats.mcf` result), with its band.
 
     Times in hours; the MCF counts failures per system.  Returns the Axes.
 

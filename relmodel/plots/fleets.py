@@ -89,7 +89,7 @@ def fleet_context(log, ax=None, summary=None, **kwargs):
     """Forest plot against the fleets and, for a log, the rate over time with its change points.
 
     ``ax`` is None (a new figure), one Axes (forest plot only) or a pair of
-    Axes.  ``summary`` reuses a :func:`relmodel.fleet_summary` result;
+    Axes.  ``summary`` reuses a :func:`relmodel.stats.fleet_summary` result;
     ``kwargs`` go to it otherwise.  Returns the list of Axes drawn.
     """
     summary = summary if summary is not None else fleet_summary(log, **kwargs)

@@ -31,7 +31,7 @@ def calibration_plot(check, levels=None, quantity=None, ax=None):
     Examples
     --------
     >>> import relmodel
-    >>> check = relmodel.forecast_check([relmodel.datasets.stepfun()], seed=0)
+    >>> check = relmodel.checkpoint.forecast_check([relmodel.datasets.stepfun()], seed=0)
     >>> calibration_plot(check).get_xlabel()
     'Nominal level of the range (%)'
     """

@@ -123,7 +123,7 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
     """A matplotlib Figure: ETTR against interval, and required node MTBF against size.
 
     ``source`` is a CountTable or InterruptionLog of observed rates (default:
-    the Llama 3 counts). Durations take anything :func:`relmodel.hours` does.
+    the Llama 3 counts). Durations take anything :func:`relmodel.units.hours` does.
 
     Returns a ``matplotlib.figure.Figure`` (intervals in minutes, MTBF in hours).
 

@@ -227,7 +227,7 @@ def plot_repair_times(log, ax=None, bins=30):
 def plot_rates(rates, top=10, per="node-year", ax=None):
     """Rate per cause with its exact (Garwood) interval, largest first, as horizontal bars.
 
-    ``rates`` is :func:`relmodel.component_rates` output (rate_per_h, rate_lo,
+    ``rates`` is :func:`relmodel.stats.component_rates` output (rate_per_h, rate_lo,
     rate_hi per hour and unit); rates are drawn per ``per`` ("node-year" or
     "node-day").  Causes past ``top`` are left out (the title says how many).
     Returns the Axes.
@@ -236,7 +236,7 @@ def plot_rates(rates, top=10, per="node-year", ax=None):
     --------
     >>> import relmodel
     >>> from matplotlib.figure import Figure
-    >>> rates = relmodel.component_rates(relmodel.datasets.llama3_54day(), per="node")
+    >>> rates = relmodel.stats.component_rates(relmodel.datasets.llama3_54day(), per="node")
     >>> ax = plot_rates(rates, top=3, ax=Figure().subplots())
     >>> len(ax.patches), ax.get_xlabel()
     (3, 'interruptions per node-year (95% exact interval)')

@@ -43,7 +43,7 @@ def _ratio_ticks(lo, hi):
 
 
 def forest_plot(result, ax=None):
-    """Ratios of a :func:`relmodel.regress` result with their intervals, on a log axis.
+    """Ratios of a :func:`relmodel.stats.regress` result with their intervals, on a log axis.
 
     One row per coefficient, labelled ``covariate = level (vs reference)``;
     the dashed line at 1 is "no effect".  Draws on ``ax`` (a new figure when
@@ -84,7 +84,7 @@ def forest_plot(result, ax=None):
 
 
 def group_survival_plot(comparison, ax=None):
-    """Kaplan-Meier curves of each group of a :func:`relmodel.compare_groups` result.
+    """Kaplan-Meier curves of each group of a :func:`relmodel.stats.compare_groups` result.
 
     Survival probability against hours, one step line per group; draws on
     ``ax`` (a new figure when None) and returns the matplotlib Axes.
@@ -114,7 +114,7 @@ def group_survival_plot(comparison, ax=None):
 
 
 def band_plot(band, ax=None, label=None):
-    """A fitted curve with its pointwise band (a :func:`relmodel.curve_band` result).
+    """A fitted curve with its pointwise band (a :func:`relmodel.stats.curve_band` result).
 
     The curve is plotted against hours with its band shaded; ``label`` names
     the curve in the legend.  Draws on ``ax`` (a new figure when None) and

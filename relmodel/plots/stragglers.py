@@ -23,7 +23,7 @@ def _axes(ax):
 def step_times_plot(result, *, ax=None):
     """Each step's actual time (its slowest rank) against the typical rank's time, from a ``slowdown()`` result.
 
-    Given a what-if result (:func:`relmodel.whatif`) it draws :func:`whatif_steps_plot`.
+    Given a what-if result (:func:`relmodel.stragglers.whatif`) it draws :func:`whatif_steps_plot`.
     """
     if hasattr(result, "step_workers"):
         return whatif_steps_plot(result, ax=ax)
@@ -65,7 +65,7 @@ def slow_nodes_plot(found, *, top=12, ax=None):
 
 
 def straggler_scaling_plot(curve, *, ax=None):
-    """Share of time lost against GPUs in the job (log scale), from :func:`relmodel.straggler_scaling`."""
+    """Share of time lost against GPUs in the job (log scale), from :func:`relmodel.stragglers.straggler_scaling`."""
     ax = _axes(ax)
     t = curve.by_size
     ax.semilogx(t["n_gpus"], 100 * t["loss_noise"], marker="o", label="step-time noise only (E[max of N])")
@@ -80,7 +80,7 @@ def straggler_scaling_plot(curve, *, ax=None):
 
 
 def eviction_plot(plan, *, ax=None):
-    """Hours lost per fail-slow event under each policy, from :func:`relmodel.eviction_policy`."""
+    """Hours lost per fail-slow event under each policy, from :func:`relmodel.stragglers.eviction_policy`."""
     ax = _axes(ax)
     t = plan.by_policy
     colors = ["tab:green" if p == plan.best else "tab:gray" for p in t["policy"]]
@@ -93,7 +93,7 @@ def eviction_plot(plan, *, ax=None):
 
 
 def straggler_heatmap(result, *, vmax=None, ax=None):
-    """Steps x workers: how much each worker alone slows each step, from :func:`relmodel.whatif`.
+    """Steps x workers: how much each worker alone slows each step, from :func:`relmodel.stragglers.whatif`.
 
     A worker's value in a step is the smaller of its DP rank's and its
     stage's slowdown in that step (each simulated with only that group at its
@@ -120,7 +120,7 @@ def straggler_heatmap(result, *, vmax=None, ax=None):
 
 
 def whatif_steps_plot(result, *, ax=None):
-    """Each step's simulated time against the straggler-free step, from :func:`relmodel.whatif`."""
+    """Each step's simulated time against the straggler-free step, from :func:`relmodel.stragglers.whatif`."""
     ax = _axes(ax)
     t = result.per_step
     x = np.arange(len(t))

@@ -20,7 +20,7 @@ from ..base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used
 #: (``Cluster`` and the requirements load without the spare-pool, domain and design models).
-EXPORTS = [(".sparing", "spares"), (".targets.budget", "share_fit split_budget what_if"),
+EXPORTS = [(".sparing", "spares"), (".targets.budget", "share_fit split_budget budget_what_if"),
            (".clusters.cluster", "Cluster"), (".targets.grid", "sweep_grid"),
            (".targets.requirements", "Requirements best_ettr job_mtbf plan_requirements required_gpu_mtbf"),
            (".targets.requirements", "required_job_mtbf required_node_mtbf requirements_table"),
@@ -36,7 +36,7 @@ EXPORTS = [(".sparing", "spares"), (".targets.budget", "share_fit split_budget w
            (".clusters.rack_faults", "RackFaults rack_fault_rate")]
 __getattr__, __dir__ = _lazy.face(__name__, EXPORTS)
 
-__all__ = ["spares", "share_fit", "split_budget", "what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
+__all__ = ["spares", "share_fit", "split_budget", "budget_what_if", "Cluster", "Requirements", "best_ettr", "job_mtbf",
            "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
            "requirements_table", "ScaledRates", "scale_job_mtbf", "scale_rates", "erlang_b", "repair_model",
            "spare_pool", "spares_table", "blast_radius", "cause_levels", "fault_domains", "DomainModel",

@@ -13,11 +13,11 @@ means for eviction and goodput (:mod:`.plan`), and synthetic op-level traces
 (:mod:`.synthetic_ops`).  May import the checkpoint,
 statistics and data layers and the base; never :mod:`relmodel.scale` or
 presentation, never matplotlib or papermill.  Reading step logs lives in
-:mod:`relmodel.data.formats.steps`; this package attaches ``slowdown()`` and
-``find_slow_nodes()`` to :class:`~relmodel.data.formats.steps.StepLog`.
+:mod:`relmodel.data.formats.steps`; its analyses are functions here that take
+the log (``slowdown(steps)``, ``find_slow_nodes(steps)``): the data layer knows
+nothing of them.
 """
 
-from ..data.formats.steps import register_analysis
 from .detection import SlowNodes, adjust_pvalues, find_slow_nodes
 from .policy import (POLICIES, EvictionPlan, combined_goodput, event_slowdown, eviction_policy,
                      goodput_with_stragglers)
@@ -26,17 +26,14 @@ from .scaling import (ScalingCurve, expected_max, fit_rank_times, gumbel_max, ma
 from .slowdown import Slowdown, slowdown
 from .synthetic import SyntheticSteps, synthetic_steps, write_synthetic_parquet
 from .graph import OpGraph, build_graph, one_f_one_b
-from .ops import OpTrace, read_ops, read_meta, register_trace_analysis
+from .ops import OpTrace, read_ops, read_meta
 from .simulate import simulate_steps
-from .whatif import WhatIf, whatif, typical_times
-from .plan import analyse_trace, evict_worker, slow_workers, whatif_goodput, worker_steps
+from .whatif import WhatIf, analyse_trace, whatif, typical_times
+from .plan import evict_worker, slow_workers, whatif_goodput, worker_steps
 from .ops import example_ops
 from .synthetic_ops import synthetic_ops
 from .kineto import read_kineto
 
-register_analysis("slowdown", slowdown)
-register_analysis("find_slow_nodes", find_slow_nodes)
-register_trace_analysis("whatif", whatif)
 
 __all__ = ["SlowNodes", "adjust_pvalues", "find_slow_nodes", "POLICIES", "EvictionPlan", "combined_goodput",
            "event_slowdown", "eviction_policy", "goodput_with_stragglers", "fit_rank_times", "within_step_times",

@@ -47,7 +47,6 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ModelInputError
-from ..base.deprecation import renamed, renamed_field, renamed_keywords
 from ..tables import Result, html_table, people_table
 from relmodel.base.escape import html_text
 
@@ -119,8 +118,9 @@ class SlowNodes(Result):
     def _repr_html_(self):
         return f"<p>{html_text(self.text())}</p>" + (html_table(self.table()) if len(self.flagged) else "")
 
-    table = renamed_field("flagged", method="_people")
-    report = renamed("report", "table", value=lambda self, n=15: self._people(n))
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _p_text(p):
@@ -253,7 +253,6 @@ def _onset(d_node, shift):
     return int(np.argmax(gain))
 
 
-@renamed_keywords(log="source")
 def find_slow_nodes(source, *, alpha=0.01, correction="holm", window=None, min_slowdown=0.02, level=None):
     """Flag persistent fail-slow nodes of a step log (see the module notes).
 

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..base.deprecation import renamed_keywords
 from ..base.outputs import write_output
 from ..errors import LogFileNotFound, OpTraceError
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, TAIL
@@ -112,7 +111,6 @@ def read_kineto(files, *, dp, pp, tp=1, names=None, name="Kineto traces"):
     return read_ops(kineto_frame(files, dp=dp, pp=pp, tp=tp, names=names), dp=dp, pp=pp, tp=tp, name=name)
 
 
-@renamed_keywords(frame="source")
 def write_kineto_example(source, folder, *, step=None):
     """Write one Kineto-style JSON file per worker of an op-level frame (one step); returns the paths.
 

@@ -24,19 +24,11 @@ from ..errors import (DuplicateOpError, MissingOpsError, MissingRanksError, Miss
                       OpTraceError, OverlappingOpsError)
 from .graph import COMPUTE, DP_COLLECTIVES, P2P, build_graph
 
-__all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED", "register_trace_analysis"]
+__all__ = ["OpTrace", "read_ops", "read_meta", "example_ops", "BUNDLED"]
 
 NEEDED = ("dp_rank", "stage", "step", "optype", "seq_id", "start_ts", "duration")
 BUNDLED = ("AR", "ST")  # traces of Lin et al. (OSDI 2025) bundled in data/bytedance-stragglers (Apache-2.0)
 OVERLAP_TOL_S = 1e-3  # clock jitter allowed between consecutive computes of one worker
-
-
-_ANALYSES = {}
-
-
-def register_trace_analysis(name, func):
-    """Attach an analysis to :class:`OpTrace` (the planning code registers ``whatif``; keeps imports one way)."""
-    _ANALYSES[name] = func
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,12 +63,6 @@ class OpTrace:
     def __repr__(self):
         return (f"OpTrace({self.name!r}: {self.n_ops:,} operations, {self.n_steps:,} steps, "
                 f"dp {self.dp} x pp {self.pp} x tp {self.tp})")
-
-    def whatif(self, **kw):
-        """The what-if analysis of this trace: see :func:`relmodel.stragglers.whatif.whatif`."""
-        if "whatif" not in _ANALYSES:
-            raise OpTraceError("the what-if analysis is not loaded; import relmodel.stragglers")
-        return _ANALYSES["whatif"](self, **kw)
 
 
 def read_meta(path):

@@ -16,23 +16,7 @@ from ..data.formats.steps import StepLog
 from .detection import find_slow_nodes
 from .policy import combined_goodput, eviction_policy
 
-__all__ = ["analyse_trace", "worker_steps", "slow_workers", "evict_worker", "whatif_goodput", "eviction_sentence"]
-
-
-def analyse_trace(trace=None, *, conf=0.95, n_boot=1000, seed=None, **read_kw):
-    """One call from an op-level trace to its what-if: a path (or DataFrame, or OpTrace), None for the bundled AR.
-
-    ``read_kw`` (``dp``, ``pp``, ``meta``...) go to :func:`~relmodel.stragglers.ops.read_ops`.  The result's
-    ``text()`` holds the page's sentences; :func:`relmodel.plots.stragglers.straggler_heatmap` and
-    ``step_times_plot`` draw its figures; ``step_log()`` feeds ``find_slow_nodes`` and the scaling fit.
-    """
-    from .ops import OpTrace, example_ops, read_ops
-
-    if trace is None:
-        trace = example_ops("AR")
-    elif not isinstance(trace, OpTrace):
-        trace = read_ops(trace, **read_kw)
-    return trace.whatif(conf=conf, n_boot=n_boot, seed=seed)
+__all__ = ["worker_steps", "slow_workers", "evict_worker", "whatif_goodput", "eviction_sentence"]
 
 
 def worker_steps(result):

@@ -40,7 +40,6 @@ from scipy import optimize
 from ..checkpoint import ettr, optimal_interval
 from ..errors import ModelInputError
 from ..units import hours
-from ..base.deprecation import renamed, renamed_field
 from ..tables import Result, people_table
 
 __all__ = ["EvictionPlan", "eviction_policy", "combined_goodput", "goodput_with_stragglers", "POLICIES",
@@ -71,7 +70,7 @@ def goodput_with_stragglers(*, interval=None, mtbf, ckpt_cost, restart, straggle
     """Daly's ETTR at ``interval`` (the exact optimum when None) times (1 - ``straggler_loss``).
 
     ``mtbf``, ``ckpt_cost``, ``restart`` and ``interval`` are durations (hours
-    or anything :func:`relmodel.hours` accepts); ``straggler_loss`` is the
+    or anything :func:`relmodel.units.hours` accepts); ``straggler_loss`` is the
     fraction of time lost to slow nodes.  Returns the goodput as a fraction.
 
     Examples
@@ -123,9 +122,9 @@ class EvictionPlan(Result):
         """The best policy and the break-even point, as sentences."""
         return f"Best: {self.best}. {self._breakeven()}."
 
-    table = renamed_field("by_policy", method="_people")
-    report = renamed("report", "table")
-    breakeven_text = renamed("breakeven_text", "text", value=lambda self: self._breakeven())
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _dur(h):
@@ -172,7 +171,7 @@ def eviction_policy(*, slowdown, interval, mtbf=None, ckpt_cost=None, restart, d
     ``spare_free`` is the chance a spare node is free (1 minus the
     ``p_no_spare`` of :mod:`relmodel.scale.sparing.spares` for the spare pool), and
     ``wait`` how long the job waits for a node when none is.
-    Durations accept anything :func:`relmodel.hours` does.  With ``rate`` (per
+    Durations accept anything :func:`relmodel.units.hours` does.  With ``rate`` (per
     node-hour) and ``n_nodes`` the table adds each policy's share of time lost;
     with ``mtbf`` and ``ckpt_cost`` as well, the combined goodput.
 

@@ -23,18 +23,15 @@ averaged over the Poisson count of slow nodes.  The share of time lost is
 one rank, the straggler-free pace.
 """
 
-import functools
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import InputTypeError, ModelInputError, RelmodelDeprecationWarning
+from ..errors import ModelInputError
 from ..stats import fit
 from ..units import hours
-from ..base.deprecation import renamed, renamed_field, renamed_keywords
 from ..tables import Result, people_table
 from .quadrature import integrate
 
@@ -109,30 +106,11 @@ def gumbel_max(dist, n):
     return (a + _EULER * b).reshape(np.shape(n))[()]
 
 
-def _old_factor_positional(fn):
-    """Accept the earlier ``max_with_slow(dist, n, n_slow, factor)`` with a warning, as ``slowdown=factor - 1``."""
-    @functools.wraps(fn)
-    def inner(dist, n, n_slow=0, *old, **kwargs):
-        if old:
-            if len(old) > 1 or "slowdown" in kwargs:
-                raise InputTypeError("max_with_slow takes (dist, n, n_slow=0, *, slowdown=0.0); "
-                                     "give the slowdown once, by keyword")
-            warnings.warn("max_with_slow(dist, n, n_slow, factor) is deprecated and goes in the next minor "
-                          "version; use slowdown=factor - 1 (a fraction, by keyword)", RelmodelDeprecationWarning,
-                          stacklevel=2)
-            kwargs["slowdown"] = float(old[0]) - 1.0
-        return fn(dist, n, n_slow, **kwargs)
-    return inner
-
-
-@renamed_keywords(factor=("slowdown", lambda factor: float(factor) - 1.0))
-@_old_factor_positional
 def max_with_slow(dist, n, n_slow=0, *, slowdown=0.0):
     """E[max] of n - n_slow draws from ``dist`` and n_slow draws slower by ``slowdown`` (positive times).
 
     ``slowdown`` is a fraction: a slow draw is ``(1 + slowdown)`` × a draw
-    of ``dist`` (0.3: 30% longer).  ``factor=`` (``1 + slowdown``, also the
-    earlier fourth positional argument) is the deprecated spelling.
+    of ``dist`` (0.3: 30% longer).
 
     Examples
     --------
@@ -203,8 +181,9 @@ class ScalingCurve(Result):
                     f"{100 * f['slowdown']:.0f}% slower for {60 * f['duration_h']:,.0f} min until swapped out.")
         return out
 
-    table = renamed_field("by_size", method="_people")
-    report = renamed("report", "table")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _count_text(v):
@@ -222,7 +201,6 @@ def _poisson_mix(d, n_gpus, gpus_per_node, mean_slow, slowdown):
     return float(np.dot(w, vals) / w.sum())
 
 
-@renamed_keywords(factor=("slowdown", lambda factor: factor - 1))
 def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *, typical="median",
                       gpus_per_node=8, fail_slow_rate=0.0, slowdown=0.5, duration="1h"):
     """Expected synchronous step time and share of time lost for each cluster size in ``sizes`` (GPUs).
@@ -230,8 +208,7 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     ``dist`` is one rank's step-time distribution in hours (a :func:`relmodel.fit`
     result or a frozen scipy distribution).  ``fail_slow_rate`` (per node-hour),
     ``slowdown`` (a fraction: 0.5 makes a slow node's steps 50% longer) and
-    ``duration`` (until evicted) add fail-slow nodes; ``factor=`` (1 + slowdown)
-    is the deprecated spelling.
+    ``duration`` (until evicted) add fail-slow nodes.
 
     Returns a :class:`ScalingCurve`; its ``by_size`` has step times in hours,
     the expected step's ``slowdown`` against the typical step (a fraction:
@@ -264,7 +241,6 @@ def straggler_scaling(dist, sizes=(8, 64, 512, 4096, 32768, 262144, 1048576), *,
     return ScalingCurve(table, base, typical, fs)
 
 
-@renamed_keywords(log="source")
 def within_step_times(source, *, exclude=(), n=5000, seed=None):
     """A sample of per-rank step times (hours) with the step-to-step variation taken out.
 
@@ -286,7 +262,6 @@ def within_step_times(source, *, exclude=(), n=5000, seed=None):
     return source.times_h[rows, cols] / med * float(np.median(med))
 
 
-@renamed_keywords(log="source")
 def fit_rank_times(source, family="lognormal", *, exclude=(), n=5000, seed=None):
     """Fit ``family`` (see :func:`relmodel.fit`) to :func:`within_step_times` of the log."""
     return fit(within_step_times(source, exclude=exclude, n=n, seed=seed), family)

@@ -17,7 +17,7 @@ a step-log measure, not the slowdown S of Lin et al. ("Understanding
 Stragglers in Large Model Training Using What-if Analysis", OSDI 2025, arXiv
 2505.05713), which re-simulates each step through its dependency model with
 every operation at its typical time; for an op-level trace use
-:func:`relmodel.read_ops` and ``OpTrace.whatif()`` (:mod:`.whatif`).  Its interval is a moving-block bootstrap over
+:func:`relmodel.read_ops` and :func:`relmodel.stragglers.whatif` (:mod:`.whatif`).  Its interval is a moving-block bootstrap over
 steps (blocks keep the persistence of slow nodes in each resample).  Each
 step's lost time (max - typical) is attributed to its slowest rank, and
 through it to that rank's node.
@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelInputError, TimeRangeError
-from ..base.deprecation import renamed, renamed_keywords
 from ..tables import Result, html_table
 from relmodel.budget_guard import check_cost, count
 
@@ -146,9 +145,6 @@ class Slowdown(Result):
     def _repr_html_(self):
         return Result._repr_html_(self) + html_table(self.top_nodes())
 
-    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
-    summary = renamed("summary", "table")
-
 
 def _baseline_text(baseline):
     return baseline if isinstance(baseline, str) else f"{100 * baseline:g}th percentile"
@@ -181,7 +177,6 @@ def _check_times(log):
                              "must be a finite number of hours; drop those steps first")
 
 
-@renamed_keywords(log="source")
 def slowdown(source, *, baseline="median", across=None, conf=0.95, n_boot=1000, block=None, seed=None):
     """What-if slowdown of a :class:`~relmodel.data.formats.steps.StepLog` (see the module notes).
 

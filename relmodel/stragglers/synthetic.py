@@ -17,11 +17,9 @@
   first ``onset_within`` share of the run, unless ``onsets`` is given) to
   the end.
 
-Every slowdown is a fraction, as in :func:`relmodel.find_slow_nodes` (its
+Every slowdown is a fraction, as in :func:`relmodel.stragglers.find_slow_nodes` (its
 ``flagged["slowdown"]`` estimates the planted ``slow["slowdown"]``); a step
-time is multiplied by ``1 + slowdown``.  The old multipliers
-(``slow_factor=1.2``, ``spike_factor``, ``burst_factor``) are deprecated
-spellings, converted as ``factor - 1``.
+time is multiplied by ``1 + slowdown``.
 
 The result carries the log and the truth (which nodes were slow, from when).
 :func:`write_synthetic_parquet` streams the same model to a Parquet file in
@@ -34,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from ..data.formats.steps import StepLog
-from ..base.deprecation import renamed_keywords
 from ..base.escape import brief
 from ..budget_guard import check_cost, seed_value
 from ..errors import ModelInputError
@@ -69,12 +66,6 @@ class SyntheticSteps:
                                           "slower (%)": (100 * t["slowdown"]).map("{:.1f}".format)}))
 
 
-def _less_one(factor):
-    """A deprecated multiplier (1.2, or one per node) as the slowdown it means (0.2)."""
-    out = np.asarray(factor, dtype=float) - 1.0
-    return float(out) if out.ndim == 0 else out.tolist()
-
-
 def _entropy(seed):
     """``seed``, or fresh entropy for ``seed=None`` (one number, so the draw can be repeated from it)."""
     return int(np.random.SeedSequence().entropy) if seed is None else seed_value(seed)
@@ -93,12 +84,10 @@ def _check_slowdowns(**slowdowns):
             raise ModelInputError(f"{name} must be a fraction >= 0 (0.2: 20% slower); got {v!r}")
 
 
-@renamed_keywords(slow_factor=("slowdown", _less_one))
 def plant(n_nodes, n_steps, *, n_slow=2, slowdown=0.2, onsets=None, onset_within=0.5, seed=None):
     """The planted slow nodes: a table of node, onset_step and slowdown (a fraction; drawn with ``seed``).
 
-    ``slowdown`` is one fraction for all or one per node; ``slow_factor=``
-    (``1 + slowdown``) is the deprecated spelling.
+    ``slowdown`` is one fraction for all or one per node.
     """
     rng = np.random.default_rng([_entropy(seed), 1])
     if not _whole(n_slow) or not 0 <= n_slow <= n_nodes:
@@ -155,11 +144,6 @@ def _config(n_nodes, ranks_per_node, step_time, noise, spike_prob, spike_slowdow
             "burst_prob": float(burst_prob), "burst_len": int(burst_len), "burst_slowdown": float(burst_slowdown)}
 
 
-_OLD_FACTORS = {"slow_factor": ("slowdown", _less_one), "spike_factor": ("spike_slowdown", _less_one),
-                "burst_factor": ("burst_slowdown", _less_one)}
-
-
-@renamed_keywords(**_OLD_FACTORS)
 def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s", noise=0.02,
                     spike_prob=0.001, spike_slowdown=0.5, burst_prob=0.002, burst_len=5, burst_slowdown=0.3,
                     n_slow=2, slowdown=0.2, onsets=None, onset_within=0.5, seed=None):
@@ -171,8 +155,7 @@ def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s
     ``spike_slowdown`` and ``burst_slowdown``; ``n_slow`` nodes turn slower by
     ``slowdown`` (a fraction, one for all or one per node: 0.2 is 20% slower) at
     an onset within the first ``onset_within`` fraction of the run.  ``seed``
-    fixes the draw.  ``slow_factor=``, ``spike_factor=`` and ``burst_factor=``
-    (``1 + slowdown``) are the deprecated spellings.
+    fixes the draw.
 
     Examples
     --------
@@ -199,7 +182,6 @@ def synthetic_steps(n_nodes=16, ranks_per_node=8, n_steps=1000, *, step_time="2s
     return SyntheticSteps(log, slow, dict(cfg, n_steps=int(n_steps), n_slow=n_slow, seed=seed))
 
 
-@renamed_keywords(**_OLD_FACTORS)
 def write_synthetic_parquet(path, n_nodes=16, ranks_per_node=8, n_steps=1000, *, steps_per_group=100,
                             step_time="2s", noise=0.02, spike_prob=0.001, spike_slowdown=0.5, burst_prob=0.002,
                             burst_len=5, burst_slowdown=0.3, n_slow=2, slowdown=0.2, onsets=None,

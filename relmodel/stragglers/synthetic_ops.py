@@ -13,7 +13,6 @@ fractions (0.3: 30% longer), as everywhere in relmodel.
 import numpy as np
 import pandas as pd
 
-from ..base.deprecation import renamed_keywords
 from ..errors import ModelInputError
 from .graph import AG, CLIP, COMPUTE, EMB, GC, LN, OPT, RS, build_graph, interleaved_1f1b
 from .ops import OpTrace
@@ -45,12 +44,6 @@ def counts_1f1b(pp, n_micro, vpp=1):
     return out
 
 
-def _old_slow(slow):
-    """The deprecated ``slow=[(stage, DP rank, factor)]`` as slow workers with slowdowns (factor - 1)."""
-    return [(s, d, f - 1.0) for s, d, f in slow]
-
-
-@renamed_keywords(slow=("slow_workers", _old_slow), last_stage=("last_stage_slowdown", lambda f: float(f) - 1.0))
 def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow_workers=(), last_stage_slowdown=0.0, noise=0.02,
                   base=None, seed=None, dtype=np.float64, name="synthetic ops"):
     """A synthetic :class:`OpTrace`.
@@ -59,8 +52,6 @@ def synthetic_ops(dp=4, pp=4, n_micro=8, n_steps=50, *, vpp=1, slow_workers=(), 
     slowdown); every operation of theirs takes ``1 + slowdown`` times as
     long (0.3: 30% longer).  ``last_stage_slowdown`` makes the computes of
     the last stage that much longer (stage partitioning imbalance).
-    ``slow=[(stage, rank, factor)]`` and ``last_stage=`` (multipliers) are
-    the deprecated spellings, converted as ``factor - 1``.
     ``dtype=np.float32`` halves the memory of large traces.  With ``vpp`` > 1
     the schedule is interleaved 1F1B (``n_micro`` a multiple of ``pp``) and a
     chunk's computes take 1/vpp of a stage's.

@@ -24,20 +24,18 @@ simulation through the step's dependency model (:mod:`.graph`, :mod:`.simulate`)
 """
 
 from relmodel.base.escape import html_text
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..budget_guard import check_cost, count, seed_value
-from ..errors import ModelInputError, RelmodelDeprecationWarning
-from ..base.deprecation import renamed
+from ..errors import ModelInputError
 from ..tables import Result, html_table
 from .graph import COMM_TYPES
 from .simulate import simulate_steps
 
-__all__ = ["WhatIf", "whatif", "typical_times", "op_group"]
+__all__ = ["WhatIf", "whatif", "typical_times", "op_group", "analyse_trace"]
 
 _NONE = 1e-9  # a relative gap below this is rounding, not slowdown
 TOP_SHARE = 0.03  # the share of workers M_W sets to typical times (Lin et al., artifact's compute_mw)
@@ -97,14 +95,6 @@ class WhatIf(Result):
     def share_lost(self):
         """Share of the job's time lost to stragglers: 1 - 1/S."""
         return 1 - 1 / self.factor
-
-    @property
-    def slowdown(self):
-        """Deprecated: the published S is :attr:`factor` (a multiplier); the slowdown fraction is ``factor - 1``."""
-        warnings.warn("WhatIf.slowdown is deprecated and goes in the next minor version: the published S (a "
-                      "multiplier) is WhatIf.factor, and the slowdown as a fraction is factor - 1",
-                      RelmodelDeprecationWarning, stacklevel=2)
-        return self.factor
 
     def to_frame(self):
         """The per-step table: step, recorded, simulated and ideal time (s), factor (simulated over ideal)."""
@@ -180,7 +170,7 @@ class WhatIf(Result):
         return evict_worker(self, **kw)
 
     def goodput(self, ettr_value):
-        """ETTR x 1/S: the share of wall time left for training (see :func:`relmodel.combined_goodput`)."""
+        """ETTR x 1/S: the share of wall time left for training (see :func:`relmodel.stragglers.combined_goodput`)."""
         from .plan import whatif_goodput
 
         return whatif_goodput(self, ettr_value)
@@ -188,8 +178,6 @@ class WhatIf(Result):
     def _repr_html_(self):
         head = "".join(f"<p>{html_text(s)}</p>" for s in self._sentences())
         return head + html_table(self.table(), index=False)
-
-    interval_text = renamed("interval_text", "text", value=lambda self: self._interval())
 
 
 def _names(workers, show=3):
@@ -333,3 +321,19 @@ def _recoverable(trace, typ, orig_mean, candidates):
         t = _remove(trace, typ, [(int(r["stage"]), int(r["DP rank"]))]).mean()
         rows.append((r["worker"], int(r["stage"]), int(r["DP rank"]), float(orig_mean / t - 1)))
     return pd.DataFrame(rows, columns=["worker", "stage", "DP rank", "slowdown_removed"])
+
+
+def analyse_trace(trace=None, *, conf=0.95, n_boot=1000, seed=None, **read_kw):
+    """One call from an op-level trace to its what-if: a path (or DataFrame, or OpTrace), None for the bundled AR.
+
+    ``read_kw`` (``dp``, ``pp``, ``meta``...) go to :func:`~relmodel.stragglers.ops.read_ops`.  The result's
+    ``text()`` holds the page's sentences; :func:`relmodel.plots.stragglers.straggler_heatmap` and
+    ``step_times_plot`` draw its figures; ``step_log()`` feeds ``find_slow_nodes`` and the scaling fit.
+    """
+    from .ops import OpTrace, example_ops, read_ops
+
+    if trace is None:
+        trace = example_ops("AR")
+    elif not isinstance(trace, OpTrace):
+        trace = read_ops(trace, **read_kw)
+    return whatif(trace, conf=conf, n_boot=n_boot, seed=seed)

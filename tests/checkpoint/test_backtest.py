@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from relmodel import backtest, read_sacct, read_log
+from relmodel import read_sacct, read_log
+from relmodel.checkpoint import backtest
 from relmodel.checkpoint.intervals import ettr
 from relmodel.data.formats.synthetic_ops import synthetic_sacct
 from relmodel.errors import ModelInputError

@@ -168,4 +168,4 @@ def test_checkpoint_longer_than_mtbf_is_documented_not_nan():
 
 def test_exports():
     for name in ("expected_wall_time", "time_breakdown", "best_step_interval"):
-        assert hasattr(relmodel, name)
+        assert hasattr(relmodel.checkpoint, name)

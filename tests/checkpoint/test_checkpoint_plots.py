@@ -31,7 +31,7 @@ def test_simulated_histogram_with_exact_line():
 
 
 def test_breakdown_bar_sums_to_100():
-    ax = pc.plot_breakdown(relmodel.time_breakdown(100, 0.27, 3.09, 45 / 3600, 1 / 6).to_frame())
+    ax = pc.plot_breakdown(relmodel.checkpoint.time_breakdown(100, 0.27, 3.09, 45 / 3600, 1 / 6).to_frame())
     widths = [p.get_width() for p in ax.patches]
     assert sum(widths) == pytest.approx(100)
 
@@ -42,13 +42,13 @@ def test_interval_search_plot():
 
         def ppf(self, q):
             return stats.expon(scale=2.0).ppf(q)
-    res = relmodel.best_interval(Fit(), "1min", "5min", n_runs=100, grid=5, work="100h")
+    res = relmodel.checkpoint.best_interval(Fit(), "1min", "5min", n_runs=100, grid=5, work="100h")
     ax = pc.plot_interval_search(res)
     assert len(ax.get_lines()) == 4
 
 
 def test_two_level_plot_marks_the_optimum():
-    plan = relmodel.two_level_optimum("3h", "5s", "2min", "1min", "10min", fast_fraction=0.8)
+    plan = relmodel.checkpoint.two_level_optimum("3h", "5s", "2min", "1min", "10min", fast_fraction=0.8)
     ax = pc.plot_two_level(plan, "5s", "2min", "1min", "10min")
     star = [ln for ln in ax.get_lines() if ln.get_label().startswith("best")][0]
     assert star.get_ydata()[0] == pytest.approx(100 * plan.ettr)
@@ -79,6 +79,6 @@ def test_ettr_curve_legend_reads_like_the_pages():
 def test_breakdown_legend_one_decimal():
     import re
 
-    ax = pc.plot_breakdown(relmodel.time_breakdown("30d", "16min", "3h", "45s", "10min").to_frame())
+    ax = pc.plot_breakdown(relmodel.checkpoint.time_breakdown("30d", "16min", "3h", "45s", "10min").to_frame())
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels and all(re.search(r": \d+\.\d%$", lab) for lab in labels), labels

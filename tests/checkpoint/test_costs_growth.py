@@ -12,7 +12,7 @@ from relmodel.checkpoint.costs import CheckpointModel, cost_hours, fit_growth
 from relmodel.checkpoint.restart import RestartModel
 from relmodel.errors import ModelInputError
 from relmodel.scale import Cluster
-from relmodel.scale.targets.budget import what_if
+from relmodel.scale.targets.budget import budget_what_if
 from relmodel.scale.design.designs import compare_designs, design_presets
 from relmodel.scale.targets.grid import sweep_grid
 from relmodel.scale.targets.optics import transceiver_requirement
@@ -53,7 +53,7 @@ def test_restart_growth_by_hand():
 def test_growth_terms_at_zero_give_todays_answers(llama3):
     d, r = "1min", "10min"
     D, R = FLAT_CKPT, FLAT_RESTART
-    assert cost_hours(D) == relmodel.hours(d) and cost_hours(R) == relmodel.hours(r)
+    assert cost_hours(D) == relmodel.units.hours(d) and cost_hours(R) == relmodel.units.hours(r)
     assert optimal_interval("3h", D) == optimal_interval("3h", d)
     assert ettr("20min", "3h", D, R) == ettr("20min", "3h", d, r)
     assert expected_wall_time(100, "20min", "3h", D, R) == expected_wall_time(100, "20min", "3h", d, r)
@@ -79,8 +79,8 @@ def test_growth_terms_at_zero_give_todays_answers(llama3):
     g2 = sweep_grid({"n_gpus": [1_024, 16_384], "ckpt_cost": [d]}, restart=r)
     assert g1.equals(g2)
     scaled = scale_rates(llama3, target_cluster=Cluster.llama3(), n_boot=50, seed=0)
-    assert what_if(scaled, {"Faulty GPU": 0.5}, D, R, n_boot=50, seed=0).to_frame().equals(
-        what_if(scaled, {"Faulty GPU": 0.5}, d, r, n_boot=50, seed=0).to_frame())
+    assert budget_what_if(scaled, {"Faulty GPU": 0.5}, D, R, n_boot=50, seed=0).to_frame().equals(
+        budget_what_if(scaled, {"Faulty GPU": 0.5}, d, r, n_boot=50, seed=0).to_frame())
     assert transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost=D, restart=R) == pytest.approx(
         transceiver_requirement(Cluster.llama3(), 0.9, ckpt_cost=d, restart=r), rel=1e-12)  # all reload: all exposed
     kw = dict(n_gpus=1_152, n_runs=100, n_boot=20, seed=0)
@@ -103,7 +103,7 @@ def test_costs_that_grow_change_the_answers_as_the_law_says(llama3):
         # (0.4-1.6% at these sizes), more than a restart of the reload alone
         model = required_node_mtbf(n, 0.9, ckpt, restart, fixed_rate_per_h=0)
         whole = required_node_mtbf(n, 0.9, d, r, fixed_rate_per_h=0)
-        assert required_node_mtbf(n, 0.9, d, relmodel.hours("3min"), fixed_rate_per_h=0) < model < whole
+        assert required_node_mtbf(n, 0.9, d, relmodel.units.hours("3min"), fixed_rate_per_h=0) < model < whole
         assert 0.001 < 1 - model / whole < 0.03
     t = requirements_table([4_096, 65_536], 0.9, ckpt_costs=[ckpt], restarts=[restart], fixed_rate_per_h=0)
     assert t["ckpt_cost_h"].tolist() == [ckpt.hours_at(4_096), ckpt.hours_at(65_536)]

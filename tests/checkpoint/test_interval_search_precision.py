@@ -21,7 +21,7 @@ def daly_ettr(tau):
 
 
 def test_a_coarse_step_stops_early_and_agrees_with_the_formula():
-    s = relmodel.best_interval("3h", "45s", "10min", n_runs=200, grid=7, work="300h", seed=3, resolution=0.01)
+    s = relmodel.checkpoint.best_interval("3h", "45s", "10min", n_runs=200, grid=7, work="300h", seed=3, resolution=0.01)
     cap = 4 * 200
     assert s.precise is True and s.resolution == 0.01
     assert 2 <= s.n_runs_best < cap and 2 <= s.n_runs_exp < cap  # a whole-percent step needs few runs
@@ -31,14 +31,14 @@ def test_a_coarse_step_stops_early_and_agrees_with_the_formula():
 
 
 def test_the_cap_binds_and_the_page_says_so():
-    s = relmodel.best_interval("3h", "45s", "10min", n_runs=10, grid=5, work="300h", seed=3, resolution=0.0001)
+    s = relmodel.checkpoint.best_interval("3h", "45s", "10min", n_runs=10, grid=5, work="300h", seed=3, resolution=0.0001)
     assert s.precise is False and s.n_runs_best == s.n_runs_exp == 40  # 4 x n_runs
     text = precision_sentence(s)
     assert "stopped at their cap (40 runs" in text and "raise n_runs" in text
 
 
 def test_fixed_sizes_without_a_resolution():
-    s = relmodel.best_interval("3h", "45s", "10min", n_runs=20, grid=3, work="50h", seed=1)
+    s = relmodel.checkpoint.best_interval("3h", "45s", "10min", n_runs=20, grid=3, work="50h", seed=1)
     assert (s.resolution, s.precise, s.n_runs_best, s.n_runs_exp) == (None, None, 80, 80)
     assert precision_sentence(s) == ""
 
@@ -46,4 +46,4 @@ def test_fixed_sizes_without_a_resolution():
 @pytest.mark.parametrize("bad", [0, 1, -0.1, "0.1%"])
 def test_a_resolution_outside_0_1_is_refused(bad):
     with pytest.raises(ModelInputError, match="printed step"):
-        relmodel.best_interval("3h", "45s", "10min", n_runs=20, grid=3, work="50h", seed=1, resolution=bad)
+        relmodel.checkpoint.best_interval("3h", "45s", "10min", n_runs=20, grid=3, work="50h", seed=1, resolution=bad)

@@ -33,7 +33,7 @@ def reference():
 
 def test_sized_run_agrees_with_plain_numpy(reference):
     ref, walls = reference
-    s = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.001, seed=4)
+    s = relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.001, seed=4)
     mine = s.work_h + s.checkpoint_h + s.lost_h + s.restart_time_h
     hw = ettr_half_width(mine)
     assert hw < 0.0005
@@ -47,9 +47,9 @@ def test_stops_near_the_replicas_it_needs(reference):
     target = 0.0005
     # replicas the reference spread needs: hw = Z * sd * W / m^2 / sqrt(n)
     need = (Z95 * walls.std(ddof=1) * WORK / walls.mean() ** 2 / target) ** 2
-    s = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=2 * target, seed=9)
+    s = relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=2 * target, seed=9)
     assert 0.8 * need < s.n_runs < 1.5 * need
-    looser = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.01, seed=9)
+    looser = relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.01, seed=9)
     assert looser.n_runs < s.n_runs / 10
     assert half_width(looser) < 0.005
 
@@ -62,14 +62,14 @@ def test_half_width_is_the_simulators_interval():
 
 def test_cap_warns_and_stops_at_the_cap():
     with pytest.warns(PrecisionWarning, match="raise max_runs"):
-        s = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.0001, max_runs=3000,
+        s = relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.0001, max_runs=3000,
                                            seed=1)
     assert s.n_runs == 3000
 
 
 def test_same_seed_same_replicas():
-    a = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, seed=5)
-    b = relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, rng=np.random.default_rng(5))
+    a = relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, seed=5)
+    b = relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, rng=np.random.default_rng(5))
     np.testing.assert_array_equal(a.lost_h, b.lost_h)
     np.testing.assert_array_equal(a.failures, b.failures)
 
@@ -77,7 +77,7 @@ def test_same_seed_same_replicas():
 def test_no_warning_when_reached():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.01, seed=3)
+        relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, resolution=0.01, seed=3)
 
 
 @pytest.mark.parametrize("kwargs", [dict(resolution=0), dict(resolution=1.5), dict(conf=95), dict(first=1),
@@ -85,7 +85,7 @@ def test_no_warning_when_reached():
                                     dict(executor=object())])
 def test_bad_options_are_named(kwargs):
     with pytest.raises(ModelInputError):
-        relmodel.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, seed=0, **kwargs)
+        relmodel.checkpoint.simulate_to_precision(WORK, TAU, MTBF, DELTA, R, seed=0, **kwargs)
 
 
 @pytest.mark.parametrize("replicas", ["many", 1.5, float("nan"), True])

@@ -104,6 +104,6 @@ def test_many_failures_per_run_match_a_plain_numpy_simulation():
 @pytest.mark.parametrize("work, tau, mtbf, d, r", [(1121.0, 0.27, 3.09, 0.0125, 1 / 6), (10.0, 2.0, 0.5, 0.3, 0.6),
                                                    (5.0, 0.5, 1e4, 0.0, 0.0), (100.0, 50.0, 0.1, 0.05, 0.05)])
 def test_budget_wall_time_is_dalys(work, tau, mtbf, d, r):
-    """The wall time the simulator sizes its budget by is relmodel.expected_wall_time's (inf when it overflows)."""
+    """The wall time the simulator sizes its budget by is relmodel.checkpoint.expected_wall_time's (inf when it overflows)."""
     assert _daly_wall(work, tau, mtbf, d, r) == pytest.approx(float(expected_wall_time(work, tau, mtbf, d, r)),
                                                              rel=1e-12)

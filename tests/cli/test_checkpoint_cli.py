@@ -67,7 +67,7 @@ def test_restart_and_checkpoint_default_to_the_defaults_table():
 
 def test_cli_table_is_the_library_table():
     import relmodel
-    df = relmodel.compare_intervals("3h", "45s", "10min", work="10d", step="7s")
+    df = relmodel.checkpoint.compare_intervals("3h", "45s", "10min", work="10d", step="7s")
     r = run("--mtbf", "3h", "--ckpt-cost", "45s", "--restart", "10min", "--work", "10d", "--step", "7s",
             "--format", "json")
     got = [m["interval_h"] for m in json.loads(r.output)["methods"]]

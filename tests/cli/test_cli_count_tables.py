@@ -75,16 +75,16 @@ def test_exposure_is_refused_for_an_event_log():
 def test_component_rates_takes_a_source():
     for name in ("llama3", TABLE, "stepfun"):
         src = relmodel.load_source(name)
-        pd.testing.assert_frame_equal(relmodel.component_rates(src), relmodel.component_rates(src.data))
+        pd.testing.assert_frame_equal(relmodel.stats.component_rates(src), relmodel.stats.component_rates(src.data))
     with pytest.raises(CountError, match="Source"):
-        relmodel.component_rates(object())
+        relmodel.stats.component_rates(object())
 
 
 def test_load_source_reads_a_count_csv_with_its_columns(tmp_path):
     p = tmp_path / "counts.csv"
     p.write_text("component,count,days,n_gpus\nGPU,3,10,64\nPSU,1,10,64\n")
     src = relmodel.load_source(str(p))
-    total = relmodel.component_rates(src, per="gpu").iloc[-1]
+    total = relmodel.stats.component_rates(src, per="gpu").iloc[-1]
     assert src.kind == "counts" and total["exposure_h"] == 240 * 64
 
 

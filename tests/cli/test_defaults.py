@@ -51,7 +51,7 @@ def test_some_notebook_takes_each_default():
 def _public_functions():
     names = set(relmodel.checkpoint.__all__) | set(relmodel.scale.__all__)
     for name in sorted(names):
-        obj = getattr(relmodel, name, None) or getattr(relmodel.checkpoint, name, None) or getattr(relmodel.scale, name)
+        obj = getattr(relmodel.checkpoint, name, None) or getattr(relmodel.scale, name)
         if inspect.isfunction(obj):
             yield name, obj
     from relmodel.plots import checkpoint, interactive, scaling

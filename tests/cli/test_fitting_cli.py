@@ -30,7 +30,7 @@ def test_json_output_matches_the_library(stepfun_log):
             "--format", "json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output)
-    cmp = relmodel.compare_fits(stepfun_log.uptimes(), ["weibull", "lognormal"], n_boot=0)
+    cmp = relmodel.stats.compare_fits(stepfun_log.uptimes(), ["weibull", "lognormal"], n_boot=0)
     assert [x["family"] for x in rows] == list(cmp.by_family.family)
     assert rows[0]["aic"] == pytest.approx(cmp.by_family.aic.iloc[0])
 

@@ -27,7 +27,7 @@ def test_population_replaces_the_nodes_seen(tmp_path):
     assert stated.n_nodes == 49_152 and stated.source_gpus == 49_152 * 8
     assert stated.cluster_from == "49,152 nodes observed, as given" and not stated.notes
     # the rate per node, by hand: 1,143 failures over 49,152 nodes for the log's window
-    rates = relmodel.component_rates(stated.data, per="node")
+    rates = relmodel.stats.component_rates(stated.data, per="node")
     window_h = stated.data.duration_h
     assert rates.iloc[-1]["mtbf_h"] == pytest.approx(49_152 * window_h / 1_143, rel=1e-9)
     lemons = relmodel.bad_nodes(stated, seed=0)

@@ -14,29 +14,29 @@ from relmodel.errors import DurationError, UnitError
     (dt.timedelta(minutes=90), 1.5), (pd.Timedelta("45s"), 45 / 3600), (np.timedelta64(2, "h"), 2.0),
 ])
 def test_hours_accepts_every_form(value, expected):
-    assert relmodel.hours(value) == pytest.approx(expected, rel=1e-12)
+    assert relmodel.units.hours(value) == pytest.approx(expected, rel=1e-12)
 
 
 def test_hours_arrays():
-    out = relmodel.hours(["1h", "30min", pd.Timedelta("1d")])
+    out = relmodel.units.hours(["1h", "30min", pd.Timedelta("1d")])
     np.testing.assert_allclose(out, [1.0, 0.5, 24.0])
-    np.testing.assert_allclose(relmodel.hours(np.array([1, 2])), [1.0, 2.0])
-    np.testing.assert_allclose(relmodel.hours(pd.Series(pd.to_timedelta(["1h", "2h"]))), [1.0, 2.0])
+    np.testing.assert_allclose(relmodel.units.hours(np.array([1, 2])), [1.0, 2.0])
+    np.testing.assert_allclose(relmodel.units.hours(pd.Series(pd.to_timedelta(["1h", "2h"]))), [1.0, 2.0])
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "3 parsecs", "h3", "1h garbage", None, True, object()])
 def test_hours_bad_input_names_valid_forms(bad):
     with pytest.raises(DurationError, match="45s"):
-        relmodel.hours(bad)
+        relmodel.units.hours(bad)
 
 
 def test_unit_hours():
-    assert relmodel.unit_hours("min") == pytest.approx(1 / 60)
+    assert relmodel.units.unit_hours("min") == pytest.approx(1 / 60)
     with pytest.raises(UnitError, match="valid units"):
-        relmodel.unit_hours("fortnights")
+        relmodel.units.unit_hours("fortnights")
 
 
 def test_fit_mtbf_round_trip():
-    assert relmodel.fit_from_mtbf(1e6) == pytest.approx(1000.0)
-    assert relmodel.mtbf_from_fit(relmodel.fit_from_mtbf(5e4)) == pytest.approx(5e4)
-    assert relmodel.afr_from_mtbf(8766) == pytest.approx(1.0)
+    assert relmodel.units.fit_from_mtbf(1e6) == pytest.approx(1000.0)
+    assert relmodel.units.mtbf_from_fit(relmodel.units.fit_from_mtbf(5e4)) == pytest.approx(5e4)
+    assert relmodel.units.afr_from_mtbf(8766) == pytest.approx(1.0)

@@ -43,7 +43,7 @@ def quiet():
 @given(st.text(alphabet="0123456789.eE+- hminsdyrwkHMSD:", max_size=14))
 def test_hours_of_any_text_is_finite_or_a_duration_error(text):
     try:
-        h = relmodel.hours(text)
+        h = relmodel.units.hours(text)
     except RelmodelError:
         return
     assert isinstance(h, float) and math.isfinite(h)
@@ -52,14 +52,14 @@ def test_hours_of_any_text_is_finite_or_a_duration_error(text):
 @FUZZ
 @given(any_float)
 def test_hours_of_a_number_is_that_number(x):
-    h = relmodel.hours(x)
+    h = relmodel.units.hours(x)
     assert h == x or (math.isnan(h) and math.isnan(x))
 
 
 @FUZZ
 @given(st.timedeltas(min_value=dt.timedelta(days=-10**5), max_value=dt.timedelta(days=10**5)))
 def test_hours_of_a_timedelta(td):
-    assert relmodel.hours(td) == pytest.approx(td.total_seconds() / 3600)
+    assert relmodel.units.hours(td) == pytest.approx(td.total_seconds() / 3600)
 
 
 # ----- read_log -------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ def safely(fn, **kw):
 @FUZZ
 @given(wide, wide)
 def test_intervals_are_positive_and_finite(mtbf, ckpt_cost):
-    for fn in (relmodel.young_interval, relmodel.daly_interval, relmodel.optimal_interval):
+    for fn in (relmodel.checkpoint.young_interval, relmodel.checkpoint.daly_interval, relmodel.optimal_interval):
         tau = safely(fn, mtbf=mtbf, ckpt_cost=ckpt_cost)
         if tau is None:
             assert not (mtbf > 0 and ckpt_cost > 0 and math.isfinite(mtbf) and math.isfinite(ckpt_cost))
@@ -195,7 +195,7 @@ def test_intervals_are_positive_and_finite(mtbf, ckpt_cost):
 @given(positive, positive)
 def test_optimal_interval_is_no_worse_than_young(mtbf, ckpt_cost):
     tau = safely(relmodel.optimal_interval, mtbf=mtbf, ckpt_cost=ckpt_cost)
-    young = safely(relmodel.young_interval, mtbf=mtbf, ckpt_cost=ckpt_cost)
+    young = safely(relmodel.checkpoint.young_interval, mtbf=mtbf, ckpt_cost=ckpt_cost)
     best = safely(relmodel.ettr, interval=tau, mtbf=mtbf, ckpt_cost=ckpt_cost)
     other = safely(relmodel.ettr, interval=young, mtbf=mtbf, ckpt_cost=ckpt_cost)
     assert best >= other * (1 - 1e-9) - 1e-300
@@ -212,7 +212,7 @@ def test_ettr_is_a_fraction(interval, mtbf, ckpt_cost, restart):
 @FUZZ
 @given(wide, wide, wide, wide, wide)
 def test_time_breakdown_adds_up(work, interval, mtbf, ckpt_cost, restart):
-    b = safely(relmodel.time_breakdown, work=work, interval=interval, mtbf=mtbf, ckpt_cost=ckpt_cost,
+    b = safely(relmodel.checkpoint.time_breakdown, work=work, interval=interval, mtbf=mtbf, ckpt_cost=ckpt_cost,
                restart=restart)
     if b is None:
         return
@@ -226,7 +226,7 @@ def test_time_breakdown_adds_up(work, interval, mtbf, ckpt_cost, restart):
 @FUZZ
 @given(wide, wide, wide, st.one_of(st.just(0.0), wide))
 def test_best_step_interval_is_a_whole_number_of_steps(step, mtbf, ckpt_cost, restart):
-    r = safely(relmodel.best_step_interval, step=step, mtbf=mtbf, ckpt_cost=ckpt_cost, restart=restart)
+    r = safely(relmodel.checkpoint.best_step_interval, step=step, mtbf=mtbf, ckpt_cost=ckpt_cost, restart=restart)
     if r is None:
         return
     assert int(r.steps) >= 1

@@ -127,7 +127,7 @@ def test_decide_numbers(llama3, name, value):
 @given(value=numbers)
 def test_forecast_check_numbers(stepfun, name, value):
     kw = {"n_draws": 50, "seed": 0, name: value}
-    res = answer_or_named(relmodel.forecast_check, stepfun, **kw)
+    res = answer_or_named(relmodel.checkpoint.forecast_check, stepfun, **kw)
     assert res is None or res.to_frame()["covered"].dtype == bool
 
 
@@ -137,7 +137,7 @@ def test_forecast_check_numbers(stepfun, name, value):
 @given(value=numbers)
 def test_trend_numbers(name, value):
     kw = {"end": 100.0, name: value}
-    res = answer_or_named(relmodel.trend, [10.0, 30.0, 55.0, 70.0, 90.0], **kw)
+    res = answer_or_named(relmodel.stats.trend, [10.0, 30.0, 55.0, 70.0, 90.0], **kw)
     assert res is None or res.verdict in ("steady", "improving", "wearing out", "undefined")
 
 
@@ -147,14 +147,14 @@ def test_trend_numbers(name, value):
 @given(value=numbers)
 def test_scale_rates_numbers(llama3, name, value):
     kw = {"target_cluster": 4096, "n_boot": 20, "seed": 0, name: value}
-    res = answer_or_named(relmodel.scale_rates, llama3, **kw)
+    res = answer_or_named(relmodel.scale.scale_rates, llama3, **kw)
     assert res is None or (res.job_mtbf_h > 0 and not math.isnan(res.job_mtbf_hi))
 
 
 @FUZZ
 @given(numbers)
 def test_component_rates_conf(llama3, value):
-    res = answer_or_named(relmodel.component_rates, llama3, conf=value)
+    res = answer_or_named(relmodel.stats.component_rates, llama3, conf=value)
     assert res is None or len(res) > 1
 
 
@@ -174,7 +174,7 @@ def test_fit_of_any_numbers_and_level(sample, conf):
 @given(value=numbers)
 def test_synthetic_steps_numbers(name, value):
     kw = {"n_nodes": 4, "ranks_per_node": 2, "n_steps": 20, "seed": 0, name: value}
-    res = answer_or_named(relmodel.synthetic_steps, **kw)
+    res = answer_or_named(relmodel.stragglers.synthetic_steps, **kw)
     assert res is None or np.all(np.isfinite(res.log.times if hasattr(res.log, "times") else 0.0))
 
 
@@ -184,5 +184,5 @@ def test_synthetic_steps_numbers(name, value):
 @given(value=numbers)
 def test_whatif_numbers(ops, name, value):
     kw = {"n_boot": 20, "seed": 0, name: value}
-    res = answer_or_named(relmodel.whatif, ops, **kw)
+    res = answer_or_named(relmodel.stragglers.whatif, ops, **kw)
     assert res is None or (math.isfinite(res.factor) and res.factor >= 1 - 1e-9)

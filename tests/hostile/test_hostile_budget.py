@@ -41,21 +41,21 @@ def _domains():
 
 #: name -> (call with a size, huge size, small size, argument named in the message)
 CALLS = {
-    "compare_fits": (lambda n: relmodel.compare_fits(_durations(), ["exponential"], n_boot=n, seed=0), HUGE, 5, "n_boot"),
-    "gray_test": (lambda n: relmodel.gray_test(_groups_frame(), "fleet", "cause", "gpu", variance="bootstrap", n_boot=n, seed=0), HUGE, 5, "n_boot"),
+    "compare_fits": (lambda n: relmodel.stats.compare_fits(_durations(), ["exponential"], n_boot=n, seed=0), HUGE, 5, "n_boot"),
+    "gray_test": (lambda n: relmodel.stats.gray_test(_groups_frame(), "fleet", "cause", "gpu", variance="bootstrap", n_boot=n, seed=0), HUGE, 5, "n_boot"),
     "power_law_gof": (lambda n: power_law_gof(TIMES, end=1000.0, n_runs=n, seed=0), HUGE, 50, "n_runs"),
-    "two_level_optimum": (lambda n: relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=n),
+    "two_level_optimum": (lambda n: relmodel.checkpoint.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=n),
                           10**12, 50, "k_max"),
-    "best_interval": (lambda n: relmodel.best_interval(relmodel.fit(_durations(), "exponential"), "45s", "10min",
+    "best_interval": (lambda n: relmodel.checkpoint.best_interval(relmodel.fit(_durations(), "exponential"), "45s", "10min",
                                                        grid=n, n_runs=50, work="100h", seed=0), 10**8, 3, "grid"),
-    "erlang_b": (lambda n: relmodel.erlang_b(n, 3.0), 10**13, 20, "c="),
-    "spares_table": (lambda n: relmodel.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[2],
+    "erlang_b": (lambda n: relmodel.scale.erlang_b(n, 3.0), 10**13, 20, "c="),
+    "spares_table": (lambda n: relmodel.scale.spares_table(0.5, 10.0, "1min", "10min", job_mtbf_h=1.5, spares=[2],
                                                      n_runs=n, seed=0), HUGE, 100, "n_runs"),
     "simulate_domains": (lambda n: simulate_domains(_domains(), 24.0, n_runs=n, seed=0), HUGE, 20, "n_runs"),
     "sweep_grid": (lambda n: sweep_grid({"n_gpus": list(range(1024, 1024 + n)), "target_ettr": [0.8, 0.9],
                                          "ckpt_cost": [f"{k}s" for k in range(1, n + 1)]}), 20_000, 2,
                    "combinations"),
-    "slowdown": (lambda n: relmodel.slowdown(relmodel.synthetic_steps(n_nodes=2, ranks_per_node=2, n_steps=50, seed=0).log, n_boot=n, seed=0),
+    "slowdown": (lambda n: relmodel.stragglers.slowdown(relmodel.stragglers.synthetic_steps(n_nodes=2, ranks_per_node=2, n_steps=50, seed=0).log, n_boot=n, seed=0),
                  HUGE, 5, "n_boot"),
 }
 
@@ -99,13 +99,13 @@ def test_counts_must_be_whole_numbers(value):
     with pytest.raises(CountError, match="whole number"):
         B.count("n_boot", value)
     with pytest.raises((CountError, ValueError)):
-        relmodel.gray_test(_groups_frame(), "fleet", "cause", "gpu", variance="bootstrap", n_boot=value, seed=0)
+        relmodel.stats.gray_test(_groups_frame(), "fleet", "cause", "gpu", variance="bootstrap", n_boot=value, seed=0)
 
 
 @pytest.mark.parametrize("fraction", [1.5, -0.1, float("nan")])
 def test_two_level_fast_fraction_is_a_fraction(fraction):
     with pytest.raises(ModelInputError, match="fraction from 0 to 1"):
-        relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=fraction)
+        relmodel.checkpoint.two_level_optimum("20h", "10s", "5min", fast_fraction=fraction)
 
 
 def test_a_sparse_step_log_does_not_allocate_its_whole_grid():

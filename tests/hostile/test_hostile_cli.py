@@ -138,7 +138,7 @@ def test_log_symlinked_to_dev_zero(tmp_path):
 def test_non_utf8_log(tmp_path):
     """Read as Windows-1252, with one warning naming the line and the byte (was refused)."""
     import warnings
-    from relmodel import LogWarning
+    from relmodel.data import LogWarning
     p = tmp_path / "l.csv"
     p.write_bytes("start,host\n2024-01-01,a\n2024-01-02,caf\xe9\n".encode("latin-1"))
     with warnings.catch_warnings():

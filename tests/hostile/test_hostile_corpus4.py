@@ -73,12 +73,12 @@ def test_lewis_robinson_on_equal_gaps_is_an_honest_undefined_result():
 def test_trend_and_its_page_block_handle_equal_gaps():
     import relmodel
     from relmodel.report.notebook_pages.fit_page import trend_block
-    tr = relmodel.trend(EQUAL, end=48.0 * 12)
+    tr = relmodel.stats.trend(EQUAL, end=48.0 * 12)
     assert tr.verdict in ("steady", "improving", "wearing out")     # decided by MIL-HDBK-189, which applies
     verdict, block = trend_block(tr)
     html = str(block)
     assert verdict != "inconclusive" and "no verdict" in html and "nan" not in html.lower()
-    lr = relmodel.trend(EQUAL, end=48.0 * 12, method="lewis-robinson")
+    lr = relmodel.stats.trend(EQUAL, end=48.0 * 12, method="lewis-robinson")
     assert lr.verdict == "undefined" and "undefined" in lr.text() and "nan" not in lr.text()
 
 
@@ -371,14 +371,14 @@ def test_forecast_check_refuses_bad_arguments_by_name(stepfun, kw, error, needle
     import relmodel
     from relmodel import errors
     with pytest.raises(getattr(errors, error), match=needle):
-        relmodel.forecast_check(stepfun, **kw)
+        relmodel.checkpoint.forecast_check(stepfun, **kw)
 
 
 def test_forecast_check_of_no_logs_is_refused():
     import relmodel
     from relmodel.errors import FitError
     with pytest.raises(FitError, match="at least one log"):
-        relmodel.forecast_check([])
+        relmodel.checkpoint.forecast_check([])
 
 
 def test_fit_refuses_a_two_dimensional_array():
@@ -396,8 +396,8 @@ def test_component_rates_of_a_count_table_refuses_an_unknown_column():
     from relmodel.errors import UnknownColumnError
     counts = relmodel.datasets.llama3_54day()
     with pytest.raises(UnknownColumnError, match="'component'.*'category'"):
-        relmodel.component_rates(counts, by="nosuch")
-    by_cat = relmodel.component_rates(counts, by="category")
+        relmodel.stats.component_rates(counts, by="nosuch")
+    by_cat = relmodel.stats.component_rates(counts, by="category")
     total = by_cat.loc[by_cat["component"] == "Total", "count"].iloc[0]
     assert by_cat["component"].iloc[0] == "GPU" and total == counts.counts["count"].sum()
 
@@ -416,7 +416,7 @@ def test_backtest_refuses_a_nan_interval_or_cost(tmp_path):
     run = relmodel.read_sacct(_slurm_run())
     for args in ((float("nan"), "1min"), ("30min", float("nan"))):
         with pytest.raises(ModelInputError, match="all finite"):
-            relmodel.backtest(run, *args)
+            relmodel.checkpoint.backtest(run, *args)
 
 
 def test_whatif_refuses_a_negative_bootstrap_size():
@@ -424,16 +424,16 @@ def test_whatif_refuses_a_negative_bootstrap_size():
     from relmodel.errors import CountError
     from relmodel.stragglers.ops import example_ops
     with pytest.raises(CountError, match="n_boot"):
-        relmodel.whatif(example_ops("ST"), n_boot=-1)
+        relmodel.stragglers.whatif(example_ops("ST"), n_boot=-1)
 
 
 def test_synthetic_steps_checks_its_size_before_allocating():
     import relmodel
     from relmodel.errors import BudgetError, ModelInputError
     with pytest.raises(BudgetError, match="synthetic_steps"):
-        relmodel.synthetic_steps(n_nodes=10 ** 6, ranks_per_node=8, n_steps=10 ** 6)
+        relmodel.stragglers.synthetic_steps(n_nodes=10 ** 6, ranks_per_node=8, n_steps=10 ** 6)
     with pytest.raises(ModelInputError, match="n_nodes"):
-        relmodel.synthetic_steps(n_nodes=4.5)
+        relmodel.stragglers.synthetic_steps(n_nodes=4.5)
 
 
 @pytest.mark.parametrize("setting", ["RELMODEL_WORK_BUDGET=lots", "RELMODEL_MEMORY_BUDGET=-1"])

@@ -84,7 +84,7 @@ def test_one_event_log_needs_a_window(tmp_path):
 def test_one_event_log_with_a_window_gives_the_window_rate(tmp_path):
     p = csv(tmp_path, "start,end\n2024-01-01 00:00,2024-01-01 02:00\n")
     log = relmodel.read_log(p, start="start", end="end", window=("2024-01-01", "2024-01-31"))
-    total = relmodel.component_rates(log, per="job").iloc[-1]
+    total = relmodel.stats.component_rates(log, per="job").iloc[-1]
     assert total["mtbf_h"] == pytest.approx(30 * 24.0)  # one failure in 720 h
 
 
@@ -156,14 +156,14 @@ def test_nan_or_inf_gpu_count_in_a_count_table(n_gpus):
 @pytest.mark.parametrize("n_gpus", [float("nan"), float("inf")])
 def test_nan_or_inf_gpu_count_in_requirements(llama3, n_gpus):
     with pytest.raises(errors.ModelInputError, match="n_gpus"):
-        relmodel.required_node_mtbf(n_gpus, 0.9, "1min")
+        relmodel.scale.required_node_mtbf(n_gpus, 0.9, "1min")
     with pytest.raises(errors.ModelInputError, match="n_gpus"):
-        relmodel.plan_requirements(llama3, n_gpus, 0.9, "1min", n_boot=100, seed=0)
+        relmodel.scale.plan_requirements(llama3, n_gpus, 0.9, "1min", n_boot=100, seed=0)
 
 
 def test_bootstrap_draws_are_capped(llama3):
     with pytest.raises(errors.ResourceLimitError, match="at most 200,000"):
-        relmodel.plan_requirements(llama3, 1000, 0.9, "1min", n_boot=1_000_000_000, seed=0)
+        relmodel.scale.plan_requirements(llama3, 1000, 0.9, "1min", n_boot=1_000_000_000, seed=0)
 
 
 def test_optimal_interval_for_a_huge_mtbf_and_tiny_cost():
@@ -180,7 +180,7 @@ def test_ettr_for_a_tiny_interval_and_huge_mtbf():
 
 def test_best_step_interval_with_a_vanishing_step_is_an_error():
     with pytest.raises(errors.ModelInputError, match="2\\^53 steps"):
-        relmodel.best_step_interval(step=1e-300, mtbf=3.0, ckpt_cost=0.01)
+        relmodel.checkpoint.best_step_interval(step=1e-300, mtbf=3.0, ckpt_cost=0.01)
 
 
 # ----- files that are truncated, corrupt or not files ------------------------------------------
@@ -235,7 +235,7 @@ def test_file_without_line_breaks_is_not_read_whole(tmp_path):
 
 def test_non_utf8_log_names_the_line(tmp_path):
     p = csv(tmp_path, "t,node\n2024-01-01,a\n2024-01-02,caf\xe9\n".encode("latin-1"))
-    with pytest.warns(relmodel.LogWarning, match=r"line 3: byte 0xe9 is not UTF-8.*Windows-1252"):
+    with pytest.warns(relmodel.data.LogWarning, match=r"line 3: byte 0xe9 is not UTF-8.*Windows-1252"):
         log = relmodel.read_log(p, start="t", node="node")
     assert "caf\u00e9" in set(log.events["node"])
 
@@ -255,7 +255,7 @@ def test_start_given_as_a_list():
 
 def test_unknown_by_column_for_rates(stepfun_log):
     with pytest.raises(errors.UnknownColumnError, match="'nocol'.*'Level'"):
-        relmodel.component_rates(stepfun_log, by="nocol")
+        relmodel.stats.component_rates(stepfun_log, by="nocol")
 
 
 def test_string_seed_for_the_simulator():
@@ -281,18 +281,18 @@ def test_trend_on_a_one_event_log_counts_it():
     df = pd.DataFrame({"t": [5.0]})
     log = relmodel.read_log(df, start="t", time_unit="h", window=(0, 100))
     with pytest.raises(errors.FitError, match="got 1$"):
-        relmodel.trend(log)
+        relmodel.stats.trend(log)
 
 
 def test_per_gpu_message_names_the_argument_that_exists():
     log = relmodel.read_log(pd.DataFrame({"t": [1.0, 2.0]}), start="t", time_unit="h")
     with pytest.raises(errors.UnitError) as info:
-        relmodel.component_rates(log, per="gpu")
+        relmodel.stats.component_rates(log, per="gpu")
     assert "gpus_per_node" in str(info.value)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ok = relmodel.read_log(pd.DataFrame({"t": [1.0, 2.0]}), start="t", time_unit="h", gpus_per_node=8)
-    assert relmodel.component_rates(ok, per="gpu").iloc[-1]["count"] == 2
+    assert relmodel.stats.component_rates(ok, per="gpu").iloc[-1]["count"] == 2
 
 
 def test_errors_name_the_data_row_and_the_file_line(tmp_path):

@@ -83,7 +83,7 @@ def test_weibull_aft_converges_to_the_maximum(seed):
     want, ll = _weibull_aft_mle(df)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = relmodel.regress(df, ["x1", "x2", "xc"], "weibull_aft", duration="time", observed="event")
+        got = relmodel.stats.regress(df, ["x1", "x2", "xc"], "weibull_aft", duration="time", observed="event")
     fit = got.fitter
     assert fit.loglik == pytest.approx(ll, abs=1e-6)
     assert fit.loglik >= ll - 1e-9                     # never below the reference maximum
@@ -97,7 +97,7 @@ def test_weibull_aft_with_cluster_converges(seed):
     want, ll = _weibull_aft_mle(df)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = relmodel.regress(df, ["x1", "x2", "xc"], "weibull_aft", duration="time", observed="event",
+        got = relmodel.stats.regress(df, ["x1", "x2", "xc"], "weibull_aft", duration="time", observed="event",
                                cluster="unit")
     assert got.fitter.loglik == pytest.approx(ll, abs=1e-6)
     assert np.all(np.isfinite(got.fitter.robust_var))
@@ -110,7 +110,7 @@ def test_weibull_aft_agrees_with_lifelines(seed):
     lf = WeibullAFTFitter().fit(df[["time", "event", "x1", "x2", "xc"]], "time", "event")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = relmodel.regress(df, ["x1", "x2", "xc"], "weibull_aft", duration="time", observed="event")
+        got = relmodel.stats.regress(df, ["x1", "x2", "xc"], "weibull_aft", duration="time", observed="event")
     assert got.fitter.loglik == pytest.approx(lf.log_likelihood_, abs=1e-4)
     lam = lf.params_["lambda_"]
     np.testing.assert_allclose(got.fitter.coef[:4], lam[["Intercept", "x1", "x2", "xc"]].to_numpy(),
@@ -155,7 +155,7 @@ def _nhpp_mle(times, nodes, windows):
 def test_crow_amsaa_unequal_windows_is_the_mle(seed):
     times, nodes, windows = _power_law_fleet(seed)
     beta, lam = _nhpp_mle(times, nodes, windows)
-    f = relmodel.crow_amsaa(times, node=nodes, start={k: 0.0 for k in windows}, end=windows)
+    f = relmodel.stats.crow_amsaa(times, node=nodes, start={k: 0.0 for k in windows}, end=windows)
     assert f.beta == pytest.approx(beta, rel=1e-6)
     assert f.lam == pytest.approx(lam, rel=1e-5)
 
@@ -163,7 +163,7 @@ def test_crow_amsaa_unequal_windows_is_the_mle(seed):
 def test_crow_amsaa_equal_windows_keeps_the_closed_form():
     times, nodes, windows = _power_law_fleet(5)
     same = {k: 3000.0 for k in windows}
-    f = relmodel.crow_amsaa(times, node=nodes, start=0.0, end=same)
+    f = relmodel.stats.crow_amsaa(times, node=nodes, start=0.0, end=same)
     assert f.beta == pytest.approx(times.size / np.log(3000.0 / times).sum(), rel=1e-12)
 
 
@@ -172,12 +172,12 @@ def test_mcf_with_fewer_mapped_systems_than_n_systems_names_them():
     nodes = ["a", "a", "b"]
     start, end = {"a": 0.0, "b": 5.0, "c": 0.0}, {"a": 50.0, "b": 60.0, "c": 70.0}
     with pytest.raises(RelmodelError, match=r"n_systems=10 .* name only 3 systems.*7"):
-        relmodel.mcf(times, node=nodes, start=start, end=end, n_systems=10)
-    got = relmodel.mcf(times, node=nodes, start=start, end=end, n_systems=3)
+        relmodel.stats.mcf(times, node=nodes, start=start, end=end, n_systems=10)
+    got = relmodel.stats.mcf(times, node=nodes, start=start, end=end, n_systems=3)
     # by hand: at 10 h all three systems are at risk (one event), at 25 h three, at 40 h three
     assert got.to_frame()["mean cumulative function"].iloc[-1] == pytest.approx(1 / 3 + 1 / 3 + 1 / 3)
 
 
 def test_mcf_start_mapping_missing_a_node_names_it():
     with pytest.raises(RelmodelError, match=r"lacks nodes \['b'\]"):
-        relmodel.mcf([10.0, 20.0], node=["a", "b"], start={"a": 0.0}, end=50.0)
+        relmodel.stats.mcf([10.0, 20.0], node=["a", "b"], start={"a": 0.0}, end=50.0)

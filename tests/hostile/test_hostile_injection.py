@@ -94,10 +94,10 @@ CASES = {
     "CountTable": lambda log, tmp: _counts(),
     "Source": None,  # built from the hostile file name below
     "StepLog": lambda log, tmp: _steps(tmp),
-    "RateComparison": lambda log, tmp: relmodel.compare_rates(log, _counts(), per="gpu"),
-    "ComponentComparison": lambda log, tmp: relmodel.compare_rates(log, _counts(), per="gpu", by_component=True),
-    "FleetSummary": lambda log, tmp: relmodel.fleet_summary(_counts(), per="gpu"),
-    "RateChanges": lambda log, tmp: relmodel.rate_changes(log),
+    "RateComparison": lambda log, tmp: relmodel.stats.compare_rates(log, _counts(), per="gpu"),
+    "ComponentComparison": lambda log, tmp: relmodel.stats.compare_rates(log, _counts(), per="gpu", by_component=True),
+    "FleetSummary": lambda log, tmp: relmodel.stats.fleet_summary(_counts(), per="gpu"),
+    "RateChanges": lambda log, tmp: relmodel.stats.rate_changes(log),
     "Cluster": lambda log, tmp: relmodel.Cluster(4096, name=EVIL, assumptions=EVIL2),
 }
 
@@ -179,7 +179,7 @@ def test_report_with_a_hostile_file_name_has_no_live_element(tmp_path):
     with open(path, "w", newline="") as fh:
         csv.writer(fh).writerows([["step", "rank", "duration_ms", "node"]] + rows)
     out = tmp_path / "r"
-    res = CliRunner().invoke(cli, ["report", "-q", "-n", "07", "-p", f"step_log={path}", "-p", "n_boot=0",
+    res = CliRunner().invoke(cli, ["report", "-q", "-n", "07", "-p", f"steps={path}", "-p", "n_boot=0",
                                    "--out", str(out)])
     assert res.exit_code == 0, res.output
     for page in ["07_stragglers.html", "index.html"]:

@@ -61,32 +61,32 @@ node_ids = st.lists(st.one_of(st.from_regex(r"0{0,3}[1-9][0-9]{0,2}", fullmatch=
 @given(durations())
 def test_compound_durations_in_the_grammar_are_read_exactly(case):
     text, expected = case
-    assert relmodel.hours(text) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert relmodel.units.hours(text) == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
 @given(inner_signs())
 def test_a_sign_inside_a_duration_is_an_error(text):
     with pytest.raises(DurationError, match="sign only in front"):
-        relmodel.hours(text)
+        relmodel.units.hours(text)
 
 
 @pytest.mark.parametrize("text, expected", [("1h30min", 1.5), ("-1h30min", -1.5), ("+2h", 2.0), ("90min", 1.5)])
 def test_documented_examples(text, expected):
-    assert relmodel.hours(text) == expected
+    assert relmodel.units.hours(text) == expected
 
 
 @pytest.mark.parametrize("value", [10**400, -(10**400)])
 def test_huge_numbers_are_named_errors_with_short_messages(value):
     with pytest.raises(DurationError) as err:
-        relmodel.hours(value)
+        relmodel.units.hours(value)
     assert len(str(err.value)) < 300
 
 
 @pytest.mark.parametrize("mtbf", [-5.0, 0.0, float("nan")])
 def test_fit_of_a_non_positive_mtbf_is_an_error(mtbf):
     with pytest.raises(ModelInputError):
-        relmodel.fit_from_mtbf(mtbf)
-    assert relmodel.fit_from_mtbf(1e6) == 1000.0  # 10^9 / 10^6, by hand
+        relmodel.units.fit_from_mtbf(mtbf)
+    assert relmodel.units.fit_from_mtbf(1e6) == 1000.0  # 10^9 / 10^6, by hand
 
 
 # --- times ----------------------------------------------------------------------------------------

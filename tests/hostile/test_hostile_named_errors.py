@@ -23,30 +23,30 @@ def _write(path, data, newline=""):
 
 
 API = {
-    "turnbull of nothing": (lambda tmp: relmodel.turnbull([], []), E.EmptyDataError, "at least one"),
-    "unknown design": (lambda tmp: relmodel.design_presets(16384)["bogus"], E.DesignError, "h100-rail"),
-    "compare_rates conf 1.5": (lambda tmp: relmodel.compare_rates((3, 100.0), (2, 100.0), per="job", conf=1.5),
+    "turnbull of nothing": (lambda tmp: relmodel.stats.turnbull([], []), E.EmptyDataError, "at least one"),
+    "unknown design": (lambda tmp: relmodel.scale.design_presets(16384)["bogus"], E.DesignError, "h100-rail"),
+    "compare_rates conf 1.5": (lambda tmp: relmodel.stats.compare_rates((3, 100.0), (2, 100.0), per="job", conf=1.5),
                                E.ModelInputError, "between 0 and 1"),
-    "update_rate conf 0": (lambda tmp: relmodel.update_rate(GammaPrior(shape=2.0, rate_h=1e4), 10, "100d", conf=0),
+    "update_rate conf 0": (lambda tmp: relmodel.stats.update_rate(GammaPrior(shape=2.0, rate_h=1e4), 10, "100d", conf=0),
                            E.PriorError, "between 0 and 1"),
-    "combined_goodput nan": (lambda tmp: relmodel.combined_goodput(float("nan"), 0.1), E.ModelInputError, "[0, 1]"),
-    "rate_changes penalty inf": (lambda tmp: relmodel.rate_changes(np.array([10.0, 20.0, 300.0]), window=(0, 400),
+    "combined_goodput nan": (lambda tmp: relmodel.stragglers.combined_goodput(float("nan"), 0.1), E.ModelInputError, "[0, 1]"),
+    "rate_changes penalty inf": (lambda tmp: relmodel.stats.rate_changes(np.array([10.0, 20.0, 300.0]), window=(0, 400),
                                                                    per="job", penalty=float("inf")),
                                  E.CountError, "finite number"),
-    "eviction mtbf 0": (lambda tmp: relmodel.eviction_policy(**{**EVICT, "mtbf": 0}), E.ModelInputError, "> 0"),
-    "eviction negative detection": (lambda tmp: relmodel.eviction_policy(**{**EVICT, "detection": "-30min"}),
+    "eviction mtbf 0": (lambda tmp: relmodel.stragglers.eviction_policy(**{**EVICT, "mtbf": 0}), E.ModelInputError, "> 0"),
+    "eviction negative detection": (lambda tmp: relmodel.stragglers.eviction_policy(**{**EVICT, "detection": "-30min"}),
                                     E.ModelInputError, ">= 0"),
-    "two_level k_max 0": (lambda tmp: relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=0),
+    "two_level k_max 0": (lambda tmp: relmodel.checkpoint.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=0),
                           E.CountError, "whole number"),
-    "power_law_gof n_runs 0": (lambda tmp: relmodel.power_law_gof(np.array([10.0, 50.0, 90.0]), end=100.0, n_runs=0),
+    "power_law_gof n_runs 0": (lambda tmp: relmodel.stats.power_law_gof(np.array([10.0, 50.0, 90.0]), end=100.0, n_runs=0),
                               E.CountError, "whole number"),
-    "read_megatron folder": (lambda tmp: relmodel.read_megatron(str(tmp)), E.NotARegularFileError, "folder"),
+    "read_megatron folder": (lambda tmp: relmodel.data.read_megatron(str(tmp)), E.NotARegularFileError, "folder"),
     "CR-only line endings": (lambda tmp: relmodel.read_log(
         _write(tmp / "cr.csv", "start,node\r2024-01-01T00:00:00,a\r2024-01-02T00:00:00,b\r"), start="start",
         node="node"), E.LogFormatError, "line endings"),
     "deeply nested JSON": (lambda tmp: relmodel.read_log(_write(tmp / "deep.json", "[" * 100_000 + "]" * 100_000),
                                                          start="start"), E.LogFormatError, "nests too deeply"),
-    "huge duration": (lambda tmp: relmodel.hours(10**400), E.DurationError, "too large"),
+    "huge duration": (lambda tmp: relmodel.units.hours(10**400), E.DurationError, "too large"),
     "record an object": (lambda tmp: relmodel.report.record("x", object()), E.InputTypeError, "a number"),
     "count table n_gpus many": (lambda tmp: relmodel.count_table(pd.DataFrame({"component": ["a"], "count": [3]}),
                                                                  n_gpus="many", gpus_per_node=8, duration="30d"),
@@ -63,16 +63,16 @@ def test_api_cases_raise_named_errors(case, tmp_path):
 
 
 def test_an_unknown_design_is_still_a_key_error_for_dict_code():
-    presets = relmodel.design_presets(16384)
+    presets = relmodel.scale.design_presets(16384)
     assert presets.get("bogus") is None and "bogus" not in presets
     with pytest.raises(KeyError):
         presets["bogus"]
 
 
 def test_poisson_interval_takes_a_duration():
-    rate, lo, hi = relmodel.poisson_interval(5, "10d")
+    rate, lo, hi = relmodel.stats.poisson_interval(5, "10d")
     assert rate == pytest.approx(5 / 240)  # 5 events in 240 hours, by hand
-    assert relmodel.poisson_interval(5, 240.0)[1] == lo
+    assert relmodel.stats.poisson_interval(5, 240.0)[1] == lo
 
 
 # --- report parameters: refused before any kernel starts -----------------------------------------
@@ -84,7 +84,7 @@ BIG = "9" * 5000
     (["-n", "06", "-p", "design=bogus"], "named designs"),
     (["-n", "06", "-p", "designs=[h100-rail, bogus]"], "named designs"),
     (["-n", "08", "-p", "data_path=/nonexistent"], "no such folder"),
-    (["-n", "07", "-p", "step_log=missing.csv"], "no such file"),
+    (["-n", "07", "-p", "steps=missing.csv"], "no such file"),
     (["-n", "08", "-p", "n_synthetic=0"], "from 10 to 1,000,000"),
     (["-n", "08", "-p", "n_synthetic=200000000"], "from 10 to 1,000,000"),
     (["-n", "08", "-p", "max_lives=-5"], "from 0"),
@@ -105,7 +105,7 @@ def test_a_relative_step_log_resolves_from_the_callers_folder(tmp_path, monkeypa
     from relmodel.report.parameters.rules import check_values
     (tmp_path / "steps.csv").write_text("step,rank,duration_ms\n0,0,1000\n")
     monkeypatch.chdir(tmp_path)
-    assert check_values({"step_log": "steps.csv"})["step_log"] == str((tmp_path / "steps.csv").resolve())
+    assert check_values({"steps": "steps.csv"})["steps"] == str((tmp_path / "steps.csv").resolve())
 
 
 def test_huge_integer_in_a_yaml_file_is_a_named_error(tmp_path, no_kernel):

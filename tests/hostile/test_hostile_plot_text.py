@@ -96,7 +96,7 @@ def test_timeline(log):
 
 def test_rates(log):
     fig = _fig()
-    logs.plot_rates(relmodel.component_rates(log, per="node"), ax=fig.subplots())
+    logs.plot_rates(relmodel.stats.component_rates(log, per="node"), ax=fig.subplots())
     check(fig, COST, HREF, MONEY)
 
 
@@ -118,7 +118,7 @@ def test_group_survival():
     df = pd.DataFrame({"duration_h": [5.0, 8, 12, 20, 30, 3, 4, 6, 9, 11],
                        "observed": [1, 1, 1, 0, 1, 1, 1, 1, 1, 0], MONEY: [COST] * 5 + [HREF] * 5})
     fig = _fig()
-    regression.group_survival_plot(relmodel.compare_groups(df, MONEY), ax=fig.subplots())
+    regression.group_survival_plot(relmodel.stats.compare_groups(df, MONEY), ax=fig.subplots())
     check(fig, COST, HREF, MONEY)
 
 
@@ -126,14 +126,14 @@ def test_regression_forest():
     df = pd.DataFrame({"duration_h": [12.0, 30, 45, 60, 80, 95, 110, 150, 200, 260,
                                       5, 9, 14, 22, 28, 35, 41, 55, 70, 90], COST: [0] * 10 + [1] * 10})
     fig = _fig()
-    regression.forest_plot(relmodel.regress(df, [COST]), ax=fig.subplots())
+    regression.forest_plot(relmodel.stats.regress(df, [COST]), ax=fig.subplots())
     check(fig, COST)
 
 
 def test_band_label():
     r = relmodel.fit([12.0, 30.5, 7.2, 55.0, 41.0, 18.3], "weibull")
     fig = _fig()
-    regression.band_plot(relmodel.curve_band(r, [1, 10, 20, 40]), ax=fig.subplots(), label=HREF)
+    regression.band_plot(relmodel.stats.curve_band(r, [1, 10, 20, 40]), ax=fig.subplots(), label=HREF)
     check(fig, HREF)
 
 
@@ -153,7 +153,7 @@ def test_interruptions_by_source_name():
 
 def test_designs():
     cluster = relmodel.Cluster(4096, name=COST)
-    cmp = relmodel.compare_designs([cluster], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart="10min",
+    cmp = relmodel.scale.compare_designs([cluster], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart="10min",
                                    n_runs=50, n_boot=0)
     fig = _fig()
     designs.designs_plot(cmp, ax=fig.subplots())
@@ -161,7 +161,7 @@ def test_designs():
 
 
 def _step_log():
-    log = relmodel.synthetic_steps(4, 2, 200, n_slow=1, slowdown=0.3, seed=3).log
+    log = relmodel.stragglers.synthetic_steps(4, 2, 200, n_slow=1, slowdown=0.3, seed=3).log
     frame = log.to_frame()
     names = {n: (COST, HREF, MONEY, "n3")[i] for i, n in enumerate(sorted(frame["node"].unique()))}
     frame = frame.assign(node=frame["node"].map(names))
@@ -171,7 +171,7 @@ def _step_log():
 
 def test_slow_nodes():
     fig = _fig()
-    stragglers.slow_nodes_plot(relmodel.find_slow_nodes(_step_log()), ax=fig.subplots())
+    stragglers.slow_nodes_plot(relmodel.stragglers.find_slow_nodes(_step_log()), ax=fig.subplots())
     check(fig, COST, HREF, MONEY)
 
 

@@ -35,18 +35,18 @@ TIMES = np.sort(np.random.default_rng(2).uniform(0, 1000, 40))
 
 #: name -> (call, label words, steps done at the end: a hand count of the loop's size)
 LOOPS = {
-    "compare_fits": (lambda: relmodel.compare_fits(DURATIONS, ["exponential", "weibull"], n_boot=7, seed=0),
+    "compare_fits": (lambda: relmodel.stats.compare_fits(DURATIONS, ["exponential", "weibull"], n_boot=7, seed=0),
                      "bootstrap of the weibull fit", 7),
-    "gray_test": (lambda: relmodel.gray_test(_groups_frame(), "fleet", "cause", "gpu", variance="bootstrap",
+    "gray_test": (lambda: relmodel.stats.gray_test(_groups_frame(), "fleet", "cause", "gpu", variance="bootstrap",
                                              n_boot=6), "Gray's test", 6),
     "power_law_gof": (lambda: power_law_gof(TIMES, end=1000.0, n_runs=600, seed=0), "power-law", 600),
-    "best_interval": (lambda: relmodel.best_interval(relmodel.fit(DURATIONS, "exponential"), "45s", "10min",
+    "best_interval": (lambda: relmodel.checkpoint.best_interval(relmodel.fit(DURATIONS, "exponential"), "45s", "10min",
                                                      grid=5, n_runs=20, work="100h"), "interval grid", 5),
-    "spares_table": (lambda: relmodel.spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h",
+    "spares_table": (lambda: relmodel.scale.spares_table(0.05, "100h", "1min", "10min", job_mtbf_h="3h",
                                                    spares=[0, 5, 10], n_runs=200), "spare counts", 3),
     "sweep_grid": (lambda: sweep_grid({"n_gpus": [1024, 2048, 4096], "target_ettr": [0.8, 0.9]}),
                    "grid combinations", 6),
-    "compare_designs": (lambda: relmodel.compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], relmodel.datasets.llama3_54day(), 1152,
+    "compare_designs": (lambda: relmodel.scale.compare_designs(["nvl72-whole-rack", "nvl72-in-rack-spares"], relmodel.datasets.llama3_54day(), 1152,
                                                          ckpt_cost="1min", restart="10min", n_runs=50, n_boot=0),
                         "designs", 2),
 }
@@ -68,7 +68,7 @@ def test_each_long_loop_reports_its_steps(name):
 def test_two_level_search_reports_each_k_it_tried():
     seen = []
     with listen(seen.append):
-        plan = relmodel.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=400)
+        plan = relmodel.checkpoint.two_level_optimum("20h", "10s", "5min", fast_fraction=0.8, k_max=400)
     last = [u for u in seen if "two-level" in u.label][-1]
     # it stops 5 k's past the best one (patience) or at k_max: at least the best k was tried
     assert last.finished and last.total == 400 and plan.k <= last.done <= 400
@@ -78,9 +78,9 @@ def test_without_a_listener_nothing_is_called_and_results_are_the_same():
     assert not progress.listening()
     with steps("anything", total=3) as step:
         assert step() is None and step(5) is None
-    plain = relmodel.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).by_family
+    plain = relmodel.stats.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).by_family
     with listen(lambda u: None):
-        heard = relmodel.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).by_family
+        heard = relmodel.stats.compare_fits(DURATIONS, ["weibull"], n_boot=5, seed=3).by_family
     pd.testing.assert_frame_equal(plain, heard)
 
 

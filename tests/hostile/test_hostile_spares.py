@@ -90,7 +90,7 @@ def test_a_rate_that_is_not_a_rate_is_named(rate):
 @pytest.mark.parametrize("c", [10**400, float("inf"), float("nan"), 2.5, -1, "many", [1, None]])
 def test_erlang_b_spare_counts_are_checked(c):
     with pytest.raises(ModelInputError, match="whole numbers >= 0"):
-        relmodel.erlang_b(c, 3.0)
+        relmodel.scale.erlang_b(c, 3.0)
     with pytest.raises(ModelInputError, match="whole numbers >= 0"):
         p_no_spare(c, 3.0, model="poisson")
 
@@ -108,7 +108,7 @@ def _counts(gpu, psu):
 
 
 def test_a_cause_without_failures_in_either_says_so():
-    c = relmodel.compare_rates(_counts(3, 0), _counts(1, 0), by_component=True)
+    c = relmodel.stats.compare_rates(_counts(3, 0), _counts(1, 0), by_component=True)
     row = c.by_cause.set_index("component").loc["PSU"]
     assert (row["count_a"], row["count_b"]) == (0, 0) and math.isnan(row["ratio"])
     assert row["note"] == "undefined: no failures in either"
@@ -122,4 +122,4 @@ def test_a_cause_without_failures_in_either_says_so():
 
 def test_no_failures_anywhere_is_still_an_error():
     with pytest.raises(RelmodelError, match="no events in either"):
-        relmodel.compare_rates(_counts(0, 0), _counts(0, 0), by_component=True)
+        relmodel.stats.compare_rates(_counts(0, 0), _counts(0, 0), by_component=True)

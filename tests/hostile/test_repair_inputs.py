@@ -28,23 +28,23 @@ def test_lead_time_must_be_a_duration():
 
 
 def test_designs_refuse_bad_rack_fit_and_spare_rate():
-    c = relmodel.design_presets(1152)["nvl72-whole-rack"]
+    c = relmodel.scale.design_presets(1152)["nvl72-whole-rack"]
     llama = relmodel.datasets.llama3_54day()
     with pytest.raises(DesignError, match="rack_fit"):
-        relmodel.evaluate_design(c, llama, "1min", "10min", rack_fit=-5, n_runs=0, n_boot=0)
+        relmodel.scale.evaluate_design(c, llama, "1min", "10min", rack_fit=-5, n_runs=0, n_boot=0)
     with pytest.raises(DesignError, match="spare_rate_per_h must be 'hot'"):
-        relmodel.evaluate_design(c, llama, "1min", "10min", spare_rate_per_h="warm", n_runs=0, n_boot=0)
-    big = relmodel.design_presets(65_536)["h100-rail"]            # about one server repair an hour, 24 h each
+        relmodel.scale.evaluate_design(c, llama, "1min", "10min", spare_rate_per_h="warm", n_runs=0, n_boot=0)
+    big = relmodel.scale.design_presets(65_536)["h100-rail"]            # about one server repair an hour, 24 h each
     with pytest.raises(ModelInputError, match="at least .* crews"):
-        relmodel.evaluate_design(big, llama, "1min", "10min", crews=1, n_runs=0, n_boot=0)
+        relmodel.scale.evaluate_design(big, llama, "1min", "10min", crews=1, n_runs=0, n_boot=0)
 
 
 def test_rack_fault_rate_names_what_is_missing():
     with pytest.raises(ModelInputError, match="node and start_h"):
-        relmodel.rack_fault_rate(pd.DataFrame({"host": ["a"]}), {"a": 1})
+        relmodel.scale.rack_fault_rate(pd.DataFrame({"host": ["a"]}), {"a": 1})
     df = pd.DataFrame({"node": ["a"], "start_h": [1.0]})
     df.attrs["duration_h"] = 10.0
     with pytest.raises(ModelInputError, match="rack_of must map node to rack"):
-        relmodel.rack_fault_rate(df, ["a"])
+        relmodel.scale.rack_fault_rate(df, ["a"])
     with pytest.raises(ModelInputError, match="window"):
-        relmodel.rack_fault_rate(df, {"a": 1}, window="-1h")
+        relmodel.scale.rack_fault_rate(df, {"a": 1}, window="-1h")

@@ -33,7 +33,7 @@ def test_durations_come_in_one_order(name, fn):
 
 
 def test_the_documented_signatures():
-    sig = {n: [p for p in inspect.signature(getattr(relmodel, n)).parameters if p != "scenario"][:5] for n in
+    sig = {n: [p for p in inspect.signature(getattr(relmodel.checkpoint, n)).parameters if p != "scenario"][:5] for n in
            ("young_interval", "daly_interval", "optimal_interval", "ettr", "time_breakdown", "simulate_training")}
     assert sig["young_interval"] == sig["daly_interval"] == ["mtbf", "ckpt_cost"]
     assert sig["optimal_interval"][:2] == ["mtbf", "ckpt_cost"]
@@ -47,22 +47,22 @@ def test_keyword_calls_with_the_common_names():
     tau = relmodel.optimal_interval(mtbf="3h", ckpt_cost="45s")
     daly = tau / (m * math.exp(r / m) * math.expm1((tau + d) / m))  # Daly (2006) closed form
     assert relmodel.ettr(interval=tau, mtbf="3h", ckpt_cost="45s", restart="10min") == pytest.approx(daly)
-    assert relmodel.young_interval(ckpt_cost="45s", mtbf="3h") == pytest.approx(math.sqrt(2 * d * m))
-    b = relmodel.time_breakdown(work="10d", interval=tau, mtbf="3h", ckpt_cost="45s", restart="10min")
+    assert relmodel.checkpoint.young_interval(ckpt_cost="45s", mtbf="3h") == pytest.approx(math.sqrt(2 * d * m))
+    b = relmodel.checkpoint.time_breakdown(work="10d", interval=tau, mtbf="3h", ckpt_cost="45s", restart="10min")
     assert b.ettr == pytest.approx(daly)
 
 
 @pytest.mark.parametrize("call, order", [
-    (lambda: relmodel.young_interval("45s", "3h"), r"young_interval\(mtbf, ckpt_cost\)"),
-    (lambda: relmodel.daly_interval("45s", "3h"), r"daly_interval\(mtbf, ckpt_cost\)"),
+    (lambda: relmodel.checkpoint.young_interval("45s", "3h"), r"young_interval\(mtbf, ckpt_cost\)"),
+    (lambda: relmodel.checkpoint.daly_interval("45s", "3h"), r"daly_interval\(mtbf, ckpt_cost\)"),
     (lambda: relmodel.optimal_interval("45s", "3h"), r"optimal_interval\(mtbf, ckpt_cost\)"),
     (lambda: relmodel.ettr("16min", "45s", "3h", "10min"), r"ettr\(interval, mtbf, ckpt_cost, restart\)"),
     # the 0.1 README's call: work and interval missing their places
-    (lambda: relmodel.time_breakdown(0.27, "3h", "45s", "10min"), r"time_breakdown\(work, interval, mtbf"),
-    (lambda: relmodel.time_breakdown("1h", "16min", "3h", "45s", "10h"), "restart .* longer than the whole run"),
-    (lambda: relmodel.async_ettr("16min", "5s", "3h", "2min"), r"async_ettr\(interval, mtbf, ckpt_cost"),
-    (lambda: relmodel.best_step_interval("4s", "45s", "3h"), r"best_step_interval\(step, mtbf"),
-    (lambda: relmodel.compare_intervals("45s", "3h"), r"compare_intervals\(mtbf, ckpt_cost"),
+    (lambda: relmodel.checkpoint.time_breakdown(0.27, "3h", "45s", "10min"), r"time_breakdown\(work, interval, mtbf"),
+    (lambda: relmodel.checkpoint.time_breakdown("1h", "16min", "3h", "45s", "10h"), "restart .* longer than the whole run"),
+    (lambda: relmodel.checkpoint.async_ettr("16min", "5s", "3h", "2min"), r"async_ettr\(interval, mtbf, ckpt_cost"),
+    (lambda: relmodel.checkpoint.best_step_interval("4s", "45s", "3h"), r"best_step_interval\(step, mtbf"),
+    (lambda: relmodel.checkpoint.compare_intervals("45s", "3h"), r"compare_intervals\(mtbf, ckpt_cost"),
 ])
 def test_swapped_calls_warn_naming_the_order(call, order):
     with pytest.warns(ArgumentOrderWarning, match=order):
@@ -82,7 +82,7 @@ def test_old_simulate_order_is_refused_with_the_new_order():
 
 def test_old_two_level_order_fails_loudly():
     with pytest.raises(TypeError):
-        relmodel.two_level_optimum("3h", "5s", "2min", 0.8, "2min", "10min")  # fast_fraction is keyword-only
+        relmodel.checkpoint.two_level_optimum("3h", "5s", "2min", 0.8, "2min", "10min")  # fast_fraction is keyword-only
 
 
 def test_quiet_when_the_order_is_right():
@@ -90,9 +90,9 @@ def test_quiet_when_the_order_is_right():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tau = relmodel.optimal_interval("3h", "45s")
-        relmodel.time_breakdown("54d", tau, "3h", "45s", "10min")
-        relmodel.compare_intervals("3h", "45s", "10min", work="10d", step="7s", persist="2min")
-        relmodel.required_node_mtbf(1_000_000, 0.5, "30min", "1h", fixed_rate_per_h=0)
+        relmodel.checkpoint.time_breakdown("54d", tau, "3h", "45s", "10min")
+        relmodel.checkpoint.compare_intervals("3h", "45s", "10min", work="10d", step="7s", persist="2min")
+        relmodel.scale.required_node_mtbf(1_000_000, 0.5, "30min", "1h", fixed_rate_per_h=0)
 
 
 # --- same question, same answer: required_node_mtbf and plan_requirements ---
@@ -107,44 +107,44 @@ def _required_job_mtbf(target, d, r):
 
 
 def test_same_question_same_answer(llama3):
-    plan = relmodel.plan_requirements(llama3, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
-    by_source = relmodel.required_node_mtbf(16_384, 0.9, "1min", "10min", source=llama3)
-    by_rate = relmodel.required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=plan.fixed_rate_per_h)
+    plan = relmodel.scale.plan_requirements(llama3, 16_384, 0.9, "1min", "10min", n_boot=200, seed=0)
+    by_source = relmodel.scale.required_node_mtbf(16_384, 0.9, "1min", "10min", source=llama3)
+    by_rate = relmodel.scale.required_node_mtbf(16_384, 0.9, "1min", "10min", fixed_rate_per_h=plan.fixed_rate_per_h)
     want = 2048 / (1 / _required_job_mtbf(0.9, 1 / 60, 10 / 60) - LLAMA_JOB / LLAMA_H)
     assert plan.node_mtbf_h == pytest.approx(want, rel=1e-6)
     assert by_source == pytest.approx(plan.node_mtbf_h, rel=1e-12) == by_rate
     assert plan.fixed_rate_per_h == pytest.approx(LLAMA_JOB / LLAMA_H)
-    gpu = relmodel.required_gpu_mtbf(16_384, 0.9, "1min", "10min", source=llama3)
+    gpu = relmodel.scale.required_gpu_mtbf(16_384, 0.9, "1min", "10min", source=llama3)
     assert gpu == pytest.approx(plan.gpu_mtbf_h, rel=1e-12)
 
 
 def test_same_answer_when_out_of_reach(llama3):
     # the case: 0.95 at 32,768 GPUs with a 2 min checkpoint and 15 min restart
-    plan = relmodel.plan_requirements(llama3, 32_768, 0.95, "2min", "15min", n_boot=200, seed=0)
+    plan = relmodel.scale.plan_requirements(llama3, 32_768, 0.95, "2min", "15min", n_boot=200, seed=0)
     assert not plan.feasible
     with pytest.raises(InfeasibleTargetError, match="out of reach"):
-        relmodel.required_node_mtbf(32_768, 0.95, "2min", "15min", source=llama3)
+        relmodel.scale.required_node_mtbf(32_768, 0.95, "2min", "15min", source=llama3)
     # counting every interruption against the nodes is another question, with another answer
-    other = relmodel.required_node_mtbf(32_768, 0.95, "2min", "15min", fixed_rate_per_h=0)
+    other = relmodel.scale.required_node_mtbf(32_768, 0.95, "2min", "15min", fixed_rate_per_h=0)
     assert other == pytest.approx(4096 * _required_job_mtbf(0.95, 2 / 60, 0.25), rel=1e-6)
 
 
 def test_the_rate_must_be_stated(llama3):
     with pytest.raises(ModelInputError, match="fixed_rate_per_h=.*source="):
-        relmodel.required_node_mtbf(16_384, 0.9, "1min", "10min")
+        relmodel.scale.required_node_mtbf(16_384, 0.9, "1min", "10min")
     with pytest.raises(ModelInputError):
-        relmodel.required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, source=llama3)
+        relmodel.scale.required_node_mtbf(16_384, 0.9, fixed_rate_per_h=0, source=llama3)
     with pytest.raises(ModelInputError):
-        relmodel.requirements_table([1000])
+        relmodel.scale.requirements_table([1000])
 
 
 def test_the_assumption_is_named_everywhere(llama3):
     said = f"held at {24 * LLAMA_JOB / LLAMA_H:.1f} a day"
-    plan = relmodel.plan_requirements(llama3, 16_384, n_boot=200, seed=0)
+    plan = relmodel.scale.plan_requirements(llama3, 16_384, n_boot=200, seed=0)
     assert said in plan.assumption and said in plan.text() and said in plan._repr_html_() and said in repr(plan)
-    t = relmodel.requirements_table([16_384], source=llama3)
+    t = relmodel.scale.requirements_table([16_384], source=llama3)
     assert said in t.attrs["assumption"]
-    assert "every interruption counted against the nodes" in relmodel.requirements_table(
+    assert "every interruption counted against the nodes" in relmodel.scale.requirements_table(
         [16_384], fixed_rate_per_h=0).attrs["assumption"]
     from relmodel.cli import cli
     out = CliRunner().invoke(cli, ["requirements", "--gpus", "16384", "--n-boot", "200"])
@@ -216,9 +216,9 @@ def test_target_ettr_comes_right_after_the_size():
         if "target_ettr" in names and size is not None and names.index("target_ettr") != names.index(size) + 1:
             bad.append(f"{name}{inspect.signature(fn)}")
     assert not bad, "\n".join(bad)
-    assert list(inspect.signature(relmodel.compare_designs).parameters)[:6] == [
+    assert list(inspect.signature(relmodel.scale.compare_designs).parameters)[:6] == [
         "designs", "source", "n_gpus", "target_ettr", "ckpt_cost", "restart"]
-    assert list(inspect.signature(relmodel.optics_requirements).parameters)[:2] == ["sizes", "target_ettr"]
+    assert list(inspect.signature(relmodel.scale.optics_requirements).parameters)[:2] == ["sizes", "target_ettr"]
 
 
 @pytest.mark.parametrize("name, fn", [(n, f) for n, f in PUBLIC if n.startswith(("relmodel.checkpoint", "relmodel.scale",
@@ -237,5 +237,5 @@ def test_keyword_only_reorders_change_no_answer():
     m, d, r = 10.0, 5 / 60, 10 / 60
     tau = relmodel.optimal_interval(m, d)
     daly = tau / (m * math.exp(r / m) * math.expm1((tau + d) / m))
-    g = relmodel.goodput_with_stragglers(mtbf="10h", ckpt_cost="5min", restart="10min", straggler_loss=0.05)
+    g = relmodel.stragglers.goodput_with_stragglers(mtbf="10h", ckpt_cost="5min", restart="10min", straggler_loss=0.05)
     assert g == pytest.approx(0.95 * daly, rel=1e-9)

@@ -29,6 +29,11 @@ def _public_functions():
             obj = getattr(mod, name)
             if inspect.isfunction(obj) and obj.__module__.startswith("relmodel"):
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    for where in relmodel.MOVED.values():  # the names that left the top-level face (stragglers' among them) keep theirs
+        package, _, name = where.rpartition(".")
+        obj = getattr(importlib.import_module(package), name)
+        if inspect.isfunction(obj):
+            found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return found
 
 

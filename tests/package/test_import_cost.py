@@ -6,8 +6,10 @@ then in ``sys.modules``.
 """
 
 import ast
+import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -49,13 +51,13 @@ def test_the_probe_sees_a_library_loaded_with_relmodel():
 
 
 @pytest.mark.parametrize("name, not_loaded", [
-    ("hours", set(LIBRARIES) - {"numpy"}),
+    ("units.hours", set(LIBRARIES) - {"numpy"}),
     ("read_log", {"scipy", "lifelines"} | PRESENTATION),  # the data layer: numpy, pandas (and pyarrow) only
-    ("young_interval", {"scipy.stats", "scipy.optimize", "lifelines", "dask"} | PRESENTATION),  # closed forms
+    ("checkpoint.young_interval", {"scipy.stats", "scipy.optimize", "lifelines", "dask"} | PRESENTATION),  # closed forms
     ("Cluster", {"scipy", "lifelines", "dask"} | PRESENTATION),
     ("fit", {"lifelines", "dask"} | PRESENTATION),
-    ("required_node_mtbf", {"scipy.stats", "lifelines", "dask"} | PRESENTATION),
-    ("slowdown", {"lifelines", "dask"} | PRESENTATION),
+    ("scale.required_node_mtbf", {"scipy.stats", "lifelines", "dask"} | PRESENTATION),
+    ("stragglers.slowdown", {"lifelines", "dask"} | PRESENTATION),
 ])
 def test_first_use_loads_only_its_layer(name, not_loaded):
     found = probe(f"import relmodel\nrelmodel.{name}")
@@ -65,7 +67,7 @@ def test_first_use_loads_only_its_layer(name, not_loaded):
 
 @pytest.mark.parametrize("use, absent", [
     ("relmodel.read_log", {"relmodel.data.formats.sacct", "relmodel.data.formats.kernlog", "relmodel.data.bundled.datasets", "relmodel.stats"}),
-    ("relmodel.young_interval", {"relmodel.checkpoint.simulate", "relmodel.checkpoint.search", "relmodel.stats"}),
+    ("relmodel.checkpoint.young_interval", {"relmodel.checkpoint.simulate", "relmodel.checkpoint.search", "relmodel.stats"}),
     ("relmodel.Cluster", {"relmodel.scale.sparing.spares", "relmodel.scale.design.designs", "relmodel.checkpoint"}),
     ("relmodel.plots.logs.plot_pareto", {"relmodel.plots.fits", "relmodel.stats", "relmodel.scale"}),
     ("relmodel.report.record", {"relmodel.report.pipeline.run", "relmodel.report.render", "relmodel.plots"}),
@@ -79,7 +81,7 @@ def test_a_package_face_loads_only_the_module_of_the_name(use, absent):
 def test_every_name_of_a_package_face_resolves():
     from relmodel import checkpoint, data, plots, report, scale
 
-    for face in (checkpoint, data, plots, report, scale):
+    for face in (relmodel, checkpoint, data, plots, report, scale):
         exported = [name for _, row in face.EXPORTS for name in row.split()]
         assert sorted(exported) == sorted(face.__all__), face.__name__
         for name in face.__all__:
@@ -91,22 +93,34 @@ def test_every_name_of_a_package_face_resolves():
 def test_every_name_of_the_face_resolves_to_its_layers_object():
     from relmodel import checkpoint, data, scale, stats, stragglers, units
 
-    assert len(relmodel.__all__) == len(set(relmodel.__all__)) >= 140
+    assert len(relmodel.__all__) == len(set(relmodel.__all__)) <= 32
     for name in relmodel.__all__:
         obj = getattr(relmodel, name)
         owners = [m for m in (units, data, stats, checkpoint, scale, stragglers) if name in getattr(m, "__all__", ())]
         for owner in owners:
             assert getattr(owner, name) is obj, f"relmodel.{name} is not relmodel.{owner.__name__}.{name}"
     assert relmodel.decide is relmodel.scale.targets.decision.decide
-    assert relmodel.spares is relmodel.scale.spares and relmodel.datasets is relmodel.data.datasets
+    assert relmodel.simulate_fleet is relmodel.scale.lifecycle.simulate_fleet and relmodel.datasets is relmodel.data.datasets
     assert set(relmodel.__all__) <= set(dir(relmodel))
+
+
+@pytest.mark.parametrize("name", sorted(relmodel.MOVED))
+def test_a_name_that_left_the_face_says_where_it_lives_now(name):
+    where = relmodel.MOVED[name]
+    package, _, attr = where.rpartition(".")
+    assert attr in importlib.import_module(package).__all__, f"{where} is not on its package's face"
+    assert getattr(importlib.import_module(package), attr) is not None
+    with pytest.raises(AttributeError, match=f"^relmodel.{name} moved: use {re.escape(where)}$"):
+        getattr(relmodel, name)
+    assert name not in relmodel.__all__ and not hasattr(relmodel, name)
 
 
 def test_star_import_gives_every_name():
     namespace = {}
     exec("from relmodel import *", namespace)
     assert set(relmodel.__all__) <= set(namespace)
-    assert namespace["young_interval"] is relmodel.young_interval and namespace["errors"] is relmodel.errors
+    assert namespace["optimal_interval"] is relmodel.optimal_interval and namespace["errors"] is relmodel.errors
+    assert "young_interval" not in namespace
 
 
 def test_submodules_load_on_first_access_and_unknown_names_fail():
@@ -117,10 +131,11 @@ def test_submodules_load_on_first_access_and_unknown_names_fail():
         relmodel.no_such_name  # noqa: B018
 
 
-def test_a_step_log_from_the_face_keeps_its_deprecated_methods():
-    found = probe("import warnings, relmodel\nwarnings.simplefilter('ignore')\n"
-                  "relmodel.read_steps\nrelmodel.data.example_steps().find_slow_nodes()")
-    assert "relmodel.stragglers" in found["relmodel"]
+def test_a_step_log_from_the_face_brings_no_planning_layer():
+    """A step log is data: reading one loads nothing of relmodel.stragglers (its analyses are functions there)."""
+    found = probe("import relmodel\nrelmodel.read_steps\nrelmodel.data.example_steps()")
+    assert "relmodel.stragglers" not in found["relmodel"]
+    assert not hasattr(relmodel.data.StepLog, "slowdown") and not hasattr(relmodel.data.StepLog, "find_slow_nodes")
 
 
 def test_the_ctrl_c_guard_is_still_the_first_thing_imported():

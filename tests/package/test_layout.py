@@ -20,7 +20,7 @@ PKG = Path(relmodel.__file__).resolve().parent
 #: Layer of each top-level part of the package; imports must not point to a higher number.
 RANK = {"errors": 0, "scenario": 0.55, "defaults": 0.6, "budget_guard": 0.75, "units": 0.5, "tables": 0.5, "resources": 0.5, "data": 1, "stats": 2, "checkpoint": 3, "scale": 4, "stragglers": 4,
         "plots": 5, "report": 6, "cli": 7, "__main__": 8, "__init__": 9}
-RANK.update({"base": 0.1})  # base machinery: deprecation, escape, progress, start-up Ctrl-C, lazy faces
+RANK.update({"base": 0.1})  # base machinery: escape, progress, start-up Ctrl-C, lazy faces
 PRESENTATION_ONLY = ("matplotlib", "papermill", "nbconvert", "nbformat", "ipywidgets", "click")
 
 

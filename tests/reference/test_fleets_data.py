@@ -73,7 +73,7 @@ def test_stepfun_rows_recount_the_bundled_trace(table, stepfun_log):
 
 def test_lanl_rows_recount_the_bundled_records(table):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.LogWarning)
+        warnings.simplefilter("ignore", relmodel.data.LogWarning)
         ev = relmodel.datasets.lanl().interruptions()
     system = ev["node"].str.split("/").str[0].astype(int)
     g = ev.groupby(system)["start_h"].agg(["size", "min", "max"])

@@ -66,7 +66,7 @@ def _all(r):
 
 @pytest.mark.parametrize("law", list(R))
 def test_plain_fit_is_survreg(fleet, law):
-    r = relmodel.regress(fleet, ["age", "rack"], f"{law}_aft", duration="stop", observed="event")
+    r = relmodel.stats.regress(fleet, ["age", "rack"], f"{law}_aft", duration="stop", observed="event")
     coef, se = _all(r)
     np.testing.assert_allclose(coef, R[law]["plain"][0], rtol=1e-8)
     np.testing.assert_allclose(se, R[law]["plain"][1], rtol=1e-8)
@@ -76,19 +76,19 @@ def test_plain_fit_is_survreg(fleet, law):
 
 @pytest.mark.parametrize("law", list(R))
 def test_weights_and_clusters_are_survreg(fleet, law):
-    r = relmodel.regress(fleet, ["age", "rack"], f"{law}_aft", duration="stop", observed="event", weights="w",
+    r = relmodel.stats.regress(fleet, ["age", "rack"], f"{law}_aft", duration="stop", observed="event", weights="w",
                          cluster="unit")
     coef, se = _all(r)
     np.testing.assert_allclose(coef, R[law]["weighted"][0], rtol=1e-8)
     np.testing.assert_allclose(se, R[law]["weighted"][1], rtol=1e-7)
     assert r.loglik == pytest.approx(R[law]["weighted"][2], rel=1e-12)
-    rob = relmodel.regress(fleet, ["age", "rack"], f"{law}_aft", duration="stop", observed="event", robust=True)
+    rob = relmodel.stats.regress(fleet, ["age", "rack"], f"{law}_aft", duration="stop", observed="event", robust=True)
     np.testing.assert_allclose(_all(rob)[1], R[law]["robust"], rtol=1e-7)
 
 
 def test_entry_times_condition_on_survival_to_entry_as_lifelines(fleet):
     late = fleet.assign(entry=fleet["entry"].where(fleet["entry"] > 0, 0.0))
-    r = relmodel.regress(late, ["age"], "weibull_aft", duration="stop", observed="event", entry="entry")
+    r = relmodel.stats.regress(late, ["age"], "weibull_aft", duration="stop", observed="event", entry="entry")
     ref = WeibullAFTFitter().fit(late[["stop", "event", "age", "entry"]], "stop", "event", entry_col="entry")
     assert r.coefficients["coef"].iloc[0] == pytest.approx(ref.params_[("lambda_", "age")], rel=1e-4)
     assert r.loglik >= ref.log_likelihood_ - 1e-9 and r.loglik == pytest.approx(ref.log_likelihood_, rel=1e-7)

@@ -9,7 +9,6 @@ import pytest
 from scipy import stats
 
 import relmodel
-from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.errors import CountError, EmptyDataError, ExposureError, UnitError
 from relmodel.plots.fleets import fleet_context, forest_plot, rate_changes_plot
 from relmodel.stats.rates.changepoint import _partition, rate_changes, segment_cost
@@ -122,15 +121,14 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     ax = rate_changes_plot(stepfun_log)
     assert ax.get_xlabel().startswith("days") and len(ax.lines) >= 1
     plt.close("all")
-    summary = relmodel.fleet_summary(stepfun_log)
+    summary = relmodel.stats.fleet_summary(stepfun_log)
     axes = fleet_context(stepfun_log, summary=summary)
     assert len(axes) == 2
     labels = [t.get_text() for t in axes[0].get_yticklabels()]
     assert any("Llama 3" in s for s in labels) and any("with fleet prior" in s for s in labels)
     html = summary._repr_html_()
     assert not any(w in html for w in ("nan", "NaN", "inf", "None"))
-    with pytest.warns(RelmodelDeprecationWarning, match=r"FleetSummary.sentences\(\) is deprecated.*use .text\(\)"):
-        sentences = summary.sentences()
+    sentences = summary._sentences()
     # more than five changes: one sentence for them (the table lists them) and one per gap without records
     assert summary.changes.n_changes > 5
     assert len(sentences) == 3 + 1 + len(summary.changes.gaps_h) and summary.text() == " ".join(sentences)
@@ -138,5 +136,5 @@ def test_plots_and_fleet_context(stepfun_log, llama3):
     assert len(fleet_context(llama3)) == 1  # a count table has no times: forest plot only
     fig, (a1, a2) = plt.subplots(2)
     assert fleet_context(stepfun_log, ax=[a1, a2], summary=summary)[1] is a2
-    assert forest_plot(relmodel.fleet_summary(llama3)).get_xscale() == "log"
+    assert forest_plot(relmodel.stats.fleet_summary(llama3)).get_xscale() == "log"
     plt.close("all")

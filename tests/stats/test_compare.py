@@ -21,7 +21,7 @@ def weibull_sample(n=300, seed=0, shape=1.6):
 
 def test_table_is_sorted_with_weights_and_consistent_fits():
     x, obs = weibull_sample()
-    cmp = relmodel.compare_fits(x, observed=obs, n_boot=0)
+    cmp = relmodel.stats.compare_fits(x, observed=obs, n_boot=0)
     t = cmp.by_family
     assert list(t.columns) == ["family", "loglik", "aic", "bic", "delta_aic", "akaike_weight", "ks", "p_value"]
     assert set(t.family) == {"exponential", "weibull", "lognormal", "gamma", "loglogistic"}
@@ -40,7 +40,7 @@ def test_table_is_sorted_with_weights_and_consistent_fits():
 
 def test_weibull_data_prefers_weibull_and_passes_gof():
     x, obs = weibull_sample(n=800, seed=1)
-    cmp = relmodel.compare_fits(x, observed=obs, n_boot=60, seed=2)
+    cmp = relmodel.stats.compare_fits(x, observed=obs, n_boot=60, seed=2)
     t = cmp.by_family.set_index("family")
     assert cmp.best.family in ("weibull", "gamma")
     assert t.loc["weibull", "p_value"] > 0.05
@@ -50,7 +50,7 @@ def test_weibull_data_prefers_weibull_and_passes_gof():
 def test_lognormal_data_rejects_exponential():
     rng = np.random.default_rng(3)
     x = rng.lognormal(1.0, 1.5, 400)
-    cmp = relmodel.compare_fits(x, ["exponential", "lognormal"], n_boot=40, seed=1)
+    cmp = relmodel.stats.compare_fits(x, ["exponential", "lognormal"], n_boot=40, seed=1)
     t = cmp.by_family.set_index("family")
     assert cmp.best.family == "lognormal"
     assert t.loc["lognormal", "p_value"] > 0.05
@@ -64,7 +64,7 @@ def test_bootstrap_p_value_is_calibrated_under_the_null():
     for _ in range(40):
         t = rng.exponential(10.0, 60)
         c = rng.uniform(0, 30, 60)
-        cmp = relmodel.compare_fits(np.minimum(t, c), "exponential", observed=t <= c, n_boot=39, seed=rng)
+        cmp = relmodel.stats.compare_fits(np.minimum(t, c), "exponential", observed=t <= c, n_boot=39, seed=rng)
         ps.append(cmp.by_family.p_value.iloc[0])
     ps = np.array(ps)
     assert 0.35 < ps.mean() < 0.65
@@ -79,7 +79,7 @@ def test_truncated_bootstrap_is_calibrated_under_the_null():
         t, e = rng.exponential(10, 150), rng.uniform(0, 5, 150)
         t, e = t[t > e], e[t > e]
         c = e + rng.uniform(0, 30, t.size)
-        cmp = relmodel.compare_fits(np.minimum(t, c), "exponential", observed=t <= c, entry=e, n_boot=39,
+        cmp = relmodel.stats.compare_fits(np.minimum(t, c), "exponential", observed=t <= c, entry=e, n_boot=39,
                                     seed=rng)
         ps.append(cmp.by_family.p_value.iloc[0])
     ps = np.array(ps)
@@ -105,7 +105,7 @@ def test_subsampled_bootstrap_is_calibrated_under_the_null():
     for _ in range(40):
         t = rng.weibull(1.4, 2000) * 10
         c = rng.uniform(0, 30, t.size)
-        cmp = relmodel.compare_fits(np.minimum(t, c), "weibull", observed=t <= c, n_boot=39, seed=rng,
+        cmp = relmodel.stats.compare_fits(np.minimum(t, c), "weibull", observed=t <= c, n_boot=39, seed=rng,
                                     boot_size=200)
         ps.append(cmp.by_family.p_value.iloc[0])
     ps = np.array(ps)
@@ -115,8 +115,8 @@ def test_subsampled_bootstrap_is_calibrated_under_the_null():
 
 def test_seed_makes_p_values_reproducible():
     x, obs = weibull_sample(n=120)
-    a = relmodel.compare_fits(x, ["weibull"], observed=obs, n_boot=20, seed=5).by_family
-    b = relmodel.compare_fits(x, ["weibull"], observed=obs, n_boot=20, seed=5).by_family
+    a = relmodel.stats.compare_fits(x, ["weibull"], observed=obs, n_boot=20, seed=5).by_family
+    b = relmodel.stats.compare_fits(x, ["weibull"], observed=obs, n_boot=20, seed=5).by_family
     assert a.p_value.iloc[0] == b.p_value.iloc[0]
 
 
@@ -144,22 +144,22 @@ def test_bootstrap_draws_follow_the_censoring_design():
 
 def test_few_failures_compare_only_the_exponential():
     with pytest.warns(FitWarning, match="only the exponential"):
-        cmp = relmodel.compare_fits([5.0, 3.0, 8.0, 2.0, 10.0], observed=[1, 0, 0, 0, 1], n_boot=10, seed=0)
+        cmp = relmodel.stats.compare_fits([5.0, 3.0, 8.0, 2.0, 10.0], observed=[1, 0, 0, 0, 1], n_boot=10, seed=0)
     assert list(cmp.by_family.family) == ["exponential"]
 
 
 def test_bad_arguments():
     x, obs = weibull_sample(n=50)
     with pytest.raises(FitError, match="unknown family"):
-        relmodel.compare_fits(x, ["weibull", "cauchy"], observed=obs)
+        relmodel.stats.compare_fits(x, ["weibull", "cauchy"], observed=obs)
     with pytest.raises(FitError, match="n_boot"):
-        relmodel.compare_fits(x, observed=obs, n_boot=-1)
+        relmodel.stats.compare_fits(x, observed=obs, n_boot=-1)
     with pytest.raises(FitError, match="boot_size"):
-        relmodel.compare_fits(x, observed=obs, boot_size=3)
+        relmodel.stats.compare_fits(x, observed=obs, boot_size=3)
     with pytest.raises(FitError, match="no families"):
-        relmodel.compare_fits(x, [], observed=obs)
+        relmodel.stats.compare_fits(x, [], observed=obs)
     with pytest.raises(FitError, match="no failures"):
-        relmodel.compare_fits(x, observed=np.zeros(x.size, bool))
+        relmodel.stats.compare_fits(x, observed=np.zeros(x.size, bool))
 
 
 def test_left_truncated_comparison_runs_with_bootstrap():
@@ -167,5 +167,5 @@ def test_left_truncated_comparison_runs_with_bootstrap():
     entry = x * np.random.default_rng(1).uniform(0, 0.5, x.size)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FitWarning)
-        cmp = relmodel.compare_fits(x, ["weibull", "lognormal"], observed=obs, entry=entry, n_boot=20, seed=0)
+        cmp = relmodel.stats.compare_fits(x, ["weibull", "lognormal"], observed=obs, entry=entry, n_boot=20, seed=0)
     assert cmp.by_family.p_value.between(0, 1).all()

@@ -40,7 +40,7 @@ def _check(r, coef, se, loglik, rtol=1e-7):
 
 def test_efron_ties_and_the_first_level_as_reference(fleet):
     # coxph(Surv(stop, event) ~ age + rack, data = d)
-    r = relmodel.regress(fleet, ["age", "rack"], duration="stop", observed="event")
+    r = relmodel.stats.regress(fleet, ["age", "rack"], duration="stop", observed="event")
     assert r.references == {"rack": "r1"} and list(r.coefficients["term"]) == TERMS
     _check(r, [0.290864900269719, -0.579143537870127, -0.988474672969034],
            [0.0550122768232523, 0.1585069462625943, 0.2341322774164416], -894.575980585506)
@@ -55,7 +55,7 @@ def test_efron_ties_and_the_first_level_as_reference(fleet):
 
 def test_breslow_ties(fleet):
     # coxph(Surv(stop, event) ~ age + rack, data = d, ties = "breslow")
-    r = relmodel.regress(fleet, ["age", "rack"], duration="stop", observed="event", ties="breslow")
+    r = relmodel.stats.regress(fleet, ["age", "rack"], duration="stop", observed="event", ties="breslow")
     _check(r, [0.284693844656947, -0.567041052973963, -0.969797672467756],
            [0.0550040501115321, 0.1585761182949088, 0.2342296515169974], -898.902976304565)
 
@@ -71,7 +71,7 @@ def test_breslow_ties(fleet):
      [0.0523402585054064, 0.1515056701013191, 0.2101947650640136], -909.563147280002),
 ])
 def test_entry_strata_weights_offset_and_clusters(fleet, ties, coef, robust, naive, loglik):
-    r = relmodel.regress(fleet, ["age", "rack"], duration="stop", observed="event", entry="entry", strata="site",
+    r = relmodel.stats.regress(fleet, ["age", "rack"], duration="stop", observed="event", entry="entry", strata="site",
                          weights="w", offset="off", cluster="unit", ties=ties)
     _check(r, coef, robust, loglik)
     np.testing.assert_allclose(np.sqrt(np.diag(r.fitter.var)), naive, rtol=1e-7)
@@ -80,10 +80,10 @@ def test_entry_strata_weights_offset_and_clusters(fleet, ties, coef, robust, nai
 
 def test_robust_without_a_cluster_makes_each_row_its_own(fleet):
     # coxph(Surv(stop, event) ~ age + rack, data = d, robust = TRUE)
-    r = relmodel.regress(fleet, ["age", "rack"], duration="stop", observed="event", robust=True)
+    r = relmodel.stats.regress(fleet, ["age", "rack"], duration="stop", observed="event", robust=True)
     _check(r, [0.290864900269719, -0.579143537870127, -0.988474672969034],
            [0.0550340851718953, 0.1552846938233298, 0.2213489017962741], -894.575980585506)
-    same = relmodel.regress(fleet.assign(row=np.arange(len(fleet))), ["age", "rack"], duration="stop",
+    same = relmodel.stats.regress(fleet.assign(row=np.arange(len(fleet))), ["age", "rack"], duration="stop",
                             observed="event", cluster="row")
     np.testing.assert_allclose(same.coefficients["se"], r.coefficients["se"], rtol=1e-12)
 
@@ -92,7 +92,7 @@ def test_counting_process_with_clusters_is_r_not_lifelines(spells):
     # coxph(Surv(start, stop, event) ~ age_y + rack + cluster(node), data = g)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CovariateWarning)
-        r = relmodel.regress(spells, ["age_y", "rack"], duration="stop", observed="event", entry="start",
+        r = relmodel.stats.regress(spells, ["age_y", "rack"], duration="stop", observed="event", entry="start",
                              cluster="node")
     _check(r, [0.1922775861635809, 0.1408501086303872, -0.0760602292760936],
            [0.0924634948667498, 0.2386754791101786, 0.2367667456434683], -2633.30201435411, rtol=1e-6)

@@ -33,7 +33,7 @@ def fleet():
 
 
 def _fit(d, weights, **kw):
-    return relmodel.regress(d, ["age", "rack"], duration="stop", observed="event", weights=weights, **kw)
+    return relmodel.stats.regress(d, ["age", "rack"], duration="stop", observed="event", weights=weights, **kw)
 
 
 def _check(r, se):

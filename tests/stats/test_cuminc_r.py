@@ -73,11 +73,11 @@ def _check(ci, times, ref):
 def test_band_is_cuminc_variance_with_log_log(case):
     t, code, times, ref = CASES[case]
     causes = [{1: "a", 2: "b"}.get(c) for c in code]
-    _check(relmodel.cumulative_incidence(t, causes), times, ref)
+    _check(relmodel.stats.cumulative_incidence(t, causes), times, ref)
 
 
 def test_last_time_where_everyone_at_risk_fails_keeps_a_finite_band():
-    ci = relmodel.cumulative_incidence([1, 2, 3, 4, 5, 6], ["a", "b", "a", None, "b", "a"])
+    ci = relmodel.stats.cumulative_incidence([1, 2, 3, 4, 5, 6], ["a", "b", "a", None, "b", "a"])
     for cause in ("a", "b"):
         lo, hi = ci[cause].lower[-1], ci[cause].upper[-1]
         assert 0 < lo < ci[cause].value[-1] < hi < 1, (cause, lo, hi)
@@ -88,4 +88,4 @@ def test_last_time_where_everyone_at_risk_fails_keeps_a_finite_band():
 def test_competing_300_with_ties():
     cc = pd.read_csv(Path(__file__).parent / "data" / "competing_300.csv")
     causes = cc["cause"].map({1: "a", 2: "b"}).where(cc["cause"] > 0, None)
-    _check(relmodel.cumulative_incidence(cc["time"].to_numpy(float), causes.to_list()), C300_TIMES, C300)
+    _check(relmodel.stats.cumulative_incidence(cc["time"].to_numpy(float), causes.to_list()), C300_TIMES, C300)

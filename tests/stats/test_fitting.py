@@ -169,7 +169,7 @@ def test_fit_result_curves_are_consistent():
 def test_input_forms_give_the_same_fit():
     x, obs = censored(n=60)
     a = relmodel.fit(x, "lognormal", observed=obs)
-    b = relmodel.fit(relmodel.Durations(x, obs), "lognormal")
+    b = relmodel.fit(relmodel.data.Durations(x, obs), "lognormal")
     c = relmodel.fit(pd.Series(x), "lognormal", observed=obs.astype(int))
     d = relmodel.fit([f"{v * 60}min" for v in x], "lognormal", observed=list(obs))
     for other in (b, c, d):

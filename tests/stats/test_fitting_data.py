@@ -31,7 +31,7 @@ def lifelines_fit(fitter, d):
 def test_stepfun_fits_agree_with_lifelines(stepfun_log, what):
     d = getattr(stepfun_log, what)()
     assert d.n_observed > 300
-    cmp = relmodel.compare_fits(d, n_boot=10, seed=0)
+    cmp = relmodel.stats.compare_fits(d, n_boot=10, seed=0)
     assert cmp.by_family.p_value.between(0, 1).all()
     w, ref = cmp.fits["weibull"], lifelines_fit(WeibullFitter, d)
     assert w.params["shape"] == pytest.approx(ref.rho_, rel=1e-5)
@@ -47,8 +47,8 @@ def test_stepfun_fits_agree_with_lifelines(stepfun_log, what):
 def test_stepfun_downtimes_fit(stepfun_log):
     d = stepfun_log.downtimes()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.FitWarning)
-        cmp = relmodel.compare_fits(d, n_boot=0)
+        warnings.simplefilter("ignore", relmodel.stats.FitWarning)
+        cmp = relmodel.stats.compare_fits(d, n_boot=0)
     assert np.isfinite(cmp.by_family.aic).all() and cmp.best.n == len(d)
 
 
@@ -57,10 +57,10 @@ def test_lanl_fits_agree_with_lifelines(lanl_log, what):
     d = getattr(lanl_log, what)()
     assert len(d) > 20_000
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.FitWarning)  # a few zero-length records
-        cmp = relmodel.compare_fits(d, n_boot=0)
+        warnings.simplefilter("ignore", relmodel.stats.FitWarning)  # a few zero-length records
+        cmp = relmodel.stats.compare_fits(d, n_boot=0)
         hours = relmodel.stats.lifetimes.fitting.prepare(d).t
-    ref = lifelines_fit(LogLogisticFitter, relmodel.Durations(hours, d.observed))
+    ref = lifelines_fit(LogLogisticFitter, relmodel.data.Durations(hours, d.observed))
     ll = cmp.fits["loglogistic"]
     assert ll.params["shape"] == pytest.approx(ref.beta_, rel=1e-5)
     assert ll.params["scale"] == pytest.approx(ref.alpha_, rel=1e-5)

@@ -80,7 +80,7 @@ def test_loglik_with_truncation_matches_scipy():
 
 def test_gengamma_in_a_comparison():
     x, obs = sample("weibull", seed=3)
-    cmp = relmodel.compare_fits(x, ["weibull", "gengamma"], observed=obs, n_boot=10, seed=0)
+    cmp = relmodel.stats.compare_fits(x, ["weibull", "gengamma"], observed=obs, n_boot=10, seed=0)
     assert set(cmp.by_family.family) == {"weibull", "gengamma"}
     r = cmp.fits["gengamma"]
     assert r.ci.shape[0] == 3 and np.isfinite(r.ci[["lower", "upper"]].to_numpy()).all()

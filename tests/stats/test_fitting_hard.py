@@ -150,5 +150,5 @@ def test_no_finite_maximum_is_an_error(family):
 def test_compare_leaves_out_families_that_cannot_be_fitted():
     x, entry = DEGENERATE
     with pytest.warns(FitWarning, match="left out of the comparison"):
-        cmp = relmodel.compare_fits(x, entry=entry, n_boot=0)
+        cmp = relmodel.stats.compare_fits(x, entry=entry, n_boot=0)
     assert list(cmp.by_family.family) == ["exponential"]

@@ -107,17 +107,17 @@ def test_large_lognormal_sample_lambda_se_matches_profile():
 
 def test_nelson_aalen_variance_is_the_textbook_one_by_default():
     t, obs = [1, 2, 2, 3, 5, 8], [1, 1, 0, 1, 0, 1]
-    na = relmodel.nelson_aalen(t, observed=obs)
+    na = relmodel.stats.nelson_aalen(t, observed=obs)
     var = np.cumsum([1 / 36, 1 / 25, 1 / 9, 0, 1 / 1])  # K&M 4.2.4: sum d/n^2 at 1, 2, 3, 5, 8
     h = np.array([1 / 6, 1 / 6 + 1 / 5, 1 / 6 + 1 / 5 + 1 / 3, 0.7, 1.7])
     z = 1.959963984540054
     np.testing.assert_allclose(na.upper[1:], h * np.exp(z * np.sqrt(var) / h), rtol=1e-12)
     assert "d/n^2" in na.method
     # The last unit at risk fails at 8 h: the textbook variance grows there, lifelines' does not.
-    gw = relmodel.nelson_aalen(t, observed=obs, variance="greenwood")
+    gw = relmodel.stats.nelson_aalen(t, observed=obs, variance="greenwood")
     assert "(n - d)" in gw.method
     sd_gw = np.log(gw.upper[1:] / h) / z * h
     assert sd_gw[-1] == pytest.approx(sd_gw[-2], rel=1e-12)
     assert np.sqrt(var[-1]) > np.sqrt(var[-2]) + 0.5
     with pytest.raises(relmodel.errors.FitError, match="variance must be one of"):
-        relmodel.nelson_aalen(t, observed=obs, variance="exact")
+        relmodel.stats.nelson_aalen(t, observed=obs, variance="exact")

@@ -46,7 +46,7 @@ def test_statistic_and_p_are_cuminc(name, case):
     if case == "two":
         cc = cc[cc["group"] != "g3"]
     for (stat, p), cause in zip(R[name][case], ["gpu", "network"]):
-        g = relmodel.gray_test(cc, "group", "c", cause, duration="time", **OPTIONS[case])
+        g = relmodel.stats.gray_test(cc, "group", "c", cause, duration="time", **OPTIONS[case])
         assert g.statistic == pytest.approx(stat, rel=1e-8)
         assert g.p == pytest.approx(p, rel=1e-8)
         assert g.df == (1 if case == "two" else 2)
@@ -54,10 +54,10 @@ def test_statistic_and_p_are_cuminc(name, case):
 
 def test_bootstrap_stays_an_option_and_is_close_at_n_300():
     cc = _data("competing_300.csv")
-    g = relmodel.gray_test(cc, "group", "c", "gpu", duration="time", variance="bootstrap", n_boot=300, seed=1)
+    g = relmodel.stats.gray_test(cc, "group", "c", "gpu", duration="time", variance="bootstrap", n_boot=300, seed=1)
     assert g.statistic == pytest.approx(13.4983919666481, rel=0.3)
-    np.testing.assert_allclose(g.score, relmodel.gray_test(cc, "group", "c", "gpu", duration="time", seed=0).score)
+    np.testing.assert_allclose(g.score, relmodel.stats.gray_test(cc, "group", "c", "gpu", duration="time", seed=0).score)
     with pytest.raises(FitError, match="variance must be"):
-        relmodel.gray_test(cc, "group", "c", "gpu", duration="time", variance="jackknife", seed=0)
+        relmodel.stats.gray_test(cc, "group", "c", "gpu", duration="time", variance="jackknife", seed=0)
     with pytest.raises(FitError, match="rho must be"):
-        relmodel.gray_test(cc, "group", "c", "gpu", duration="time", rho=-1, seed=0)
+        relmodel.stats.gray_test(cc, "group", "c", "gpu", duration="time", rho=-1, seed=0)

@@ -21,7 +21,7 @@ def _three_groups(seed=0, n=300):
 @pytest.mark.parametrize("weights", ["logrank", "wilcoxon", "tarone-ware", "peto", "fleming-harrington"])
 def test_k_sample_tests_match_lifelines(weights):
     df = _three_groups()
-    r = relmodel.compare_groups(df, "fleet", weights=weights, p=1, q=0.5)
+    r = relmodel.stats.compare_groups(df, "fleet", weights=weights, p=1, q=0.5)
     kw = {"p": 1, "q": 0.5} if weights == "fleming-harrington" else {}
     ref = multivariate_logrank_test(df["duration_h"], df["fleet"], df["observed"],
                                     weightings=None if weights == "logrank" else weights, **kw)
@@ -33,7 +33,7 @@ def test_k_sample_tests_match_lifelines(weights):
 def test_two_groups_match_lifelines_logrank_and_report_observed_vs_expected():
     df = _three_groups(seed=5)
     two = df[df["fleet"] != "c"]
-    r = relmodel.compare_groups(two, "fleet")
+    r = relmodel.stats.compare_groups(two, "fleet")
     a, b = two[two["fleet"] == "a"], two[two["fleet"] == "b"]
     ref = logrank_test(a["duration_h"], b["duration_h"], a["observed"], b["observed"])
     assert r.statistic == pytest.approx(ref.test_statistic, rel=1e-10)
@@ -46,11 +46,11 @@ def test_two_groups_match_lifelines_logrank_and_report_observed_vs_expected():
 def test_bad_group_input():
     df = _three_groups()
     with pytest.raises(FitError, match="single group"):
-        relmodel.compare_groups(df.assign(fleet="x"), "fleet")
+        relmodel.stats.compare_groups(df.assign(fleet="x"), "fleet")
     with pytest.raises(FitError, match="weights must be one of"):
-        relmodel.compare_groups(df, "fleet", weights="gehan2")
+        relmodel.stats.compare_groups(df, "fleet", weights="gehan2")
     with pytest.raises(relmodel.errors.MissingColumnError):
-        relmodel.compare_groups(df, "rack")
+        relmodel.stats.compare_groups(df, "rack")
 
 
 def test_gray_reduces_to_logrank_without_competing_causes():
@@ -61,7 +61,7 @@ def test_gray_reduces_to_logrank_without_competing_causes():
     df = pd.DataFrame({"duration_h": np.minimum(t, c), "observed": t <= c, "fleet": grp,
                        "cause": np.where(t <= c, "gpu", None)})
     g = gray_test(df, "fleet", "cause", "gpu", variance="bootstrap", n_boot=300, seed=0)
-    lr = relmodel.compare_groups(df, "fleet")
+    lr = relmodel.stats.compare_groups(df, "fleet")
     # With one cause, R_k is the ordinary risk set: the score is log-rank's observed - expected.
     np.testing.assert_allclose(g.score, lr.groups["failures"] - lr.groups["expected failures"], rtol=1e-10)
     # The bootstrap variance agrees with the hypergeometric one to within resampling error.
@@ -92,7 +92,7 @@ def _fleet_mcf(counts, window=1000.0):
     for i, k in enumerate(counts):
         times += list(rng.uniform(0, window, k))
         nodes += [f"n{i}"] * k
-    return relmodel.mcf(np.array(times), node=nodes, start=0.0, end=window, n_systems=len(counts))
+    return relmodel.stats.mcf(np.array(times), node=nodes, start=0.0, end=window, n_systems=len(counts))
 
 
 def test_mcf_comparison_matches_the_closed_form_for_a_common_window():
@@ -109,7 +109,7 @@ def test_mcf_comparison_matches_the_closed_form_for_a_common_window():
 
 
 def test_group_plot_and_html():
-    r = relmodel.compare_groups(_three_groups(), "fleet", weights="tarone-ware")
+    r = relmodel.stats.compare_groups(_three_groups(), "fleet", weights="tarone-ware")
     ax = relmodel.plots.group_survival_plot(r)
     assert len(ax.get_lines()) == 3 and ax.get_legend().get_title().get_text() == "fleet"
     t = r.table()
@@ -126,10 +126,10 @@ def test_the_verdict_reads_the_confidence_level_it_was_given():
     df = pd.DataFrame({"duration_h": t, "observed": True, "fleet": g})
     p = logrank_test(t[g == "a"], t[g == "b"]).p_value
     assert 0.01 < p < 0.05
-    assert " differs across fleet" in relmodel.compare_groups(df, "fleet", conf=0.95).text()
-    assert "does not differ detectably" in relmodel.compare_groups(df, "fleet", conf=0.99).text()
-    old = relmodel.mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
-    new = relmodel.mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
+    assert " differs across fleet" in relmodel.stats.compare_groups(df, "fleet", conf=0.95).text()
+    assert "does not differ detectably" in relmodel.stats.compare_groups(df, "fleet", conf=0.99).text()
+    old = relmodel.stats.mcf([10.0, 40.0, 25.0], node=["a", "a", "b"], start=0.0, end=50.0, n_systems=4)
+    new = relmodel.stats.mcf([5.0, 15.0, 20.0, 35.0, 45.0], node=list("aabcd"), start=0.0, end=50.0, n_systems=4)
     assert compare_mcf({"old": old, "new": new}, at=50.0, conf=0.5).conf == 0.5          # p = 0.285 (docstring example)
     assert "the fleets differ" in compare_mcf({"old": old, "new": new}, at=50.0, conf=0.5).text()
     assert "do not differ detectably" in compare_mcf({"old": old, "new": new}, at=50.0).text()

@@ -1,4 +1,4 @@
-"""compare_mcf takes its data as source, the two fleets named by a mapping's keys; the old pair still works.
+"""compare_mcf takes its data as source, the two fleets named by a mapping's keys (the pair of 0.2 is gone).
 
 The reference numbers are hand counts: with every system watched over the
 same window, an MCF at the end is the mean count per system and Nelson's
@@ -11,7 +11,7 @@ import math
 import pytest
 
 import relmodel
-from relmodel.errors import FitError, InputTypeError, RelmodelDeprecationWarning
+from relmodel.errors import FitError, InputTypeError
 from relmodel.stats.survival.group_tests import compare_mcf
 
 # old fleet: systems a, b, c, d fail 2, 1, 0, 0 times in 50 h; new fleet: 2, 1, 1, 1
@@ -23,7 +23,7 @@ Z = (0.75 - 1.25) / math.sqrt(VAR_OLD + VAR_NEW)
 
 
 def _pair():
-    return relmodel.mcf(**OLD), relmodel.mcf(**NEW)
+    return relmodel.stats.mcf(**OLD), relmodel.stats.mcf(**NEW)
 
 
 def test_a_mapping_names_the_two_fleets():
@@ -32,27 +32,16 @@ def test_a_mapping_names_the_two_fleets():
     assert c.names == ("old", "new") and c.difference == pytest.approx(-0.5, abs=1e-12)
     assert c.z == pytest.approx(Z, rel=1e-9) and c.p == pytest.approx(math.erfc(abs(Z) / math.sqrt(2)), rel=1e-9)
     assert list(c.by_time.columns[:3]) == ["hours", "MCF old", "MCF new"] and set(c.curves) == {"old", "new"}
-    swapped = relmodel.compare_mcf(source={"new": new, "old": old}, at=50.0)
+    swapped = relmodel.stats.compare_mcf(source={"new": new, "old": old}, at=50.0)
     assert swapped.difference == pytest.approx(0.5, abs=1e-12) and swapped.names == ("new", "old")
 
 
-@pytest.mark.parametrize("call", [lambda o, n: compare_mcf(o, n, names=("old", "new"), at=50.0),
-                                  lambda o, n: compare_mcf(first=o, second=n, names=("old", "new"), at=50.0),
-                                  lambda o, n: compare_mcf(o, second=n, names=["old", "new"], at=50.0)],
-                         ids=["positional", "keywords", "mixed"])
-def test_the_old_pair_warns_and_gives_the_same_comparison(call):
+def test_the_pair_of_0_2_is_refused():
     old, new = _pair()
-    with pytest.warns(RelmodelDeprecationWarning, match=r"compare_mcf\(first, second.*use compare_mcf\(\{'old': "
-                                                        r"first, 'new': second\}\)"):
-        got = call(old, new)
-    want = compare_mcf({"old": old, "new": new}, at=50.0)
-    assert got.names == want.names and got.by_time.equals(want.by_time) and (got.z, got.p) == (want.z, want.p)
-
-
-def test_the_old_pair_without_names_keeps_the_old_names():
-    with pytest.warns(RelmodelDeprecationWarning):
-        got = compare_mcf(*_pair(), at=50.0)
-    assert got.names == ("first", "second") and got.z == pytest.approx(Z, rel=1e-9)
+    with pytest.raises(TypeError):
+        compare_mcf(old, new, names=("old", "new"), at=50.0)
+    with pytest.raises(InputTypeError, match="names= but no log"):
+        compare_mcf({"a": old, "b": new}, names=("x", "y"))
 
 
 def test_what_is_not_two_named_fleets_is_refused_by_name():
@@ -61,9 +50,5 @@ def test_what_is_not_two_named_fleets_is_refused_by_name():
         compare_mcf({"a": old, "b": new, "c": old})
     with pytest.raises(FitError, match="got StepEstimate"):
         compare_mcf(old)
-    with pytest.raises(InputTypeError, match="names= beside a mapping"):
-        compare_mcf({"a": old, "b": new}, names=("x", "y"))
-    with pytest.raises(InputTypeError, match="got 3 data arguments"):
+    with pytest.raises(TypeError):
         compare_mcf(old, new, old)
-    with pytest.raises(InputTypeError, match="two different names"):
-        compare_mcf(old, new, names=("x", "x"))

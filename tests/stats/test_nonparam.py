@@ -20,7 +20,7 @@ def _censored(seed=0, n=400, ties=True):
 
 def test_kaplan_meier_matches_lifelines_values_and_band():
     h, obs = _censored()
-    km = relmodel.kaplan_meier(h, observed=obs, conf=0.9)
+    km = relmodel.stats.kaplan_meier(h, observed=obs, conf=0.9)
     ref = KaplanMeierFitter(alpha=0.1).fit(h, obs)
     x = ref.survival_function_.index.to_numpy()
     np.testing.assert_allclose(km(x), ref.survival_function_.iloc[:, 0], rtol=1e-12)
@@ -32,14 +32,14 @@ def test_kaplan_meier_matches_lifelines_values_and_band():
 
 def test_kaplan_meier_hand_computed_product_limit():
     # times 1, 2, 2(censored), 3, 5(censored), 8: S = 5/6, 5/6*4/5, then *2/3, then 0
-    km = relmodel.kaplan_meier([1, 2, 2, 3, 5, 8], observed=[1, 1, 0, 1, 0, 1])
+    km = relmodel.stats.kaplan_meier([1, 2, 2, 3, 5, 8], observed=[1, 1, 0, 1, 0, 1])
     assert km([0.5, 1, 2.5, 3, 6, 9]) == pytest.approx([1, 5 / 6, 4 / 6, 4 / 6 * 2 / 3, 4 / 9, 0])
 
 
 def test_kaplan_meier_left_truncation_matches_lifelines():
     h, obs = _censored(seed=2, ties=False)
     entry = np.minimum(h * 0.3, 5.0)
-    km = relmodel.kaplan_meier(h, observed=obs, entry=entry)
+    km = relmodel.stats.kaplan_meier(h, observed=obs, entry=entry)
     ref = KaplanMeierFitter().fit(h, obs, entry=entry)
     # No entry time equals a stop time here, so lifelines' risk sets are survfit's; read both on its grid.
     x = ref.survival_function_.index.to_numpy()
@@ -47,9 +47,9 @@ def test_kaplan_meier_left_truncation_matches_lifelines():
 
 
 def test_inputs_durations_series_and_strings_agree():
-    d = relmodel.Durations([2.0, 3.0, 0.5, 4.0], [True, False, True, True])
-    a = relmodel.kaplan_meier(d)
-    b = relmodel.kaplan_meier(pd.Series(["2h", "3h", "30min", "4h"]), observed=d.observed)
+    d = relmodel.data.Durations([2.0, 3.0, 0.5, 4.0], [True, False, True, True])
+    a = relmodel.stats.kaplan_meier(d)
+    b = relmodel.stats.kaplan_meier(pd.Series(["2h", "3h", "30min", "4h"]), observed=d.observed)
     np.testing.assert_allclose(a.value, b.value)
     np.testing.assert_allclose(a.hours, b.hours)
     frame = a.to_frame()
@@ -58,13 +58,13 @@ def test_inputs_durations_series_and_strings_agree():
 
 
 def test_nelson_aalen_is_sum_of_d_over_n_and_matches_lifelines():
-    na = relmodel.nelson_aalen([1, 2, 2, 3, 5, 8], observed=[1, 1, 0, 1, 0, 1])
+    na = relmodel.stats.nelson_aalen([1, 2, 2, 3, 5, 8], observed=[1, 1, 0, 1, 0, 1])
     assert na([1, 2, 3, 8]) == pytest.approx([1 / 6, 1 / 6 + 1 / 5, 1 / 6 + 1 / 5 + 1 / 3, 1 / 6 + 1 / 5 + 1 / 3 + 1])
     h, obs = _censored(seed=4)
-    na = relmodel.nelson_aalen(h, observed=obs)
+    na = relmodel.stats.nelson_aalen(h, observed=obs)
     ref = NelsonAalenFitter(nelson_aalen_smoothing=False).fit(h, obs)
     np.testing.assert_allclose(na.value, ref.cumulative_hazard_.iloc[:, 0], rtol=1e-12)
-    lif = relmodel.nelson_aalen(h, observed=obs, variance="greenwood")  # lifelines' variance
+    lif = relmodel.stats.nelson_aalen(h, observed=obs, variance="greenwood")  # lifelines' variance
     np.testing.assert_allclose(lif.upper, ref.confidence_interval_.iloc[:, 1], rtol=1e-12)
     assert na.quantity == "cumulative hazard" and np.isnan(na.median_h)
 
@@ -81,7 +81,7 @@ def _competing(seed, n=300, ties=False):
 
 def test_cumulative_incidence_matches_lifelines_aalen_johansen():
     h, cause = _competing(1)
-    ci = relmodel.cumulative_incidence(h, cause)
+    ci = relmodel.stats.cumulative_incidence(h, cause)
     assert ci.causes == ["GPU", "network", "host"]
     codes = pd.Series(cause).map({"GPU": 1, "network": 2, "host": 3}).fillna(0).astype(int)
     for j, name in enumerate(ci.causes, start=1):
@@ -99,8 +99,8 @@ def test_cumulative_incidence_matches_lifelines_aalen_johansen():
 
 def test_cumulative_incidences_add_up_to_one_minus_km_with_ties():
     h, cause = _competing(2, ties=True)
-    ci = relmodel.cumulative_incidence(h, cause)
-    km = relmodel.kaplan_meier(h, observed=pd.notna(cause))
+    ci = relmodel.stats.cumulative_incidence(h, cause)
+    km = relmodel.stats.kaplan_meier(h, observed=pd.notna(cause))
     x = np.unique(h)
     total = sum(ci[c](x) for c in ci.causes)
     np.testing.assert_allclose(total, 1 - km(x), atol=1e-12)
@@ -137,7 +137,7 @@ def test_mcf_matches_nelson_definition_with_staggered_windows():
         times += list(np.round(rng.uniform(s[i], e[i], k)))
         nodes += [i] * k
     times, nodes = np.array(times), np.array(nodes)
-    res = relmodel.mcf(times, node=nodes, start=dict(zip(map(str, range(m)), s)),
+    res = relmodel.stats.mcf(times, node=nodes, start=dict(zip(map(str, range(m)), s)),
                        end=dict(zip(map(str, range(m)), e)), conf=0.9)
     grid, ref, var = _nelson_brute(times, nodes, s, e)
     np.testing.assert_allclose(res(grid), ref, rtol=1e-12)
@@ -148,7 +148,7 @@ def test_mcf_matches_nelson_definition_with_staggered_windows():
 def test_mcf_counts_failure_free_systems():
     times = np.array([1.0, 2.0, 2.0, 5.0])
     nodes = np.array(["a", "a", "b", "c"])
-    res = relmodel.mcf(times, node=nodes, end=10, n_systems=8)
+    res = relmodel.stats.mcf(times, node=nodes, end=10, n_systems=8)
     grid, ref, var = _nelson_brute(times, np.array([0, 0, 1, 2]), np.zeros(8), np.full(8, 10.0))
     assert res(10) == pytest.approx(4 / 8)
     np.testing.assert_allclose(res.value[1:], ref)
@@ -156,7 +156,7 @@ def test_mcf_counts_failure_free_systems():
 
 
 def test_mcf_of_stepfun_log(stepfun_log):
-    res = relmodel.mcf(stepfun_log)
+    res = relmodel.stats.mcf(stepfun_log)
     ev = stepfun_log.events
     n_unplanned = int((~ev["planned"] & ~ev["overlaps"]).sum())
     assert res.n == stepfun_log.n_nodes == 400
@@ -171,33 +171,33 @@ def test_mcf_of_stepfun_log(stepfun_log):
 ])
 def test_bad_durations_raise_fit_error(bad, match):
     with pytest.raises(FitError, match=match):
-        relmodel.kaplan_meier(bad)
+        relmodel.stats.kaplan_meier(bad)
 
 
 def test_other_bad_inputs():
     with pytest.raises(FitError, match="conf"):
-        relmodel.nelson_aalen([1, 2], conf=1.5)
+        relmodel.stats.nelson_aalen([1, 2], conf=1.5)
     with pytest.raises(FitError, match="causes has"):
-        relmodel.cumulative_incidence([1, 2, 3], ["a", "b"])
+        relmodel.stats.cumulative_incidence([1, 2, 3], ["a", "b"])
     with pytest.raises(FitError, match="no observed events"):
-        relmodel.cumulative_incidence([1, 2], [None, None])
+        relmodel.stats.cumulative_incidence([1, 2], [None, None])
     with pytest.raises(FitError, match="observed has"):
-        relmodel.kaplan_meier([1, 2, 3], observed=[True])
+        relmodel.stats.kaplan_meier([1, 2, 3], observed=[True])
     with pytest.raises(FitError, match="end of observation"):
-        relmodel.mcf([1.0, 2.0])
+        relmodel.stats.mcf([1.0, 2.0])
     with pytest.raises(FitError, match="outside"):
-        relmodel.mcf([1.0, 20.0], end=10)
-    assert isinstance(relmodel.kaplan_meier([0.0, 1.0]), StepEstimate)
+        relmodel.stats.mcf([1.0, 20.0], end=10)
+    assert isinstance(relmodel.stats.kaplan_meier([0.0, 1.0]), StepEstimate)
 
 
 def test_cumulative_incidence_of_a_log_uses_its_uptimes(stepfun_log):
-    res = relmodel.cumulative_incidence(stepfun_log, "Level")
+    res = relmodel.stats.cumulative_incidence(stepfun_log, "Level")
     up = stepfun_log.uptimes()
     first = res[res.causes[0]]
     assert first.n == len(up)
     assert res.by_cause["events"].sum() == up.n_observed
     # censoring is shared by every cause: all-cause incidence is 1 - KM of the uptimes
-    km = relmodel.kaplan_meier(up)
+    km = relmodel.stats.kaplan_meier(up)
     x = np.unique(up.hours)
     np.testing.assert_allclose(sum(res[c](x) for c in res.causes), 1 - km(x), atol=1e-12)
     assert set(res.causes) <= set(stepfun_log.events["Level"]) | {"planned"}
@@ -207,11 +207,11 @@ def test_cumulative_incidence_cause_errors(stepfun_log):
     from relmodel.errors import MissingColumnError
 
     with pytest.raises(MissingColumnError, match="valid cause columns"):
-        relmodel.cumulative_incidence(stepfun_log, "Colour")
+        relmodel.stats.cumulative_incidence(stepfun_log, "Colour")
     with pytest.raises(FitError, match="causes="):
-        relmodel.cumulative_incidence([1.0, 2.0])
+        relmodel.stats.cumulative_incidence([1.0, 2.0])
 
 
 def test_a_whole_log_is_refused_with_a_hint(stepfun_log):
     with pytest.raises(FitError, match="uptimes"):
-        relmodel.kaplan_meier(stepfun_log)
+        relmodel.stats.kaplan_meier(stepfun_log)

@@ -1,4 +1,4 @@
-"""relmodel.regress against lifelines and the published Rossi recidivism fit."""
+"""relmodel.stats.regress against lifelines and the published Rossi recidivism fit."""
 
 import warnings
 
@@ -11,7 +11,6 @@ from lifelines.datasets import load_rossi
 from lifelines.statistics import proportional_hazard_test
 
 import relmodel
-from relmodel.errors import RelmodelDeprecationWarning
 from relmodel.errors import CovariateError, FitError, MissingColumnError, SeparationError, SeparationWarning
 from relmodel.stats.regression.covariates import CovariateWarning
 from relmodel.stats.regression.recurrent import andersen_gill, counting_process
@@ -30,7 +29,7 @@ def rossi():
 def test_cox_reproduces_the_published_rossi_fit(rossi):
     # Fox, "Cox Proportional-Hazards Regression for Survival Data", appendix to An R and S-PLUS
     # Companion to Applied Regression (2002), p. 4: coxph on the Rossi data (Efron ties).
-    r = relmodel.regress(rossi, COVS, duration="week", observed="arrest")
+    r = relmodel.stats.regress(rossi, COVS, duration="week", observed="arrest")
     published = {"fin": -0.3794, "age": -0.0574, "race": 0.3139, "wexp": -0.1498, "mar": -0.4337,
                  "paro": -0.0849, "prio": 0.0915}
     coef = r.coefficients.set_index("term")["coef"]
@@ -55,7 +54,7 @@ def test_cox_reproduces_the_published_rossi_fit(rossi):
 
 
 def test_ph_check_is_r_cox_zph_and_gives_a_verdict(rossi):
-    r = relmodel.regress(rossi, COVS, duration="week", observed="arrest")
+    r = relmodel.stats.regress(rossi, COVS, duration="week", observed="arrest")
     # R 4.2, survival 3.5: cox.zph(f)$table for the fit above (transform = "km")
     r_chisq = [0.0624297513580852, 5.9739816534184254, 2.0682653874805230, 4.2245956334215924, 1.0110215644357541,
                0.0183832991689653, 0.5205842503030125]
@@ -102,7 +101,7 @@ SCALE = {"weibull_aft": ("rho", -1), "lognormal_aft": ("sigma", 1), "loglogistic
 
 @pytest.mark.parametrize("model", list(LIFELINES))
 def test_aft_models_match_survreg_and_reach_lifelines_optimum(rossi, model):
-    r = relmodel.regress(rossi, COVS, model, duration="week", observed="arrest")
+    r = relmodel.stats.regress(rossi, COVS, model, duration="week", observed="arrest")
     coef, se, loglik, scale, _ = SURVREG[model]
     t = r.coefficients.set_index("term")
     np.testing.assert_allclose(t["coef"][COVS], coef, rtol=1e-6)
@@ -123,8 +122,8 @@ def test_aft_cluster_robust_errors_are_survreg_sandwich(rossi, model):
     covs = ["fin", "prio"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CovariateWarning)
-        r = relmodel.regress(small, covs, model, duration="week", observed="arrest", cluster="unit")
-        same = relmodel.regress(small, covs, model, duration="week", observed="arrest", robust=True)
+        r = relmodel.stats.regress(small, covs, model, duration="week", observed="arrest", cluster="unit")
+        same = relmodel.stats.regress(small, covs, model, duration="week", observed="arrest", robust=True)
     np.testing.assert_allclose(r.coefficients.set_index("term")["se"][covs], SURVREG[model][4], rtol=1e-6)
     np.testing.assert_allclose(same.coefficients["se"], r.coefficients["se"], rtol=1e-12)
     ref = LIFELINES[model]().fit(small[covs + ["week", "arrest"]], "week", "arrest", robust=True)
@@ -135,7 +134,7 @@ def test_aft_cluster_robust_errors_are_survreg_sandwich(rossi, model):
 
 def test_cox_cluster_errors_are_r_cluster_errors(rossi):
     df = rossi.assign(unit=np.arange(len(rossi)) // 3)
-    r = relmodel.regress(df, COVS, duration="week", observed="arrest", cluster="unit")
+    r = relmodel.stats.regress(df, COVS, duration="week", observed="arrest", cluster="unit")
     # R 4.2, survival 3.5: rossi$unit <- (seq_len(nrow(rossi)) - 1) %/% 3
     # sqrt(diag(coxph(Surv(week, arrest) ~ fin + age + race + wexp + mar + paro + prio, rossi, cluster = unit)$var))
     r_robust = [0.1950550283488020, 0.0267312853811398, 0.2800022137419342, 0.2178886539842953, 0.3783205093153084,
@@ -158,7 +157,7 @@ def _fleet(seed=0, n=600):
 
 def test_categoricals_get_a_named_reference_level():
     df = _fleet()
-    r = relmodel.regress(df, ["sku", "temp_c"])
+    r = relmodel.stats.regress(df, ["sku", "temp_c"])
     assert r.references == {"sku": "A100"}  # the first level (sorted) by default, as R
     t = r.coefficients.set_index("term")
     assert list(t.index) == ["sku=H100", "sku=H200", "temp_c"]
@@ -169,12 +168,11 @@ def test_categoricals_get_a_named_reference_level():
     # The simulated hazard ratios (2 and 0.5) lie inside their intervals.
     assert t.loc["sku=H100", "lower"] < 2 < t.loc["sku=H100", "upper"]
     assert t.loc["sku=H200", "lower"] < 0.5 < t.loc["sku=H200", "upper"]
-    r2 = relmodel.regress(df, ["sku"], reference={"sku": "H200"})
+    r2 = relmodel.stats.regress(df, ["sku"], reference={"sku": "H200"})
     assert r2.coefficients.set_index("term").loc["sku=A100", "ratio"] > 1
     frame = r.to_frame()
     assert list(frame.columns[:3]) == ["covariate", "level (vs reference)", "hazard ratio"]
-    with pytest.warns(RelmodelDeprecationWarning):
-        first = r.sentences()[0]
+    first = r._sentences()[0]
     assert frame.iloc[0, 1] == "H100 vs A100" and "sku = H100" in first and r.text().startswith(first + ".")
     assert "hazard ratio" in r._repr_html_()
 
@@ -182,7 +180,7 @@ def test_categoricals_get_a_named_reference_level():
 def test_strata_and_entry_pass_through_to_lifelines():
     df = _fleet(seed=2).assign(site=lambda d: np.where(np.arange(len(d)) % 2, "east", "west"),
                                 entry_h=lambda d: d["duration_h"] * 0.1)
-    r = relmodel.regress(df, ["temp_c"], strata="site", entry="entry_h")
+    r = relmodel.stats.regress(df, ["temp_c"], strata="site", entry="entry_h")
     ref = CoxPHFitter().fit(df[["duration_h", "observed", "temp_c", "site", "entry_h"]], "duration_h", "observed",
                             strata="site", entry_col="entry_h")
     assert r.coefficients["coef"].iloc[0] == pytest.approx(ref.params_["temp_c"], rel=1e-8)
@@ -191,32 +189,32 @@ def test_strata_and_entry_pass_through_to_lifelines():
 def test_bad_covariates_get_named_errors_that_say_what_to_do():
     df = _fleet(seed=1)
     with pytest.raises(CovariateError, match="constant.*drop it"):
-        relmodel.regress(df.assign(rack="r1"), ["rack", "temp_c"])
+        relmodel.stats.regress(df.assign(rack="r1"), ["rack", "temp_c"])
     no_h200 = df.assign(obs2=lambda d: d["observed"] & (d["sku"] != "H200"))
     with pytest.raises(SeparationError, match="no failures.*merge"):
-        relmodel.regress(no_h200, ["sku"], observed="obs2", on_separation="raise")
+        relmodel.stats.regress(no_h200, ["sku"], observed="obs2", on_separation="raise")
     with pytest.warns(SeparationWarning, match="level 'H200' of covariate 'sku'.*-infinity"):
-        r = relmodel.regress(no_h200, ["sku"], observed="obs2")
+        r = relmodel.stats.regress(no_h200, ["sku"], observed="obs2")
     assert r.coefficients.set_index("term").loc["sku=H200", "coef"] < -10
     sep = pd.DataFrame({"duration_h": np.arange(1.0, 21.0), "observed": True, "x": -np.arange(1.0, 21.0)})
     with pytest.raises(SeparationError, match="separates"):
-        relmodel.regress(sep, ["x"], on_separation="raise")
+        relmodel.stats.regress(sep, ["x"], on_separation="raise")
     with pytest.warns(SeparationWarning, match="covariate 'x' separates.*[+]infinity"):
-        relmodel.regress(sep, ["x"])
+        relmodel.stats.regress(sep, ["x"])
     with pytest.warns(CovariateWarning, match="failures per coefficient"):
-        relmodel.regress(df.iloc[:12], ["temp_c"], "weibull_aft")
+        relmodel.stats.regress(df.iloc[:12], ["temp_c"], "weibull_aft")
     with pytest.raises(CovariateError, match="cannot estimate"):
-        relmodel.regress(df.iloc[:3], ["sku", "temp_c"])
+        relmodel.stats.regress(df.iloc[:3], ["sku", "temp_c"])
     with pytest.raises(CovariateError, match="missing values"):
-        relmodel.regress(df.assign(temp_c=df["temp_c"].where(df.index > 3)), ["temp_c"])
+        relmodel.stats.regress(df.assign(temp_c=df["temp_c"].where(df.index > 3)), ["temp_c"])
     with pytest.raises(MissingColumnError, match="rack"):
-        relmodel.regress(df, ["rack"])
+        relmodel.stats.regress(df, ["rack"])
     with pytest.raises(CovariateError, match="reference level 'V100'"):
-        relmodel.regress(df, ["sku"], reference={"sku": "V100"})
+        relmodel.stats.regress(df, ["sku"], reference={"sku": "V100"})
     with pytest.raises(FitError, match="strata apply to the Cox"):
-        relmodel.regress(df, ["temp_c"], "weibull_aft", strata="sku")
+        relmodel.stats.regress(df, ["temp_c"], "weibull_aft", strata="sku")
     with pytest.raises(FitError, match="valid models"):
-        relmodel.regress(df, ["temp_c"], "probit")
+        relmodel.stats.regress(df, ["temp_c"], "probit")
     assert issubclass(CovariateError, ValueError)
 
 
@@ -258,7 +256,7 @@ def test_andersen_gill_matches_lifelines_counting_process_fit():
 
 
 def test_forest_plot_draws_one_row_per_coefficient():
-    r = relmodel.regress(_fleet(), ["sku", "temp_c"])
+    r = relmodel.stats.regress(_fleet(), ["sku", "temp_c"])
     ax = relmodel.plots.forest_plot(r)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels == ["sku = H100 (vs A100)", "sku = H200 (vs A100)", "temp_c"][::-1] or len(labels) == 3

@@ -45,7 +45,7 @@ R_STD_CHAZ = [0.0242424242424242, 0.0280262755252907, 0.0342236717079716, 0.0629
 
 
 def test_risk_sets_with_entry_are_survfits(fleet):
-    km = relmodel.kaplan_meier(fleet["stop"], observed=fleet["event"] > 0, entry=fleet["entry"])
+    km = relmodel.stats.kaplan_meier(fleet["stop"], observed=fleet["event"] > 0, entry=fleet["entry"])
     assert km.hours[0] == 0 and km.at_risk[0] == int((fleet["entry"] == 0).sum())
     np.testing.assert_array_equal(km.hours[1:], R_TIME)
     np.testing.assert_array_equal(km.at_risk[1:], R_RISK)
@@ -57,7 +57,7 @@ def test_risk_sets_with_entry_are_survfits(fleet):
 
 
 def test_nelson_aalen_with_entry_and_its_band_are_survfits(fleet):
-    na = relmodel.nelson_aalen(fleet["stop"], observed=fleet["event"] > 0, entry=fleet["entry"])
+    na = relmodel.stats.nelson_aalen(fleet["stop"], observed=fleet["event"] > 0, entry=fleet["entry"])
     np.testing.assert_array_equal(na.at_risk[1:], R_RISK)
     idx = np.array(IDX) + 1
     np.testing.assert_allclose(na.value[idx], R_CUMHAZ, rtol=1e-12)
@@ -72,7 +72,7 @@ def test_a_unit_entering_at_a_failure_time_is_not_at_risk_then():
     # Hand count: failures at 1, 2, 2(censored), 3, 5(censored), 8; entries 0, 0, 1, 2, 2, 0.
     # At t = 1 the unit entering at 1 is not yet at risk: 3 at risk (lifelines counts 4).
     stop, obs, entry = [1, 2, 2, 3, 5, 8], [1, 1, 0, 1, 0, 1], [0, 0, 1, 2, 2, 0]
-    km = relmodel.kaplan_meier(stop, observed=obs, entry=entry)
+    km = relmodel.stats.kaplan_meier(stop, observed=obs, entry=entry)
     # at 2: (0, 2], (1, 2] and (0, 8]; at 3: (2, 3], (2, 5] and (0, 8]
     assert km.at_risk.tolist() == [3, 3, 3, 3, 2, 1]
     assert km.value.tolist() == pytest.approx([1, 2 / 3, 4 / 9, 8 / 27, 8 / 27, 0])

@@ -94,19 +94,19 @@ def _check(r, coef, se, loglik):
 
 
 def test_cage_and_batch(lives):
-    r = relmodel.regress(lives, ["cage", "batch"], **KW)
+    r = relmodel.stats.regress(lives, ["cage", "batch"], **KW)
     assert list(r.coefficients["term"]) == ["cage=1", "cage=2", "batch=old"] and r.references == {"cage": 0, "batch": "new"}
     _check(r, CB_COEF, CB_SE, CB_LL[1])
     assert r.fitter.loglik_null == pytest.approx(CB_LL[0], rel=1e-12)
 
 
 def test_cage_with_a_baseline_per_batch(lives):
-    r = relmodel.regress(lives, ["cage"], strata="batch", **KW)
+    r = relmodel.stats.regress(lives, ["cage"], strata="batch", **KW)
     _check(r, CS_COEF, CS_SE, CS_LL[1])
 
 
 def test_old_batch_positions_43_coefficients(lives):
-    r = relmodel.regress(lives[lives["batch"] == "old"], POSITIONS, **KW)
+    r = relmodel.stats.regress(lives[lives["batch"] == "old"], POSITIONS, **KW)
     assert len(r.coefficients) == 43
     _check(r, OLD_COEF, OLD_SE, OLD_LL[1])
 
@@ -114,7 +114,7 @@ def test_old_batch_positions_43_coefficients(lives):
 def test_new_batch_fits_with_a_warning_for_each_infinite_level_as_r(lives):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = relmodel.regress(lives[lives["batch"] == "new"], POSITIONS, **KW)
+        r = relmodel.stats.regress(lives[lives["batch"] == "new"], POSITIONS, **KW)
     sep = [str(w.message) for w in caught if issubclass(w.category, SeparationWarning)]
     # R: "Loglik converged before variable 6,9,15": coefficients 6, 9 and 15 are col levels 6, 9, 15
     assert [s.split(" separates")[0] for s in sep] == [f"level {k} of covariate 'col'" for k in (6, 9, 15)]

@@ -42,15 +42,15 @@ def _fit(case):
     d = pd.read_csv(DATA / "cox_fleet.csv")
     kw = dict(duration="stop", observed="event")
     if case in ("km", "rank", "identity"):
-        return relmodel.regress(d, ["age", "rack"], ph_transform=case, **kw)
+        return relmodel.stats.regress(d, ["age", "rack"], ph_transform=case, **kw)
     if case == "breslow":
-        return relmodel.regress(d, ["age", "rack"], ties="breslow", **kw)
+        return relmodel.stats.regress(d, ["age", "rack"], ties="breslow", **kw)
     if case == "entry":
-        return relmodel.regress(d, ["age", "rack"], entry="entry", strata="site", offset="off", weights="w", **kw)
+        return relmodel.stats.regress(d, ["age", "rack"], entry="entry", strata="site", offset="off", weights="w", **kw)
     g = pd.read_csv(DATA / "recurrent_fleet.csv")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CovariateWarning)
-        return relmodel.regress(g, ["age_y", "rack"], entry="start", cluster="node", **kw)
+        return relmodel.stats.regress(g, ["age_y", "rack"], entry="start", cluster="node", **kw)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -66,4 +66,4 @@ def test_ph_check_is_cox_zph(case):
 def test_bad_transform_is_named():
     d = pd.read_csv(DATA / "cox_fleet.csv")
     with pytest.raises(FitError, match="ph_transform must be one of km, rank, identity"):
-        relmodel.regress(d, ["age"], duration="stop", observed="event", ph_transform="log")
+        relmodel.stats.regress(d, ["age"], duration="stop", observed="event", ph_transform="log")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from relmodel.errors import LogFileNotFound, OpTraceError
+from relmodel.stragglers import whatif
 from relmodel.stragglers.kineto import kineto_frame, read_kineto, write_kineto_example
 from relmodel.stragglers.synthetic_ops import synthetic_ops, to_frame
 
@@ -20,7 +21,7 @@ def test_round_trip_through_kineto_json(files):
     trace, paths = files
     back = read_kineto(paths, dp=2, pp=3)
     assert np.abs(back.x - trace.x).max() < 1e-6  # microseconds written as floats
-    assert back.whatif(n_boot=0, seed=0).by_worker.iloc[0]["worker"] == "DP rank 0, stage 1"
+    assert whatif(back, n_boot=0, seed=0).by_worker.iloc[0]["worker"] == "DP rank 0, stage 1"
 
 
 def test_ranks_by_mapping_tensor_parallel_peers_and_names(files, tmp_path):

@@ -8,14 +8,13 @@ maxima (exponential and normal order statistics), never against the code.
 import json
 import math
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from relmodel.errors import InputTypeError, ModelInputError, ParameterError, RelmodelDeprecationWarning
+from relmodel.errors import ModelInputError, ParameterError
 from relmodel.report.notebook_pages.straggler_page import ASSUMED_SLOWDOWN, assumed_slowdown
 from relmodel.stragglers import max_with_slow, straggler_scaling
 from relmodel.stragglers.synthetic import plant, synthetic_steps, write_synthetic_parquet
@@ -44,33 +43,21 @@ def test_spikes_and_bursts_are_slowdowns_too():
     assert np.allclose(every_burst.log.times_h * 3600, 1.3)  # one burst of one step starts on every node each step
 
 
-@pytest.mark.parametrize("old, new", [({"slow_factor": 1.3}, {"slowdown": 0.3}),
-                                      ({"spike_factor": 2.0}, {"spike_slowdown": 1.0}),
-                                      ({"burst_factor": 1.5}, {"burst_slowdown": 0.5}),
-                                      ({"slow_factor": [1.15, 1.06]}, {"slowdown": [0.15, 0.06]})])
-def test_old_multipliers_warn_and_draw_the_same_log(old, new):
-    args = dict(n_nodes=6, ranks_per_node=2, n_steps=200, spike_prob=0.05, burst_prob=0.02, seed=3)
-    with pytest.warns(RelmodelDeprecationWarning, match=rf"synthetic_steps\({next(iter(old))}=\.\.\.\).*use "
-                                                        rf"{next(iter(new))}="):
-        before = synthetic_steps(**args, **old)
-    after = synthetic_steps(**args, **new)
-    assert np.allclose(before.log.times_h, after.log.times_h, rtol=1e-12)
-    assert np.allclose(before.slow["slowdown"], after.slow["slowdown"])
+@pytest.mark.parametrize("old", ["slow_factor", "spike_factor", "burst_factor"])
+def test_the_multipliers_of_0_2_are_refused(old):
+    with pytest.raises(TypeError, match=old):
+        synthetic_steps(n_nodes=6, ranks_per_node=2, n_steps=20, seed=3, **{old: 1.3})
 
 
 def test_plant_and_the_parquet_writer_take_slowdowns(tmp_path):
-    with pytest.warns(RelmodelDeprecationWarning, match=r"plant\(slow_factor=\.\.\.\).*use slowdown="):
-        old = plant(10, 100, n_slow=3, slow_factor=1.2, seed=4)
     new = plant(10, 100, n_slow=3, slowdown=0.2, seed=4)
-    assert old[["node", "onset_step"]].equals(new[["node", "onset_step"]])
-    assert np.allclose(old["slowdown"], 0.2, rtol=1e-12) and np.all(new["slowdown"] == 0.2)
+    assert len(new) == 3 and np.all(new["slowdown"] == 0.2)
     with pytest.raises(ModelInputError, match="a fraction >= 0"):
         plant(10, 100, slowdown=-0.2)
     with pytest.raises(ModelInputError, match="spike_slowdown must be a fraction"):
         synthetic_steps(2, 2, 5, spike_slowdown=float("nan"))
-    with pytest.warns(RelmodelDeprecationWarning, match="use slowdown="):
-        planted = write_synthetic_parquet(tmp_path / "s.parquet", 4, 2, 30, n_slow=1, slow_factor=1.4, onsets=0,
-                                          seed=2, **QUIET)
+    planted = write_synthetic_parquet(tmp_path / "s.parquet", 4, 2, 30, n_slow=1, slowdown=0.4, onsets=0,
+                                      seed=2, **QUIET)
     table = pd.read_parquet(tmp_path / "s.parquet")
     slow_rows = table["node"] == int(planted["node"].iloc[0])
     assert planted["slowdown"].iloc[0] == pytest.approx(0.4)
@@ -91,17 +78,12 @@ def test_max_with_slow_against_exponential_closed_forms():
     assert max_with_slow(d, 3, 1, slowdown=1.0) == pytest.approx(want, rel=1e-8)
 
 
-def test_max_with_slow_old_factor_warns_and_agrees():
+def test_max_with_slow_takes_the_slowdown_by_keyword():
     d = stats.expon()
-    new = max_with_slow(d, 3, 1, slowdown=1.0)
-    with pytest.warns(RelmodelDeprecationWarning,
-                      match=r"max_with_slow\(dist, n, n_slow, factor\).*slowdown=factor - 1"):
-        assert max_with_slow(d, 3, 1, 2.0) == new
-    with pytest.warns(RelmodelDeprecationWarning, match=r"max_with_slow\(factor=\.\.\.\).*use slowdown="):
-        assert max_with_slow(d, 3, 1, factor=2.0) == new
-    with pytest.raises(InputTypeError, match="give the slowdown once"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RelmodelDeprecationWarning)
-        max_with_slow(d, 3, 1, 2.0, slowdown=1.0)
+    with pytest.raises(TypeError):
+        max_with_slow(d, 3, 1, 2.0)                  # the factor of 0.2, fourth and positional
+    with pytest.raises(TypeError, match="factor"):
+        max_with_slow(d, 3, 1, factor=2.0)
     with pytest.raises(ModelInputError, match="slowdown > -1"):
         max_with_slow(d, 3, 1, slowdown=-1.5)
 
@@ -121,22 +103,16 @@ def _page_parameters():
     return {m[1]: m[2] for m in re.finditer(r"^(\w+): [^=]+= (\S+)", "".join(cell["source"]), re.M)}
 
 
-def test_page_parameter_is_a_fraction_and_the_old_one_is_converted():
+def test_page_parameter_is_a_fraction():
     params = _page_parameters()
-    assert float(params["fail_slow_slowdown"]) == ASSUMED_SLOWDOWN == 0.2 and params["slow_factor"] == "None"
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RelmodelDeprecationWarning)
-        assert assumed_slowdown(0.35) == 0.35 and assumed_slowdown(None) == 0.2
-    with pytest.warns(RelmodelDeprecationWarning, match="slow_factor parameter is deprecated.*fail_slow_slowdown=0.3"):
-        assert assumed_slowdown(ASSUMED_SLOWDOWN, slow_factor=1.3) == pytest.approx(0.3)
-    with pytest.raises(ParameterError, match="give fail_slow_slowdown only"):
-        assumed_slowdown(0.1, slow_factor=1.3)
+    assert float(params["fail_slow_slowdown"]) == ASSUMED_SLOWDOWN == 0.2 and "slow_factor" not in params
+    assert "step_log" not in params
+    assert assumed_slowdown(0.35) == 0.35 and assumed_slowdown(None) == 0.2
 
 
-def test_report_rules_check_both_spellings():
+def test_report_rules_check_the_slowdown_and_refuse_the_old_multiplier():
     from relmodel.report.parameters.rules import check_values
-    assert check_values({"fail_slow_slowdown": 0.2, "slow_factor": 1.2}) == {"fail_slow_slowdown": 0.2,
-                                                                              "slow_factor": 1.2}
+    assert check_values({"fail_slow_slowdown": 0.2}) == {"fail_slow_slowdown": 0.2}
     with pytest.raises(ParameterError, match="a fraction from 0 to 99"):
         check_values({"fail_slow_slowdown": -0.1})
 
@@ -158,12 +134,8 @@ def test_synthetic_op_traces_take_slowdowns():
     # by hand: base time x 1.25 (last stage) x 1.5 (slow worker, DP rank 0) and x 1.25 alone on DP rank 1
     assert np.allclose(trace.x[fwd][:, :, 0], BASE_S["forward-compute"] * 1.25 * 1.5)
     assert np.allclose(trace.x[fwd][:, :, 1], BASE_S["forward-compute"] * 1.25)
-    with pytest.warns(RelmodelDeprecationWarning, match=r"synthetic_ops\(slow=\.\.\.\).*use slow_workers="):
-        old = synthetic_ops(**flat, slow=[(1, 0, 1.5)], last_stage_slowdown=0.25)
-    with pytest.warns(RelmodelDeprecationWarning,
-                      match=r"synthetic_ops\(last_stage=\.\.\.\).*use last_stage_slowdown="):
-        older = synthetic_ops(**flat, slow_workers=[(1, 0, 0.5)], last_stage=1.25)
-    assert np.allclose(old.x, trace.x, rtol=1e-12) and np.allclose(older.x, trace.x, rtol=1e-12)
+    with pytest.raises(TypeError, match="slow"):
+        synthetic_ops(**flat, slow=[(1, 0, 1.5)])
     with pytest.raises(ModelInputError, match="slowdown > -1"):
         synthetic_ops(**flat, slow_workers=[(0, 0, -2.0)])
 
@@ -171,13 +143,10 @@ def test_synthetic_op_traces_take_slowdowns():
 def test_whatif_names_the_published_multiplier_factor_and_warns_on_the_old_name():
     # The bundled trace-ST: S = mean original step / mean ideal step, published 1.1787 (data/result-ST.json).
     import relmodel
-    from relmodel.errors import RelmodelDeprecationWarning
     from relmodel.stragglers.synthetic_ops import synthetic_ops
     trace = synthetic_ops(seed=0)
-    r = relmodel.whatif(trace, n_boot=0, seed=0)
+    r = relmodel.stragglers.whatif(trace, n_boot=0, seed=0)
     recorded = r.per_step["simulated_s"].mean() / r.per_step["ideal_s"].mean()  # by hand from the per-step table
     assert r.factor == pytest.approx(recorded, rel=1e-12)
     assert r.share_lost == pytest.approx(1 - 1 / recorded, rel=1e-12)
-    with pytest.warns(RelmodelDeprecationWarning, match="factor - 1"):
-        old = r.slowdown
-    assert old == r.factor
+    assert not hasattr(r, "slowdown")          # 0.2's name of the multiplier S, which is factor

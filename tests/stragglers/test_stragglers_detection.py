@@ -16,8 +16,8 @@ def test_precision_and_recall_over_seeds():
     tp = fp = fn = 0
     onset_errors = []
     for seed in range(25):
-        syn = relmodel.synthetic_steps(**SMALL, n_slow=2, slowdown=0.08, seed=seed)
-        found = relmodel.find_slow_nodes(syn.log, alpha=0.05)
+        syn = relmodel.stragglers.synthetic_steps(**SMALL, n_slow=2, slowdown=0.08, seed=seed)
+        found = relmodel.stragglers.find_slow_nodes(syn.log, alpha=0.05)
         truth = dict(zip(syn.slow["node"], syn.slow["onset_step"]))
         got = set(found.nodes)
         tp, fp, fn = tp + len(got & set(truth)), fp + len(got - set(truth)), fn + len(set(truth) - got)
@@ -30,7 +30,7 @@ def test_precision_and_recall_over_seeds():
 def test_false_alarms_at_or_below_the_set_rate():
     """With no slow node, the chance of any flag in a log is at most alpha (Holm over 32 nodes)."""
     n, alpha = 120, 0.1
-    hits = sum(bool(len(relmodel.find_slow_nodes(relmodel.synthetic_steps(**SMALL, n_slow=0, seed=s).log,
+    hits = sum(bool(len(relmodel.stragglers.find_slow_nodes(relmodel.stragglers.synthetic_steps(**SMALL, n_slow=0, seed=s).log,
                                                  alpha=alpha, min_slowdown=0.0).flagged)) for s in range(n))
     # binomial upper allowance at 3 standard deviations; the test is conservative (about alpha / 2 here)
     assert hits / n <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / n)
@@ -40,9 +40,9 @@ def test_transient_bursts_are_not_fail_slow():
     """Frequent 30%-slow bursts of 5 steps on random nodes: none is persistent, none is flagged."""
     flagged = 0
     for seed in range(10):
-        syn = relmodel.synthetic_steps(**SMALL, n_slow=0, burst_prob=0.01, burst_len=5, burst_slowdown=0.3,
+        syn = relmodel.stragglers.synthetic_steps(**SMALL, n_slow=0, burst_prob=0.01, burst_len=5, burst_slowdown=0.3,
                                        spike_prob=0.01, seed=seed)
-        flagged += len(relmodel.find_slow_nodes(syn.log, alpha=0.05).flagged)
+        flagged += len(relmodel.stragglers.find_slow_nodes(syn.log, alpha=0.05).flagged)
     assert flagged == 0
 
 
@@ -50,14 +50,14 @@ def test_rank_level_and_hand_made_log():
     grid = np.ones((200, 6))
     grid[120:, 4] = 1.5  # rank 4 slow from step 120, no noise at all
     log = StepLog(grid / 3600, np.arange(200), np.arange(6))
-    found = relmodel.find_slow_nodes(log, window=10, alpha=0.05)
+    found = relmodel.stragglers.find_slow_nodes(log, window=10, alpha=0.05)
     assert found.level == "rank" and found.nodes == [4]
     row = found.flagged.iloc[0]
     assert row["onset_step"] == 120 and row["slowdown"] == pytest.approx(0.5)
     with pytest.raises(ModelInputError):
-        relmodel.find_slow_nodes(StepLog(grid[:, :2] / 3600, np.arange(200), [0, 1]))
+        relmodel.stragglers.find_slow_nodes(StepLog(grid[:, :2] / 3600, np.arange(200), [0, 1]))
     with pytest.raises(ModelInputError):
-        relmodel.find_slow_nodes(log, alpha=1.5)
+        relmodel.stragglers.find_slow_nodes(log, alpha=1.5)
 
 
 def test_adjusted_pvalues_by_hand():
@@ -84,7 +84,7 @@ def test_saddlepoint_tail_against_exact_convolution():
 
 def test_bundled_example_flags_exactly_the_planted_nodes():
     log = relmodel.data.example_steps()
-    found = relmodel.find_slow_nodes(log)
+    found = relmodel.stragglers.find_slow_nodes(log)
     assert sorted(found.nodes) == [7, 9]  # data/README.md: node 7 from step 300, node 9 from step 800
     onsets = dict(zip(found.flagged["node"], found.flagged["onset_step"]))
     assert abs(onsets[7] - 300) <= 20 and abs(onsets[9] - 800) <= 20

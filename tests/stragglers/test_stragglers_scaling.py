@@ -127,4 +127,4 @@ def test_combined_goodput_is_ettr_times_the_share_left():
     assert np.allclose(t["straggler_loss"][1:], lam * t["lost_h"][1:], rtol=0.05)  # rare events: rate x cost
     assert np.allclose(t["goodput"], e * (1 - t["straggler_loss"]))
     with pytest.raises(ModelInputError):
-        relmodel.combined_goodput(1.2, 0.1)
+        relmodel.stragglers.combined_goodput(1.2, 0.1)

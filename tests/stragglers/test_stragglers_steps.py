@@ -93,12 +93,12 @@ saving checkpoint at iteration      20 to /ckpt
 def test_megatron_recipe(tmp_path):
     path = tmp_path / "train.log"
     path.write_text(MEGATRON)
-    log = relmodel.read_megatron(path)
+    log = relmodel.data.read_megatron(path)
     assert list(log.steps) == [10, 20, 30] and log.n_ranks == 1
     assert np.allclose(log.times_h[:, 0] * 3600, [1.5204, 1.498, 1.5015])  # resumed iteration keeps its last time
-    assert relmodel.read_megatron(MEGATRON).times_h.tolist() == log.times_h.tolist()
+    assert relmodel.data.read_megatron(MEGATRON).times_h.tolist() == log.times_h.tolist()
     with pytest.raises(EmptyDataError):
-        relmodel.read_megatron("no iterations here\n")
+        relmodel.data.read_megatron("no iterations here\n")
 
 
 def test_bundled_example_is_the_documented_generator():
@@ -108,7 +108,7 @@ def test_bundled_example_is_the_documented_generator():
 
     log = example_steps()
     settings = json.loads((relmodel.datasets.data_dir() / "steps-example" / "settings.json").read_text())
-    again = relmodel.synthetic_steps(**settings).log
+    again = relmodel.stragglers.synthetic_steps(**settings).log
     assert log.times_h.shape == again.times_h.shape
     assert np.max(np.abs(log.times_h - again.times_h)) * 3600 * 1000 <= 0.005 + 1e-9
     assert list(log.nodes) == list(again.nodes)

@@ -3,6 +3,7 @@
 import pytest
 
 import relmodel
+from relmodel.stragglers import whatif
 from relmodel.stragglers.ops import example_ops
 from relmodel.stragglers.plan import eviction_sentence, worker_steps
 
@@ -13,7 +14,7 @@ TORI, TREM = 46.33637259691022, 23.44582316843448
 
 @pytest.fixture(scope="module")
 def ar():
-    return example_ops("AR").whatif(n_boot=0, seed=0)
+    return whatif(example_ops("AR"), n_boot=0, seed=0)
 
 
 def test_find_slow_nodes_flags_the_one_slowed_worker(ar):
@@ -29,7 +30,7 @@ def test_eviction_uses_what_removing_the_worker_recovers(ar):
     assert best["slowdown_removed"] == pytest.approx(TORI / TREM - 1, rel=1e-5)
     kw = dict(detection="30min", restart="10min", interval="1h", remaining="100h")
     plan = ar.eviction_policy(**kw)
-    direct = relmodel.eviction_policy(slowdown=TORI / TREM - 1, **kw)
+    direct = relmodel.stragglers.eviction_policy(slowdown=TORI / TREM - 1, **kw)
     assert plan.by_policy["lost_h"].to_numpy() == pytest.approx(direct.by_policy["lost_h"].to_numpy(), rel=1e-5)
     assert plan.best != "never evict"
     assert "Evicting DP rank 0, stage 0" in eviction_sentence(ar, plan)
@@ -52,4 +53,4 @@ def test_one_call_from_a_trace_path_to_the_page(tmp_path):
     log = r.step_log()
     assert log.n_ranks == 8
     # the long last stage: both of its workers are flagged, and nothing else
-    assert sorted(relmodel.find_slow_nodes(log).nodes) == ["DP rank 0, stage 3", "DP rank 1, stage 3"]
+    assert sorted(relmodel.stragglers.find_slow_nodes(log).nodes) == ["DP rank 0, stage 3", "DP rank 1, stage 3"]

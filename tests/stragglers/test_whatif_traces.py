@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relmodel.stragglers import read_ops
+from relmodel.stragglers import read_ops, whatif
 from relmodel.stragglers.ops import example_ops
 
 PUBLISHED = {
@@ -45,7 +45,7 @@ def check(result, name):
 
 @pytest.fixture(scope="module")
 def ar():
-    return example_ops("AR").whatif(n_boot=500, seed=0)
+    return whatif(example_ops("AR"), n_boot=500, seed=0)
 
 
 def test_ar_one_slow_worker(ar):
@@ -59,7 +59,7 @@ def test_ar_one_slow_worker(ar):
 
 
 def test_st_long_last_stage():
-    r = example_ops("ST").whatif(n_boot=200, seed=0)
+    r = whatif(example_ops("ST"), n_boot=200, seed=0)
     check(r, "ST")
     last = [c for c in r.step_workers.columns if c.endswith("stage 3")]
     means = r.step_workers.mean()
@@ -69,7 +69,7 @@ def test_st_long_last_stage():
 
 @pytest.mark.skipif(not SHARED.exists(), reason="trace-SE (1.1 MB) is not bundled; it sits in the shared datasets")
 def test_se_sequence_length_imbalance():
-    r = read_ops(SHARED).whatif(n_boot=200, seed=0)
+    r = whatif(read_ops(SHARED), n_boot=200, seed=0)
     check(r, "SE")
     # random imbalance: in each step some worker scores high, and which one changes from step to step
     top_each_step = r.step_workers.idxmax(axis=1)

@@ -10,7 +10,6 @@ call it when ``format`` is "sacct" or "xid", or when the form is sniffed.
 import warnings
 from pathlib import Path
 
-from ...base.deprecation import renamed_keywords
 from ...errors import InputTypeError, LogFormatError
 from .kernlog import read_xid, sniff_format
 from .sacct import read_sacct
@@ -55,7 +54,6 @@ def read_operator_log(path, format, *, job=None, year=None, nodes=None, gpus_per
     raise LogFormatError(f"format={format!r}: use one of {', '.join(LOG_FORMATS)}")
 
 
-@renamed_keywords(log="source")
 def operator_source(source, format, mapping, *, job=None, year=None, source_gpus=None, gpus_per_node=8,
                     syslog=None):
     """The fields of a :class:`~relmodel.data.source.Source` for a Slurm export or kernel log, or None.

@@ -25,7 +25,6 @@ Such a log has one "rank" (the job); each line's time is the mean over the
 iterations since the previous line.
 """
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -34,19 +33,11 @@ import pandas as pd
 from ...errors import (DuplicateStepError, EmptyDataError, LogFormatError, MissingColumnError,
                       MissingStepsError, NegativeTimeError, TimeRangeError,
                       UnknownFileTypeError)
-from ...errors import RelmodelDeprecationWarning
 from ...units import unit_hours
 from relmodel.budget_guard import check_cost
 from relmodel.base.escape import html_text
 
-__all__ = ["StepLog", "read_steps", "example_steps", "register_analysis"]
-
-_ANALYSES = {}
-
-
-def register_analysis(name, func):
-    """Attach ``func(log, **kw)`` as ``StepLog.<name>(**kw)`` (the planning layer registers its what-ifs)."""
-    _ANALYSES[name] = func
+__all__ = ["StepLog", "read_steps", "example_steps"]
 
 
 class StepLog:
@@ -118,23 +109,6 @@ class StepLog:
             out["node"] = np.tile(self.nodes, self.n_steps)
         out["duration_s"] = self.times_h.ravel() * 3600.0
         return out
-
-    def slowdown(self, **kw):
-        """Deprecated: use ``relmodel.slowdown(steps)`` (analyses of a step log are functions)."""
-        return _analysis("slowdown")(self, **kw)
-
-    def find_slow_nodes(self, **kw):
-        """Deprecated: use ``relmodel.find_slow_nodes(steps)`` (analyses of a step log are functions)."""
-        return _analysis("find_slow_nodes")(self, **kw)
-
-
-def _analysis(name):
-    warnings.warn(f"StepLog.{name}() is deprecated and goes in the next minor version; use "
-                  f"relmodel.{name}(steps)", RelmodelDeprecationWarning, stacklevel=3)
-    if name not in _ANALYSES:
-        raise LogFormatError(f"StepLog.{name} needs relmodel.stragglers; call relmodel.{name}(steps) "
-                             "(or import relmodel.stragglers first)")
-    return _ANALYSES[name]
 
 
 # ---------------------------------------------------------------- reading

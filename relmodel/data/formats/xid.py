@@ -33,7 +33,6 @@ import re
 
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 
 __all__ = ["XID", "KERNEL_EVENTS", "BURST_WINDOW", "MAX_REPAIR", "xid_table", "classify_xid", "cause_mix"]
 
@@ -117,7 +116,6 @@ def xid_table():
                         columns=["xid", "component", "category", "interrupts", "cause"])
 
 
-@renamed_keywords(log="source")
 def cause_mix(source):
     """Interruptions of ``source`` by cause category beside Llama 3's 54-day mix (Table 5, the bundled counts).
 

@@ -9,7 +9,6 @@ checks it against a plain pandas reading of the same rules.
 import numpy as np
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 
 __all__ = ["node_key", "node_codes", "clean_events", "flag_rows", "empty_problems", "merged_outages", "stable_order"]
 
@@ -42,7 +41,6 @@ def _codes(col):
     return codes.astype(np.int64), text
 
 
-@renamed_keywords(df="source")
 def node_key(source, nodes):
     """One text key per row ("system/node" for several node columns) and integer codes in key order.
 

@@ -7,7 +7,6 @@ import pandas as pd
 
 from ...errors import CountError, MissingColumnError, where
 from ...units import hours
-from ...base.deprecation import renamed_field
 from ...tables import Result, pct, people_table
 
 __all__ = ["CountTable", "count_table", "MAX_COUNT"]
@@ -84,14 +83,16 @@ class CountTable(Result):
             out["share the source printed"] = t["printed_pct"] / 100
         return people_table(out, {"share": pct, "share the source printed": pct})
 
-    table = renamed_field("counts", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def count_table(table, *, n_gpus, gpus_per_node, duration, n_planned=0, name="count table", source=""):
     """Build a validated :class:`CountTable` from a DataFrame with component and count columns.
 
     Counts must be whole numbers of zero or more; ``duration`` is anything
-    :func:`relmodel.hours` reads.
+    :func:`relmodel.units.hours` reads.
 
     ``n_gpus`` and ``gpus_per_node`` are counts; ``duration`` is the observation window (hours, or a string such as ``"54d"``).
 

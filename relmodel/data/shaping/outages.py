@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 from ...errors import DurationError, MissingColumnError, OutageThresholdError
 from ...tables import Result, count, duration, html_table, pct
 from ...units import hours
@@ -38,7 +37,6 @@ def _min_hours(min_outage):
     return float(h)
 
 
-@renamed_keywords(log="source")
 def drop_short_outages(source, min_outage):
     """``source`` without its outages shorter than ``min_outage``; ``None`` returns ``source`` unchanged.
 
@@ -150,7 +148,6 @@ class OutageDurations(Result):
         return html_paragraphs([self.text()]) + html_table(self.table(), index=False)
 
 
-@renamed_keywords(log="source")
 def outage_durations(source, limits_min=SHORT_LIMITS_MIN):
     """Shares of ``source``'s outages (known end, overlaps merged) under each limit in minutes.
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)
@@ -409,7 +408,6 @@ def _read_json(path, suffix):
     raise LogFormatError(f"{path}: JSON must be a list of records or an object of equal-length columns")
 
 
-@renamed_keywords(df="source")
 def require_columns(source, names, label, role):
     """Raise :class:`MissingColumnError` unless every name is a column of ``source``."""
     for name in names:

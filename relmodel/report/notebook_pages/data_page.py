@@ -112,7 +112,7 @@ def outage_lengths_block(lengths):
 def fleet_block(src):
     """``(fleets, block)``: the source beside published fleets, or ``(None, note)`` saying why not.
 
-    ``fleets`` is the :func:`relmodel.fleet_summary` the page draws with
+    ``fleets`` is the :func:`relmodel.stats.fleet_summary` the page draws with
     :func:`relmodel.plots.fleets.fleet_context`; many change points become a
     table instead of a paragraph.
     """

@@ -145,7 +145,7 @@ def capacity_block(result, repair, restart, rack_fit, spares_fail_idle=True, rep
          "parameter rma_lead_time"),
         ("Idle spares failing", idle, "assumed (parameter spares_fail_idle)"),
         ("Whole-rack faults", rack, "parameter rack_fit (no published figure gives it for GPU racks); estimate it "
-         "from a log with relmodel.rack_fault_rate"),
+         "from a log with relmodel.scale.rack_fault_rate"),
         ("Restart", restart_text, restart_source)], columns=["what", "value", "source"])
     table = P.table(rows, [("what", "Assumption", str), ("value", "Value used", str), ("source", "Where it comes from", str)])
     warn = None if rack_fit else P.note("Whole-rack faults are left out: " + RACK_FIT_SOURCE.split(", so ")[0] + ". "

@@ -189,7 +189,7 @@ def simulation_records(search, law, exp_ettr):
 
 
 def backtest_block(past):
-    """What a past Slurm run really got beside the model (:func:`relmodel.backtest`), or None without one."""
+    """What a past Slurm run really got beside the model (:func:`relmodel.checkpoint.backtest`), or None without one."""
     if past is None:
         return None
     return P.blocks(P.Block("<h2>What the past run really got</h2>"), P.paragraph(past.text()),

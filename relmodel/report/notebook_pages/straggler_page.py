@@ -1,22 +1,19 @@
 """The stragglers page (notebook 07): which step data it reads, and the fail-stop MTBF it plans with.
 
-:func:`step_data` resolves the page's ``steps`` parameter (and its deprecated
-alias ``step_log``) to a step log, or to the op-level trace shown instead,
-and says which in the page's first sentence.  :func:`assumed_slowdown`
-resolves ``fail_slow_slowdown`` (and its deprecated multiplier
-``slow_factor``) to the slowdown a fail-slow node is assumed to cause when
-the log flags none.  :func:`failstop_mtbf` takes
+:func:`step_data` resolves the page's ``steps`` parameter to a step log,
+or to the op-level trace shown instead, and says which in the page's first
+sentence.  :func:`assumed_slowdown` resolves ``fail_slow_slowdown`` to the
+slowdown a fail-slow node is assumed to cause when the log flags none.  :func:`failstop_mtbf` takes
 the job's fail-stop MTBF from the report's source (the log or count table
 pages 01-05 read) scaled to the planned job, exactly as the checkpoint page
 does, unless the page is given one; :class:`FailStop` says where it came
 from.
 """
 
-import warnings
 from dataclasses import dataclass
 
 from ...checkpoint.intervals import optimal_interval
-from ...errors import ParameterError, RelmodelDeprecationWarning
+from ...errors import ParameterError
 from ...tables import count, duration
 from ...units import hours
 
@@ -47,31 +44,18 @@ class StepData:
     example: object = None
 
 
-def _choose(steps, step_log):
-    if step_log is not None:
-        if steps is not None and str(steps) != str(step_log):
-            raise ParameterError(f"steps={steps!r} and its old name step_log={step_log!r} name different files; "
-                                 "give steps only")
-        warnings.warn("the step_log parameter is deprecated and goes in the next minor version; use steps",
-                      RelmodelDeprecationWarning, stacklevel=3)
-        return step_log
-    return steps
-
-
-def step_data(steps=None, *, step_log=None, trace=None, step="step", rank="rank", duration_column="duration_ms",
+def step_data(steps=None, *, trace=None, step="step", rank="rank", duration_column="duration_ms",
               step_unit="ms", node="node", conf=0.95, n_boot=1000, seed=0):
     """Read the page's step data: a step log named by ``steps``, else the op-level ``trace`` (None: the bundled AR).
 
-    ``step_log`` is the old name of ``steps`` (it warns with
-    :class:`~relmodel.errors.RelmodelDeprecationWarning`).  Returns a
-    :class:`StepData` whose ``lead`` is the page's first sentence and whose
-    ``example`` names the example shown (None when the user's data is shown).
+    Returns a :class:`StepData` whose ``lead`` is the page's first sentence
+    and whose ``example`` names the example shown (None when the user's data
+    is shown).
     """
     from ...data.formats.steps import read_steps
     from ...stragglers import analyse_trace
-    path = _choose(steps, step_log)
-    if path is not None:
-        log = read_steps(path, step=step, rank=rank, duration=duration_column, node=node, time_unit=step_unit)
+    if steps is not None:
+        log = read_steps(steps, step=step, rank=rank, duration=duration_column, node=node, time_unit=step_unit)
         return StepData(log, None, f"The step times are your step log {log.name}.")
     whatif = analyse_trace(trace, conf=conf, n_boot=n_boot, seed=seed)
     if trace is not None:
@@ -82,14 +66,9 @@ def step_data(steps=None, *, step_log=None, trace=None, step="step", rank="rank"
                     example="op-level AR trace of Lin et al., OSDI 2025, 64 GPUs")
 
 
-def assumed_slowdown(fail_slow_slowdown=ASSUMED_SLOWDOWN, *, slow_factor=None):
+def assumed_slowdown(fail_slow_slowdown=ASSUMED_SLOWDOWN):
     """The slowdown (a fraction) a fail-slow node is assumed to cause when the log flags no slow node.
 
-    ``slow_factor`` is the page's old parameter, a multiplier (1.2 for 20%
-    slower): given, it warns with
-    :class:`~relmodel.errors.RelmodelDeprecationWarning` and counts as
-    ``slow_factor - 1``; with a ``fail_slow_slowdown`` other than the default
-    that says otherwise it is a :class:`~relmodel.errors.ParameterError`.
     ``fail_slow_slowdown=None`` is the default, :data:`ASSUMED_SLOWDOWN`.
 
     Examples
@@ -97,17 +76,7 @@ def assumed_slowdown(fail_slow_slowdown=ASSUMED_SLOWDOWN, *, slow_factor=None):
     >>> assumed_slowdown(0.1)
     0.1
     """
-    fail_slow_slowdown = ASSUMED_SLOWDOWN if fail_slow_slowdown is None else fail_slow_slowdown
-    if slow_factor is None:
-        return float(fail_slow_slowdown)
-    share = float(slow_factor) - 1.0
-    if fail_slow_slowdown != ASSUMED_SLOWDOWN and abs(float(fail_slow_slowdown) - share) > 1e-12:
-        raise ParameterError(f"fail_slow_slowdown={fail_slow_slowdown!r} and the old slow_factor={slow_factor!r} "
-                             f"(a slowdown of {share:.3g}) disagree; give fail_slow_slowdown only")
-    warnings.warn(f"the slow_factor parameter is deprecated and goes in the next minor version; use "
-                  f"fail_slow_slowdown={share:.3g} (a fraction: slow_factor - 1)", RelmodelDeprecationWarning,
-                  stacklevel=2)
-    return share
+    return float(ASSUMED_SLOWDOWN if fail_slow_slowdown is None else fail_slow_slowdown)
 
 
 @dataclass(frozen=True)

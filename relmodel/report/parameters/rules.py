@@ -178,7 +178,6 @@ RULES.update({
     "n_synthetic": (_whole(10, 1_000_000), "a whole number of GPUs from 10 to 1,000,000", False),
     "max_lives": (_whole(0, 10**8), "a whole number from 0 (all lives) to 100,000,000", False),
     "min_slowdown": (lambda v: _number(v) and 0 <= v < 10, "a share from 0 to 10 (0.02: 2% slower)", False),
-    "slow_factor": (lambda v: _number(v) and 1 <= v <= 100, "a factor from 1 to 100 (1.2: 20% slower)", False),
     "fail_slow_slowdown": (lambda v: _number(v) and 0 <= v <= 99, "a fraction from 0 to 99 (0.2: 20% slower)", False),
     "fail_slow_rate": (lambda v: _number(v) and 0 <= v <= 1, "a rate per node-hour from 0 to 1", False),
     "baseline": (lambda v: v in ("median", "mean"), "'median' or 'mean'", False),
@@ -187,7 +186,7 @@ RULES.update({
 
 #: Parameters that name a file (``"file"``) or a folder (``"folder"``); relative paths are
 #: resolved from the caller's working folder, and the path must exist.
-PATHS = {"step_log": "file", "data_path": "folder"}
+PATHS = {"data_path": "folder"}
 PATHS.update(steps="file", lives="file", trace="file", syslog="file")  # the stragglers page's step log and op-level trace, the
 # covariates page's lifetime table
 RULES.update({  # the designs, stragglers and covariates pages' newer parameters

@@ -90,13 +90,12 @@ def _check_source(merged):
 
 
 def _check_steps(merged):
-    steps = merged.get("steps") or merged.get("step_log")
+    steps = merged.get("steps")
     columns = ("step_column", "rank_column", "time_column", "node_column", "step_unit")
     if steps is not None and all(c in merged for c in columns):  # read as the page will (its columns known)
         from ...data.formats.steps import read_steps
         args = dict(zip(("step", "rank", "duration", "node", "time_unit"), (merged[c] for c in columns)))
-        name = "steps" if merged.get("steps") is not None else "step_log"
-        _once(("steps", repr(sorted(args.items())), _state(steps)), name, lambda: read_steps(steps, **args))
+        _once(("steps", repr(sorted(args.items())), _state(steps)), "steps", lambda: read_steps(steps, **args))
     elif steps is None and merged.get("trace") is not None:
         from ...stragglers.ops import read_ops
         trace = merged["trace"]
@@ -167,7 +166,7 @@ def check_inputs(merged, given):
                                                    "time_unit", "format", "job", "year", "min_outage",
                                                    "window", "unit", "exposure", "source_gpus", "population")):
         _check_source(merged)
-    if any(given.get(k) is not None for k in ("steps", "step_log", "trace")):
+    if any(given.get(k) is not None for k in ("steps", "trace")):
         _check_steps(merged)
     if any(given.get(k) is not None for k in ("lives", "group_by", "data_path")):
         _check_lives(merged)

@@ -80,7 +80,7 @@ def provenance(parameters):
 
 
 #: Parameters naming a file a page reads besides the log (step logs, traces, lifetime tables).
-INPUTS = ("steps", "step_log", "trace", "lives")
+INPUTS = ("steps", "trace", "lives")
 
 
 def _what(data, label="data"):

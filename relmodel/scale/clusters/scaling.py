@@ -34,7 +34,6 @@ from scipy import stats
 from .cluster import COUNT_KEYS, Cluster
 from ...defaults import GPUS_PER_NODE
 from ...errors import CountError, ModelInputError, ResourceLimitError
-from ...base.deprecation import renamed_field
 from ...tables import Result, people_table
 from ...tables import pct as pct_text
 
@@ -106,7 +105,7 @@ def garwood(count, exposure_h, conf=0.95):
 def job_rates(source, conf=0.95):
     """Per-job rates of each cause (no Total row) from a CountTable, InterruptionLog or rates table.
 
-    A DataFrame is taken as already computed by :func:`relmodel.component_rates`
+    A DataFrame is taken as already computed by :func:`relmodel.stats.component_rates`
     with ``per="job"`` (columns component, category, count, exposure_h at least).
     """
     if isinstance(source, pd.DataFrame):
@@ -259,7 +258,9 @@ class ScaledRates(Result):
             f"per day, {pct} low": 24 * t["rate_lo"], f"per day, {pct} high": 24 * t["rate_hi"],
             "share": t["share"]}), {"share": pct_text})
 
-    table = renamed_field("by_cause", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def scale_rates(rates, source_cluster=None, target_cluster=None, *, units=None, conf=0.95, n_boot=4000, seed=None):
@@ -310,7 +311,7 @@ def scale_job_mtbf(source, n_gpus, gpus_per_node=GPUS_PER_NODE, *, source_cluste
     """Job MTBF in hours at ``n_gpus`` GPUs, scaling the rates a source was observed at.
 
     ``source`` is a CountTable or InterruptionLog (through
-    :func:`relmodel.component_rates`), or a per-job rates DataFrame together
+    :func:`relmodel.stats.component_rates`), or a per-job rates DataFrame together
     with ``source_cluster``.  E.g. the Llama 3 counts give about 3.1 h at 16,384 GPUs.
 
     Examples

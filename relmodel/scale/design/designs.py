@@ -28,7 +28,6 @@ from .design_capacity import RACK_FIT_DEFAULT
 from .compound import shared_runs
 from .policies import evaluate_design
 from ..targets.law_requirements import needed_job_mtbf
-from ...base.deprecation import renamed, renamed_field
 from ...tables import Result, people_table
 from ..sparing.words import ettr_words, share_words
 from relmodel.budget_guard import check_cost, count
@@ -228,8 +227,9 @@ class DesignComparison(Result):
         return (f"<p>Designs compared for ETTR {self.target_ettr:g}; transceivers may take "
                 f"{self.optics_share:.0%} of the failure budget.</p>" + Result._repr_html_(self))
 
-    table = renamed_field("by_design", method="_people")
-    display = renamed("display", "table")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _goodput_terms(row):

@@ -34,7 +34,6 @@ from ...defaults import CKPT_COST, RESTART
 from ...errors import ModelInputError
 from ..targets.requirements import best_ettr
 from ...units import hours
-from ...base.deprecation import renamed_field, renamed_keywords
 from ...tables import Result, duration, number, people_table, per_day
 from .words import share_words
 from relmodel.budget_guard import check_cost, count
@@ -136,7 +135,9 @@ class SparePlan(Result):
         return people_table(pd.DataFrame({"spares": self.curve["spares"],
                                           "chance a failure finds no spare": self.curve["p_no_spare"]}))
 
-    table = renamed_field("curve", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _rate(failure_rate_per_h):
@@ -267,13 +268,11 @@ def _finite_pool(lam, s, target, model, crews, lead, nu):
                      crews=crews, rma_lead_time_h=lead, spare_rate_per_h=nu)
 
 
-@renamed_keywords(n_failures="n_runs")
 def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None, *, crews=None, rma_lead_time=0.0,
                     spare_rate_per_h=0.0):
     """Simulate swaps with ``spares`` spares; return (fraction of failures that stall, mean stall h).
 
-    ``n_runs`` is the Monte Carlo size: the number of failures simulated
-    (``n_failures=`` is the deprecated spelling).
+    ``n_runs`` is the Monte Carlo size: the number of failures simulated.
 
     Failures arrive at ``failure_rate_per_h`` while the job runs; each failed
     node goes to repair.  A free spare replaces it at once; with none free the
@@ -311,7 +310,6 @@ def simulate_stalls(failure_rate_per_h, repair, spares, n_runs=20_000, seed=None
     return stalled / len(gaps), stalls / len(gaps)
 
 
-@renamed_keywords(n_failures="n_runs")
 def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTART, *, job_mtbf_h=None,
                  spares=None, n_runs=20_000, seed=None, crews=None, rma_lead_time=0.0, spare_rate_per_h=0.0):
     """ETTR lost to waiting for repairs, for each spare count.
@@ -326,8 +324,8 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     exponential repairs; the simulation takes ``repair``'s own law).
 
     ``failure_rate_per_h`` per hour; ``repair``, ``ckpt_cost``, ``restart`` and ``job_mtbf_h`` are durations.
-    ``n_runs`` failures are simulated per spare count (``n_failures=`` is the
-    deprecated spelling); ``seed=None`` draws fresh entropy.
+    ``n_runs`` failures are simulated per spare count; ``seed=None`` draws
+    fresh entropy.
 
     Examples
     --------

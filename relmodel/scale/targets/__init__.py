@@ -17,13 +17,13 @@ Also here: :mod:`.node_lives` (the job's gaps as its nodes' renewals superposed,
 from ...base import lazy as _lazy
 
 #: (module, names) this package re-exports, each module imported the first time one of its names is used.
-EXPORTS = [(".budget", "share_fit split_budget what_if"), (".grid", "sweep_grid"),
+EXPORTS = [(".budget", "share_fit split_budget budget_what_if"), (".grid", "sweep_grid"),
            (".requirements", "Requirements best_ettr job_mtbf plan_requirements required_gpu_mtbf"),
            (".requirements", "required_job_mtbf required_node_mtbf requirements_table"),
            (".optics", "optics_requirements transceiver_requirement"),
            (".life_requirement", "NodeLifeRequirement node_life_requirement")]
 
-__all__ = ["share_fit", "split_budget", "what_if", "sweep_grid", "Requirements", "best_ettr", "job_mtbf",
+__all__ = ["share_fit", "split_budget", "budget_what_if", "sweep_grid", "Requirements", "best_ettr", "job_mtbf",
            "plan_requirements", "required_gpu_mtbf", "required_job_mtbf", "required_node_mtbf",
            "requirements_table", "optics_requirements", "transceiver_requirement", "NodeLifeRequirement",
            "node_life_requirement"]

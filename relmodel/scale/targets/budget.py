@@ -31,10 +31,9 @@ from ...checkpoint.intervals import optimal_interval
 from ...errors import ModelInputError
 from .requirements import best_ettr, ettr_of_rates
 from ...units import hours
-from ...base.deprecation import renamed_field
 from ...tables import Result, duration, hours_text, number, people_table
 
-__all__ = ["split_budget", "Budget", "what_if", "WhatIf", "share_fit", "select"]
+__all__ = ["split_budget", "Budget", "budget_what_if", "BudgetWhatIf", "share_fit", "select"]
 
 
 def select(scaled, name):
@@ -84,7 +83,9 @@ class Budget(Result):
             "improvement needed": [f"{number(v)}x" if np.isfinite(v) else "remove the cause" for v in t["improvement"]],
             "held": t["held"]}))
 
-    table = renamed_field("by_cause", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _weights(method, names, rates):
@@ -181,7 +182,7 @@ def share_fit(scaled, name, share=0.1, per=None):
 
 
 @dataclasses.dataclass(frozen=True)
-class WhatIf(Result):
+class BudgetWhatIf(Result):
     """Job MTBF, optimal interval and ETTR before and after changing some causes' rates."""
 
     changes: dict
@@ -210,11 +211,11 @@ class WhatIf(Result):
                 f"{number(self.after_ettr_hi, 4)}).")
 
 
-def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=None):
+def budget_what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95, n_boot=2000, seed=None):
     """Multiply the rates of the named causes (component, category or unit) and re-plan.
 
     ``changes`` maps a name to a factor: 0.5 halves those failures, 2 doubles
-    them.  Returns a :class:`WhatIf`; the ETTR interval is a parametric
+    them.  Returns a :class:`BudgetWhatIf`; the ETTR interval is a parametric
     bootstrap over the Poisson counts.
 
     ``ckpt_cost`` and ``restart`` are durations; MTBFs and intervals in the result are hours.
@@ -224,7 +225,7 @@ def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95,
     >>> from relmodel.data.bundled.datasets import llama3_54day
     >>> from relmodel.scale.clusters.scaling import scale_rates
     >>> scaled = scale_rates(llama3_54day(), target_cluster=16_384, n_boot=100, seed=0)
-    >>> w = what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200, seed=0)   # halve HBM failures
+    >>> w = budget_what_if(scaled, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=200, seed=0)   # halve HBM failures
     >>> round(float(w.before_mtbf_h), 3), round(float(w.after_mtbf_h), 3), round(w.after_ettr - w.before_ettr, 4)
     (3.093, 3.384, 0.008)
     """
@@ -242,7 +243,7 @@ def what_if(scaled, changes, ckpt_cost=CKPT_COST, restart=RESTART, *, conf=0.95,
     draws = (scaled.draws(n_boot, seed) * factor).sum(axis=1)
     a = (1.0 - conf) / 2
     lo, hi = np.quantile(ettr_of_rates(draws, d, r), [a, 1 - a], method="inverted_cdf")
-    return WhatIf(
+    return BudgetWhatIf(
         dict(changes), 1.0 / before, 1.0 / after, float(optimal_interval(1.0 / before, d)),
         float(optimal_interval(1.0 / after, d)), float(best_ettr(1.0 / before, d, r)),
         float(best_ettr(1.0 / after, d, r)), float(lo), float(hi), conf,

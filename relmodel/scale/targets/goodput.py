@@ -91,7 +91,7 @@ def required_job_mtbf(target_ettr=TARGET_ETTR, ckpt_cost=CKPT_COST, restart=REST
     """The job MTBF (hours) at which the best ETTR equals ``target_ettr``.
 
     ``ckpt_cost`` (default 1 min) must be positive; ``restart`` defaults to
-    10 min (:mod:`relmodel.defaults`); durations go through :func:`relmodel.hours`.
+    10 min (:mod:`relmodel.defaults`); durations go through :func:`relmodel.units.hours`.
     ``sdc_rate`` (silent corruptions per hour, held fixed), ``sdc_delay`` and
     ``latency`` (fail-stop detection latency) make it the fail-stop MTBF
     needed beside them (:mod:`relmodel.checkpoint.detection`); a corruption

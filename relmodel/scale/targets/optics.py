@@ -33,7 +33,6 @@ from ...checkpoint.costs import cost_hours
 from ...errors import DesignError
 from ..clusters.cluster import Cluster
 from .law_requirements import needed_job_mtbf
-from ...base.deprecation import renamed, renamed_field
 from ...tables import Result, people_table
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
@@ -156,8 +155,9 @@ class OpticsRequirements(Result):
         return (f"Transceivers may use {self.share:.0%} of the failure budget of a job that must reach ETTR "
                 f"{self.target_ettr:g} (job MTBF {self.job_mtbf_h:.3g} h).")
 
-    table = renamed_field("rows", method="_people")
-    display = renamed("display", "table")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def optics_requirements(sizes=(1_000, 10_000, 100_000, 1_000_000), target_ettr=0.9, fabrics=("rail", "fat-tree"),

@@ -30,7 +30,6 @@ from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, re
 from .law_requirements import ettr_at, needed_job_mtbf, restart_terms
 from .node_lives import check_law_of, law_words, life_of, node_mtbf_for
 from .restart_growth import default_restart
-from ...base.deprecation import renamed
 from ...tables import Result, duration, hours_text, html_table, pct, pct_range, sig
 from relmodel.base.escape import html_text
 
@@ -301,8 +300,6 @@ class Requirements(Result):
 
     def to_frame(self):
         return self.components.copy()
-
-    summary = renamed("summary", "figures")
 
     def text(self):
         """A few plain lines for a terminal or a report, every number in words ("101,000 h", "85.2%")."""

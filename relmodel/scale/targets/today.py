@@ -2,7 +2,7 @@
 
 :func:`todays_rate` is the one place the planning layer asks "how often does
 it fail now?", and it answers with the same models and interval that
-:func:`~relmodel.forecast_check` measures against what happened next:
+:func:`~relmodel.checkpoint.forecast_check` measures against what happened next:
 :func:`~relmodel.stats.forecast.current_rate` weighs a constant rate (the
 window's average), the power-law (Crow-AMSAA) and log-linear trends read at the
 window's end, and the rate since the latest change point with enough evidence

@@ -214,7 +214,7 @@ def _event_times(source, window, include_planned):
 def current_rate(source, *, conf=0.9, alpha=0.05, window=None, include_planned=False):
     """The failure rate at the end of ``source``'s window, with its interval, the models behind it and why.
 
-    ``source``: an :class:`~relmodel.InterruptionLog` (a Slurm :class:`~relmodel.JobLog` too),
+    ``source``: an :class:`~relmodel.InterruptionLog` (a Slurm :class:`~relmodel.data.JobLog` too),
     a :class:`~relmodel.Source` with a log, or event times in hours with ``window=(start, end)``.
     Interruptions of all nodes are pooled (per job / per cluster; divide by ``n_nodes`` for a
     node).  ``alpha``: level of the test for bursts (overdispersion).  Returns a

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .registry import get_family
@@ -147,7 +146,6 @@ def b_life(result, q=0.10, *, conf=None):
     return float(np.exp(est)), float(np.exp(est - z * se)), float(np.exp(est + z * se))
 
 
-@renamed_keywords(data="source")
 def profile_intervals(source, family, *, observed=None, entry=None, conf=0.95):
     """Likelihood-ratio (profile) intervals for each parameter of a fit.
 

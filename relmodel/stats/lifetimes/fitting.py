@@ -18,7 +18,7 @@ Hard data is handled explicitly, never by a silent absurd estimate:
 * fewer than ``MIN_FAILURES`` (3) failures, or fewer than two distinct failure
   times, for a family with a shape parameter: a :class:`FitWarning` and the
   exponential fit with its chi-square interval (Epstein 1960), with
-  ``requested`` naming the family that was asked for (:func:`relmodel.weibayes`
+  ``requested`` naming the family that was asked for (:func:`relmodel.stats.weibayes`
   is the alternative when the shape is known from similar parts).  A shape estimated from
   one or two failures is not information (five durations with one failure give
   a Weibull scale of 3e16 h in other tools);
@@ -39,7 +39,6 @@ import pandas as pd
 from scipy import special, stats
 
 from ...data.shaping.durations import Durations
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from . import mle
 from .interval import interval_rows
@@ -54,7 +53,6 @@ __all__ = ["fit", "FitResult", "FitWarning", "MIN_FAILURES", "prepare", "fit_sam
 MIN_FAILURES = 3
 
 
-@renamed_keywords(data="source")
 def prepare(source, observed=None, entry=None):
     """Check and convert input to a :class:`relmodel.stats.lifetimes.mle.Sample` (hours).
 
@@ -127,7 +125,6 @@ def _lift_zeros(t, shortest):
     return np.where(zero, floor, t), float(floor)
 
 
-@renamed_keywords(data="source")
 def fit(source, family, *, observed=None, entry=None, interval=None, conf=0.95, ci="wald"):
     """Fit a failure-time distribution by censored maximum likelihood, with interval-censored failures.
 
@@ -290,7 +287,7 @@ def fit_sample(sample, family, *, conf=0.95):
             requested, fam = fam.name, get_family("exponential")
             note = (f"{int(d)} failure(s) at {distinct} distinct time(s): a {requested} shape needs at least "
                     f"{MIN_FAILURES} failures at 2 or more distinct times; this is the exponential fit, "
-                    "with its chi-square interval (with a shape known from similar parts, relmodel.weibayes "
+                    "with its chi-square interval (with a shape known from similar parts, relmodel.stats.weibayes "
                     "estimates the scale instead)")
             warnings.warn(note, FitWarning, stacklevel=3)
     work = sample.compressed() if fam.compress else None

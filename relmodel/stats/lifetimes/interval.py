@@ -19,7 +19,6 @@ turns a log with a "last seen healthy" column into such intervals.
 import numpy as np
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from ...units import hours
 from .mle import log1mexp
@@ -45,7 +44,6 @@ def interval_rows(interval):
     return lo, up
 
 
-@renamed_keywords(log="source")
 def uptime_intervals(source):
     """Per-node uptimes of a log as ``(lower, upper)`` intervals, using its "last seen healthy" column.
 
@@ -54,8 +52,7 @@ def uptime_intervals(source):
     censored.  Where the outage row has ``healthy_h`` (read with
     ``read_log(..., last_healthy=...)``), the failure happened after that
     check: ``lower = healthy_h - previous end``, ``upper = start - previous end``.
-    ``source`` is the :class:`~relmodel.data.shaping.logs.InterruptionLog` (``log=`` is
-    the deprecated spelling).
+    ``source`` is the :class:`~relmodel.data.shaping.logs.InterruptionLog`.
     Returns a DataFrame ``node``, ``lower_h``, ``upper_h`` (hours).
 
     Examples

@@ -28,7 +28,6 @@ from ...errors import FitError
 from .registry import get_family
 from .fitting import MIN_FAILURES, FitResult, FitWarning, fit_sample, prepare
 from .mle import Sample
-from ...base.deprecation import renamed_field, renamed_keywords
 from ...tables import Result, people_table
 from relmodel.budget_guard import check_cost, count
 from relmodel.base.progress import steps
@@ -72,13 +71,14 @@ class Comparison(Result):
             "KS distance to Kaplan-Meier": t["ks"], "bootstrap p-value": t["p_value"]}),
             missing="not computed")
 
-    table = renamed_field("by_family", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
     def __repr__(self):
         return f"Comparison(best={self.best.family})\n{self.by_family.to_string(index=False)}"
 
 
-@renamed_keywords(data="source")
 def compare_fits(source, families=DEFAULT_FAMILIES, *, observed=None, entry=None, n_boot=200, seed=None,
                  boot_size=10_000):
     """Fit several families and rank them by AIC, with a bootstrap GOF p-value.

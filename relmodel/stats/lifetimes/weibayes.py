@@ -23,7 +23,6 @@ from scipy import stats
 
 from ...errors import FitError
 from .fitting import prepare
-from ...base.deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table
 from relmodel.base.escape import html_text
 
@@ -66,10 +65,7 @@ class WeibayesResult(Result):
     def _repr_html_(self):
         return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False)
 
-    sentence = renamed("sentence", "text", is_property=True)
 
-
-@renamed_keywords(data="source")
 def weibayes(source, shape, *, observed=None, entry=None, conf=0.95):
     """Weibayes estimate of the Weibull scale with the shape fixed.
 

@@ -34,7 +34,6 @@ from ...data.shaping.logs import InterruptionLog
 from ...errors import CountError, EmptyDataError, ExposureError, UnitError
 from ...units import hours
 from .rates import poisson_interval
-from ...base.deprecation import renamed, renamed_keywords
 from ...tables import Result, duration, html_table
 from relmodel.base.escape import html_text, html_paragraphs
 
@@ -184,8 +183,6 @@ class RateChanges(Result):
         text = html_paragraphs(self._sentences())
         return text + html_table(self.to_frame(), index=False, float_format="{:,.2f}".format)
 
-    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
-
 
 def _default_bin(duration_h):
     return max(24.0, duration_h / MAX_BINS)
@@ -202,7 +199,6 @@ def _events(log, window, include_planned):
     return t, tuple(hours(w) for w in window), None, "events", None
 
 
-@renamed_keywords(log="source")
 def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="node", window=None,
                  include_planned=False):
     """Find where the interruption rate of a log changed (Poisson change points).
@@ -210,10 +206,10 @@ def rate_changes(source, penalty=None, bin=None, min_size=2, conf=0.95, per="nod
     Parameters
     ----------
     source : an :class:`InterruptionLog`, or event times in hours (then pass
-        ``window=(start_h, end_h)``).  (``log=`` is the deprecated spelling.)
+        ``window=(start_h, end_h)``).
     penalty : cost of each extra change on the -2 log-likelihood scale;
         default ``3 log m`` for ``m`` bins.  Larger finds fewer changes.
-    bin : bin width (anything :func:`relmodel.hours` reads); default one day,
+    bin : bin width (anything :func:`relmodel.units.hours` reads); default one day,
         or the window / 400 for long logs.
     min_size : fewest bins in a segment.
     per : rates per "node" (the log's nodes) or "job" (the whole cluster).

@@ -29,7 +29,6 @@ from scipy import stats
 from ...errors import CountError, ModelInputError, UnitError
 from .priors import GammaPrior, per_day_label, rate_data
 from .rates import component_rates
-from ...base.deprecation import renamed, renamed_field
 from ...tables import Result, html_table, pct, people_table, sig
 from relmodel.base.escape import html_text
 
@@ -125,8 +124,6 @@ class RateComparison(Result):
         return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False,
                                                                float_format=lambda v: sig(v, 3))
 
-    sentence = renamed("sentence", "text")
-
 
 @dataclass(frozen=True, eq=False)
 class ComponentComparison(Result):
@@ -172,7 +169,9 @@ class ComponentComparison(Result):
             people["note"] = notes.to_numpy()
         return people
 
-    table = renamed_field("by_cause", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 #: What a by-cause row with no failures on either side says in place of its (undefined) ratio.

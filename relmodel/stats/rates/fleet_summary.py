@@ -18,7 +18,6 @@ from .changepoint import MAX_SENTENCES, rate_changes
 from .priors import PriorWarning, fleet_prior, per_day_label, rate_data, update_rate
 from .comparison import compare_rates
 from .rates import poisson_interval
-from ...base.deprecation import renamed
 from ...tables import Result, html_table
 from relmodel.base.escape import html_text, html_paragraphs
 
@@ -82,9 +81,6 @@ class FleetSummary(Result):
         many = self.changes is not None and self.changes.n_changes > MAX_SENTENCES
         changes = html_table(self.changes.table(), index=False) if many else ""
         return text + html_table(self.table(), index=False) + changes
-
-    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
-    table_for_people = renamed("table_for_people", "table")
 
 
 def _names(labels):

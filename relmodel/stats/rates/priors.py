@@ -25,7 +25,6 @@ from ...errors import CountError, ExposureError, PriorError, UnitError
 from ...units import hours
 from .rate_data import RateData, per_day_label, rate_data
 from .rates import poisson_interval
-from ...base.deprecation import renamed
 from ...tables import Result, html_table
 from relmodel.base.escape import html_text
 
@@ -82,8 +81,6 @@ class GammaPrior(Result):
 
     def _repr_html_(self):
         return f"<p>{html_text(self.text())}</p>" + (f"<p><i>{html_text(self.note)}</i></p>" if self.note else "")
-
-    sentence = renamed("sentence", "text")
 
 
 def _fleet_inputs(fleets, per):
@@ -256,8 +253,6 @@ class PredictiveCounts(Result):
     def _repr_html_(self):
         return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False)
 
-    sentence = renamed("sentence", "text")
-
 
 @dataclass(frozen=True)
 class RatePosterior(Result):
@@ -312,8 +307,6 @@ class RatePosterior(Result):
 
     def _repr_html_(self):
         return f"<p>{html_text(self.text())}</p>" + html_table(self.to_frame(), index=False, float_format="{:,.3f}".format)
-
-    sentence = renamed("sentence", "text")
 
 
 def _future_units(per, n_gpus, n_nodes, gpus_per_node):

@@ -86,7 +86,7 @@ def _from_fleet(name, per):
 def rate_data(source, per="node", name=None):
     """A :class:`RateData` from a log, count table (or a Source holding one), fleet name, ``(count, exposure)`` or RateData.
 
-    ``exposure`` in a pair is unit-hours, or anything :func:`relmodel.hours`
+    ``exposure`` in a pair is unit-hours, or anything :func:`relmodel.units.hours`
     reads ("1200d" is 1,200 unit-days).  A RateData whose ``per`` differs
     from ``per`` raises :class:`~relmodel.errors.UnitError` (mixed units).
     """

@@ -23,7 +23,6 @@ from scipy import optimize, stats
 from ...errors import PriorError, UnitError
 from .priors import MAX_SHAPE, _fit_gamma, marginal_loglik, per_day_label
 from .rates import component_rates, poisson_interval
-from ...base.deprecation import renamed_field
 from ...tables import Result
 
 __all__ = ["ComponentShrinkage", "shrink_components"]
@@ -52,8 +51,6 @@ class ComponentShrinkage(Result):
 
     def text(self):
         return f"Rates by cause, shrunk by {self.method}."
-
-    table = renamed_field("by_cause")
 
 
 def _reference_means(reference, names, per):

@@ -22,7 +22,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 from ...errors import CovariateError, FitError, MissingColumnError, SeparationError
 from ...units import hours
 
@@ -80,7 +79,6 @@ def _check_column(col, name, events, categorical=(), separation="raise"):
                     "or infinite (perfect separation); merge that level with another, or drop those rows")
 
 
-@renamed_keywords(data="source")
 def design(source, covariates, events, *, reference=None, extra=0, categorical=(), separation="raise"):
     """``(X, references, labels)`` for the regression of ``source`` on ``covariates``.
 
@@ -129,7 +127,6 @@ def _check_events_per_coef(d, p):
                       "drop covariates or merge levels", CovariateWarning, stacklevel=4)
 
 
-@renamed_keywords(data="source")
 def pick_column(source, name, candidates, what):
     """``name`` if it is a column (error otherwise); with ``name`` None, the first candidate present."""
     if name is not None:
@@ -139,7 +136,6 @@ def pick_column(source, name, candidates, what):
     return next((c for c in candidates if c in source.columns), None)
 
 
-@renamed_keywords(data="source")
 def survival_columns(source, duration=None, observed=None):
     """Durations (hours) and 0/1 failure flags from a DataFrame, checked.
 

@@ -15,7 +15,6 @@ import pandas as pd
 from scipy import stats
 
 from ...errors import FitError
-from ...base.deprecation import renamed_field
 from ...tables import Result, people_table
 from .cox_engine import _by_event, information
 from ..lifetimes.risk_sets import risk_table
@@ -53,7 +52,9 @@ class PHCheck(Result):
         return people_table(pd.DataFrame({"term": t["term"], "chi-square": t["statistic"], "degrees of freedom": t["df"],
                                           "p-value": t["p"], "proportional": t["proportional"]}))
 
-    table = renamed_field("by_term", method="_people")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
 
 def _g_rows(stop, event, entry, transform):

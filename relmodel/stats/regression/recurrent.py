@@ -13,7 +13,6 @@ Planned outages end a spell censored; time under repair is not at risk.
 import numpy as np
 import pandas as pd
 
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError, MissingColumnError
 from .regression import regress
 
@@ -33,7 +32,6 @@ def _spells(log):
                          "end_h": end, "planned": ev["planned"].to_numpy()[first]})
 
 
-@renamed_keywords(log="source")
 def counting_process(source, nodes=None):
     """Counting-process intervals of an :class:`~relmodel.InterruptionLog`.
 
@@ -84,7 +82,6 @@ def counting_process(source, nodes=None):
     return out
 
 
-@renamed_keywords(log="source")
 def andersen_gill(source, node_table, covariates, *, node="node", reference=None, conf=0.95):
     """Andersen-Gill Cox regression of a log's recurrent failures on per-node covariates.
 

@@ -46,7 +46,6 @@ from .aft_engine import aft_fit
 from .cox_engine import TIES, cox_fit
 from .cox_zph import PHCheck, TRANSFORMS, ph_check
 from ..lifetimes.base import _Gumbel, _Logistic, _Normal
-from ...base.deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result, people_table
 from relmodel.base.escape import html_text
 
@@ -153,9 +152,9 @@ class RegressionResult(Result):
         ph = "" if self.ph_check is None else f"<p>{html_text(self.ph_check.verdict)}</p>"
         return head + Result._repr_html_(self) + ph
 
-    table = renamed_field("coefficients", method="_people")
-    sentences = renamed("sentences", "text", value=lambda self: self._sentences())
-    report_table = renamed("report_table", "table")
+    def table(self):
+        """The result as a table for people (text cells, worded headers, no index)."""
+        return self._people()
 
     def __repr__(self):
         return (f"RegressionResult({self.model}: {len(self.coefficients)} coefficients, n={self.n}, "
@@ -180,7 +179,6 @@ def _frame(data, covariates, duration, observed, entry, cluster, strata):
     return work, data
 
 
-@renamed_keywords(data="source")
 def regress(source, covariates, model="cox", *, duration=None, observed=None, entry=None, cluster=None,
             strata=None, reference=None, categorical=(), conf=0.95, ties="efron", robust=None, weights=None,
             offset=None, on_separation="warn", ph_transform="km"):

@@ -24,8 +24,6 @@ of one table for the log-rank and Gray's tests, the two names of a mapping
 ``{name: MCF}`` for the MCFs (as their results key the curves by group).
 """
 
-import functools
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -33,13 +31,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...errors import CovariateError, FitError, InputTypeError, RelmodelDeprecationWarning
+from ...errors import CovariateError, FitError, InputTypeError
 from ...units import hours
 from ..regression.covariates import pick_column, survival_columns
 from .gray import gray_score_variance
 from .nonparam import StepEstimate, _step_at, kaplan_meier
 from .recurrence import mcf
-from ...base.deprecation import renamed, renamed_field, renamed_keywords
 from ...tables import Result, html_table
 from relmodel.base.escape import html_text
 from relmodel.budget_guard import check_cost, count
@@ -88,9 +85,6 @@ class GroupComparison(Result):
     def _repr_html_(self):
         return f"<p>{html_text(self.text())}</p>" + html_table(self.groups, index=False, float_format="{:.4g}".format)
 
-    verdict = renamed("verdict", "text", is_property=True)
-    report_table = renamed("report_table", "table")
-
 
 def _event_table(t, e, g, k):
     """Distinct failure times; at-risk and failure counts per group (k x times)."""
@@ -128,12 +122,11 @@ def _logrank(n_g, d_g, w):
     return z, v, e_g.sum(1)
 
 
-@renamed_keywords(data="source")
 def compare_groups(source, by, *, duration=None, observed=None, weights="logrank", p=1.0, q=1.0, conf=0.95):
     """Do failure times differ between groups?  The (weighted) K-sample log-rank test.
 
     ``source``: a DataFrame with durations (hours), observed flags (see
-    :func:`relmodel.regress` for the column defaults) and the column ``by``
+    :func:`relmodel.stats.regress` for the column defaults) and the column ``by``
     naming each row's group.  ``weights``: one of :data:`WEIGHTS` (``p``, ``q``
     for Fleming-Harrington).  Returns a :class:`GroupComparison` with a
     per-group table (units, failures, observed and expected failures, median)
@@ -204,12 +197,11 @@ class GrayTest(Result):
                 f"{self.df} df, p = {self.p:.2g}</p>")
 
 
-@renamed_keywords(data="source")
 def gray_test(source, by, causes, cause, *, duration=None, strata=None, rho=0.0, variance="gray", n_boot=200, seed=None):
     """Gray's test: does the cumulative incidence of ``cause`` differ across groups?
 
     ``source`` is a DataFrame with durations (hours; column defaults as in
-    :func:`relmodel.regress`) and the group column ``by``.
+    :func:`relmodel.stats.regress`) and the group column ``by``.
     ``causes`` names the column holding each row's cause of failure (missing
     or ``observed == False`` = censored), ``cause`` the one to compare; the
     other causes compete.  ``strata`` names a column whose levels get their
@@ -308,40 +300,11 @@ class MCFComparison(Result):
     def to_frame(self):
         return self.by_time.copy()
 
-    table = renamed_field("by_time")
-
-    verdict = renamed("verdict", "text", is_property=True)
-
 
 def _sd(est, conf):
     z = stats.norm.ppf(0.5 + conf / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(est.value > 0, est.value * np.log(est.upper / est.value) / z, 0.0)
-
-
-def _pair_as_source(fn):
-    """Accept the earlier ``compare_mcf(first, second, names=...)`` with a warning, as ``{name: MCF}``."""
-    @functools.wraps(fn)
-    def inner(*args, **kwargs):
-        old = {k: kwargs.pop(k) for k in ("first", "second", "names") if k in kwargs}
-        pair = list(args) + [old.pop(k) for k in ("first", "second") if k in old]
-        if "source" in kwargs:
-            pair.insert(0, kwargs.pop("source"))
-        if len(pair) == 1 and not old:
-            return fn(pair[0], **kwargs)
-        if len(pair) != 2 or isinstance(pair[0], Mapping):
-            got = ("names= beside a mapping, whose keys are the names" if pair and isinstance(pair[0], Mapping)
-                   else f"{len(pair)} data arguments")
-            raise InputTypeError("compare_mcf takes source={name: MCF, other name: MCF} (two fleets or periods, "
-                                 f"named by the keys); got {got}")
-        names = tuple(old.get("names", ("first", "second")))
-        if len(names) != 2 or names[0] == names[1]:
-            raise InputTypeError(f"names must be two different names; got {names!r}")
-        warnings.warn("compare_mcf(first, second, names=...) is deprecated and goes in the next minor version; "
-                      f"use compare_mcf({{{names[0]!r}: first, {names[1]!r}: second}})", RelmodelDeprecationWarning,
-                      stacklevel=2)
-        return fn(dict(zip(names, pair)), **kwargs)
-    return inner
 
 
 def _two_named(source):
@@ -352,18 +315,16 @@ def _two_named(source):
     return tuple(str(k) for k in source), list(source.values())
 
 
-@_pair_as_source
 def compare_mcf(source, *, at=None, conf=0.95, **mcf_kwargs):
     """Compare the MCFs of two fleets or periods: D(t) = M1(t) - M2(t) with Var = V1 + V2.
 
     ``source`` maps two names to :class:`StepEstimate` MCFs (from
-    :func:`relmodel.mcf`) or to anything :func:`relmodel.mcf` accepts (logs;
+    :func:`relmodel.stats.mcf`) or to anything :func:`relmodel.stats.mcf` accepts (logs;
     ``mcf_kwargs`` pass through); D is the first minus the second.  The z
     test is at ``at`` (hours; default the earlier of the two last failure
     times, beyond which one MCF is not known to be flat: pass the common end
     of observation when you know it).  Returns a :class:`MCFComparison`
-    (MCFs in failures per system).  ``compare_mcf(first, second,
-    names=(...))`` is the deprecated spelling.
+    (MCFs in failures per system).
 
     Examples
     --------
@@ -375,10 +336,13 @@ def compare_mcf(source, *, at=None, conf=0.95, **mcf_kwargs):
     (-0.5, -1.069, 0.285)
     """
     names, given = _two_named(source)
+    if mcf_kwargs and all(isinstance(x, StepEstimate) for x in given):
+        raise InputTypeError(f"compare_mcf got {', '.join(sorted(mcf_kwargs))}= but no log to pass them to mcf(); "
+                             "name the two fleets by the keys of source={name: MCF, other name: MCF}")
     ests = [x if isinstance(x, StepEstimate) else mcf(x, conf=conf, **mcf_kwargs) for x in given]
     for x in ests:
         if x.quantity != "mean cumulative function":
-            raise FitError("compare_mcf needs mean cumulative functions (relmodel.mcf results)")
+            raise FitError("compare_mcf needs mean cumulative functions (relmodel.stats.mcf results)")
     grid = np.union1d(ests[0].hours, ests[1].hours)
     vals = [_step_at(x.hours, x.value, grid) for x in ests]
     sds = [_step_at(x.hours, _sd(x, x.conf), grid) for x in ests]

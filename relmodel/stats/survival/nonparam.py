@@ -19,7 +19,6 @@ from scipy import stats
 from ...data.shaping.durations import Durations
 from ...errors import FitError, MissingColumnError
 from ...units import hours
-from ...base.deprecation import renamed, renamed_keywords
 from ...tables import Result, html_table, pct, people_table
 from ..lifetimes.risk_sets import risk_table
 from relmodel.base.escape import html_text
@@ -37,9 +36,8 @@ __all__ = [
 ]
 
 
-@renamed_keywords(data="source")
 def as_durations(source, observed=None, *, entry=None, label="durations"):
-    """Turn ``source`` into :class:`~relmodel.Durations`.
+    """Turn ``source`` into :class:`~relmodel.data.Durations`.
 
     ``source`` is a ``Durations``, an array, list or ``pandas.Series`` of durations
     (numbers are hours; timedeltas and strings such as ``"3h"`` are converted).
@@ -69,7 +67,6 @@ def as_durations(source, observed=None, *, entry=None, label="durations"):
     return d
 
 
-@renamed_keywords(log="source")
 def interruptions(source, include_planned=False):
     """A log's events that are new interruptions: overlapping rows out, planned ones only if asked."""
     if hasattr(source, "interruptions"):
@@ -168,11 +165,10 @@ def _check_conf(conf):
         raise FitError(f"conf must be between 0 and 1 (e.g. 0.95), got {conf!r}")
 
 
-@renamed_keywords(data="source")
 def kaplan_meier(source, *, observed=None, entry=None, conf=0.95):
     """Kaplan-Meier estimate of the survival function, with a pointwise band.
 
-    ``source``: :class:`~relmodel.Durations`, or durations in hours with an
+    ``source``: :class:`~relmodel.data.Durations`, or durations in hours with an
     ``observed`` mask (False = right-censored) and optional ``entry`` times
     (left truncation).  The band is lifelines' exponential Greenwood interval
     (log(-log S) scale; Kalbfleisch and Prentice 2002, section 1.4).
@@ -196,7 +192,6 @@ NA_VARIANCES = {
 }
 
 
-@renamed_keywords(data="source")
 def nelson_aalen(source, *, observed=None, entry=None, conf=0.95, variance="aalen"):
     """Nelson-Aalen estimate of the cumulative hazard H(t) = sum d_i / n_i.
 
@@ -277,8 +272,6 @@ class CumulativeIncidence(Result):
         """The final incidence of each cause, for people."""
         return people_table(self.by_cause, {"share": pct, "incidence": pct, "lower": pct, "upper": pct})
 
-    summary = renamed("summary", "by_cause", is_property=True, value=lambda self: self.by_cause)
-
 
 def _cif_table(h, code, k):
     """Event table over distinct times: at risk, all events, events of each cause."""
@@ -349,7 +342,7 @@ def _log_uptime_causes(log, column):
 def cumulative_incidence(durations, causes=None, *, observed=None, conf=0.95):
     """Aalen-Johansen cumulative incidence of each cause under competing risks.
 
-    ``durations`` in hours (or a :class:`~relmodel.Durations`); ``causes`` the
+    ``durations`` in hours (or a :class:`~relmodel.data.Durations`); ``causes`` the
     cause of each event (any labels; None/NaN or ``observed == False`` marks a
     censored duration).  ``durations`` may also be an
     :class:`~relmodel.InterruptionLog`: its per-node uptimes (the rules of

@@ -2,7 +2,6 @@
 
 import numpy as np
 
-from ...base.deprecation import renamed_keywords
 from .trends import TrendTest, _prepare
 from relmodel.budget_guard import check_cost, count as whole_count
 from relmodel.base.progress import steps
@@ -17,7 +16,6 @@ def _cvm(u, scale):
     return 1 / (12 * m) + ((np.sort(u, axis=-1) ** scale - expected) ** 2).sum(axis=-1)
 
 
-@renamed_keywords(n_sim="n_runs")
 def power_law_gof(times, end=None, *, start=None, node=None, n_systems=None, n_runs=2000, seed=None):
     """Cramer-von Mises goodness of fit of the Crow-AMSAA (power-law) model.
 

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import StepEstimate, _check_conf, interruptions
 from ...units import hours
@@ -106,7 +105,6 @@ def _mcf_variance(k_ev, sys_ev, x, a, b, g_cum):
     return np.maximum(sq - 2 * oc + c2, 0.0)
 
 
-@renamed_keywords(data="source")
 def mcf(source, *, node=None, start=None, end=None, n_systems=None, conf=0.95):
     """Nelson's mean cumulative function (MCF) of recurrent failures across systems.
 

@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ...base.deprecation import renamed_keywords
 from ...errors import FitError
 from .nonparam import interruptions
 from .recurrence import _mcf_inputs
@@ -59,7 +58,6 @@ VERDICTS = ("steady", "improving", "wearing out")
 EQUAL_GAPS = "every gap between failures is the same length: their coefficient of variation, the divisor, is 0"
 
 
-@renamed_keywords(data="source")
 def event_times(source, end=None, *, start=None, include_planned=False):
     """Event times in hours since the start of observation, and the end (or None).
 
@@ -405,7 +403,6 @@ class TrendResult(Result):
 _METHODS = {"mil-hdbk-189": mil_hdbk_189_test, "laplace": laplace_test, "lewis-robinson": lewis_robinson_test}
 
 
-@renamed_keywords(data="source")
 def trend(source, *, end=None, start=None, alpha=0.05, method="mil-hdbk-189", conf=0.95,
           include_planned=False, node=None, n_systems=None):
     """Is the failure rate steady, improving or wearing out?

@@ -68,7 +68,7 @@ def test_bundled_problems_stay_available_and_user_logs_still_warn(stepfun_log, t
     assert (stepfun_log.problems()["problem"] == "overlap").sum() == 2
     p = tmp_path / "mine.csv"
     p.write_text("start,end,node\n0,2,a\n1,3,a\n0,2,a\n")
-    with pytest.warns(relmodel.LogWarning, match="duplicate"):
+    with pytest.warns(relmodel.data.LogWarning, match="duplicate"):
         relmodel.read_log(p, start="start", end="end", node="node", time_unit="h")
 
 
@@ -109,7 +109,7 @@ def test_grid5000_recipe(tmp_path):
 
 
 def test_load_by_name_and_path(tmp_path):
-    assert isinstance(datasets.load("llama3"), relmodel.CountTable)
+    assert isinstance(datasets.load("llama3"), relmodel.data.CountTable)
     p = tmp_path / "x.csv"
     p.write_text("t\n2024-01-01\n2024-01-02\n")
     assert len(datasets.load(p, start="t")) == 2

@@ -48,7 +48,7 @@ def test_synthetic_stand_in_has_the_same_columns_and_its_effects_are_recovered()
     assert list(s.columns)[:7] == ["serial", "location", *POSITION_COLUMNS]
     assert s["serial"].duplicated().any()  # some GPUs live twice
     assert (parse_location(s["location"]).to_numpy() == s[list(POSITION_COLUMNS)].to_numpy()).all()
-    r = relmodel.regress(s, ["cage", "cabinet_row"], categorical=["cage"], reference={"cage": 0},
+    r = relmodel.stats.regress(s, ["cage", "cabinet_row"], categorical=["cage"], reference={"cage": 0},
                          cluster="serial")
     t = r.coefficients.set_index("term")
     assert t.loc["cage=2", "lower"] < 1.6 < t.loc["cage=2", "upper"]  # the simulated hazard ratio

@@ -11,7 +11,8 @@ import warnings
 import pandas as pd
 import pytest
 
-from relmodel import read_xid, read_xid_folder
+from relmodel import read_xid
+from relmodel.data import read_xid_folder
 from relmodel.data.shaping.decoding import LogWarning
 from relmodel.errors import KernelLogError
 

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from relmodel import backtest, join_kernel, read_sacct, read_xid, read_xid_folder
+from relmodel import read_sacct, read_xid
+from relmodel.checkpoint import backtest
+from relmodel.data import join_kernel, read_xid_folder
 
 T0 = pd.Timestamp("2024-03-01")
 NODES = [f"gpu{i:02d}" for i in range(1, 17)]

@@ -75,7 +75,7 @@ def test_fast_clean_up_matches_reference(seed, in_order):
     if in_order:
         df = df.sort_values("t", kind="stable").reset_index(drop=True)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.LogWarning)
+        warnings.simplefilter("ignore", relmodel.data.LogWarning)
         log = relmodel.read_log(df, start="t", end="e", node="host", cause="why", time_unit="h", window=(2, 38))
     base = pd.DataFrame({"row": np.arange(1, len(df) + 1), "start_h": df["t"], "end_h": df["e"],
                          "node": df["host"], "why": df["why"]})
@@ -112,7 +112,7 @@ def test_csv_reader_gives_the_same_log_as_the_dataframe(tmp_path, seed):
     df.to_csv(path, index=False)
     kw = dict(start="t", end="e", node="host", cause="why", time_unit="h", window=(2, 38))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", relmodel.LogWarning)
+        warnings.simplefilter("ignore", relmodel.data.LogWarning)
         a, b = relmodel.read_log(df, **kw), relmodel.read_log(path, **kw)
     pd.testing.assert_frame_equal(a.events, b.events)
     pd.testing.assert_frame_equal(a.problems(), b.problems())

@@ -30,12 +30,12 @@ def _read(path, **kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         log = relmodel.read_log(path, start="start", node="node", cause="cause", **kw)
-    said = [str(w.message) for w in caught if issubclass(w.category, relmodel.LogWarning)]
+    said = [str(w.message) for w in caught if issubclass(w.category, relmodel.data.LogWarning)]
     return log, said
 
 
 def test_logwarning_is_the_readers_class():
-    assert getattr(readers, "LogWarning", None) is relmodel.LogWarning
+    assert getattr(readers, "LogWarning", None) is relmodel.data.LogWarning
 
 
 def test_cp1252_byte_far_past_the_header_is_read_with_a_warning(tmp_path):
@@ -66,7 +66,7 @@ def test_compressed_and_non_utf8_header(tmp_path):
 def test_json_in_windows_1252(tmp_path):
     p = tmp_path / "log.json"
     p.write_bytes(b'[{"t": "2024-01-01", "why": "\x93x\x94"}, {"t": "2024-01-02", "why": "y"}]')
-    with pytest.warns(relmodel.LogWarning, match="line 1: byte 0x93"):
+    with pytest.warns(relmodel.data.LogWarning, match="line 1: byte 0x93"):
         log = relmodel.read_log(p, start="t", cause="why")
     assert "\u201cx\u201d" in set(log.events["why"])
 
@@ -79,7 +79,7 @@ def test_utf8_files_do_not_warn(tmp_path):
 def test_cli_reads_it_and_says_so_once(tmp_path):
     p = _log(tmp_path / "log.csv")
     with warnings.catch_warnings():
-        warnings.simplefilter("default", relmodel.LogWarning)  # shown, as outside the suite (pyproject: error)
+        warnings.simplefilter("default", relmodel.data.LogWarning)  # shown, as outside the suite (pyproject: error)
         r = run_cli("rates", p, "--start", "start", "--node", "node", "--cause", "cause")
     assert r.exit_code == 0, r.output
     said = [ln for ln in r.stderr.splitlines() if "0x93" in ln]
@@ -109,7 +109,7 @@ def test_slurm_export_in_windows_1252(tmp_path):
     raw[1] = raw[1].replace(b"|pretrain|", b"|pr\xe9train|")  # a job name written on Windows
     p = tmp_path / "sacct.txt"
     p.write_bytes(b"\n".join(raw))
-    with pytest.warns(relmodel.LogWarning, match="line 2: byte 0xe9 is not UTF-8"):
+    with pytest.warns(relmodel.data.LogWarning, match="line 2: byte 0xe9 is not UTF-8"):
         src = relmodel.load_source(str(p), format="sacct", job="pr\u00e9train")
     assert src.n_events > 0
 

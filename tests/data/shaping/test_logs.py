@@ -94,7 +94,7 @@ def test_interarrivals_exclude_planned_by_default(tmp_path):
 def test_duplicates_and_overlaps_reported_not_double_counted():
     df = pd.DataFrame({"s": [0.0, 0.0, 5.0, 6.0, 20.0], "e": [1.0, 1.0, 10.0, 8.0, 21.0],
                        "n": ["a", "a", "a", "a", "b"], "c": ["x", "x", "y", "z", "x"]})
-    with pytest.warns(relmodel.LogWarning, match="overlap.*duplicate|duplicate.*overlap"):
+    with pytest.warns(relmodel.data.LogWarning, match="overlap.*duplicate|duplicate.*overlap"):
         log = relmodel.read_log(df, start="s", end="e", node="n", cause="c", time_unit="h")
     p = log.problems()
     assert sorted(p["problem"]) == ["duplicate", "overlap"]

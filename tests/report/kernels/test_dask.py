@@ -64,9 +64,9 @@ def test_sweep_grid_of_a_thousand_combinations(client, monkeypatch, llama3):
     grid = {"n_gpus": [4096, 8192, 16384, 32768, 65536], "ckpt_cost": ["30s", "1min", "2min", "5min", "10min"],
             "restart": ["1min", "5min", "10min", "20min"], "target_ettr": [0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98,
                                                                           0.99, 0.995, 0.999]}
-    df = relmodel.sweep_grid(grid, executor=client)
+    df = relmodel.scale.sweep_grid(grid, executor=client)
     assert len(df) == 1000
-    pd.testing.assert_frame_equal(df, relmodel.sweep_grid(grid))  # same with no executor
+    pd.testing.assert_frame_equal(df, relmodel.scale.sweep_grid(grid))  # same with no executor
     for i in (0, 137, 555, 999):  # against the scalar functions
         row = df.iloc[i]
         m = scale_job_mtbf(llama3, int(row.n_gpus))

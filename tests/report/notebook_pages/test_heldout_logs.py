@@ -224,7 +224,7 @@ def test_a_log_of_disks_is_counted_in_disks(heldout):
 def test_a_long_gap_is_a_gap_not_a_rate_of_zero(heldout):
     _, _, src, folder, _ = heldout["gap"]
     page = _text(folder / "01_log_explorer.html")
-    fleets = relmodel.fleet_summary(src.data)
+    fleets = relmodel.stats.fleet_summary(src.data)
     text = fleets.text()
     # the records stop on day 40 and resume on day 100 (as written): a gap of about 60 days, said as one
     gap = re.search(r"From (\S+) to (\S+) there are no records \(([\d.]+) d", text)
@@ -235,7 +235,7 @@ def test_a_long_gap_is_a_gap_not_a_rate_of_zero(heldout):
 
 def test_a_rising_rate_is_a_warning(heldout):
     _, _, src, folder, summary = heldout["rising"]
-    verdict, _ = trend_block(relmodel.trend(src.data, alpha=0.05, conf=0.95))
+    verdict, _ = trend_block(relmodel.stats.trend(src.data, alpha=0.05, conf=0.95))
     assert _records(summary, "02")["trend"] == verdict == "wearing out"
     index = _text(folder / "index.html")
     assert "The failure rate is rising" in index
@@ -254,7 +254,7 @@ def test_headline_figures_equal_the_api(bundled, name):
     assert r04["required_job_mtbf_h"] == pytest.approx(dec.required_job_mtbf_h, rel=1e-9)
     law, text = failure_law(src, dec.job_mtbf_h)
     try:
-        search = relmodel.best_interval(law, ckpt_cost=ckpt_cost, restart=grown_restart(n_gpus), n_runs=n_runs, seed=0)
+        search = relmodel.checkpoint.best_interval(law, ckpt_cost=ckpt_cost, restart=grown_restart(n_gpus), n_runs=n_runs, seed=0)
     except NoProgressError:  # a simulated job would never finish a segment: the page says so, no simulated figures
         assert dec.ettr < 0.001 and r03.get("simulated_best_interval_h") is None
         assert summary["answers"][0].startswith("The job cannot make useful progress")

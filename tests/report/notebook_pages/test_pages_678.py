@@ -22,7 +22,7 @@ import relmodel
 from relmodel.scale.targets.restart_growth import growing_restart
 from relmodel.data.shaping.counts import count_table
 from relmodel.data.source import load_source
-from relmodel.errors import LogFormatError, MissingColumnError, ParameterError, RelmodelDeprecationWarning
+from relmodel.errors import LogFormatError, MissingColumnError, ParameterError
 from relmodel.data.formats.lives import load_lives
 from relmodel.report.notebook_pages.straggler_page import failstop_mtbf, step_data
 from relmodel.scale.targets.decision import decide
@@ -112,23 +112,18 @@ def test_designs_page_leads_with_no_useful_progress_when_every_design_is_below_h
     src = load_source(str(write_outages(tmp_path / "o.csv")), **LOG)
     with warnings.catch_warnings():  # a job MTBF below the checkpoint cost warns that arguments may be swapped
         warnings.simplefilter("ignore", relmodel.errors.ArgumentOrderWarning)
-        cmp = relmodel.compare_designs(["h100-fat-tree", "nvl72-in-rack-spares"], design_source(src).data, ckpt_cost="1min",
+        cmp = relmodel.scale.compare_designs(["h100-fat-tree", "nvl72-in-rack-spares"], design_source(src).data, ckpt_cost="1min",
                                        restart="10min", n_gpus=1_048_576, n_runs=20, n_boot=0)
     assert (cmp.by_design["ettr"] < 0.5).all()  # 300 outages in 60 days on 200 nodes, at 131,072 nodes
     assert comparison_sentences(cmp)[0].startswith("The job cannot make useful progress at this size")
 
 
-def test_step_log_is_a_deprecated_alias_of_steps(tmp_path):
+def test_steps_names_the_step_log(tmp_path):
     path = write_steps(tmp_path / "s.csv")
-    with pytest.warns(RelmodelDeprecationWarning, match="use steps"):
-        old = step_data(step_log=str(path), n_boot=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RelmodelDeprecationWarning)
-        new = step_data(str(path), n_boot=0)
-    assert old.example is None and new.lead == old.lead == "The step times are your step log s.csv."
-    assert np.array_equal(old.steps.times_h, new.steps.times_h)
-    with pytest.raises(ParameterError, match="give steps only"):
-        step_data(str(path), step_log=str(tmp_path / "other.csv"))
+    got = step_data(str(path), n_boot=0)
+    assert got.example is None and got.lead == "The step times are your step log s.csv."
+    with pytest.raises(TypeError, match="step_log"):
+        step_data(step_log=str(path), n_boot=0)               # the page's parameter of 0.2
 
 
 def test_lives_table_is_read_with_units_and_flags(tmp_path):
@@ -203,9 +198,9 @@ def test_designs_page_uses_the_users_log(user_report):
     # the page's repairs: the mean outage length of the log, by hand; its spare-pool designs hold the plan's pool
     repair = f"{((raw['back'] - raw['when']) / pd.Timedelta(hours=1)).mean()}h"
     designs = _with_pool(rec["design_spare_nodes"])
-    api = relmodel.compare_designs(designs, table, ckpt_cost="1min", restart=grows, n_gpus=16384, n_runs=200, n_boot=0,
+    api = relmodel.scale.compare_designs(designs, table, ckpt_cost="1min", restart=grows, n_gpus=16384, n_runs=200, n_boot=0,
                                    repair=repair)
-    detail = relmodel.compare_designs([designs[3]], table, ckpt_cost="1min", restart=grows, n_runs=200, n_boot=0,
+    detail = relmodel.scale.compare_designs([designs[3]], table, ckpt_cost="1min", restart=grows, n_runs=200, n_boot=0,
                                       repair=repair)
     assert "example" not in rec
     assert rec["best_design"] == api.best()
@@ -239,12 +234,12 @@ def test_designs_page_on_the_bundled_data_defines_its_columns(bundled_report):
     # a count table has no repairs: the page prices the StepFun trace's mean repair, as page 04 does
     repair_h = float(np.mean(relmodel.datasets.stepfun().downtimes().hours))
     designs = _with_pool(_records(bundled_report, "06_designs")["design_spare_nodes"])
-    api = relmodel.compare_designs([designs[1]], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
+    api = relmodel.scale.compare_designs([designs[1]], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
                                    n_gpus=16384, n_runs=200, n_boot=0, repair=f"{repair_h}h")
     assert f"{100 * api.by_design['ettr'].iloc[0]:.1f}%" in text
     assert not re.search(r"ETTR 0\.\d{3}", text)  # percent, never a fraction
     from scipy import stats
-    swaps = relmodel.compare_designs([designs[3]], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
+    swaps = relmodel.scale.compare_designs([designs[3]], relmodel.datasets.llama3_54day(), ckpt_cost="1min", restart=grows,
                                      n_runs=200, n_boot=0, repair=f"{repair_h}h").results[0].node_interrupt_rate
     # stationary shelf: parts away ~ Poisson(rate x the same mean repair); the smallest stock empty at most 1% of the time
     need = next(c for c in range(1, 10_000) if stats.poisson.sf(c - 1, swaps * repair_h) <= 0.01)
@@ -266,7 +261,7 @@ def test_stragglers_page_plans_with_the_sources_mtbf(user_report):
     raw = pd.read_csv(log, parse_dates=["when", "back"])
     span_h = (raw["back"].max() - raw["when"].min()) / pd.Timedelta(hours=1)
     assert rec["stragglers_failstop_mtbf_h"] == pytest.approx(span_h / (300 * 16384 / 1600), rel=1e-9)
-    lost = relmodel.slowdown(relmodel.read_steps(steps, step="step", rank="rank", duration="duration_ms",
+    lost = relmodel.stragglers.slowdown(relmodel.read_steps(steps, step="step", rank="rank", duration="duration_ms",
                                                  node="node", time_unit="ms"), n_boot=0)
     assert rec["straggler_loss"] == pytest.approx(lost.share_lost, rel=1e-9)
     assert "example" not in rec

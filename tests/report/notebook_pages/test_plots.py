@@ -113,7 +113,7 @@ def test_gamma_paper_line_through_origin_with_slope_one_over_scale():
 def test_survival_plot_km_band_and_fits():
     h, obs = _sample()
     ax = relmodel.plots.survival_plot(h, fits=[WEIBULL, GAMMA], observed=obs)
-    km = relmodel.kaplan_meier(h, observed=obs)
+    km = relmodel.stats.kaplan_meier(h, observed=obs)
     lines = ax.get_lines()
     assert [ln.get_label() for ln in lines] == ["Kaplan-Meier", "weibull fit", "gamma fit"]
     np.testing.assert_allclose(lines[0].get_ydata(), km.value)
@@ -137,7 +137,7 @@ def test_cumulative_failures_with_nhpp_fit():
     ax = relmodel.plots.cumulative_failures_plot(times, nhpp=True, end=160.0)
     step, curve = ax.get_lines()
     np.testing.assert_allclose(step.get_ydata(), np.arange(1, 11))
-    fit = relmodel.crow_amsaa(times, end=160.0)
+    fit = relmodel.stats.crow_amsaa(times, end=160.0)
     np.testing.assert_allclose(curve.get_ydata(), fit.lam * curve.get_xdata() ** fit.beta)
     assert curve.get_xdata().max() == pytest.approx(160.0)
     ax2 = relmodel.plots.cumulative_failures_plot(times, nhpp=fit, loglog=True)
@@ -156,13 +156,13 @@ def test_cumulative_incidence_and_mcf_plots():
     rng = np.random.default_rng(4)
     h = rng.exponential(10, 200)
     cause = rng.choice(["GPU", "network"], 200, p=[0.7, 0.3])
-    res = relmodel.cumulative_incidence(h, cause)
+    res = relmodel.stats.cumulative_incidence(h, cause)
     ax = relmodel.plots.cumulative_incidence_plot(res)
     lines = ax.get_lines()
     assert [ln.get_label() for ln in lines] == ["GPU", "network"]
     np.testing.assert_allclose(lines[1].get_ydata(), res["network"].value)
     assert len(ax.collections) == 2
-    m = relmodel.mcf([1.0, 2.0, 4.0], node=["a", "b", "a"], end=5.0)
+    m = relmodel.stats.mcf([1.0, 2.0, 4.0], node=["a", "b", "a"], end=5.0)
     ax = relmodel.plots.mcf_plot(m)
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [0, 0.5, 1.0, 1.5])
 
@@ -221,7 +221,7 @@ def test_binned_hazard_of_exponential_data_is_flat_at_the_rate():
     edges, rate = plots.binned_hazard(np.minimum(t, c), observed=t <= c, bins=8)
     assert edges.size == 9 and edges[0] == 0
     np.testing.assert_allclose(rate, 1 / 50.0, rtol=0.2)
-    na = relmodel.nelson_aalen(np.minimum(t, c), observed=t <= c)
+    na = relmodel.stats.nelson_aalen(np.minimum(t, c), observed=t <= c)
     assert rate[2] == pytest.approx((na(edges[3]) - na(edges[2])) / (edges[3] - edges[2]))
 
 
@@ -244,7 +244,7 @@ def test_fits_may_be_a_dict():
 
 def test_cumulative_failures_refuses_a_per_system_fit():
     times = np.array([1.0, 2.0, 5.0, 7.0])
-    fit = relmodel.crow_amsaa(times, node=["a", "b", "a", "b"], end=10.0)
+    fit = relmodel.stats.crow_amsaa(times, node=["a", "b", "a", "b"], end=10.0)
     with pytest.raises(FitError, match="pooled"):
         relmodel.plots.cumulative_failures_plot(times, nhpp=fit)
 

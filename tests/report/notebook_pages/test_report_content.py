@@ -242,7 +242,7 @@ def _comparison(pvalues, means=(500.0, 100.0, float("inf"))):
 
 def test_fit_comparison_names_the_aic_best_and_whether_the_bootstrap_rejects_it():
     from relmodel.report.notebook_pages.pages import fit_block, fit_records
-    durations = relmodel.Durations(np.array([1.0, 5.0, 20.0]), np.ones(3, bool))
+    durations = relmodel.data.Durations(np.array([1.0, 5.0, 20.0]), np.ones(3, bool))
     text = str(fit_block(_comparison([0.02, 0.3, 0.2]), durations))
     assert "best family by AIC is lognormal" in text and "rejects it (p = 0.02)" in text
     assert "far beyond the longest observed" in text  # a mean of 500 h from data up to 20 h

@@ -309,7 +309,8 @@ def test_the_syslog_report_says_latency_was_measured_and_backtests_at_the_fault(
     index = _text(folder / "index.html")
     assert re.search(r"Detection latency \(fault to job end\) [^|]*? measured from the log", index)
     bt = json.loads((folder / "summary.json").read_text())["records"]["03_checkpoint_interval"]["backtest"]
-    from relmodel import backtest, read_sacct, read_xid
+    from relmodel import read_sacct, read_xid
+    from relmodel.checkpoint import backtest
     run = read_sacct(params["log"], job="train")
     kern = read_xid(params["syslog"], year=2024)
     assert bt["observed_ettr"] == pytest.approx(backtest(run, "1h", "1min", kernel=kern).observed_ettr, rel=1e-9)

@@ -31,7 +31,7 @@ def _index_text(folder):
 def test_index_summary_and_api_agree_on_the_log_forecasting_itself(stepfun_report):
     got = json.loads((stepfun_report / "summary.json").read_text())["forecast_check"]
     log = relmodel.datasets.stepfun()
-    api = relmodel.forecast_check([log], split=0.7, conf=0.9, seed=0).to_frame()
+    api = relmodel.checkpoint.forecast_check([log], split=0.7, conf=0.9, seed=0).to_frame()
     row = api[api["quantity"].eq("failures")].iloc[0]
     assert (got["split"], got["conf"]) == (0.7, 0.9)
     for key, col in (("predicted", "forecast"), ("lo", "lo"), ("hi", "hi"), ("observed", "observed")):

@@ -141,5 +141,5 @@ def test_bad_domain_model(kw):
 
 
 def test_public_names():
-    assert relmodel.blast_radius is blast_radius
-    assert callable(relmodel.compare_designs)
+    assert relmodel.scale.blast_radius is blast_radius
+    assert callable(relmodel.scale.compare_designs)

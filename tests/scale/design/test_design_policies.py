@@ -75,7 +75,7 @@ def test_whole_racks_stall_union_and_ranking(llama3):
 
 def test_blast_radius_and_gpus_out_follow_the_policy(llama3):
     whole = design_presets(16_384)["nvl72-whole-rack"]
-    assert relmodel.blast_radius(whole, "node") == 72 and relmodel.blast_radius(whole, "node", physical=True) == 4
+    assert relmodel.scale.blast_radius(whole, "node") == 72 and relmodel.scale.blast_radius(whole, "node", physical=True) == 4
     r = evaluate_design(whole, llama3, "1min", "10min", **FAST)
     q = 1 - math.exp(-18 * (4 * GPU_RATE + NODE_RATE) * 24)
     racks_out = 228 * q                                  # about 6.8 racks
@@ -83,7 +83,7 @@ def test_blast_radius_and_gpus_out_follow_the_policy(llama3):
     # plus network faults: each takes its rack for the 6-minute network repair (well under one GPU on average)
     assert racks_out * 72 < r.gpus_out_mean < racks_out * 72 + 1.0
     spares = design_presets(16_384)["nvl72-in-rack-spares"]
-    assert relmodel.blast_radius(spares, "node") == 4
+    assert relmodel.scale.blast_radius(spares, "node") == 4
     r2 = evaluate_design(spares, llama3, "1min", "10min", **FAST)
     trays_in_repair = 256 * 18 * (4 * GPU_RATE + NODE_RATE) * 24
     assert trays_in_repair * 4 < r2.gpus_out_mean < trays_in_repair * 4 + 1.0
@@ -223,7 +223,7 @@ def test_correlated_table_by_hand(llama3):
     from relmodel.scale.clusters.domains import leaf_nodes
     whole = design_presets(16_384)["nvl72-whole-rack"]
     # a rail leaf of a radix-64 non-blocking fabric has 32 NIC ports, one NIC on each of 32 trays: 2 racks
-    assert leaf_nodes(whole) == 32 and relmodel.blast_radius(whole, "leaf") == 144
+    assert leaf_nodes(whole) == 32 and relmodel.scale.blast_radius(whole, "leaf") == 144
     fat = Cluster.llama3()                                   # a ToR over 16 NICs: the 2 servers of a rack
     assert leaf_nodes(fat) == 2
     t = correlated_table(whole, llama3, {"Host Maintenance": "3 racks"}).set_index("component")

@@ -104,7 +104,7 @@ def test_required_node_mtbf_meets_the_target(llama3):
     m_node = row["required_node_mtbf_h"]
     fixed = row["interruptions_per_day"] / 24 - cmp.results[0].node_interrupt_rate
     job = 1 / (c.n_nodes / m_node + fixed)
-    assert relmodel.best_ettr(mtbf=job, ckpt_cost="1min", restart="10min") == pytest.approx(0.8, rel=1e-9)
+    assert relmodel.scale.best_ettr(mtbf=job, ckpt_cost="1min", restart="10min") == pytest.approx(0.8, rel=1e-9)
 
 
 def test_policy_variants_spend_the_same_purchase(llama3):

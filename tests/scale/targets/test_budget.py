@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from relmodel import datasets
-from relmodel.scale.targets.budget import share_fit, split_budget, what_if
+from relmodel.scale.targets.budget import share_fit, split_budget, budget_what_if
 from relmodel.checkpoint import ettr, optimal_interval
 from relmodel.errors import InfeasibleTargetError, ModelInputError
 from relmodel.scale.clusters.scaling import scale_rates
@@ -61,16 +61,16 @@ def test_share_fit_for_optics(at_100k):
 
 def test_what_if_halve_hbm_and_double_optics(at_100k):
     hbm = at_100k.by_cause.set_index("component").loc["GPU HBM3 Memory", "rate_per_h"]
-    w = what_if(at_100k, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=500, seed=0)
+    w = budget_what_if(at_100k, {"GPU HBM3 Memory": 0.5}, "1min", "10min", n_boot=500, seed=0)
     assert 1 / w.after_mtbf_h == pytest.approx(at_100k.job_rate_per_h - hbm / 2)
     assert w.after_mtbf_h > w.before_mtbf_h and w.after_ettr > w.before_ettr
     tau = optimal_interval(w.after_mtbf_h, "1min")
     assert w.after_interval_h == pytest.approx(tau)
     assert w.after_ettr == pytest.approx(ettr(tau, w.after_mtbf_h, "1min", "10min"))
     assert w.after_ettr_lo < w.after_ettr < w.after_ettr_hi
-    d = what_if(at_100k, {"link": 2}, "1min", "10min", n_boot=10, seed=0)
+    d = budget_what_if(at_100k, {"link": 2}, "1min", "10min", n_boot=10, seed=0)
     assert d.after_mtbf_h < d.before_mtbf_h
     with pytest.raises(ModelInputError, match="no cause matches"):
-        what_if(at_100k, {"flux capacitor": 0.5}, "1min", seed=0)
+        budget_what_if(at_100k, {"flux capacitor": 0.5}, "1min", seed=0)
     with pytest.raises(ModelInputError):
         split_budget(at_100k, 10.0, "random")

@@ -32,10 +32,10 @@ def test_every_face_takes_the_same_default_restart(n_gpus):
     llama = relmodel.datasets.llama3_54day()
     grown = 10 / 60 + 265 / 3600 * n_gpus / 98_304  # hours: the default restart at this size
     want = _node_mtbf(n_gpus, 0.9, 1 / 60, grown)
-    plan = relmodel.plan_requirements(llama, n_gpus, 0.9, "1min", n_boot=100, seed=0)
+    plan = relmodel.scale.plan_requirements(llama, n_gpus, 0.9, "1min", n_boot=100, seed=0)
     assert plan.node_mtbf_h == pytest.approx(want, rel=1e-6)
     assert plan.restart_h == pytest.approx(grown, rel=1e-9)
-    assert relmodel.required_node_mtbf(n_gpus, 0.9, "1min", source=llama) == pytest.approx(want, rel=1e-6)
+    assert relmodel.scale.required_node_mtbf(n_gpus, 0.9, "1min", source=llama) == pytest.approx(want, rel=1e-6)
     d = relmodel.decide(llama, n_gpus, 0.9, "1min", n_boot=100, seed=0, simulate=False)
     assert d.required_node_mtbf_h == pytest.approx(want, rel=1e-6)
     res = run_cli("requirements", "--gpus", n_gpus, "--n-boot", 100)
@@ -43,7 +43,7 @@ def test_every_face_takes_the_same_default_restart(n_gpus):
     assert f"required node MTBF {relmodel.tables.hours_text(want)}" in res.output
     # a restart given is taken as given, everywhere
     given = _node_mtbf(n_gpus, 0.9, 1 / 60, 10 / 60)
-    assert relmodel.plan_requirements(llama, n_gpus, 0.9, "1min", "10min", n_boot=100,
+    assert relmodel.scale.plan_requirements(llama, n_gpus, 0.9, "1min", "10min", n_boot=100,
                                       seed=0).node_mtbf_h == pytest.approx(given, rel=1e-6)
     assert relmodel.decide(llama, n_gpus, 0.9, "1min", "10min", n_boot=100, seed=0,
                            simulate=False).required_node_mtbf_h == pytest.approx(given, rel=1e-6)
