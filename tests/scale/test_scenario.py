@@ -15,6 +15,7 @@ from relmodel.report.pipeline.params import notebook_parameters
 from relmodel.scale.sparing.spares import spare_pool
 from relmodel.scale.targets.decision import decide
 from relmodel.scale.targets.requirements import required_node_mtbf
+from relmodel.defaults import GPUS_PER_NODE
 from relmodel.scenario import FIELDS, Scenario, scenario_of, takes_scenario
 
 
@@ -120,7 +121,7 @@ def test_every_default_is_the_scenarios():
             want = getattr(base, field)
             if want is None:  # read from the data; the function's own default is the stated assumption
                 continue
-            got = relmodel.hours(d) if Scenario.field(field).kind.startswith("duration") else d
+            got = relmodel.units.hours(d) if Scenario.field(field).kind.startswith("duration") else d
             if got != pytest.approx(want):
                 wrong.append(f"{fn.__name__}({param}={d!r}) but Scenario.{field} = {want!r}")
     assert not wrong, wrong
@@ -133,7 +134,7 @@ def test_notebook_parameters_default_to_the_scenario(path):
     base = Scenario()
     for name, p in named.items():
         if name == "gpus_per_node":  # also the observed cluster's: the log's reader takes it (8 when unknown)
-            assert p.default == relmodel.defaults.GPUS_PER_NODE
+            assert p.default == GPUS_PER_NODE
             continue
         assert Scenario.from_params({name: p.default}) == base, (path.name, name, p.default)
 
