@@ -90,7 +90,8 @@ FIELDS = (
     Field("units_per_node", "number?", "units", None, "no GPU-job answer for a log of disks or servers", "cluster",
           "a log of disks or servers: how many of its units one node of the planned job holds"),
     Field("scale", "list", "cause=unit", (), "by cause name; causes striking many nodes at once held per job",
-          "cluster", "what causes scale with: each CAUSE=UNIT, the unit gpu, node, link, transceiver or job"),
+          "cluster", "what causes scale with: each a cause, an equals sign and its unit (gpu, node, link, transceiver or "
+          "job)"),
     Field("target_ettr", "fraction", "share of wall time", 0.9, "a common planning target; Llama 3 reports above 90%", "target", "share of wall time spent on useful training that the job must reach"),
     Field("conf", "fraction", "probability", 0.95, "the usual 95% range", "target",
           "confidence level of the ranges"),

@@ -66,9 +66,9 @@ class Bar:
         if bar is None:
             if not (self._terminal() and self._worth_it(update)):
                 return
-            width = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+            size = shutil.get_terminal_size((80, 24))  # a terminal that reports 0 x 0 (a bare pty) gets 80 x 24
             bar = self.bars[update.label] = _loop_bar()(total=update.total, desc=update.label, file=self.stream,
-                                                        leave=False, unit="step", ncols=width, smoothing=0,
-                                                        mininterval=0)
+                                                        leave=False, unit="step", ncols=max(20, size.columns - 1),
+                                                        nrows=max(2, size.lines), smoothing=0, mininterval=0)
         bar.n, bar.elapsed_s = update.done, update.elapsed_s
         bar.refresh()

@@ -85,7 +85,7 @@ def test_bad_parameter_exits_2_before_any_kernel(tmp_path, no_kernel, args, need
     if "foo" in needle:  # the valid names, in one short line (the full listing ran to thousands of characters)
         assert "n_gpus, ckpt_cost" in res.output and len(res.output) < 700
     if "must be" in needle:  # what the parameter is, not every parameter of every notebook
-        assert "GPUs in the job" in res.output and len(res.output) < 300
+        assert "GPUs in the planned job" in res.output and len(res.output) < 300
 
 
 def test_parameter_file_is_checked_too(tmp_path, no_kernel):
