@@ -298,15 +298,17 @@ def test_covariates_page_reads_the_lifetime_table(user_report):
     assert 1.8 < hr["C"] < 3.3  # the drawn value 2^1.3 = 2.46
     p = multivariate_logrank_test(df["t"], raw["rack"], df["e"]).p_value
     assert _records(out, "08_covariates")["group_test_p"] == pytest.approx(p, rel=1e-6)
-    assert opening(page, "Why some parts fail sooner: position, groups and regression").startswith(
-        "The lifetimes are your table lives.csv: 400 lives")
+    said = opening(page, "Why some parts fail sooner: position, groups and regression")
+    assert said.startswith("In plain words: ")  # the verdict first, then what the data are
+    assert "The lifetimes are your table lives.csv: 400 lives" in said
 
 
 def test_covariates_page_on_the_bundled_data_says_it_shows_an_example(bundled_report):
     page = bundled_report / "08_covariates.html"
     no_raw_output(page)
-    assert opening(page, "Why some parts fail sooner: position, groups and regression").startswith(
-        "This page shows an example, not your data: a synthetic stand-in for the Titan GPU lives")
+    said = opening(page, "Why some parts fail sooner: position, groups and regression")
+    assert said.startswith("This is an example, not your data. In plain words: ")
+    assert "This page shows an example, not your data: a synthetic stand-in for the Titan GPU lives" in said
     assert _records(bundled_report, "08_covariates")["example"] == "synthetic stand-in for the Titan GPU lives"
 
 
