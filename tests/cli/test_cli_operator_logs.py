@@ -43,7 +43,7 @@ def test_interval_fit_and_requirements_take_the_same_options(files):
     d, _, _ = files
     assert run("interval", "--log", d / "sacct.txt", "--job", "pretrain").exit_code == 0
     assert run("fit", d / "sacct.txt", "--job", "pretrain", "--n-boot", "0").exit_code == 0
-    r = run("requirements", "--log", d / "syslog", "--year", "2024", "--gpus", "8000")
+    r = run("requirements", "--log", d / "syslog", "--year", "2024", "--gpus", "8000", "--n-boot", "200")
     assert r.exit_code == 0, r.output
 
 
