@@ -25,7 +25,7 @@ from .design_supply import _ettr, _share
 
 __all__ = ["DesignSource", "design_source", "lead_sentence", "comparison_sentences", "column_definitions",
            "designs_block", "detail_block", "notes_block", "optics_block", "sensitivity_block", "spans_block",
-           "hardware_swaps_per_h", "tolerance_block", "observed_design_sentence"]
+           "hardware_swaps_per_h", "tolerance_block", "observed_design_sentence", "pool_sentence"]
 
 _YEAR = 8766.0
 
@@ -248,6 +248,26 @@ def observed_design_sentence(dec, cmp, designs=()):
                                   "that design.")
     return P.paragraph(said + f"No row below is exactly that design; the nearest is {near} ({number(theirs, 3)} a "
                               "day), which differs in the links and switches each network failure lives in.")
+
+
+def pool_sentence(spares, cmp, gpus_per_node=8):
+    """Why the rows holding the requirements page's spare nodes say another chance of finding no spare than page
+    04 does (None when no row holds that pool, or the two agree to the shown digit)."""
+    if spares is None:
+        return None
+    t = cmp.by_design
+    held = t[(t["policy"] == "spare-pool") & (t["gpus_idle"] == spares.n_spares * gpus_per_node)]
+    if held.empty:
+        return None
+    here, there = float(held["p_no_spare"].iloc[0]), float(spares.plan.p_no_spare)
+    if _share(here) == _share(there):
+        return None
+    return P.paragraph(
+        f"The rows holding the requirements page's {count(spares.n_spares)} spare nodes ({', '.join(held['design'])}) "
+        f"say a failure finds no spare {_share(here)} of the time where page 04 says {_share(there)}: two models of the "
+        "same pool. The designs' closed form lets every spare on the shelf fail as an idle one does, in use or "
+        "not; page 04 counts only the idle spares failing, as an exact count of the pool's nodes away gives it, so "
+        "its figure is the one to size the pool by and this one leans to caution.")
 
 
 def notes_block(cmp, efficiency=1.0, straggler_loss=0.0, ckpt_cost_h=None, base_restart_h=None,
