@@ -242,7 +242,7 @@ def test_folders_of_a_killed_report_are_swept_by_the_next(tmp_path):
     tmp = Path(tempfile.mkdtemp(prefix="rmT", dir="/tmp"))  # short: the kernel's sockets fit under it
     try:
         env = _env(TMPDIR=str(tmp))
-        nb = _user_notebook(tmp_path / "slow.ipynb", code="import time\ntime.sleep(20)")
+        nb = _user_notebook(tmp_path / "slow.ipynb", code="import time\ntime.sleep(8)")  # killed as soon as its folders exist
         proc = subprocess.Popen([sys.executable, "-m", "relmodel", "report", "-q", "-n", str(nb), "--out",
                                  str(tmp_path / "r")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         end = time.monotonic() + 300
