@@ -1,8 +1,10 @@
 """Screenshots of a rendered report for the README: the summary page and notebook 04.
 
 Renders the default report (bundled data) into a temporary folder, or uses
-``--report FOLDER``, opens the pages in headless Chromium at 1280 px and
-writes ``docs/report_summary.png`` and ``docs/report_requirements.png``.
+``--report FOLDER``, opens the pages in headless Chromium at 1366 px (a laptop) and
+writes ``docs/report_summary.png`` and ``docs/report_requirements.png``.  Each PNG carries, in a text chunk
+``relmodel-headline``, the headline of the report it shows (summary.json's ``headline``):
+tests/package/test_readme_outputs.py fails when the default report's headline has moved away from it.
 
 Usage: python bench/screenshots.py [--report FOLDER] [--out docs]
 """
@@ -28,6 +30,18 @@ def chromium():
     return None
 
 
+def _stamp(png, headline):
+    """Write ``headline`` (JSON) into ``png``'s text chunk ``relmodel-headline``."""
+    import json
+
+    from PIL import Image, PngImagePlugin
+    info = PngImagePlugin.PngInfo()
+    info.add_text("relmodel-headline", json.dumps(headline, sort_keys=True))
+    with Image.open(png) as im:
+        im.load()
+        im.save(png, pnginfo=info, optimize=True)
+
+
 def shoot(folder, out, height=1600):
     from playwright.sync_api import sync_playwright
 
@@ -36,7 +50,7 @@ def shoot(folder, out, height=1600):
         browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         for name, png in PAGES.items():
             for attempt in range(3):  # a loaded machine can miss a frame: try again on a fresh page
-                page = browser.new_page(viewport={"width": 1280, "height": height})
+                page = browser.new_page(viewport={"width": 1366, "height": height})
                 try:
                     page.goto((folder / name).resolve().as_uri())
                     page.wait_for_load_state("load")
@@ -49,6 +63,10 @@ def shoot(folder, out, height=1600):
                     page.close()
             print(f"wrote {out / png}")
         browser.close()
+    import json
+    headline = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["headline"]
+    for png in PAGES.values():
+        _stamp(out / png, headline)
 
 
 def main():
