@@ -90,22 +90,25 @@ FIELDS = (
     Field("units_per_node", "number?", "units", None, "no GPU-job answer for a log of disks or servers", "cluster",
           "a log of disks or servers: how many of its units one node of the planned job holds"),
     Field("scale", "list", "cause=unit", (), "by cause name; causes striking many nodes at once held per job",
-          "cluster", "what causes scale with: each a cause, an equals sign and its unit (gpu, node, link, transceiver or "
-          "job)"),
-    Field("target_ettr", "fraction", "share of wall time", 0.9, "a common planning target; Llama 3 reports above 90%", "target", "share of wall time spent on useful training that the job must reach"),
+          "cluster",
+          "what causes scale with: each a cause, an equals sign and its unit (gpu, node, link, transceiver or job)"),
+    Field("target_ettr", "fraction", "share of wall time", 0.9, "a common planning target; Llama 3 reports above 90%",
+          "target", "share of wall time spent on useful training that the job must reach"),
     Field("conf", "fraction", "probability", 0.95, "the usual 95% range", "target",
           "confidence level of the ranges"),
     Field("ckpt_cost", "duration", "duration", "1min", "an assumption: 1 min, an asynchronous or sharded save",
           "checkpointing", "time the job stalls to write one checkpoint"),
-    Field("restart", "duration?", "duration", None, "measured from the log's requeue gaps where it has them, else 10min, "
-          "an assumption", "checkpointing", "time to detect a failure, reschedule, reload and catch up"),
+    Field("restart", "duration?", "duration", None,
+          "measured from the log's requeue gaps where it has them, else 10min, an assumption", "checkpointing",
+          "time to detect a failure, reschedule, reload and catch up"),
     Field("restart_grows", "bool", "", True, "communicator start-up 265 s at 96K GPUs, arXiv 2510.20171",
           "checkpointing", "add the start-up that grows with the ranks to a restart not given"),
     Field("repair", "choice", "", "empirical", "the log's own repairs, resampled", "repairs",
           "repair-time model of spares and fleets: \"empirical\" or a family such as \"weibull\"",
           ("empirical", "exponential", "weibull", "lognormal", "gamma", "loglogistic")),
-    Field("repair_time", "duration?", "duration", None, "measured from the log's unplanned outages, else the bundled StepFun "
-          "trace's repairs, an assumption", "repairs", "mean time to repair a failed node or tray"),
+    Field("repair_time", "duration?", "duration", None,
+          "measured from the log's unplanned outages, else the bundled StepFun trace's repairs, an assumption",
+          "repairs", "mean time to repair a failed node or tray"),
     Field("spare_target", "fraction", "probability", 0.01, "a 1% service level", "repairs",
           "acceptable chance that a node failure finds no spare free"),
     Field("crews", "count?", "crews", None, "unlimited, every failed part repaired at once", "repairs",
@@ -128,16 +131,18 @@ def _duration(field, value):
 
 
 def _count(field, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 1 \
-            or float(value) != int(value) or value > 100_000_000:
+    """A whole number from 1 to 100,000,000: an int, a float with no fraction, or text such as "32,768"."""
+    given = value
+    if isinstance(value, str):
         try:
-            as_int = int(str(value).replace(",", "").replace("_", ""))
-        except (TypeError, ValueError):
-            as_int = None
-        if as_int is None or isinstance(value, bool) or not 1 <= as_int <= 100_000_000:
-            raise ScenarioError(f"{field.name} must be a whole number of {field.unit} from 1 to 100,000,000; "
-                                f"got {value!r:.60}")
-        return as_int
+            value = int(value.replace(",", "").replace("_", "").strip())
+        except ValueError:
+            value = None
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+          and float(value).is_integer() and 1 <= value <= 100_000_000)
+    if not ok:
+        raise ScenarioError(f"{field.name} must be a whole number of {field.unit} from 1 to 100,000,000; "
+                            f"got {given!r:.60}")
     return int(value)
 
 

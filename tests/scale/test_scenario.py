@@ -28,6 +28,7 @@ def test_durations_are_parsed_once_into_hours():
 
 @pytest.mark.parametrize("bad, field", [
     ({"n_gpus": 0}, "n_gpus"), ({"n_gpus": 1024.5}, "n_gpus"), ({"n_gpus": True}, "n_gpus"),
+    ({"n_gpus": float("inf")}, "n_gpus"), ({"n_gpus": "many"}, "n_gpus"), ({"crews": float("nan")}, "crews"),
     ({"target_ettr": 1.0}, "target_ettr"), ({"target_ettr": "high"}, "target_ettr"), ({"conf": 0}, "conf"),
     ({"ckpt_cost": "-1min"}, "ckpt_cost"), ({"ckpt_cost": "soon"}, "ckpt_cost"), ({"ckpt_cost": None}, "ckpt_cost"),
     ({"restart": "2y"}, "restart"), ({"repair_time": 0}, "repair_time"), ({"crews": 0}, "crews"),
