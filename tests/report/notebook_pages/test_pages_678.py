@@ -29,7 +29,7 @@ from relmodel.scale.targets.decision import decide
 
 from test_report_content import no_raw_output
 
-SIZES = (1_024, 131_072, 1_048_576)
+SIZES = (1_024, 1_048_576)
 LOG = {"start": "when", "end": "back", "node": "host", "cause": "why", "source_gpus": 1600}
 
 
