@@ -42,9 +42,14 @@ def _finite(x):
     return x is not None and isinstance(x, (int, float, np.floating)) and math.isfinite(float(x))
 
 
-def afr_text(x):
-    """An AFR for a person: "39%" above 10%, "4.9%" below."""
-    return "—" if x is None else pct(x, 0 if x >= 0.1 else 1)
+def afr_text(x, unit=""):
+    """An AFR for a person: "39%" above 10%, "4.9%" below, with " a node" for ``unit`` "node"; from 100% on, also
+    as failures a year ("106%, 1.1 failures a year"), where a share alone reads oddly."""
+    if x is None:
+        return "—"
+    per = f" a {unit}" if unit else ""
+    text = pct(x, 0 if x >= 0.1 else 1) + per
+    return f"{text}, {x:.2g} failures{per} a year" if x >= 1 else text
 
 
 def afr(mtbf_h):
@@ -139,7 +144,7 @@ class VendorRequirement(Result):
             elif self.improvement is not None:
                 now += f", {number(1 / self.improvement, 2)}× better than needed already"
         return (f"Demand from the node vendor a node hardware MTBF of {hours_text(self.node_mtbf_h)}{rng}: an AFR "
-                f"of {afr_text(self.afr_node)} a node, {afr_text(self.afr_gpu)} a GPU ({hours_text(self.gpu_mtbf_h)} "
+                f"of {afr_text(self.afr_node, 'node')}, {afr_text(self.afr_gpu, 'GPU')} ({hours_text(self.gpu_mtbf_h)} "
                 f"per GPU), counting the GPUs and the host only, with {held}{now}.")
 
 
