@@ -43,14 +43,11 @@ def headline_of(merged, parameters):
 def fleet_of(merged):
     """The lifecycle's answer when page 09 found bad nodes: ETTR never retiring and under the best policy, with
     their ranges (the headline's ``fleet``); {} when it did not run on such a fleet."""
+    from ...scale.lifecycle.fleet_answer import fleet_figures
     r, b = merged.get("retirement"), merged.get("bad_nodes")
     if not (isinstance(r, dict) and isinstance(b, dict) and b.get("heterogeneous") and r.get("policies")):
         return {}
-    rows = {x.get("policy"): x for x in r["policies"]}
-    never, best = r["policies"][0], rows.get(r.get("best")) or r["policies"][0]
-    return {"ettr_never": never.get("ettr"), "ettr_never_lo": never.get("ettr_lo"),
-            "ettr_never_hi": never.get("ettr_hi"), "policy": best.get("policy"), "ettr_best": best.get("ettr"),
-            "ettr_best_lo": best.get("ettr_lo"), "ettr_best_hi": best.get("ettr_hi")}
+    return fleet_figures(r["policies"], r.get("best"))
 
 
 def fleet_sentence(fleet):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...errors import RelmodelError
 from ...tables import count, duration
 
-__all__ = ["FleetAnswer", "fleet_answer", "with_fleet", "pulled", "MAX_NODES"]
+__all__ = ["FleetAnswer", "fleet_answer", "fleet_figures", "with_fleet", "pulled", "MAX_NODES"]
 
 #: Most nodes of a planned job simulated (a larger plan is said, not simulated).
 MAX_NODES = 250_000
@@ -33,12 +33,17 @@ class FleetAnswer:
         """ETTR never retiring and under the best policy, with ranges; {} when nothing was simulated."""
         if self.comparison is None:
             return {}
-        rows = self.comparison.to_frame().to_dict("records")
-        by = {r["policy"]: r for r in rows}
-        never, best = rows[0], by.get(self.comparison.best()) or rows[0]
-        return {"ettr_never": never["ettr"], "ettr_never_lo": never["ettr_lo"], "ettr_never_hi": never["ettr_hi"],
-                "policy": best["policy"], "ettr_best": best["ettr"], "ettr_best_lo": best["ettr_lo"],
-                "ettr_best_hi": best["ettr_hi"]}
+        return fleet_figures(self.comparison.to_frame().to_dict("records"), self.comparison.best())
+
+
+def fleet_figures(rows, best):
+    """ETTR never retiring (the first row) and under the ``best`` policy, with ranges, from a policy comparison's
+    rows (``PolicyComparison.to_frame()`` records, as page 09 records them)."""
+    by = {r.get("policy"): r for r in rows}
+    never, top = rows[0], by.get(best) or rows[0]
+    return {"ettr_never": never.get("ettr"), "ettr_never_lo": never.get("ettr_lo"),
+            "ettr_never_hi": never.get("ettr_hi"), "policy": top.get("policy"), "ettr_best": top.get("ettr"),
+            "ettr_best_lo": top.get("ettr_lo"), "ettr_best_hi": top.get("ettr_hi")}
 
 
 def pulled(est, limit=10, floor=0.5):

@@ -23,29 +23,18 @@ import numpy as np
 from scipy import special
 
 from ...errors import ModelInputError
+from ..targets.node_lives import LIFE_FAMILIES, NodeLife
 
 __all__ = ["LAWS", "Life", "life_law"]
 
-LAWS = ("exponential", "weibull", "lognormal")
+LAWS = LIFE_FAMILIES
 
 
 @dataclasses.dataclass(frozen=True)
-class Life:
+class Life(NodeLife):
     """A life law with mean ``mean_h`` hours: ``law`` is one of :data:`LAWS`; ``shape`` is the
-    Weibull shape k or the log-normal sigma (ignored for the exponential)."""
-
-    mean_h: float
-    law: str = "exponential"
-    shape: float = 1.0
-
-    @property
-    def scale(self):
-        """The Weibull scale (hours), or the log-normal mu, or the exponential mean."""
-        if self.law == "weibull":
-            return self.mean_h / math.gamma(1.0 + 1.0 / self.shape)
-        if self.law == "lognormal":
-            return math.log(self.mean_h) - 0.5 * self.shape ** 2
-        return self.mean_h
+    Weibull shape k or the log-normal sigma (ignored for the exponential).  The law and its ``scale`` are
+    :class:`~relmodel.scale.targets.node_lives.NodeLife`'s; this adds the draws the simulation needs."""
 
     def draw(self, n, rng):
         """``n`` whole lives (hours of service) from age 0."""

@@ -57,7 +57,7 @@ LIFE_FAMILIES = ("exponential", "weibull", "lognormal")
 @dataclasses.dataclass(frozen=True)
 class NodeLife:
     """A life law of mean ``mean_h``: ``law`` one of :data:`LIFE_FAMILIES`, ``shape`` the Weibull k or the
-    log-normal sigma (the parametrisation of :class:`relmodel.scale.lifecycle.lives.Life`, which is a layer above)."""
+    log-normal sigma; :class:`relmodel.scale.lifecycle.lives.Life`, a layer above, adds the draws a simulation needs."""
 
     mean_h: float
     law: str = "exponential"
