@@ -26,7 +26,6 @@ from ..scenario import takes_scenario
 from ..base.lambert import lambert_w
 from ..defaults import RESTART
 from ..errors import ModelInputError
-from ..units import hours
 from .breakdown import TimeBreakdown
 from .costs import cost_hours
 from .detection import detection_terms, p_unrecoverable

@@ -115,7 +115,6 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
     if log is None and restart is None:
         restart = DEFAULTS["restart"]
     if log is not None:
-        from ..scale.clusters.scaling import job_mtbf_from_source, scale_job_mtbf
         source = load_source(log, {**log_kwargs, "source_gpus": source_gpus})
         if source_gpus is not None and unit_of(source) != "gpu-node":
             raise UnitError(f"--unit {unit_of(source)}: a log of {unit_of(source)}s covers no GPUs; leave out "
