@@ -15,6 +15,8 @@
 Each returns plain values and a sentence a report can print.
 """
 
+import copy
+import hashlib
 import math
 import warnings
 
@@ -106,10 +108,32 @@ def law_ranking(source, *, n_boot=100, seed=None, families=LAW_FAMILIES):
     gaps = data.interarrivals()
     if gaps.n_observed < 10:
         return None, f"only {gaps.n_observed} gaps between interruptions, too few to fit a shape"
+    from ...stats.lifetimes.fitting import prepare
     from ...stats.lifetimes.ranking import compare_fits
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compare_fits(gaps, list(families), n_boot=n_boot, seed=seed), None
+        sample = prepare(gaps)
+    key = None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):  # a fixed seed: the same ranking again
+        digest = hashlib.blake2b(digest_size=16)
+        for a in (sample.t, sample.obs, sample.entry, sample.w):
+            digest.update(b"-" if a is None else np.ascontiguousarray(a).tobytes() + b"|")
+        key = (digest.hexdigest(), tuple(families), int(n_boot), int(seed))
+        if key in _RANKINGS:
+            return copy.deepcopy(_RANKINGS[key]), None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = compare_fits(gaps, list(families), n_boot=n_boot, seed=seed)
+    if key is not None:
+        _RANKINGS[key] = copy.deepcopy(cmp)
+        while len(_RANKINGS) > 8:  # the last few logs' rankings: a report's pages, a CLI and a script share them
+            _RANKINGS.pop(next(iter(_RANKINGS)))
+    return cmp, None
+
+
+#: :func:`law_ranking`'s recent results by the gaps' bytes, families, resamples and seed (the bootstrap is seeded,
+#: so the same inputs give the same ranking: computed once per process, a copy handed out each time).
+_RANKINGS = {}
 
 
 def choose_law(source, *, alpha=0.05, n_boot=100, seed=None, families=LAW_FAMILIES, ranking=None):

@@ -22,8 +22,10 @@ from relmodel.report.blocks import present as P
 from relmodel.scale.targets.decision import decide
 
 NOTEBOOKS = ["01", "02", "03", "04"]
-#: The sources whose fit page (02) a test reads; the others render 01, 03 and 04 (the headline's pages).
+#: The sources whose fit page (02) a test reads; the others render 03 and 04 (the headline's pages).
 WITH_FITS = ("count table", "stepfun", "slurm + syslog", "rising", "reboots")
+#: The sources whose data page (01) a test reads.
+WITH_DATA = ("count table", "slurm + syslog", "rising", "reboots")
 #: Small pages, the decision's own defaults (n_boot 2000, n_runs 200, seed 0) so the CLI and API match them.
 SMALL = {"work": "5d", "sizes": [4096], "ckpt_costs": ["1min"]}
 KEYS = ("ettr", "ettr_lo", "ettr_hi", "optimal_interval_h", "job_mtbf_h", "required_node_mtbf_h",
@@ -191,8 +193,9 @@ class _Renders:
 
             def render(root, out):
                 args = ["report", "-q", "-j", "1", "--out", out]
-                for n in NOTEBOOKS if name in WITH_FITS else [n for n in NOTEBOOKS if n != "02"]:
-                    args += ["-n", n]
+                skip = {"01": name not in WITH_DATA, "02": name not in WITH_FITS}
+                for n in NOTEBOOKS:
+                    args += [] if skip.get(n) else ["-n", n]
                 for k, v in {**params, **extra, **SMALL}.items():
                     args += ["-p", f"{k}={json.dumps(v) if isinstance(v, list) else v}"]
                 res = run_cli(*args)

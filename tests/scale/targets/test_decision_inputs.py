@@ -76,3 +76,33 @@ def test_disks_give_no_gpu_job_answer_unless_mapped(tmp_path):
 def test_a_count_table_means_the_average_today():
     today = todays_rate(load_source("llama3"))
     assert not today.moving and today.factor == 1.0 and "count table" in today.reason
+
+
+def test_a_seeded_law_ranking_is_computed_once_and_handed_out_as_a_copy(monkeypatch):
+    """The second ranking of the same gaps with the same seed is the first's copy (the bootstrap is not run again);
+    changing what was handed out changes nothing later; another seed or no seed runs the bootstrap."""
+    from relmodel.scale.targets import decision_inputs as di
+    from relmodel.stats.lifetimes import ranking
+
+    calls = []
+    real = ranking.compare_fits
+    monkeypatch.setattr(ranking, "compare_fits", lambda *a, **k: calls.append(k["seed"]) or real(*a, **k))
+    monkeypatch.setattr(di, "_RANKINGS", {})
+    gaps = pd.Series(np.random.default_rng(4).weibull(0.8, 60) * 10.0)
+
+    class Log:
+        def interarrivals(self):
+            from relmodel.data.shaping.durations import Durations
+            return Durations(gaps.to_numpy(), None)
+
+    first, _ = di.law_ranking(Log(), n_boot=5, seed=3)
+    first.by_family.loc[0, "aic"] = -1.0  # a caller writing on its copy
+    again, _ = di.law_ranking(Log(), n_boot=5, seed=3)
+    assert calls == [3]
+    assert again.by_family["aic"].iloc[0] != -1.0
+    fresh = real(Log().interarrivals(), list(di.LAW_FAMILIES), n_boot=5, seed=3)
+    pd.testing.assert_frame_equal(again.by_family, fresh.by_family)
+    di.law_ranking(Log(), n_boot=5, seed=4)
+    di.law_ranking(Log(), n_boot=5, seed=None)
+    di.law_ranking(Log(), n_boot=5, seed=None)
+    assert calls == [3, 4, None, None]
