@@ -1,5 +1,6 @@
 import json
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,6 +18,20 @@ import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "datasets"
+
+#: The pages a reader meets: README.md, then the topic pages under docs/ it links to.  Tests that check
+#: what the README shows (examples that run, values, commands, generated tables) read all of them.
+DOC_PAGES = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
+
+
+def doc_blocks(language):
+    """(page name, block number on that page, text) of every fenced ```language block of DOC_PAGES, in order."""
+    out = []
+    for page in DOC_PAGES:
+        name = page.relative_to(REPO).as_posix()
+        blocks = re.findall(rf"```{language}\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        out += [(name, i, block) for i, block in enumerate(blocks, 1)]
+    return out
 
 
 @pytest.fixture(scope="session")

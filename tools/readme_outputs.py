@@ -6,8 +6,9 @@ come from :func:`relmodel.decide` with the report's defaults (bundled Llama 3
 counts, 16,384 GPUs, target 0.9, 1 min checkpoint, the default restart,
 2,000 bootstrap draws, seed 0), so they are rebuilt here without rendering
 the notebooks.  ``python tools/readme_outputs.py`` rewrites the block between
-the README's ``<!-- report-output -->`` markers; the test suite fails when
-the README and this script disagree.
+the ``<!-- report-output -->`` markers of every page that has them (README.md,
+and any topic page under docs/); the test suite fails when a page and this
+script disagree.
 """
 
 import re
@@ -16,6 +17,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- report-output -->", "<!-- /report-output -->"
+
+
+def pages():
+    """README.md and the topic pages under docs/: the files that may show the output."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def showing():
+    """The pages that hold a report-output block."""
+    return [p for p in pages() if current(p.read_text(encoding="utf-8")) is not None]
 
 
 def report_output():
@@ -42,12 +53,16 @@ def current(readme):
 
 
 def main():
-    path = ROOT / "README.md"
-    readme = path.read_text(encoding="utf-8")
-    if current(readme) is None:
-        raise SystemExit(f"README.md has no {START} ... {END} block")
-    new = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block(report_output()), readme, flags=re.S)
-    path.write_text(new, encoding="utf-8")
+    found = showing()
+    if not found:
+        raise SystemExit(f"neither README.md nor docs/*.md has a {START} ... {END} block")
+    output = report_output()
+    for path in found:
+        text = path.read_text(encoding="utf-8")
+        new = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block(output), text, flags=re.S)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            print(f"rewrote the report output in {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

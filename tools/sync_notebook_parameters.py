@@ -1,4 +1,7 @@
-"""Write the scenario's parameter lines into the notebooks' parameters cells, and its table into the README.
+"""Write the scenario's parameter lines into the notebooks' parameters cells, and its table into the docs.
+
+The table of the scenario's fields goes between two markers on the page that holds them (the README or a topic
+page under docs/; today docs/reports.md, under "Notebook parameters").
 
 Every notebook parameter named like a field of :class:`relmodel.scenario.Scenario` (except ``gpus_per_node``, which
 the pages also read the log with) is declared by the field's own line, :meth:`relmodel.scenario.Field.parameter_line`:
@@ -34,7 +37,7 @@ def synced(source):
 
 
 def fields_table():
-    """The README's table of the scenario's fields, in Markdown."""
+    """The table of the scenario's fields, in Markdown."""
     rows = ["| field | default | unit | meaning | default from |", "|---|---|---|---|---|"]
     for f in FIELDS:
         default = "None" if f.default in (None, ()) else f"`{f.default}`"
@@ -42,23 +45,32 @@ def fields_table():
     return "\n".join(rows)
 
 
-README_START = "<!-- scenario fields: written by tools/sync_notebook_parameters.py -->"
-README_END = "<!-- /scenario fields -->"
+TABLE_START = "<!-- scenario fields: written by tools/sync_notebook_parameters.py -->"
+TABLE_END = "<!-- /scenario fields -->"
 
 
-def readme_with_table(text):
-    """The README's text with its scenario table (between the two markers) rewritten."""
-    head, _, rest = text.partition(README_START)
-    _, _, tail = rest.partition(README_END)
-    return f"{head}{README_START}\n{fields_table()}\n{README_END}{tail}"
+def table_pages():
+    """The pages (README.md, docs/*.md) that hold the scenario table's markers."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    return [p for p in pages if TABLE_START in p.read_text(encoding="utf-8")]
+
+
+def with_table(text):
+    """The page's text with its scenario table (between the two markers) rewritten."""
+    head, _, rest = text.partition(TABLE_START)
+    _, _, tail = rest.partition(TABLE_END)
+    return f"{head}{TABLE_START}\n{fields_table()}\n{TABLE_END}{tail}"
 
 
 def main():
-    readme = REPO / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if readme_with_table(text) != text:
-        readme.write_text(readme_with_table(text), encoding="utf-8")
-        print("rewrote README.md's table of the scenario's fields")
+    pages = table_pages()
+    if not pages:
+        raise SystemExit(f"no page of README.md or docs/*.md holds {TABLE_START}")
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        if with_table(text) != text:
+            page.write_text(with_table(text), encoding="utf-8")
+            print(f"rewrote {page.relative_to(REPO)}'s table of the scenario's fields")
     changed = []
     for path in sorted((REPO / "notebooks").glob("*.ipynb")):
         nb = json.loads(path.read_text(encoding="utf-8"))

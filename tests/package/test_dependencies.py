@@ -2,7 +2,7 @@
 
 The import walk reads every import (module level and inside functions) of
 ``relmodel/``, ``tests/``, ``bench/``, ``tools/``, the notebooks' code cells and
-the README's Python blocks with ``ast``, and maps each top-level module to the
+the Python blocks of the README and its topic pages (``docs/*.md``) with ``ast``, and maps each top-level module to the
 distributions that provide it (``importlib.metadata.packages_distributions``).
 A module must be the standard library, part of the repository, or provided by a
 distribution that ``pyproject.toml`` declares (runtime or the ``test`` extra,
@@ -18,7 +18,7 @@ import tomllib
 import nbformat
 import pytest
 
-from conftest import REPO
+from conftest import REPO, doc_blocks
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 FOLDERS = ("relmodel", "tests", "bench", "tools")
@@ -68,7 +68,7 @@ def top_level_imports(source):
 
 
 def sources():
-    """(where, source text) for every Python file, notebook code cell and README block."""
+    """(where, source text) for every Python file, notebook code cell and block of the README and docs/*.md."""
     for folder in FOLDERS:
         for path in sorted((REPO / folder).rglob("*.py")):
             yield str(path.relative_to(REPO)), path.read_text(encoding="utf-8")
@@ -77,8 +77,8 @@ def sources():
             if cell.cell_type == "code":
                 code = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
                 yield f"{path.name} cell {i}", code
-    for i, block in enumerate(re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)):
-        yield f"README.md python block {i + 1}", block
+    for page, i, block in doc_blocks("python"):
+        yield f"{page} python block {i}", block
 
 
 def local_modules():
@@ -122,7 +122,8 @@ def test_the_walk_would_see_an_undeclared_import():
 def test_the_walk_covers_every_kind_of_source():
     where = [w for w, _ in sources()]
     for expected in ("relmodel/report/kernels/kernel.py", "tests/conftest.py", "bench/timing.py",
-                     "01_log_explorer.ipynb cell", "README.md python block 1"):
+                     "01_log_explorer.ipynb cell", "README.md python block 1",
+                     "docs/planning.md python block 1"):
         assert any(w.startswith(expected) for w in where), expected
 
 

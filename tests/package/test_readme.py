@@ -1,6 +1,7 @@
 """The README's Python examples run as written, and the numbers they show are right.
 
-Every ```python block runs in order in one namespace.  A line whose comment
+The README and its topic pages under docs/ are read as one text (conftest.DOC_PAGES).  Every ```python
+block of each page runs on its own, in a fresh namespace.  A line whose comment
 ends in ``-> value`` is checked: the expression's value must equal the
 literal, rounded to the digits written (``-> 0.2739`` means 4 decimals,
 ``-> 6_335`` a whole number).  Numbers stated in prose are recomputed here
@@ -18,11 +19,15 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from conftest import REPO
+from conftest import DOC_PAGES, REPO, doc_blocks
 from relmodel.errors import ArgumentOrderWarning
 
-README = (REPO / "README.md").read_text()
-BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+README = (REPO / "README.md").read_text(encoding="utf-8")
+#: The README and its topic pages as one text, for the figures their prose states.
+PAGES = "\n\n".join(page.read_text(encoding="utf-8") for page in DOC_PAGES)
+#: (page, block number on the page, text) of every python block of the README and the topic pages.
+BLOCKS = doc_blocks("python")
+README_MAX_LINES = 450
 ARROW = re.compile(r"->\s*(.+?)\s*$")
 
 
@@ -65,23 +70,28 @@ def _matches(actual, text):
     return True
 
 
-def _run_block(block, ns, i):
+def _run_block(block, ns, where):
     arrows, checked = _arrows(block), 0
     for node in ast.parse(block).body:
         code = ast.get_source_segment(block, node)
         expected = arrows.get(node.end_lineno)
         if expected is None:
-            exec(compile(ast.Module([node], []), f"README.md python block {i}", "exec"), ns)
+            exec(compile(ast.Module([node], []), where, "exec"), ns)
             continue
-        assert isinstance(node, ast.Expr), f"block {i}: '-> {expected}' must follow an expression: {code}"
-        value = eval(compile(ast.Expression(node.value), f"README.md python block {i}", "eval"), ns)
-        assert _matches(value, expected), f"README block {i}: {code}\n  shows -> {expected}\n  returns {value!r}"
+        assert isinstance(node, ast.Expr), f"{where}: '-> {expected}' must follow an expression: {code}"
+        value = eval(compile(ast.Expression(node.value), where, "eval"), ns)
+        assert _matches(value, expected), f"{where}: {code}\n  shows -> {expected}\n  returns {value!r}"
         checked += 1
     return checked
 
 
 def test_readme_has_examples():
-    assert len(BLOCKS) >= 4
+    assert len(re.findall(r"```python\n", README)) >= 4
+    assert len(BLOCKS) >= 30  # the topic pages keep the detailed examples the README links to
+
+
+def test_the_readme_stays_short_enough_to_read():
+    assert len(README.splitlines()) <= README_MAX_LINES, "move the detail into a topic page under docs/"
 
 
 def test_arrow_checker_can_fail():
@@ -92,16 +102,16 @@ def test_arrow_checker_can_fail():
 
 
 def test_readme_python_blocks_run_alone_and_show_true_values():
-    """Each block runs on its own, in a fresh namespace, as a reader pastes it."""
+    """Each block of the README and of the topic pages runs on its own, in a fresh namespace, as a reader pastes it."""
     checked, names = 0, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reading a raw log warns about its rows, as documented
         warnings.simplefilter("error", ArgumentOrderWarning)  # but no example may look swapped
-        for i, block in enumerate(BLOCKS):
+        for page, i, block in BLOCKS:
             ns = {}
-            checked += _run_block(block, ns, i)
+            checked += _run_block(block, ns, f"{page} python block {i}")
             names.update(ns)
-    assert checked >= 15, "the README's examples should show (and so check) their values"
+    assert checked >= 40, "the README's examples should show (and so check) their values"
     assert names["tau"] > 0 and names["plan"].feasible
 
 
@@ -126,9 +136,9 @@ def _required_job_mtbf(target, d, r):
 
 
 def _says(*phrases):
-    text = " ".join(README.split())
+    text = " ".join(PAGES.split())
     for p in phrases:
-        assert p in text, f"README no longer says {p!r}; update this test with the new figure"
+        assert p in text, f"neither the README nor docs/*.md says {p!r} any more; update this test with the new figure"
 
 
 def test_prose_rates_on_llama3():

@@ -1,6 +1,7 @@
 """The README's joined Slurm + kernel example runs on the bundled pair through every page.
 
-The README's ``relmodel report ... -p syslog=...`` line is taken from README.md as written and run on
+The ``relmodel report ... -p syslog=...`` line is taken as written from the README or the topic page that shows it
+(docs/logs.md) and run on
 ``data/ops-example``; the numbers the index must show (interruptions, how many a kernel fault explains,
 the detection latency) are counted here from the two files with the join rule the README states
 ("the earliest kernel fault on one of the nodes it held, at most 6 hours before it ended"), by
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from conftest import REPO, report_cli
+from conftest import REPO, doc_blocks, report_cli
 
 OPS = REPO / "data" / "ops-example"
 #: Kernel lines that stop a job (README: Xid 79, 48, 74, 94/95, 119/120; NIC link down, EDAC uncorrected
@@ -66,12 +67,11 @@ def hand_join():
 
 
 def readme_command():
-    """The README's joined ``relmodel report`` line, with the bundled folder for ``$ops``."""
-    readme = (REPO / "README.md").read_text()
-    lines = [line for block in re.findall(r"```bash\n(.*?)```", readme, re.S) for line in block.splitlines()
-             if line.startswith("relmodel report") and "syslog=" in line]
-    assert len(lines) == 1, lines
-    args = shlex.split(lines[0].replace("$ops", str(OPS)))
+    """The joined ``relmodel report`` line of the README and docs/*.md, with the bundled folder for ``$ops``."""
+    lines = {line for _, _, block in doc_blocks("bash") for line in block.splitlines()
+             if line.startswith("relmodel report") and "syslog=" in line}
+    assert len(lines) == 1, lines  # one command, however many pages show it
+    args = shlex.split(lines.pop().replace("$ops", str(OPS)))
     assert args[:2] == ["relmodel", "report"]
     return args[2:]
 
