@@ -30,7 +30,8 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["ENV_CACHE", "SOURCE_PARAMETERS", "shared_source", "source_arguments", "render_cache", "cache_key"]
+__all__ = ["ENV_CACHE", "SOURCE_PARAMETERS", "shared_source", "shared_result", "source_arguments", "render_cache",
+           "cache_key"]
 
 #: Environment variable holding the cache folder of the render in progress.
 ENV_CACHE = "RELMODEL_SOURCE_CACHE"
@@ -145,7 +146,41 @@ def shared_source(log="llama3", **kwargs):
             _write(path, entry)
     src, raised = entry
     _replay(raised)
+    _KEYS[id(src)] = (src, key)
     return src
+
+
+#: The sources :func:`shared_source` handed out in this process, by ``id``: ``(source, entry name)``.
+_KEYS = {}
+
+
+def shared_result(source, what, compute, **parts):
+    """``compute()``, once per render for a source :func:`shared_source` gave and the same ``parts``.
+
+    Pages 03 and 04 ask for the same decision (``what``) on the same source and
+    inputs (``parts``: the scenario and keywords, compared by their ``repr``);
+    the first page's result is stored beside the source and read back by the
+    next, with the warnings it raised.  Anything else (no render in progress,
+    a source not from :func:`shared_source`) is simply computed.
+    """
+    folder = os.environ.get(ENV_CACHE)
+    held = _KEYS.get(id(source))
+    if not folder or not os.path.isdir(folder) or held is None or held[0] is not source:
+        return compute()
+    text = json.dumps({"source": held[1], "what": what, "parts": parts}, sort_keys=True, default=repr)
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    path = Path(folder) / f"{key}.result.pickle"
+    with _locked(Path(folder) / f"{key}.result.lock"):
+        entry = _read(path)
+        if entry is None:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = compute()  # errors propagate: nothing is stored
+            entry = (value, list(dict.fromkeys((w.category, str(w.message)) for w in caught)))
+            _write(path, entry)
+    value, raised = entry
+    _replay(raised)
+    return value
 
 
 @contextmanager

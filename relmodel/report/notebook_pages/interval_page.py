@@ -23,8 +23,10 @@ def decision_or_why(source, scenario, **kwargs):
     page then says so instead of stopping."""
     from ...errors import UnitError
     from ...scale.targets.decision import decide
-    try:
-        return decide(source, scenario, **kwargs), None
+    from ..kernels.source_cache import shared_result
+    try:  # pages 03 and 04 of one render share it
+        return shared_result(source, "decision", lambda: decide(source, scenario, **kwargs), scenario=scenario,
+                             **kwargs), None
     except UnitError as err:
         return None, str(err)
 

@@ -167,3 +167,35 @@ def test_every_page_sets_up_in_one_call():
         setup = [c for c in cells if "setup_page(globals()" in c]
         assert len(setup) == 1 and setup[0] is cells[1], path.name  # right after the parameters cell
         assert not any("load_source(" in c or "%matplotlib" in c or "rcParams" in c for c in cells), path.name
+
+
+def test_pages_03_and_04_of_one_render_share_one_decision(tmp_path, cache, monkeypatch):
+    """decision_or_why on a source shared_source gave: the second call with the same scenario and keywords reads the
+    first's decision (and its warnings) back; other inputs, or a source loaded otherwise, decide again."""
+    from relmodel.report.notebook_pages import interval_page as I
+    from relmodel.scale.targets import decision as D
+    from relmodel.scenario import Scenario
+
+    calls = []
+    real = D.decide
+
+    def counting(source, scenario, **kwargs):
+        calls.append(scenario.n_gpus)
+        warnings.warn("a note the page must show", LogWarning)
+        return real(source, scenario, **kwargs)
+
+    monkeypatch.setattr(D, "decide", counting)
+    src = C.shared_source(str(write_log(tmp_path / "log.csv")), **MAPPING)
+    one = Scenario(n_gpus=64)
+    with pytest.warns(LogWarning, match="a note the page must show"):
+        first, _ = I.decision_or_why(src, one, n_boot=20, n_runs=10, seed=1)
+    with pytest.warns(LogWarning, match="a note the page must show"):  # replayed on the hit
+        again, _ = I.decision_or_why(src, one, n_boot=20, n_runs=10, seed=1)
+    assert calls == [64] and again.headline() == first.headline() and again is not first
+    warnings.simplefilter("ignore", LogWarning)
+    I.decision_or_why(src, Scenario(n_gpus=128), n_boot=20, n_runs=10, seed=1)
+    I.decision_or_why(src, one, n_boot=20, n_runs=10, seed=2)
+    assert calls == [64, 128, 64]
+    other = S.load_source(str(tmp_path / "log.csv"), **MAPPING)  # not through the render's cache
+    I.decision_or_why(other, one, n_boot=20, n_runs=10, seed=1)
+    assert calls == [64, 128, 64, 64]
