@@ -176,21 +176,16 @@ def _hessian(theta, p, scale, post, wp, sums):
     derivatives; the truncation term's by central differences of its exact gradient (per node, cheap)."""
     pi, m, lam, nu = natural(theta, scale)
     s1, s2, s3, s4, sd, su = sums
-    # the scores are linear in the features k1, k3, k4, d, u (k2 = 1 - k1): their covariance, then mapped
-    rows = (0, 2, 3, 4, 5)
+    # the scores are linear in the features k2, k3, k4, d, u (k1 = 1 - k2): their covariance, then mapped
     amap = np.zeros((4, 5))
-    amap[0, 0] = 1.0
+    amap[0, 0] = -1.0
     amap[1, 3], amap[1, 4] = (m - 1) / m, -lam * (m - 1)
     amap[2, 4] = -lam * (m - 1)
     amap[3, 1], amap[3, 2] = 1 - nu, -nu
-    gram = np.empty((5, 5))
-    node_sums = np.empty((5, p.starts.size))   # weight times each node's posterior mean
-    buf = np.empty_like(wp)
-    for i, ri in enumerate(rows):   # one buffer, row by row: no 5 x paths temporaries
-        np.multiply(p.feats[ri], wp, out=buf)
-        for j in range(i, 5):
-            gram[i, j] = gram[j, i] = _dot(buf, p.feats[rows[j]])
-        node_sums[i] = np.add.reduceat(buf, p.starts)
+    feats = p.feats[1:]   # k2 = 1 - k1 stands in for k1: the same covariance, one row fewer to copy
+    buf = feats * wp
+    gram = np.einsum("ik,jk->ij", buf, feats)
+    node_sums = np.add.reduceat(buf, p.starts, axis=1)   # weight times each node's posterior mean
     gram -= np.einsum("ik,jk,k->ij", node_sums, node_sums, 1.0 / p.weight)
     h = amap @ gram @ amap.T
     h[0, 0] -= (s1 + s2) * pi * (1 - pi)
@@ -302,7 +297,8 @@ def _prune(p, theta, scale):
     keep = x - np.maximum.reduceat(x, p.starts)[p.node] > -_PRUNE_GAP
     node = p.node[keep]
     starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
-    return _paths(node, starts, p.feats[:, keep], p.fails, p.expo, p.weight, p.trunc_h, starts), keep
+    feats = np.compress(keep, p.feats, axis=1)
+    return _paths(node, starts, feats, p.fails, p.expo, p.weight, p.trunc_h, starts), keep
 
 
 def _pruned_newton(theta, p, scale):
