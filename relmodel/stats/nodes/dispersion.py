@@ -100,33 +100,35 @@ def _best_mu(fn, guess):
     return res.x, -res.fun
 
 
-def _maximise(fn, x0, lo, hi):
+def _maximise(fn, x0, lo, hi, scale):
     """Maximise ``fn`` (value, gradient) from ``x0`` inside [lo, hi] with BFGS and a steep wall outside (scipy's
-    L-BFGS-B calls BLAS, whose threads spin on a busy machine)."""
-    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    L-BFGS-B calls BLAS, whose threads spin on a busy machine), on ``x * scale`` (about unit curvature)."""
+    lo, hi, scale = (np.asarray(v, float) for v in (lo, hi, scale))
 
     def fenced(v):
-        inside = np.clip(v, lo, hi)
-        over = v - inside
+        inside = np.clip(v / scale, lo, hi)
+        over = v - inside * scale
         ll, grad = fn(inside)
         wall = 1e3 * (1.0 + abs(ll))
-        return -ll + wall * float(over @ over), -grad + 2 * wall * over
+        return -ll + wall * float(over @ over), -grad / scale + 2 * wall * over
 
-    res = optimize.minimize(fenced, np.asarray(x0, float), jac=True, method="BFGS", options={"gtol": 1e-3})
-    x = np.clip(res.x, lo, hi)
+    res = optimize.minimize(fenced, np.asarray(x0, float) * scale, jac=True, method="BFGS", options={"gtol": 1e-3})
+    x = np.clip(res.x / scale, lo, hi)
     return x, fn(x)[0]
 
 
 def _nb_fit(y, e, w, truncated, lmu0, log_d=None):
-    """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``."""
+    """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``; log mu is
+    scaled by the root of the failures (its curvature when the fleet is homogeneous)."""
     lo, hi = [lmu0 - 6, _LOG_D[0]], [lmu0 + 6, _LOG_D[1]]
+    scale = [np.sqrt(max(y[5], 1.0)), 1.0]
     if log_d is not None:
         def one(v):
             ll, grad = _nb((v[0], log_d), y, e, w, truncated)
             return ll, grad[:1]
-        x, ll = _maximise(one, [lmu0], lo[:1], hi[:1])
+        x, ll = _maximise(one, [lmu0], lo[:1], hi[:1], scale[:1])
         return np.array([x[0], log_d]), ll
-    fits = [_maximise(lambda v: _nb(v, y, e, w, truncated), [lmu0, ld], lo, hi) for ld in (-4.0, 0.5)]
+    fits = [_maximise(lambda v: _nb(v, y, e, w, truncated), [lmu0, ld], lo, hi, scale) for ld in (-4.0, 0.5)]
     return max(fits, key=lambda f: f[1])
 
 
