@@ -194,6 +194,9 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
 
     The homogeneous fleet spreads the same total over the nodes in proportion to exposure (multinomial,
     drawn with ``seed``); when only failing nodes are listed each gets one failure and the rest are spread.
+    ``runs`` draws, as many as ``budget`` node-draws allow from 39 to 999 and one short of a multiple of 20, so
+    the envelope is an order statistic: the ``q (runs + 1)``-th smallest, which a homogeneous fleet's share
+    passes with probability ``1 - q`` for ``q`` a multiple of 0.05 (a Monte Carlo test with an exact level).
     Returns ``(ks, observed shares, envelope shares, runs)``.
     """
     y = np.concatenate([np.asarray(y, float), np.zeros(int(n_zero))])
@@ -203,11 +206,11 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
     if total == 0 or not ks:
         return ks, np.zeros(len(ks)), np.zeros(len(ks)), 0
     observed = _top_sums(y[None, :], ks)[0] / total
-    runs = int(max(99, min(999, budget // n)))
+    runs = int(max(39, min(999, budget // n)) + 1) // 20 * 20 - 1
     rng = np.random.default_rng(seed)
     base = 1 if truncated else 0
     chunk = max(1, int(2e6 // n))
     sims = [_top_sums(base + _multinomial(rng, max(total - base * n, 0), e / e.sum(), min(chunk, runs - i)), ks)
             for i in range(0, runs, chunk)]
-    envelope = np.quantile(np.concatenate(sims) / total, q, axis=0)
+    envelope = np.quantile(np.concatenate(sims) / total, q, axis=0, method="higher")
     return ks, observed, envelope, runs
