@@ -290,11 +290,17 @@ def _newton(theta, p, scale, steps=12, tol=0.01):
 _PRUNE_GAP, _PRUNE_CHECK = 60.0, 40.0
 
 
+def _gaps(p, theta, scale):
+    """Each path's log-likelihood at ``theta`` less that of its node's likeliest path."""
+    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
+    x -= np.repeat(np.maximum.reduceat(x, p.starts), np.diff(np.append(p.starts, x.size)))
+    return x
+
+
 def _prune(p, theta, scale):
     """The paths within :data:`_PRUNE_GAP` of their node's likeliest at ``theta`` (every node keeps its
     likeliest), and which they are: a node's dropped paths weigh under ``exp(-60)`` of it there."""
-    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
-    keep = x - np.maximum.reduceat(x, p.starts)[p.node] > -_PRUNE_GAP
+    keep = _gaps(p, theta, scale) > -_PRUNE_GAP
     node = p.node[keep]
     starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
     feats = np.compress(keep, p.feats, axis=1)
@@ -308,9 +314,7 @@ def _pruned_newton(theta, p, scale):
     if keep.all():
         return _newton(theta, p, scale)
     theta, ok, ev = _newton(theta, small, scale)
-    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
-    gap = x - np.maximum.reduceat(x, p.starts)[p.node]
-    if gap[~keep].max() > -_PRUNE_CHECK:   # the maximum moved too far: every path
+    if _gaps(p, theta, scale).max(where=~keep, initial=-np.inf) > -_PRUNE_CHECK:   # moved too far: every path
         return _newton(theta, p, scale)
     post = np.zeros(keep.size)
     post[keep] = ev[2]
