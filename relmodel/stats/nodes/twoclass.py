@@ -38,8 +38,7 @@ class Paths:
 
     node: np.ndarray
     starts: np.ndarray
-    k1: np.ndarray     # coefficient of log(bad_share)
-    k2: np.ndarray     # of log(1 - bad_share)
+    k1: np.ndarray     # coefficient of log(bad_share); 1 - k1 is that of log(1 - bad_share)
     k3: np.ndarray     # of log(unfixed)
     k4: np.ndarray     # of log(1 - unfixed)
     d: np.ndarray      # failures while bad
@@ -49,12 +48,12 @@ class Paths:
     weight: np.ndarray  # per node
     trunc_h: np.ndarray  # per node
     last: np.ndarray   # index of each node's j = n path
-    feats: np.ndarray  # k1, k2, k3, k4, d, u stacked (6 x paths), for one pass over them
+    feats: np.ndarray  # k1, k3, k4, d, u stacked (5 x paths), for one pass over them
 
 
 def _paths(node, starts, feats, fails, expo, weight, trunc_h, last):
-    k1, k2, k3, k4, d, u = feats   # views of the stacked rows
-    return Paths(node, starts, k1, k2, k3, k4, d, u, fails, expo, weight, trunc_h, last, feats)
+    k1, k3, k4, d, u = feats   # views of the stacked rows
+    return Paths(node, starts, k1, k3, k4, d, u, fails, expo, weight, trunc_h, last, feats)
 
 
 def paths(n, u, failed, weight, trunc_h):
@@ -73,8 +72,8 @@ def paths(n, u, failed, weight, trunc_h):
     last = starts + n
     is_start = np.zeros(total, bool)
     is_start[starts] = True
-    feats = np.empty((6, total))
-    k1, k2, k3, k4, d, bad_u = feats
+    feats = np.empty((5, total))
+    k1, k3, k4, d, bad_u = feats
     # u: running hours, d: running failures (each restarted at the node's j = 0 path)
     bad_u[is_start] = 0.0
     bad_u[~is_start] = u
@@ -86,8 +85,6 @@ def paths(n, u, failed, weight, trunc_h):
     d -= np.repeat(d[starts], reps)
     k1.fill(1.0)                                   # bad at the start: every path but j = 0
     k1[starts] = 0.0
-    k2.fill(0.0)                                   # good at the start
-    k2[starts] = 1.0
     np.subtract(np.arange(total, dtype=float), np.repeat(starts.astype(float), reps), out=k3)   # j
     k3 -= 1.0
     np.maximum(k3, 0.0, out=k3)                    # repairs that left the fault: j - 1, and n - 1 at j = n
@@ -136,27 +133,29 @@ def _truncation(p, pi, m, lam, trunc_h):
 
 
 def _coefficients(theta, scale):
-    """The natural parameters and the coefficients of the six path features at ``theta``."""
+    """The natural parameters, the coefficients of the five path features at ``theta`` and the constant every
+    path holds (log(1 - bad_share): good at the start, less where bad, in k1's coefficient)."""
     pi, m, lam, nu = natural(theta, scale)
     a, e = theta[0], theta[3]
     lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
     lnu, l1nu = -np.logaddexp(0, -e), -np.logaddexp(0, e)
-    return (pi, m, lam, nu), np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+    return (pi, m, lam, nu), np.array([lpi - l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)]), l1pi
 
 
 def loglik(theta, p, scale=1.0, posterior=False, hess=False):
     """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
     posterior probability too; with ``hess``, the exact Hessian (4 x 4) last."""
-    (pi, m, lam, nu), coef = _coefficients(theta, scale)
+    (pi, m, lam, nu), coef, const = _coefficients(theta, scale)
     x = np.einsum("ij,i->j", p.feats, coef)
     top = np.maximum.reduceat(x, p.starts)
     ex = np.exp(x - top[p.node])
     tot = np.add.reduceat(ex, p.starts)
-    per_node = top + np.log(tot) + p.fails * np.log(lam) - lam * p.expo
+    per_node = top + np.log(tot) + const + p.fails * np.log(lam) - lam * p.expo
     post = ex / tot[p.node]
     weighted = p.weight.max(initial=1) != 1
     wp = post * p.weight[p.node] if weighted else post
-    s1, s2, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
+    s1, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
+    s2 = float(np.sum(p.weight)) - s1   # the posteriors sum to each node's weight
     grad = np.array([s1 * (1 - pi) - s2 * pi, (m - 1) * (sd / m - lam * su),
                      -lam * (m - 1) * su + _dot(p.weight, p.fails - lam * p.expo), s3 * (1 - nu) - s4 * nu])
     trunc, tgrad = _truncation(p, pi, m, lam, p.trunc_h)
@@ -176,15 +175,14 @@ def _hessian(theta, p, scale, post, wp, sums):
     derivatives; the truncation term's by central differences of its exact gradient (per node, cheap)."""
     pi, m, lam, nu = natural(theta, scale)
     s1, s2, s3, s4, sd, su = sums
-    # the scores are linear in the features k2, k3, k4, d, u (k1 = 1 - k2): their covariance, then mapped
+    # the scores are linear in the features k1, k3, k4, d, u: their covariance, then mapped
     amap = np.zeros((4, 5))
-    amap[0, 0] = -1.0
+    amap[0, 0] = 1.0
     amap[1, 3], amap[1, 4] = (m - 1) / m, -lam * (m - 1)
     amap[2, 4] = -lam * (m - 1)
     amap[3, 1], amap[3, 2] = 1 - nu, -nu
-    feats = p.feats[1:]   # k2 = 1 - k1 stands in for k1: the same covariance, one row fewer to copy
-    buf = feats * wp
-    gram = np.einsum("ik,jk->ij", buf, feats)
+    buf = p.feats * wp
+    gram = np.einsum("ik,jk->ij", buf, p.feats)
     node_sums = np.add.reduceat(buf, p.starts, axis=1)   # weight times each node's posterior mean
     gram -= np.einsum("ik,jk,k->ij", node_sums, node_sums, 1.0 / p.weight)
     h = amap @ gram @ amap.T
