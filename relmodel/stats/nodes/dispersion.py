@@ -121,7 +121,7 @@ def _nb_fit(y, e, w, truncated, lmu0, log_d=None):
     """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``; log mu is
     scaled by the root of the failures (its curvature when the fleet is homogeneous)."""
     lo, hi = [lmu0 - 6, _LOG_D[0]], [lmu0 + 6, _LOG_D[1]]
-    scale = [np.sqrt(max(y[5], 1.0)), 1.0]
+    scale = [np.sqrt(max(y[5], 1.0)), 1.0]   # y[5]: the weighted failures
     if log_d is not None:
         def one(v):
             ll, grad = _nb((v[0], log_d), y, e, w, truncated)
@@ -194,9 +194,8 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
 
     The homogeneous fleet spreads the same total over the nodes in proportion to exposure (multinomial,
     drawn with ``seed``); when only failing nodes are listed each gets one failure and the rest are spread.
-    ``runs`` draws, as many as ``budget`` node-draws allow from 39 to 999 and one short of a multiple of 20, so
-    the envelope is an order statistic: the ``q (runs + 1)``-th smallest, which a homogeneous fleet's share
-    passes with probability ``1 - q`` for ``q`` a multiple of 0.05 (a Monte Carlo test with an exact level).
+    ``runs`` draws (as many as ``budget`` node-draws allow, 39 to 999, one short of a multiple of 20): the
+    envelope is their ``q (runs + 1)``-th smallest, a Monte Carlo test of level ``1 - q`` (for q = 0.95).
     Returns ``(ks, observed shares, envelope shares, runs)``.
     """
     y = np.concatenate([np.asarray(y, float), np.zeros(int(n_zero))])
