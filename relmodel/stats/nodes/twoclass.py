@@ -232,8 +232,8 @@ def _best_start(p, scale, sample=500):
     chosen = np.sort(np.concatenate([np.random.default_rng(0).choice(listed, sample, replace=False),
                                      np.flatnonzero(p.weight != 1)]))
     small = subset(p, chosen, listed.size / sample)
-    fits = [optimize.minimize(_fenced, x0, args=(small, scale), jac=True, method="BFGS",
-                              options={"maxiter": 200, "gtol": 1e-2}) for x0 in starts]
+    fits = [optimize.minimize(_fenced, x0, args=(small, scale), jac=True, method="BFGS",   # gradient weighted up too
+                              options={"maxiter": 200, "gtol": 1e-2 * listed.size / sample}) for x0 in starts]
     best = min(fits, key=lambda r: r.fun)
     h0 = (best.hess_inv + best.hess_inv.T) / 2  # the sample is weighted up to the fleet: its scale is the fleet's
     return [(best.x, h0 if np.linalg.eigvalsh(h0).min() > 1e-12 else None)]
