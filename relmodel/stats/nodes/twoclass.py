@@ -85,8 +85,10 @@ def paths(n, u, failed, weight, trunc_h):
     d -= np.repeat(d[starts], reps)
     k1.fill(1.0)                                   # bad at the start: every path but j = 0
     k1[starts] = 0.0
-    np.subtract(np.arange(total, dtype=float), np.repeat(starts.astype(float), reps), out=k3)   # j
-    k3 -= 1.0
+    k3.fill(1.0)                                   # j - 1: a running count, back to -1 at each node's j = 0
+    k3[starts[1:]] = -n[:-1]                       # (down from n - 1 on the node before's last path)
+    k3[:1] = -1.0
+    np.cumsum(k3, out=k3)
     np.maximum(k3, 0.0, out=k3)                    # repairs that left the fault: j - 1, and n - 1 at j = n
     k3[starts[n == 0]] = -1.0
     np.copyto(k4, k1)                              # the repair that fixed it: 1 <= j < n
