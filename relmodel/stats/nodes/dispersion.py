@@ -118,10 +118,9 @@ def _maximise(fn, x0, lo, hi, scale):
 
 
 def _nb_fit(y, e, w, truncated, lmu0, log_d=None):
-    """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``; log mu is
-    scaled by the root of the failures (its curvature when the fleet is homogeneous)."""
+    """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``."""
     lo, hi = [lmu0 - 6, _LOG_D[0]], [lmu0 + 6, _LOG_D[1]]
-    scale = [np.sqrt(max(y[5], 1.0)), 1.0]   # y[5]: the weighted failures
+    scale = [np.sqrt(max(y[5], 1.0)), 1.0]   # log mu times the root of the failures (y[5]): about unit curvature
     if log_d is not None:
         def one(v):
             ll, grad = _nb((v[0], log_d), y, e, w, truncated)

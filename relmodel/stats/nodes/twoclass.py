@@ -135,8 +135,7 @@ def _truncation(p, pi, m, lam, trunc_h):
 
 
 def _coefficients(theta, scale):
-    """The natural parameters, the coefficients of the five path features at ``theta`` and the constant every
-    path holds (log(1 - bad_share): good at the start, less where bad, in k1's coefficient)."""
+    """The natural parameters, the five features' coefficients at ``theta``, and log(1 - bad_share) (on every path)."""
     pi, m, lam, nu = natural(theta, scale)
     a, e = theta[0], theta[3]
     lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
