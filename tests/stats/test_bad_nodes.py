@@ -324,7 +324,7 @@ def test_the_exact_hessian_is_the_finite_difference_one(population):
 
 
 def _paths_by_loop(iv):
-    """The path features node by node, path by path (k1, k2, k3, k4, d, u of each (node, j))."""
+    """The path features node by node, path by path (k1, k3, k4, d, u of each (node, j); k2 = 1 - k1)."""
     out = []
     for i in range(iv.n.size):
         n = int(iv.n[i])
@@ -332,7 +332,7 @@ def _paths_by_loop(iv):
         f = iv.failed[iv.starts[i]:iv.starts[i] + n]
         for j in range(n + 1):
             k3 = n - 1 if j == n else max(j - 1, 0)
-            out.append((float(j >= 1), float(j == 0), k3, float(1 <= j < n), float(f[:j].sum()), float(u[:j].sum())))
+            out.append((float(j >= 1), k3, float(1 <= j < n), float(f[:j].sum()), float(u[:j].sum())))
     return np.array(out).T
 
 
@@ -344,7 +344,7 @@ def test_the_path_arrays_are_those_of_a_loop_over_nodes_and_paths():
     want = _paths_by_loop(iv)
     assert p.feats.shape == want.shape and np.allclose(p.feats, want, rtol=1e-12, atol=1e-9)
     assert np.array_equal(p.fails, iv.failures) and np.allclose(p.expo, iv.exposure_h)
-    assert np.array_equal(p.u, p.feats[5]) and np.array_equal(p.k3, p.feats[2])
+    assert np.array_equal(p.u, p.feats[4]) and np.array_equal(p.k3, p.feats[1])
     small = subset(p, np.array([0, 2]), 3.0)
     keep = np.isin(p.node, [0, 2])
     assert np.array_equal(small.feats, p.feats[:, keep]) and list(small.weight) == [3.0, 3.0]

@@ -100,33 +100,34 @@ def _best_mu(fn, guess):
     return res.x, -res.fun
 
 
-def _maximise(fn, x0, lo, hi):
+def _maximise(fn, x0, lo, hi, scale):
     """Maximise ``fn`` (value, gradient) from ``x0`` inside [lo, hi] with BFGS and a steep wall outside (scipy's
-    L-BFGS-B calls BLAS, whose threads spin on a busy machine)."""
-    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    L-BFGS-B calls BLAS, whose threads spin on a busy machine), on ``x * scale`` (about unit curvature)."""
+    lo, hi, scale = (np.asarray(v, float) for v in (lo, hi, scale))
 
     def fenced(v):
-        inside = np.clip(v, lo, hi)
-        over = v - inside
+        inside = np.clip(v / scale, lo, hi)
+        over = v - inside * scale
         ll, grad = fn(inside)
         wall = 1e3 * (1.0 + abs(ll))
-        return -ll + wall * float(over @ over), -grad + 2 * wall * over
+        return -ll + wall * float(over @ over), -grad / scale + 2 * wall * over
 
-    res = optimize.minimize(fenced, np.asarray(x0, float), jac=True, method="BFGS", options={"gtol": 1e-3})
-    x = np.clip(res.x, lo, hi)
+    res = optimize.minimize(fenced, np.asarray(x0, float) * scale, jac=True, method="BFGS", options={"gtol": 1e-3})
+    x = np.clip(res.x / scale, lo, hi)
     return x, fn(x)[0]
 
 
 def _nb_fit(y, e, w, truncated, lmu0, log_d=None):
     """Maximum of the NB likelihood over (log mu, log d), or over log mu alone at a fixed ``log_d``."""
     lo, hi = [lmu0 - 6, _LOG_D[0]], [lmu0 + 6, _LOG_D[1]]
+    scale = [np.sqrt(max(y[5], 1.0)), 1.0]   # log mu times the root of the failures (y[5]): about unit curvature
     if log_d is not None:
         def one(v):
             ll, grad = _nb((v[0], log_d), y, e, w, truncated)
             return ll, grad[:1]
-        x, ll = _maximise(one, [lmu0], lo[:1], hi[:1])
+        x, ll = _maximise(one, [lmu0], lo[:1], hi[:1], scale[:1])
         return np.array([x[0], log_d]), ll
-    fits = [_maximise(lambda v: _nb(v, y, e, w, truncated), [lmu0, ld], lo, hi) for ld in (-4.0, 0.5)]
+    fits = [_maximise(lambda v: _nb(v, y, e, w, truncated), [lmu0, ld], lo, hi, scale) for ld in (-4.0, 0.5)]
     return max(fits, key=lambda f: f[1])
 
 
@@ -192,6 +193,8 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
 
     The homogeneous fleet spreads the same total over the nodes in proportion to exposure (multinomial,
     drawn with ``seed``); when only failing nodes are listed each gets one failure and the rest are spread.
+    ``runs`` draws (as many as ``budget`` node-draws allow, 39 to 999, one short of a multiple of 20): the
+    envelope is their ``q (runs + 1)``-th smallest, a Monte Carlo test of level ``1 - q`` (for q = 0.95).
     Returns ``(ks, observed shares, envelope shares, runs)``.
     """
     y = np.concatenate([np.asarray(y, float), np.zeros(int(n_zero))])
@@ -201,11 +204,11 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
     if total == 0 or not ks:
         return ks, np.zeros(len(ks)), np.zeros(len(ks)), 0
     observed = _top_sums(y[None, :], ks)[0] / total
-    runs = int(max(99, min(999, budget // n)))
+    runs = int(max(39, min(999, budget // n)) + 1) // 20 * 20 - 1
     rng = np.random.default_rng(seed)
     base = 1 if truncated else 0
     chunk = max(1, int(2e6 // n))
     sims = [_top_sums(base + _multinomial(rng, max(total - base * n, 0), e / e.sum(), min(chunk, runs - i)), ks)
             for i in range(0, runs, chunk)]
-    envelope = np.quantile(np.concatenate(sims) / total, q, axis=0)
+    envelope = np.quantile(np.concatenate(sims) / total, q, axis=0, method="higher")
     return ks, observed, envelope, runs

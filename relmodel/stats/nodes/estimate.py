@@ -131,10 +131,8 @@ def _nodes_frame(iv, p_bad, p_ever, conf):
     df = pd.DataFrame({"node": iv.keys, "failures": fails, "exposure_h": expo, "rate_per_1000h": rate,
                        "rate_lo": lo, "rate_hi": hi, "p_bad": p_bad, "p_bad_ever": p_ever})
     # likeliest bad now first; among nodes alike on that (to the printed digit), those likeliest bad in the log
-    key = pd.DataFrame({"now": np.round(df["p_bad"], 3), "ever": np.round(df["p_bad_ever"], 3),
-                        "failures": df["failures"]})
-    order = key.sort_values(["now", "ever", "failures"], ascending=False, kind="stable").index
-    return df.loc[order].reset_index(drop=True)
+    order = np.lexsort((-fails, -np.round(p_ever, 3), -np.round(p_bad, 3)))   # stable; NaN last
+    return df.take(order).reset_index(drop=True)
 
 
 def _fit(iv, population, listed_fail, alpha):

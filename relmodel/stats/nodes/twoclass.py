@@ -38,8 +38,7 @@ class Paths:
 
     node: np.ndarray
     starts: np.ndarray
-    k1: np.ndarray     # coefficient of log(bad_share)
-    k2: np.ndarray     # of log(1 - bad_share)
+    k1: np.ndarray     # coefficient of log(bad_share); 1 - k1 is that of log(1 - bad_share)
     k3: np.ndarray     # of log(unfixed)
     k4: np.ndarray     # of log(1 - unfixed)
     d: np.ndarray      # failures while bad
@@ -49,12 +48,12 @@ class Paths:
     weight: np.ndarray  # per node
     trunc_h: np.ndarray  # per node
     last: np.ndarray   # index of each node's j = n path
-    feats: np.ndarray  # k1, k2, k3, k4, d, u stacked (6 x paths), for one pass over them
+    feats: np.ndarray  # k1, k3, k4, d, u stacked (5 x paths), for one pass over them
 
 
 def _paths(node, starts, feats, fails, expo, weight, trunc_h, last):
-    k1, k2, k3, k4, d, u = feats   # views of the stacked rows
-    return Paths(node, starts, k1, k2, k3, k4, d, u, fails, expo, weight, trunc_h, last, feats)
+    k1, k3, k4, d, u = feats   # views of the stacked rows
+    return Paths(node, starts, k1, k3, k4, d, u, fails, expo, weight, trunc_h, last, feats)
 
 
 def paths(n, u, failed, weight, trunc_h):
@@ -73,8 +72,8 @@ def paths(n, u, failed, weight, trunc_h):
     last = starts + n
     is_start = np.zeros(total, bool)
     is_start[starts] = True
-    feats = np.empty((6, total))
-    k1, k2, k3, k4, d, bad_u = feats
+    feats = np.empty((5, total))
+    k1, k3, k4, d, bad_u = feats
     # u: running hours, d: running failures (each restarted at the node's j = 0 path)
     bad_u[is_start] = 0.0
     bad_u[~is_start] = u
@@ -86,10 +85,10 @@ def paths(n, u, failed, weight, trunc_h):
     d -= np.repeat(d[starts], reps)
     k1.fill(1.0)                                   # bad at the start: every path but j = 0
     k1[starts] = 0.0
-    k2.fill(0.0)                                   # good at the start
-    k2[starts] = 1.0
-    np.subtract(np.arange(total, dtype=float), np.repeat(starts.astype(float), reps), out=k3)   # j
-    k3 -= 1.0
+    k3.fill(1.0)                                   # j - 1: a running count, back to -1 at each node's j = 0
+    k3[starts[1:]] = -n[:-1]                       # (down from n - 1 on the node before's last path)
+    k3[:1] = -1.0
+    np.cumsum(k3, out=k3)
     np.maximum(k3, 0.0, out=k3)                    # repairs that left the fault: j - 1, and n - 1 at j = n
     k3[starts[n == 0]] = -1.0
     np.copyto(k4, k1)                              # the repair that fixed it: 1 <= j < n
@@ -136,27 +135,28 @@ def _truncation(p, pi, m, lam, trunc_h):
 
 
 def _coefficients(theta, scale):
-    """The natural parameters and the coefficients of the six path features at ``theta``."""
+    """The natural parameters, the five features' coefficients at ``theta``, and log(1 - bad_share) (on every path)."""
     pi, m, lam, nu = natural(theta, scale)
     a, e = theta[0], theta[3]
     lpi, l1pi = -np.logaddexp(0, -a), -np.logaddexp(0, a)
     lnu, l1nu = -np.logaddexp(0, -e), -np.logaddexp(0, e)
-    return (pi, m, lam, nu), np.array([lpi, l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)])
+    return (pi, m, lam, nu), np.array([lpi - l1pi, lnu, l1nu, np.log(m), -lam * (m - 1)]), l1pi
 
 
 def loglik(theta, p, scale=1.0, posterior=False, hess=False):
     """Log-likelihood and its gradient at ``theta`` (the fit's scales); with ``posterior``, each path's
     posterior probability too; with ``hess``, the exact Hessian (4 x 4) last."""
-    (pi, m, lam, nu), coef = _coefficients(theta, scale)
+    (pi, m, lam, nu), coef, const = _coefficients(theta, scale)
     x = np.einsum("ij,i->j", p.feats, coef)
     top = np.maximum.reduceat(x, p.starts)
     ex = np.exp(x - top[p.node])
     tot = np.add.reduceat(ex, p.starts)
-    per_node = top + np.log(tot) + p.fails * np.log(lam) - lam * p.expo
+    per_node = top + np.log(tot) + const + p.fails * np.log(lam) - lam * p.expo
     post = ex / tot[p.node]
     weighted = p.weight.max(initial=1) != 1
     wp = post * p.weight[p.node] if weighted else post
-    s1, s2, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
+    s1, s3, s4, sd, su = np.einsum("ij,j->i", p.feats, wp)
+    s2 = float(np.sum(p.weight)) - s1   # the posteriors sum to each node's weight
     grad = np.array([s1 * (1 - pi) - s2 * pi, (m - 1) * (sd / m - lam * su),
                      -lam * (m - 1) * su + _dot(p.weight, p.fails - lam * p.expo), s3 * (1 - nu) - s4 * nu])
     trunc, tgrad = _truncation(p, pi, m, lam, p.trunc_h)
@@ -176,21 +176,15 @@ def _hessian(theta, p, scale, post, wp, sums):
     derivatives; the truncation term's by central differences of its exact gradient (per node, cheap)."""
     pi, m, lam, nu = natural(theta, scale)
     s1, s2, s3, s4, sd, su = sums
-    # the scores are linear in the features k1, k3, k4, d, u (k2 = 1 - k1): their covariance, then mapped
-    rows = (0, 2, 3, 4, 5)
+    # the scores are linear in the features k1, k3, k4, d, u: their covariance, then mapped
     amap = np.zeros((4, 5))
     amap[0, 0] = 1.0
     amap[1, 3], amap[1, 4] = (m - 1) / m, -lam * (m - 1)
     amap[2, 4] = -lam * (m - 1)
     amap[3, 1], amap[3, 2] = 1 - nu, -nu
-    gram = np.empty((5, 5))
-    node_sums = np.empty((5, p.starts.size))   # weight times each node's posterior mean
-    buf = np.empty_like(wp)
-    for i, ri in enumerate(rows):   # one buffer, row by row: no 5 x paths temporaries
-        np.multiply(p.feats[ri], wp, out=buf)
-        for j in range(i, 5):
-            gram[i, j] = gram[j, i] = _dot(buf, p.feats[rows[j]])
-        node_sums[i] = np.add.reduceat(buf, p.starts)
+    buf = p.feats * wp
+    gram = np.einsum("ik,jk->ij", buf, p.feats)
+    node_sums = np.add.reduceat(buf, p.starts, axis=1)   # weight times each node's posterior mean
     gram -= np.einsum("ik,jk,k->ij", node_sums, node_sums, 1.0 / p.weight)
     h = amap @ gram @ amap.T
     h[0, 0] -= (s1 + s2) * pi * (1 - pi)
@@ -239,8 +233,8 @@ def _best_start(p, scale, sample=500):
     chosen = np.sort(np.concatenate([np.random.default_rng(0).choice(listed, sample, replace=False),
                                      np.flatnonzero(p.weight != 1)]))
     small = subset(p, chosen, listed.size / sample)
-    fits = [optimize.minimize(_fenced, x0, args=(small, scale), jac=True, method="BFGS",
-                              options={"maxiter": 200, "gtol": 1e-2}) for x0 in starts]
+    fits = [optimize.minimize(_fenced, x0, args=(small, scale), jac=True, method="BFGS",   # gradient weighted up too
+                              options={"maxiter": 200, "gtol": 1e-2 * listed.size / sample}) for x0 in starts]
     best = min(fits, key=lambda r: r.fun)
     h0 = (best.hess_inv + best.hess_inv.T) / 2  # the sample is weighted up to the fleet: its scale is the fleet's
     return [(best.x, h0 if np.linalg.eigvalsh(h0).min() > 1e-12 else None)]
@@ -295,14 +289,21 @@ def _newton(theta, p, scale, steps=12, tol=0.01):
 _PRUNE_GAP, _PRUNE_CHECK = 60.0, 40.0
 
 
+def _gaps(p, theta, scale):
+    """Each path's log-likelihood at ``theta`` less that of its node's likeliest path."""
+    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
+    x -= np.repeat(np.maximum.reduceat(x, p.starts), np.diff(np.append(p.starts, x.size)))
+    return x
+
+
 def _prune(p, theta, scale):
     """The paths within :data:`_PRUNE_GAP` of their node's likeliest at ``theta`` (every node keeps its
     likeliest), and which they are: a node's dropped paths weigh under ``exp(-60)`` of it there."""
-    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
-    keep = x - np.maximum.reduceat(x, p.starts)[p.node] > -_PRUNE_GAP
+    keep = _gaps(p, theta, scale) > -_PRUNE_GAP
     node = p.node[keep]
     starts = np.flatnonzero(np.append(True, node[1:] != node[:-1]))
-    return _paths(node, starts, p.feats[:, keep], p.fails, p.expo, p.weight, p.trunc_h, starts), keep
+    feats = np.compress(keep, p.feats, axis=1)
+    return _paths(node, starts, feats, p.fails, p.expo, p.weight, p.trunc_h, starts), keep
 
 
 def _pruned_newton(theta, p, scale):
@@ -312,9 +313,7 @@ def _pruned_newton(theta, p, scale):
     if keep.all():
         return _newton(theta, p, scale)
     theta, ok, ev = _newton(theta, small, scale)
-    x = np.einsum("ij,i->j", p.feats, _coefficients(theta, scale)[1])
-    gap = x - np.maximum.reduceat(x, p.starts)[p.node]
-    if gap[~keep].max() > -_PRUNE_CHECK:   # the maximum moved too far: every path
+    if _gaps(p, theta, scale).max(where=~keep, initial=-np.inf) > -_PRUNE_CHECK:   # moved too far: every path
         return _newton(theta, p, scale)
     post = np.zeros(keep.size)
     post[keep] = ev[2]
