@@ -63,7 +63,3 @@ class TimeBreakdown(Result):
         return (f"Expected run: checkpoint every {duration(self.interval_h)}, MTBF {duration(self.mtbf_h)}, "
                 f"checkpoint cost {duration(self.ckpt_cost_h)}, restart {duration(self.restart_h)}; "
                 f"ETTR {number(self.ettr, 4)}.")
-
-
-def _fmt(v):
-    return f"{float(v):.4g}" if np.ndim(v) == 0 else f"array{np.shape(v)}"

@@ -82,10 +82,6 @@ def describe(parameters):
     return "\n".join(f"  {p.name}: {p.type_name} = {p.default!r}  {p.comment}" for p in parameters.values())
 
 
-def _listing(by_notebook):
-    return "\n".join(f"{nb}:\n{describe(params)}" for nb, params in by_notebook.items())
-
-
 #: Names an unknown-parameter message lists at most; the rest are counted (the help describes them all).
 MAX_NAMES = 30
 
