@@ -24,6 +24,7 @@ _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uin
 _SIX = np.uint64((1 << 48) - 1)
 _KERNEL = np.frombuffer(b"kernel\0\0", "<u8")[0]
 _SYSTEMD = np.frombuffer(b"systemd-", "<u8")[0]
+_SHUTDOWN = np.frombuffer(b"shutdown", "<u8")[0]
 _MONTH_CODES = {int.from_bytes(k, "little"): v for k, v in MONTHS.items()}
 _MKEYS = np.array(sorted(_MONTH_CODES), np.uint64)
 _MVALS = np.array([_MONTH_CODES[int(k)] for k in _MKEYS], np.int64)
@@ -79,7 +80,7 @@ def _host_words(grid, rows, width):
     """``(length, words)`` of the host in the ``width`` bytes from byte 16: the bytes before the first byte at or
     below a space, and its words with every byte from that one on set to 0."""
     hl = np.argmax(grid[:, 16:16 + width] <= 32, axis=1)
-    return hl, rows[:, 2:2 + width // 8] & _KEEP[width][hl]
+    return hl, rows[:, 2:2 + width // 8] & _KEEP[width].take(hl, axis=0)
 
 
 #: per window and host length, the masks of the window's words
