@@ -53,15 +53,16 @@ def _jobs(jobs, n_files):
 _PACKED = (".gz", ".xz", ".bz2")
 
 
-ASSEMBLY = 0.3  #: the assembly after the scans, as a share of one process's scanning (this process does it)
+START = 0.05  #: a worker's start and the return of its scans, as a share of one process's scanning
 
 
-def _shares(files, n, head=ASSEMBLY):
+def _shares(files, n, head=START):
     """The files' indices in ``n`` shares of near-equal work (a compressed file weighs as about 6 of its size),
-    largest file first to the lightest share, the first share (this process's) starting with ``head`` of an
-    even share's work already on it (the assembly it does after the scans); each share in name order."""
+    largest file first to the lightest share; the workers' shares (all but the first, this process's) start
+    with ``head`` of an even share's work on them, so all end together and the assembly follows at once; each
+    share in name order."""
     weight = [f.stat().st_size * (6 if f.suffix.lower() in _PACKED else 1) for f in files]
-    shares, load = [[] for _ in range(n)], [head * sum(weight) / n] + [0] * (n - 1)
+    shares, load = [[] for _ in range(n)], [0] + [head * sum(weight) / n] * (n - 1)
     for i in sorted(range(len(files)), key=lambda i: -weight[i]):
         k = load.index(min(load))
         shares[k].append(i)

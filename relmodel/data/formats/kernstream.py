@@ -397,9 +397,9 @@ def _chain(first, rest):
 
 
 def finish(part, base_year=None):
-    """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps), hosts (a set)
-    and seen (a Series: host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first
-    line."""
+    """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps) and seen (a
+    Series: every host that wrote a line -> the time of its last line).  ``base_year`` is the year of an RFC 3164
+    file's first line."""
     fmt, label = part["fmt"], part["label"]
     rows = part.pop("rec")
     names, _, last, last_text, last_year = part.pop("hosts")
@@ -427,5 +427,5 @@ def finish(part, base_year=None):
     seen = pd.Series(at[k + 2:], index=pd.Index([decode[h] for h in names], dtype=object))
     if not seen.index.is_unique:  # two byte names that read alike once decoded
         seen = seen.groupby(level=0).max()
-    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), hosts=set(seen.index), seen=seen)
+    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), seen=seen)
     return part
