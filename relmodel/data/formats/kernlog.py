@@ -304,7 +304,8 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     seen_at = pd.concat([p["seen"] for p in parts])  # per host, its last line; and the first line of its earliest file
-    firsts = np.repeat([np.datetime64(p["first"], "ns").astype(np.int64) for p in parts], [len(p["seen"]) for p in parts])
+    firsts = np.repeat([np.datetime64(p["first"], "ns").astype(np.int64) for p in parts],
+                       [len(p["seen"]) for p in parts])
     earliest = {}
     if len(parts) > 1 or not seen_at.index.is_monotonic_increasing:
         both = pd.DataFrame({"seen": seen_at, "first": firsts}).groupby(level=0).agg({"seen": "max", "first": "min"})

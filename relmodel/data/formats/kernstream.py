@@ -34,7 +34,7 @@ from ...errors import CorruptFileError, EmptyDataError, KernelLogError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MAX_XID, MONTHS, XID_RE2, epoch_unit, json_fields, line_record,
                         other_times, place_years, sniff_format, syslog_times, writer_of)
 from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _firsts, _host_words, _keyed,
-                        _month, _time_ok)
+                        _kinds, _month, _time_ok)
 from .textinput import source_path
 
 __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
@@ -295,7 +295,11 @@ class _Scan:
                                       ((g[c] < m) | (first[c] < hit)).tolist())
             rec = list(zip(*(compress(x, done) for x in (k, who)), repeat("xid"), gpu.filter(done).to_pylist(),
                            xcode[done].tolist(), *(compress(x, done) for x in (texts, year, w))))
-            for j, msg in zip(np.flatnonzero(~done).tolist(), some.filter(pa.array(~done)).to_pylist()):
+            rest = np.flatnonzero(~done)  # boots, shutdowns, the other events
+            kind, sure = _kinds(some.take(pa.array(rest)))
+            rec += [(k[j], who[j], x, None, np.nan, texts[j], year[j], w[j])
+                    for j, x in zip(rest[sure].tolist(), kind[sure].tolist()) if x is not None]
+            for j, msg in zip(rest[~sure].tolist(), some.take(pa.array(rest[~sure])).to_pylist()):
                 found = line_record(msg, writer_of("rfc3164", msg), self.label, k[j], keyed=True)  # the rules
                 if found is not None:
                     rec.append((k[j], who[j], *found, texts[j], year[j], w[j]))

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .kernlines import KEY_RE2, MONTHS
+from .kernlines import _KINDS, KEY_RE2, MONTHS
 
 __all__ = []
 
@@ -40,6 +40,22 @@ def _keyed(ba, n, count):
         off[-1] = n
     view = pa.Array.from_buffers(pa.large_binary(), count, [None, pa.py_buffer(off), pa.py_buffer(ba)])
     return set(np.flatnonzero(pc.match_substring_regex(view, KEY_RE2).to_numpy(zero_copy_only=False)).tolist())
+
+
+def _kinds(msgs):
+    """``(kind, sure)`` of messages (Arrow binary, after the host) that match :data:`KEY_RE2` and are no usual Xid
+    line: the kind :func:`~.kernlines.line_record` gives (None: no record) where ``sure``; the others (text that is
+    not ASCII, an Xid text the kernel wrote) are for line_record.  Its rules in RE2: ASCII text reads alike."""
+    ends = r"(?:[\t\n\x0b\x0c\r \[:]|$)"  # where a writer's tag ends
+    kernel, shut = (pc.match_substring_regex(msgs, f"^{w}{ends}").to_numpy(False)
+                    for w in ("kernel", "systemd-shutdown"))
+    sure = pc.string_is_ascii(msgs.view(pa.large_string())).to_numpy(False)
+    sure &= ~(kernel & pc.match_substring(msgs, "NVRM: Xid").to_numpy(False))
+    kind = np.full(len(msgs), None, object)
+    for name, pattern, _ in _KINDS[::-1]:  # the first that matches
+        kind[pc.match_substring_regex(msgs, pattern.pattern).to_numpy(False)] = name
+    kind[~(kernel | shut & (kind == "shutdown"))] = None
+    return kind, sure
 
 
 def _month(w0):
