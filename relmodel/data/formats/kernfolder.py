@@ -16,11 +16,10 @@ import gc
 import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
+from ...errors import EmptyDataError, InputTypeError, LogFileNotFound, ResourceLimitError
 from .kernstream import finish, placed_years, scan_file
 from .kernlog import _check_args, assemble
 from ..shaping.logs import _whole_or_none
@@ -75,8 +74,14 @@ def _scan(path, *, bases, log_format):
     return finish(scan_file(path, log_format=log_format), bases[path])
 
 
-def _scan_share(scan, paths):
-    return [scan(p) for p in paths]
+def _scan_share(conn, scan, paths):
+    """A worker: its share's scans (or the error of one) sent back on ``conn``."""
+    try:
+        out = True, [scan(p) for p in paths]
+    except BaseException as exc:  # sent to the caller, who raises it
+        out = False, exc
+    conn.send(out)
+    conn.close()
 
 
 def _parallel(scan, files, jobs, progress):
@@ -102,17 +107,42 @@ def _parallel(scan, files, jobs, progress):
 
 
 def _run_shares(scan, files, shares, ctx, bar, parts):
-    with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=ctx) as pool:
-        futures = [pool.submit(_scan_share, scan, [str(files[i]) for i in share]) for share in shares[1:]]
+    """Each worker a process started at once with its share (forked: nothing to send it, nothing to import),
+    which sends its scans back on a pipe and ends."""
+    ctx = ctx or multiprocessing.get_context()
+    workers, got = [], 0
+    try:
+        for share in shares[1:]:
+            back, end = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_scan_share, args=(end, scan, [str(files[i]) for i in share]), daemon=True)
+            proc.start()
+            end.close()
+            workers.append((proc, back, share))
         for i in shares[0]:  # this process's share, while the workers scan theirs
             parts[i] = scan(str(files[i]))
             if bar is not None:
                 bar.update(1)
-        for share, future in zip(shares[1:], futures):
-            for i, part in zip(share, future.result()):
+        for proc, back, share in workers:
+            try:
+                ok, out = back.recv()
+            except EOFError:
+                proc.join()
+                raise ResourceLimitError(f"a worker reading {len(share)} kernel logs ended without its scans (exit "
+                                         f"code {proc.exitcode}: killed, or out of memory?); read with jobs=1"
+                                         ) from None
+            got += 1
+            if not ok:
+                raise out
+            for i, part in zip(share, out):
                 parts[i] = part
             if bar is not None:
                 bar.update(len(share))
+    finally:
+        for k, (proc, back, _) in enumerate(workers):
+            back.close()
+            if k >= got:  # still scanning, or waiting to send: not needed any more
+                proc.terminate()
+            proc.join()
     return parts
 
 

@@ -42,6 +42,7 @@ __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LI
 BLOCK = 16 << 20  #: bytes read at a time
 MAX_LINE = 16 << 20  #: a line longer than this is no log line
 _PAD = 128  # zero bytes after a block: a line's 88-byte window may run past the block's end
+_STEP = 1 << 20  # bytes searched for line ends at a time (a small temporary)
 
 
 class _Years:
@@ -235,7 +236,7 @@ class _Scan:
     def syslog_block(self, ba, n):
         """Read a block column-wise; False (nothing read) when a line is not in the common shape."""
         buf = np.frombuffer(ba, np.uint8)
-        nl = np.flatnonzero(buf[:n] == 10)
+        nl = np.concatenate([np.flatnonzero(buf[a:min(a + _STEP, n)] == 10) + a for a in range(0, n, _STEP)])
         ends = nl if ba[n - 1] == 10 else np.append(nl, n)
         s = np.empty(ends.size, np.int64)
         s[:1], s[1:] = 0, ends[:-1] + 1
@@ -257,7 +258,7 @@ class _Scan:
             if width == 64:
                 grid = as_strided(buf, (buf.size - 88, 88), (1, 1))[s]
             hl, host = _host_words(grid, grid.view("<u8"), width)
-            stop = buf[s + 16 + hl]
+            stop = grid.ravel()[np.arange(s.size) * grid.shape[1] + 16 + hl]
             if ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
                 break
         else:
