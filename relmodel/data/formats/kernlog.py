@@ -304,12 +304,15 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
     seen_at = pd.concat([p["seen"] for p in parts])  # per host, its last line; and the first line of its earliest file
-    firsts = np.repeat([np.datetime64(p["first"], "ns").astype(np.int64) for p in parts],
-                       [len(p["seen"]) for p in parts])
-    earliest = {}
-    if len(parts) > 1 or not seen_at.index.is_monotonic_increasing:
-        both = pd.DataFrame({"seen": seen_at, "first": firsts}).groupby(level=0).agg({"seen": "max", "first": "min"})
-        seen_at, earliest = both["seen"], both["first"].to_dict() if len(parts) > 1 else {}
+    code, names = pd.factorize(seen_at.index.to_numpy(object))
+    last_ns = np.full(len(names), np.iinfo(np.int64).min)
+    np.maximum.at(last_ns, code, seen_at.to_numpy("datetime64[ns]").astype(np.int64))
+    first_ns = np.full(len(names), np.iinfo(np.int64).max)
+    np.minimum.at(first_ns, code, np.repeat([np.datetime64(p["first"], "ns").astype(np.int64) for p in parts],
+                                            [len(p["seen"]) for p in parts]))
+    order = np.argsort(names, kind="stable")
+    seen_at = pd.Series(last_ns[order].astype("datetime64[ns]"), index=pd.Index(names[order], dtype=object))
+    earliest = dict(zip(names.tolist(), first_ns.tolist())) if len(parts) > 1 else {}
 
     def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns
         return flag or earliest.get(node, at) < at
