@@ -85,39 +85,23 @@ def _scan_share(conn, scan, paths):
 
 
 def _parallel(scan, files, jobs, progress):
-    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` forked workers, one share each."""
+    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` workers, one share each: each worker is
+    a process started at once with its share (Linux: forked, so nothing is sent to it or imported; elsewhere the
+    platform's default) that sends its scans back on a pipe and ends."""
     shares = _shares(files, jobs)
-    if len(shares) == 1:
-        return [scan(str(f)) for f in _progress(files, len(files), progress)]
-    # Linux: fork (the workers start with everything imported); elsewhere the platform's default
-    ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
-    parts = [None] * len(files)
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+    parts, workers, got = [None] * len(files), [], 0
     bar = _progress(None, len(files), progress)
     freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
     if freeze:  # the objects made before the fork are no collection's work in either process: no copy-on-write
         gc.freeze()
     try:
-        parts = _run_shares(scan, files, shares, ctx, bar, parts)
-    finally:
-        if freeze:
-            gc.unfreeze()
-    if bar is not None:
-        bar.close()
-    return parts
-
-
-def _run_shares(scan, files, shares, ctx, bar, parts):
-    """Each worker a process started at once with its share (forked: nothing to send it, nothing to import),
-    which sends its scans back on a pipe and ends."""
-    ctx = ctx or multiprocessing.get_context()
-    workers, got = [], 0
-    try:
         for share in shares[1:]:
             back, end = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_scan_share, args=(end, scan, [str(files[i]) for i in share]), daemon=True)
-            proc.start()
+            workers.append((ctx.Process(target=_scan_share, args=(end, scan, [str(files[i]) for i in share]),
+                                        daemon=True), back, share))
+            workers[-1][0].start()
             end.close()
-            workers.append((proc, back, share))
         for i in shares[0]:  # this process's share, while the workers scan theirs
             parts[i] = scan(str(files[i]))
             if bar is not None:
@@ -138,11 +122,15 @@ def _run_shares(scan, files, shares, ctx, bar, parts):
             if bar is not None:
                 bar.update(len(share))
     finally:
+        if freeze:
+            gc.unfreeze()
         for k, (proc, back, _) in enumerate(workers):
             back.close()
             if k >= got:  # still scanning, or waiting to send: not needed any more
                 proc.terminate()
             proc.join()
+    if bar is not None:
+        bar.close()
     return parts
 
 

@@ -31,10 +31,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...base.progress import steps
 from ...errors import CorruptFileError, EmptyDataError, KernelLogError
-from .kernlines import (FORMATS, KEY_RE2, LINE, MAX_XID, MONTHS, XID_RE2, epoch_unit, json_fields, line_record,
-                        other_times, place_years, sniff_format, syslog_times, writer_of)
+from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times, place_years,
+                        sniff_format, syslog_times, writer_of)
 from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _firsts, _host_words, _keyed,
-                        _kinds, _month, _time_ok)
+                        _messages, _month, _time_ok)
 from .textinput import source_path
 
 __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
@@ -168,14 +168,9 @@ class _Scan:
             else:
                 text, host, msg = m.groups()
             yoff = step(MONTHS[text[:3]]) if rfc3164 else 0
-            h = hosts.get(host)
-            if h is None:
-                hosts[host] = [k, k, text, yoff]
-            else:
-                h[1], h[2], h[3] = k, text, yoff
+            hosts.setdefault(host, [k])[1:] = k, text, yoff
             last = (k, text, yoff)
-            if first is None:
-                first = last
+            first = first or last
             if i in keyed:
                 found = line_record(msg, writer_of(fmt, msg), label, k, keyed=True)
                 if found is not None:
@@ -200,8 +195,8 @@ class _Scan:
                 raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
                                      f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
             host = name.encode("utf-8", "surrogatepass")
-            h = hosts.setdefault(host, [k, k, t, 0])
-            h[1:3] = k, t
+            h = hosts.setdefault(host, [k])
+            h[1:] = k, t, 0
             self.first = self.first or (k, t, 0)
             self.last = (k, t, 0)
             found = line_record(msg, writer, self.label, k)
@@ -283,28 +278,17 @@ class _Scan:
             some = view.take(pa.array(3 * cand + 1))
             keyed = pc.match_substring_regex(some, KEY_RE2)
             hit, some = cand[keyed.to_numpy(zero_copy_only=False)], some.filter(keyed)
-            xid = pc.extract_regex(some, XID_RE2)  # the usual kernel Xid line, its one "NVRM: Xid" read here
-            done = pc.and_(xid.is_valid(), pc.equal(pc.count_substring(some, "NVRM: Xid"), 1))
-            done = done.to_numpy(zero_copy_only=False)
-            bus, xcode = (f.cast(pa.string()) for f in xid.flatten())
-            gpu = pc.replace_substring_regex(pc.utf8_lower(bus), r"\.0$", "")
-            xcode = xcode.fill_null("0").cast(pa.int64()).to_numpy()
-            done &= xcode <= MAX_XID
+            kind, gpu, xid, sure = _messages(some)
             c = code[hit]
             k, who, texts, year, w = (num[hit].tolist(), list(map(names.__getitem__, c.tolist())),
                                       grid[hit, :15].copy().view("S15")[:, 0].tolist(), yoff[hit].tolist(),
                                       ((g[c] < m) | (first[c] < hit)).tolist())
-            rec = list(zip(*(compress(x, done) for x in (k, who)), repeat("xid"), gpu.filter(done).to_pylist(),
-                           xcode[done].tolist(), *(compress(x, done) for x in (texts, year, w))))
-            rest = np.flatnonzero(~done)  # boots, shutdowns, the other events
-            kind, sure = _kinds(some.take(pa.array(rest)))
-            rec += [(k[j], who[j], x, None, np.nan, texts[j], year[j], w[j])
-                    for j, x in zip(rest[sure].tolist(), kind[sure].tolist()) if x is not None]
-            for j, msg in zip(rest[~sure].tolist(), some.take(pa.array(rest[~sure])).to_pylist()):
+            rec = list(compress(zip(k, who, kind, gpu, xid.tolist(), texts, year, w), sure & kind.astype(bool)))
+            for j, msg in zip(np.flatnonzero(~sure).tolist(), some.filter(pa.array(~sure)).to_pylist()):
                 found = line_record(msg, writer_of("rfc3164", msg), self.label, k[j], keyed=True)  # the rules
                 if found is not None:
                     rec.append((k[j], who[j], *found, texts[j], year[j], w[j]))
-            self.rec += sorted(rec) if len(rec) > done.sum() else rec
+            self.rec += sorted(rec) if not sure.all() else rec
         self.n += total
         return True
 
