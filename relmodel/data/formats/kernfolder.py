@@ -77,11 +77,9 @@ def _scan(path, *, bases, log_format):
 def _scan_share(conn, scan, paths):
     """A worker: its share's scans (or the error of one) sent back on ``conn``."""
     try:
-        out = True, [scan(p) for p in paths]
+        conn.send([scan(p) for p in paths])
     except BaseException as exc:  # sent to the caller, who raises it
-        out = False, exc
-    conn.send(out)
-    conn.close()
+        conn.send(exc)
 
 
 def _parallel(scan, files, jobs, progress):
@@ -90,7 +88,7 @@ def _parallel(scan, files, jobs, progress):
     platform's default) that sends its scans back on a pipe and ends."""
     shares = _shares(files, jobs)
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
-    parts, workers, got = [None] * len(files), [], 0
+    parts, workers = [None] * len(files), []
     bar = _progress(None, len(files), progress)
     freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
     if freeze:  # the objects made before the fork are no collection's work in either process: no copy-on-write
@@ -108,14 +106,13 @@ def _parallel(scan, files, jobs, progress):
                 bar.update(1)
         for proc, back, share in workers:
             try:
-                ok, out = back.recv()
+                out = back.recv()
             except EOFError:
                 proc.join()
                 raise ResourceLimitError(f"a worker reading {len(share)} kernel logs ended without its scans (exit "
                                          f"code {proc.exitcode}: killed, or out of memory?); read with jobs=1"
                                          ) from None
-            got += 1
-            if not ok:
+            if isinstance(out, BaseException):
                 raise out
             for i, part in zip(share, out):
                 parts[i] = part
@@ -124,10 +121,9 @@ def _parallel(scan, files, jobs, progress):
     finally:
         if freeze:
             gc.unfreeze()
-        for k, (proc, back, _) in enumerate(workers):
+        for proc, back, _ in workers:  # each has sent its scans and is ending, or is not needed any more
             back.close()
-            if k >= got:  # still scanning, or waiting to send: not needed any more
-                proc.terminate()
+            proc.terminate()
             proc.join()
     if bar is not None:
         bar.close()

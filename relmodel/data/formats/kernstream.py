@@ -33,7 +33,7 @@ from ...base.progress import steps
 from ...errors import CorruptFileError, EmptyDataError, KernelLogError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times, place_years,
                         sniff_format, syslog_times, writer_of)
-from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _firsts, _host_words, _keyed,
+from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _host_words, _keyed,
                         _messages, _month, _time_ok)
 from .textinput import source_path
 
@@ -211,20 +211,15 @@ class _Scan:
             v = list(hosts.values())
             self._hosts(list(hosts), *(np.array([x[j] for x in v], object if j == 2 else np.int64) for j in range(4)))
 
-    def _hosts(self, names, first, last, text, yoff):
-        """Take a block's hosts (in order of their first line in it; each one's first and last line, time text
-        and year offset of its last); their numbers, and how many hosts earlier blocks had."""
+    def _hosts(self, names, first, *rest):
+        """Take a block's hosts (in order of their first line in it), each one's first line and its last line, time
+        text and year offset; their numbers, and how many hosts earlier blocks had."""
         index, m = self.index, len(self.index)
-        for name in names:
-            if name not in index:
-                index[name] = len(index)
+        index.update(zip([h for h in names if h not in index], range(m, m + len(names))))
         g = np.fromiter(map(index.__getitem__, names), np.int64, len(names))
-        h = self.hosts
-        if len(index) > m:
-            self.hosts = h = [np.concatenate([a, np.zeros(len(index) - m, a.dtype)]) for a in h]
-        new = g >= m
-        h[0][g[new]] = first[new]
-        h[1][g], h[2][g], h[3][g] = last, text, yoff
+        self.hosts = h = [np.concatenate([a, np.zeros(len(index) - m, a.dtype)]) for a in self.hosts]
+        h[0][g[g >= m]] = first[g >= m]
+        h[1][g], h[2][g], h[3][g] = rest
         return g, m
 
     # -- classic syslog, a block at a time with numpy ------------------------------------------------
@@ -300,10 +295,8 @@ class _Scan:
 
     def _block_hosts(self, code, names, grid, yoff, num):
         """Take a block's hosts; their numbers, the hosts of earlier blocks, each one's first row in the block."""
-        k = len(names)
-        last = np.zeros(k, np.int64)
-        last[code] = np.arange(code.size)
-        first = _firsts(code, k)
+        first, last = np.zeros(len(names), np.int64), np.zeros(len(names), np.int64)
+        first[code[::-1]], last[code] = np.arange(code.size)[::-1], np.arange(code.size)
         text = np.frombuffer(grid[last, :15].tobytes(), "S15").astype(object)
         g, m = self._hosts(names, num[first], num[last], text, yoff[last])
         if self.first is None:

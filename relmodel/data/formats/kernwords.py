@@ -107,9 +107,3 @@ def _host_words(grid, rows, width):
 
 #: per window and host length, the masks of the window's words
 _KEEP = {w: _LOW[np.clip(np.arange(w + 1)[:, None] - 8 * np.arange(w // 8), 0, 8)] for w in (32, 64)}
-
-
-def _firsts(code, k):
-    first = np.zeros(k, np.int64)
-    first[code[::-1]] = np.arange(code.size)[::-1]
-    return first
