@@ -79,23 +79,21 @@ def _masks(spec):
 
 
 _DIGITS = (5, 7, 8, 10, 11, 13, 14)  # the time's digits; 3, 6, 15 spaces, 9, 12 colons; 4 a digit or space
-_HIGH = [_masks({i - 8 * w: (0xF0, 0x30) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+_BYTES = {**{i: (0xF0, 0x30) for i in _DIGITS}, **{i: (0xFF, c) for i, c in zip((3, 6, 9, 12, 15), b"  :: ")}}
+_SHAPE = [_masks({i - 8 * w: mv for i, mv in _BYTES.items() if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
 _LOWN = [_masks({i - 8 * w: (0x0F, 0x06) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
 _SIXTEEN = [_masks({i - 8 * w: (0x10, 0x10) for i in _DIGITS if 8 * w <= i < 8 * w + 8})[1] for w in (0, 1)]
-_FIXED = [_masks({i - 8 * w: (0xFF, c) for i, c in {3: 32, 6: 32, 9: 58, 12: 58, 15: 32}.items()
-                  if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
 
 
 def _time_ok(rows):
-    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests)."""
+    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests: the separators
+    and the digits' high nibbles, then no low nibble above 9)."""
     ok = np.ones(rows.shape[0], bool)
     for w in (0, 1):
         x = rows[:, w]
-        ok &= (x & _HIGH[w][0]) == _HIGH[w][1]
-        ok &= ((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0
-        ok &= (x & _FIXED[w][0]) == _FIXED[w][1]
+        ok &= ((x & _SHAPE[w][0]) == _SHAPE[w][1]) & (((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0)
     c4 = (rows[:, 0] >> np.uint64(32)) & np.uint64(255)
-    return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
+    return ok & ((c4 == 32) | (c4 - np.uint64(48) <= np.uint64(9)))
 
 
 def _host_words(grid, rows, width):
