@@ -34,7 +34,7 @@ from ...errors import CorruptFileError, EmptyDataError, KernelLogError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times, place_years,
                         sniff_format, syslog_times, writer_of)
 from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _host_words, _keyed,
-                        _messages, _month, _time_ok)
+                        _month, _time_ok, _xids)
 from .textinput import source_path
 
 __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
@@ -175,9 +175,7 @@ class _Scan:
                 found = line_record(msg, writer_of(fmt, msg), label, k, keyed=True)
                 if found is not None:
                     self.rec.append((k, host, *found, text, yoff, host in known or hosts[host][0] < k))
-        if self.first is None:
-            self.first = first
-        self.last = last or self.last
+        self.first, self.last = self.first or first, last or self.last
         self._merge(hosts)
         self.n += len(lines)
 
@@ -207,9 +205,8 @@ class _Scan:
 
     def _merge(self, hosts):
         """Take the hosts of a block read line by line: {host bytes: [first line, last line, time text, year]}."""
-        if hosts:
-            v = list(hosts.values())
-            self._hosts(list(hosts), *(np.array([x[j] for x in v], object if j == 2 else np.int64) for j in range(4)))
+        v = list(hosts.values())
+        self._hosts(list(hosts), *(np.array([x[j] for x in v], object if j == 2 else np.int64) for j in range(4)))
 
     def _hosts(self, names, first, *rest):
         """Take a block's hosts (in order of their first line in it), each one's first line and its last line, time
@@ -273,12 +270,12 @@ class _Scan:
             some = view.take(pa.array(3 * cand + 1))
             keyed = pc.match_substring_regex(some, KEY_RE2)
             hit, some = cand[keyed.to_numpy(zero_copy_only=False)], some.filter(keyed)
-            kind, gpu, xid, sure = _messages(some)
+            gpu, xid, sure = _xids(some)
             c = code[hit]
             k, who, texts, year, w = (num[hit].tolist(), list(map(names.__getitem__, c.tolist())),
                                       grid[hit, :15].copy().view("S15")[:, 0].tolist(), yoff[hit].tolist(),
                                       ((g[c] < m) | (first[c] < hit)).tolist())
-            rec = list(compress(zip(k, who, kind, gpu, xid.tolist(), texts, year, w), sure & kind.astype(bool)))
+            rec = list(compress(zip(k, who, repeat("xid"), gpu, xid.tolist(), texts, year, w), sure))
             for j, msg in zip(np.flatnonzero(~sure).tolist(), some.filter(pa.array(~sure)).to_pylist()):
                 found = line_record(msg, writer_of("rfc3164", msg), self.label, k[j], keyed=True)  # the rules
                 if found is not None:
@@ -299,8 +296,7 @@ class _Scan:
         first[code[::-1]], last[code] = np.arange(code.size)[::-1], np.arange(code.size)
         text = np.frombuffer(grid[last, :15].tobytes(), "S15").astype(object)
         g, m = self._hosts(names, num[first], num[last], text, yoff[last])
-        if self.first is None:
-            self.first = (int(num[0]), bytes(grid[0, :15]), int(yoff[0]))
+        self.first = self.first or (int(num[0]), bytes(grid[0, :15]), int(yoff[0]))
         self.last = (int(num[-1]), bytes(grid[-1, :15]), int(yoff[-1]))
         return g, m, first
 

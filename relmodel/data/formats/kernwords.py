@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .kernlines import _KINDS, KEY_RE2, MAX_XID, MONTHS, XID_RE2
+from .kernlines import KEY_RE2, MAX_XID, MONTHS, XID_RE2
 
 __all__ = []
 
@@ -42,26 +42,15 @@ def _keyed(ba, n, count):
     return set(np.flatnonzero(pc.match_substring_regex(view, KEY_RE2).to_numpy(zero_copy_only=False)).tolist())
 
 
-def _messages(msgs):
-    """``(kind, gpu, xid, sure)`` of messages (Arrow binary, after the host) that match :data:`KEY_RE2`: what
-    :func:`~.kernlines.line_record` gives (kind None: no record) where ``sure``; the others (an unusual Xid line,
-    text that is not ASCII) are for line_record.  Its rules in RE2: ASCII text reads alike."""
-    x = pc.extract_regex(msgs, XID_RE2)  # the usual kernel Xid line, its one "NVRM: Xid" read here
+def _xids(msgs):
+    """``(gpu, xid, usual)`` of messages (Arrow binary, after the host): the usual kernel Xid line (one "NVRM: Xid",
+    a code up to MAX_XID) read with RE2 as :func:`~.kernlines.line_record` reads it; any other is for line_record."""
+    x = pc.extract_regex(msgs, XID_RE2)
     bus, code = (f.cast(pa.string()) for f in x.flatten())
     code = code.fill_null("0").cast(pa.int64()).to_numpy()
-    xid = pc.and_(x.is_valid(), pc.equal(pc.count_substring(msgs, "NVRM: Xid"), 1)).to_numpy(False) & (code <= MAX_XID)
-    gpu = np.array(pc.replace_substring_regex(pc.utf8_lower(bus), r"\.0$", "").to_pylist(), object)
-    ends = r"(?:[\t\n\x0b\x0c\r \[:]|$)"  # where a writer's tag ends
-    kernel, shut = (pc.match_substring_regex(msgs, f"^{w}{ends}").to_numpy(False)
-                    for w in ("kernel", "systemd-shutdown"))
-    sure = pc.string_is_ascii(msgs.view(pa.large_string())).to_numpy(False)
-    sure &= ~(kernel & pc.match_substring(msgs, "NVRM: Xid").to_numpy(False))
-    kind = np.full(len(msgs), None, object)
-    for name, pattern, _ in _KINDS[::-1]:  # the first that matches
-        kind[pc.match_substring_regex(msgs, pattern.pattern).to_numpy(False)] = name
-    kind[~(kernel | shut & (kind == "shutdown"))] = None
-    kind[xid] = "xid"
-    return kind, np.where(xid, gpu, None), np.where(xid, code, np.nan), sure | xid
+    usual = pc.and_(x.is_valid(), pc.equal(pc.count_substring(msgs, "NVRM: Xid"), 1)).to_numpy(False)
+    usual &= code <= MAX_XID
+    return pc.replace_substring_regex(pc.utf8_lower(bus), r"\.0$", "").to_pylist(), code, usual
 
 
 def _month(w0):
