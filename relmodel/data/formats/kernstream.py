@@ -193,13 +193,11 @@ class _Scan:
                 raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
                                      f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
             host = name.encode("utf-8", "surrogatepass")
-            h = hosts.setdefault(host, [k])
-            h[1:] = k, t, 0
-            self.first = self.first or (k, t, 0)
-            self.last = (k, t, 0)
+            hosts.setdefault(host, [k])[1:] = k, t, 0
+            self.first, self.last = self.first or (k, t, 0), (k, t, 0)
             found = line_record(msg, writer, self.label, k)
             if found is not None:
-                self.rec.append((k, host, *found, t, 0, host in self.index or h[0] < k))
+                self.rec.append((k, host, *found, t, 0, host in self.index or hosts[host][0] < k))
         self._merge(hosts)
         self.n += len(lines)
 
