@@ -83,9 +83,8 @@ def _scan_share(conn, scan, paths):
 
 
 def _parallel(scan, files, jobs, progress):
-    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` workers, one share each: each worker is
-    a process started at once with its share (Linux: forked, so nothing is sent to it or imported; elsewhere the
-    platform's default) that sends its scans back on a pipe and ends."""
+    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` workers, one share each: a worker is a
+    process started at once with its share (Linux: forked, nothing to send or import) that sends its scans back."""
     shares = _shares(files, jobs)
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     parts, workers = [None] * len(files), []

@@ -292,12 +292,9 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     firsts = [p["first"][1] if p["fmt"] == "rfc3164" and isinstance(p["rec"], list) else None for p in parts]
     parts = [finish(p, b) if isinstance(p["rec"], list) else p
              for p, b in zip(parts, place_years(firsts, year))]
-    if len(parts) == 1:
-        rec = parts[0]["rec"].reset_index(drop=True)
-    else:
-        with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
-            warnings.simplefilter("ignore", FutureWarning)
-            rec = pd.concat([p["rec"] for p in parts if len(p["rec"])] or [parts[0]["rec"]], ignore_index=True)
+    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+        warnings.simplefilter("ignore", FutureWarning)
+        rec = pd.concat([p["rec"] for p in parts if len(p["rec"])] or [parts[0]["rec"]], ignore_index=True)
     rec["part"] = np.repeat(np.arange(len(parts)), [len(p["rec"]) for p in parts])
     origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
     last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
@@ -310,8 +307,7 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     first_ns = np.full(len(names), np.iinfo(np.int64).max)
     np.minimum.at(first_ns, code, np.repeat([np.datetime64(p["first"], "ns").astype(np.int64) for p in parts],
                                             [len(p["seen"]) for p in parts]))
-    order = np.argsort(names, kind="stable")
-    seen_at = pd.Series(last_ns[order].astype("datetime64[ns]"), index=pd.Index(names[order], dtype=object))
+    seen_at = pd.Series(last_ns.astype("datetime64[ns]"), index=pd.Index(names, dtype=object)).sort_index()
     earliest = dict(zip(names.tolist(), first_ns.tolist())) if len(parts) > 1 else {}
 
     def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns

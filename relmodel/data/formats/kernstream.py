@@ -201,8 +201,7 @@ class _Scan:
         self._merge(hosts)
         self.n += len(lines)
 
-    def _merge(self, hosts):
-        """Take the hosts of a block read line by line: {host bytes: [first line, last line, time text, year]}."""
+    def _merge(self, hosts):  # the hosts of a block read line by line: {host: [first line, last line, text, year]}
         v = list(hosts.values())
         self._hosts(list(hosts), *(np.array([x[j] for x in v], object if j == 2 else np.int64) for j in range(4)))
 
@@ -374,20 +373,22 @@ def _chain(first, rest):
 
 def finish(part, base_year=None):
     """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps) and seen (a
-    Series: every host that wrote a line -> the time of its last line).  ``base_year`` is the year of an RFC 3164
+    Series: every host that wrote a line -> the time of its last line; a name twice when two byte names read alike
+    once decoded, :func:`~.kernlog.assemble` takes the later).  ``base_year`` is the year of an RFC 3164
     file's first line."""
     fmt, label = part["fmt"], part["label"]
     rows = part.pop("rec")
     names, _, last, last_text, last_year = part.pop("hosts")
-    lines = [r[0] for r in rows] + [part["first"][0], part["last"][0]] + last.tolist()
-    texts = [r[5] for r in rows] + [part["first"][1], part["last"][1]] + last_text.tolist()
+    cols = list(zip(*rows)) or [()] * 8
+    lines = [*cols[0], part["first"][0], part["last"][0], *last.tolist()]
+    texts = [*cols[5], part["first"][1], part["last"][1], *last_text.tolist()]
     if fmt == "rfc3164":
         if base_year is None:
             if part["mtime_year"] is None:
                 raise KernelLogError(f"{label}: syslog lines do not say the year; give year= (the year of line "
                                      f"{part['first'][0]}, the log's first)")
             base_year = part["mtime_year"] - part["years"]
-        offs = [r[6] for r in rows] + [part["first"][2], part["last"][2]] + last_year.tolist()
+        offs = [*cols[6], part["first"][2], part["last"][2], *last_year.tolist()]
         at = syslog_times(texts, base_year + np.asarray(offs, np.int64), label, lines)
     elif fmt == "json":
         at = pd.to_datetime(np.asarray(texts, np.int64), unit=part["unit"] or "us").to_numpy("datetime64[ns]")
@@ -395,13 +396,9 @@ def finish(part, base_year=None):
         at = other_times(texts, fmt, label, lines)
     k = len(rows)
     decode = {h: h.decode("utf-8", "replace") for h in names}
-    rec = pd.DataFrame({"line": np.array([r[0] for r in rows], np.int64),
-                        "node": np.array([decode[r[1]] for r in rows], object),
-                        "kind": np.array([r[2] for r in rows], object), "gpu": np.array([r[3] for r in rows], object),
-                        "xid": np.array([r[4] for r in rows], float), "at": at[:k],
-                        "wrote_before": np.array([r[7] for r in rows], bool)})
+    rec = pd.DataFrame({"line": np.array(cols[0], np.int64), "node": np.array([decode[h] for h in cols[1]], object),
+                        "kind": np.array(cols[2], object), "gpu": np.array(cols[3], object),
+                        "xid": np.array(cols[4], float), "at": at[:k], "wrote_before": np.array(cols[7], bool)})
     seen = pd.Series(at[k + 2:], index=pd.Index([decode[h] for h in names], dtype=object))
-    if not seen.index.is_unique:  # two byte names that read alike once decoded
-        seen = seen.groupby(level=0).max()
     part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), seen=seen)
     return part

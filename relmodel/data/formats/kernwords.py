@@ -75,8 +75,7 @@ _SIXTEEN = [_masks({i - 8 * w: (0x10, 0x10) for i in _DIGITS if 8 * w <= i < 8 *
 
 
 def _time_ok(rows):
-    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests: the separators
-    and the digits' high nibbles, then no low nibble above 9)."""
+    """Whether bytes 0-15 of each line are ``Mmm dd hh:mm:ss `` with ASCII digits (whole-word tests)."""
     ok = np.ones(rows.shape[0], bool)
     for w in (0, 1):
         x = rows[:, w]
