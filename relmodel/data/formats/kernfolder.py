@@ -16,11 +16,10 @@ import gc
 import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from ...errors import EmptyDataError, InputTypeError, LogFileNotFound
+from ...errors import EmptyDataError, InputTypeError, LogFileNotFound, ResourceLimitError
 from .kernstream import finish, placed_years, scan_file
 from .kernlog import _check_args, assemble
 from ..shaping.logs import _whole_or_none
@@ -53,15 +52,16 @@ def _jobs(jobs, n_files):
 _PACKED = (".gz", ".xz", ".bz2")
 
 
-ASSEMBLY = 0.3  #: the assembly after the scans, as a share of one process's scanning (this process does it)
+START = 0.05  #: a worker's start and the return of its scans, as a share of one process's scanning
 
 
-def _shares(files, n, head=ASSEMBLY):
+def _shares(files, n, head=START):
     """The files' indices in ``n`` shares of near-equal work (a compressed file weighs as about 6 of its size),
-    largest file first to the lightest share, the first share (this process's) starting with ``head`` of an
-    even share's work already on it (the assembly it does after the scans); each share in name order."""
+    largest file first to the lightest share; the workers' shares (all but the first, this process's) start
+    with ``head`` of an even share's work on them, so all end together and the assembly follows at once; each
+    share in name order."""
     weight = [f.stat().st_size * (6 if f.suffix.lower() in _PACKED else 1) for f in files]
-    shares, load = [[] for _ in range(n)], [head * sum(weight) / n] + [0] * (n - 1)
+    shares, load = [[] for _ in range(n)], [0] + [head * sum(weight) / n] * (n - 1)
     for i in sorted(range(len(files)), key=lambda i: -weight[i]):
         k = load.index(min(load))
         shares[k].append(i)
@@ -74,44 +74,58 @@ def _scan(path, *, bases, log_format):
     return finish(scan_file(path, log_format=log_format), bases[path])
 
 
-def _scan_share(scan, paths):
-    return [scan(p) for p in paths]
+def _scan_share(conn, scan, paths):
+    """A worker: its share's scans (or the error of one) sent back on ``conn``."""
+    try:
+        conn.send([scan(p) for p in paths])
+    except BaseException as exc:  # sent to the caller, who raises it
+        conn.send(exc)
 
 
 def _parallel(scan, files, jobs, progress):
-    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` forked workers, one share each."""
+    """Scans of ``files`` (in name order) on this process and ``jobs - 1`` workers, one share each: a worker is a
+    process started at once with its share (Linux: forked, nothing to send or import) that sends its scans back."""
     shares = _shares(files, jobs)
-    if len(shares) == 1:
-        return [scan(str(f)) for f in _progress(files, len(files), progress)]
-    # Linux: fork (the workers start with everything imported); elsewhere the platform's default
-    ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
-    parts = [None] * len(files)
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+    parts, workers = [None] * len(files), []
     bar = _progress(None, len(files), progress)
     freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
     if freeze:  # the objects made before the fork are no collection's work in either process: no copy-on-write
         gc.freeze()
     try:
-        parts = _run_shares(scan, files, shares, ctx, bar, parts)
-    finally:
-        if freeze:
-            gc.unfreeze()
-    if bar is not None:
-        bar.close()
-    return parts
-
-
-def _run_shares(scan, files, shares, ctx, bar, parts):
-    with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=ctx) as pool:
-        futures = [pool.submit(_scan_share, scan, [str(files[i]) for i in share]) for share in shares[1:]]
+        for share in shares[1:]:
+            back, end = ctx.Pipe(duplex=False)
+            workers.append((ctx.Process(target=_scan_share, args=(end, scan, [str(files[i]) for i in share]),
+                                        daemon=True), back, share))
+            workers[-1][0].start()
+            end.close()
         for i in shares[0]:  # this process's share, while the workers scan theirs
             parts[i] = scan(str(files[i]))
             if bar is not None:
                 bar.update(1)
-        for share, future in zip(shares[1:], futures):
-            for i, part in zip(share, future.result()):
+        for proc, back, share in workers:
+            try:
+                out = back.recv()
+            except EOFError:
+                proc.join()
+                raise ResourceLimitError(f"a worker reading {len(share)} kernel logs ended without its scans (exit "
+                                         f"code {proc.exitcode}: killed, or out of memory?); read with jobs=1"
+                                         ) from None
+            if isinstance(out, BaseException):
+                raise out
+            for i, part in zip(share, out):
                 parts[i] = part
             if bar is not None:
                 bar.update(len(share))
+    finally:
+        if freeze:
+            gc.unfreeze()
+        for proc, back, _ in workers:  # each has sent its scans and is ending, or is not needed any more
+            back.close()
+            proc.terminate()
+            proc.join()
+    if bar is not None:
+        bar.close()
     return parts
 
 

@@ -18,7 +18,7 @@ from ...errors import KernelLogError
 from .xid import BOOT, KERNEL_EVENTS, SHUTDOWN
 
 __all__ = ["FORMATS", "sniff_format", "LINE", "KEY_RE2", "MAX_XID", "line_record", "syslog_times", "json_fields",
-           "epoch_unit", "bus_id", "MONTHS", "kernel_xid", "writer_of", "place_years"]
+           "epoch_unit", "bus_id", "MONTHS", "writer_of", "place_years", "XID_RE2"]
 
 FORMATS = ("rfc3164", "rfc5424", "iso", "dmesg", "json")
 _MON = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -75,23 +75,10 @@ def _xid(msg, label, n):
     return bus_id(m.group(1)), int(code)
 
 
-_XID_AT = re.compile(rb"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
-                     rb"([0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
-_BUS = {}
-
-
-def kernel_xid(msg):
-    """``("xid", gpu, code)`` of the usual kernel Xid message (bytes after the host), None for any other (read
-    it with :func:`line_record`, which says the same of a usual one)."""
-    if not msg.startswith((b"kernel:", b"kernel[")):
-        return None
-    m = _XID_AT.match(msg, max(msg.find(b"NVRM: Xid"), 0))
-    if m is None or int(m.group(2)) > MAX_XID:
-        return None
-    bus = _BUS.get(m.group(1))
-    if bus is None:
-        bus = _BUS.setdefault(m.group(1), bus_id(m.group(1).decode()))
-    return "xid", bus, int(m.group(2))
+#: The usual kernel Xid message (after the host; one "NVRM: Xid" in it) in RE2 syntax: Arrow reads a block's Xid
+#: lines with it; :func:`line_record` reads any other message (and says the same of a usual one).
+XID_RE2 = (r"^kernel[:\[].*?NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"
+           r"(?:\.[0-9A-Fa-f])?)\): (?P<code>[0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
 
 
 _KINDS = [(name, pattern, word) for (name, (pattern, *_rest)), word in

@@ -292,32 +292,30 @@ def assemble(parts, *, nodes, gpus_per_node, burst_h, repair_h, name, year=None)
     firsts = [p["first"][1] if p["fmt"] == "rfc3164" and isinstance(p["rec"], list) else None for p in parts]
     parts = [finish(p, b) if isinstance(p["rec"], list) else p
              for p, b in zip(parts, place_years(firsts, year))]
-    recs = [p["rec"].assign(part=i) for i, p in enumerate(parts)]
-    if len(recs) == 1:
-        rec = recs[0].reset_index(drop=True)
-    else:
-        with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
-            warnings.simplefilter("ignore", FutureWarning)
-            rec = pd.concat([r for r in recs if len(r)] or recs[:1], ignore_index=True)
+    with warnings.catch_warnings():  # files whose records have no Xid: all-empty gpu/xid columns, same dtype
+        warnings.simplefilter("ignore", FutureWarning)
+        rec = pd.concat([p["rec"] for p in parts if len(p["rec"])] or [parts[0]["rec"]], ignore_index=True)
+    rec["part"] = np.repeat(np.arange(len(parts)), [len(p["rec"]) for p in parts])
     origin = min(min([p["first"]] + ([p["rec"]["at"].min()] if len(p["rec"]) else [])) for p in parts)
     last = max(max([p["last"]] + ([p["rec"]["at"].max()] if len(p["rec"]) else [])) for p in parts)
     rec["time_h"] = (rec["at"].to_numpy("datetime64[ns]") - np.datetime64(origin, "ns")) / np.timedelta64(3_600_000_000_000, "ns")
     window = (0.0, float((last - origin) / pd.Timedelta(hours=1)))
-    hosts = set().union(*[p["hosts"] for p in parts]) if nodes is None else set()
-    earliest = {}  # per host, the first line's time of the earliest file it wrote in (ns)
-    if len(parts) > 1:
-        for p in sorted(parts, key=lambda p: p["first"], reverse=True):
-            earliest.update(dict.fromkeys(p["hosts"], np.datetime64(p["first"], "ns").astype(np.int64)))
+    seen_at = pd.concat([p["seen"] for p in parts])  # per host, its last line; and the first line of its earliest file
+    code, names = pd.factorize(seen_at.index.to_numpy(object))
+    last_ns = np.full(len(names), np.iinfo(np.int64).min)
+    np.maximum.at(last_ns, code, seen_at.to_numpy("datetime64[ns]").astype(np.int64))
+    first_ns = np.full(len(names), np.iinfo(np.int64).max)
+    np.minimum.at(first_ns, code, np.repeat([np.datetime64(p["first"], "ns").astype(np.int64) for p in parts],
+                                            [len(p["seen"]) for p in parts]))
+    seen_at = pd.Series(last_ns.astype("datetime64[ns]"), index=pd.Index(names, dtype=object)).sort_index()
+    earliest = dict(zip(names.tolist(), first_ns.tolist())) if len(parts) > 1 else {}
 
     def wrote_before(node, flag, at):  # flag: the node wrote before the line in its own file; at: ns
         return flag or earliest.get(node, at) < at
 
     labels = [p["label"] for p in parts]
     log = _build(rec, window, burst_h, repair_h, wrote_before, labels)
-    n_nodes = nodes if nodes is not None else max(len(hosts), 1)
-    seen_at = pd.concat([p["seen"] for p in parts])
-    if len(parts) > 1 or not seen_at.index.is_monotonic_increasing:
-        seen_at = seen_at.groupby(level=0).max()
+    n_nodes = nodes if nodes is not None else max(len(seen_at), 1)
     last_seen = ((seen_at - origin) / pd.Timedelta(hours=1)).astype(float).rename("last_seen_h").rename_axis("node")
     return XidLog(log["events"], window, xid_events=log["xid"], log_format=parts[0]["fmt"],
                   n_lines=sum(p["n_lines"] for p in parts), origin=origin, cause_columns=["category", "component"],

@@ -20,6 +20,7 @@ import codecs
 import io
 import os
 from datetime import datetime
+from itertools import compress, repeat
 from pathlib import Path
 
 import numpy as np
@@ -30,10 +31,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...base.progress import steps
 from ...errors import CorruptFileError, EmptyDataError, KernelLogError
-from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, kernel_xid, line_record,
-                        other_times, place_years, sniff_format, syslog_times, writer_of)
-from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SIX, _SYSTEMD, _firsts, _host_words, _keyed, _month,
-                        _time_ok)
+from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times, place_years,
+                        sniff_format, syslog_times, writer_of)
+from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _host_words, _keyed,
+                        _month, _time_ok, _xids)
 from .textinput import source_path
 
 __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
@@ -41,6 +42,7 @@ __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LI
 BLOCK = 16 << 20  #: bytes read at a time
 MAX_LINE = 16 << 20  #: a line longer than this is no log line
 _PAD = 128  # zero bytes after a block: a line's 88-byte window may run past the block's end
+_STEP = 1 << 20  # bytes searched for line ends at a time (a small temporary)
 
 
 class _Years:
@@ -134,7 +136,8 @@ class _Scan:
         self.fmt, self.label, self.host = fmt, label, host
         self.n = 0  # lines before the current block
         self.years = _Years()
-        self.hosts = {}  # host bytes -> [first line, last line, last time text, last year offset]
+        self.index = {}  # host bytes -> its number (in order of its first line)
+        self.hosts = [np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, object), np.zeros(0, np.int64)]
         self.rec = []  # (line, host bytes, kind, gpu, xid, time text, year offset, wrote before)
         self.first = self.last = None  # (line, time text, year offset) of the first and last line in the form
         self.bad, self.bad_first = 0, None
@@ -149,7 +152,7 @@ class _Scan:
             return self._json(lines)
         keyed = _keyed(ba, n, len(lines))
         pattern, fmt, label, rfc3164 = LINE[self.fmt], self.fmt, self.label, self.fmt == "rfc3164"
-        hosts, step, first, last = self.hosts, self.years.step, None, None
+        hosts, step, first, last, known = {}, self.years.step, None, None, self.index
         dmesg_host = self.host.encode("utf-8", "surrogatepass")
         for i, line in enumerate(lines):
             m = pattern.fullmatch(line)
@@ -165,24 +168,19 @@ class _Scan:
             else:
                 text, host, msg = m.groups()
             yoff = step(MONTHS[text[:3]]) if rfc3164 else 0
-            h = hosts.get(host)
-            if h is None:
-                hosts[host] = [k, k, text, yoff]
-            else:
-                h[1], h[2], h[3] = k, text, yoff
+            hosts.setdefault(host, [k])[1:] = k, text, yoff
             last = (k, text, yoff)
-            if first is None:
-                first = last
+            first = first or last
             if i in keyed:
                 found = line_record(msg, writer_of(fmt, msg), label, k, keyed=True)
                 if found is not None:
-                    self._add(k, host, found, text, yoff)
-        if self.first is None:
-            self.first = first
-        self.last = last or self.last
+                    self.rec.append((k, host, *found, text, yoff, host in known or hosts[host][0] < k))
+        self.first, self.last = self.first or first, last or self.last
+        self._merge(hosts)
         self.n += len(lines)
 
     def _json(self, lines):
+        hosts = {}
         for i, line in enumerate(lines):
             k = self.n + i + 1
             if not line.strip() or not line.lstrip().startswith(b"{"):
@@ -195,30 +193,34 @@ class _Scan:
                 raise KernelLogError(f"{self.label}, line {k}: the time {t} is in other units than line "
                                      f"{self.unit[1]} ({self.unit[2]}); give one journal export per file")
             host = name.encode("utf-8", "surrogatepass")
-            self._seen(k, host, t, 0)
+            hosts.setdefault(host, [k])[1:] = k, t, 0
+            self.first, self.last = self.first or (k, t, 0), (k, t, 0)
             found = line_record(msg, writer, self.label, k)
             if found is not None:
-                self._add(k, host, found, t, 0)
+                self.rec.append((k, host, *found, t, 0, host in self.index or hosts[host][0] < k))
+        self._merge(hosts)
         self.n += len(lines)
 
-    def _seen(self, k, host, text, yoff):
-        h = self.hosts.get(host)
-        if h is None:
-            self.hosts[host] = [k, k, text, yoff]
-        else:
-            h[1:] = k, text, yoff
-        if self.first is None:
-            self.first = (k, text, yoff)
-        self.last = (k, text, yoff)
+    def _merge(self, hosts):  # the hosts of a block read line by line: {host: [first line, last line, text, year]}
+        v = list(hosts.values())
+        self._hosts(list(hosts), *(np.array([x[j] for x in v], object if j == 2 else np.int64) for j in range(4)))
 
-    def _add(self, k, host, found, text, yoff):
-        self.rec.append((k, host, *found, text, yoff, self.hosts[host][0] < k))
+    def _hosts(self, names, first, *rest):
+        """Take a block's hosts (in order of their first line in it), each one's first line and its last line, time
+        text and year offset; their numbers, and how many hosts earlier blocks had."""
+        index, m = self.index, len(self.index)
+        index.update(zip([h for h in names if h not in index], range(m, m + len(names))))
+        g = np.fromiter(map(index.__getitem__, names), np.int64, len(names))
+        self.hosts = h = [np.concatenate([a, np.zeros(len(index) - m, a.dtype)]) for a in self.hosts]
+        h[0][g[g >= m]] = first[g >= m]
+        h[1][g], h[2][g], h[3][g] = rest
+        return g, m
 
     # -- classic syslog, a block at a time with numpy ------------------------------------------------
     def syslog_block(self, ba, n):
         """Read a block column-wise; False (nothing read) when a line is not in the common shape."""
         buf = np.frombuffer(ba, np.uint8)
-        nl = np.flatnonzero(buf[:n] == 10)
+        nl = np.concatenate([np.flatnonzero(buf[a:min(a + _STEP, n)] == 10) + a for a in range(0, n, _STEP)])
         ends = nl if ba[n - 1] == 10 else np.append(nl, n)
         s = np.empty(ends.size, np.int64)
         s[:1], s[1:] = 0, ends[:-1] + 1
@@ -240,36 +242,42 @@ class _Scan:
             if width == 64:
                 grid = as_strided(buf, (buf.size - 88, 88), (1, 1))[s]
             hl, host = _host_words(grid, grid.view("<u8"), width)
-            stop = grid[np.arange(s.size), 16 + hl]
+            stop = grid.ravel()[np.arange(s.size) * grid.shape[1] + 16 + hl]
             if ((stop == 32) & (hl >= 1) & (s + 17 + hl <= ends)).all():
                 break
         else:
             return False  # a host of 64 bytes or more, a control byte in it, or no message
         enc = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), s.size, [None, pa.py_buffer(host)])
         enc = enc.dictionary_encode()
-        code = enc.indices.to_numpy()
-        names = [b.rstrip(b"\0") for b in enc.dictionary.to_pylist()]
+        code, names = enc.indices.to_numpy(), enc.dictionary
+        names = np.frombuffer(names.buffers()[1], f"S{width}", len(names), names.offset * width).tolist()  # no \0
         yoff = self._block_years(month)
-        self._block_hosts(code, names, grid, yoff, num)
-        tag = as_strided(buf, (buf.size - 8, 8), (1, 1))[s + 17 + hl].view("<u8")[:, 0]
-        cand = np.flatnonzero(((tag & _SIX) == _KERNEL) | (tag == _SYSTEMD))
-        if cand.size:
-            off = np.empty(s.size + 1, np.int64)
-            off[:-1], off[-1] = s, ends[-1]
-            view = pa.Array.from_buffers(pa.large_binary(), s.size, [None, pa.py_buffer(off), pa.py_buffer(ba)])
-            some = view.take(pa.array(cand))
+        g, m, first = self._block_hosts(code, names, grid, yoff, num)
+        at = s + 17 + hl  # each line's message, its writer's tag first
+        word = as_strided(np.frombuffer(ba, "<u8", buf.size // 8), (buf.size - 8,), (1,))  # 8 bytes from each byte
+        tag = word[at]
+        cand = (tag & _SIX) == _KERNEL
+        sd = np.flatnonzero(tag == _SYSTEMD)  # systemd-shutdown: the only other writer read
+        cand[sd] = word[at[sd] + 8] == _SHUTDOWN
+        cand = np.flatnonzero(cand)
+        if cand.size:  # RE2 on the candidates' messages (from the tag to the line's end)
+            off = np.empty(3 * s.size + 1, np.int64)
+            off[0:-1:3], off[1::3], off[2::3], off[-1] = s, at, ends, ends[-1]
+            view = pa.Array.from_buffers(pa.large_binary(), 3 * s.size, [None, pa.py_buffer(off), pa.py_buffer(ba)])
+            some = view.take(pa.array(3 * cand + 1))
             keyed = pc.match_substring_regex(some, KEY_RE2)
-            hit = cand[keyed.to_numpy(zero_copy_only=False)]
-            lines = some.filter(keyed).to_pylist()
-            at = (17 + hl[hit]).tolist()
-            texts = grid[hit, :15].tobytes()
-            who = [names[c] for c in code[hit].tolist()]
-            size = (ends - s)[hit].tolist()  # a row may run on over passed-over lines: cut at the line's end
-            for j, (i, k, line, a, b) in enumerate(zip(hit.tolist(), num[hit].tolist(), lines, at, size)):
-                msg = line[a:b]
-                found = kernel_xid(msg) or line_record(msg, writer_of("rfc3164", msg), self.label, k, keyed=True)
+            hit, some = cand[keyed.to_numpy(zero_copy_only=False)], some.filter(keyed)
+            gpu, xid, sure = _xids(some)
+            c = code[hit]
+            k, who, texts, year, w = (num[hit].tolist(), list(map(names.__getitem__, c.tolist())),
+                                      grid[hit, :15].copy().view("S15")[:, 0].tolist(), yoff[hit].tolist(),
+                                      ((g[c] < m) | (first[c] < hit)).tolist())
+            rec = list(compress(zip(k, who, repeat("xid"), gpu, xid.tolist(), texts, year, w), sure))
+            for j, msg in zip(np.flatnonzero(~sure).tolist(), some.filter(pa.array(~sure)).to_pylist()):
+                found = line_record(msg, writer_of("rfc3164", msg), self.label, k[j], keyed=True)  # the rules
                 if found is not None:
-                    self._add(k, who[j], found, texts[15 * j:15 * j + 15], int(yoff[i]))
+                    rec.append((k[j], who[j], *found, texts[j], year[j], w[j]))
+            self.rec += sorted(rec) if not sure.all() else rec
         self.n += total
         return True
 
@@ -280,21 +288,14 @@ class _Scan:
         return np.repeat(offs, np.diff(np.append(at, month.size)))
 
     def _block_hosts(self, code, names, grid, yoff, num):
-        k = len(names)
-        last = np.zeros(k, np.int64)
-        last[code] = np.arange(code.size)
-        texts = grid[last, :15].tobytes()
-        first, line, year = num[_firsts(code, k)].tolist(), num[last].tolist(), yoff[last].tolist()
-        hosts = self.hosts
-        for j, name in enumerate(names):
-            h = hosts.get(name)
-            if h is None:
-                hosts[name] = [first[j], line[j], texts[15 * j:15 * j + 15], year[j]]
-            else:
-                h[1], h[2], h[3] = line[j], texts[15 * j:15 * j + 15], year[j]
-        if self.first is None:
-            self.first = (int(num[0]), bytes(grid[0, :15]), int(yoff[0]))
+        """Take a block's hosts; their numbers, the hosts of earlier blocks, each one's first row in the block."""
+        first, last = np.zeros(len(names), np.int64), np.zeros(len(names), np.int64)
+        first[code[::-1]], last[code] = np.arange(code.size)[::-1], np.arange(code.size)
+        text = np.frombuffer(grid[last, :15].tobytes(), "S15").astype(object)
+        g, m = self._hosts(names, num[first], num[last], text, yoff[last])
+        self.first = self.first or (int(num[0]), bytes(grid[0, :15]), int(yoff[0]))
         self.last = (int(num[-1]), bytes(grid[-1, :15]), int(yoff[-1]))
+        return g, m, first
 
     def utf8(self, ba, n):
         """Count the block's lines that are not UTF-8 (they are read with replacement characters)."""
@@ -340,7 +341,7 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
                 step(n >> 20)
     if scan.first is None:
         raise KernelLogError(f"{label}: no line is in the {fmt} form; give log_format= or another file")
-    return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": scan.hosts,
+    return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": [list(scan.index), *scan.hosts],
             "first": scan.first, "last": scan.last, "years": scan.years.most, "mtime_year": mtime_year,
             "bad_utf8": (scan.bad, scan.bad_first), "unit": scan.unit and scan.unit[0]}
 
@@ -371,22 +372,23 @@ def _chain(first, rest):
 
 
 def finish(part, base_year=None):
-    """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps), hosts (a set)
-    and seen (a Series: host -> time of its last line).  ``base_year`` is the year of an RFC 3164 file's first
-    line."""
+    """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps) and seen (a
+    Series: every host that wrote a line -> the time of its last line; a name twice when two byte names read alike
+    once decoded, :func:`~.kernlog.assemble` takes the later).  ``base_year`` is the year of an RFC 3164
+    file's first line."""
     fmt, label = part["fmt"], part["label"]
     rows = part.pop("rec")
-    hosts = part.pop("hosts")
-    names = list(hosts)
-    lines = [r[0] for r in rows] + [part["first"][0], part["last"][0]] + [hosts[h][1] for h in names]
-    texts = [r[5] for r in rows] + [part["first"][1], part["last"][1]] + [hosts[h][2] for h in names]
+    names, _, last, last_text, last_year = part.pop("hosts")
+    cols = list(zip(*rows)) or [()] * 8
+    lines = [*cols[0], part["first"][0], part["last"][0], *last.tolist()]
+    texts = [*cols[5], part["first"][1], part["last"][1], *last_text.tolist()]
     if fmt == "rfc3164":
         if base_year is None:
             if part["mtime_year"] is None:
                 raise KernelLogError(f"{label}: syslog lines do not say the year; give year= (the year of line "
                                      f"{part['first'][0]}, the log's first)")
             base_year = part["mtime_year"] - part["years"]
-        offs = [r[6] for r in rows] + [part["first"][2], part["last"][2]] + [hosts[h][3] for h in names]
+        offs = [*cols[6], part["first"][2], part["last"][2], *last_year.tolist()]
         at = syslog_times(texts, base_year + np.asarray(offs, np.int64), label, lines)
     elif fmt == "json":
         at = pd.to_datetime(np.asarray(texts, np.int64), unit=part["unit"] or "us").to_numpy("datetime64[ns]")
@@ -394,13 +396,9 @@ def finish(part, base_year=None):
         at = other_times(texts, fmt, label, lines)
     k = len(rows)
     decode = {h: h.decode("utf-8", "replace") for h in names}
-    rec = pd.DataFrame({"line": np.array([r[0] for r in rows], np.int64),
-                        "node": np.array([decode[r[1]] for r in rows], object),
-                        "kind": np.array([r[2] for r in rows], object), "gpu": np.array([r[3] for r in rows], object),
-                        "xid": np.array([r[4] for r in rows], float), "at": at[:k],
-                        "wrote_before": np.array([r[7] for r in rows], bool)})
+    rec = pd.DataFrame({"line": np.array(cols[0], np.int64), "node": np.array([decode[h] for h in cols[1]], object),
+                        "kind": np.array(cols[2], object), "gpu": np.array(cols[3], object),
+                        "xid": np.array(cols[4], float), "at": at[:k], "wrote_before": np.array(cols[7], bool)})
     seen = pd.Series(at[k + 2:], index=pd.Index([decode[h] for h in names], dtype=object))
-    if not seen.index.is_unique:  # two byte names that read alike once decoded
-        seen = seen.groupby(level=0).max()
-    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), hosts=set(seen.index), seen=seen)
+    part.update(rec=rec, first=pd.Timestamp(at[k]), last=pd.Timestamp(at[k + 1]), seen=seen)
     return part

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .kernlines import KEY_RE2, MONTHS
+from .kernlines import KEY_RE2, MAX_XID, MONTHS, XID_RE2
 
 __all__ = []
 
@@ -24,6 +24,7 @@ _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uin
 _SIX = np.uint64((1 << 48) - 1)
 _KERNEL = np.frombuffer(b"kernel\0\0", "<u8")[0]
 _SYSTEMD = np.frombuffer(b"systemd-", "<u8")[0]
+_SHUTDOWN = np.frombuffer(b"shutdown", "<u8")[0]
 _MONTH_CODES = {int.from_bytes(k, "little"): v for k, v in MONTHS.items()}
 _MKEYS = np.array(sorted(_MONTH_CODES), np.uint64)
 _MVALS = np.array([_MONTH_CODES[int(k)] for k in _MKEYS], np.int64)
@@ -41,6 +42,17 @@ def _keyed(ba, n, count):
     return set(np.flatnonzero(pc.match_substring_regex(view, KEY_RE2).to_numpy(zero_copy_only=False)).tolist())
 
 
+def _xids(msgs):
+    """``(gpu, xid, usual)`` of messages (Arrow binary, after the host): the usual kernel Xid line (one "NVRM: Xid",
+    a code up to MAX_XID) read with RE2 as :func:`~.kernlines.line_record` reads it; any other is for line_record."""
+    x = pc.extract_regex(msgs, XID_RE2)
+    bus, code = (f.cast(pa.string()) for f in x.flatten())
+    code = code.fill_null("0").cast(pa.int64()).to_numpy()
+    usual = pc.and_(x.is_valid(), pc.equal(pc.count_substring(msgs, "NVRM: Xid"), 1)).to_numpy(False)
+    usual &= code <= MAX_XID
+    return pc.replace_substring_regex(pc.utf8_lower(bus), r"\.0$", "").to_pylist(), code, usual
+
+
 def _month(w0):
     """Month (1-12, 0 unknown) of each line from its first word."""
     key = w0 & np.uint64(0xFFFFFF)
@@ -56,11 +68,10 @@ def _masks(spec):
 
 
 _DIGITS = (5, 7, 8, 10, 11, 13, 14)  # the time's digits; 3, 6, 15 spaces, 9, 12 colons; 4 a digit or space
-_HIGH = [_masks({i - 8 * w: (0xF0, 0x30) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
+_BYTES = {**{i: (0xF0, 0x30) for i in _DIGITS}, **{i: (0xFF, c) for i, c in zip((3, 6, 9, 12, 15), b"  :: ")}}
+_SHAPE = [_masks({i - 8 * w: mv for i, mv in _BYTES.items() if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
 _LOWN = [_masks({i - 8 * w: (0x0F, 0x06) for i in _DIGITS if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
 _SIXTEEN = [_masks({i - 8 * w: (0x10, 0x10) for i in _DIGITS if 8 * w <= i < 8 * w + 8})[1] for w in (0, 1)]
-_FIXED = [_masks({i - 8 * w: (0xFF, c) for i, c in {3: 32, 6: 32, 9: 58, 12: 58, 15: 32}.items()
-                  if 8 * w <= i < 8 * w + 8}) for w in (0, 1)]
 
 
 def _time_ok(rows):
@@ -68,25 +79,17 @@ def _time_ok(rows):
     ok = np.ones(rows.shape[0], bool)
     for w in (0, 1):
         x = rows[:, w]
-        ok &= (x & _HIGH[w][0]) == _HIGH[w][1]
-        ok &= ((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0
-        ok &= (x & _FIXED[w][0]) == _FIXED[w][1]
+        ok &= ((x & _SHAPE[w][0]) == _SHAPE[w][1]) & (((x & _LOWN[w][0]) + _LOWN[w][1]) & _SIXTEEN[w] == 0)
     c4 = (rows[:, 0] >> np.uint64(32)) & np.uint64(255)
-    return ok & ((c4 == 32) | ((c4 >= 48) & (c4 <= 57)))
+    return ok & ((c4 == 32) | (c4 - np.uint64(48) <= np.uint64(9)))
 
 
 def _host_words(grid, rows, width):
     """``(length, words)`` of the host in the ``width`` bytes from byte 16: the bytes before the first byte at or
     below a space, and its words with every byte from that one on set to 0."""
     hl = np.argmax(grid[:, 16:16 + width] <= 32, axis=1)
-    return hl, rows[:, 2:2 + width // 8] & _KEEP[width][hl]
+    return hl, rows[:, 2:2 + width // 8] & _KEEP[width].take(hl, axis=0)
 
 
 #: per window and host length, the masks of the window's words
 _KEEP = {w: _LOW[np.clip(np.arange(w + 1)[:, None] - 8 * np.arange(w // 8), 0, 8)] for w in (32, 64)}
-
-
-def _firsts(code, k):
-    first = np.zeros(k, np.int64)
-    first[code[::-1]] = np.arange(code.size)[::-1]
-    return first

@@ -168,10 +168,10 @@ def test_a_realistic_fleet_log_reads_to_the_generator_truth_and_the_plain_loop(t
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_folder_shares_hold_each_file_once_and_leave_this_process_room_to_assemble(seed, tmp_path):
+def test_folder_shares_hold_each_file_once_and_give_the_workers_room_to_start(seed, tmp_path):
     import itertools
 
-    from relmodel.data.formats.kernfolder import ASSEMBLY, _shares
+    from relmodel.data.formats.kernfolder import START, _shares
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 5000, 8).tolist()
     files = []
@@ -180,9 +180,9 @@ def test_folder_shares_hold_each_file_once_and_leave_this_process_room_to_assemb
         files.append(tmp_path / f"f{i}")
     shares = _shares(files, 2)
     assert sorted(i for s in shares for i in s) == list(range(8)) and all(s == sorted(s) for s in shares)
-    head = ASSEMBLY * sum(sizes) / 2
-    load = [head + sum(sizes[i] for i in shares[0]), sum(sizes[i] for i in shares[1])]
-    best = min(max(head + sum(n for n, a in zip(sizes, pick) if a), sum(n for n, a in zip(sizes, pick) if not a))
+    head = START * sum(sizes) / 2
+    load = [sum(sizes[i] for i in shares[0]), head + sum(sizes[i] for i in shares[1])]
+    best = min(max(sum(n for n, a in zip(sizes, pick) if a), head + sum(n for n, a in zip(sizes, pick) if not a))
                for pick in itertools.product([0, 1], repeat=8))
     assert max(load) <= best * 4 / 3 + 1  # largest-first's bound (Graham, 1969)
 
