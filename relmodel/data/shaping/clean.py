@@ -146,7 +146,7 @@ def _group_cummax_prev(values, group):
     return prev
 
 
-def clean_events(events, causes, win, codes=None, cause_codes=None):
+def clean_events(events, causes, win, codes=None, cause_codes=None, with_order=False):
     """Apply the log rules to ``events`` (row, start_h, end_h, node, causes, planned).
 
     ``events`` is a DataFrame or a dict of equal-length arrays (rows in row
@@ -154,7 +154,9 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     ``cause_codes`` integer codes per cause column (computed when not given).
     Returns ``(events, problems, codes)``: events sorted by start then row,
     with an ``overlaps`` column; problems one row per flagged row; and the
-    node codes of the returned events.
+    node codes of the returned events.  ``with_order`` adds a fourth: the
+    positions of the returned events sorted by node, start and row (the sort
+    the rules already made, for :func:`merged_outages`).
     """
     cols = {c: np.asarray(events[c]) for c in events} if isinstance(events, dict) else \
         {c: events[c].to_numpy() for c in events.columns}
@@ -199,16 +201,23 @@ def clean_events(events, causes, win, codes=None, cause_codes=None):
     overlaps[order[over_sorted]] = True
     is_kept = np.zeros(s.size, bool)
     is_kept[order] = True
-    del order, over_sorted
+    del over_sorted
     kept = np.flatnonzero(is_kept)  # rows kept, in row order (no sort)
     del is_kept
     final = kept if _is_sorted(s) and _is_sorted(r) else kept[np.lexsort([r[kept], s[kept]])]
+    by_node = None
+    if with_order:  # the node-then-start order of the kept rows, as positions among the returned events
+        at = np.empty(s.size, np.int64)
+        at[final] = np.arange(final.size)
+        by_node = at[order]
+    del order
     take = keep[final]
     out = pd.DataFrame({k: v[take] for k, v in cols.items()}, copy=False)  # fresh arrays: no block copies
     out["overlaps"] = overlaps[final]
     problems = [_flag(cols, np.sort(i), p, a) for p, a, i in flags if len(i)]
     problems = pd.concat(problems or [empty_problems()], ignore_index=True)
-    return out, problems.sort_values("row", kind="stable").reset_index(drop=True), c[final]
+    problems = problems.sort_values("row", kind="stable").reset_index(drop=True)
+    return (out, problems, c[final], by_node) if with_order else (out, problems, c[final])
 
 
 def _flag(cols, idx, problem, action):
@@ -255,14 +264,15 @@ def _simultaneous(start, code):
     return out
 
 
-def merged_outages(events, codes=None):
+def merged_outages(events, codes=None, order=None):
     """Per node, outages merged where they overlap, sorted by node then start.
 
+    ``order`` is the rows' node-then-start order when already known (:func:`clean_events`).
     Returns ``(node code, start_h, end_h, sorted node keys)`` as arrays.
     """
     code, keys = node_codes(events["node"].to_numpy(object)) if codes is None else codes
     start = events["start_h"].to_numpy(float)
-    order = _by_node_then_start(code, start)
+    order = _by_node_then_start(code, start) if order is None else order
     if code.size and code.min() >= 0:   # the codes in order, counted rather than gathered
         code = np.repeat(np.arange(int(code.max()) + 1, dtype=code.dtype), np.bincount(code))
     else:

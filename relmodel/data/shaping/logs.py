@@ -147,7 +147,9 @@ class InterruptionLog:
         """Per node, outages merged where they overlap (kept while ``events`` is the same object)."""
         cache = getattr(self, "_merged_cache", None)
         if cache is None or cache[0] is not self.events:
-            self._merged_cache = (self.events, merged_outages(self.events, self._codes()))
+            known = getattr(self, "_order_cache", None)  # the node order the log's rules sorted by, when read
+            order = known[1] if known is not None and known[0] is self.events else None
+            self._merged_cache = (self.events, merged_outages(self.events, self._codes(), order))
         return self._merged_cache[1]
 
     def _codes(self):
@@ -246,7 +248,7 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     if last_healthy:
         cols["healthy_h"] = _healthy_hours(df, last_healthy, label, origin, time_format, time_unit)
     del df, t_start, t_end
-    events, problems, codes = clean_events(cols, causes, win, codes, cause_codes)
+    events, problems, codes, by_node = clean_events(cols, causes, win, codes, cause_codes, with_order=True)
     serious = problems[problems["problem"] != "simultaneous"]
     if len(serious):
         counts = serious["problem"].value_counts().to_dict()
@@ -255,6 +257,7 @@ def read_log(source, *, start, end=None, node=None, cause=None, planned=None, ti
     log = InterruptionLog(events, win, origin=origin, cause_columns=causes, name=name or str(label),
                           n_nodes=n_nodes, gpus_per_node=gpus_per_node, problems=problems)
     log._node_cache = (events, (codes, sorted_keys))
+    log._order_cache = (events, by_node)
     return log
 
 
