@@ -91,6 +91,9 @@ SUITE_PARAMS = {"n_gpus": 65536, "ckpt_cost": "2min", "n_boot": 20, "n_runs": 20
 
 #: Small values for the shared report of a log with custom column names.
 CUSTOM_PARAMS = {"n_boot": 20, "n_runs": 20, "work": "5d", "sizes": [4096, 16384, 65536]}
+#: Its pages: those that read the log's own rows (pages 05-07 on a user's log are the shared ``pages678_user``
+#: and the held-out logs' renders).
+CUSTOM_PAGES = ("01", "02", "03", "04", "08", "09")
 
 
 def _shared_root(tmp_path_factory):
@@ -162,7 +165,7 @@ def _custom_args(root):
 
     log = odd_log(root / "our outages.csv")
     return ["-p", f"log={log}", *[a for k, v in ODD.items() for a in ("-p", f"{k}='{v}'")],
-            *_options(CUSTOM_PARAMS)]
+            *_options(CUSTOM_PARAMS), *[a for n in CUSTOM_PAGES for a in ("-n", n)]]
 
 
 #: GPU counts of the shared sweep of every notebook taking ``n_gpus`` (tests/report/notebook_pages/test_scale_reports.py).

@@ -190,8 +190,13 @@ def test_a_fleet_with_bad_nodes_says_what_the_lifecycle_gives_beside_the_headlin
     assert "Simulated over 30 d of training on 64 nodes" in dec.fleet_note
 
 
-def test_a_job_that_cannot_progress_gets_no_interval_to_run(tmp_path):
-    summary, index, _ = _render(tmp_path / "r", "n_gpus=1048576")
+def test_a_job_that_cannot_progress_gets_no_interval_to_run(scale_sweep):
+    """Llama 3's counts at 1,048,576 GPUs: the session's shared sweep renders pages 03, 04 and 09 there
+    (tests/conftest.py), as ``relmodel report -p n_gpus=1048576`` would."""
+    runs = json.loads((scale_sweep.path / "summary.json").read_text())["runs"]
+    folder = scale_sweep.path / next(r["folder"] for r in runs if r["values"]["n_gpus"] == 1_048_576)
+    summary, index = json.loads((folder / "summary.json").read_text()), _text(folder / "index.html")
+    assert summary["status"] == "complete", summary["failed"]
     said = summary["decisions"]["interval"]
     assert said.startswith("No checkpoint interval makes this job useful") and said in index
     restart = next(r for r in summary["records"]["04_requirements_at_scale"]["swings"] if r["input"] == "restart")
