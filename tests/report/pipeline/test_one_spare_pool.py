@@ -37,8 +37,12 @@ def _h100_idle(page6):
 
 
 @pytest.fixture(scope="module")
-def bundled(tmp_path_factory):
-    return _render(tmp_path_factory.mktemp("pool") / "r")
+def bundled(suite_report):
+    """Pages 04 and 06 of the session's shared report of the bundled data (tests/conftest.py)."""
+    folder = suite_report.path
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["status"] == "complete", summary["failed"]
+    return summary, _text(folder / "04_requirements_at_scale.html"), _text(folder / "06_designs.html")
 
 
 def test_the_designs_hold_the_requirements_pages_spare_nodes(bundled):
