@@ -28,14 +28,11 @@ interruptions.
 import math
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 from ...errors import InfeasibleTargetError, ModelInputError
 
-__all__ = ["restart_terms", "law_ettr", "best_law_ettr", "required_mean", "needed_job_mtbf", "ettr_at", "MAX_TERMS"]
-
-#: Most checkpoint segments summed per cycle (the tail beyond them is bounded by the law's mean residual).
-MAX_TERMS = 200_000
+__all__ = ["restart_terms", "law_ettr", "best_law_ettr", "required_mean", "needed_job_mtbf", "ettr_at", "TAIL_AFTER"]
 
 
 def restart_terms(restart_h, restart_model=None, n_gpus=None):
@@ -55,11 +52,27 @@ def _check_law(law):
     return float(mean)
 
 
+#: Survival functions of scipy's frozen laws at ``x`` (times over the law's scale) and the shape, written out:
+#: the renewal sums below take up to 200,000 values per call, where scipy's argument checks and its general
+#: Burr formula (for the log-logistic) cost ten times the arithmetic.
+_PLAIN_SF = {"expon": lambda x: np.exp(-x), "weibull_min": lambda x, k: np.exp(-x ** k),
+             "lognorm": lambda x, s: special.ndtr(-np.log(x) / s), "gamma": lambda x, a: special.gammaincc(a, x),
+             "fisk": lambda x, c: 1.0 / (1.0 + x ** c)}
+
+
 def _sf(law, t, mean_h):
     """Survival of ``law`` rescaled in time to mean ``mean_h``, at times ``t`` (hours)."""
     if law is None:
         return np.exp(-np.asarray(t) / mean_h)
-    return np.asarray(law.sf(np.asarray(t) * (_check_law(law) / mean_h)), dtype=float)
+    stretched = np.asarray(t, dtype=float) * (_check_law(law) / mean_h)
+    frozen = getattr(law, "dist", None)
+    plain = _PLAIN_SF.get(getattr(getattr(frozen, "dist", None), "name", None))
+    if (plain is not None and set(frozen.kwds) <= {"scale"} and len(frozen.args) == frozen.dist.numargs
+            and not any(np.ndim(a) for a in frozen.args)):
+        with np.errstate(divide="ignore", over="ignore"):
+            x = np.maximum(stretched, 0.0) / float(frozen.kwds.get("scale", 1.0))
+            return plain(x, *map(float, frozen.args))
+    return np.asarray(law.sf(stretched), dtype=float)
 
 
 def law_ettr(tau_h, mean_h, law, ckpt_h, reload_h, downtime_h=0.0):
@@ -77,11 +90,34 @@ def law_ettr(tau_h, mean_h, law, ckpt_h, reload_h, downtime_h=0.0):
         k = np.arange(start, start + terms)
         s = _sf(law, reload_h + k * period, m)
         total += float(s.sum())
-        if s[-1] < 1e-13 * max(total, 1e-300) or start + terms > MAX_TERMS:
+        if s[-1] < 1e-13 * max(total, 1e-300):
             break
         start += terms
         terms *= 2
+        if start + terms > TAIL_AFTER:  # a long tail: the rest of the sum is its integral (midpoint rule)
+            total += _tail(law, reload_h + (start - 0.5) * period, m) / period
+            break
     return tau * total / (downtime_h + m)
+
+
+#: Terms of a renewal sum added one by one before the rest is taken as an integral (its error, by the
+#: Euler-Maclaurin formula, about a 10^-8 share of the rest for a power-law tail).
+TAIL_AFTER = 4096
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
+
+
+def _tail(law, start_h, mean_h):
+    """Integral of the rescaled survival from ``start_h`` to infinity, on a log scale (u = start_h e^s: unit
+    steps of s, 24-point Gauss-Legendre on each), stopped where a block of 16 steps adds under 1e-15."""
+    total = 0.0
+    for first in range(0, 688, 16):
+        s = first + np.arange(16)[:, None] + (_NODES + 1) / 2
+        u = start_h * np.exp(s)
+        part = float(np.sum(_sf(law, u, mean_h) * u * _WEIGHTS / 2))
+        total += part
+        if part <= 1e-15 * total:
+            break
+    return total
 
 
 def best_law_ettr(mean_h, law, ckpt_h, reload_h, downtime_h=0.0):

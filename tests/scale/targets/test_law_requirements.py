@@ -122,3 +122,26 @@ def test_requirements_table_agrees_with_required_node_mtbf(weibull):
         assert node == pytest.approx(required_node_mtbf(n, 0.9, "1min", model, fixed_rate_per_h=0, law=weibull,
                                                         law_of="job gaps"),
                                      rel=1e-9)
+
+
+@pytest.mark.parametrize("m", [50.0, 2000.0, 1e5])
+def test_a_fitted_exponential_law_gives_the_closed_form_at_short_intervals(m):
+    """With thousands of checkpoint periods per failure the renewal sum is long: summed (and its tail
+    integrated), an exponential law fitted by relmodel must give the exponential closed form (law=None)."""
+    law = relmodel.fit(np.random.default_rng(2).exponential(5, 400), "exponential")
+    for tau in (0.001, 0.01, 1.0):
+        assert law_ettr(tau, m, law, 0.02, 0.1) == pytest.approx(law_ettr(tau, m, None, 0.02, 0.1), rel=1e-8)
+
+
+@pytest.mark.parametrize("m, tau", [(5.0, 0.1), (2000.0, 0.1)])
+def test_a_heavy_tailed_law_against_a_long_plain_sum(m, tau):
+    """A log-logistic of shape near 1.2 (its survival falls as t^-1.2): the renewal sum written here in
+    plain numpy, 2e7 terms and the x^-c integral of the rest (the rest is under 2% of the sum)."""
+    law = relmodel.fit(np.random.default_rng(2).weibull(0.8, 400) * 10, "loglogistic")
+    c, scale = law.params["shape"], law.params["scale"]
+    period, reload, stretch = tau + 0.02, 0.1, law.mean_h / m / law.params["scale"]
+    k = np.arange(1, 20_000_001, dtype=float)
+    total = np.sum(1.0 / (1.0 + ((reload + k * period) * stretch) ** c))
+    total += (period * stretch) ** -c * (k[-1] + 0.5) ** (1 - c) / (c - 1)
+    assert 1.1 < c < 1.3 and scale > 0
+    assert law_ettr(tau, m, law, 0.02, reload) == pytest.approx(tau * total / m, rel=1e-6)
