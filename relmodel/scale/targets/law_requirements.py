@@ -19,6 +19,9 @@ failure clock starts at the reload, so a cycle lasts D + X, X ~ F, and saves
     ETTR(τ) = τ sum_{k >= 1} S(R_l + k (τ + δ)) / (D + M),
 
 S = 1 - F.  With S exponential this is Daly's exact model with R_eff.  The
+sum takes its first 3,840 terms one by one and the rest as its integral
+(midpoint rule, Euler-Maclaurin error about 1e-8 of the rest), so a short
+period beside M, or a heavy tail, loses nothing.  The
 best τ is found numerically and M* by a root search on the best ETTR.
 Treating each interruption as a renewal of the job's failure clock is the
 assumption: it holds for a fitted law of the job's own times between
