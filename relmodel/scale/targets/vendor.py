@@ -84,6 +84,9 @@ class VendorRequirement(Result):
     node_hardware_per_day: float
     reachable: bool
     conf: float
+    #: The decision's node requirement and today's figure, which count the network's faults against the nodes too.
+    all_causes_node_mtbf_h: object = None
+    all_causes_observed_h: object = None
 
     @property
     def afr_node(self):
@@ -145,7 +148,17 @@ class VendorRequirement(Result):
                 now += f", {number(1 / self.improvement, 2)}× better than needed already"
         return (f"Demand from the node vendor a node hardware MTBF of {hours_text(self.node_mtbf_h)}{rng}: an AFR "
                 f"of {afr_text(self.afr_node, 'node')}, {afr_text(self.afr_gpu, 'GPU')} ({hours_text(self.gpu_mtbf_h)} "
-                f"per GPU), counting the GPUs and the host only, with {held}{now}.")
+                f"per GPU), counting the GPUs and the host only, with {held}{now}.{self._beside_headline()}")
+
+    def _beside_headline(self):
+        """How this figure meets the headline's node requirement, where the network makes them differ."""
+        if not (self.network_per_day > 0 and _finite(self.all_causes_node_mtbf_h)
+                and hours_text(self.all_causes_node_mtbf_h) != hours_text(self.node_mtbf_h)):
+            return ""
+        today = (f" (today's nodes: {hours_text(self.all_causes_observed_h)})"
+                 if _finite(self.all_causes_observed_h) else "")
+        return (f" The headline's {hours_text(self.all_causes_node_mtbf_h)}{today} is the same target with the "
+                "network's faults counted against the nodes.")
 
 
 def _hardware_split(scaled):
@@ -205,4 +218,9 @@ def vendor_requirement(decision, *, n_boot=2000, seed=None):
         node_mtbf_lo=lo if reachable else None, node_mtbf_hi=(hi if hi is None or math.isfinite(hi) else math.inf)
         if reachable else None, observed_node_mtbf_h=observed, network_per_day=24 * net_rate,
         per_job_per_day=24 * job_rate, node_hardware_per_day=24 * node_rate, reachable=bool(reachable),
-        conf=float(decision.conf))
+        conf=float(decision.conf), all_causes_node_mtbf_h=_float_or_none(decision.required_node_mtbf_h),
+        all_causes_observed_h=_float_or_none(getattr(decision, "todays_node_mtbf_h", None)))
+
+
+def _float_or_none(x):
+    return float(x) if _finite(x) else None

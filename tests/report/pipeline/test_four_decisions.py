@@ -66,6 +66,22 @@ def test_vendor_mtbf_is_the_budget_left_after_network_and_per_job_causes(llama_d
     assert "22,500 h" in v.text() or f"{want:,.0f}"[:3] in v.text()
 
 
+def test_the_vendor_sentence_names_the_headlines_figure_and_todays_beside_it(llama_decision):
+    """Two node figures on one page read as one answer: the sentence says the headline's, from the hand counts."""
+    v = vendor_requirement(llama_decision, n_boot=50, seed=0)
+    m_req = needed_mtbf(0.9, 1 / 60, 10 / 60)
+    headline = NODES / (1 / m_req - PER_JOB / SPAN_H)
+    today = NODES * SPAN_H / (NODE_HW + NETWORK)
+    from relmodel.report.blocks import present as P
+    assert (f"The headline's {P.hours_text(headline)} (today's nodes: {P.hours_text(today)}) is the same target "
+            "with the network's faults counted against the nodes.") in v.text()
+    # without network causes the two figures are one, and nothing more is said
+    src = count_table(pd.DataFrame({"component": ["Faulty GPU", "Software Bug"], "count": [148, 54]}),
+                      n_gpus=16384, gpus_per_node=8, duration="54d")
+    d = relmodel.decide(src, 16384, 0.9, "1min", "10min", n_boot=50, seed=0, simulate=False)
+    assert "The headline's" not in vendor_requirement(d, n_boot=50, seed=0).text()
+
+
 def test_without_network_causes_the_vendor_figure_is_the_decisions():
     src = count_table(pd.DataFrame({"component": ["Faulty GPU", "Host Maintenance", "Software Bug"],
                                     "count": [148, 32, 54]}), n_gpus=16384, gpus_per_node=8, duration="54d")
