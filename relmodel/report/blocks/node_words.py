@@ -39,6 +39,7 @@ def nodes_sentences(records):
                        f"retiring (page 09).")
         else:
             out.append("At the planned size no retirement policy clearly beats never retiring (page 09).")
-    out.append("The headline above takes the nodes as interchangeable, at the log's average rate; page 09 simulates "
-               "the bad nodes, the repairs that leave their fault and the spare pool at the planned size.")
+    out.append("The headline above takes the nodes as interchangeable; page 09 runs the same plan (interval, "
+               "checkpoint cost, restart, today's rates) with the bad nodes, the repairs that leave their fault and "
+               "the spare pool at the planned size.")
     return out

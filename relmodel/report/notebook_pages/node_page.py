@@ -40,12 +40,13 @@ def estimate(src, population=None, seed=0):
         return None, f"The log cannot be read node by node: {e}"
 
 
-def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empirical"):
+def payoff(est, src, *, n_gpus, gpus_per_node, work, runs, seed, repair="empirical", decision=None):
     """``(PolicyComparison, inputs sentence)`` or ``(None, why)``: retirement policies over the planned run, as
-    :func:`relmodel.scale.lifecycle.fleet_answer` gives them (the decision's ``fleet`` holds the same)."""
+    :func:`relmodel.scale.lifecycle.fleet_answer` gives them (the decision's ``fleet`` holds the same), the job
+    run as ``decision`` plans it when there is one."""
     from ...scale.lifecycle.fleet_answer import fleet_answer
     ans = fleet_answer(est, src, n_gpus=n_gpus, gpus_per_node=gpus_per_node, work=work, runs=runs, seed=seed,
-                       repair=repair)
+                       repair=repair, decision=decision)
     return (ans.comparison, ans.said) if ans.comparison is not None else (None, ans.why)
 
 

@@ -54,13 +54,14 @@ def fleet_sentence(fleet):
     """The headline's ETTR beside the lifecycle's, when the log shows bad nodes."""
     if not fleet or not _ok(fleet.get("ettr_never")):
         return ""
-    text = (f"With the bad nodes this log shows simulated at the planned size (page 09), ETTR is "
+    text = (f"With the bad nodes this log shows simulated at the planned size on the same plan (page 09: this "
+            f"interval, checkpoint cost, restart and today's rates), ETTR is "
             f"{P.pct(fleet['ettr_never'])}{_range(fleet.get('ettr_never_lo'), fleet.get('ettr_never_hi'))} never "
             "retiring a node")
     if fleet.get("policy") and _ok(fleet.get("ettr_best")) and fleet["policy"] != "never retire":
         text += (f" and {P.pct(fleet['ettr_best'])}{_range(fleet.get('ettr_best_lo'), fleet.get('ettr_best_hi'))} "
                  f"retiring by \"{fleet['policy']}\"")
-    return text + "; the figures above take the nodes as interchangeable, at the log's average rate."
+    return text + "; the figures above take the nodes as interchangeable."
 
 
 def designs_of(merged):

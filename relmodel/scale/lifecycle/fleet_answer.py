@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...errors import RelmodelError
-from ...tables import count, duration
+from ...tables import count, duration, number
 
 __all__ = ["FleetAnswer", "fleet_answer", "fleet_figures", "with_fleet", "pulled", "MAX_NODES"]
 
@@ -55,9 +55,17 @@ def pulled(est, limit=10, floor=0.5):
     return nodes[nodes["p_bad"] >= floor].head(limit)
 
 
-def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, seed=None, repair="empirical"):
+def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, seed=None, repair="empirical",
+                 decision=None):
     """A :class:`FleetAnswer`: the fleet ``est`` describes, at ``n_gpus`` GPUs, with each retirement policy over
-    ``work`` of training (``runs`` paired runs a policy), repairs from ``source``'s log when it has them."""
+    ``work`` of training (``runs`` paired runs a policy), repairs from ``source``'s log when it has them.
+
+    With ``decision`` (:func:`relmodel.decide`'s answer for the same plan) the job runs as the decision plans it:
+    its checkpoint interval and cost, its restart after each failure, its nodes failing at the decision's
+    hardware rate for the planned size (today's rate, spread over good and bad nodes as ``est`` says) and its
+    own causes (software, collective timeouts) interrupting it at their rate without blaming a node, so never
+    retiring is the decision's answer with the bad nodes' life added. Without it, failures cost a 20-minute
+    recovery and no lost work (AIReSim's recovery-only count) at the log's average rates."""
     from ..sparing.repairs import repair_model
     from .payoff import compare_policies, lifecycle_model
     from .retirement import retire_top, score, threshold
@@ -85,7 +93,18 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
             law, how = 24.0, "24 h repairs (an assumption: the log's repair times could not be used)"
     else:
         how = "24 h repairs (an assumption: the log has no repair times)"
-    model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law)
+    plan, as_planned = {}, ""
+    if decision is not None and decision.hardware_per_day > 0:
+        plan = dict(node_rate=decision.hardware_per_day / 24, interval=decision.interval_h,
+                    ckpt_cost=decision.ckpt_cost_h, recovery=decision.restart_h,
+                    job_mtbf=24 / decision.fixed_per_day if decision.fixed_per_day > 0 else None)
+        own = (f" and the job's own causes {number(decision.fixed_per_day, 2)} times a day"
+               if decision.fixed_per_day > 0 else "")
+        as_planned = (f"; the job as the headline plans it: checkpoints every {duration(decision.interval_h)} "
+                      f"costing {duration(decision.ckpt_cost_h)}, restarts of {duration(decision.restart_h, digits=3)}, its "
+                      f"nodes failing {number(decision.hardware_per_day, 2)} times a day (today's rate at this size)"
+                      f"{own}")
+    model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law, **plan)
     top = pulled(est)
     policies = {"2 failures in 7 days": threshold(2, "7d"), "score": score()}
     if len(top):
@@ -96,7 +115,7 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
             f"and {count(model.spare_nodes)} spares; a good node's MTBF {duration(model.life.mean_h)}, "
             f"{model.bad_share:.1%} bad at {model.multiplier:.3g} times the rate, a repair leaving the fault "
             f"with chance {model.auto.unfixed:.2f}, {how}; a retired node replaced by a new one after "
-            f"{duration(model.replace_h)}; {runs:,} paired runs a policy.")
+            f"{duration(model.replace_h)}{as_planned}; {runs:,} paired runs a policy.")
     return FleetAnswer(cmp, said)
 
 
@@ -115,5 +134,5 @@ def with_fleet(decision, source, *, population=None, work="30d", runs=10, seed=N
     except RelmodelError as err:
         return dataclasses.replace(decision, fleet={}, fleet_note=f"The log cannot be read node by node: {err}")
     ans = fleet_answer(est, source, n_gpus=decision.n_gpus, gpus_per_node=decision.gpus_per_node, work=work,
-                       runs=runs, seed=seed, repair=repair)
+                       runs=runs, seed=seed, repair=repair, decision=decision)
     return dataclasses.replace(decision, fleet=ans.to_dict(), fleet_note=ans.said or ans.why)

@@ -12,7 +12,9 @@ repair, a node reaching the manual stage (only with finite crews, so the
 crews serve in arrival order). Events are taken in time order whenever the
 job needs nodes: at a failure, after a recovery, during a stall. While the
 job is stopped (recovery, host selection, preemption, stall) no node ages,
-so no failure comes.
+so no failure comes. Interruptions of the job's own causes (``job_mtbf``)
+come as a Poisson stream on the run clock: each costs a recovery and the
+work since the last checkpoint, and no node leaves the job.
 
 A failure: the node leaves the job; it is blamed (chance ``diagnosis``),
 or the wrong running node is blamed (chance ``misdiagnosis``: the culprit
@@ -35,7 +37,7 @@ __all__ = ["run_once", "COUNTERS"]
 #: What one replication returns, besides ``ettr``.
 COUNTERS = ("wall_h", "work_h", "failures", "bad_failures", "auto_repairs", "auto_unfixed", "manual_repairs",
             "manual_unfixed", "retired", "retired_bad", "stalls", "stall_h", "preemptions", "host_selections",
-            "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby", "replaced")
+            "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby", "replaced", "job_interruptions")
 
 IDLE, ACTIVE, STANDBY, REPAIR, SPARE, RETIRED = range(6)
 
@@ -325,6 +327,8 @@ def run_once(model, policy=None, seed=None):
         now += m.host_selection_h
         return True
 
+    job_mtbf = m.job_mtbf_h   # the job's own causes: a Poisson stream on the run clock that blames no node
+    next_job = run - job_mtbf * math.log(max(d.u(), 1e-300)) if job_mtbf < math.inf else math.inf
     need_hosts = True
     while work_left > 0:
         if need_hosts:
@@ -333,7 +337,8 @@ def run_once(model, policy=None, seed=None):
             need_hosts = False
         while heap and heap[0][2] != version[heap[0][1]]:
             heapq.heappop(heap)
-        x = heap[0][0] - run if heap else math.inf
+        x_node = heap[0][0] - run if heap else math.inf
+        x = min(x_node, next_job - run)
         if tau > 0:
             finish = work_left + cost * max(math.ceil(work_left / tau) - 1, 0)
         else:
@@ -351,6 +356,12 @@ def run_once(model, policy=None, seed=None):
             c["lost_h"] += x - cycles * (tau + cost)
         else:
             work_left -= x
+        if x < x_node:   # the job's own cause: recover and go on with the same nodes
+            c["job_interruptions"] += 1
+            now += m.recovery_h
+            take_events(now)
+            next_job = run - job_mtbf * math.log(max(d.u(), 1e-300))
+            continue
         f = heapq.heappop(heap)[1]
         c["failures"] += 1
         c["bad_failures"] += bad[f]

@@ -35,6 +35,7 @@ SOURCES = {
     "to_manual": "AIReSim paper default (0.8)",
     "auto_unfixed": "AIReSim paper default (0.4)",
     "manual_unfixed": "AIReSim paper default (0.2)",
+    "job_mtbf": "assumption: no interruptions of the job's own (the decision's per-job causes replace it)",
 }
 
 
@@ -83,6 +84,7 @@ class FleetModel:
     diagnosis: float
     misdiagnosis: float
     replace_h: float = float("inf")
+    job_mtbf_h: float = float("inf")
 
     @property
     def checkpointing(self):
@@ -109,7 +111,8 @@ def _as_args(m):
                 auto_repair=m.auto.duration, manual_repair=m.manual.duration, to_manual=m.to_manual,
                 auto_unfixed=m.auto.unfixed, manual_unfixed=m.manual.unfixed, crews=m.crews,
                 rma_lead=m.rma_lead_h, diagnosis=m.diagnosis, misdiagnosis=m.misdiagnosis,
-                replace=None if math.isinf(m.replace_h) else m.replace_h)
+                replace=None if math.isinf(m.replace_h) else m.replace_h,
+                job_mtbf=None if math.isinf(m.job_mtbf_h) else m.job_mtbf_h)
 
 
 def _count(name, v, low=0):
@@ -155,7 +158,8 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
                 node_mtbf=2400.0, law="exponential", shape=None, bad_share=0.0, multiplier=1.0, turn_bad=0.0,
                 fleet="mature", recovery="20min", interval=None, ckpt_cost=0.0, host_selection="3min",
                 preemption_wait="20min", auto_repair="2h", manual_repair="2d", to_manual=0.8, auto_unfixed=0.4,
-                manual_unfixed=0.2, crews=None, rma_lead=0.0, diagnosis=1.0, misdiagnosis=0.0, replace=None):
+                manual_unfixed=0.2, crews=None, rma_lead=0.0, diagnosis=1.0, misdiagnosis=0.0, replace=None,
+                job_mtbf=None):
     """A checked :class:`FleetModel`; durations take hours or text such as ``"20min"``.
 
     * pools: ``working_nodes`` hold the job of ``job_nodes`` plus ``warm_standbys`` (idle, ready to swap
@@ -175,7 +179,9 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
     * the job: ``work`` hours of training; each failure costs ``recovery``; a full host selection
       ``host_selection``. With ``interval`` set, the job checkpoints every ``interval`` at
       ``ckpt_cost`` and loses the work since its last checkpoint; without it, no work is lost (the
-      recovery-only mode, as AIReSim counts).
+      recovery-only mode, as AIReSim counts); ``job_mtbf`` (None for none) is the mean hours of running
+      between interruptions of the job's own causes (software, collective timeouts): each costs a
+      ``recovery`` and the work since the last checkpoint, and blames no node.
 
     Examples
     --------
@@ -210,4 +216,5 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
         manual=RepairStage(_stage_law("manual_repair", manual_repair), _share("manual_unfixed", manual_unfixed)),
         to_manual=_share("to_manual", to_manual), crews=crews, rma_lead_h=_dur("rma_lead", rma_lead),
         diagnosis=_share("diagnosis", diagnosis), misdiagnosis=_share("misdiagnosis", misdiagnosis),
-        replace_h=float("inf") if replace is None else _dur("replace", replace))
+        replace_h=float("inf") if replace is None else _dur("replace", replace),
+        job_mtbf_h=float("inf") if job_mtbf is None else _dur("job_mtbf", job_mtbf, positive=True))

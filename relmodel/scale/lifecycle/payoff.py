@@ -131,10 +131,12 @@ def compare_policies(model, policies, *, runs=20, conf=0.95, seed=None, progress
 
 
 def lifecycle_model(estimate, *, job_nodes, warm_standbys=None, spare_nodes=None, working_nodes=None, work="30d",
-                    repair=None, replace="7d", **inputs):
+                    repair=None, replace="7d", node_rate=None, **inputs):
     """The fleet a :func:`relmodel.bad_nodes` estimate describes, at the planned size of ``job_nodes`` nodes.
 
-    Good nodes' mean life (hours) is the estimate's 1/lam; ``bad_share``, ``multiplier`` and the chance a
+    Good nodes' mean life (hours) is the estimate's 1/lam, or, with ``node_rate`` (failures per hour of the
+    job's nodes together, such as a decision's today's hardware rate at the planned size), the life that gives
+    the job's nodes that rate with the estimate's bad share and multiplier; ``bad_share``, ``multiplier`` and the chance a
     repair leaves the fault (one repair stage, as the log shows repairs) come from it. ``repair`` is a
     repair-time law (a mean in hours, or a model with ``sample``; 24 h when None). Pools, unless given:
     warm standbys enough to cover the nodes away in repair 999 times in 1,000 (Poisson, at least 2), a
@@ -148,6 +150,10 @@ def lifecycle_model(estimate, *, job_nodes, warm_standbys=None, spare_nodes=None
         raise ModelInputError("the estimate has no good-node failure rate to simulate with")
     share = float(estimate.bad_share) if np.isfinite(estimate.bad_share) else 0.0
     mult = float(estimate.multiplier) if np.isfinite(estimate.multiplier) and estimate.multiplier > 1 else 1.0
+    if node_rate is not None:
+        if not (isinstance(node_rate, (int, float)) and node_rate > 0 and np.isfinite(node_rate)):
+            raise ModelInputError(f"node_rate must be a positive number of failures per hour; got {node_rate!r}")
+        lam = float(node_rate) / (job_nodes * (1 + share * (mult - 1)))
     unfixed = float(estimate.unfixed) if np.isfinite(estimate.unfixed) else 0.0
     repair = 24.0 if repair is None else repair
     mean_rep = float(getattr(repair, "mean_h", repair))

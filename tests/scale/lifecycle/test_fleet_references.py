@@ -45,6 +45,32 @@ def test_checkpointed_job_matches_the_exact_expected_wall_time():
     assert all(r["work_h"] == pytest.approx(work) for r in runs)
 
 
+def test_the_jobs_own_causes_add_a_poisson_stream_that_blames_no_node():
+    """Nodes at rate 32/800 and the job's own causes every 30 h: segments see their sum, and the split of the
+    interruptions follows the two rates (binomial), while only node failures send nodes to repair."""
+    job, mtbf, own, tau, cost, rec = 32, 800.0, 30.0, 2.0, 0.25, 0.5
+    rate = job / mtbf + 1 / own
+    n_seg = 60
+    ref_wall = (n_seg - 1) * _segment_time(rate, tau + cost, rec) + _segment_time(rate, tau, rec)
+    m = fleet_model(job_nodes=job, warm_standbys=200, working_nodes=job + 200, spare_nodes=0, work=n_seg * tau,
+                    node_mtbf=mtbf, recovery=rec, interval=tau, ckpt_cost=cost, host_selection=0,
+                    auto_repair="1h", to_manual=0.0, job_mtbf=own)
+    runs = _runs(m, 400)
+    _agree([r["wall_h"] for r in runs], ref_wall)
+    own_n = sum(r["job_interruptions"] for r in runs)
+    node_n = sum(r["failures"] for r in runs)
+    p = (1 / own) / rate
+    n = own_n + node_n
+    assert abs(own_n - n * p) <= 4 * math.sqrt(n * p * (1 - p)), (own_n, n * p)
+    instant = [run_once(m.replace(auto_repair=0.0), None, i) for i in range(5)]  # repairs done as they start
+    assert all(r["auto_repairs"] == r["failures"] and r["job_interruptions"] > 0 for r in instant)
+    # without the job's own causes nothing changes: the same draws as before they existed
+    base = fleet_model(job_nodes=job, warm_standbys=200, working_nodes=job + 200, spare_nodes=0, work=n_seg * tau,
+                       node_mtbf=mtbf, recovery=rec, interval=tau, ckpt_cost=cost, host_selection=0,
+                       auto_repair="1h", to_manual=0.0)
+    assert base.replace(job_mtbf=None) == base and run_once(base, None, 3)["job_interruptions"] == 0
+
+
 def test_recovery_only_mode_counts_each_failure_once():
     """No work lost: wall = work + recovery x failures, and failures ~ Poisson(rate x work)."""
     job, mtbf, rec, work = 16, 400.0, 0.5, 500.0
