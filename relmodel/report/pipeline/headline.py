@@ -23,7 +23,13 @@ def _range(lo, hi):
 #: Report parameters behind each input a decision names (a parameter not given is the default: an assumption).
 _PARAMETER_OF = {"n_gpus": "n_gpus", "gpus_per_node": "gpus_per_node", "source_gpus_per_node": "gpus_per_node",
                  "target_ettr": "target_ettr", "ckpt_cost": "ckpt_cost", "restart": "restart",
-                 "source_gpus": "source_gpus"}
+                 "source_gpus": ("source_gpus", "population")}
+
+
+def _given_as(key):
+    """The report parameters that give a headline input (population gives the observed cluster too)."""
+    names = _PARAMETER_OF.get(key, key)
+    return (names,) if isinstance(names, str) else names
 
 
 def headline_of(merged, parameters):
@@ -35,7 +41,7 @@ def headline_of(merged, parameters):
                                                                           "required_node_mtbf_h")}
     given = set(parameters or {})
     if isinstance(head.get("source"), dict):
-        head["source"] = {k: ("assumption" if v == "parameter" and _PARAMETER_OF.get(k, k) not in given else v)
+        head["source"] = {k: ("assumption" if v == "parameter" and not given.intersection(_given_as(k)) else v)
                           for k, v in head["source"].items()}
     return head
 

@@ -115,6 +115,8 @@ def run_once(model, policy=None, seed=None):
     pos = [-1] * n
     heap = []            # (run time of failure, node, version)
     events = []          # (wall time, kind, node): 0 back from repair (auto), 1 (manual), 2 reaches manual stage
+    #                      (crews), 3 a new node replaces a retired one, 4 the automatic stage ends (no crews)
+    escalate = {}        # node -> its manual stage's duration, drawn when the node was sent to repair
     crews = [0.0] * m.crews if m.crews is not None else None
     alive = n - pulled   # nodes not retired
     J, W = m.job_nodes, m.warm_standbys
@@ -190,7 +192,12 @@ def run_once(model, policy=None, seed=None):
             if k == 3:   # a new node replaces a retired one
                 new_node(i)
                 continue
+            if k == 4:   # the automatic stage ends and hands the node to manual repair (no crews to wait for)
+                c["auto_repairs"] += 1
+                heapq.heappush(events, (t + escalate.pop(i) + m.rma_lead_h, 1, i))
+                continue
             if k == 2:   # reaches the manual stage: the first free crew takes it
+                c["auto_repairs"] += 1
                 free = heapq.heappop(crews)
                 start = free if free > t else t
                 c["crew_wait_h"] += start - t
@@ -236,9 +243,9 @@ def run_once(model, policy=None, seed=None):
         state[i] = REPAIR
         t1 = t + d.auto()
         if d.u() < m.to_manual:
-            c["auto_repairs"] += 1
-            if crews is None:
-                heapq.heappush(events, (t1 + d.manual() + m.rma_lead_h, 1, i))
+            if crews is None:    # the manual stage's duration is drawn now, as before: the same random numbers
+                escalate[i] = d.manual()
+                heapq.heappush(events, (t1, 4, i))
             else:
                 heapq.heappush(events, (t1, 2, i))
         else:
@@ -330,6 +337,7 @@ def run_once(model, policy=None, seed=None):
     job_mtbf = m.job_mtbf_h   # the job's own causes: a Poisson stream on the run clock that blames no node
     next_job = run - job_mtbf * math.log(max(d.u(), 1e-300)) if job_mtbf < math.inf else math.inf
     need_hosts = True
+    into = 0.0           # run hours since the job last restarted (from its last checkpoint)
     while work_left > 0:
         if need_hosts:
             if not select():
@@ -340,9 +348,18 @@ def run_once(model, policy=None, seed=None):
         x_node = heap[0][0] - run if heap else math.inf
         x = min(x_node, next_job - run)
         if tau > 0:
-            finish = work_left + cost * max(math.ceil(work_left / tau) - 1, 0)
+            finish = work_left + cost * max(math.ceil(work_left / tau) - 1, 0) - into
         else:
-            finish = work_left
+            finish = work_left - into
+        if next_turn <= now:   # a turn that came while hosts were selected
+            take_events(now)
+        x_turn = next_turn - now
+        if x_turn < x and x_turn < finish:   # good nodes turn bad while the job runs: their lives change now
+            run += x_turn
+            into += x_turn
+            now = next_turn
+            take_events(now)
+            continue
         if x >= finish:
             now += finish
             run += finish
@@ -350,12 +367,14 @@ def run_once(model, policy=None, seed=None):
             break
         now += x
         run += x
+        done = into + x
+        into = 0.0
         if tau > 0:
-            cycles = math.floor(x / (tau + cost))
+            cycles = math.floor(done / (tau + cost))
             work_left -= cycles * tau
-            c["lost_h"] += x - cycles * (tau + cost)
+            c["lost_h"] += done - cycles * (tau + cost)
         else:
-            work_left -= x
+            work_left -= done
         if x < x_node:   # the job's own cause: recover and go on with the same nodes
             c["job_interruptions"] += 1
             now += m.recovery_h
@@ -376,6 +395,7 @@ def run_once(model, policy=None, seed=None):
             else:
                 c["no_standby"] += 1
                 need_hosts = True
+    take_events(now)     # repairs that ended before the run did are counted
     c["wall_h"] = now
     c["work_h"] = m.work_h - work_left
     c["ettr"] = c["work_h"] / now if now > 0 else 0.0

@@ -190,6 +190,9 @@ def test_a_fleet_with_bad_nodes_says_what_the_lifecycle_gives_beside_the_headlin
     said = next(a for a in summary["answers"] if a.startswith("With the bad nodes"))
     assert relmodel.tables.pct(fleet["ettr_never"]) in said and said in index
     assert "take the nodes as interchangeable" in said
+    # population=24 gives the observed cluster: an input given, not a default
+    assert summary["headline"]["source"]["source_gpus"] == "parameter"
+    assert "Observed cluster 192 GPUs (as given) given" in index
     # and the planted lemons are named among the four decisions
     nodes = summary["decisions"]["nodes"]
     assert "gpu04" in nodes and "gpu12" in nodes and nodes in index

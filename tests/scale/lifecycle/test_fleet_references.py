@@ -242,3 +242,29 @@ def test_simulate_fleet_stops_at_the_asked_precision():
     lo, hi = r.ettr_ci
     assert (hi - lo) / 2 <= 0.003 and r.converged
     assert 10 <= r.n_runs < 300
+
+
+# --- counters at the run's end, and nodes turning bad while they run ----------------------------------------------
+def test_repairs_that_end_before_the_run_are_counted_at_its_end():
+    """Each failure goes through 1 h of automatic and 1 h of manual repair: all but those still in repair when
+    the run ends (about rate x 2 h of them) are counted, with or without crews, and each stage once."""
+    job, mtbf, work = 16, 400.0, 500.0
+    for crews in (None, 50):
+        m = fleet_model(job_nodes=job, warm_standbys=40, working_nodes=job + 40, spare_nodes=0, work=work,
+                        node_mtbf=mtbf, recovery=0.01, host_selection=0, auto_repair="1h", manual_repair="1h",
+                        to_manual=1.0, crews=crews)
+        runs = _runs(m, 200)
+        missing = np.mean([r["failures"] - r["manual_repairs"] for r in runs])
+        assert 0 <= missing < 3 * job / mtbf * 2.0, (crews, missing)
+        assert all(r["failures"] >= r["auto_repairs"] >= r["manual_repairs"] for r in runs)
+
+
+def test_nodes_turning_bad_fail_faster_from_the_moment_they_turn():
+    """Every node turns bad at 720 h and runs 10 times faster from then on (exponential lives, repairs that
+    never fix): the expected failures are J/m x 720 + 10 J/m x 720 over 1,440 h of running."""
+    job, mtbf = 10, 1000.0
+    m = fleet_model(job_nodes=job, warm_standbys=20, working_nodes=job + 20, spare_nodes=0, work=1440.0,
+                    node_mtbf=mtbf, recovery=1e-4, host_selection=0, auto_repair="1h", to_manual=0.0,
+                    auto_unfixed=1.0, turn_bad=1.0, multiplier=10.0, fleet="new")
+    runs = _runs(m, 400)
+    _agree([r["failures"] for r in runs], job / mtbf * 720 + 10 * job / mtbf * 720)
