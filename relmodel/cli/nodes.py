@@ -18,7 +18,7 @@ __all__ = ["command"]
               help="How many of the likeliest bad nodes to list.")
 @click.option("--conf", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Confidence level of the intervals.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the homogeneous fleet's simulated envelope.")
 @format_option
 @log_options

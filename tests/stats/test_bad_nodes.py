@@ -202,6 +202,64 @@ def test_the_worst_k_envelope_holds_a_homogeneous_fleet():
     assert np.all(inside / n >= 0.88), inside / n
 
 
+def test_the_worst_k_envelope_holds_a_homogeneous_fleet_listing_only_nodes_that_failed():
+    """Poisson counts of 400 interchangeable nodes (2 expected each), only those with a failure kept: the
+    envelope of such a fleet holds the observed shares in about 95% of fleets."""
+    rng = np.random.default_rng(11)
+    inside, n = np.zeros(5), 150
+    for seed in range(n):
+        y = rng.poisson(2.0, 400)
+        y = y[y > 0]
+        e = np.full(y.size, YEAR)
+        ks, share, env, runs = worst_shares(y, e, 0, YEAR, True, seed=seed, ks=[1, 3, 4, 10, 18])
+        inside += share <= env
+    assert np.all(inside / n >= 0.88), inside / n
+
+
+def test_a_log_without_end_times_counts_every_failure_and_says_how():
+    df = pd.DataFrame({"t": [1.0, 5.0, 9.0, 20, 30, 40, 50], "host": ["a", "a", "b", "b", "b", "a", "c"]})
+    log = relmodel.read_log(df, start="t", node="host", time_unit="h", window=(0, 100.0))
+    with pytest.warns(UserWarning, match="no outage end times, so outages are taken as instantaneous"):
+        r = relmodel.bad_nodes(log, population=4, seed=0)
+    got = r.nodes.set_index("node")
+    assert r.n_failures == 7 and got.loc["a", "failures"] == 3 and got.loc["b", "failures"] == 3
+    assert got["exposure_h"].tolist() == [100.0, 100.0, 100.0]
+
+
+def test_a_log_without_nodes_is_refused_by_name():
+    log = relmodel.read_log(pd.DataFrame({"b": [1.0, 5.0, 9.0], "e": [2.0, 6.0, 9.5]}), start="b", end="e",
+                            time_unit="h", window=(0, 100.0))
+    with pytest.raises(InputTypeError, match="names no nodes"):
+        relmodel.bad_nodes(log, population=10, seed=0)
+
+
+def test_a_node_down_the_whole_window_is_left_out_of_the_count_test_with_a_warning():
+    df = pd.DataFrame({"began": [0.0, 100, 300, 50], "ended": [1000.0, 101, 301, 51], "host": ["z", "a", "a", "b"]})
+    log = relmodel.read_log(df, start="began", end="ended", node="host", time_unit="h", window=(0.0, 1000.0))
+    for pop in (None, 3):
+        with pytest.warns(UserWarning, match="1 node failed with no time in service"):
+            r = relmodel.bad_nodes(log, population=pop, seed=0)
+        assert r.n_failures == 4 and np.isfinite(r.dispersion.p_value)
+    assert r.n_nodes == 3
+
+
+@pytest.mark.parametrize("bad", [{"conf": "0.9"}, {"alpha": None}, {"conf": 1.0}, {"k": float("nan")}, {"k": 2.5},
+                                 {"k": 0}, {"seed": "x"}, {"seed": -1}])
+def test_arguments_numpy_would_trip_on_are_named_errors(bad):
+    from relmodel.errors import ModelInputError
+    with pytest.raises(ModelInputError, match=next(iter(bad))):
+        relmodel.bad_nodes(small_log(), **bad)
+
+
+def test_a_ratio_too_large_to_measure_is_said_so():
+    """39 failures on one node of 50, one on another: the fit runs to its largest ratio, and says that."""
+    rows = [("n0", 10.0 * i, 10.0 * i + 1) for i in range(39)] + [("n1", 500.0, 501.0)]
+    r = relmodel.bad_nodes(read(pd.DataFrame(rows, columns=["node", "start", "end"]), n_nodes=50, window=1000.0),
+                           seed=0)
+    assert not r.estimable and "fail at the same rate" not in r.reason
+    assert "largest rate ratio" in r.reason
+
+
 def test_population_given_or_not_gives_consistent_estimates():
     df = simulate(11, 3000, pi=0.08, m=12.0, lam=1 / 5000, nu=0.5)
     known = relmodel.bad_nodes(read(df, n_nodes=3000), seed=0)

@@ -192,7 +192,8 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
     """Share of all failures held by the worst k nodes, against a homogeneous fleet's ``q`` quantile.
 
     The homogeneous fleet spreads the same total over the nodes in proportion to exposure (multinomial,
-    drawn with ``seed``); when only failing nodes are listed each gets one failure and the rest are spread.
+    drawn with ``seed``); when only failing nodes are listed, each node's count is Poisson at the one rate
+    that fits the total given at least one failure (zero-truncated), and each draw's share is of its own total.
     ``runs`` draws (as many as ``budget`` node-draws allow, 39 to 999, one short of a multiple of 20): the
     envelope is their ``q (runs + 1)``-th smallest, a Monte Carlo test of level ``1 - q`` (for q = 0.95).
     Returns ``(ks, observed shares, envelope shares, runs)``.
@@ -206,9 +207,41 @@ def worst_shares(y, e, n_zero, zero_e, truncated, seed=None, ks=None, q=0.95, bu
     observed = _top_sums(y[None, :], ks)[0] / total
     runs = int(max(39, min(999, budget // n)) + 1) // 20 * 20 - 1
     rng = np.random.default_rng(seed)
-    base = 1 if truncated else 0
     chunk = max(1, int(2e6 // n))
-    sims = [_top_sums(base + _multinomial(rng, max(total - base * n, 0), e / e.sum(), min(chunk, runs - i)), ks)
+    if truncated:   # each listed node failed at least once: zero-truncated Poisson counts at the fitted rate
+        lam = _truncated_rate(total, e) * e
+        sims = []
+        for i in range(0, runs, chunk):
+            y_sim = _zero_truncated(rng, lam, min(chunk, runs - i))
+            sims.append(_top_sums(y_sim, ks) / y_sim.sum(axis=1, keepdims=True))
+        envelope = np.quantile(np.concatenate(sims), q, axis=0, method="higher")
+        return ks, observed, envelope, runs
+    sims = [_top_sums(_multinomial(rng, total, e / e.sum(), min(chunk, runs - i)), ks)
             for i in range(0, runs, chunk)]
     envelope = np.quantile(np.concatenate(sims) / total, q, axis=0, method="higher")
     return ks, observed, envelope, runs
+
+
+def _truncated_rate(total, e):
+    """The rate per hour at which zero-truncated Poisson counts over hours ``e`` add up, in expectation, to
+    ``total`` (0 when every node failed exactly once)."""
+    n = e.size
+    if total <= n:
+        return 0.0
+
+    def gap(log_mu):
+        x = np.exp(log_mu) * e
+        return float(np.sum(np.where(x < 1e-8, 1 + x / 2, x / -np.expm1(-x)))) - total
+    lo, hi = np.log(1e-12 / e.max()), np.log(10.0 * total / e.min())
+    return float(np.exp(optimize.brentq(gap, lo, hi, xtol=1e-10)))
+
+
+def _zero_truncated(rng, lam, rows):
+    """``rows`` draws of independent Poisson(lam) counts given each is at least 1: the first event's time in
+    the unit interval, given one comes, then Poisson events in the time left."""
+    if not np.any(lam > 0):
+        return np.ones((rows, lam.size))
+    u = rng.random((rows, lam.size))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = np.where(lam > 0, -np.log1p(u * np.expm1(-lam)) / np.where(lam > 0, lam, 1.0), 1.0)
+    return 1 + rng.poisson(lam * (1 - first))

@@ -6,12 +6,14 @@ nodes' share of failures (:mod:`.dispersion`) and fits the two-class model of
 good and bad nodes with imperfect repairs (:mod:`.twoclass`).
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import linalg, stats
 
-from ...data.shaping.logs import InterruptionLog
-from ...errors import CountError, InputTypeError
+from ...data.shaping.logs import InterruptionLog, LogWarning
+from ...errors import CountError, InputTypeError, ModelInputError
 from .dispersion import dispersion_test, worst_shares
 from .intervals import node_intervals
 from .result import BadNodes
@@ -34,12 +36,45 @@ def _log_and_population(source, population):
     if log is None:
         raise InputTypeError(f"bad_nodes needs an interruption log (read_log, relmodel.datasets.stepfun(), or a "
                              f"Source of a log); got {type(source).__name__}: a count table has no per-node failures")
+    keys = log._codes()[1]
+    if len(keys) == 1 and str(keys[0]) == "all":   # read without node=: one system, no nodes to compare
+        raise InputTypeError(f"{log.name}: the log names no nodes (it was read without node=), so there are no "
+                             "nodes to compare; read it with node= the column naming each outage's node")
     if population is not None:
         ok = isinstance(population, (int, np.integer)) and not isinstance(population, bool) and population >= 1
         if not ok:
             raise CountError(f"population must be a whole number of nodes, 1 or more; got {population!r}")
         return log, int(population)
     return log, (int(stated) if stated is not None else None)
+
+
+def _check_arguments(conf, alpha, k, seed):
+    """Refuse arguments numpy would trip on later, each with its name."""
+    for name, v in (("conf", conf), ("alpha", alpha)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 < v < 1:
+            raise ModelInputError(f"{name} is a probability between 0 and 1, such as 0.95 or 0.05; got {v!r}")
+    if k is not None:
+        for v in np.atleast_1d(np.asarray(k, dtype=object)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer, float, np.floating)) \
+                    or not float(v).is_integer() or v < 1:
+                raise ModelInputError(f"k is a whole number of nodes, 1 or more (or a list of them); got {k!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ModelInputError(f"seed is a whole number, 0 or more (or None for fresh entropy); got {seed!r}")
+
+
+def _with_ends(log):
+    """The log, its outages taken as instantaneous when it has no end times at all (with a warning): each
+    would otherwise stop its node's observation at its first outage."""
+    end = log.events["end_h"].to_numpy(float)
+    if end.size == 0 or not np.isnan(end).all():
+        return log
+    warnings.warn(f"{log.name}: the log has no outage end times, so outages are taken as instantaneous: time in "
+                  "repair counts as time in service, and a repair that does not fix shows as failures soon after "
+                  "the last one", LogWarning, stacklevel=3)
+    events = log.events.copy()
+    events["end_h"] = events["start_h"]
+    return InterruptionLog(events, log.window_h, origin=log.origin, cause_columns=log.cause_columns, name=log.name,
+                           n_nodes=log._n_nodes, gpus_per_node=log.gpus_per_node, problems=log._problems)
 
 
 def _kernel_of(run):
@@ -93,7 +128,10 @@ def _not_estimable(theta, info, fails, lr, alpha):
                 "bad class would need")
     if pi < 1e-3 or theta[0] <= _BOUNDS[0][0] + 0.01:
         return "the fit puts no nodes in the bad class"
-    if m < 1.1 or theta[1] <= _BOUNDS[1][0] + 0.01 or theta[1] >= _BOUNDS[1][1] - 0.01:
+    if theta[1] >= _BOUNDS[1][1] - 0.01:
+        return ("bad nodes fail so much more often than good ones that the fit runs to its largest rate ratio: "
+                "the log holds too few good-node failures to measure the ratio")
+    if m < 1.1 or theta[1] <= _BOUNDS[1][0] + 0.01:
         return "bad and good nodes fail at the same rate in the fit"
     if not np.all(np.isfinite(info)) or np.linalg.eigvalsh(info).min() <= 0:
         return "the likelihood is flat in some direction"
@@ -193,10 +231,9 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
     >>> print(f"{r.bad_share:.2f} {r.multiplier:.1f} {r.unfixed:.2f}")   # share bad, rate ratio, repairs unfixed
     0.20 10.6 0.83
     """
-    if not 0 < conf < 1 or not 0 < alpha < 1:
-        raise CountError(f"conf and alpha are probabilities between 0 and 1; got conf={conf!r}, alpha={alpha!r}")
+    _check_arguments(conf, alpha, k, seed)
     log, population = _log_and_population(source, population)
-    iv = node_intervals(log)
+    iv = node_intervals(_with_ends(log))
     if population is not None and population < iv.keys.size:
         raise CountError(f"{log.name}: population={population:,} but the log lists {iv.keys.size:,} nodes; give "
                          f"a population of at least {iv.keys.size:,} (or leave it out)")
@@ -209,11 +246,18 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
     theta, ll, scale, p, reason, p_bad, info, lr = _fit(iv, population, listed_fail, alpha)
     n_zero = 0 if truncated else population - iv.keys.size
     use = listed_fail if truncated else np.ones(iv.keys.size, bool)
+    n_counted = int(use.sum()) + n_zero
+    if np.any(use & (expo <= 0)):   # failed with no time in service (down from the window's start): no count
+        held = int(np.sum(use & (expo <= 0)))   # model has a rate for them; the interval model keeps them
+        warnings.warn(f"{log.name}: {held:,} node{'s' if held > 1 else ''} failed with no time in service in the "
+                      "window (down from its start); their failures are left out of the homogeneity test and "
+                      "the worst-node shares", LogWarning, stacklevel=2)
+        use = use & (expo > 0)
     w = np.append(np.ones(int(use.sum())), n_zero)
     disp = dispersion_test(np.append(fails[use], 0), np.append(expo[use], iv.window_h), w, truncated, conf)
     ks, share, envelope, _ = worst_shares(fails[use], expo[use], n_zero, iv.window_h, truncated, seed=seed, ks=k)
     nodes = _nodes_frame(iv, *p_bad, conf)
     return BadNodes(log.name, nodes, _estimates(theta, p, scale, conf, reason, info), disp,
                     _worst_frame(ks, share, envelope), not reason, reason,
-                    int(use.sum()) + n_zero, int(iv.keys.size), int(fails.sum()), float(np.dot(p.weight, p.expo)),
+                    n_counted, int(iv.keys.size), int(fails.sum()), float(np.dot(p.weight, p.expo)),
                     truncated, conf, alpha, ll, lr)
