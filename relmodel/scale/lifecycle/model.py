@@ -172,7 +172,9 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
     * repairs: automatic (``auto_repair``, a mean or a law with ``sample``), then manual with chance
       ``to_manual``; each stage leaves a bad node's fault in place with chance ``auto_unfixed`` /
       ``manual_unfixed``; ``crews`` (None for unlimited) do manual repairs first come, first served,
-      followed by an RMA lead time ``rma_lead``; ``diagnosis`` is the chance a failure is sent to repair
+      followed by an RMA lead time ``rma_lead`` (a repair sent on to the manual stage takes only that
+      stage's ``manual_unfixed``; every repair, fixing or not, starts the node on a new life at age 0);
+      ``diagnosis`` is the chance a failure is sent to repair
       at all, ``misdiagnosis`` the chance the wrong node of the job is blamed;
     * retirement: ``replace`` is the lead time after which a retired node is replaced by a new one (bad with
       chance ``bad_share``, at age 0); None never replaces (the pool shrinks, as AIReSim counts);
