@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ...errors import ModelInputError
+from ...errors import ModelInputError, RelmodelError
 from ...tables import Result, duration
 from ...units import hours
 
@@ -18,7 +18,13 @@ __all__ = ["EmpiricalRepair", "repair_model"]
 
 def _mean_repair(repair):
     mean = getattr(repair, "mean_h", None)
-    value = float(hours(repair)) if mean is None else float(mean)
+    try:
+        value = float(hours(repair)) if mean is None else float(mean)
+    except (TypeError, ValueError) as err:
+        if isinstance(err, RelmodelError):
+            raise
+        raise ModelInputError(f"the repair time is a duration (such as '3d' or hours) or a repair law with "
+                              f"mean_h; got {repair!r:.80}") from None
     if not (value > 0 and np.isfinite(value)):
         raise ModelInputError(f"mean repair time must be positive, finite hours; got {repair!r}")
     return value
@@ -78,5 +84,11 @@ def repair_model(source, family="weibull"):
 
 def _draw_repairs(repair, n, rng):
     if hasattr(repair, "sample"):
-        return np.asarray(repair.sample(n, rng), dtype=float)
+        x = np.asarray(repair.sample(n, rng), dtype=float)
+        bad = ~(np.isfinite(x) & (x >= 0))
+        if bad.any():
+            raise ModelInputError(f"the repair law {type(repair).__name__} drew {int(bad.sum()):,} repair times that "
+                                  f"are negative or not finite (first: {float(x[bad][0])!r}); a repair law must draw "
+                                  "hours of 0 or more")
+        return x
     return rng.exponential(_mean_repair(repair), size=n)

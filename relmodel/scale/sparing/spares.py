@@ -141,7 +141,10 @@ class SparePlan(Result):
 
 
 def _rate(failure_rate_per_h):
-    lam = float(failure_rate_per_h)
+    try:
+        lam = float(failure_rate_per_h)
+    except (TypeError, ValueError):
+        lam = float("nan")
     if not (lam > 0 and np.isfinite(lam)):
         raise ModelInputError(f"failure_rate_per_h must be a positive, finite rate; got {failure_rate_per_h!r}")
     return lam
@@ -158,8 +161,10 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson", *, crew
 
     Finite repair capacity (:mod:`relmodel.scale.sparing.repair_queue`): ``crews``
     parallel repairs (None: unlimited, every failed unit repaired at once;
-    with a number, repairs are taken as exponential with the repair's mean:
-    :func:`spares_table` simulates other laws), ``rma_lead_time`` the time a
+    with a number, repairs are taken as exponential with the repair's mean;
+    with a law other than the exponential, the pool is simulated under it,
+    :func:`~relmodel.scale.sparing.general_repairs.pooled_tail`, for
+    ``model="poisson"`` only), ``rma_lead_time`` the time a
     repaired unit is still away (vendor turnaround) and ``spare_rate_per_h``
     the failure rate of one idle spare.  The last defaults to 0 here, because
     this function knows only the job's rate; :func:`spares_for` passes the
@@ -177,13 +182,18 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson", *, crew
     (12, 0.0055)
     """
     lam, s = _rate(failure_rate_per_h), _mean_repair(repair)
-    if not 0 < float(target) < 1:
+    if isinstance(target, bool) or not isinstance(target, (int, float, np.integer, np.floating)) \
+            or not 0 < float(target) < 1:
         raise ModelInputError(f"target must be a probability in (0, 1), e.g. 0.01; got {target!r}")
     a = check_load(lam * s)
     if model not in ("poisson", "erlang"):
         raise ModelInputError(f"model must be 'poisson' or 'erlang'; got {model!r}")
     c, lead, nu = check_crews(crews), lead_mean(rma_lead_time), _spare_rate(spare_rate_per_h)
-    if c is not None and model == "poisson" and _general_law(repair):
+    if c is not None and _general_law(repair):
+        if model == "erlang":
+            raise ModelInputError("model='erlang' (failures that find no spare are lost) is solved for crews only "
+                                  "with exponential repairs; with this repair law use model='poisson', simulated "
+                                  "under the law, which needs at least as many spares")
         return _simulated_pool(lam, repair, float(target), c, rma_lead_time, nu)
     if c is not None or lead > 0 or nu > 0:
         plan = _finite_pool(lam, s, float(target), model, c, lead, nu)
@@ -206,7 +216,10 @@ def spare_pool(failure_rate_per_h, repair, target=0.01, model="poisson", *, crew
 
 
 def _spare_rate(value):
-    v = float(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
     if not (v >= 0 and np.isfinite(v)):
         raise ModelInputError(f"spare_rate_per_h must be a finite failure rate per idle spare per hour >= 0; "
                               f"got {value!r}")
@@ -228,18 +241,18 @@ def _law_name(repair):
 def _simulated_pool(lam, repair, target, crews, rma_lead_time, nu):
     """:func:`spare_pool` with crews under a repair law's whole distribution: the M/G/c pool simulated
     (:mod:`.general_repairs`); idle spares' failures added at the pool's size (two passes)."""
-    from .general_repairs import MIN_FAILURES, away_tail
+    from .general_repairs import RUN_FAILURES, pooled_tail
 
     lead = rma_lead_time if hasattr(rma_lead_time, "sample") else lead_mean(rma_lead_time)
     n = 0
     for _ in range(2 if nu > 0 else 1):
-        tail = away_tail(lam + nu * n, repair, crews, lead, seed=0)
-        below = np.flatnonzero(tail < target)
-        n = int(below[0])
+        n, tail, se, runs = pooled_tail(lam + nu * n, repair, crews, lead, target)
     cs = np.arange(max(0, n - 20), n + 3)
     probs = np.array([tail[min(int(k), tail.size - 1)] for k in cs])
     table = pd.DataFrame({"spares": cs, "p_no_spare": probs})
-    how = (f"M/G/c simulated with {_law_name(repair)}, {MIN_FAILURES:,} failures"
+    how = (f"M/G/c simulated with {_law_name(repair)}, {runs:,} independent runs of {RUN_FAILURES:,} "
+           f"failures, run until the share's standard error is an eighth of the target (at this pool "
+           f"{share_words(float(tail[n]))}, standard error {share_words(float(se[n]))})"
            + ("; idle spares' failures counted at the pool's size" if nu > 0 else ""))
     return SparePlan(n, target, lam * (_mean_repair(repair) + lead_mean(rma_lead_time)), float(tail[n]), "poisson",
                      table, crews=crews, rma_lead_time_h=lead_mean(rma_lead_time), spare_rate_per_h=nu, method=how)
@@ -345,6 +358,9 @@ def spares_table(failure_rate_per_h, repair, ckpt_cost=CKPT_COST, restart=RESTAR
     if spares is None:
         top = spare_pool(lam, s, 1e-3, crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h,
                          model="erlang" if crews is not None else "poisson").n_spares
+        if crews is not None and _general_law(repair):   # a heavy tail with crews needs far more than M/M/c says
+            top = max(top, int(np.ceil(1.5 * spare_pool(lam, repair, 0.01, crews=crews, rma_lead_time=rma_lead_time,
+                                                        spare_rate_per_h=spare_rate_per_h).n_spares)))
         spares = np.unique(np.linspace(0, top, min(top + 1, 12)).round().astype(int))
     capacity = dict(crews=check_crews(crews), rma_lead_time=rma_lead_time, spare_rate_per_h=_spare_rate(spare_rate_per_h))
     rows = []
