@@ -105,7 +105,7 @@ def log_options(func):
                      help="What LOG is: a table of outages, a Slurm 'sacct -P' export or a kernel log "
                      "(syslog, dmesg -T, journalctl) [default: recognised from the file's first lines]."),
         click.option("--job", help="For a Slurm export: the job name, id or array task id of the run."),
-        click.option("--year", type=click.IntRange(1970, 9999),
+        click.option("--year", type=click.IntRange(1970, 2200),
                      help="For a syslog that omits years: the year of the log's first line (a folder's "
                      "earliest); each later line's year follows from the order of all the lines."),
         click.option("--syslog", type=click.Path(exists=True, dir_okay=False),

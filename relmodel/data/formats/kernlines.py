@@ -33,8 +33,11 @@ LINE = {
 }
 MONTHS = {m.encode(): i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
                                                    "Oct", "Nov", "Dec"))}
-_XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): "
-                  r"([^,\s]+)")
+#: A MIG-partitioned GPU's Xid names the GPU instance (and compute instance) after the bus id, as the driver
+#: prints it ("(PCI:%04x:%02x:%02x GPU-I:%02u GPU-CI:%02u)"); the fault is the physical GPU's.
+_MIG = r"(?: GPU-I:[0-9]{1,4}(?: GPU-CI:[0-9]{1,4})?)?"
+_XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)" + _MIG
+                  + r"\): ([^,\s]+)")
 MAX_XID = 65_535  #: the largest Xid code read as one (the driver's codes are below a thousand)
 #: Every line that reports something matches this (RE2 syntax; a quick test before the rules).
 KEY_RE2 = "|".join(["NVRM: Xid", *(p.pattern for p, *_ in KERNEL_EVENTS.values()), BOOT.pattern, SHUTDOWN.pattern])
@@ -78,7 +81,7 @@ def _xid(msg, label, n):
 #: The usual kernel Xid message (after the host; one "NVRM: Xid" in it) in RE2 syntax: Arrow reads a block's Xid
 #: lines with it; :func:`line_record` reads any other message (and says the same of a usual one).
 XID_RE2 = (r"^kernel[:\[].*?NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"
-           r"(?:\.[0-9A-Fa-f])?)\): (?P<code>[0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
+           r"(?:\.[0-9A-Fa-f])?)" + _MIG + r"\): (?P<code>[0-9]{1,5})(?:[,\t\n\x0b\x0c\r ]|$)")
 
 
 _KINDS = [(name, pattern, word) for (name, (pattern, *_rest)), word in

@@ -23,10 +23,12 @@ The rules (see :mod:`relmodel.data.formats.xid` for the code table):
   that ``logger`` or a user process wrote is no GPU fault; a clean shutdown
   may also be written by ``systemd-shutdown``;
 * hosts and GPUs are named by their text; a bus id is one GPU however it is
-  written (``PCI:0000:CB:00.0`` is ``0000:cb:00``);
+  written (``PCI:0000:CB:00.0`` is ``0000:cb:00``; a MIG-partitioned GPU's
+  ``PCI:0000:3b:00 GPU-I:05`` is the GPU ``0000:3b:00``);
 * text that is not UTF-8 is read with replacement characters and counted in
-  a warning naming the first such line; a time written with digits other than
-  0-9 is not a time;
+  a warning naming the first such line, except in host names, which keep
+  such bytes as escapes (``gpu\\xe9``) so that two hosts stay two; a time
+  written with digits other than 0-9 is not a time;
 
 * each ``NVRM: Xid (PCI:...): N, ...`` line is an Xid event of the GPU at
   that PCI bus id; the events whose code interrupts a job are outages;
@@ -220,10 +222,15 @@ def _out_of_order(rec, label):
                          "action": "kept; placed by its time"})
 
 
+#: The latest year a log may start in: times are nanoseconds from 1970, which end in April 2262.
+MAX_YEAR = 2200
+
+
 def _check_args(year, log_format, burst, max_repair):
     if year is not None and (isinstance(year, bool) or not isinstance(year, (int, np.integer))
-                             or not 1970 <= year <= 9999):
-        raise InputTypeError(f"year= is the year of the log's first line, a whole number such as 2024; got {year!r}")
+                             or not 1970 <= year <= MAX_YEAR):
+        raise InputTypeError(f"year= is the year of the log's first line, a whole number from 1970 to {MAX_YEAR} "
+                             f"such as 2024; got {year!r}")
     if log_format is not None and log_format not in FORMATS:
         raise KernelLogError(f"log_format={log_format!r} is not a kernel log form; use one of {', '.join(FORMATS)}")
     burst_h, repair_h = float(hours(burst)), float(hours(max_repair))

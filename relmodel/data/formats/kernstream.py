@@ -78,7 +78,7 @@ def _open(source):
         raise CorruptFileError(f"{path}: cannot be read ({exc})") from None
     st = os.stat(path)
     size = st.st_size if opener is open else None
-    return fh, str(path), datetime.fromtimestamp(st.st_mtime).year, size
+    return fh, str(path), datetime.fromtimestamp(st.st_mtime), size
 
 
 def _blocks(fh, label, size=None):
@@ -318,7 +318,7 @@ class _Scan:
 def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     """One pass over a kernel log: a dict (label, fmt, records, hosts, first and last lines, year offsets,
     lines that are not UTF-8), times pending the year (:func:`finish`).  ``hosts`` is kept for callers."""
-    fh, label, mtime_year, size = _open(source)
+    fh, label, mtime, size = _open(source)
     with fh:
         blocks = _blocks(fh, label, size)
         first = next(blocks, None)
@@ -342,7 +342,7 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
     if scan.first is None:
         raise KernelLogError(f"{label}: no line is in the {fmt} form; give log_format= or another file")
     return {"label": label, "fmt": fmt, "n_lines": scan.n, "rec": scan.rec, "hosts": [list(scan.index), *scan.hosts],
-            "first": scan.first, "last": scan.last, "years": scan.years.most, "mtime_year": mtime_year,
+            "first": scan.first, "last": scan.last, "years": scan.years.most, "mtime": mtime,
             "bad_utf8": (scan.bad, scan.bad_first), "unit": scan.unit and scan.unit[0]}
 
 
@@ -371,10 +371,16 @@ def _chain(first, rest):
     yield from rest
 
 
+def host_name(raw):
+    """A host's name as text, one name for each byte name: bytes that are not UTF-8 kept as ``\\xe9`` escapes and
+    NUL as ``\\x00`` (decoded with replacement, ``gpu\\xe9`` and ``gpu\\xe8`` would be one host)."""
+    return raw.decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
+
+
 def finish(part, base_year=None):
     """The scan's times: ``part`` gains rec (a DataFrame with ``at``), first, last (timestamps) and seen (a
-    Series: every host that wrote a line -> the time of its last line; a name twice when two byte names read alike
-    once decoded, :func:`~.kernlog.assemble` takes the later).  ``base_year`` is the year of an RFC 3164
+    Series: every host that wrote a line -> the time of its last line; each byte name is its own text name,
+    :func:`host_name`).  ``base_year`` is the year of an RFC 3164
     file's first line."""
     fmt, label = part["fmt"], part["label"]
     rows = part.pop("rec")
@@ -383,19 +389,25 @@ def finish(part, base_year=None):
     lines = [*cols[0], part["first"][0], part["last"][0], *last.tolist()]
     texts = [*cols[5], part["first"][1], part["last"][1], *last_text.tolist()]
     if fmt == "rfc3164":
+        mtime = part["mtime"] if base_year is None else None
         if base_year is None:
-            if part["mtime_year"] is None:
+            if mtime is None:
                 raise KernelLogError(f"{label}: syslog lines do not say the year; give year= (the year of line "
                                      f"{part['first'][0]}, the log's first)")
-            base_year = part["mtime_year"] - part["years"]
+            base_year = mtime.year - part["years"]
         offs = [*cols[6], part["first"][2], part["last"][2], *last_year.tolist()]
         at = syslog_times(texts, base_year + np.asarray(offs, np.int64), label, lines)
+        if mtime is not None and at.size and at.max() > np.datetime64(mtime) + np.timedelta64(1, "D"):
+            # the last line falls after the file was written: it was written the year before (a December log
+            # rotated in January)
+            base_year -= 1
+            at = syslog_times(texts, base_year + np.asarray(offs, np.int64), label, lines)
     elif fmt == "json":
         at = pd.to_datetime(np.asarray(texts, np.int64), unit=part["unit"] or "us").to_numpy("datetime64[ns]")
     else:
         at = other_times(texts, fmt, label, lines)
     k = len(rows)
-    decode = {h: h.decode("utf-8", "replace") for h in names}
+    decode = {h: host_name(h) for h in names}
     rec = pd.DataFrame({"line": np.array(cols[0], np.int64), "node": np.array([decode[h] for h in cols[1]], object),
                         "kind": np.array(cols[2], object), "gpu": np.array(cols[3], object),
                         "xid": np.array(cols[4], float), "at": at[:k], "wrote_before": np.array(cols[7], bool)})

@@ -26,7 +26,9 @@ from relmodel.errors import KernelLogError
 BENCH = Path(__file__).resolve().parents[3] / "bench"
 HOSTS = ["g1", "gpu0001", "node-a.example.org", "EDAC-link-down", "gpu-node-000001", "CdLvoKsfQKKuzbn",
          "x" * 31, "caf\u00e9-01"]
-BUSES = ["0000:cb:00", "PCI:0000:CB:00.0", "PCI:0000:3b:00.0", "0001:Ff:1f.7", "0000:1a:00"]
+#: MIG-partitioned GPUs name the instance after the bus id, as the driver prints it (open-gpu-kernel-modules).
+BUSES = ["0000:cb:00", "PCI:0000:CB:00.0", "PCI:0000:3b:00.0", "0001:Ff:1f.7", "0000:1a:00",
+         "PCI:0000:3b:00 GPU-I:05", "PCI:0000:1a:00 GPU-I:01 GPU-CI:02"]
 OTHER = ["kernel: mlx5_core ibp12s0: Link down", "kernel: EDAC MC1: 1 UE memory read error",
          "kernel: Linux version 6.8.0 (x)", "kernel: reboot: Power down", "kernel: blink twice",
          "kernel: Power Supply PS1 failure", "kernel: ib0: link is down again", "kernel: mce: 1 UE seen",
@@ -35,7 +37,8 @@ OTHER = ["kernel: mlx5_core ibp12s0: Link down", "kernel: EDAC MC1: 1 UE memory 
 NOISE = ["systemd[1]: Started Session 3 of User slurm.", "chronyd[812]: Selected source 10.0.0.1",
          "root: NVRM: Xid (PCI:0000:cb:00): 79, fake", "logger[3]: Linux version 1.0", "cron[1]: caf\u00e9",
          "sshd[9]: EDAC UE link down", "kernel: NVRM: GPU at PCI:0000:cb:00: GPU-1234"]
-XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.([0-9A-Fa-f]))?\): (\d+)")
+XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.([0-9A-Fa-f]))?"
+                 r"(?: GPU-I:\d+(?: GPU-CI:\d+)?)?\): (\d+)")
 T0 = pd.Timestamp("2024-03-01")
 
 
@@ -226,3 +229,36 @@ def test_a_few_blank_or_foreign_lines_are_passed_over_as_the_line_reading_does(t
         monkeypatch.setattr(kernstream._Scan, "syslog_block", read)
         with pytest.raises(KernelLogError, match="line 3026"):
             _read(bad, tmp_path)
+
+
+X79 = b"kernel: NVRM: Xid (PCI:0000:cb:00): 79, pid=77, GPU has fallen off the bus.\n"
+
+
+@pytest.mark.parametrize("a,b", [(b"gpu\xe9", b"gpu\xe8"), (b"gpuA\x00x", b"gpuA\x00y")])
+def test_hosts_that_differ_only_in_bytes_that_are_not_text_stay_two_hosts(a, b, tmp_path):
+    raw = (b"Mar  1 00:00:00 " + a + b" kernel: Linux version 6.8\n" + b"Mar  1 00:00:00 " + b +
+           b" kernel: Linux version 6.8\n" + b"Mar  1 00:10:00 " + a + b" " + X79 + b"Mar  1 00:11:00 " + b + b" " + X79)
+    log = _read(raw, tmp_path)
+    assert log.n_nodes == 2 and len(log.events) == 2
+    assert log.events["node"].nunique() == 2
+
+
+def test_a_december_log_rotated_in_january_is_placed_in_the_year_it_was_written(tmp_path):
+    import os
+    path = tmp_path / "syslog.1"
+    path.write_bytes(b"Dec 24 00:00:00 gpu01 kernel: Linux version 6.8\nDec 31 22:00:00 gpu01 " + X79)
+    when = pd.Timestamp("2024-01-01 06:25").timestamp()
+    os.utime(path, (when, when))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        log = read_xid(path)
+    assert log.origin == pd.Timestamp("2023-12-24")
+    assert log.events["start_h"].tolist() == [7 * 24 + 22.0]
+
+
+def test_a_year_past_what_the_clock_holds_is_refused(tmp_path):
+    from relmodel.errors import InputTypeError
+    path = tmp_path / "syslog"
+    path.write_bytes(b"Mar  1 00:00:00 gpu01 " + X79)
+    with pytest.raises(InputTypeError, match="1970 to 2200"):
+        read_xid(path, year=2261)
