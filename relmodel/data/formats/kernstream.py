@@ -129,6 +129,34 @@ def _crlf(ba, n, more):
     return len(data) + keep
 
 
+def _filled_lines(buf, n):
+    """The lines of ``buf[:n]`` that are not blank (empty, or a lone CR): their starts, ends and indices among all
+    the lines, and the count of all; found 1 MB at a time, so a block of blank lines costs no memory per line."""
+    starts, ends, index = [], [], []
+    count, last = 0, -1
+    for a in range(0, n, _STEP):
+        loc = np.flatnonzero(buf[a:min(a + _STEP, n)] == 10) + a
+        if not loc.size:
+            continue
+        prev = np.empty(loc.size, np.int64)
+        prev[0], prev[1:] = last, loc[:-1]
+        length = loc - prev - 1
+        keep = np.flatnonzero((length > 1) | ((length == 1) & (buf[np.maximum(loc - 1, 0)] != 13)))
+        starts.append(prev[keep] + 1)
+        ends.append(loc[keep])
+        index.append(count + keep)
+        count, last = count + loc.size, int(loc[-1])
+    if n and buf[n - 1] != 10:   # a last line without its newline
+        if n - last - 1 > 1 or buf[n - 1] != 13:
+            starts.append(np.array([last + 1], np.int64))
+            ends.append(np.array([n], np.int64))
+            index.append(np.array([count], np.int64))
+        count += 1
+    if not starts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), count
+    return np.concatenate(starts), np.concatenate(ends), np.concatenate(index), count
+
+
 class _Scan:
     """The state of one pass: lines so far, hosts, records, years, lines that are not UTF-8."""
 
@@ -220,18 +248,17 @@ class _Scan:
     def syslog_block(self, ba, n):
         """Read a block column-wise; False (nothing read) when a line is not in the common shape."""
         buf = np.frombuffer(ba, np.uint8)
-        nl = np.concatenate([np.flatnonzero(buf[a:min(a + _STEP, n)] == 10) + a for a in range(0, n, _STEP)])
-        ends = nl if ba[n - 1] == 10 else np.append(nl, n)
-        s = np.empty(ends.size, np.int64)
-        s[:1], s[1:] = 0, ends[:-1] + 1
-        total = s.size
+        s, ends, num, total = _filled_lines(buf, n)
+        if not s.size:   # blank lines only
+            self.n += total
+            return True
         grid = as_strided(buf, (buf.size - 56, 56), (1, 1))[s]  # bytes 0-55 of each line (past its end: the next)
         month = _month(grid.view("<u8")[:, 0])
         ok = _time_ok(grid.view("<u8")) & (month > 0) & (ends - s >= 18)
-        num = self.n + 1 + np.arange(total)  # the lines' numbers
-        if not ok.all():  # a few blank or foreign lines (not in the form) are passed over; any other: line reading
+        num += self.n + 1  # the lines' numbers
+        if not ok.all():  # a few foreign lines (not in the form) are passed over; any other: line reading
             odd = np.flatnonzero(~ok)
-            if odd.size > max(16, total // 100) or odd.size == total:
+            if odd.size > max(16, s.size // 100) or odd.size == s.size:
                 return False
             for i in odd.tolist():
                 line = bytes(ba[s[i]:ends[i]])

@@ -262,3 +262,16 @@ def test_a_year_past_what_the_clock_holds_is_refused(tmp_path):
     path.write_bytes(b"Mar  1 00:00:00 gpu01 " + X79)
     with pytest.raises(InputTypeError, match="1970 to 2200"):
         read_xid(path, year=2261)
+
+
+def test_blocks_of_blank_lines_are_passed_over_and_the_lines_keep_their_numbers(tmp_path, monkeypatch):
+    """Blank lines (empty, or a lone CR) in runs of any length: the lines around them keep their numbers, read
+    column-wise as line by line; a block of nothing but blank lines is read too."""
+    raw = (b"Mar  1 00:00:00 gpu01 kernel: Linux version 6.8\n" + b"\n" * 5000 + b"\r\n" * 7
+           + b"Mar  1 00:10:00 gpu01 " + X79 + b"\n" * 3000 + b"Mar  1 00:20:00 gpu02 " + X79.rstrip(b"\n"))
+    monkeypatch.setattr(kernstream, "BLOCK", 4096)
+    log = _read(raw, tmp_path)
+    assert log.xid_events["line"].tolist() == [5009, 8010] and log.n_lines == 8010 and log.n_nodes == 2
+    calls = []
+    monkeypatch.setattr(kernstream._Scan, "syslog_block", lambda self, ba, n: calls.append(n) and False)
+    _same(log, _read(raw, tmp_path))
