@@ -52,3 +52,20 @@ def test_an_unknown_job_is_one_line_and_exit_2(files):
     r = run("rates", d / "sacct.txt", "--job", "nope")
     assert r.exit_code == 2 and "no job named or numbered nope" in r.stderr
     assert "Traceback" not in r.output
+
+
+def test_a_folder_of_kernel_logs_reads_as_the_one_file_they_make(files, tmp_path):
+    """The syslog cut into two daily files in a folder: the same counts as the whole file, through --log-format xid."""
+    d = files[0]
+    syslog = d / "syslog"
+    lines = syslog.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "syslog-1").write_bytes(b"".join(lines[:half]))
+    (folder / "syslog-2").write_bytes(b"".join(lines[half:]))
+    whole = run("rates", syslog, "--log-format", "xid", "--year", 2024, "--format", "json")
+    parts = run("rates", folder, "--log-format", "xid", "--year", 2024, "--format", "json")
+    assert whole.exit_code == 0 and parts.exit_code == 0, parts.output
+    count = lambda r: {row["component"]: row["count"] for row in json.loads(r.stdout)}  # noqa: E731
+    assert count(parts) == count(whole) and count(whole)["Total"] > 0
