@@ -26,9 +26,12 @@ here to add:
 import dataclasses
 import math
 
+import numpy as np
+
 from ...errors import DesignError
 from ..clusters.correlated import burst_groups
 from ..sparing.repair_queue import QueuedRepair, check_crews, lead_mean
+from ..sparing.repairs import _mean_repair
 
 __all__ = ["RACK_FIT_DEFAULT", "RACK_FIT_SOURCE", "rack_bursts", "pool_unit_rate", "with_capacity",
            "parts_rate"]
@@ -74,6 +77,15 @@ def pool_unit_rate(model, spare_rate_per_h):
     return v
 
 
+def _hot_group_rate(model, s):
+    """An idle spare group's rate of going dead, hot: like a group in service it serves until more trays than its
+    own spares are in repair, or a whole-group fault; the rate whose 1 - exp(-rate s) is that chance (a spare
+    group with in-group spares is not dead at its first tray fault)."""
+    from scipy import stats
+    up = stats.poisson.cdf(model.spares, model.trays * model.tray_rate * s)
+    return float(model.group_rate - np.log(up) / s) if up > 0 else float("inf")
+
+
 def parts_rate(model):
     """Hardware repairs per hour the crews take on: trays, whole-group faults, bursts (one per event), dead spares."""
     m = model
@@ -90,8 +102,10 @@ def with_capacity(model, repair, hardware=(), network=(), *, crews=None, rma_lea
     repair), not the network ones.
     """
     c, lead = check_crews(crews), lead_mean(rma_lead_time)
-    m = dataclasses.replace(model, pool_rate=pool_unit_rate(model, spare_rate_per_h) if model.pool else 0.0,
-                            bursts=tuple(hardware) + tuple(network))
+    rate = pool_unit_rate(model, spare_rate_per_h) if model.pool else 0.0
+    if model.pool and spare_rate_per_h == "hot" and not model.split_groups and model.trays > 1 and model.spares:
+        rate = _hot_group_rate(model, _mean_repair(repair))
+    m = dataclasses.replace(model, pool_rate=rate, bursts=tuple(hardware) + tuple(network))
     if c is None and lead == 0:
         return m, repair
     rate = parts_rate(dataclasses.replace(m, bursts=tuple(hardware)))

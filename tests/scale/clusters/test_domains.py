@@ -6,6 +6,7 @@ M/G/infinity queue, binomial counts of independent domains, the M/M/infinity
 busy period).
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -143,3 +144,18 @@ def test_bad_domain_model(kw):
 def test_public_names():
     assert relmodel.scale.blast_radius is blast_radius
     assert callable(relmodel.scale.compare_designs)
+
+
+def test_a_hot_spare_rack_with_spare_trays_is_dead_only_when_a_rack_in_service_would_be_out():
+    """An idle spare rack of 18 trays, 2 of them spare, fails as in service: it is dead on the shelf when 3 or
+    more trays are in repair or the rack itself is (Poisson counts of M/G/infinity, written here), not at its
+    first tray fault."""
+    from relmodel.scale.design.design_capacity import with_capacity
+    m = DomainModel(groups=7, trays=18, spares=2, pool=1, tray_rate=1 / 2000, group_rate=2e-3)
+    s = 24.0
+    got, _ = with_capacity(m, s)
+    dead = 1 - stats.poisson.cdf(2, 18 / 2000 * s) * math.exp(-2e-3 * s)
+    assert -math.expm1(-got.pool_rate * s) == pytest.approx(dead, rel=1e-12)
+    # without spare trays it is dead at any fault, as before
+    bare, _ = with_capacity(dataclasses.replace(m, spares=0), s)
+    assert bare.pool_rate == pytest.approx(18 / 2000 + 2e-3, rel=1e-12)
