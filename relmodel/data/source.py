@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import CountError, ExposureError, MissingColumnError, UnitError, WindowError
 from .shaping.counts import CountTable, count_table
 from .bundled.datasets import NAMES, bundled_count_name, load
-from .shaping.logs import InterruptionLog, LogWarning, read_log
+from .shaping.logs import LogWarning, read_log
 from .shaping.outages import drop_short_outages
 from .shaping.readers import csv_header, read_table, require_existing
 from relmodel.base.escape import html_text
@@ -348,9 +348,7 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
         gpn = int(gpus_per_node)
     gpus, how, more = _log_cluster(data, source_gpus, gpn, population)
     if source_gpus is not None or population is not None or data._n_nodes is None:
-        data = InterruptionLog(data.events, data.window_h, origin=data.origin, cause_columns=data.cause_columns,
-                               name=data.name, n_nodes=max(1, gpus // gpn), gpus_per_node=gpn,
-                               problems=data.problems())
+        data = data.replace(n_nodes=max(1, gpus // gpn), gpus_per_node=gpn, problems=data.problems())
     n = len(data.interruptions())
     return Source(data, "log", data.name, gpus, gpn, n, data.duration_h, how, tuple(notes) + tuple(more))
 

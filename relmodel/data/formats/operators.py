@@ -50,7 +50,6 @@ def read_operator_log(path, format, *, job=None, year=None, nodes=None, gpus_per
     if format == "xid":
         if job is not None:
             raise InputTypeError("job= is for Slurm exports (format='sacct'); a kernel log has no jobs")
-        from pathlib import Path
         if isinstance(path, (str, Path)) and Path(path).is_dir():   # a folder of kernel logs, one per day or node
             from .kernfolder import read_xid_folder
             return read_xid_folder(path, year=year, nodes=nodes, gpus_per_node=gpus_per_node, jobs=1)

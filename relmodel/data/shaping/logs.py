@@ -58,6 +58,15 @@ class InterruptionLog:
         self.gpus_per_node = gpus_per_node
         self._problems = problems if problems is not None else empty_problems()
 
+    def replace(self, **changes):
+        """This log with some of its constructor's fields changed (``events``, ``n_nodes``, ``problems``, ...)."""
+        fields = dict(events=self.events, window_h=self.window_h, origin=self.origin,
+                      cause_columns=self.cause_columns, name=self.name, n_nodes=self._n_nodes,
+                      gpus_per_node=self.gpus_per_node, problems=self._problems)
+        fields.update(changes)
+        events, window_h = fields.pop("events"), fields.pop("window_h")
+        return InterruptionLog(events, window_h, **fields)
+
     def __len__(self):
         return len(self.events)
 

@@ -17,7 +17,7 @@ from ...errors import DurationError, MissingColumnError, OutageThresholdError
 from ...tables import Result, count, duration, html_table, pct
 from ...units import hours
 from .clean import flag_rows
-from .logs import InterruptionLog, LogWarning
+from .logs import LogWarning
 from relmodel.base.escape import html_paragraphs
 
 __all__ = ["drop_short_outages", "outage_durations", "OutageDurations", "SHORT_LIMITS_MIN", "REBOOT_MIN"]
@@ -82,9 +82,7 @@ def drop_short_outages(source, min_outage):
     problems = pd.concat([source.problems(), flagged], ignore_index=True)
     warnings.warn(f"{source.name}: {n:,} of {len(ev):,} outages are shorter than {duration(limit_h)} "
                   "(min_outage) and were dropped; problems() lists them", LogWarning, stacklevel=2)
-    return InterruptionLog(ev[~short].reset_index(drop=True), source.window_h, origin=source.origin,
-                           cause_columns=source.cause_columns, name=source.name, n_nodes=source._n_nodes,
-                           gpus_per_node=source.gpus_per_node, problems=problems)
+    return source.replace(events=ev[~short].reset_index(drop=True), problems=problems)
 
 
 @dataclass(frozen=True, eq=False)

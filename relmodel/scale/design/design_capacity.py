@@ -61,11 +61,18 @@ def rack_bursts(cluster, rack_fit, repair):
     return ((fit * 1e-9 * racks, span, repair),)
 
 
-def pool_unit_rate(model, spare_rate_per_h):
-    """Failure rate of one idle pool unit: ``"hot"`` = the same unit in service, or a rate per hour."""
+def pool_unit_rate(model, spare_rate_per_h, repair_h=None):
+    """Failure rate of one idle pool unit: ``"hot"`` = the same unit in service, or a rate per hour.
+
+    A hot spare group with in-group spares is dead, as a group in service is out, only while more trays than
+    its spares are in repair (``repair_h`` the mean repair) or the whole group is: its rate is the one whose
+    ``1 - exp(-rate repair_h)`` is that chance.
+    """
     if spare_rate_per_h == "hot":
         if model.split_groups or model.trays == 1:            # a pool of nodes
             return float(model.tray_rate)
+        if model.spares and repair_h:
+            return _hot_group_rate(model, float(repair_h))
         return float(model.trays * model.tray_rate + model.group_rate)
     try:
         v = float(spare_rate_per_h)
@@ -78,9 +85,7 @@ def pool_unit_rate(model, spare_rate_per_h):
 
 
 def _hot_group_rate(model, s):
-    """An idle spare group's rate of going dead, hot: like a group in service it serves until more trays than its
-    own spares are in repair, or a whole-group fault; the rate whose 1 - exp(-rate s) is that chance (a spare
-    group with in-group spares is not dead at its first tray fault)."""
+    """:func:`pool_unit_rate` of a hot spare group with in-group spares, at mean repair ``s`` hours."""
     from scipy import stats
     up = stats.poisson.cdf(model.spares, model.trays * model.tray_rate * s)
     return float(model.group_rate - np.log(up) / s) if up > 0 else float("inf")
@@ -102,9 +107,7 @@ def with_capacity(model, repair, hardware=(), network=(), *, crews=None, rma_lea
     repair), not the network ones.
     """
     c, lead = check_crews(crews), lead_mean(rma_lead_time)
-    rate = pool_unit_rate(model, spare_rate_per_h) if model.pool else 0.0
-    if model.pool and spare_rate_per_h == "hot" and not model.split_groups and model.trays > 1 and model.spares:
-        rate = _hot_group_rate(model, _mean_repair(repair))
+    rate = pool_unit_rate(model, spare_rate_per_h, _mean_repair(repair)) if model.pool else 0.0
     m = dataclasses.replace(model, pool_rate=rate, bursts=tuple(hardware) + tuple(network))
     if c is None and lead == 0:
         return m, repair

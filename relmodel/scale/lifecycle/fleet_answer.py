@@ -101,9 +101,9 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
         own = (f" and the job's own causes {number(decision.fixed_per_day, 2)} times a day"
                if decision.fixed_per_day > 0 else "")
         as_planned = (f"; the job as the headline plans it: checkpoints every {duration(decision.interval_h)} "
-                      f"costing {duration(decision.ckpt_cost_h)}, restarts of {duration(decision.restart_h, digits=3)}, its "
-                      f"nodes failing {number(decision.hardware_per_day, 2)} times a day (today's rate at this size)"
-                      f"{own}")
+                      f"costing {duration(decision.ckpt_cost_h)}, restarts of "
+                      f"{duration(decision.restart_h, digits=3)}, its nodes failing "
+                      f"{number(decision.hardware_per_day, 2)} times a day (today's rate at this size){own}")
     model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law, **plan)
     top = pulled(est)
     policies = {"2 failures in 7 days": threshold(2, "7d"), "score": score()}

@@ -37,7 +37,8 @@ __all__ = ["run_once", "COUNTERS"]
 #: What one replication returns, besides ``ettr``.
 COUNTERS = ("wall_h", "work_h", "failures", "bad_failures", "auto_repairs", "auto_unfixed", "manual_repairs",
             "manual_unfixed", "retired", "retired_bad", "stalls", "stall_h", "preemptions", "host_selections",
-            "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby", "replaced", "job_interruptions")
+            "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby", "replaced",
+            "job_interruptions")
 
 IDLE, ACTIVE, STANDBY, REPAIR, SPARE, RETIRED = range(6)
 

@@ -136,8 +136,8 @@ def lifecycle_model(estimate, *, job_nodes, warm_standbys=None, spare_nodes=None
 
     Good nodes' mean life (hours) is the estimate's 1/lam, or, with ``node_rate`` (failures per hour of the
     job's nodes together, such as a decision's today's hardware rate at the planned size), the life that gives
-    the job's nodes that rate with the estimate's bad share and multiplier; ``bad_share``, ``multiplier`` and the chance a
-    repair leaves the fault (one repair stage, as the log shows repairs) come from it. ``repair`` is a
+    the job's nodes that rate with the estimate's bad share and multiplier; ``bad_share``, ``multiplier`` and
+    the chance a repair leaves the fault (one repair stage, as the log shows repairs) come from it. ``repair`` is a
     repair-time law (a mean in hours, or a model with ``sample``; 24 h when None). Pools, unless given:
     warm standbys enough to cover the nodes away in repair 999 times in 1,000 (Poisson, at least 2), a
     working pool of the job, its standbys and 1% more (at least 2), spares of 2% of the job (at least 2);

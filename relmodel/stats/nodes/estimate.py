@@ -73,8 +73,7 @@ def _with_ends(log):
                   "the last one", LogWarning, stacklevel=3)
     events = log.events.copy()
     events["end_h"] = events["start_h"]
-    return InterruptionLog(events, log.window_h, origin=log.origin, cause_columns=log.cause_columns, name=log.name,
-                           n_nodes=log._n_nodes, gpus_per_node=log.gpus_per_node, problems=log._problems)
+    return log.replace(events=events)
 
 
 def _kernel_of(run):
@@ -248,7 +247,7 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
     use = listed_fail if truncated else np.ones(iv.keys.size, bool)
     n_counted = int(use.sum()) + n_zero
     if np.any(use & (expo <= 0)):   # failed with no time in service (down from the window's start): no count
-        held = int(np.sum(use & (expo <= 0)))   # model has a rate for them; the interval model keeps them
+        held = int(np.sum(use & (expo <= 0)))   # the two-class fit, on intervals, still takes them
         warnings.warn(f"{log.name}: {held:,} node{'s' if held > 1 else ''} failed with no time in service in the "
                       "window (down from its start); their failures are left out of the homogeneity test and "
                       "the worst-node shares", LogWarning, stacklevel=2)
