@@ -347,8 +347,8 @@ def _link_tolerated(cluster, table, tol):
     """Share of link-level failures absorbed (the design rule when the source has none)."""
     mask = (table["level"] == "link").to_numpy()
     rate = table["rate_per_h"].to_numpy()[mask]
-    if rate.sum() > 0:
-        return float(rate @ tol[mask] / rate.sum())
+    if rate.sum() > 0:   # a weighted mean of shares: held in [0, 1] against the last bit of rounding
+        return float(np.clip(rate @ tol[mask] / rate.sum(), 0.0, 1.0))
     return 1.0 if cluster.planes > 1 else 0.0
 
 

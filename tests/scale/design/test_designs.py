@@ -177,3 +177,17 @@ def test_no_runs_gives_the_closed_forms_without_the_simulated_check():
     for col in ("ettr", "ettr_lo", "ettr_hi", "p_no_spare", "stall_share", "goodput_per_gpu", "gpus_bought"):
         np.testing.assert_array_equal(a[col].to_numpy(), b[col].to_numpy(), err_msg=col)
     assert b["p_no_spare_sim"].isna().all() and (b["sim_runs"] == 0).all() and (a["sim_runs"] > 0).all()
+
+
+def test_link_faults_all_tolerated_are_a_share_of_one_not_one_and_a_rounding():
+    """Rates whose dot product rounds above their sum (found on LANL's page 06, which then stopped with "got
+    1.0000000000000002"): all of them tolerated is a share of exactly 1."""
+    import numpy as np
+    import pandas as pd
+
+    from relmodel.scale.design.policies import _link_tolerated
+    rate = np.array([0.0557994914491104, 0.04442149725411267, 0.49591115853207757, 0.010317845351750725,
+                     0.07551089642112735, 0.06973986037443712, 0.14935063212135, 0.0001849170869593946])
+    assert rate @ np.ones(8) / rate.sum() > 1.0   # the rounding this guards against
+    table = pd.DataFrame({"level": ["link"] * 8, "rate_per_h": rate})
+    assert _link_tolerated(None, table, np.ones(8)) == 1.0
