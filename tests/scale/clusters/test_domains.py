@@ -85,20 +85,32 @@ def test_simulator_matches_closed_forms(groups, trays, k, pool, nu, mu):
     s = 24.0
     a_t, a_d = trays * nu * s, mu * s
     # independent closed forms (see relmodel.scale.design.compound notes)
-    p_lt, p_eq, p_le = stats.poisson.cdf(k - 1, a_t), stats.poisson.pmf(k, a_t), stats.poisson.cdf(k, a_t)
+    p_eq, p_le = stats.poisson.pmf(k, a_t), stats.poisson.cdf(k, a_t)
     q = 1 - p_le * math.exp(-a_d)
     lam_t, lam_d = groups * trays * nu * (trays - k) / trays, groups * mu
-    p_none = (lam_t * p_eq + lam_d * p_le) * math.exp(-a_d) * _binom_tail(groups - 1, q, pool) / (lam_t + lam_d)
+    # of the faults on groups in service (P = p_le e^-a_d): those on a group already out take no spare
+    p_none = (lam_t * p_eq + lam_d * p_le) * _binom_tail(groups - 1, q, pool) / ((lam_t + lam_d) * p_le)
     cf = closed_form(m, s)
     assert cf["p_no_spare"] == pytest.approx(p_none, rel=1e-9)
-    assert cf["p_no_group_spare"] == pytest.approx(1 - p_lt * math.exp(-a_d), rel=1e-9)
+    assert cf["p_no_group_spare"] == pytest.approx(p_eq / p_le, rel=1e-9)
     r = simulate_domains(m, s, n_runs=1500, horizon="7d", seed=3)
     se = math.sqrt(p_none * (1 - p_none) / r.n_events)
     assert r.n_events > 2000
     assert abs(r.p_no_spare - p_none) < 4 * se + 2e-3
     if k:
-        p_ng = 1 - p_lt * math.exp(-a_d)
+        p_ng = p_eq / p_le
         assert abs(r.p_no_group_spare - p_ng) < 4 * math.sqrt(p_ng * (1 - p_ng) / r.n_events) + 2e-3
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_with_no_spare_every_fault_on_a_group_in_service_finds_none(split):
+    # No pool: every fault that puts a group in service out finds no spare, however many groups are already out
+    # (faults on those are not counted: they take nothing from the pool).  It said 0.906 when it divided by them.
+    kw = dict(groups=7 * 18, trays=1, need=18) if split else dict(groups=7, trays=18)
+    m = DomainModel(pool=0, tray_rate=2e-4, group_rate=5e-4, **kw)
+    assert closed_form(m, 24.0)["p_no_spare"] == pytest.approx(1.0, rel=1e-12)
+    r = simulate_domains(m, 24.0, n_runs=500, horizon="7d", seed=1)
+    assert r.n_events > 1000 and r.p_no_spare == 1.0
 
 
 def test_node_pool_with_whole_domain_faults_needs_a_domain_of_nodes():

@@ -26,7 +26,8 @@ def _intervals(rng, rate, mean_repair, t0, t1):
 
 
 def reference_run(rng, groups, trays, spares, pool, nu, mu, s, horizon, need=1, bursts=()):
-    """One run: (stalled hours in [0, horizon], interruptions, interruptions that found no spare)."""
+    """One run: (stalled hours in [0, horizon], interruptions, interruptions that found no spare, interruptions
+    felt: on a group in service, for a burst on any of its groups)."""
     t0 = -BURN * s
     events = []  # (time, order, kind, unit, interrupts, span)
     share = (trays - spares) / trays
@@ -42,15 +43,16 @@ def reference_run(rng, groups, trays, spares, pool, nu, mu, s, horizon, need=1, 
     events.sort(key=lambda e: (e[0], e[1]))
     in_repair = np.zeros(groups, int)   # trays in repair (or group faults, counted as spares + 1)
     dom_out = np.zeros(n_dom, int)      # whole-domain faults under a node pool
-    used, stalled, hits, short, last = 0, 0.0, 0, 0, t0
+    used, stalled, hits, short, felt, last = 0, 0.0, 0, 0, 0, t0
     for t, end, kind, u, hit, span in events:
         if used > pool:
             stalled += max(0.0, min(t, horizon) - max(last, 0.0))
         last = t
         step = -1 if end else 1
-        newly = False
+        newly = served = False
         if kind == "group" and need > 1:
             was = dom_out[u] > 0
+            served = not was
             dom_out[u] += step
             now = dom_out[u] > 0
             used += need * (int(now) - int(was))
@@ -60,14 +62,16 @@ def reference_run(rng, groups, trays, spares, pool, nu, mu, s, horizon, need=1, 
             weight = spares + 1 if kind != "tray" else 1
             for g in members:
                 was = in_repair[g] > spares
+                served = served or not was
                 in_repair[g] += step * weight
                 now = in_repair[g] > spares
                 used += int(now) - int(was)
                 newly = newly or (now and not was)
         if hit:
             hits += 1
+            felt += int(served)
             short += int(newly and used > pool)
-    return stalled, hits, short
+    return stalled, hits, short, felt
 
 
 def ratio_se(num, den):
@@ -79,7 +83,7 @@ def ratio_se(num, den):
 def reference(n_runs, seed, **kw):
     rng = np.random.default_rng(seed)
     out = np.array([reference_run(rng, **kw) for _ in range(n_runs)], float)
-    return out[:, 0], out[:, 1], out[:, 2]
+    return out[:, 0], out[:, 1], out[:, 2], out[:, 3]
 
 
 CASES = {
@@ -98,7 +102,7 @@ def test_stalled_share_matches_an_independent_event_simulation(name):
     nu, mu, need = kw.pop("nu"), kw.pop("mu"), kw.get("need", 1)
     s, horizon, n_runs = 24.0, 168.0, 600
     model = DomainModel(tray_rate=nu, group_rate=mu, **kw)
-    stalled, hits, short = reference(n_runs, seed=11, s=s, horizon=horizon, nu=nu, mu=mu, **kw)
+    stalled, hits, short, felt = reference(n_runs, seed=11, s=s, horizon=horizon, nu=nu, mu=mu, **kw)
     ref_share = stalled / horizon
     ours = simulate_domains(model, s, horizon=horizon, n_runs=4000, seed=2)
     # the reference's own Monte Carlo error, with relmodel's (4,000 runs) added in quadrature
@@ -108,8 +112,9 @@ def test_stalled_share_matches_an_independent_event_simulation(name):
     # mean stall per interruption: the ratio of totals, with its delta-method error
     r = stalled.sum() / hits.sum()
     assert abs(ours.mean_stall_h - r) < 4 * ratio_se(stalled, hits) * math.sqrt(1 + n_runs / 4000)
-    p = short.sum() / hits.sum()
-    assert abs(ours.p_no_spare - p) < 4 * ratio_se(short, hits) * math.sqrt(1 + n_runs / 4000) + 1e-4
+    p = short.sum() / felt.sum()                       # of the faults on groups in service
+    assert felt.sum() < hits.sum()                     # some faults land on groups already out
+    assert abs(ours.p_no_spare - p) < 4 * ratio_se(short, felt) * math.sqrt(1 + n_runs / 4000) + 1e-4
     # the closed form: at a random time the out groups are Binomial(groups, q) (+ need x Binomial for domains)
     a_t, a_d = kw["trays"] * nu * s, mu * s
     k = kw["spares"]
@@ -159,15 +164,15 @@ def test_correlated_bursts_match_the_event_simulation():
     bursts = ((0.02, 3),)
     s, horizon, n_runs = 24.0, 168.0, 600
     model = DomainModel(groups=40, trays=18, pool=6, tray_rate=2e-4, bursts=((0.02, 3, s),))
-    stalled, hits, short = reference(n_runs, seed=5, s=s, horizon=horizon, mu=0.0, bursts=bursts, **kw)
+    stalled, hits, short, felt = reference(n_runs, seed=5, s=s, horizon=horizon, mu=0.0, bursts=bursts, **kw)
     ours = simulate_domains(model, s, horizon=horizon, n_runs=4000, seed=4)
     share = stalled / horizon
     se = math.sqrt(share.var(ddof=1) / n_runs * (1 + n_runs / 4000))
     assert share.mean() > 0.01
     assert abs(ours.stall_share - share.mean()) < 4 * se
     assert ours.n_events / 4000 == pytest.approx((40 * 18 * 2e-4 + 0.02) * horizon, rel=0.03)
-    p = short.sum() / hits.sum()                       # a burst finds no spare once, after all its racks go out
-    assert abs(ours.p_no_spare - p) < 4 * ratio_se(short, hits) * math.sqrt(1 + n_runs / 4000)
+    p = short.sum() / felt.sum()                       # a burst finds no spare once, after all its racks go out
+    assert abs(ours.p_no_spare - p) < 4 * ratio_se(short, felt) * math.sqrt(1 + n_runs / 4000)
     # the closed form takes the racks the bursts hold out of the binomial count of the others (exact while
     # bursts in repair do not overlap)
     assert abs(ours.closed["stall_share_free"] - share.mean()) < 4 * math.sqrt(share.var(ddof=1) / n_runs)
