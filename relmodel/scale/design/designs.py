@@ -73,8 +73,12 @@ def design_presets(n_gpus=16_384):
     NVL72, 2 spare trays per rack: 18,432 GPUs, in-domain-spares, 1 spare
     NVL72, spare trays, dual plane: 18,432 GPUs, in-domain-spares, 1 spare
     """
-    n = int(n_gpus)
-    if n < 1:
+    try:
+        n = int(n_gpus)
+        whole = n == float(n_gpus)
+    except (TypeError, ValueError, OverflowError):
+        n, whole = 0, False
+    if n < 1 or not whole:
         raise DesignError(f"n_gpus must be a whole number of GPUs >= 1; got {n_gpus!r}")
     nodes = math.ceil(n / 8)
     spare_nodes = math.ceil(0.01 * nodes)

@@ -51,7 +51,7 @@ from ...units import hours
 from .compound import DomainModel, closed_form, simulate_domains
 from .domain_runs import runs_for
 from ..clusters.correlated import burst_groups, cause_spans
-from .design_capacity import RACK_FIT_DEFAULT, parts_rate, rack_bursts, with_capacity
+from .design_capacity import RACK_FIT_DEFAULT, _fit, parts_rate, rack_bursts, with_capacity
 from .design_result import DesignResult
 from .tolerance import ToleranceGain
 from ..sparing.repair_queue import check_crews, lead_mean
@@ -74,7 +74,7 @@ def check_design(cluster):
     if cluster.n_gpus % size:
         lo, hi = cluster.n_gpus // size * size, -(-cluster.n_gpus // size) * size
         raise DesignError(f"{cluster.name}: {cluster.n_gpus:,} GPUs do not divide into {size}-GPU scale-up domains; "
-                          f"use a multiple of {size}, e.g. {max(lo, size):,} or {hi:,}")
+                          f"use a multiple of {size}, e.g. " + " or ".join(f"{v:,}" for v in sorted({max(lo, size), hi})))
     return cluster
 
 
@@ -141,7 +141,7 @@ def _rates(cluster, source, levels, tolerated, domain_fit, n_boot, seed):
     table = cause_levels(scaled, levels)
     tol = tolerated_shares(table, cluster, tolerated)
     draws = scaled.draws(max(int(n_boot), 1), seed) if n_boot else table["rate_per_h"].to_numpy()[None, :]
-    return table, tol, draws, float(domain_fit) * 1e-9
+    return table, tol, draws, _fit("domain_fit", domain_fit) * 1e-9
 
 
 def _idle_share(cluster, unit):

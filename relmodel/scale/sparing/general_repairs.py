@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import ModelInputError
 from .repair_queue import lead_mean
-from .repairs import _mean_repair
+from .repairs import _draw_repairs, _mean_repair
 
 __all__ = ["away_tail", "pooled_tail", "repair_draws", "MIN_FAILURES", "RUNS", "RUN_FAILURES"]
 
@@ -38,11 +38,10 @@ RUN_FAILURES = 100_000
 
 def repair_draws(law, n, rng):
     """``n`` repair (or lead) times in hours from a mean (exponential; 0 for instant repairs) or a law with
-    ``sample``; a sampled time that is negative or not finite counts as an instant repair."""
+    ``sample``; a law drawing a negative or missing time is a ModelInputError, as in the spare pool."""
     if not hasattr(law, "sample"):
         return rng.exponential(float(getattr(law, "mean_h", law)), size=n)
-    x = np.asarray(law.sample(n, rng), dtype=float)
-    return np.where(np.isfinite(x) & (x > 0), x, 0.0)
+    return _draw_repairs(law, n, rng)
 
 
 def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_runs=MIN_FAILURES, seed=None):

@@ -147,6 +147,14 @@ def test_bad_design_inputs(llama3):
         compare_designs(["nvl144"], llama3, ckpt_cost="1min", restart="10min", **FAST)
     with pytest.raises(DesignError, match="share"):
         compare_designs([c], llama3, ckpt_cost="1min", restart="10min", share=1.2, **FAST)
+    # the field the user gave is named (it was the internal group_rate); a fractional size is not cut short
+    with pytest.raises(DesignError, match="^domain_fit must be"):
+        evaluate_design(c, llama3, "1min", "10min", domain_fit=-1e5, **FAST)
+    with pytest.raises(DesignError, match="n_gpus must be a whole number"):
+        compare_designs(["nvl72-whole-rack"], llama3, 100.5, ckpt_cost="1min", restart="10min", **FAST)
+    small = Cluster(n_gpus=36, gpus_per_node=4, nodes_per_rack=18, scaleup_gpus=72)
+    with pytest.raises(DesignError, match=r"e\.g\. 72$"):       # one suggestion, not "72 or 72"
+        evaluate_design(small, llama3, "1min", "10min", **FAST)
 
 
 @settings(max_examples=60, deadline=None)

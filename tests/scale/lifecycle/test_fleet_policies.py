@@ -81,6 +81,24 @@ def test_bad_policy_inputs_are_named_errors():
         fleet_model(law="gamma")
 
 
+def test_a_repair_law_drawing_missing_hours_is_a_named_error():
+    # It was taken as instant repairs here while the spare pool refused the same law.
+    from relmodel.scale.lifecycle import simulate_fleet
+
+    class Gappy:
+        mean_h = 48.0
+
+        def sample(self, n, rng=None):
+            x = np.random.default_rng(rng).exponential(48.0, n)
+            x[::5] = np.nan
+            return x
+
+    m = fleet_model(job_nodes=64, warm_standbys=2, working_nodes=72, spare_nodes=4, work="10d", node_mtbf="20d",
+                    manual_repair=Gappy(), to_manual=1.0)
+    with pytest.raises(ModelInputError, match="not finite"):
+        simulate_fleet(m, min_runs=2, max_runs=2, seed=0)
+
+
 def test_fleet_grid_is_the_same_serial_and_on_dask():
     import distributed
 
