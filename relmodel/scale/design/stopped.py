@@ -34,7 +34,10 @@ then high, by about 0.37 a relative for a rack that is out a = rate x E[S]
 of the time (against an exact Markov chain of 8 racks, one spare, 18 trays
 and exponential repairs: +0.9% at a = 0.024, +3.6% at a = 0.098, +10% at
 a = 0.48), so ETTR is understated by as much; the unstopped share is an upper
-bound on both.  With several kinds, the truncation also lets a small event land on a state
+bound on both.  For whole racks (no spare trays, no bursts) the caller
+corrects the odds of waiting by the ratio of the mean waits with and without
+faults during them (:func:`relmodel.scale.design.compound._drained`), which
+leaves a fifth of that error.  With several kinds, the truncation also lets a small event land on a state
 of F that a large one reached; those waits do not grow (the large event's
 repair still ends them), so the error is second order in the small events'
 rate times the wait.  Measured against an event simulation of a 144-node job
