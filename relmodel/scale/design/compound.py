@@ -46,7 +46,7 @@ import dataclasses
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, stats
+from scipy import stats
 
 from ...errors import DesignError
 from ...units import hours
@@ -54,7 +54,7 @@ from ..sparing.spares import _draw_repairs, _mean_repair
 from .domain_runs import _kinds, expected_items
 from .compound_pmf import _convolve, held_pmf as _held, tail as _tail  # noqa: F401  (_convolve: tests)
 from .domain_sweeps import sweeps as _sweeps
-from .stopped import stopped_share, unit_classes
+from .stopped import drained, stopped_share, unit_classes
 from ...tables import Result, duration, html_table
 from relmodel.budget_guard import check_cost
 
@@ -190,7 +190,7 @@ def closed_form(model, repair, group_repair=None):
     p_none = min(hit_none / felt, 1.0) if felt > 0 else 0.0
     short = _tail(every, m.pool + 1)
     stop = _stopped(m, q_t if m.split_groups else q, q_d if m.split_groups else 0.0, s_t, short)
-    stop = _drained(m, stop, s_t, s_d)
+    stop = drained(m, stop, s_t, s_d)
     return {"p_no_group_spare": float(no_group), "p_no_spare": float(p_none), "groups_out_mean": float(out_mean),
             "stall_share": stop, "mean_stall_h": stop / (total * (1.0 - stop)) if total > 0 and stop < 1 else 0.0,
             "stall_share_free": float(short), "mean_stall_free_h": float(short / total) if total > 0 else 0.0}
@@ -205,37 +205,6 @@ def _stopped(m, q_single, q_domain, s_t, free):
     length = m.pool + max([m.need if m.split_groups else 1] + [sp for sp, _ in spans]) + 1
     share = stopped_share(unit_classes(m, q_single, q_domain, dead, spans, length), m.pool)
     return float(share) if np.isfinite(share) else float(free)
-
-
-def _drained(m, share, s_t, s_d):
-    """The stopped share of whole groups (no spare trays) corrected for waits in which out groups drain.
-
-    The truncated law of :mod:`.stopped` lets faults strike groups already out while the job waits; a
-    stopped job raises none, so a wait ends sooner.  With the same entries into waits, the odds of waiting
-    scale by D / D_t: D_t = (e^a - 1) / (rate (pool + 1)) is the mean wait of the truncated law (the least
-    of pool + 1 busy periods, a = rate E[S]), and D the mean wait with no faults: the least of the new
-    group's repair and the pool's other out groups, each holding Poisson(a) faults given one at least, each
-    fault with an exponential time left.  Exact when the pool is 0; against an exact Markov chain of 8 racks
-    of 18 trays and one spare it leaves a fifth of the error (0.1368 for 0.1358, the truncation 0.1408).
-    """
-    rate_t, rate_d = m.trays * m.tray_rate, m.group_rate
-    rate = rate_t + rate_d
-    a_t, a_d = rate_t * s_t, rate_d * s_d
-    a = a_t + a_d
-    if m.split_groups or m.spares or m.bursts or not 0 < share < 1 or not 1e-9 < a < 50:
-        return share
-    tail = -np.expm1(-a)
-
-    def wait(t):
-        x, y = np.exp(-t / s_t), np.exp(-t / s_d)
-        others = 1.0 - (np.exp(-a_t * x - a_d * y) - np.exp(-a)) / tail
-        return (rate_t * x + rate_d * y) / rate * others ** m.pool
-
-    top = 60.0 * max(s_t, s_d)
-    step = min(s_t, s_d) / (m.pool + 1)
-    d = integrate.quad(wait, 0.0, top, points=[step, 5 * step, 25 * step], limit=200)[0]
-    odds = share / (1.0 - share) * d * rate * (m.pool + 1) / np.expm1(a)
-    return float(odds / (1.0 + odds))
 
 
 @dataclasses.dataclass(frozen=True)

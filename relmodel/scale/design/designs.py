@@ -331,7 +331,7 @@ def compare_designs(designs, source, n_gpus=16_384, target_ettr=0.9, ckpt_cost=C
     >>> cols = ["design", "gpus_bought", "gpus_idle", "ettr", "goodput_per_gpu"]
     >>> print(cmp.by_design[cols].round(3).to_string(index=False))
                            design  gpus_bought  gpus_idle  ettr  goodput_per_gpu
-               NVL72, whole racks         1224         72 0.867            0.816
+               NVL72, whole racks         1224         72 0.868            0.817
     NVL72, 2 spare trays per rack         1368        216 0.941            0.792
     >>> cmp.best()
     'NVL72, whole racks'

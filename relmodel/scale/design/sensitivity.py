@@ -76,7 +76,7 @@ def domain_fit_sensitivity(cluster, source, ckpt_cost, restart, fits=None, *, st
     >>> from relmodel.scale.design.designs import design_presets
     >>> s = domain_fit_sensitivity(design_presets(1152)["nvl72-whole-rack"], llama3_54day(), "1min", "10min")
     >>> round(s.gpu_fit), [round(e, 3) for e in s.frame["ettr"]]
-    (12621, [0.867, 0.867, 0.867, 0.867, 0.866, 0.866])
+    (12621, [0.868, 0.868, 0.867, 0.867, 0.867, 0.867])
     """
     top = gpu_fit(source, cluster)
     if fits is None:

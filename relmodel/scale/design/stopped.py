@@ -36,7 +36,7 @@ and exponential repairs: +0.9% at a = 0.024, +3.6% at a = 0.098, +10% at
 a = 0.48), so ETTR is understated by as much; the unstopped share is an upper
 bound on both.  For whole racks (no spare trays, no bursts) the caller
 corrects the odds of waiting by the ratio of the mean waits with and without
-faults during them (:func:`relmodel.scale.design.compound._drained`), which
+faults during them (:func:`drained`), which
 leaves a fifth of that error.  With several kinds, the truncation also lets a small event land on a state
 of F that a large one reached; those waits do not grow (the large event's
 repair still ends them), so the error is second order in the small events'
@@ -49,9 +49,9 @@ one point high.
 """
 
 import numpy as np
-from scipy import stats
+from scipy import integrate, stats
 
-__all__ = ["stopped_share", "unit_classes"]
+__all__ = ["stopped_share", "unit_classes", "drained"]
 
 
 def _spread(pmf_events, need, length):
@@ -107,3 +107,34 @@ def stopped_share(classes, pool):
     in_n = float(below[:pool + 1].sum())
     total = in_n + in_f
     return in_f / total if total > 0 else float("nan")
+
+
+def drained(m, share, s_t, s_d):
+    """The stopped share of whole groups (no spare trays) corrected for waits in which out groups drain.
+
+    The truncated law of :mod:`.stopped` lets faults strike groups already out while the job waits; a
+    stopped job raises none, so a wait ends sooner.  With the same entries into waits, the odds of waiting
+    scale by D / D_t: D_t = (e^a - 1) / (rate (pool + 1)) is the mean wait of the truncated law (the least
+    of pool + 1 busy periods, a = rate E[S]), and D the mean wait with no faults: the least of the new
+    group's repair and the pool's other out groups, each holding Poisson(a) faults given one at least, each
+    fault with an exponential time left.  Exact when the pool is 0; against an exact Markov chain of 8 racks
+    of 18 trays and one spare it leaves a fifth of the error (0.1368 for 0.1358, the truncation 0.1408).
+    """
+    rate_t, rate_d = m.trays * m.tray_rate, m.group_rate
+    rate = rate_t + rate_d
+    a_t, a_d = rate_t * s_t, rate_d * s_d
+    a = a_t + a_d
+    if m.split_groups or m.spares or m.bursts or not 0 < share < 1 or not 1e-9 < a < 50:
+        return share
+    tail = -np.expm1(-a)
+
+    def wait(t):
+        x, y = np.exp(-t / s_t), np.exp(-t / s_d)
+        others = 1.0 - (np.exp(-a_t * x - a_d * y) - np.exp(-a)) / tail
+        return (rate_t * x + rate_d * y) / rate * others ** m.pool
+
+    top = 60.0 * max(s_t, s_d)
+    step = min(s_t, s_d) / (m.pool + 1)
+    d = integrate.quad(wait, 0.0, top, points=[step, 5 * step, 25 * step], limit=200)[0]
+    odds = share / (1.0 - share) * d * rate * (m.pool + 1) / np.expm1(a)
+    return float(odds / (1.0 + odds))

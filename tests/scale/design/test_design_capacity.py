@@ -61,7 +61,9 @@ def test_crews_and_lead_time_lengthen_every_repair(llama3):
     assert r.repair_out_h == pytest.approx(24.0 + wait + 48.0, rel=1e-9)
     q = 1 - math.exp(-(8 * GPU_RATE + NODE_RATE) * r.repair_out_h)
     out = stats.binom.pmf(np.arange(84), 8_192, q)
-    assert r.stall_share == pytest.approx(out[83] / out.sum(), rel=1e-6)     # confined to 0..83 servers out
+    # confined to 0..83 servers out; a wait in which the servers out drain without new faults ends a little sooner
+    confined = out[83] / out.sum()
+    assert 0.999 * confined < r.stall_share <= confined
     assert r.stall_share > base.stall_share and r.ettr < base.ettr
     with pytest.raises(ValueError, match="crews"):
         evaluate_design(c, llama3, "1min", "10min", crews=2, **FAST)

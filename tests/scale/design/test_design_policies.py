@@ -53,18 +53,22 @@ def test_whole_racks_stall_union_and_ranking(llama3):
     # nothing fails while the job waits: the racks out are Binomial(228, q) confined to 0..13 (a wait opens at
     # 13 and the next repair ends it), as in the Erlang loss system
     stall = stopped(stats.binom.pmf(range(14), 228, q), 12)
-    assert whole.stall_share == pytest.approx(stall, rel=1e-9)
+    # that confined law lets a fault strike a rack already out during a wait; the drain correction
+    # (tests/scale/design/test_stopped_drain.py holds it to an exact chain) shortens the waits a little
+    assert 0.99 * stall < whole.stall_share <= stall
     assert whole.stall_share_free == pytest.approx(free, rel=1e-9)
     # the wait per interruption the job sees: it fails only while it runs
-    seen = whole.interruption_rate * (1 - stall)
-    assert whole.mean_stall_h == pytest.approx(stall / seen, rel=1e-9)
+    seen = whole.interruption_rate * (1 - whole.stall_share)
+    assert whole.mean_stall_h == pytest.approx(whole.stall_share / seen, rel=1e-9)
     # the simulator runs the unstopped model: its wait checks the unstopped closed form
     free_wait = free / (whole.interruption_rate * (1 - free))
     assert whole.mean_stall_sim == pytest.approx(free_wait, rel=0.15)
     # hot spare racks fail on the shelf as in service: 12 spare racks add Binomial(12, q) dead ones
     hot = evaluate_design(presets["nvl72-whole-rack"], llama3, "1min", "10min", n_runs=0, n_boot=0)
-    assert hot.stall_share == pytest.approx(stopped(stats.binom.pmf(range(14), 240, q), 12), rel=1e-9)
-    assert whole.ettr == pytest.approx(daly_best(1 / whole.interruption_rate, 1 / 60, 1 / 6) * (1 - stall), rel=1e-9)
+    hot_confined = stopped(stats.binom.pmf(range(14), 240, q), 12)
+    assert 0.99 * hot_confined < hot.stall_share <= hot_confined
+    daly = daly_best(1 / whole.interruption_rate, 1 / 60, 1 / 6)
+    assert whole.ettr == pytest.approx(daly * (1 - whole.stall_share), rel=1e-9)
     assert whole.ettr == pytest.approx(0.828, abs=1e-3)
     assert whole.goodput_per_gpu == pytest.approx(whole.ettr * 16_416 / 17_280, rel=1e-12)
     assert whole.goodput_per_gpu == pytest.approx(0.787, abs=1e-3)
