@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...errors import RelmodelError
-from ...tables import count, duration, number
+from ...tables import count, duration, number, pct
 
 __all__ = ["FleetAnswer", "fleet_answer", "fleet_figures", "with_fleet", "pulled", "MAX_NODES"]
 
@@ -63,7 +63,8 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
     With ``decision`` (:func:`relmodel.decide`'s answer for the same plan) the job runs as the decision plans it:
     its checkpoint interval and cost, its restart after each failure, its nodes failing at the decision's
     hardware rate for the planned size (today's rate, spread over good and bad nodes as ``est`` says) and its
-    own causes (software, collective timeouts) interrupting it at their rate without blaming a node, so never
+    own causes (software, collective timeouts) interrupting it at their rate without blaming a node, failures
+    striking its restarts as the decision's formula has them (``reload``: the whole restart), so never
     retiring is the decision's answer with the bad nodes' life added. Without it, failures cost a 20-minute
     recovery and no lost work (AIReSim's recovery-only count) at the log's average rates."""
     from ..sparing.repairs import repair_model
@@ -96,13 +97,13 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
     plan, as_planned = {}, ""
     if decision is not None and decision.hardware_per_day > 0:
         plan = dict(node_rate=decision.hardware_per_day / 24, interval=decision.interval_h,
-                    ckpt_cost=decision.ckpt_cost_h, recovery=decision.restart_h,
+                    ckpt_cost=decision.ckpt_cost_h, recovery=decision.restart_h, reload=decision.restart_h,
                     job_mtbf=24 / decision.fixed_per_day if decision.fixed_per_day > 0 else None)
         own = (f" and the job's own causes {number(decision.fixed_per_day, 2)} times a day"
                if decision.fixed_per_day > 0 else "")
         as_planned = (f"; the job as the headline plans it: checkpoints every {duration(decision.interval_h)} "
                       f"costing {duration(decision.ckpt_cost_h)}, restarts of "
-                      f"{duration(decision.restart_h, digits=3)}, its nodes failing "
+                      f"{duration(decision.restart_h, digits=3)} that failures can strike, its nodes failing "
                       f"{number(decision.hardware_per_day, 2)} times a day (today's rate at this size){own}")
     model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law, **plan)
     top = pulled(est)
@@ -116,6 +117,12 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
             f"{model.bad_share:.1%} bad at {model.multiplier:.3g} times the rate, a repair leaving the fault "
             f"with chance {model.auto.unfixed:.2f}, {how}; a retired node replaced by a new one after "
             f"{duration(model.replace_h)}{as_planned}; {runs:,} paired runs a policy.")
+    cut = float(cmp.runs["cut_short"].mean())
+    if cut > 0:
+        from .loop import MAX_INTERRUPTIONS
+        who = "Every run was" if cut == 1 else f"{pct(cut)} of the runs were"
+        said += (f" {who} stopped after {count(MAX_INTERRUPTIONS)} interruptions with work left, the job's "
+                 "restarts rarely finishing before the next failure: ETTR is the work done by then over the time.")
     return FleetAnswer(cmp, said)
 
 

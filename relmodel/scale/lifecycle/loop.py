@@ -12,7 +12,9 @@ repair, a node reaching the manual stage (only with finite crews, so the
 crews serve in arrival order). Events are taken in time order whenever the
 job needs nodes: at a failure, after a recovery, during a stall. While the
 job is stopped (recovery, host selection, preemption, stall) no node ages,
-so no failure comes. Interruptions of the job's own causes (``job_mtbf``)
+so no failure comes, except in the last ``reload_h`` of a recovery, when the
+job's nodes run to reload it: a failure then starts the recovery again.
+Interruptions of the job's own causes (``job_mtbf``)
 come as a Poisson stream on the run clock: each costs a recovery and the
 work since the last checkpoint, and no node leaves the job.
 
@@ -32,13 +34,18 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["run_once", "COUNTERS"]
+__all__ = ["run_once", "COUNTERS", "MAX_INTERRUPTIONS"]
 
 #: What one replication returns, besides ``ettr``.
 COUNTERS = ("wall_h", "work_h", "failures", "bad_failures", "auto_repairs", "auto_unfixed", "manual_repairs",
             "manual_unfixed", "retired", "retired_bad", "stalls", "stall_h", "preemptions", "host_selections",
             "depleted", "misdiagnosed", "undiagnosed", "crew_wait_h", "crew_jobs", "lost_h", "no_standby", "replaced",
-            "job_interruptions")
+            "job_interruptions", "cut_short")
+
+#: A run stops after this many interruptions even if its work is not done (``cut_short``): its ETTR is the
+#: share of its wall time worked so far.  A job whose restarts rarely finish before the next failure (a
+#: restart of an hour, a failure every few minutes) would otherwise run for ever.
+MAX_INTERRUPTIONS = 20_000
 
 IDLE, ACTIVE, STANDBY, REPAIR, SPARE, RETIRED = range(6)
 
@@ -368,17 +375,20 @@ def run_once(model, policy=None, seed=None):
             break
         now += x
         run += x
-        done = into + x
-        into = 0.0
-        if tau > 0:
+        done = into + x    # negative: the failure came while the job reloaded
+        into = -m.reload_h
+        if done > 0 and tau > 0:
             cycles = math.floor(done / (tau + cost))
             work_left -= cycles * tau
             c["lost_h"] += done - cycles * (tau + cost)
-        else:
+        elif done > 0:
             work_left -= done
+        if c["failures"] + c["job_interruptions"] >= MAX_INTERRUPTIONS:
+            c["cut_short"] = 1
+            break
         if x < x_node:   # the job's own cause: recover and go on with the same nodes
             c["job_interruptions"] += 1
-            now += m.recovery_h
+            now += m.recovery_h - m.reload_h
             take_events(now)
             next_job = run - job_mtbf * math.log(max(d.u(), 1e-300))
             continue
@@ -388,7 +398,7 @@ def run_once(model, policy=None, seed=None):
         leave(f)
         take_events(now)
         blame(f, now)
-        now += m.recovery_h
+        now += m.recovery_h - m.reload_h
         take_events(now)
         if len(active) < J:
             if standby:

@@ -85,6 +85,7 @@ class FleetModel:
     misdiagnosis: float
     replace_h: float = float("inf")
     job_mtbf_h: float = float("inf")
+    reload_h: float = 0.0
 
     @property
     def checkpointing(self):
@@ -112,7 +113,7 @@ def _as_args(m):
                 auto_unfixed=m.auto.unfixed, manual_unfixed=m.manual.unfixed, crews=m.crews,
                 rma_lead=m.rma_lead_h, diagnosis=m.diagnosis, misdiagnosis=m.misdiagnosis,
                 replace=None if math.isinf(m.replace_h) else m.replace_h,
-                job_mtbf=None if math.isinf(m.job_mtbf_h) else m.job_mtbf_h)
+                job_mtbf=None if math.isinf(m.job_mtbf_h) else m.job_mtbf_h, reload=m.reload_h)
 
 
 def _count(name, v, low=0):
@@ -159,7 +160,7 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
                 fleet="mature", recovery="20min", interval=None, ckpt_cost=0.0, host_selection="3min",
                 preemption_wait="20min", auto_repair="2h", manual_repair="2d", to_manual=0.8, auto_unfixed=0.4,
                 manual_unfixed=0.2, crews=None, rma_lead=0.0, diagnosis=1.0, misdiagnosis=0.0, replace=None,
-                job_mtbf=None):
+                job_mtbf=None, reload=0.0):
     """A checked :class:`FleetModel`; durations take hours or text such as ``"20min"``.
 
     * pools: ``working_nodes`` hold the job of ``job_nodes`` plus ``warm_standbys`` (idle, ready to swap
@@ -183,7 +184,10 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
       ``ckpt_cost`` and loses the work since its last checkpoint; without it, no work is lost (the
       recovery-only mode, as AIReSim counts); ``job_mtbf`` (None for none) is the mean hours of running
       between interruptions of the job's own causes (software, collective timeouts): each costs a
-      ``recovery`` and the work since the last checkpoint, and blames no node.
+      ``recovery`` and the work since the last checkpoint, and blames no node. The last ``reload`` of each
+      recovery (at most all of it) is exposed to failures: the job's nodes run while it reloads, and a
+      failure then starts the recovery again, as Daly's restart is (0: the whole recovery is downtime,
+      AIReSim's convention).
 
     Examples
     --------
@@ -207,10 +211,14 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
     if crews is not None:
         crews = _count("crews", crews, 1)
     interval_h = 0.0 if interval is None else _dur("interval", interval, positive=True)
+    recovery_h, reload_h = _dur("recovery", recovery), _dur("reload", reload)
+    if reload_h > recovery_h:
+        raise ModelInputError(f"reload ({reload_h:.4g} h) is the part of the recovery exposed to failures: it "
+                              f"cannot exceed the recovery ({recovery_h:.4g} h)")
     return FleetModel(
         job_nodes=job, warm_standbys=warm, working_nodes=working, spare_nodes=spares,
         work_h=_dur("work", work, positive=True), life=life, bad_share=_share("bad_share", bad_share),
-        multiplier=mult, turn_bad=_share("turn_bad", turn_bad), fleet=fleet, recovery_h=_dur("recovery", recovery),
+        multiplier=mult, turn_bad=_share("turn_bad", turn_bad), fleet=fleet, recovery_h=recovery_h,
         interval_h=interval_h, ckpt_cost_h=_dur("ckpt_cost", ckpt_cost),
         host_selection_h=_dur("host_selection", host_selection),
         preemption_wait_h=_dur("preemption_wait", preemption_wait),
@@ -219,4 +227,4 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
         to_manual=_share("to_manual", to_manual), crews=crews, rma_lead_h=_dur("rma_lead", rma_lead),
         diagnosis=_share("diagnosis", diagnosis), misdiagnosis=_share("misdiagnosis", misdiagnosis),
         replace_h=float("inf") if replace is None else _dur("replace", replace),
-        job_mtbf_h=float("inf") if job_mtbf is None else _dur("job_mtbf", job_mtbf, positive=True))
+        job_mtbf_h=float("inf") if job_mtbf is None else _dur("job_mtbf", job_mtbf, positive=True), reload_h=reload_h)

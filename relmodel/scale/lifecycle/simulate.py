@@ -17,6 +17,7 @@ from scipy import stats
 
 from ...errors import ModelInputError
 from ...tables import Result, count, duration, html_table, pct
+from . import loop
 from .loop import COUNTERS, run_once
 from .model import FleetModel, fleet_model
 
@@ -102,12 +103,17 @@ class FleetResult(Result):
         lo, hi = self.ettr_ci
         r = self.runs
         s = (f"Over {self.n_runs:,} simulated runs the job trains {pct(self.ettr)} of its wall time "
-             f"({pct(lo)} to {pct(hi)}, {self.conf:.0%} interval of the mean) and finishes in "
+             f"({pct(lo)} to {pct(hi)}, {self.conf:.0%} interval of the mean) and "
+             f"{'runs for' if r['cut_short'].any() else 'finishes in'} "
              f"{duration(r['wall_h'].mean())}; {count(round(r['failures'].mean()))} failures a run, "
              f"{pct(r['bad_failures'].sum() / max(r['failures'].sum(), 1))} of them on bad nodes.")
         if r["depleted"].any():
             s += (f" In {pct(r['depleted'].mean())} of runs retirements left too few nodes to hold the job "
                   f"(the run stops there; its ETTR counts the work done).")
+        if r["cut_short"].any():
+            s += (f" {pct(r['cut_short'].mean())} of runs were stopped after {count(loop.MAX_INTERRUPTIONS)} "
+                  "interruptions with work left (restarts rarely finish before the next failure); their ETTR "
+                  "counts the work done by then.")
         if not self.converged:
             s += f" The interval is wider than the {pct(self.resolution)} asked: raise max_runs."
         return s

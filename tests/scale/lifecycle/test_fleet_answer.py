@@ -58,8 +58,9 @@ def _lemons(path, seed=4):
 
 def test_the_fleet_runs_the_decisions_plan_and_never_retiring_is_its_answer(tmp_path):
     """The lifecycle takes the decision's interval, checkpoint cost, restart and rates; never retiring then gives
-    the decision's ETTR (Daly's exact exponential model, written here) to within 1.5 points: the simulated
-    restarts see no failure, and bad nodes spend more of their time in repair than in the job."""
+    the decision's ETTR (Daly's exact exponential model, written here) to within 1.5 points: failures strike
+    the simulated restarts as they do Daly's, and bad nodes spend more of their time in repair than in the
+    job."""
     import math
 
     from relmodel.scale.lifecycle import fleet_answer
@@ -72,6 +73,7 @@ def test_the_fleet_runs_the_decisions_plan_and_never_retiring_is_its_answer(tmp_
     ans = fleet_answer(est, src, n_gpus=2048, decision=dec, runs=10, seed=0, work="20d")
     m = ans.comparison.model
     assert m.interval_h == dec.interval_h and m.ckpt_cost_h == dec.ckpt_cost_h and m.recovery_h == dec.restart_h
+    assert m.reload_h == dec.restart_h
     assert m.job_mtbf_h == pytest.approx(24 / dec.fixed_per_day, rel=1e-12)
     mean_rate = (1 + m.bad_share * (m.multiplier - 1)) / m.life.mean_h
     assert m.job_nodes * mean_rate == pytest.approx(dec.hardware_per_day / 24, rel=1e-12)
@@ -81,3 +83,20 @@ def test_the_fleet_runs_the_decisions_plan_and_never_retiring_is_its_answer(tmp_
     never = ans.comparison.to_frame().iloc[0]
     assert never["policy"] == "never retire" and abs(never["ettr"] - daly) < 0.015, (never["ettr"], daly)
     assert "the job as the headline plans it" in ans.said and "0.8" not in ans.said.split("plans it")[0][-5:]
+
+
+def test_a_plan_whose_restarts_rarely_finish_says_its_runs_were_cut_short(tmp_path, monkeypatch):
+    # At 131,072 GPUs the lemons' fleet fails every few minutes and a restart takes over 10: the headline's ETTR is
+    # about 0 and so is the simulated fleet's (before, restarts saw no failure and it said several percent).
+    from relmodel.scale.lifecycle import fleet_answer, loop
+    from relmodel.stats.nodes import bad_nodes
+    warnings.simplefilter("ignore")
+    monkeypatch.setattr(loop, "MAX_INTERRUPTIONS", 300)
+    src = _lemons(tmp_path / "lemons.csv")
+    dec = decide(src, 131_072, simulate=False, n_boot=0, seed=0)
+    assert dec.ettr < 0.001
+    ans = fleet_answer(est=bad_nodes(src, population=64, seed=0), source=src, n_gpus=131_072, decision=dec, runs=2,
+                       seed=0, work="20d")
+    never = ans.comparison.to_frame().iloc[0]
+    assert never["ettr"] < 0.001 and (ans.comparison.runs["cut_short"] == 1).all()
+    assert "Every run was stopped after 300 interruptions with work left" in ans.said

@@ -268,3 +268,37 @@ def test_nodes_turning_bad_fail_faster_from_the_moment_they_turn():
                     auto_unfixed=1.0, turn_bad=1.0, multiplier=10.0, fleet="new")
     runs = _runs(m, 400)
     _agree([r["failures"] for r in runs], job / mtbf * 720 + 10 * job / mtbf * 720)
+
+
+def test_restarts_exposed_to_failures_give_dalys_exact_ettr():
+    # 16 nodes of 32 h MTBF (job MTBF 2 h), checkpoints every 30 min costing 3 min, a 30-min restart that
+    # failures can strike (reload = recovery), warm standbys and quick repairs so the job never waits for a node.
+    # Daly's exact exponential model, written here: ETTR = tau lam e^(-lam R) / (e^(lam (tau + C)) - 1).
+    import math
+
+    from relmodel.scale.lifecycle import fleet_model, simulate_fleet
+    nodes, node_mtbf, tau, c, r = 16, 32.0, 0.5, 0.05, 0.5
+    m = fleet_model(job_nodes=nodes, warm_standbys=8, working_nodes=nodes + 40, spare_nodes=0, work="400h",
+                    node_mtbf=node_mtbf, recovery=r, reload=r, interval=tau, ckpt_cost=c, auto_repair="6min",
+                    to_manual=0.0, host_selection=0.0)
+    lam = nodes / node_mtbf
+    daly = tau * lam * math.exp(-lam * r) / math.expm1(lam * (tau + c))
+    res = simulate_fleet(m, min_runs=30, max_runs=30, seed=1)
+    se = res.runs["ettr"].std(ddof=1) / math.sqrt(res.n_runs)
+    assert res.runs["stalls"].sum() == 0 and res.runs["cut_short"].sum() == 0
+    assert abs(res.ettr - daly) < 4 * se
+    # with the whole recovery as downtime (AIReSim's convention) restarts always finish: ETTR is higher
+    free = simulate_fleet(m.replace(reload=0.0), min_runs=30, max_runs=30, seed=1)
+    assert free.ettr - daly > 4 * se
+
+
+def test_a_job_whose_restarts_never_finish_is_cut_short_with_no_work(monkeypatch):
+    # A 10 h restart exposed to failures every 0.1 h finishes with chance e^-100: the run stops at the cap.
+    from relmodel.scale.lifecycle import fleet_model, loop, simulate_fleet
+    monkeypatch.setattr(loop, "MAX_INTERRUPTIONS", 500)
+    m = fleet_model(job_nodes=10, warm_standbys=4, working_nodes=60, spare_nodes=0, work="100h", node_mtbf=1.0,
+                    recovery="10h", reload="10h", interval="1h", ckpt_cost="1min", auto_repair="6min", to_manual=0.0)
+    res = simulate_fleet(m, min_runs=2, max_runs=2, seed=0)
+    assert res.runs["cut_short"].tolist() == [1, 1] and res.ettr == 0.0
+    assert (res.runs["failures"] == 500).all()
+    assert "stopped after 500 interruptions" in res.text()
