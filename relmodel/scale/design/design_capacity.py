@@ -99,15 +99,20 @@ def parts_rate(model):
             + m.pool * m.pool_rate)
 
 
-def with_capacity(model, repair, hardware=(), network=(), *, crews=None, rma_lead_time=0.0, spare_rate_per_h="hot"):
+def with_capacity(model, repair, hardware=(), network=(), *, crews=None, rma_lead_time=0.0, spare_rate_per_h="hot",
+                  rack_rate=0.0):
     """(model, repair): the design's model with its bursts, idle spares failing and hardware repairs queued.
 
     ``hardware`` and ``network`` hold bursts (rate per hour, groups, repair):
     the crews take on the hardware ones (their repair becomes the queued
-    repair), not the network ones.
+    repair), not the network ones.  ``rack_rate`` (per rack per hour, the
+    whole-rack faults among the bursts) strikes a hot spare too: it sits in a
+    rack.
     """
     c, lead = check_crews(crews), lead_mean(rma_lead_time)
     rate = pool_unit_rate(model, spare_rate_per_h, _mean_repair(repair)) if model.pool else 0.0
+    if model.pool and spare_rate_per_h == "hot":
+        rate += float(rack_rate)
     m = dataclasses.replace(model, pool_rate=rate, bursts=tuple(hardware) + tuple(network))
     if c is None and lead == 0:
         return m, repair

@@ -275,7 +275,8 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
     model, repair = with_capacity(
         domain_model(cluster, tray_total / cluster.n_nodes, dom_total / n_dom + extra_dom), repair, hw_bursts,
         [(r, g, network_repair) for r, g, net in pairs if net] + list(leaf),
-        crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h)
+        crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h,
+        rack_rate=_fit("rack_fit", rack_fit) * 1e-9)
     if int(n_runs) == 0:  # closed forms only: no simulated check
         nan = float("nan")
         sim = SimpleNamespace(closed=closed_form(model, repair), p_no_spare=nan, p_no_spare_lo=nan,

@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from relmodel import Cluster
 from relmodel.data.shaping.counts import count_table
@@ -111,16 +112,25 @@ def test_rack_faults_equal_the_stall_model():
     lam = racks * fit * 1e-9
     for spares in (0, 1, 2):
         d = evaluate_design(dataclasses.replace(c, spare_pool=spares), _source(1152, 0, 5), "1min", "10min",
-                            rack_fit=fit, n_runs=0, n_boot=0, seed=0)
+                            rack_fit=fit, n_runs=0, n_boot=0, seed=0, spare_rate_per_h=0)   # spares never fail
         stall = pool_figures(lam, REPAIR, spares, model="stall")
         assert d.stall_share == pytest.approx(stall["stall_share"], rel=1e-9)
         # the wait per interruption the job sees, and the stall model's per rack fault
         assert d.mean_stall_h * d.interruption_rate == pytest.approx(stall["mean_stall_h"] * lam, rel=1e-9)
+        # a hot spare rack sits in a rack too: rack faults strike it on the shelf (they did not, given as rack_fit)
+        hot = evaluate_design(dataclasses.replace(c, spare_pool=spares), _source(1152, 0, 5), "1min", "10min",
+                              rack_fit=fit, n_runs=0, n_boot=0, seed=0)
+        k = np.arange(spares + 2)
+        held = np.convolve(stats.poisson.pmf(k, lam * REPAIR),
+                           stats.binom.pmf(k, spares, -math.expm1(-fit * 1e-9 * REPAIR)))[:spares + 2]
+        assert hot.stall_share == pytest.approx(held[-1] / held.sum(), rel=1e-9)
+        assert hot.spare_rate_per_h == pytest.approx(fit * 1e-9 if spares else 0.0, rel=1e-12)
     assert r.stall_share > 0
     # 4-node racks and 2 spare nodes: every rack fault stops the job until that rack is back, as a pool of
     # rack-sized units with no spare does
     m = dataclasses.replace(Cluster.megascale(1152), spare_pool=2, policy="spare-pool")
-    d = evaluate_design(m, _source(1152, 0, 5), "1min", "10min", rack_fit=fit, n_runs=0, n_boot=0, seed=0)
+    d = evaluate_design(m, _source(1152, 0, 5), "1min", "10min", rack_fit=fit, n_runs=0, n_boot=0, seed=0,
+                        spare_rate_per_h=0)
     a = m.n_racks * fit * 1e-9 * REPAIR
     assert d.stall_share == pytest.approx(pool_figures(a / REPAIR, REPAIR, 0, model="stall")["stall_share"], rel=1e-9)
     assert d.stall_share == pytest.approx(a / (1 + a), rel=1e-9)
