@@ -199,7 +199,8 @@ def detail_block(cmp):
         ("Time waiting for a spare", _share(r["stall_share"])),
         ("Failure finds no spare", _share(r["p_no_spare"])),
         ("The same, simulated as a check", f"{_share(r['p_no_spare_sim'])} in {count(r['sim_runs'])} simulated runs "
-         "(fewer than n_runs when each run already holds thousands of repairs)"),
+         "(fewer than n_runs when each run already holds thousands of repairs)" if r["sim_runs"] else
+         "not simulated (n_runs is 0, or one run would not fit the memory budget: relmodel.budget_guard)"),
         ("GPUs out of the job on average", count(r["gpus_out_mean"])),
         ("GPUs idle as spares", f"{count(r['gpus_idle'])} of {count(r['gpus_bought'])}"),
         ("Goodput per GPU bought", pct(r["goodput_per_gpu"])),

@@ -98,7 +98,8 @@ def shelf_block(shelf, rate_per_h, lead_time, cluster=None, spares=None, given=F
                            "with that many")
     text = (lead + start + f", the shelf is empty {_share(float(col.iloc[-1]))} of the time on day "
             f"{number(shelf.horizon_h / 24, 3)} and {_share(shelf.stationary)} once settled; the chance it runs dry at "
-            f"least once by then is {_share(shelf.p_ever_empty)} (over {count(shelf.n_runs)} simulated runs).")
+            f"least once by then is {_share(shelf.p_ever_empty)} (over {count(shelf.n_runs)} simulated "
+            f"{'run' if shelf.n_runs == 1 else 'runs'}).")
     if given:
         text += f" {parts(need)} keep it empty under 1% of the time once settled."
     if spares is not None and not (part == "node" and int(spares.n_spares) == need):

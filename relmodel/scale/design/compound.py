@@ -51,7 +51,7 @@ from scipy import stats
 from ...errors import DesignError
 from ...units import hours
 from ..sparing.spares import _draw_repairs, _mean_repair
-from .domain_runs import _kinds, expected_items
+from .domain_runs import _kinds, expected_items, run_cost
 from .compound_pmf import _convolve, held_pmf as _held, tail as _tail  # noqa: F401  (_convolve: tests)
 from .domain_sweeps import sweeps as _sweeps
 from .stopped import drained, stopped_share, unit_classes
@@ -358,7 +358,8 @@ def simulate_domains(model, repair, *, group_repair=None, horizon="7d", n_runs=1
         raise DesignError(f"n_runs must be a whole number >= 1; got {n_runs!r}")
     group_repair = repair if group_repair is None else group_repair
     items = expected_items(model, repair, group_repair, h)
-    check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * (200 + 60 * items), memory=runs * (128 + 160 * items),
+    work, size = run_cost(items)
+    check_cost(f"simulate_domains(n_runs={runs:,})", work=runs * work, memory=runs * size,
                hint=f"simulate fewer runs (n_runs; each run of {h:,.0f} h holds about {items:,.0f} parts in repair)")
     key = _shared_key(model, repair, group_repair, h, runs, seed, conf)
     if key is not None and key in _SHARED[0]:

@@ -3,11 +3,11 @@
 Imports only :mod:`relmodel.units`, :mod:`relmodel.budget_guard` and the repair models of :mod:`.sparing.spares`.
 """
 
-from ...budget_guard import runs_within
+from ...budget_guard import current_budget, runs_within
 from ...units import hours
 from ..sparing.spares import _mean_repair
 
-__all__ = ["ENOUGH_ITEMS", "expected_items", "runs_for"]
+__all__ = ["ENOUGH_ITEMS", "expected_items", "runs_for", "run_cost"]
 
 
 #: Parts in repair simulated in all runs together past which more runs add little to the simulated check of
@@ -32,11 +32,17 @@ def expected_items(model, repair, group_repair=None, horizon="7d"):
                      if rate > 0))
 
 
-def runs_for(model, repair, n_runs, group_repair=None, horizon="7d", enough=ENOUGH_ITEMS):
-    """``n_runs``, or fewer (at least 100) when that many runs would hold more than ``enough`` parts in repair.
+def run_cost(items):
+    """(work, bytes) of one simulated run holding ``items`` parts in repair."""
+    return 200 + 60 * items, 128 + 160 * items
 
-    At a million GPUs one week holds thousands of repairs; the simulated chance of no spare is then as
-    precise as printed after a few hundred runs, so more runs only cost memory and time.
+
+def runs_for(model, repair, n_runs, group_repair=None, horizon="7d", enough=ENOUGH_ITEMS):
+    """``n_runs``, or fewer (at least 10) when that many runs would hold more than ``enough`` parts in repair,
+    and never more than the budget (:mod:`relmodel.budget_guard`) holds: 0 when not even one run fits.
+
+    At a million GPUs one week holds hundreds of thousands of repairs; the simulated chance of no spare is
+    then as precise as printed after a few runs, so more runs only cost memory and time.
 
     Examples
     --------
@@ -45,4 +51,8 @@ def runs_for(model, repair, n_runs, group_repair=None, horizon="7d", enough=ENOU
     >>> runs_for(m, "24h", 5_000), runs_for(m, "24h", 10_000, enough=10_000)   # 0.18 per h x (168 + 24) h a run
     (5000, 289)
     """
-    return runs_within(n_runs, expected_items(model, repair, group_repair, horizon), enough, least=100)
+    items = expected_items(model, repair, group_repair, horizon)
+    runs = runs_within(n_runs, items, enough, least=10)
+    work, size = run_cost(items)
+    budget = current_budget()
+    return int(min(runs, budget["work"] // work, budget["memory"] // size))

@@ -277,13 +277,13 @@ def evaluate_design(cluster, source, ckpt_cost, restart, *, repair="24h", levels
         [(r, g, network_repair) for r, g, net in pairs if net] + list(leaf),
         crews=crews, rma_lead_time=rma_lead_time, spare_rate_per_h=spare_rate_per_h,
         rack_rate=_fit("rack_fit", rack_fit) * 1e-9)
-    if int(n_runs) == 0:  # closed forms only: no simulated check
+    runs = int(n_runs) if int(n_runs) <= 0 else runs_for(model, repair, n_runs, horizon=horizon)
+    if runs == 0:  # closed forms only: no simulated check (asked for, or not one run fits the budget)
         nan = float("nan")
         sim = SimpleNamespace(closed=closed_form(model, repair), p_no_spare=nan, p_no_spare_lo=nan,
                               p_no_spare_hi=nan, mean_stall_h=nan, n_runs=0)
     else:
-        sim = simulate_domains(model, repair, horizon=horizon, n_runs=runs_for(model, repair, n_runs,
-                                                                               horizon=horizon), seed=seed, conf=conf)
+        sim = simulate_domains(model, repair, horizon=horizon, n_runs=runs, seed=seed, conf=conf)
     stall = sim.closed["stall_share"]
     fixed = extra_dom * n_dom + sum(b[0] for b in leaf) + sum(b[0] for b in rack)
     lam += fixed

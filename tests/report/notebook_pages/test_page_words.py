@@ -47,3 +47,18 @@ def test_designs_page_says_when_its_what_ifs_have_nothing_to_move():
     same = NS(ettr=0.841, interruption_rate=0.15, absorbed_rate=0.0, job_mtbf_h=6.7)
     html = str(tolerance_block(NS(name="NVL72", before=same, after=same, tolerated={"link": 0.9}, ettr_gain=0.0)))
     assert "hold no network link failures" in html and "84.1% either way" in html and "0.0 percentage" not in html
+
+
+def test_a_design_not_simulated_says_so_instead_of_nan(llama3, monkeypatch):
+    # At a million GPUs not one run of the spare-domain check may fit the memory budget (runs_for gives 0,
+    # tests/scale/design/test_domain_runs.py); the row must not read "nan% in 0 simulated runs".
+    import relmodel.scale.design.policies as policies
+    from relmodel.report.notebook_pages.design_page import detail_block
+    from relmodel.scale.design.designs import compare_designs
+
+    monkeypatch.setattr(policies, "runs_for", lambda *a, **k: 0)
+    cmp = compare_designs(["nvl72-whole-rack"], llama3, 1152, 0.9, ckpt_cost="1min", restart="10min",
+                          n_runs=100, n_boot=0, seed=0)
+    assert int(cmp.by_design["sim_runs"].iloc[0]) == 0
+    text = str(detail_block(cmp))
+    assert "not simulated" in text and "nan" not in text.lower()

@@ -4,7 +4,7 @@ import doctest
 
 import relmodel.budget_guard
 import relmodel.scale.design.domain_runs
-from relmodel.budget_guard import runs_within
+from relmodel.budget_guard import budget, runs_within
 from relmodel.scale.design.compound import DomainModel
 from relmodel.scale.design.domain_runs import expected_items, runs_for
 
@@ -17,7 +17,12 @@ def test_items_per_run_and_the_runs_they_allow():
     assert runs_for(m, "24h", 5_000) == 5_000                         # 172,800 items: under 250,000
     assert runs_for(m, "24h", 10_000) == 7_233                        # 345,600 items: 250,000 // 34.56
     assert runs_for(m, "24h", 10_000, enough=10_000) == 289            # 10,000 // 34.56
-    assert runs_for(m, "24h", 10_000, enough=100) == 100               # never below 100 runs
+    assert runs_for(m, "24h", 10_000, enough=100) == 10                # never below 10 runs
+    # nor above the budget: 34.56 parts a run cost 128 + 160 x 34.56 bytes
+    with budget(memory=100.5 * (128 + 160 * 34.56)):
+        assert runs_for(m, "24h", 10_000) == 100
+    with budget(memory=1_000):                                        # not one run fits: no simulated check
+        assert runs_for(m, "24h", 10_000) == 0
 
 
 def test_the_shared_cap():
