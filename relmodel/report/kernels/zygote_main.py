@@ -82,7 +82,12 @@ def _kernel(message, sockets, fds, zygote_env, zygote_pid):
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        os.chdir(message["cwd"])
+        try:
+            os.chdir(message["cwd"])
+        except FileNotFoundError:  # the report was stopped and its folders swept while this kernel was forked
+            sys.stderr.write(f"relmodel: a kernel did not start: its working folder {message['cwd']} is gone "
+                             "(the report was stopped, or the folder removed)\n")
+            raise SystemExit(1) from None
         argv, env = message["argv"], message["env"]
         if message.get("exec"):  # another environment: import with exactly that one
             os.execve(argv[0], argv, dict(env, JPY_PARENT_PID=str(os.getppid())))

@@ -351,3 +351,20 @@ def test_kernels_of_a_later_render_are_forked_too(tmp_path):
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["forked"] == [[True, True], [True, True]]
     assert result["volatile"]
+
+
+def test_a_kernel_whose_folder_was_swept_says_so_in_one_line():
+    # A report stopped while the zygote forks its kernels sweeps their folders first: the forked kernel cannot
+    # enter its folder. It printed a FileNotFoundError traceback on the report's error stream; now one line.
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from relmodel.report.kernels.zygote_main import _kernel\n"
+        "fds = (os.dup(1), os.dup(2))\n"
+        "_kernel({'cwd': '/nonexistent/relmodel-work-gone', 'argv': [], 'env': {}}, [], fds, {}, os.getppid())\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1
+    assert res.stderr.strip() == ("relmodel: a kernel did not start: its working folder /nonexistent/relmodel-work-gone"
+                                  " is gone (the report was stopped, or the folder removed)")
