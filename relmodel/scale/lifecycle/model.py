@@ -98,9 +98,21 @@ class FleetModel:
 
     def replace(self, **changes):
         """This model with some fields changed, checked again (names as :func:`fleet_model` takes)."""
+        check_inputs(changes, "FleetModel.replace")
         args = _as_args(self)
         args.update(changes)
         return fleet_model(**args)
+
+
+def check_inputs(inputs, where, own=""):
+    """Refuse keywords that fleet_model does not take (nor ``where``'s ``own``), naming the ones it takes."""
+    import inspect
+    known = set(inspect.signature(fleet_model).parameters)
+    unknown = sorted(set(inputs) - known)
+    if unknown:
+        theirs = f"its own keywords are {own}, and " if own else ""
+        raise ModelInputError(f"{where} does not take {', '.join(map(repr, unknown))}: {theirs}the fleet's "
+                              f"inputs are fleet_model's: {', '.join(sorted(known))}")
 
 
 def _as_args(m):

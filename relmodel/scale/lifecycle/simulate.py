@@ -19,7 +19,7 @@ from ...errors import ModelInputError
 from ...tables import Result, count, duration, html_table, pct
 from . import loop
 from .loop import COUNTERS, run_once
-from .model import FleetModel, fleet_model
+from .model import FleetModel, check_inputs, fleet_model
 
 __all__ = ["FleetResult", "simulate_fleet", "mean_ci", "base_seed"]
 
@@ -153,6 +153,7 @@ def simulate_fleet(model=None, policy=None, *, resolution=0.002, conf=0.95, min_
     >>> 0.9 < r.ettr < 1.0
     True
     """
+    check_inputs(inputs, "simulate_fleet", "resolution, conf, min_runs, max_runs, seed, progress")
     if model is None:
         model = fleet_model(**inputs)
     elif inputs:

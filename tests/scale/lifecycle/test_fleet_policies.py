@@ -114,3 +114,14 @@ def test_fleet_grid_is_the_same_serial_and_on_dask():
     assert serial["ettr"].iloc[1] < serial["ettr"].iloc[0]      # bad nodes cost ETTR
     with pytest.raises(ModelInputError):
         fleet_grid(base, {"bad_share": [2.0]})
+
+
+def test_a_keyword_the_fleet_does_not_take_is_a_named_error():
+    # simulate_fleet passes unknown keywords on to the model: it was Python's TypeError from fleet_model
+    from relmodel.scale.lifecycle import simulate_fleet
+    m = fleet_model(job_nodes=10, working_nodes=12, spare_nodes=0, work="10h")
+    with pytest.raises(ModelInputError, match="simulate_fleet does not take 'runs'.*max_runs.*node_mtbf"):
+        simulate_fleet(m, runs=2)
+    with pytest.raises(ModelInputError, match="FleetModel.replace does not take 'mtbf'"):
+        m.replace(mtbf=5.0)
+    assert simulate_fleet(m, node_mtbf="100h", min_runs=2, max_runs=2, seed=0).model.life.mean_h == 100.0
