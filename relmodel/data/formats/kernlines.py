@@ -181,9 +181,9 @@ def syslog_times(texts, years, label, lines):
     day = np.where(a[:, 4] == 32, 0, a[:, 4] - 48) * 10 + a[:, 5] - 48
     hh, mm, ss = ((a[:, c] - 48) * 10 + a[:, c + 1] - 48 for c in (7, 10, 13))
     mon = (np.asarray(years, np.int64) - 1970) * 12 + month - 1
-    t = (mon.astype("datetime64[M]").astype("datetime64[D]") + (day - 1)).astype("datetime64[s]")
-    t = t + (hh * 3600 + mm * 60 + ss).astype("timedelta64[s]")
-    back = t.astype("datetime64[M]").astype(np.int64) != mon
+    date = mon.astype("datetime64[M]").astype("datetime64[D]") + (day - 1)
+    back = date.astype("datetime64[M]").astype(np.int64) != mon
+    t = date.astype("datetime64[s]") + (hh * 3600 + mm * 60 + ss).astype("timedelta64[s]")  # :60 is the next second
     bad = (month == 0) | (day < 1) | back | (hh > 23) | (mm > 59) | (ss > 60)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -192,10 +192,15 @@ def syslog_times(texts, years, label, lines):
 
 
 def other_times(texts, fmt, label, lines):
-    """Times of the rfc5424, iso and dmesg forms (texts as bytes) as datetime64[ns] (offsets converted to UTC)."""
+    """Times of the rfc5424, iso and dmesg forms (texts as bytes) as datetime64[ns] (offsets converted to UTC).
+
+    A leap second (``23:59:60``) is read as the second after ``23:59:59``, as a POSIX clock counts it."""
     if not len(texts):
         return np.zeros(0, "datetime64[ns]")
     s = pd.Series([t.decode("ascii") for t in texts])
+    leap = s.str.contains(r"\d:\d\d:60(?!\d)", regex=True).to_numpy()
+    if leap.any():
+        s = s.str.replace(r"(\d:\d\d):60(?!\d)", r"\1:59", n=1, regex=True)
     if fmt == "dmesg":
         t = pd.to_datetime(s.str.replace(r"\s+", " ", regex=True), format="%a %b %d %H:%M:%S %Y", errors="coerce")
     else:
@@ -203,7 +208,7 @@ def other_times(texts, fmt, label, lines):
     bad = np.flatnonzero(t.isna().to_numpy())
     if bad.size:
         raise KernelLogError(f"{label}, line {lines[bad[0]]}: cannot read the time {texts[bad[0]].decode()!r}")
-    return t.to_numpy("datetime64[ns]")
+    return t.to_numpy("datetime64[ns]") + np.where(leap, np.timedelta64(1, "s"), np.timedelta64(0, "s"))
 
 
 def place_years(firsts, year):

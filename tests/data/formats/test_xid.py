@@ -122,6 +122,29 @@ def test_a_late_line_of_the_old_year_keeps_its_year():
     assert log.duration_h == pytest.approx((2 + 600) / 3600)
 
 
+_XID79 = "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus."
+
+
+@pytest.mark.parametrize("stamps", [
+    ("Dec 31 23:59:59", "Dec 31 23:59:60", "Jan  1 00:00:01"),                          # RFC 3164
+    ("2016-12-31T23:59:59+00:00", "2016-12-31T23:59:60+00:00", "2017-01-01T00:00:01+00:00"),  # ISO
+    ("2016-12-31T23:59:59.5Z", "2016-12-31T23:59:60.5Z", "2017-01-01T00:00:01.5Z"),     # ISO, fractions
+])
+def test_a_leap_second_is_the_second_after_23_59_59(stamps):
+    """The leap second at the end of 2016 (IERS Bulletin C 52) as a syslog writes it: the line is read, not
+    the whole log refused, and falls between its neighbours one second after the first (POSIX time)."""
+    text = "".join(f"{s} n{i} kernel: {_XID79}\n" for i, s in enumerate(stamps))
+    log = read_xid(text, year=2016)
+    assert log.events["node"].tolist() == ["n0", "n1", "n2"]
+    assert (log.events["start_h"] * 3600).tolist() == pytest.approx([0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("stamp", ["Feb 30 12:00:00", "Dec 31 23:59:61", "2016-12-31T23:59:61Z"])
+def test_a_time_that_is_no_time_is_still_refused(stamp):
+    with pytest.raises(KernelLogError, match="line 1: cannot read the time"):
+        read_xid(f"{stamp} n0 kernel: {_XID79}\n", year=2016)
+
+
 def test_the_table_says_which_codes_interrupt_and_uses_the_llama3_categories():
     t = xid_table().set_index("xid")
     for code in (79, 48, 74, 94, 95, 119, 120):
