@@ -120,9 +120,9 @@ def _standardiser(x):
 
     Fitting on standardised columns keeps Newton's information matrix well conditioned when
     covariates differ in scale by many orders of magnitude (a serial number next to a 0/1 flag).
-    None when ``x`` has no intercept column (nothing to centre against).
+    None when ``x`` has no intercept column (nothing to centre against) or a value that is not finite.
     """
-    if x.shape[1] < 2 or not np.all(x[:, 0] == 1.0):
+    if x.shape[1] < 2 or not np.all(x[:, 0] == 1.0) or not np.isfinite(x).all():
         return None
     mean, sd = x.mean(axis=0), x.std(axis=0)
     moving = np.arange(x.shape[1]) > 0
