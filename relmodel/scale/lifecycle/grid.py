@@ -4,6 +4,7 @@ module never imports Dask), so a grid too big for one machine runs on a cluster.
 
 import itertools
 
+import numpy as np
 import pandas as pd
 
 from ...errors import ModelInputError
@@ -18,7 +19,8 @@ def _combos(grid):
         raise ModelInputError("grid must be a dict of input name to a list of values, such as "
                               "{'bad_share': [0.0, 0.05], 'job_nodes': [1024, 4096]}")
     keys = list(grid)
-    values = [list(v) if isinstance(v, (list, tuple)) else [v] for v in grid.values()]
+    values = [list(v) if isinstance(v, (list, tuple, range)) or (isinstance(v, np.ndarray) and v.ndim == 1) else [v]
+              for v in grid.values()]
     return [dict(zip(keys, c)) for c in itertools.product(*values)]
 
 

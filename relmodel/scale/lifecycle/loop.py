@@ -71,7 +71,7 @@ class _Draws:
 def _initial(model, policy, rng):
     """Nodes' classes, lives, ages and states at time 0 (after pulling the policy's nodes)."""
     n = model.total_nodes
-    n_bad = int(round(model.bad_share * n))
+    n_bad = int(rng.binomial(n, model.bad_share))   # each node bad with chance bad_share, as a replacement is
     order = rng.permutation(n)
     bad = np.zeros(n, bool)
     bad[order[:n_bad]] = True
@@ -234,7 +234,8 @@ def run_once(model, policy=None, seed=None):
 
     def turn_bad(t):
         good = [i for i in range(n) if not bad[i] and state[i] != RETIRED]
-        k = int(round(m.turn_bad * len(good)))
+        k = int(rng.binomial(len(good), m.turn_bad))  # each good node with chance turn_bad (a share rounded to a
+        # count never acted on fleets where share x nodes is under one half)
         if k <= 0:
             return
         for i in rng.choice(len(good), size=k, replace=False).tolist():

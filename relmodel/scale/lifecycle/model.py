@@ -10,6 +10,8 @@ it says otherwise; :data:`SOURCES` says where each default comes from.
 import dataclasses
 import math
 
+import numpy as np
+
 from ...scenario import takes_scenario
 from ...errors import ModelInputError
 from ...units import hours
@@ -129,7 +131,8 @@ def _as_args(m):
 
 
 def _count(name, v, low=0):
-    if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, float) and v.is_integer()):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) and not (
+            isinstance(v, (float, np.floating)) and float(v).is_integer()):
         raise ModelInputError(f"{name} must be a whole number >= {low}; got {v!r}")
     if int(v) < low:
         raise ModelInputError(f"{name} must be a whole number >= {low}; got {v!r}")
@@ -179,9 +182,9 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
       in without a host selection); ``spare_nodes`` run other work and are taken, one
       ``preemption_wait`` each, when the working pool runs short;
     * nodes: a good node's mean life is ``node_mtbf`` hours of service, under ``law`` (exponential,
-      weibull, lognormal; ``shape`` is the Weibull k or the log-normal sigma); a share ``bad_share`` of
-      all nodes is bad, running ``multiplier`` times faster; ``turn_bad`` is the share of good nodes
-      turning bad every 30 days; ``fleet`` is "mature" (ages from the equilibrium) or "new" (age 0);
+      weibull, lognormal; ``shape`` is the Weibull k or the log-normal sigma); each node is bad with chance
+      ``bad_share`` (drawn for each run), running ``multiplier`` times faster; every 30 days each good node
+      turns bad with chance ``turn_bad``; ``fleet`` is "mature" (ages from the equilibrium) or "new" (age 0);
     * repairs: automatic (``auto_repair``, a mean or a law with ``sample``), then manual with chance
       ``to_manual``; each stage leaves a bad node's fault in place with chance ``auto_unfixed`` /
       ``manual_unfixed``; ``crews`` (None for unlimited) do manual repairs first come, first served,

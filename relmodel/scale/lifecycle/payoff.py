@@ -17,7 +17,7 @@ from ...errors import ModelInputError
 from ...tables import Result, count, html_table, pct
 from .loop import run_once
 from .model import FleetModel, fleet_model
-from .retirement import never
+from .retirement import checked_policy, never
 from .simulate import base_seed, mean_ci
 
 __all__ = ["PolicyComparison", "compare_policies", "lifecycle_model"]
@@ -111,7 +111,11 @@ def compare_policies(model, policies, *, runs=20, conf=0.95, seed=None, progress
         raise ModelInputError(f"model must be a FleetModel; got {type(model).__name__}")
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 2:
         raise ModelInputError(f"runs must be a whole number >= 2; got {runs!r}")
-    items = list(policies.items()) if isinstance(policies, dict) else [(p.name, p) for p in policies]
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, (dict, list, tuple)):
+        raise ModelInputError(f"policies must be a dict of name to policy, or a list of policies; got {policies!r}")
+    items = (list(policies.items()) if isinstance(policies, dict) else
+             [(p.name, p) for p in (checked_policy(p, "each of policies") for p in policies)])
+    items = [(name, checked_policy(p, f"policies[{name!r}]") or never()) for name, p in items]  # None: never
     if not any(getattr(p, "kind", None) == "never" for _, p in items):
         items.insert(0, ("never retire", never()))
     names = [n for n, _ in items]

@@ -20,7 +20,7 @@ import numpy as np
 from ...errors import ModelInputError
 from ...units import hours
 
-__all__ = ["Policy", "never", "threshold", "score", "retire_top"]
+__all__ = ["Policy", "never", "threshold", "score", "retire_top", "checked_policy"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +50,16 @@ class Policy:
             n = len(self.p_bad)
             return f"pull the {n} likeliest bad node{'s' if n != 1 else ''}"
         return "never retire"
+
+
+def checked_policy(policy, where="policy"):
+    """``policy`` when it is a :class:`Policy` or None (never retire), else a ModelInputError naming the builders."""
+    if policy is None or isinstance(policy, Policy):
+        return policy
+    hint = " (call it: threshold(2, '7d'))" if callable(policy) else ""
+    raise ModelInputError(f"{where} must be a retirement policy built with never(), threshold(failures, window), "
+                          f"score(...) or retire_top(p_bad) from relmodel.scale.lifecycle, or None; got "
+                          f"{policy!r}{hint}")
 
 
 def never():

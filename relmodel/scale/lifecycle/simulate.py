@@ -20,6 +20,7 @@ from ...tables import Result, count, duration, html_table, pct
 from . import loop
 from .loop import COUNTERS, run_once
 from .model import FleetModel, check_inputs, fleet_model
+from .retirement import checked_policy
 
 __all__ = ["FleetResult", "simulate_fleet", "mean_ci", "base_seed"]
 
@@ -154,6 +155,7 @@ def simulate_fleet(model=None, policy=None, *, resolution=0.002, conf=0.95, min_
     True
     """
     check_inputs(inputs, "simulate_fleet", "resolution, conf, min_runs, max_runs, seed, progress")
+    checked_policy(policy)
     if model is None:
         model = fleet_model(**inputs)
     elif inputs:

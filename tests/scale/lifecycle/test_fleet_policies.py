@@ -125,3 +125,27 @@ def test_a_keyword_the_fleet_does_not_take_is_a_named_error():
     with pytest.raises(ModelInputError, match="FleetModel.replace does not take 'mtbf'"):
         m.replace(mtbf=5.0)
     assert simulate_fleet(m, node_mtbf="100h", min_runs=2, max_runs=2, seed=0).model.life.mean_h == 100.0
+
+
+def test_a_policy_that_is_not_one_is_a_named_error_and_numpy_counts_are_counts():
+    import numpy as np
+
+    from relmodel.errors import ModelInputError
+    from relmodel.scale.lifecycle import compare_policies, fleet_grid, fleet_model, never, simulate_fleet, threshold
+
+    m = fleet_model(job_nodes=np.int64(16), warm_standbys=1, working_nodes=np.int32(18), spare_nodes=2, work="5d",
+                    node_mtbf="50d")
+    assert (m.job_nodes, m.working_nodes) == (16, 18) and type(m.job_nodes) is int
+    for bad, where in (("never", "policy must be a retirement policy"), (threshold, "call it: threshold")):
+        with pytest.raises(ModelInputError, match=where):
+            simulate_fleet(m, policy=bad, max_runs=10)
+    with pytest.raises(ModelInputError, match="each of policies must be a retirement policy"):
+        compare_policies(m, ["never"], runs=2)
+    with pytest.raises(ModelInputError, match=r"policies\['t'\] must be a retirement policy"):
+        compare_policies(m, {"t": "2 in 7d"}, runs=2)
+    with pytest.raises(ModelInputError, match="a dict of name to policy, or a list"):
+        compare_policies(m, "never", runs=2)
+    assert compare_policies(m, {"as is": None}, runs=2).to_frame()["policy"].tolist() == ["as is"]  # None: never
+    assert compare_policies(m, [never()], runs=2).to_frame()["policy"].tolist() == ["never retire"]
+    grid = fleet_grid(m, {"job_nodes": np.array([8, 16])}, max_runs=10)          # an array is a list of values
+    assert grid["job_nodes"].tolist() == [8, 16]

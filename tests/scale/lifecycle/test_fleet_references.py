@@ -302,3 +302,24 @@ def test_a_job_whose_restarts_never_finish_is_cut_short_with_no_work(monkeypatch
     assert res.runs["cut_short"].tolist() == [1, 1] and res.ettr == 0.0
     assert (res.runs["failures"] == 500).all()
     assert "stopped after 500 interruptions" in res.text()
+
+
+@pytest.mark.parametrize("share", [0.01, 0.03])
+def test_each_good_node_turns_bad_with_chance_turn_bad(share):
+    """30 nodes that never fail while good; at 720 h each turns bad with chance ``share`` and then fails at once
+    (a multiplier of 10^6), and one repair fixes it: the bad failures of a run are Binomial(30, share), mean
+    30 x share (0.3 at 1%, where a share rounded to a count of nodes turned none)."""
+    m = fleet_model(job_nodes=30, warm_standbys=0, working_nodes=30, spare_nodes=0, work=1000.0, node_mtbf=1e7,
+                    recovery=1e-3, host_selection=0, auto_repair="1h", to_manual=0.0, auto_unfixed=0.0,
+                    turn_bad=share, multiplier=1e6, fleet="new")
+    _agree([r["bad_failures"] for r in _runs(m, 400)], 30 * share)
+
+
+@pytest.mark.parametrize("share", [0.02, 0.07])
+def test_each_node_is_bad_at_the_start_with_chance_bad_share(share):
+    """As above with the bad nodes there from the start: Binomial(20, share) bad failures, mean 20 x share
+    (0.4 at 2%, where round(0.4) nodes made none bad; 1.4 at 7%, where it made one)."""
+    m = fleet_model(job_nodes=20, warm_standbys=0, working_nodes=20, spare_nodes=0, work=100.0, node_mtbf=1e7,
+                    recovery=1e-3, host_selection=0, auto_repair="1h", to_manual=0.0, auto_unfixed=0.0,
+                    bad_share=share, multiplier=1e6, fleet="new")
+    _agree([r["bad_failures"] for r in _runs(m, 400)], 20 * share)
