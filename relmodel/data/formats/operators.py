@@ -13,7 +13,7 @@ from pathlib import Path
 from ...errors import InputTypeError, LogFormatError
 from .kernlog import read_xid, sniff_format
 from .sacct import read_sacct
-from .textinput import read_text
+from .textinput import read_head
 from ..shaping.readers import LogWarning
 
 __all__ = ["sniff_log", "read_operator_log", "operator_source", "join_syslog", "LOG_FORMATS"]
@@ -29,10 +29,10 @@ def sniff_log(path):
     try:
         with warnings.catch_warnings():  # a file that is not UTF-8 is warned of by the reader that reads it
             warnings.simplefilter("ignore", LogWarning)
-            lines, _ = read_text(path)
+            lines = read_head(path)
     except (LogFormatError, OSError):  # unreadable: the table reader says why
         return None
-    head = [ln for ln in lines[:50] if ln.strip()]
+    head = [ln for ln in lines if ln.strip()][:50]
     if head and "|" in head[0] and "JobID" in head[0].split("|"):
         return "sacct"
     kind = sniff_format(head)

@@ -15,7 +15,7 @@ from pathlib import Path
 from ...errors import CorruptFileError, EmptyDataError, InputTypeError
 from ..shaping.readers import check_readable_file, decode_text
 
-__all__ = ["read_text", "read_raw", "source_path"]
+__all__ = ["read_text", "read_raw", "read_head", "source_path"]
 
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
@@ -42,6 +42,31 @@ def read_text(source, what="log"):
     """``(lines, label)`` of a path or a text; the label names the file ("text" for a string)."""
     text, label = read_raw(source, what)
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), label
+
+
+def read_head(source, lines=50, most=16 << 20):
+    """The first ``lines`` lines that are not blank of a path or a text (fewer when the file has fewer), for
+    telling its form: at most ``most`` bytes are read (decompressed), never the whole of a large file."""
+    if _is_text(source):
+        return [ln for ln in read_text(source)[0] if ln.strip()][:lines]
+    path, opener = source_path(source, "log")
+    try:
+        with opener(path, "rb") as fh:
+            raw, block = b"", 1 << 16
+            while len(raw) < most:
+                more = fh.read(block)
+                raw += more
+                if not more or raw.lstrip().count(b"\n") > lines:     # blank lines before the log cost nothing
+                    break
+                block = min(2 * block, most)
+    except (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+        raise CorruptFileError(f"{path}: truncated or corrupt ({exc}); give the whole file") from None
+    if more:                                   # the file goes on: drop the line the read cut in two
+        raw = raw[:raw.rfind(b"\n") + 1]
+    first = len(raw) - len(raw.lstrip())                  # the blank lines before the first line are dropped
+    raw = raw[raw.rfind(b"\n", 0, first) + 1:]
+    text = decode_text(raw, path)[0].replace("\r\n", "\n").replace("\r", "\n")
+    return [ln for ln in text.split("\n") if ln.strip()][:lines]
 
 
 def read_raw(source, what="log"):

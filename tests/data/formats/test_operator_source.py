@@ -25,6 +25,30 @@ def test_sniffing(folder):
     assert sniff_log(folder / "t.csv") is None
 
 
+def test_sniffing_reads_the_head_of_a_large_log_not_all_of_it(tmp_path):
+    """64 MiB of syslog noise with a Xid line near the top, plain, gzipped and after 4 MiB of blank lines: told
+    apart from the first lines while Python allocates under 24 MiB (reading it whole took three times the file:
+    3.2 GB for a 1 GB syslog)."""
+    import gzip
+    import tracemalloc
+
+    noise = b"Mar  1 00:00:00 n1 systemd[1]: Started session of user root in slice user.slice here.\n"
+    xid = b"Mar  1 00:00:01 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+    body = noise * 5 + xid + noise * (64 * 2 ** 20 // len(noise))
+    (tmp_path / "big.log").write_bytes(body)
+    with gzip.open(tmp_path / "big.log.gz", "wb", compresslevel=1) as fh:
+        fh.write(body)
+    (tmp_path / "blank.log").write_bytes(b"\n" * (4 * 2 ** 20) + body)      # blank lines first, then the log
+    for name in ("big.log", "big.log.gz", "blank.log"):
+        tracemalloc.start()
+        try:
+            assert sniff_log(tmp_path / name) == "xid", name
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 24 * 2 ** 20, (name, peak)
+
+
 def test_sniffed_forms_are_said_and_the_cluster_is_counted(folder):
     s = load_source(folder / "sacct.txt", job="pretrain")
     assert s.kind == "log" and "Slurm accounting export" in s.notes[0]
