@@ -233,8 +233,8 @@ def _unit(unit, gpus_per_node):
         unit, gpus_per_node = ("node" if unit == "gpu-node" else unit), PLANNED_GPUS_PER_NODE
     elif unit == "gpu-node":
         return unit, gpus_per_node, None
-    note = (f"One row's node is a {unit} without GPUs, so the log's cluster is counted in {unit}s; its rate per "
-            f"{unit} is applied to each node of the planned job.")
+    note = (f"Each row's node is a {unit} without GPUs, so the log's cluster is counted in {unit}s; answers for a "
+            f"GPU job take units_per_node (how many {unit}s one planned node holds) and there are none without it.")
     return unit, gpus_per_node, note
 
 

@@ -10,7 +10,7 @@ writes numbers, and leaves minor ticks unlabelled.
 
 import math
 
-__all__ = ["plain_number", "plain_log_ticks", "default_title"]
+__all__ = ["plain_number", "plain_log_ticks", "default_title", "legend_below"]
 
 
 def plain_number(v, _pos=None):
@@ -24,6 +24,11 @@ def plain_number(v, _pos=None):
     if a >= 1e-6:
         return f"{v:.6f}".rstrip("0").rstrip(".")
     return f"{v:.2g}"
+
+
+def legend_below(ax, ncol=2):
+    """The legend under the axes, where it hides no curve or target line; returns the Legend."""
+    return ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=ncol)
 
 
 def default_title(ax, text):

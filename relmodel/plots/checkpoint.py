@@ -6,7 +6,7 @@ from ..checkpoint.intervals import daly_interval, ettr, optimal_interval, young_
 from ..defaults import RESTART
 from ..tables import duration, pct
 from ..units import hours
-from .axes import default_title, plain_log_ticks
+from .axes import default_title, legend_below, plain_log_ticks
 from .text import literal
 
 __all__ = ["plot_ettr_curve", "plot_simulated_ettr", "plot_breakdown", "plot_interval_search",
@@ -55,7 +55,7 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.set_title("ETTR against checkpoint interval")
-    ax.legend(fontsize="small")
+    legend_below(ax)
     return plain_log_ticks(ax)
 
 
@@ -93,11 +93,11 @@ def plot_simulated_ettr(result, *, exact=None, ax=None, bins=50):
     return ax
 
 
-def plot_breakdown(frame, *, ax=None):
+def plot_breakdown(frame, *, ax=None, title="Where the wall time goes"):
     """Horizontal stacked bar of where wall time goes.
 
     ``frame`` is the ``to_frame()`` of a :class:`relmodel.checkpoint.TimeBreakdown`
-    (scalar inputs) or the ``breakdown()`` of a simulation result.
+    (scalar inputs) or the ``breakdown()`` of a simulation result; ``title`` says which, when it matters.
 
     Shares of the wall time in percent.  Returns the Axes.
 
@@ -119,7 +119,7 @@ def plot_breakdown(frame, *, ax=None):
     ax.set_xlim(0, 100)
     ax.set_yticks([])
     ax.set_xlabel("share of wall time (%)")
-    ax.set_title("Where the wall time goes")
+    ax.set_title(literal(title))
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2)
     return ax
 

@@ -4,6 +4,8 @@ Each function takes ``ax=None`` (a new figure is made when it is None) and
 returns the matplotlib ``Axes``; nothing is shown or saved.
 """
 
+import itertools
+
 import numpy as np
 
 from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
@@ -29,6 +31,17 @@ def _minutes(h):
     """A cost for a legend, to three digits: "30 s", "1 min", "40.6 min"."""
     m = 60.0 * float(h)
     return f"{m:.3g} min" if m >= 1 else f"{60 * m:.3g} s"
+
+
+def _listed(values):
+    """Costs or restarts as a list: one duration or cost model (``hours_at``), or several."""
+    return [values] if hasattr(values, "hours_at") or isinstance(values, str) or np.ndim(values) == 0 else list(values)
+
+
+def _span(hours_by_size):
+    """A cost or restart over the plotted sizes: one value, or "a to b" when it grows with the GPUs."""
+    first, last = _minutes(hours_by_size.iloc[0]), _minutes(hours_by_size.iloc[-1])
+    return first if first == last else f"{first} to {last}"
 
 
 def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", "1min", "5min"),
@@ -58,12 +71,12 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
         raise ModelInputError(f"per must be one of {', '.join(_PER)}; got {per!r}")
     n = np.unique(np.logspace(3, 6, 31).round()) if n_gpus is None else np.asarray(n_gpus)
     ax = _axes(ax)
-    table = requirements_table(n, target_ettr, ckpt_costs, restarts, gpus_per_node, fixed_rate_per_h,
-                               source=source)
-    missing = []
-    for (d, r), g in table.groupby(["ckpt_cost_h", "restart_h"], sort=False):
-        g = g[g["feasible"]]
-        label = f"checkpoint {_minutes(d)}, restart {_minutes(r)}"
+    missing, table = [], None
+    for d0, r0 in itertools.product(_listed(ckpt_costs), _listed(restarts)):
+        # one line per input pair: a cost or restart that depends on the size (hours_at) stays one line
+        table = requirements_table(n, target_ettr, [d0], [r0], gpus_per_node, fixed_rate_per_h, source=source)
+        g = table[table["feasible"]]
+        label = f"checkpoint {_span(table['ckpt_cost_h'])}, restart {_span(table['restart_h'])}"
         if g.empty:
             missing.append(label)
             ax.plot([], [], marker=".", label=label + ": out of reach")

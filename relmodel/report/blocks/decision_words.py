@@ -74,18 +74,31 @@ def nodes_decision(records):
     return "Not estimated for this data (see page 09)."
 
 
+def _ettr_range(d):
+    """`` (26.7–49.7% over the failure rate's 95% range)``, or nothing when there is none."""
+    lo, hi = d.get("ettr_lo"), d.get("ettr_hi")
+    if not (_ok(lo) and _ok(hi)) or P.pct(lo) == P.pct(hi):
+        return ""
+    return f" ({P.pct_range(lo, hi)} over the failure rate's {P.pct(d.get('conf', 0.95), 0)} range)"
+
+
 def decision_sentences(records):
     """``{interval, vendor, spares, nodes}``: the four decisions as sentences ("" where the data give none)."""
     d = records.get("decision") or {}
     out = {"interval": "", "vendor": vendor_sentence(records.get("vendor")),
            "spares": spares_sentence(records.get("spares")), "nodes": nodes_decision(records)}
+    if not d and records.get("no_gpu_answer"):  # a disk log without units_per_node: say why, not nothing
+        why = f"No answer for a GPU job: {str(records['no_gpu_answer']).rstrip('.')}."
+        out.update({k: out[k] or why for k in ("interval", "vendor", "spares")})
+        return out
     if d and _ok(d.get("interval_h")):
         lo, hi = d.get("interval_lo"), d.get("interval_hi")
         rng = (f" ({P.duration(lo)} to {P.duration(hi)} over the failure rate's {P.pct(d.get('conf', 0.95), 0)} range)"
                if _ok(lo) and _ok(hi) and P.duration(lo) != P.duration(hi) else "")
         if _ok(d.get("ettr")) and d["ettr"] < USEFUL_ETTR:
             out["interval"] = (f"No checkpoint interval makes this job useful: even the best, every "
-                               f"{P.duration(d['interval_h'])}, leaves {P.pct(d['ettr'])} of its wall time training "
+                               f"{P.duration(d['interval_h'])}, leaves {P.pct(d['ettr'])}{_ettr_range(d)} of its wall "
+                               "time training "
                                f"(a job MTBF of {P.duration(d['job_mtbf_h'])} against restarts of "
                                f"{P.duration(d['restart_h'], digits=3)}); the answers say what would change it.")
             return out

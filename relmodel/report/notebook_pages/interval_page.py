@@ -7,6 +7,7 @@ runs pin the ETTR digit the page prints (:data:`ETTR_STEP`).
 
 import pandas as pd
 
+from ...plots.axes import legend_below
 from ..blocks import present as P
 from ..pipeline.summarise import duration_range, noise_range
 from ...scale.targets.decision_inputs import law_name
@@ -14,7 +15,7 @@ from ..pipeline.summary import answer_sentences, simulation_sentence
 
 __all__ = ["job_block", "interval_block", "schemes_block", "ETTR_STEP", "precision_sentence", "simulation_block",
            "simulation_records", "backtest_block", "law_text", "mark_answer", "decision_or_why", "no_answer",
-           "simulated_search", "no_simulation_block"]
+           "simulated_search", "no_simulation_block", "breakdown_title"]
 
 
 def decision_or_why(source, scenario, **kwargs):
@@ -52,8 +53,16 @@ def mark_answer(ax, dec):
     what = "the answer, simulated" if dec.basis == "simulation" else "the answer (exponential formula)"
     ax.plot([60 * dec.interval_h], [100 * dec.ettr], marker="D", color="k", linestyle="none", markersize=7,
             markerfacecolor="none", label=f"{what}: every {P.duration(dec.interval_h)}, ETTR {P.pct(dec.ettr)}")
-    ax.legend(fontsize="small")
+    legend_below(ax)
     return ax
+
+
+def breakdown_title(dec):
+    """The wall-time chart's title: it is the exponential formula's, said so when the answer is simulated."""
+    if dec.basis != "simulation":
+        return "Where the wall time goes"
+    return (f"Where the wall time goes, by the exponential formula\nat the answer's interval (simulated with the "
+            f"{law_name(dec.law)} law: {P.pct(dec.ettr)} useful)")
 
 
 def job_block(dec):

@@ -14,9 +14,10 @@ import pandas as pd
 from ..blocks import present as P
 from ...scenario import takes_scenario
 from ..pipeline.summary import answer_sentences
+from ...scale.targets.decision_inputs import law_name
 
 __all__ = ["table_sizes", "decision_block", "sizes_block", "impact_block", "repair_source", "spare_plan", "SparePlanned", "spare_counts",
-           "spares_block"]
+           "spares_block", "restart_by_size"]
 
 
 def decision_block(dec):
@@ -30,19 +31,35 @@ def table_sizes(sizes, n_gpus):
     return sorted({int(n) for n in sizes} | {int(n_gpus)})
 
 
-def sizes_block(decisions):
-    """Requirements across cluster sizes, "out of reach" where per-job causes cap ETTR."""
+def restart_by_size(dec):
+    """The decision's restart at every job size, for plots across sizes: a smaller job does not pay the planned
+    job's communicator start-up (:class:`~relmodel.scale.targets.restart_growth.PlannedRestart`)."""
+    from ...scale.targets.restart_growth import PlannedRestart
+    return PlannedRestart(dec.restart_h, dec.restart_growth_h, dec.n_gpus)
+
+
+def sizes_block(decisions, answer=None):
+    """Requirements across cluster sizes, "out of reach" where per-job causes cap ETTR, by the exponential formula;
+    when ``answer`` (the page's decision) takes a fitted law, a note gives its figures beside the table's."""
     rows = [{"n_gpus": d.n_gpus, "job_mtbf_h": d.job_mtbf_h, "interval_h": d.formula_interval_h or d.interval_h,
              "ettr": d.formula_ettr or d.ettr,
              "need": (P.hours_text(d.required_node_mtbf_h) if d.reachable
                       else f"out of reach (cap {P.pct(d.cap_ettr)})"),
              "times": ("already met" if d.meets_target else f"{P.number(d.improvement, 2)}×" if d.improvement
                        else "—")} for d in decisions]
-    return P.table(pd.DataFrame(rows), [
+    table = P.table(pd.DataFrame(rows), [
         ("n_gpus", "GPUs", P.count), ("job_mtbf_h", "Job MTBF today", P.duration),
         ("interval_h", "Checkpoint every (exponential formula)", P.duration),
         ("ettr", "ETTR today (exponential formula)", P.pct),
-        ("need", "Node MTBF needed (hardware causes)", str), ("times", "× today's nodes (hardware causes)", str)])
+        ("need", "Node MTBF needed (hardware causes, exponential formula)", str),
+        ("times", "× today's nodes (hardware causes)", str)])
+    if answer is None or answer.requirement_law == "exponential" or not answer.reachable:
+        return table
+    return P.blocks(table, P.paragraph(
+        f"The answer above takes the {law_name(answer.requirement_law)} law the data support: at "
+        f"{answer.n_gpus:,} GPUs nodes must reach {P.hours_text(answer.required_node_mtbf_h)}, where this table's "
+        f"exponential formula says {P.hours_text(answer.formula_required_node_mtbf_h)}; the table compares sizes "
+        "on one formula."))
 
 
 def impact_block(impact, dec):

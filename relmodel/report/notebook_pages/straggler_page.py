@@ -86,6 +86,7 @@ class FailStop:
     mtbf_h: float
     interval_h: float
     origin: str
+    example: str = ""  #: what stood in for the data when it gives no GPU job an MTBF (a disk log), else ""
 
     def text(self):
         return (f"Fail-stop interruptions: job MTBF {duration(self.mtbf_h)}, checkpoint every "
@@ -97,8 +98,12 @@ def failstop_mtbf(source, n_gpus, ckpt_cost, restart, *, gpus_per_node=8, mtbf_h
 
     ``source`` is the report's :class:`~relmodel.data.source.Source`; the
     MTBF is :func:`relmodel.scale.targets.decision.decide`'s ``job_mtbf_h`` (the
-    checkpoint page's).  Returns a :class:`FailStop`.
+    checkpoint page's).  A source that gives no GPU job an answer (a disk log without ``units_per_node``)
+    is stood in for by the Llama 3 counts, as on the design page, and ``example`` says so.  Returns a
+    :class:`FailStop`.
     """
+    from ...data.bundled.datasets import llama3_54day
+    from ...errors import UnitError
     from ...scale.targets.decision import decide
     d, r = float(hours(ckpt_cost)), float(hours(restart))
     if mtbf_h is not None:
@@ -107,7 +112,15 @@ def failstop_mtbf(source, n_gpus, ckpt_cost, restart, *, gpus_per_node=8, mtbf_h
             raise ParameterError(f"mtbf_h must be a positive number of hours, e.g. 20; got {mtbf_h!r}")
         return FailStop(m, float(optimal_interval(mtbf=m, ckpt_cost=d, restart=r)),
                         "as given by the mtbf_h parameter, not from the data")
-    dec = decide(source, n_gpus, 0.9, d, r, gpus_per_node=gpus_per_node, n_boot=0)
+    try:
+        dec = decide(source, n_gpus, 0.9, d, r, gpus_per_node=gpus_per_node, n_boot=0)
+    except UnitError:
+        dec = decide(llama3_54day(), n_gpus, 0.9, d, r, gpus_per_node=gpus_per_node, n_boot=0)
+        example = f"Llama 3 counts for the fail-stop MTBF ({source.name} counts no GPUs)"
+        return FailStop(float(dec.job_mtbf_h), float(dec.interval_h),
+                        f"an example, not your data: the Llama 3 counts (419 unexpected interruptions in 54 days on "
+                        f"16,384 H100 GPUs, arXiv 2407.21783, Table 5) scaled to {count(dec.n_gpus)} GPUs, since "
+                        f"{source.name} counts no GPUs (give units_per_node to use its rates)", example)
     origin = (f"from {source.describe()}, scaled to {count(dec.n_gpus)} GPUs ({count(dec.n_nodes)} nodes), as on "
               "the checkpoint page")
     return FailStop(float(dec.job_mtbf_h), float(dec.interval_h), origin)

@@ -71,7 +71,8 @@ def fleet_sentence(fleet):
 
 
 def designs_of(merged):
-    """summary.json's ``designs``: the design page's figures, under their design, apart from the job's headline."""
-    keys = [k for k in merged if k.startswith("design_") or k in ("best_design", "deciding_assumptions",
+    """summary.json's ``designs``: the design page's figures, apart from the job's headline; the ``design_*`` figures
+    are of ``examined_design`` (the page's ``design`` parameter), which need not be ``best_design``."""
+    keys = [k for k in merged if k.startswith("design_") or k in ("best_design", "examined_design", "deciding_assumptions",
                                                                    "transceiver_mtbf_h_at_largest")]
     return {k: merged[k] for k in keys}

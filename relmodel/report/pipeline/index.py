@@ -59,8 +59,11 @@ def inputs_rows(summary, merged):
                              f"{P.duration(src['span_h'])}", "given" if "log" in given else _SAID["assumption"]))
         counted = (src.get("counted") if src.get("unit", "gpu-node") != "gpu-node"
                    else f"{P.count(src['source_gpus'])} GPUs")
-        rows.append(("Observed cluster", f"{counted} ({src.get('cluster_from', '')})",
-                     _where(head, "source_gpus", "source_gpus" in given or "unit" in given or "population" in given)))
+        counted_given = "source_gpus" in given or "population" in given
+        where = _where(head, "source_gpus", counted_given)
+        if not counted_given and src.get("unit", "gpu-node") != "gpu-node":  # units counted in the log, no GPUs
+            where = _SAID["measured from the log"]
+        rows.append(("Observed cluster", f"{counted} ({src.get('cluster_from', '')})", where))
     if d:
         seen = d.get("source_gpus_per_node") or src.get("gpus_per_node")
         rows += [("Planned job", f"{P.count(d['n_gpus'])} GPUs ({P.count(d['n_nodes'])} nodes)",

@@ -211,7 +211,7 @@ def source_cluster(source, units_per_node=None):
                               f"holds); got {units_per_node!r}")
     if unit != "gpu-node":
         if units_per_node is None:
-            raise UnitError(f"{getattr(source, 'name', 'the source')}: one row's node is a {unit}, not a GPU node, "
+            raise UnitError(f"{getattr(source, 'name', 'the source')}: each row's node is a {unit}, not a GPU node, "
                             f"so it gives no answer for a GPU job; pass units_per_node (how many {unit}s one node "
                             "of the planned job holds) to apply its rates to GPU nodes")
         nodes = max(1, round(source.n_nodes / float(units_per_node)))

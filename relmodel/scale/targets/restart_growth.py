@@ -20,10 +20,12 @@ ranks (downtime no failure can lengthen); functions that know the size
 evaluate it there.
 """
 
+from dataclasses import dataclass
+
 from ...units import hours
 
 __all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart",
-           "planned_growth_h", "growth_words", "default_restart"]
+           "planned_growth_h", "growth_words", "default_restart", "restart_at", "PlannedRestart"]
 
 #: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171; secondary: data/field_rates.md).
 NCCL_INIT_S = 265.0
@@ -96,3 +98,35 @@ def default_restart(restart, n_gpus):
         return restart
     from ...defaults import RESTART
     return float(hours(RESTART)) + planned_growth_h(n_gpus)
+
+
+def restart_at(n_gpus, restart_h, grown_h, planned_gpus, per_1k_ranks=PER_1K_RANKS_H):
+    """The restart (hours) a job of ``n_gpus`` GPUs has when one of ``planned_gpus`` has ``restart_h``, of which
+    ``grown_h`` is start-up grown with the ranks (:func:`planned_growth_h`): that growth is taken back and the
+    size's own added, from the GPUs the restart was measured at, so a smaller job does not pay a larger one's
+    start-up.  With no growth, every size has ``restart_h``.
+
+    Examples
+    --------
+    >>> r = 10 / 60 + planned_growth_h(1_048_576)               # the default restart at 1M GPUs
+    >>> round(60 * restart_at(16_384, r, planned_growth_h(1_048_576), 1_048_576), 2)   # minutes
+    10.74
+    """
+    if not grown_h > 0:
+        return float(restart_h)
+    slope = float(per_1k_ranks) / 1000.0
+    since = float(planned_gpus) - float(grown_h) / slope
+    return float(restart_h) - float(grown_h) + slope * max(float(n_gpus) - since, 0.0)
+
+
+@dataclass(frozen=True)
+class PlannedRestart:
+    """A decision's restart at any job size (:func:`restart_at`), as the requirement tables and plots take a
+    restart that depends on the size (``hours_at``); all of it is exposed to failures, as in the decision."""
+
+    restart_h: float
+    grown_h: float
+    planned_gpus: int
+
+    def hours_at(self, n_gpus):
+        return restart_at(n_gpus, self.restart_h, self.grown_h, self.planned_gpus)

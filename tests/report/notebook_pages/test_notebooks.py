@@ -106,5 +106,5 @@ def test_every_notebook_executes_under_papermill(suite_report):
             "todays_node_mtbf_h", "restart_h", "source"} <= set(summary["headline"])
     # the design page's figures sit under the designs, apart from the job's answer
     assert not {"design_ettr", "design_goodput_per_gpu"} & set(summary["headline"])
-    assert {"design_ettr", "design_goodput_per_gpu"} <= set(summary["designs"])
+    assert {"design_ettr", "design_goodput_per_gpu", "examined_design", "best_design"} <= set(summary["designs"])
     assert summary["parameters"] == SMALL

@@ -205,6 +205,7 @@ def test_designs_page_uses_the_users_log(user_report):
     assert "example" not in rec
     assert rec["best_design"] == api.best()
     assert rec["design_ettr"] == pytest.approx(detail.by_design["ettr"].iloc[0], rel=1e-9)
+    assert rec["examined_design"] == designs[3].name != rec["best_design"]  # the figures name their own design
     text = visible(page)
     assert opening(page, "Cluster designs: fault domains, spares and optics").startswith(
         f"Failure rates are this report's data, {log}: 300 outages over 60 days on 1,600 GPUs (as given)")

@@ -46,17 +46,20 @@ def test_without_bootstrap_the_reason_says_so(llama3):
     assert "bootstrap was turned off" in found["decision.required_node_hi"]
 
 
-def test_below_half_ettr_the_answer_is_no_useful_progress(llama3):
-    d = decide(llama3, 1_048_576, 0.9, "1min", "10min", n_boot=0, seed=0)
+@pytest.mark.parametrize("restart", ["10min", None])   # None: the default, whose start-up grows with the GPUs
+@pytest.mark.parametrize("planned", [262_144, 1_048_576])
+def test_below_half_ettr_the_answer_is_no_useful_progress(llama3, restart, planned):
+    d = decide(llama3, planned, 0.9, "1min", restart, n_boot=0, seed=0)
     assert d.ettr < USEFUL_ETTR
     answers = answer_sentences({"decision": d.to_dict()})
     assert answers[0].startswith("The job cannot make useful progress at this size with this data")
     assert not any(a.startswith("Checkpoint every") for a in answers)
-    # the size that would give 50%: find it by bisection on the API's own ETTR, then compare
-    lo, hi = 16_384, 1_048_576
-    while hi - lo > 1_024:
+    # the size that would give 50%: find it by bisection on the API's own ETTR, each size with its own restart
+    # (a default restart grows with the GPUs), then compare; the planned size must not move it
+    lo, hi = 1_024, planned
+    while hi - lo > 512:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if decide(llama3, mid, 0.9, "1min", "10min", n_boot=0, seed=0).ettr >= 0.5 else (lo, mid)
+        lo, hi = (mid, hi) if decide(llama3, mid, 0.9, "1min", restart, n_boot=0, seed=0).ettr >= 0.5 else (lo, mid)
     said = int(answers[0].split("at most about ")[1].split(" GPUs")[0].replace(",", ""))
     assert said == pytest.approx(lo, rel=0.06)
 
@@ -101,3 +104,38 @@ def test_a_requirement_the_data_cannot_move_is_not_called_unbounded(tmp_path):
     assert "no upper bound" not in text
     assert "with no per-job failures observed, nodes must reach" in text
     assert "(the same in every bootstrap draw: it follows from the target, checkpoint cost and restart alone)" in text
+
+
+@pytest.fixture(scope="module")
+def joined_gamma():
+    """The bundled Slurm run with its kernel log at 16,384 GPUs: a gamma law answers, and no interval is useful."""
+    from pathlib import Path
+    ops = Path(__file__).resolve().parents[3] / "data" / "ops-example"
+    src = relmodel.load_source(str(ops / "sacct.txt"), format="sacct", job="pretrain", syslog=str(ops / "syslog"),
+                               year=2024)
+    return decide(src, 16_384, n_boot=200, seed=0)
+
+
+def test_a_job_that_cannot_progress_shows_the_counts_range_of_its_ettr(joined_gamma):
+    from relmodel.report.blocks.decision_words import decision_sentences
+    d = joined_gamma.to_dict()
+    assert d["ettr"] < USEFUL_ETTR and d["ettr_lo"] < d["ettr"] < d["ettr_hi"]
+    rng = f"{100 * d['ettr_lo']:.1f}–{100 * d['ettr_hi']:.1f}%"     # the bootstrap's range, as the pages write it
+    assert rng in answer_sentences({"decision": d})[0]
+    assert f"{100 * d['ettr']:.1f}% ({rng} over the failure rate's 95% range)" in decision_sentences(
+        {"decision": d})["interval"]
+
+
+def test_the_page_says_which_figures_are_the_formulas_beside_a_fitted_law(joined_gamma):
+    from relmodel.report.notebook_pages.interval_page import breakdown_title
+    from relmodel.report.notebook_pages.requirement_page import sizes_block
+    dec = joined_gamma
+    assert dec.basis == "simulation" and dec.requirement_law == "gamma"
+    assert dec.required_node_mtbf_h != pytest.approx(dec.formula_required_node_mtbf_h, rel=0.01)
+    html = str(sizes_block([dec], dec))
+    for h in (dec.required_node_mtbf_h, dec.formula_required_node_mtbf_h):
+        assert f"{float(f'{h:.3g}'):,.0f} h" in html, h
+    assert "exponential formula" in html and "gamma law" in html
+    title = breakdown_title(dec)
+    assert "exponential formula" in title and f"{100 * dec.ettr:.1f}% useful" in title
+    assert breakdown_title(decide(relmodel.datasets.llama3_54day(), 16_384, n_boot=0)) == "Where the wall time goes"

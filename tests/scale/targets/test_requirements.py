@@ -156,3 +156,35 @@ def test_ceiling_on_node_mtbf():
     with pytest.raises(InfeasibleTargetError, match="above the .* ceiling"):
         required_node_mtbf(1_000_000, 0.999, "1min", "10min", max_node_mtbf_h="100y", fixed_rate_per_h=0)
     assert required_node_mtbf(1_000, 0.9, "1min", "10min", max_node_mtbf_h=1e7, fixed_rate_per_h=0) < 1e7
+
+
+def test_a_restart_that_grows_with_the_size_is_one_line_each_point_at_its_own_restart():
+    """The report's plot takes the decision's restart at every size (a smaller job does not pay a larger one's
+    NCCL start-up): one line whose points follow Daly's exact model, written here, at that size's restart."""
+    import matplotlib.pyplot as plt
+    from scipy.optimize import brentq
+    from scipy.special import lambertw
+
+    from relmodel.plots.scaling import required_mtbf_plot
+    from relmodel.scale.targets.restart_growth import PlannedRestart
+
+    measured_at, base_h, per_gpu_h = 512, 10 / 60, 265.0 / 98_304 / 3600   # 265 s at 96K GPUs (Si et al.)
+    planned = 1_048_576
+    grown = per_gpu_h * (planned - measured_at)
+
+    def best_ettr(m, d, r):               # Daly's exact optimum and ETTR, exponential failures
+        tau = m * (1 + lambertw(-np.exp(-(1 + d / m)), 0).real)
+        return tau / (m * np.exp(r / m) * (np.exp((tau + d) / m) - 1))
+
+    sizes = [1_024, 16_384, 262_144]
+    fig, ax = plt.subplots()
+    required_mtbf_plot(n_gpus=sizes, ckpt_costs=["1min"], restarts=[PlannedRestart(base_h + grown, grown, planned)],
+                       fixed_rate_per_h=0, ax=ax)
+    lines = ax.get_lines()
+    assert len(lines) == 1
+    restart_at = [base_h + per_gpu_h * (n - measured_at) for n in sizes]
+    want = [n / 8 * brentq(lambda m: best_ettr(m, 1 / 60, r) - 0.9, 0.01, 1e6) for n, r in zip(sizes, restart_at)]
+    assert lines[0].get_ydata() == pytest.approx(want, rel=1e-6)
+    label = lines[0].get_label()
+    assert label == f"checkpoint 1 min, restart {60 * restart_at[0]:.3g} min to {60 * restart_at[-1]:.3g} min"
+    plt.close(fig)
