@@ -37,7 +37,7 @@ import inspect
 import math
 from dataclasses import dataclass
 
-from .errors import DurationError, ScenarioError
+from .errors import DurationError, InputTypeError, ScenarioError
 from .units import hours
 
 __all__ = ["Scenario", "FIELDS", "Field", "scenario_of", "takes_scenario", "ASSUMED_RESTART", "JOB"]
@@ -305,7 +305,14 @@ def takes_scenario(**params):
                     value = scenario.units if field == "scale" else getattr(scenario, field)
                     if param not in given and value is not None:
                         kwargs[param] = value
-            return func(*args, **kwargs)
+            try:
+                return func(*args, **kwargs)
+            except TypeError:
+                try:    # a call that does not fit the signature is the caller's error, said by name
+                    sig.bind(*args, **kwargs)
+                except TypeError as err:
+                    raise InputTypeError(f"{func.__name__}: {err}".replace(f"{func.__name__}() ", "", 1)) from None
+                raise
 
         ps = list(sig.parameters.values())
         at = next((i for i, p in enumerate(ps) if p.kind is p.VAR_KEYWORD), len(ps))

@@ -132,8 +132,9 @@ def hours(x):
     if isinstance(x, np.ndarray):
         if x.dtype.kind in "iuf":
             return x.astype(float)
-        if x.dtype.kind == "m":
-            return x.astype("timedelta64[ns]").astype(np.int64) / 3.6e12
+        if x.dtype.kind == "m":   # NaT is missing (NaN), not the most negative count of nanoseconds
+            ns = x.astype("timedelta64[ns]")
+            return np.where(np.isnat(ns), np.nan, ns.astype(np.int64) / 3.6e12)
         return np.array([_scalar(v) for v in x.ravel()], dtype=float).reshape(x.shape)
     if hasattr(x, "to_numpy") and not isinstance(x, _dt.timedelta):  # Series / Index
         return hours(x.to_numpy())

@@ -37,7 +37,7 @@ def check_order(signature, *, work=None, interval=None, mtbf=None, ckpt_cost=Non
     ...     warnings.simplefilter("always")
     ...     check_order("young_interval(mtbf, ckpt_cost)", mtbf=0.0125, ckpt_cost=3.0)
     >>> print(str(w[0].message)[:60])
-    ckpt_cost (3 h) is at or above mtbf (0.0125 h): the argument
+    ckpt_cost (3 h) is at or above mtbf (45 s): the arguments ma
     """
     problems = []
     if _big(ckpt_cost, mtbf) and np.any(np.asarray(ckpt_cost, dtype=float) > 0):
@@ -54,5 +54,6 @@ def check_order(signature, *, work=None, interval=None, mtbf=None, ckpt_cost=Non
 
 
 def _show(x):
+    from ..tables import duration
     a = np.asarray(x, dtype=float)
-    return f"{float(a):.4g} h" if a.ndim == 0 else f"up to {float(np.nanmax(a)):.4g} h"
+    return duration(float(a)) if a.ndim == 0 else f"up to {duration(float(np.nanmax(a)))}"

@@ -9,7 +9,7 @@ import click
 from ..errors import ModelInputError, UnitError
 from ..base.escape import csv_frame, terminal_text
 
-__all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "format_option", "cli_text", "unit_of",
+__all__ = ["log_options", "load_source", "observed_note", "echo", "echo_frame", "terminal_table", "format_option", "cli_text", "unit_of",
            "with_population", "population_option", "scenario_option", "scenario_from"]
 
 # Python argument names in library messages, and the options that set them here
@@ -274,13 +274,19 @@ def echo_frame(df, fmt, floatfmt=_four_digits):
         echo(csv_frame(df).to_csv(index=False), nl=False)  # no cell runs as a formula
     elif fmt == "json":
         echo(json.dumps(json.loads(df.to_json(orient="records")), indent=2))
-    else:  # text cells escaped before the columns are lined up, so the escaped names keep the table aligned
-        shown = df.copy()
-        for column in shown.columns:
-            if shown[column].dtype == object or str(shown[column].dtype) in ("string", "category"):
-                shown[column] = shown[column].map(lambda v: terminal_text(v) if isinstance(v, str) else v)
-        shown.columns = [terminal_text(c) if isinstance(c, str) else c for c in shown.columns]
-        echo(shown.to_string(index=False, float_format=floatfmt))
+    else:
+        echo(terminal_table(df, floatfmt))
+
+
+def terminal_table(df, floatfmt=None):
+    """``df`` as a text table for a terminal: text cells escaped before the columns are lined up, so a name with
+    control characters or an escape sequence is shown as it is and keeps the table aligned."""
+    shown = df.copy()
+    for column in shown.columns:
+        if shown[column].dtype == object or str(shown[column].dtype) in ("string", "category"):
+            shown[column] = shown[column].map(lambda v: terminal_text(v) if isinstance(v, str) else v)
+    shown.columns = [terminal_text(c) if isinstance(c, str) else c for c in shown.columns]
+    return shown.to_string(index=False, float_format=floatfmt, na_rep="—")
 
 
 def population_option(fn):

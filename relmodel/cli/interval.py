@@ -57,7 +57,7 @@ def _people_text(rows):
 @click.option("--mtbf", help="Job MTBF, e.g. 3h or 90min.")
 @click.option("--log", "log", help="Take the job MTBF from a log or count table: llama3, stepfun, lanl, or a "
               "file read with the column options below.")
-@click.option("--gpus", type=int, help="With --log: scale the MTBF to a job on this many GPUs.")
+@click.option("--gpus", type=click.IntRange(min=1), help="With --log: scale the MTBF to a job on this many GPUs.")
 @click.option("--gpus-per-node", type=int, default=DEFAULTS["gpus_per_node"], show_default=True, help="With --gpus.")
 @click.option("--source-gpus", type=click.IntRange(min=1),
               help="With --gpus: GPUs the log was observed on [default: for a file, the nodes seen in it].")

@@ -19,7 +19,7 @@ import warnings
 
 import click
 
-from ..errors import RelmodelError, is_environment_error
+from ..errors import ArgumentOrderWarning, RelmodelError, is_environment_error
 from ..base.progress import listen
 from .common import echo, cli_text
 from .progress_bar import Bar
@@ -64,7 +64,18 @@ def _environment(exc):
 
 
 def _one_line(message, category, filename, lineno, file=None, line=None):
+    if issubclass(category, ArgumentOrderWarning):
+        # flags are named: what helps is the comparison ("ckpt_cost (3 h) is at or above mtbf (45 s)"), once,
+        # not the Python signature the message names for a caller's positional durations
+        head = str(message).split(": the arguments may be swapped", 1)[0]
+        if _SAID.get("order"):
+            return
+        _SAID["order"] = True
+        message = f"{head}: check the values given"
     echo(f"relmodel: warning: {message}", err=True)
+
+
+_SAID = {}
 
 
 class _Group(click.Group):
@@ -92,8 +103,11 @@ class _Group(click.Group):
             sys.exit(EXIT_INTERRUPTED)
 
     def invoke(self, ctx):
-        with warnings.catch_warnings():  # warnings (e.g. swapped durations) as one line each on stderr
+        with warnings.catch_warnings():  # warnings as one line each on stderr
             warnings.showwarning = _one_line
+            _SAID.clear()
+            # numpy's arithmetic warnings on the way to an answer say nothing to a user of the command line
+            warnings.simplefilter("ignore", RuntimeWarning)
             try:
                 with listen(Bar()):  # long library loops: a bar on a terminal's stderr
                     return super().invoke(ctx)

@@ -2,7 +2,8 @@
 
 import click
 
-from .common import echo_frame, format_option, load_source, log_options
+from ..base.escape import terminal_text
+from .common import echo_frame, format_option, load_source, log_options, terminal_table
 
 # pandas and the statistics layer are imported where they are used: `relmodel nodes --help` loads neither.
 
@@ -39,11 +40,11 @@ def command(log, population, top, conf, seed, fmt, log_kwargs):
     from ..stats.nodes import bad_nodes
     result = bad_nodes(source, population=population, conf=conf, seed=seed)
     if fmt == "table":
-        click.echo(result.text())
+        click.echo(terminal_text(result.text()))
         click.echo("")
-        click.echo(result.estimates_table().to_string(index=False))
+        click.echo(terminal_table(result.estimates_table()))
         click.echo("")
         click.echo(f"The {min(top, len(result.nodes))} nodes most likely bad now:")
-        click.echo(result.table(rows=top).to_string(index=False))
+        click.echo(terminal_table(result.table(rows=top)))
     else:
         echo_frame(result.ranked(top), fmt)

@@ -22,7 +22,7 @@ from .shaping.counts import CountTable, count_table
 from .bundled.datasets import NAMES, bundled_count_name, load
 from .shaping.logs import LogWarning, read_log
 from .shaping.outages import drop_short_outages
-from .shaping.readers import csv_header, read_table, require_existing
+from .shaping.readers import csv_header, read_table, refuse_empty, require_existing
 from relmodel.base.escape import html_text
 
 __all__ = ["Source", "load_source", "UNITS", "is_count_file"]
@@ -334,6 +334,7 @@ def _read_source(log="llama3", *, start=None, end=None, node=None, cause=None, p
         return Source(data, "counts", data.name, data.n_gpus, data.gpus_per_node, data.n_unexpected,
                       data.duration_h, how, tuple(notes))
     else:
+        refuse_empty(log)
         if "start" not in mapping:
             raise MissingColumnError(
                 f"{log}: say which column holds outage start times (start=...), or give a count table "

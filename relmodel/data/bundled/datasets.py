@@ -35,6 +35,7 @@ from ... import resources
 from ..shaping.counts import count_table
 from ...errors import LogFileNotFound, LogFormatError, MissingColumnError
 from ..shaping.logs import LogWarning, read_log
+from ..shaping.readers import refuse_empty
 from .titan import titan, titan_lives, titan_synthetic  # noqa: F401  (re-exported: relmodel.datasets.titan)
 
 __all__ = ["data_dir", "llama3_54day", "stepfun", "lanl", "grid5000", "load", "NAMES", "bundled_count_name",
@@ -245,6 +246,7 @@ def load(source, **read_log_kwargs):
     """
     if isinstance(source, str) and source.lower() in NAMES and not read_log_kwargs:
         return NAMES[source.lower()]()
+    refuse_empty(source)
     if "start" not in read_log_kwargs:
         raise MissingColumnError(f"{source}: say which column holds outage start times (start=...); "
                                  f"or use a bundled dataset: {', '.join(NAMES)}")

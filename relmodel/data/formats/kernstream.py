@@ -19,6 +19,7 @@ first).  The result is a plain dict that pickles, so a folder's files can be sca
 import codecs
 import io
 import os
+import re
 from datetime import datetime
 from itertools import compress, repeat
 from pathlib import Path
@@ -30,7 +31,7 @@ import pyarrow.compute as pc
 from numpy.lib.stride_tricks import as_strided
 
 from ...base.progress import steps
-from ...errors import CorruptFileError, EmptyDataError, KernelLogError
+from ...errors import CorruptFileError, EmptyDataError, EncodingError, KernelLogError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times, place_years,
                         sniff_format, syslog_times, writer_of)
 from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _host_words, _keyed,
@@ -97,6 +98,7 @@ def _blocks(fh, label, size=None):
         if ba.find(b"\r", max(held - 1, 0), n) >= 0:
             n = _crlf(ba, n, more=got > 0)
         if not got:
+            n = _unpadded(ba, n)
             if n:
                 ba[n:n + _PAD] = bytes(_PAD)
                 yield ba, n
@@ -111,11 +113,22 @@ def _blocks(fh, label, size=None):
             held = n
             continue
         tail = bytes(ba[cut:n])  # the start of the next block's first line
-        ba[cut:cut + _PAD] = bytes(_PAD)
         at += cut
+        cut = _unpadded(ba, cut)
+        ba[cut:cut + _PAD] = bytes(_PAD)
         yield ba, cut
         held = len(tail)
         ba[:held] = tail
+
+
+def _unpadded(ba, n):
+    """``ba[:n]`` without the NUL bytes that begin a line (the padding an unclean shutdown leaves in a syslog,
+    often with no line end before the next line); the new length.  NUL inside a line (a host name) is kept."""
+    if not n or (ba[0] != 0 and ba.find(b"\n\x00", 0, n) < 0):
+        return n
+    data = re.sub(rb"(?m)^\x00+", b"", bytes(ba[:n]))
+    ba[:len(data)] = data
+    return len(data)
 
 
 def _crlf(ba, n, more):
@@ -351,6 +364,9 @@ def scan_file(source, *, year=None, log_format=None, host=None, hosts=True):
         first = next(blocks, None)
         if first is None or _BLANK.fullmatch(memoryview(first[0])[:first[1]]):
             raise EmptyDataError(f"{label}: the kernel log has no lines")
+        if bytes(first[0][:2]) in (b"\xff\xfe", b"\xfe\xff"):
+            raise EncodingError(f"{label}: the file is UTF-16 text (its first two bytes say so); a kernel log is read "
+                                "as UTF-8 or ASCII: convert it first, e.g. iconv -f UTF-16 -t UTF-8")
         head = bytes(first[0][:min(first[1], 1 << 16)]).split(b"\n")[:50]
         fmt = log_format or sniff_format(head)
         if fmt is None:

@@ -66,7 +66,7 @@ def read_head(source, lines=50, most=16 << 20):
     first = len(raw) - len(raw.lstrip())                  # the blank lines before the first line are dropped
     raw = raw[raw.rfind(b"\n", 0, first) + 1:]
     text = decode_text(raw, path)[0].replace("\r\n", "\n").replace("\r", "\n")
-    return [ln for ln in text.split("\n") if ln.strip()][:lines]
+    return [ln.lstrip("\x00") for ln in text.split("\n") if ln.strip("\x00 \t")][:lines]  # NUL padding dropped
 
 
 def read_raw(source, what="log"):

@@ -1,14 +1,16 @@
 """Text that may not be UTF-8: one decoder for every reader of logs (tables, JSON, Slurm exports).
 
-UTF-8 first (a byte-order mark dropped); a file that is not is read as Windows-1252, where curly
-quotes, dashes and accented letters from Windows tools live, else as Latin-1, which reads any byte.
+UTF-8 first (a byte-order mark dropped); a UTF-16 file with its byte-order mark as UTF-16; in a file that is not
+UTF-8, each byte that is not is read as Windows-1252, where curly quotes, dashes and accented letters from Windows
+tools live (Latin-1 for the five bytes it lacks), and the UTF-8 around it as UTF-8.
 The fallback is said once per file by a :class:`LogWarning` that names the line and the byte.
 Belongs here: decoding and its warning; imports only the standard library.
 """
 
+import codecs
 import warnings
 
-__all__ = ["FALLBACK_ENCODINGS", "LogWarning", "decode_text"]
+__all__ = ["FALLBACK_ENCODINGS", "FALLBACK_ERRORS", "LogWarning", "decode_text"]
 
 #: What a file that is not UTF-8 is read as, in this order: Windows' Western code page (curly quotes,
 #: dashes, accented letters), then Latin-1 (which reads any byte).
@@ -31,18 +33,49 @@ def decode_text(raw, label, first_line=1):
         return raw.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError as exc:
         bad, pos = raw[exc.start], exc.start
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):   # a UTF-16 file (Windows tools write them) says so by its mark
+        try:
+            return raw.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            pass
     for encoding in FALLBACK_ENCODINGS:
         try:
-            text = raw.decode(encoding)
+            raw.decode(encoding)
         except UnicodeDecodeError:
             continue
+        # UTF-8 where the bytes are UTF-8 (two exports joined, one from Windows), the fallback byte by byte elsewhere
+        text = raw.decode("utf-8-sig", errors=FALLBACK_ERRORS[encoding])
         line = first_line + raw.count(b"\n", 0, pos)
         warnings.warn(LogWarning(
-            f"{label}, line {line}: byte 0x{bad:02x} is not UTF-8; the file is read as {_NAMES[encoding]}, where "
+            f"{label}, line {line}: byte 0x{bad:02x} is not UTF-8; such bytes are read as {_NAMES[encoding]}, where "
             f"it is {bytes([bad]).decode(encoding)!r}; save the file as UTF-8 if that is not what it says"),
             stacklevel=3)
         return text, encoding
     raise AssertionError("latin-1 reads every byte")
+
+
+def _fallback(encoding):
+    """A codecs error handler that reads each byte that is not UTF-8 as ``encoding`` (Latin-1 where it has none)."""
+    def handler(err):
+        chunk = err.object[err.start:err.end]
+        return "".join(bytes([b]).decode(encoding, errors="strict") if _has(encoding, b) else chr(b)
+                       for b in chunk), err.end
+    return handler
+
+
+def _has(encoding, b):
+    try:
+        bytes([b]).decode(encoding)
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+#: The codecs error handler of each fallback encoding: it reads a byte that is not UTF-8 as that encoding.
+FALLBACK_ERRORS = {}
+for _enc in FALLBACK_ENCODINGS:
+    FALLBACK_ERRORS[_enc] = f"relmodel-{_enc}"
+    codecs.register_error(FALLBACK_ERRORS[_enc], _fallback(_enc))
 
 
 _NAMES = {"cp1252": "Windows-1252 (cp1252)", "latin-1": "Latin-1 (ISO 8859-1)"}

@@ -18,10 +18,24 @@ from ...errors import DurationError, InputTypeError, WindowError
 from ...units import hours, unit_hours
 from .times import MAX_ABS_HOURS, PLAUSIBLE_RANGE
 
-__all__ = ["to_hours", "hours_since", "WINDOW_HINT"]
+__all__ = ["to_hours", "hours_since", "WINDOW_HINT", "check_observed_time"]
 
 WINDOW_HINT = ("pass window=(t0, t1), the start and end of observation, in the same form as the times, "
                "or its length from the first outage, e.g. window='54d'")
+
+
+def check_observed_time(log):
+    """A WindowError when the log ``log`` covers no time (its window starts where it ends), so no rate can be
+    told from it: one line of a kernel log, or a Slurm export whose interruptions are all at one instant."""
+    from ...errors import WindowError
+    t0, t1 = (float(x) for x in log.window_h)
+    if t1 > t0:
+        return log
+    kind = type(log).__name__
+    how = ("a kernel log is observed from its first line to its last" if kind == "XidLog" else
+           "a Slurm export is observed over the job's run" if kind == "JobLog" else WINDOW_HINT)
+    raise WindowError(f"{getattr(log, 'name', 'the log')}: the log covers no time (one event, or events all at one "
+                      f"instant), so no failure rate can be told from it; {how}: give the whole log")
 
 
 def to_hours(kind, t_start, t_end, window, time_format, time_unit, label):

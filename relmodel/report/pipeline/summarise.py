@@ -97,6 +97,7 @@ def _rising(records):
 def _no_progress(d):
     """The lead sentence when even the best interval leaves ETTR below USEFUL_ETTR, and what would change it."""
     from ...scale.targets.requirements import required_job_mtbf
+    from ...scale.targets.restart_growth import largest_job
 
     need = float(required_job_mtbf(USEFUL_ETTR, d["ckpt_cost_h"], d["restart_h"]))
     fixed, hw = (d.get("fixed_per_day") or 0.0) / 24, (d.get("hardware_per_day") or 0.0) / 24
@@ -105,32 +106,13 @@ def _no_progress(d):
             f"{P.pct(d['ettr'])}{_range(d.get('ettr_lo'), d.get('ettr_hi'), d.get('range_covers'))} of its wall time "
             f"is training. An ETTR of {P.pct(USEFUL_ETTR, 0)} needs a job MTBF "
             f"of {P.duration(need)} ({P.number(need / d['job_mtbf_h'], 2)}× today's)")
-    n_max = _largest_job(d, fixed, hw)
+    n_max = largest_job(USEFUL_ETTR, d["n_gpus"], d["ckpt_cost_h"], d["restart_h"], d.get("restart_growth_h") or 0.0,
+                        fixed, hw)
     if n_max is not None:
         text += f"; at today's failure rates that is a job of at most about {P.sig(n_max, 2)} GPUs"
     elif fixed >= 1.0 / need:
         text += "; the per-job causes alone rule that out, however reliable the hardware"
     return text + ", or a faster checkpoint and restart."
-
-
-def _largest_job(d, fixed, hw):
-    """The most GPUs a job can have and still reach USEFUL_ETTR at today's rates (None: none can), with the
-    restart each size would have: the decision's start-up growth (``restart_growth_h`` at ``n_gpus``) is taken
-    back and the size's own added, so a smaller job does not pay the planned job's communicator start-up."""
-    from scipy.optimize import brentq
-
-    from ...scale.targets.requirements import required_job_mtbf
-    from ...scale.targets.restart_growth import restart_at
-
-    n, grown = float(d["n_gpus"]), float(d.get("restart_growth_h") or 0.0)
-
-    def short(size):                               # > 0: a job of ``size`` GPUs falls short of USEFUL_ETTR
-        restart = restart_at(size, d["restart_h"], grown, n)
-        return float(required_job_mtbf(USEFUL_ETTR, d["ckpt_cost_h"], restart)) * (fixed + hw * size / n) - 1.0
-
-    if hw <= 0 or short(1.0) >= 0:
-        return None
-    return n if short(n) <= 0 else brentq(short, 1.0, n, xtol=1e-3 * n)
 
 
 def _bootstrap_reach(d):

@@ -109,7 +109,7 @@ class FleetModel:
 def check_inputs(inputs, where, own=""):
     """Refuse keywords that fleet_model does not take (nor ``where``'s ``own``), naming the ones it takes."""
     import inspect
-    known = set(inspect.signature(fleet_model).parameters)
+    known = {k for k, p in inspect.signature(fleet_model).parameters.items() if p.kind != p.VAR_KEYWORD}
     unknown = sorted(set(inputs) - known)
     if unknown:
         theirs = f"its own keywords are {own}, and " if own else ""
@@ -175,7 +175,7 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
                 fleet="mature", recovery="20min", interval=None, ckpt_cost=0.0, host_selection="3min",
                 preemption_wait="20min", auto_repair="2h", manual_repair="2d", to_manual=0.8, auto_unfixed=0.4,
                 manual_unfixed=0.2, crews=None, rma_lead=0.0, diagnosis=1.0, misdiagnosis=0.0, replace=None,
-                job_mtbf=None, reload=0.0):
+                job_mtbf=None, reload=0.0, **others):
     """A checked :class:`FleetModel`; durations take hours or text such as ``"20min"``.
 
     * pools: ``working_nodes`` hold the job of ``job_nodes`` plus ``warm_standbys`` (idle, ready to swap
@@ -210,6 +210,7 @@ def fleet_model(*, job_nodes=4096, warm_standbys=16, working_nodes=4160, spare_n
     >>> m.total_nodes, round(m.recovery_h, 3)
     (74, 0.333)
     """
+    check_inputs(others, "fleet_model")
     job = _count("job_nodes", job_nodes, 1)
     warm = _count("warm_standbys", warm_standbys)
     working = _count("working_nodes", working_nodes, 1)

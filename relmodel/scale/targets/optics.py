@@ -33,7 +33,7 @@ from ...checkpoint.costs import cost_hours
 from ...errors import DesignError
 from ..clusters.cluster import Cluster
 from .law_requirements import needed_job_mtbf
-from ...tables import Result, people_table
+from ...tables import Result, number, people_table, sig
 
 __all__ = ["field_rates", "transceiver_requirement", "OpticsRequirements", "optics_requirements", "RADIXES"]
 
@@ -140,13 +140,13 @@ class OpticsRequirements(Result):
         t = self.rows
         ok = t["fits"].to_numpy()
         field_fit = float(self.field["fit"].iloc[0])
-        gap = [("met by it" if field_fit <= f else f"needs {field_fit / f:,.1f}x lower FIT") if o else "–"
+        gap = [("met by it" if field_fit <= f else f"needs {sig(field_fit / f, 3)}× lower FIT") if o else "–"
                for f, o in zip(t["fit"], ok)]
         return pd.DataFrame({
             "Fabric": t["fabric"], "Tiers": t["tiers"], "GPUs": t["n_gpus"].map("{:,}".format),
             "Switch radix": [f"{r:,}" if o else f"beyond radix {RADIXES[-1]}" for r, o in zip(t["radix"], ok)],
             "Transceivers": [f"{n:,}" if o else "–" for n, o in zip(t["transceivers"], ok)],
-            "FIT needed per transceiver": [f"{f:,.1f}" if o else "–" for f, o in zip(t["fit"], ok)],
+            "FIT needed per transceiver": [number(f) if o else "–" for f, o in zip(t["fit"], ok)],
             "MTBF needed (years)": [f"{h / 8766:,.0f}" if o else "–" for h, o in zip(t["mtbf_h"], ok)],
             "vs Llama 3 field rate": gap,
         })

@@ -107,7 +107,8 @@ def _check_values(x, what):
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         i = bad[0]
-        raise FitError(f"row {i + 1}: {what} {float(x[i]):g} is not valid; {what}s must be finite hours >= 0 "
+        said = "is missing (NaN or NaT)" if np.isnan(x[i]) else f"{float(x[i]):g} is not valid"
+        raise FitError(f"row {i + 1}: {what} {said}; {what}s must be finite hours >= 0 "
                        f"({bad.size} bad value{'s' if bad.size > 1 else ''})")
     return shortest, longest
 

@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import linalg, stats
 
 from ...data.shaping.logs import InterruptionLog, LogWarning
+from ...data.shaping.window import check_observed_time
 from ...errors import CountError, InputTypeError, ModelInputError
 from .dispersion import dispersion_test, worst_shares
 from .intervals import node_intervals
@@ -232,7 +233,7 @@ def bad_nodes(source, *, population=None, conf=0.95, alpha=0.05, k=None, seed=No
     """
     _check_arguments(conf, alpha, k, seed)
     log, population = _log_and_population(source, population)
-    iv = node_intervals(_with_ends(log))
+    iv = node_intervals(_with_ends(check_observed_time(log)))
     if population is not None and population < iv.keys.size:
         raise CountError(f"{log.name}: population={population:,} but the log lists {iv.keys.size:,} nodes; give "
                          f"a population of at least {iv.keys.size:,} (or leave it out)")

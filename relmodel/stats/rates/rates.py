@@ -18,6 +18,7 @@ from scipy import stats
 from ...data.shaping.counts import CountTable
 from ...errors import CountError, InputTypeError, UnitError, UnknownColumnError
 from ...data.shaping.logs import InterruptionLog
+from ...data.shaping.window import check_observed_time
 from ...data.source import Source
 from ...units import hours
 
@@ -74,7 +75,7 @@ def _counts_and_exposure(source, per, by):
             return g.index.to_numpy(), g.index.to_numpy(), g.to_numpy(), source.duration_h * units
         return t["component"].to_numpy(), t["category"].to_numpy(), t["count"].to_numpy(), source.duration_h * units
     if isinstance(source, InterruptionLog):
-        return _log_counts(source, per, by)
+        return _log_counts(check_observed_time(source), per, by)
     raise CountError(f"component_rates needs a CountTable, an InterruptionLog or a Source holding one "
                      f"(relmodel.load_source), got {type(source).__name__}")
 

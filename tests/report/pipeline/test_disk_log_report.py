@@ -7,7 +7,7 @@ The log is written here by hand: 5 failures of 3 disks (d1 twice, d2 twice, d3 o
 import html
 import json
 
-from tests.conftest import report_cli
+from conftest import report_cli
 
 LOG = ("failed,disk,reason\n2024-01-05 10:00,d1,smart\n2024-01-20 03:00,d2,read errors\n"
        "2024-02-02 12:00,d1,smart\n2024-02-14 08:00,d3,not detected\n2024-03-01 00:00,d2,read errors\n")

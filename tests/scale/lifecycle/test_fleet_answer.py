@@ -98,5 +98,5 @@ def test_a_plan_whose_restarts_rarely_finish_says_its_runs_were_cut_short(tmp_pa
     ans = fleet_answer(est=bad_nodes(src, population=64, seed=0), source=src, n_gpus=131_072, decision=dec, runs=2,
                        seed=0, work="20d")
     never = ans.comparison.to_frame().iloc[0]
-    assert never["ettr"] < 0.001 and (ans.comparison.runs["cut_short"] == 1).all()
+    assert never["ettr"] < 0.005 and (ans.comparison.runs["cut_short"] == 1).all()
     assert "Every run was stopped after 300 interruptions with work left" in ans.said

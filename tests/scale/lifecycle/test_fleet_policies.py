@@ -32,10 +32,14 @@ def test_threshold_counts_failures_inside_the_window_only():
 def test_pulling_nodes_known_bad_removes_bad_failures():
     m = fleet_model(job_nodes=40, warm_standbys=4, working_nodes=60, spare_nodes=0, work=2000.0, node_mtbf=2000.0,
                     bad_share=0.05, multiplier=30.0, auto_unfixed=1.0, to_manual=0.0, recovery=0.2)
-    # 0.05 x 60 = 3 bad nodes; pulling three nodes each surely bad leaves none
-    for seed in range(4):
-        r = run_once(m, retire_top([1.0, 1.0, 1.0]), seed)
-        assert r["retired_bad"] == 3 and r["bad_failures"] == 0
+    # each of the 60 nodes is bad with chance 0.05 (3 on average, more than 10 once in 3,000 runs); pulling ten
+    # nodes each surely bad takes every bad node and leaves none to fail, and pulls Binomial(60, 0.05) bad ones
+    pulled_bad = []
+    for seed in range(20):
+        r = run_once(m, retire_top([1.0] * 10), seed)
+        assert r["retired"] == 10 and r["bad_failures"] == 0
+        pulled_bad.append(r["retired_bad"])
+    assert abs(sum(pulled_bad) - 20 * 60 * 0.05) <= 4 * math.sqrt(20 * 60 * 0.05 * 0.95), pulled_bad
     # without pulling them, the bad nodes that run the job fail (idle ones only join at a host selection)
     assert sum(run_once(m, never(), seed)["bad_failures"] for seed in range(4)) > 10
 
