@@ -133,6 +133,19 @@ def swing_rows(records):
 LLAMA3_REPORTED = 0.90
 
 
+def population_caveat(records):
+    """When the log's nodes are taken as the whole cluster (no population given): what every decision rests on,
+    and how to say otherwise; else ""."""
+    src, d = records.get("source") or {}, records.get("decision") or {}
+    if src.get("kind") != "log" or "seen in the log" not in str(src.get("cluster_from", "")) or not d:
+        return ""
+    n, unit = src.get("units"), "node" if src.get("unit", "gpu-node") == "gpu-node" else src.get("unit")
+    return (f"Every answer here takes the {P.count(n)} {unit}s the log names as the whole cluster observed. A log "
+            f"that lists only the {unit}s that failed leaves out those that did not: if more were watched, today's "
+            f"rates per {unit} are too high by that ratio, the interval too short and the MTBF to demand too strict. "
+            f"Give the {unit}s watched (population=N, or --population N).")
+
+
 def paper_sentence(records):
     """On the bundled Llama 3 table: what the paper reported, and which defaults explain the difference."""
     src, d = records.get("source") or {}, records.get("decision") or {}

@@ -17,13 +17,13 @@ def nodes_sentences(records):
     if not isinstance(b, dict):
         return []
     p = b.get("p_value")
-    p_text = "below 0.001" if _ok(p) and p < 0.001 else f"{p:.3f}" if _ok(p) else "not computed"
+    p_text = "p below 0.001" if _ok(p) and p < 0.001 else f"p = {p:.3f}" if _ok(p) else "p not computed"
     if not b.get("heterogeneous"):
         return [f"No bad nodes stand out: the {P.count(b.get('nodes'))} nodes' failures vary no more than "
-                f"interchangeable nodes' would (test p = {p_text}); no node to pull."]
+                f"interchangeable nodes' would (test {p_text}); no node to pull."]
     pull = b.get("to_pull") or []
     out = [f"Bad nodes: the {P.count(b.get('nodes'))} nodes' failures vary more than interchangeable nodes' would "
-           f"(test p = {p_text}). "
+           f"(test {p_text}). "
            + (f"Pull {', '.join(pull[:8])}{' and more' if len(pull) > 8 else ''}: each is more likely bad than good "
               f"now." if pull else "No node is more likely bad than good now, so none is named to pull.")]
     was = b.get("was_bad") or []

@@ -137,8 +137,9 @@ def _decisions(summary, merged):
                 "assumed input moved over a plausible range, the others held, largest ETTR swing first:</p>"
                 + table(["input", "used", "range tried", "ETTR", "node MTBF to demand", "spare nodes"],
                         [[html_text(c) for c in r] for r in swings]))
-    if dec.get("paper"):
-        out += f"<p class='note'>{html_text(dec['paper'])}</p>"
+    for key in ("population", "paper"):
+        if dec.get(key):
+            out += f"<p class='note'>{html_text(dec[key])}</p>"
     return out
 
 

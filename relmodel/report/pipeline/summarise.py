@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 
 from ..blocks import present as P
-from ..blocks.decision_words import USEFUL_ETTR as _USEFUL_ETTR, decision_sentences, paper_sentence
+from ..blocks.decision_words import USEFUL_ETTR as _USEFUL_ETTR, decision_sentences, paper_sentence, population_caveat
 from ..blocks.node_words import nodes_sentences
 from ..safety.folders import marker
 from ..kernels.records import clean
@@ -394,6 +394,9 @@ def summarise(entries, parameters):
     paper = paper_sentence(merged)
     if paper:
         decisions["paper"] = paper
+    caveat = population_caveat(merged)
+    if caveat:
+        decisions["population"] = caveat
     head = headline_of(merged, parameters)
     if not head and merged.get("no_gpu_answer"):
         reasons["headline"] = f"no answer for a GPU job: {str(merged['no_gpu_answer']).rstrip('.')}"
@@ -404,6 +407,8 @@ def summarise(entries, parameters):
         said = fleet_sentence(fleet)
         at = next((i + 1 for i, a in enumerate(answers) if a.startswith("Expected ETTR")), len(answers))
         answers = answers[:at] + [said] + answers[at:]
+    if caveat:
+        answers.append(caveat)
     summary = {"parameters": clean(parameters, {}), "scenario": merged.get("scenario"), "headline": head,
                "designs": designs_of(merged), "decisions": decisions,
                "reasons": reasons, "answers": answers, "nodes": nodes_sentences(merged),

@@ -106,6 +106,10 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
                       f"{duration(decision.restart_h, digits=3)} that failures can strike, its nodes failing "
                       f"{number(decision.hardware_per_day, 2)} times a day (today's rate at this size){own}")
     model = lifecycle_model(est, job_nodes=job_nodes, work=work, repair=law, **plan)
+    fitted = 1.0 / est.lam if est.estimable and est.lam > 0 else None
+    rescaled = (f" (scaled so the job's nodes fail at today's rate, as the headline takes it; the log's two-class "
+                f"fit gives {duration(fitted)})" if plan and fitted and abs(model.life.mean_h / fitted - 1) > 0.01
+                else "")
     top = pulled(est)
     policies = {"2 failures in 7 days": threshold(2, "7d"), "score": score()}
     if len(top):
@@ -113,7 +117,7 @@ def fleet_answer(est, source, *, n_gpus, gpus_per_node=8, work="30d", runs=10, s
     cmp = compare_policies(model, policies, runs=runs, seed=seed)
     said = (f"Simulated over {duration(model.work_h)} of training on {count(job_nodes)} nodes with "
             f"{count(model.warm_standbys)} warm standbys, {count(model.working_nodes)} nodes in the working pool "
-            f"and {count(model.spare_nodes)} spares; a good node's MTBF {duration(model.life.mean_h)}, "
+            f"and {count(model.spare_nodes)} spares; a good node's MTBF {duration(model.life.mean_h)}{rescaled}, "
             f"{model.bad_share:.1%} bad at {model.multiplier:.3g} times the rate, a repair leaving the fault "
             f"with chance {model.auto.unfixed:.2f}, {how}; a retired node replaced by a new one after "
             f"{duration(model.replace_h)}{as_planned}; {runs:,} paired runs a policy.")

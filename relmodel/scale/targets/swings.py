@@ -106,18 +106,24 @@ def _at(decision, d, r, law):
     return ettr, _vendor_at(decision, m_req)
 
 
+def _around(used, low, high):
+    """The plausible range ``(low, high)`` widened to hold the value used, and half and twice it: a measured restart
+    of 47 min is tried from 5 min to 94 min, not over 5-30 min that leaves the answer's own value out."""
+    return min(low, used / 2.0), max(high, 2.0 * used)
+
+
 def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_times=3.0, bursty_shape=BURSTY_SHAPE, spares_at=None,
                     repair_used_h=None):
     """Each assumed input of ``decision`` moved over a plausible range; a :class:`DecisionSwings`.
 
-    Rows: restart (``restart``, two durations, each plus the start-up the
-    decision grew with the ranks), checkpoint cost (a
+    Rows: restart (``restart``, two durations widened to hold half and twice the restart used, each plus the
+    start-up the decision grew with the ranks), checkpoint cost (a
     ``ckpt_times``-th to ``ckpt_times`` times the value used), the failure
     law (the exponential against Weibull gaps of shape ``bursty_shape`` at the
     same MTBF, or the fitted law the decision used against the exponential)
     and, when ``spares_at`` is given (a function of a mean repair time in hours
-    returning a spare count), the repair time from 1 to 14 days
-    (``repair_used_h`` is the mean the plan used).
+    returning a spare count), the repair time from 1 to 14 days, widened to hold half and twice
+    ``repair_used_h``, the mean the plan used.
     """
     d, r = float(decision.ckpt_cost_h), float(decision.restart_h)
     base_ettr, _ = _at(decision, d, r, None)
@@ -130,7 +136,7 @@ def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_times=3.0, bursty_s
                      "ettr_low": min(max(a[0] + s, 0.0), 1.0), "ettr_high": min(max(b[0] + s, 0.0), 1.0),
                      "vendor_low": a[1], "vendor_high": b[1], "spares_low": spares[0], "spares_high": spares[1]})
     grow = float(getattr(decision, "restart_growth_h", 0.0) or 0.0)  # start-up grown with the ranks rides along
-    r_lo, r_hi = (float(hours(x)) + grow for x in restart)
+    r_lo, r_hi = (grow + x for x in _around(r - grow, *(float(hours(x)) for x in restart)))
     plus = f" plus {duration(grow)} of start-up" if grow > 0 else ""
     row("restart", duration(r, digits=3), duration(r_lo - grow) + plus, duration(r_hi - grow) + plus,
         _at(decision, d, r_lo, None), _at(decision, d, r_hi, None))
@@ -149,10 +155,12 @@ def decision_swings(decision, *, restart=RESTART_RANGE, ckpt_times=3.0, bursty_s
     frame["swing"] = (frame["ettr_high"] - frame["ettr_low"]).abs()
     frame = frame.sort_values("swing", ascending=False, kind="stable").reset_index(drop=True)
     if spares_at is not None:
-        ends = [spares_at(24.0 * REPAIR_DAYS[0]), spares_at(24.0 * REPAIR_DAYS[-1])]
+        lo_h, hi_h = (24.0 * REPAIR_DAYS[0], 24.0 * REPAIR_DAYS[-1]) if repair_used_h is None else \
+            _around(float(repair_used_h), 24.0 * REPAIR_DAYS[0], 24.0 * REPAIR_DAYS[-1])
+        ends = [spares_at(lo_h), spares_at(hi_h)]
         used = "—" if repair_used_h is None else duration(repair_used_h)
-        extra = [{"input": "repair time", "used": used, "low": f"{REPAIR_DAYS[0]} d",
-                               "high": f"{REPAIR_DAYS[-1]} d", "ettr_low": None, "ettr_high": None,
+        extra = [{"input": "repair time", "used": used, "low": duration(lo_h),
+                               "high": duration(hi_h), "ettr_low": None, "ettr_high": None,
                                "vendor_low": None, "vendor_high": None, "spares_low": ends[0], "spares_high": ends[1],
                                "swing": 0.0}]
         frame = pd.DataFrame(frame.to_dict("records") + extra)

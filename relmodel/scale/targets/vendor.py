@@ -43,13 +43,14 @@ def _finite(x):
 
 
 def afr_text(x, unit=""):
-    """An AFR for a person: "39%" above 10%, "4.9%" below, with " a node" for ``unit`` "node"; from 100% on, also
-    as failures a year ("106%, 1.1 failures a year"), where a share alone reads oddly."""
+    """An AFR for a person: "39%" above 10%, "4.9%" below, with " a node" for ``unit`` "node"; from 100% on, as
+    failures a year ("1.1 failures a year"), where a share reads oddly."""
     if x is None:
         return "—"
     per = f" a {unit}" if unit else ""
-    text = pct(x, 0 if x >= 0.1 else 1) + per
-    return f"{text}, {x:.2g} failures{per} a year" if x >= 1 else text
+    if x >= 1:   # a share of 733% reads as nonsense: say the failures
+        return f"{x:.2g} failures{per} a year"
+    return pct(x, 0 if x >= 0.1 else 1) + per
 
 
 def afr(mtbf_h):

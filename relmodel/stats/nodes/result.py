@@ -164,7 +164,7 @@ class BadNodes(Result):
         return out
 
     def _verdict(self, d):
-        test = (f"negative-binomial test p = {_p_text(d.p_value)}, dispersion {number(d.d, 3)} "
+        test = (f"negative-binomial test p{' ' if d.p_value < 0.001 else ' = '}{_p_text(d.p_value)}, dispersion {number(d.d, 3)} "
                 f"({self.conf:.0%} interval {number(d.d_lo, 3)} to {number(d.d_hi, 3, missing='unbounded')})")
         head = (f"{self.name}: {count(self.n_failures)} failures on {count(self.n_nodes)} nodes over "
                 f"{count(self.exposure_h)} node-hours in service.")
@@ -175,6 +175,10 @@ class BadNodes(Result):
             return head + f" Failures per node are spread about as a homogeneous fleet's would be ({test}), but " \
                           f"the times between failures show a bad class (likelihood ratio " \
                           f"{number(self.model_lr, 3)} against one rate for all nodes)."
+        if len(self.worst) and self.worst["beyond"].any():   # the counts' test and the worst nodes' share disagree
+            return head + f" Failures per node are spread about as a homogeneous fleet's would be ({test}), but " \
+                          "the worst nodes hold more of them than such a fleet's would (below): too few failures " \
+                          "to tell."
         return head + f" No sign of bad nodes: failures are spread about as a homogeneous fleet's would be ({test})."
 
     def _model_sentences(self):
@@ -187,7 +191,8 @@ class BadNodes(Result):
                     f"{number(1000 * lo, 3)} to {number(1000 * hi, 3)})."]
         pi, m, nu = (self._value(n) for n in ("bad_share", "multiplier", "unfixed"))
         mt = self._value("good_mtbf_h")
-        fix = "most repairs fix a bad node" if nu[0] < 0.5 else "most repairs do not fix a bad node"
+        fix = ("most repairs fix a bad node" if nu[2] < 0.5 else "most repairs do not fix a bad node" if nu[1] > 0.5
+               else "this log cannot tell whether most repairs fix a bad node")
         return [f"The two-class model puts {pct(pi[0])} of nodes bad at the start ({c} interval {pct(pi[1])} to "
                 f"{pct(pi[2])}), failing {number(m[0], 3)} times as often as good nodes ({number(m[1], 3)} to "
                 f"{number(m[2], 3)}); a good node's MTBF is {hours_text(mt[0])} ({hours_text(mt[1])} to "

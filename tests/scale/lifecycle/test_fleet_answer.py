@@ -83,6 +83,10 @@ def test_the_fleet_runs_the_decisions_plan_and_never_retiring_is_its_answer(tmp_
     never = ans.comparison.to_frame().iloc[0]
     assert never["policy"] == "never retire" and abs(never["ettr"] - daly) < 0.015, (never["ettr"], daly)
     assert "the job as the headline plans it" in ans.said and "0.8" not in ans.said.split("plans it")[0][-5:]
+    # the good node's MTBF the simulation runs is rescaled to today's rate: the sentence gives the log's fit beside it
+    from relmodel.tables import duration
+    assert (f"a good node's MTBF {duration(m.life.mean_h)} (scaled so the job's nodes fail at today's rate, as the "
+            f"headline takes it; the log's two-class fit gives {duration(1 / est.lam)})") in ans.said
 
 
 def test_a_plan_whose_restarts_rarely_finish_says_its_runs_were_cut_short(tmp_path, monkeypatch):
