@@ -24,8 +24,8 @@ from relmodel.base.escape import html_text
 import math
 
 
-__all__ = ["html_table", "DASH", "number", "sig", "duration", "hours_text", "pct", "pct_range", "per_day",
-           "count", "interval", "people_table", "Result"]
+__all__ = ["html_table", "DASH", "number", "sig", "duration", "hours_text", "pct", "pct_range", "target_pct",
+           "per_day", "count", "interval", "people_table", "Result"]
 
 DASH = "—"
 
@@ -92,6 +92,17 @@ def duration(h, missing=DASH, digits=2):
 def hours_text(h, missing=DASH):
     """An MTBF-like duration in hours (the unit vendors quote): "16,600 h"."""
     return f"{sig(h)} h" if _ok(h) else missing
+
+
+def target_pct(t):
+    """A target share with the digits it was given: 0.9 -> "90%", 0.999999 -> "99.9999%" (never a rounded "100%").
+
+    Examples
+    --------
+    >>> target_pct(0.9), target_pct(0.999999)
+    ('90%', '99.9999%')
+    """
+    return f"{100 * float(t):.10g}%"
 
 
 def pct(x, digits=1, missing=DASH):

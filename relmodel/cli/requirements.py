@@ -288,9 +288,8 @@ def _from_mtbf(mtbf, gpus, gpus_per_node, target_ettr, ckpt_cost, restart, fmt):
 
 def _mtbf_lines(o):
     """The --mtbf answer in a few sentences, every number in words for a person."""
-    from ..scale.targets.requirements import target_words
-    from ..tables import duration, hours_text, number, pct
-    target = target_words(o["target_ettr"])  # as asked: "90%", "99.9999%" (never a rounded "100%")
+    from ..tables import duration, hours_text, number, pct, target_pct
+    target = target_pct(o["target_ettr"])  # as asked: "90%", "99.9999%" (never a rounded "100%")
     lines = [f"Target ETTR {target} at {o['gpus']:,} GPUs ({o['nodes']:,} node{'s' * (o['nodes'] != 1)} of "
              f"{o['gpus_per_node']:,} GPUs), checkpoint {duration(o['ckpt_cost_h'])}, restart "
              f"{duration(o['restart_h'])}; {o['assumption']}.",

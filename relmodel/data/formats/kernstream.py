@@ -19,7 +19,6 @@ first).  The result is a plain dict that pickles, so a folder's files can be sca
 import codecs
 import io
 import os
-import re
 from datetime import datetime
 from itertools import compress, repeat
 from pathlib import Path
@@ -34,8 +33,8 @@ from ...base.progress import steps
 from ...errors import CorruptFileError, EmptyDataError, EncodingError, KernelLogError
 from .kernlines import (FORMATS, KEY_RE2, LINE, MONTHS, epoch_unit, json_fields, line_record, other_times, place_years,
                         sniff_format, syslog_times, writer_of)
-from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _host_words, _keyed,
-                        _month, _time_ok, _xids)
+from .kernwords import (_BLANK, _BROKEN, _KERNEL, _KEY_B, _SHUTDOWN, _SIX, _SYSTEMD, _crlf, _host_words, _keyed,
+                        _month, _time_ok, _unpadded, _xids)
 from .textinput import source_path
 
 __all__ = ["scan_file", "finish", "first_time", "placed_years", "BLOCK", "MAX_LINE"]
@@ -119,27 +118,6 @@ def _blocks(fh, label, size=None):
         yield ba, cut
         held = len(tail)
         ba[:held] = tail
-
-
-def _unpadded(ba, n):
-    """``ba[:n]`` without the NUL bytes that begin a line (the padding an unclean shutdown leaves in a syslog,
-    often with no line end before the next line); the new length.  NUL inside a line (a host name) is kept."""
-    if not n or (ba[0] != 0 and ba.find(b"\n\x00", 0, n) < 0):
-        return n
-    data = re.sub(rb"(?m)^\x00+", b"", bytes(ba[:n]))
-    ba[:len(data)] = data
-    return len(data)
-
-
-def _crlf(ba, n, more):
-    """Line ends "\\r\\n" and "\\r" made "\\n" in ``ba[:n]`` (a last "\\r" kept when more may follow); the new
-    length."""
-    keep = more and ba[n - 1] == 13
-    data = bytes(ba[:n - keep]).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    ba[:len(data)] = data
-    if keep:
-        ba[len(data)] = 13
-    return len(data) + keep
 
 
 def _filled_lines(buf, n):

@@ -2,7 +2,8 @@
 columns of lines with (the time's digits and separators, the month, the writer's tag, the host's bytes).
 
 Each line's first bytes are read as little-endian 64-bit words; a mask picks the bytes a rule looks at and a
-code says what they must hold, so one numpy comparison tests a rule on every line of a block.
+code says what they must hold, so one numpy comparison tests a rule on every line of a block.  Also the
+byte-level clean-up of a block before it is read: line ends made "\\n", the NUL padding that begins a line taken out.
 """
 
 import lzma
@@ -93,3 +94,24 @@ def _host_words(grid, rows, width):
 
 #: per window and host length, the masks of the window's words
 _KEEP = {w: _LOW[np.clip(np.arange(w + 1)[:, None] - 8 * np.arange(w // 8), 0, 8)] for w in (32, 64)}
+
+
+def _unpadded(ba, n):
+    """``ba[:n]`` without the NUL bytes that begin a line (the padding an unclean shutdown leaves in a syslog,
+    often with no line end before the next line); the new length.  NUL inside a line (a host name) is kept."""
+    if not n or (ba[0] != 0 and ba.find(b"\n\x00", 0, n) < 0):
+        return n
+    data = re.sub(rb"(?m)^\x00+", b"", bytes(ba[:n]))
+    ba[:len(data)] = data
+    return len(data)
+
+
+def _crlf(ba, n, more):
+    """Line ends "\\r\\n" and "\\r" made "\\n" in ``ba[:n]`` (a last "\\r" kept when more may follow); the new
+    length."""
+    keep = more and ba[n - 1] == 13
+    data = bytes(ba[:n - keep]).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    ba[:len(data)] = data
+    if keep:
+        ba[len(data)] = 13
+    return len(data) + keep

@@ -1,7 +1,7 @@
 """Shaping: interruption logs and count tables, read, cleaned and shaped.
 
 Belongs here: reading a table for :func:`relmodel.read_log`
-(:mod:`.readers`), text that may not be UTF-8 (:mod:`.decoding`), its times (:mod:`.times`) and observation window
+(:mod:`.readers`), text that may not be UTF-8 (:mod:`.decoding`), files that arrive damaged (:mod:`.damaged`), its times (:mod:`.times`) and observation window
 (:mod:`.window`), :class:`InterruptionLog` (:mod:`.logs`), its vectorised
 clean-up (:mod:`.clean`), durations with censoring (:mod:`.durations`),
 short outages (:mod:`.outages`), count tables (:mod:`.counts`), and which

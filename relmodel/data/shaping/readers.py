@@ -22,6 +22,7 @@ import pandas as pd
 from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)
+from .damaged import refuse_empty, without_nul
 from .decoding import FALLBACK_ENCODINGS, FALLBACK_ERRORS, LogWarning, decode_text
 from .times import parse_times
 
@@ -208,7 +209,7 @@ def _read_csv(path, suffix, columns, categorical=(), text=(), times=((), None)):
     if _has_binary(table):  # text further on that is not UTF-8: read as the fallback where it is not
         return _read_csv_pandas(path, keep, text, _file_encoding(path, suffix))
     _check_binary(table, path, suffix)
-    table = _without_nul(table, path)
+    table = without_nul(table, path)
     box = [table]  # handed over, so that each text column can be freed once it is converted
     del table
     return _arrow_to_pandas(box, categorical, times)
@@ -256,22 +257,6 @@ def _arrow_csv(path, opener, names, keep, text, encoding):
         return None
 
 
-def refuse_empty(source):
-    """An EmptyDataError when ``source`` is a path to a file that holds nothing but blank space (said before any
-    question about its columns); anything else passes."""
-    if not isinstance(source, (str, os.PathLike)) or (isinstance(source, str) and "\n" in source):
-        return
-    path = Path(source)
-    try:
-        if not path.is_file() or path.stat().st_size > 4096:
-            return
-        blank = not path.read_bytes().strip()
-    except OSError:
-        return
-    if blank:
-        raise EmptyDataError(f"{path}: the file is empty")
-
-
 def _has_binary(table):
     import pyarrow as pa
     return any(pa.types.is_binary(c.type) or pa.types.is_large_binary(c.type) for c in table.columns)
@@ -303,30 +288,6 @@ def _read_csv_pandas(path, usecols, text=(), encoding="utf-8"):
         if n in df.columns:
             df[n] = df[n].str.strip()
     return df
-
-
-def _without_nul(table, path):
-    """``table`` with NUL bytes taken out of its text cells, said by a LogWarning naming the first (a NUL is damage:
-    left in, "\\x00n3" would be a node apart from "n3")."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    first, cells = None, 0
-    for i, (name, col) in enumerate(zip(table.column_names, table.columns)):
-        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
-            continue
-        hit = pc.match_substring(col, "\x00")
-        found = pc.sum(pc.cast(hit, pa.int64())).as_py() or 0
-        if not found:
-            continue
-        cells += found
-        if first is None:
-            row = pc.index(pc.fill_null(hit, False), True).as_py()
-            first = f"row {row + 1} (line {row + 2}), column {name!r}"
-        table = table.set_column(i, name, pc.replace_substring(col, "\x00", ""))
-    if cells:
-        warnings.warn(LogWarning(f"{path}, {first}: a NUL byte in the text, taken out ({cells:,} cell"
-                                 f"{'s' if cells > 1 else ''} in all); the file may be damaged"), stacklevel=4)
-    return table
 
 
 def _check_binary(table, path, suffix):

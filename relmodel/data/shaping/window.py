@@ -24,17 +24,17 @@ WINDOW_HINT = ("pass window=(t0, t1), the start and end of observation, in the s
                "or its length from the first outage, e.g. window='54d'")
 
 
-def check_observed_time(log):
-    """A WindowError when the log ``log`` covers no time (its window starts where it ends), so no rate can be
-    told from it: one line of a kernel log, or a Slurm export whose interruptions are all at one instant."""
+def check_observed_time(source):
+    """``source`` (a log), or a WindowError when it covers no time (its window starts where it ends), so no
+    rate can be told from it: one line of a kernel log, or a Slurm export whose interruptions are at one instant."""
     from ...errors import WindowError
-    t0, t1 = (float(x) for x in log.window_h)
+    t0, t1 = (float(x) for x in source.window_h)
     if t1 > t0:
-        return log
-    kind = type(log).__name__
+        return source
+    kind = type(source).__name__
     how = ("a kernel log is observed from its first line to its last" if kind == "XidLog" else
            "a Slurm export is observed over the job's run" if kind == "JobLog" else WINDOW_HINT)
-    raise WindowError(f"{getattr(log, 'name', 'the log')}: the log covers no time (one event, or events all at one "
+    raise WindowError(f"{getattr(source, 'name', 'the log')}: the log covers no time (one event, or events all at one "
                       f"instant), so no failure rate can be told from it; {how}: give the whole log")
 
 

@@ -18,7 +18,8 @@ main script again (:func:`_without_main`): a planning script needs no
   server's is the one it started with), so a variable such as
   ``RELMODEL_KERNEL_POOL`` set before a pool is created reaches its workers;
 * it ignores SIGINT, so that only the process that owns the report decides
-  how to stop (see :mod:`.executors`);
+  how to stop (see :mod:`.executors`), and drops nbclient's "Kernel died" log line
+  (:func:`quiet_kernel_deaths`): a kernel stopped with the report, or one that died, is said by the report;
 * it defers jsonschema's optional IRI checker (:func:`defer_iri_grammar`):
   nbformat imports jsonschema, whose import builds the ``rfc3987_syntax``
   grammar, about 2 s of CPU in every worker, for a checker nbformat's
@@ -50,7 +51,7 @@ from multiprocessing.context import ForkServerContext, ForkServerProcess, SpawnC
 
 __all__ = ["start_worker", "defer_iri_grammar", "preload_execute", "worker_context", "WorkerContext",
            "QuickExitProcess", "SpawnWorkerContext", "SpawnQuickExitProcess", "IRI_MODULE", "PRELOAD_MODULE",
-           "WORKER_NAME", "remove_pool_folder"]
+           "WORKER_NAME", "remove_pool_folder", "quiet_kernel_deaths"]
 
 #: The optional module jsonschema loads for its "iri" format checker.
 IRI_MODULE = "rfc3987_syntax"
@@ -248,8 +249,27 @@ def start_worker(zygote=None, environ=None):
         os.environ.clear()
         os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    quiet_kernel_deaths()
     if zygote is not None:
         from .zygote import use_shared
         use_shared(zygote)
     defer_iri_grammar()
     preload_execute()
+
+
+class _NoKernelDied:
+    """A logging filter that drops nbclient's "Kernel died while waiting for execute reply." record."""
+
+    def filter(self, record):
+        return "Kernel died while waiting for execute reply" not in record.getMessage()
+
+
+def quiet_kernel_deaths():
+    """Drop nbclient's "Kernel died" line in this process (Papermill's and nbclient's loggers): under Ctrl-C the
+    report stops its kernels on purpose and says so in one line, and a kernel that dies on its own is said
+    by the report's error, so the line on stderr only doubled it (a race seen under load)."""
+    import logging
+    for name in ("papermill", "nbclient", "traitlets"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoKernelDied) for f in logger.filters):
+            logger.addFilter(_NoKernelDied())

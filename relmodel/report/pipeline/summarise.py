@@ -97,7 +97,7 @@ def _rising(records):
 def _no_progress(d):
     """The lead sentence when even the best interval leaves ETTR below USEFUL_ETTR, and what would change it."""
     from ...scale.targets.requirements import required_job_mtbf
-    from ...scale.targets.restart_growth import largest_job
+    from ...scale.targets.largest import largest_job
 
     need = float(required_job_mtbf(USEFUL_ETTR, d["ckpt_cost_h"], d["restart_h"]))
     fixed, hw = (d.get("fixed_per_day") or 0.0) / 24, (d.get("hardware_per_day") or 0.0) / 24

@@ -11,7 +11,7 @@ hardware alone (:mod:`.vendor`), and what each assumed input swings
 :mod:`relmodel.checkpoint`, the statistics and data layers and the base.
 
 Also here: :mod:`.node_lives` (the job's gaps as its nodes' renewals superposed, mature and new fleets) and
-:mod:`.life_requirement` (node requirements under a law of node lives, both fleets stated); :mod:`.law_requirements` (The job MTBF a target ETTR needs when failures are not exponential, and when only part of a restart is exposed); :mod:`.restart_growth` (A restart that grows with the job's ranks, from a published start-up time); :mod:`.decision_inputs` (The inputs a decision rests on, each with where it came from); :mod:`.today` (Today's failure rate of a source: the rate at its window's end, from the models that forecast it best).
+:mod:`.life_requirement` (node requirements under a law of node lives, both fleets stated); :mod:`.law_requirements` (The job MTBF a target ETTR needs when failures are not exponential, and when only part of a restart is exposed); :mod:`.restart_growth` (A restart that grows with the job's ranks, from a published start-up time); :mod:`.largest` (the largest job that still makes useful progress, each size with its own restart); :mod:`.decision_inputs` (The inputs a decision rests on, each with where it came from); :mod:`.today` (Today's failure rate of a source: the rate at its window's end, from the models that forecast it best).
 """
 
 from ...base import lazy as _lazy

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ...budget_guard import count
 from ...checkpoint.intervals import optimal_interval
-from ...tables import Result, duration, pct, pct_range
+from ...tables import Result, duration, pct, pct_range, target_pct
 from ..clusters.cluster import Cluster
 from ...errors import MissingColumnError, ModelInputError, NoProgressError, UnitError
 from .decision_inputs import (MEASURED, PARAMETER, choose_law, cluster_wide_causes, cost_input, interval_at,
@@ -181,13 +181,12 @@ class Decision(Result):
 
     def text(self):
         """The decision in a sentence."""
-        from .requirements import target_words
         state = "reachable" if self.reachable else f"out of reach (cap {pct(self.cap_ettr)})"
         rng = (f" ({pct_range(self.ettr_lo, self.ettr_hi)})" if _finite(self.ettr_lo) and _finite(self.ettr_hi)
                and pct(self.ettr_lo) != pct(self.ettr_hi) else "")
         return (f"At {self.n_gpus:,} GPUs: job MTBF {duration(self.job_mtbf_h, digits=3)}, checkpoint every "
                 f"{duration(self.interval_h, digits=3)}, ETTR {pct(self.ettr)}{rng} ({self.basis}); target "
-                f"{target_words(self.target_ettr)} is {state}.")
+                f"{target_pct(self.target_ettr)} is {state}.")
 
     def _repr_html_(self):
         from relmodel.base.escape import html_text

@@ -30,7 +30,7 @@ from .goodput import _best_ettr, _rate, assumption, best_ettr, ettr_of_rates, re
 from .law_requirements import ettr_at, needed_job_mtbf, restart_terms
 from .node_lives import check_law_of, law_words, life_of, node_mtbf_for
 from .restart_growth import default_restart
-from ...tables import Result, duration, hours_text, html_table, number, pct, pct_range, sig
+from ...tables import Result, duration, hours_text, html_table, number, pct, pct_range, sig, target_pct
 from relmodel.base.escape import html_text
 
 __all__ = ["best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
@@ -40,17 +40,13 @@ __all__ = ["best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtb
 def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
     reach = float(_best_ettr(1.0 / fixed_rate_per_h, d, r))
     return (
-        f"an ETTR of {target_words(t)} is out of reach at {int(n_gpus):,} GPUs with checkpoints of "
+        f"an ETTR of {target_pct(t)} is out of reach at {int(n_gpus):,} GPUs with checkpoints of "
         f"{duration(d, digits=3)} and restarts of {duration(r, digits=3)}: it needs a job MTBF of at least "
         f"{hours_text(m_req)}, but the per-job causes alone fail the job every {duration(1 / fixed_rate_per_h, digits=3)} "
         f"({number(24 * fixed_rate_per_h)} a day), which caps ETTR at {pct(reach)} however reliable the hardware; "
         "lower the target, or cut restart time, checkpoint cost or software failures"
     )
 
-
-def target_words(t):
-    """A target ETTR with the digits it was given: 0.9 -> "90%", 0.999999 -> "99.9999%" (never "100%")."""
-    return f"{100 * float(t):.10g}%"
 
 
 def _fixed_rate(fixed_rate_per_h, source, n_gpus, gpus_per_node, what):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ...units import hours
 
 __all__ = ["NCCL_INIT_S", "NCCL_INIT_GPUS", "PER_1K_RANKS_H", "RESTART_GROWTH_SOURCE", "growing_restart",
-           "planned_growth_h", "growth_words", "default_restart", "restart_at", "PlannedRestart", "largest_job"]
+           "planned_growth_h", "growth_words", "default_restart", "restart_at", "PlannedRestart"]
 
 #: Stock NCCL start-up at 96K GPUs, seconds (Si et al., arXiv 2510.20171; secondary: data/field_rates.md).
 NCCL_INIT_S = 265.0
@@ -131,27 +131,3 @@ class PlannedRestart:
     def hours_at(self, n_gpus):
         return restart_at(n_gpus, self.restart_h, self.grown_h, self.planned_gpus)
 
-
-def largest_job(ettr, n_gpus, ckpt_cost_h, restart_h, grown_h, fixed_per_h, hardware_per_h):
-    """The most GPUs a job can have and still reach ``ettr`` at the optimal interval (None: no size can), with
-    the per-job rate ``fixed_per_h`` held and the hardware rate ``hardware_per_h`` of ``n_gpus`` GPUs scaled to
-    each size, and each size's own restart (:func:`restart_at`: a smaller job does not pay the start-up of one of
-    ``n_gpus``).  Exponential failures (Daly's exact model).
-
-    Examples
-    --------
-    >>> round(largest_job(0.5, 1_048_576, 1 / 60, 10 / 60, 0.0, 0.0, 24.0), -3)  # 24 hardware faults an hour at 1M
-    104000.0
-    """
-    from scipy.optimize import brentq
-
-    from .requirements import required_job_mtbf
-    n = float(n_gpus)
-
-    def short(size):                    # > 0: a job of ``size`` GPUs falls short of ``ettr``
-        need = float(required_job_mtbf(ettr, ckpt_cost_h, restart_at(size, restart_h, grown_h, n)))
-        return need * (fixed_per_h + hardware_per_h * size / n) - 1.0
-
-    if hardware_per_h <= 0 or short(1.0) >= 0:
-        return None
-    return n if short(n) <= 0 else brentq(short, 1.0, n, xtol=1e-3 * n)

@@ -218,3 +218,19 @@ def test_other_processes_still_get_the_main_module(tmp_path, monkeypatch):
     assert theirs["init_main_from_path"] == str(script)
     assert {k: v for k, v in theirs.items() if k not in main | {"name"}} == \
         {k: v for k, v in mine.items() if k != "name"}
+
+
+def test_a_worker_drops_nbclients_kernel_died_line_and_keeps_the_rest(caplog):
+    """Under Ctrl-C a worker's kernel is stopped on purpose; nbclient's "Kernel died" line reached the report's
+    stderr beside its one "interrupted" line (seen under load in the hostile stop test)."""
+    import logging
+
+    from relmodel.report.kernels.worker_start import quiet_kernel_deaths
+    quiet_kernel_deaths()
+    quiet_kernel_deaths()                                  # once is enough: no second filter
+    log = logging.getLogger("papermill")
+    assert sum(type(f).__name__ == "_NoKernelDied" for f in log.filters) == 1
+    with caplog.at_level(logging.INFO, logger="papermill"):
+        log.error("Kernel died while waiting for execute reply.")
+        log.error("Something else went wrong.")
+    assert [r.getMessage() for r in caplog.records] == ["Something else went wrong."]
