@@ -157,8 +157,11 @@ def command(mtbf, log, gpus, gpus_per_node, source_gpus, source_gpus_per_node, u
         from .requirements import decision_lines
         echo("\n".join(decision_lines(dec)) + "\n")
     if fmt == "table":
+        from ..tables import pct as share
+        law = (f"; exponential formulas, beside the answer's {dec.law} law (every {duration(dec.interval_h)}, ETTR "
+               f"{share(dec.ettr)})" if dec is not None and dec.basis == "simulation" else "")
         echo(f"job MTBF {duration(hours(mtbf))} ({where}), checkpoint {duration(hours(ckpt_cost))}, "
-                   f"restart {duration(hours(restart))}")
+                   f"restart {duration(hours(restart))}{law}")
         echo(_people_text(df.to_dict("records")))
     else:
         echo_frame(df, fmt)

@@ -80,8 +80,8 @@ def command(log, per, conf, method, all_columns, fleet, n_nodes, gpus_per_node, 
         today = todays_rate(source, conf=conf)
         if today.moving:
             echo(f"note: these are averages over the window; the rate is {today.trend} (the rate models that "
-                       f"forecast the log best read it so): today's rate is {today.factor:.2f}x the average ({today.factor_lo:.2f}-"
-                       f"{today.factor_hi:.2f}x, {today.method}), the rate `relmodel interval`, `requirements` and "
+                       f"forecast the log best read it so): today's rate is {today.factor:.2f}× the average ({today.factor_lo:.2f}–"
+                       f"{today.factor_hi:.2f}×, {today.method}), the rate `relmodel interval`, `requirements` and "
                        "the report decide with")
     if fmt == "table" and hasattr(source, "disagreements"):
         for r in source.disagreements().itertuples():

@@ -26,9 +26,10 @@ def plain_number(v, _pos=None):
     return f"{v:.2g}"
 
 
-def legend_below(ax, ncol=2):
-    """The legend under the axes, where it hides no curve or target line; returns the Legend."""
-    return ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=ncol)
+def legend_below(ax, ncol=2, below=0.27):
+    """The legend under the axes (``below`` axes heights down, clear of the x label), where it hides no curve or
+    target line; returns the Legend."""
+    return ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -below), ncol=ncol)
 
 
 def default_title(ax, text):

@@ -114,7 +114,7 @@ def plot_breakdown(frame, *, ax=None, title="Where the wall time goes"):
     left = 0.0
     for i, row in enumerate(parts.itertuples()):
         w = 100 * row.share
-        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {w:.1f}%")
+        ax.barh([0], [w], left=left, height=0.5, color=f"C{i}", label=f"{row.part}: {pct(row.share)}")
         left += w
     ax.set_xlim(0, 100)
     ax.set_yticks([])

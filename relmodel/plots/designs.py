@@ -68,7 +68,8 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
         ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2)
         ax.annotate(f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years, {fit_text(row.mtbf_h)})",
                     (0.99, row.mtbf_h / _YEAR), xycoords=("axes fraction", "data"), ha="right", va="bottom",
-                    fontsize="small", color=color)
+                    fontsize="small", color=color, zorder=5,   # readable where a curve crosses it
+                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("MTBF each transceiver needs (years)")
     # vendors quote FIT (failures per 10^9 device-hours): the same requirement on the right-hand axis
@@ -95,8 +96,14 @@ def designs_plot(comparison, ax=None):
                    color="tab:blue")
     goodput = ax.barh(y - 0.2, 100 * t["goodput_per_gpu"], height=0.4, label="goodput per GPU bought",
                       color="tab:orange")
-    for bars in (ettr, goodput):  # each bar says its value; an empty one says why it is empty
-        ax.bar_label(bars, labels=[_bar_text(b.get_width()) for b in bars], padding=4, fontsize="small")
+    # each bar says its value, past the end of its whisker; an empty one says why it is empty
+    for b, hi in zip(ettr, 100 * t["ettr_hi"].to_numpy(float)):
+        if np.isfinite(b.get_width()):
+            end = max(b.get_width(), hi) if np.isfinite(hi) else b.get_width()
+            ax.annotate(_bar_text(b.get_width()), (end, b.get_y() + b.get_height() / 2), xytext=(4, 0),
+                        textcoords="offset points", va="center", fontsize="small")
+    ax.bar_label(goodput, labels=[_bar_text(b.get_width()) for b in goodput], padding=4, fontsize="small")
+    for bars in (ettr, goodput):
         for b in bars:  # bar_label leaves a bar without a value blank: say so at the axis
             if not np.isfinite(b.get_width()):
                 ax.annotate(_bar_text(b.get_width()), (0.0, b.get_y() + b.get_height() / 2), xytext=(4, 0),

@@ -12,7 +12,7 @@ from scipy import special, stats
 from ..errors import FitError
 from ..stats.survival.nonparam import StepEstimate, as_durations, kaplan_meier
 from ..stats.survival.trends import CrowAMSAA, crow_amsaa, event_times
-from .axes import default_title, plain_log_ticks
+from .axes import default_title, legend_below, plain_log_ticks
 from .text import literal
 
 __all__ = [
@@ -210,7 +210,7 @@ def survival_plot(data, fits=(), *, observed=None, conf=0.95, ci=True, ax=None):
     ax.set_ylabel("survival S(t)")
     ax.set_ylim(0, 1.02)
     ax.set_title("Survival: share of gaps longer than t")
-    ax.legend()
+    legend_below(ax, ncol=3, below=0.16)   # inside, it sat on the band and the curves
     return ax
 
 
@@ -279,7 +279,7 @@ def hazard_plot(fits=(), *, data=None, observed=None, bins=20, hours=None, ax=No
     ax.set_xlabel("hours")
     ax.set_ylabel("hazard (failures per hour)")
     ax.set_title("Hazard: failure rate at each age" + (", to the last failure" if data is not None else ""))
-    ax.legend()
+    legend_below(ax, ncol=3, below=0.16)
     return ax
 
 

@@ -15,7 +15,7 @@ from ..checkpoint.intervals import ettr, optimal_interval
 from ..defaults import CKPT_COST, N_GPUS, RESTART, TARGET_ETTR
 from ..tables import duration, hours_text
 from ..units import hours
-from .axes import plain_log_ticks
+from .axes import legend_below, plain_log_ticks
 from .text import literal
 
 __all__ = ["what_if", "dashboard", "dashboard_image", "controls", "GPU_CHOICES"]
@@ -114,7 +114,7 @@ def _requirement_panel(ax, n_gpus, ckpt_cost, restart, target_ettr, source, nums
         ax.set_ylim(mid / np.sqrt(span) / 1.5, mid * np.sqrt(span) * 1.5)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("node MTBF (hours)")
-    ax.legend(fontsize="small", loc="lower left" if np.isfinite(need).any() else "lower right")
+    legend_below(ax, below=0.17)   # the needed line runs from the lower left: a legend inside hid it
     ax.grid(alpha=0.3, which="both")
     plain_log_ticks(ax)
 
@@ -136,7 +136,7 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
     from matplotlib.figure import Figure
     ckpt_cost, restart = hours(ckpt_cost), hours(restart)
     nums = what_if(n_gpus, ckpt_cost, restart, target_ettr, source)
-    fig = Figure(figsize=(11, 4), layout="constrained")
+    fig = Figure(figsize=(11, 4.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     _ettr_panel(left, nums, ckpt_cost, restart, target_ettr)
     _requirement_panel(right, int(n_gpus), ckpt_cost, restart, target_ettr, source, nums)

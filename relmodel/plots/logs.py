@@ -135,7 +135,7 @@ def _days(log, hours_):
 
 
 def plot_timeline(log, column=None, ax=None):
-    """Each outage as a point: time (days) against node, coloured by cause.
+    """Each outage as a point: time (days) against node, coloured by cause (against cause, for a log of one system).
 
     Returns the Axes.
 
@@ -151,19 +151,30 @@ def plot_timeline(log, column=None, ax=None):
     if ev.empty:
         raise EmptyDataError(f"{log.name}: no outages to draw")
     ax = _axes(ax)
-    nodes = {n: i for i, n in enumerate(pd.unique(ev.sort_values("start_h")["node"]))}
     causes = ev[col].fillna("(unknown)").astype(str)
-    for k, cause in enumerate(causes.value_counts().index[:9]):
+    top = list(causes.value_counts().index[:9])
+    by_cause = ev["node"].nunique() < 2     # one system (a Slurm job's log): a row per cause, not all on node 0
+    if by_cause:
+        rows = {c: i for i, c in enumerate(top + ["other"])}
+        y = causes.where(causes.isin(top), "other").map(rows)
+    else:
+        nodes = {n: i for i, n in enumerate(pd.unique(ev.sort_values("start_h")["node"]))}
+        y = ev["node"].map(nodes)
+    for k, cause in enumerate(top):
         sel = causes == cause
-        ax.scatter(_days(log, ev.loc[sel, "start_h"]), ev.loc[sel, "node"].map(nodes),
-                   s=10, color=f"C{k}", label=literal(cause))
-    other = ~causes.isin(causes.value_counts().index[:9])
+        ax.scatter(_days(log, ev.loc[sel, "start_h"]), y[sel], s=10, color=f"C{k}", label=literal(cause))
+    other = ~causes.isin(top)
     if other.any():
-        ax.scatter(_days(log, ev.loc[other, "start_h"]), ev.loc[other, "node"].map(nodes),
-                   s=10, color="0.6", label="other")
+        ax.scatter(_days(log, ev.loc[other, "start_h"]), y[other], s=10, color="0.6", label="other")
     ax.set_xlabel("days from start of window")
-    ax.set_ylabel("node (in order of first outage)")
-    ax.legend(fontsize="small", markerscale=1.5, loc="upper left", ncols=2)
+    if by_cause:
+        shown = [c for c in rows if (causes.where(causes.isin(top), "other") == c).any()]
+        ax.set_yticks([rows[c] for c in shown], literals(shown), fontsize="small")
+        ax.set_ylim(-0.7, max(rows[c] for c in shown) + 0.7)
+        ax.set_ylabel("cause")
+    else:
+        ax.set_ylabel("node (in order of first outage)")
+        ax.legend(fontsize="small", markerscale=1.5, loc="upper left", ncols=2)
     ax.set_title(f"{literal(log.name)}: outages over time")
     return ax
 

@@ -167,6 +167,7 @@ def spares_plot(pool, n_spares, target=0.01, ax=None):
     lo = float(np.nanmin(100 * pool["ettr"]))
     right.set_ylim(max(0.0, lo - 5), 100)
     lines = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
-    ax.legend(lines, [h.get_label() for h in lines], loc="center right", fontsize="small")
+    ax.legend(lines, [h.get_label() for h in lines], fontsize="small", loc="upper center",  # below: no line under it
+              bbox_to_anchor=(0.5, -0.15), ncol=2)
     ax.set_title("Spare pool: waits for repair against ETTR")
     return ax

@@ -162,3 +162,20 @@ def test_swapped_values_warn_in_one_line():
     assert r.exit_code == 0
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("relmodel: warning: ckpt_cost (3 h) is at or above mtbf")
+
+
+def test_the_formula_table_beside_a_fitted_law_says_so_and_gives_the_answer():
+    """The Slurm run joined to its kernel log answers with a gamma law (9.7 min); the Young/Daly/exact table is
+    the exponential formulas', and its heading now says so and gives the answer beside it, as the report does."""
+    from conftest import REPO
+    from relmodel import decide, load_source
+    from relmodel.tables import duration, pct
+    ops = REPO / "data" / "ops-example"
+    r = run_cli("interval", "--log", ops / "sacct.txt", "--log-format", "sacct", "--job", "pretrain",
+                "--syslog", ops / "syslog", "--year", "2024", "--gpus", "16384")
+    assert r.exit_code == 0, r.output
+    src = load_source(str(ops / "sacct.txt"), format="sacct", job="pretrain", syslog=str(ops / "syslog"), year=2024)
+    d = decide(src, 16_384, seed=0)
+    assert d.basis == "simulation"
+    assert (f"exponential formulas, beside the answer's {d.law} law (every {duration(d.interval_h)}, ETTR "
+            f"{pct(d.ettr)})") in r.stdout

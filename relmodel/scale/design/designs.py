@@ -124,17 +124,17 @@ def policy_variants(cluster):
     rep = dataclasses.replace
     whole = max(1, round(idle / size))
     out = [rep(cluster, n_gpus=(total - whole) * size, policy="whole-domain", domain_spares=0, spare_pool=whole,
-               name=f"whole domains, {whole} spare domain{'s' * (whole > 1)}")]
+               name=f"whole domains, {whole:,} spare domain{'s' * (whole > 1)}")]
     for k in (1, 2):
         if trays > k + 1:
             pool = max(1, round((idle - total * k * gpn) / (size - k * gpn)))
-            name = f"{k} spare tray{'s' * (k > 1)} per domain, {pool} spare domain{'s' * (pool > 1)}"
+            name = f"{k} spare tray{'s' * (k > 1)} per domain, {pool:,} spare domain{'s' * (pool > 1)}"
             out.append(rep(cluster, n_gpus=(total - pool) * size, policy="in-domain-spares", domain_spares=k,
                            spare_pool=pool, name=name))
     if trays > 1 and not cluster.spans_domain:
         note = "" if cluster.tp_span is not None else " (if no parallel group spans a domain)"
         out.append(rep(cluster, n_gpus=(total - whole) * size, policy="spare-pool", domain_spares=0,
-                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays} spare nodes{note}"))
+                       spare_pool=whole * trays, name=f"any node replaces any other, {whole * trays:,} spare nodes{note}"))
     return out
 
 

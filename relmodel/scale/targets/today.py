@@ -103,7 +103,7 @@ def todays_rate(source, *, conf=0.95, alpha=0.05):
     if steady:  # steady: plan on the window's average, not on a small drift
         weights = ", ".join(f"{m} {w:.2f}" for m, w in cr.weights)
         why = ("the window's average forecasts its later parts best" if cr.model == "constant" else
-               f"the rate now ({k:.2f}x the average, {lo:.2f}-{hi:.2f}x) cannot be told from the average")
+               f"the rate now ({k:.2f}× the average, {lo:.2f}–{hi:.2f}×) cannot be told from the average")
         return TodaysRate(1.0, 1.0, 1.0, "steady", "the average over the window",
                           f"{why} (weights: {weights})" if weights else cr.reason, window, cr.n, conf,
                           cr.today_window, tuple(cr.weights), phi)

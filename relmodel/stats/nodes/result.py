@@ -207,7 +207,7 @@ class BadNodes(Result):
         r = w.iloc[min(1, len(w) - 1)] if not w["beyond"].any() else w[w["beyond"]].iloc[0]
         k = int(r["k"])
         verb = "beyond" if r["beyond"] else "within"
-        return [f"The worst {count(k)} node{'s hold' if k != 1 else ' holds'} {pct(r['share'])} of all failures, "
+        return [f"The worst {f'{count(k)} nodes hold' if k != 1 else 'node holds'} {pct(r['share'])} of all failures, "
                 f"{verb} the {pct(r['envelope'])} a homogeneous fleet reaches in 95% of draws."]
 
     def _repr_html_(self):

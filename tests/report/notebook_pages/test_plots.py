@@ -284,6 +284,8 @@ def test_design_bars_say_their_values_and_why_one_is_empty():
     assert texts.count("0% (never trains)") == 2 and texts.count("not reached") == 2, texts
     assert {"85%", "80%"} <= set(texts)
     assert ax.get_ylim() == (2.5, -0.5)  # the row with no value is still on the axis
+    ettr_label = next(x for x in ax.texts if x.get_text() == "85%")
+    assert ettr_label.xy[0] == pytest.approx(86.0)   # past the whisker's end (86%), not on it
 
 
 def test_hazard_axis_stops_at_the_last_failure_and_the_ettr_curve_draws_its_target():
@@ -306,3 +308,27 @@ def test_optics_plot_gives_fit_beside_years():
     assert all("FIT, AFR" in a.get_text() for a in ax.texts if "years" in a.get_text())
     assert any("FIT" in child.get_ylabel() for child in ax.child_axes)
     assert fit_text(1e6) == "1,000 FIT, AFR 0.88%"     # 8,766 h / 1,000,000 h, by hand: the index's definition
+
+
+def test_the_timeline_of_one_system_has_a_row_per_cause_not_one_node():
+    """A Slurm job's log names one system: its outages drawn against "node 0" said nothing; a row per cause does.
+    The counts per row are the hand count of the bundled export's states."""
+    import pandas as pd
+
+    import relmodel
+    from relmodel.plots.logs import plot_timeline
+    from conftest import REPO
+    src = relmodel.load_source(str(REPO / "data" / "ops-example" / "sacct.txt"), format="sacct", job="pretrain")
+    ev = src.data.events
+    assert ev["node"].nunique() == 1
+    ax = plot_timeline(src.data, ax=plt.figure().subplots())
+    assert ax.get_ylabel() == "cause"
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    counts = ev[src.data.cause_columns[-1]].value_counts()
+    assert labels == list(counts.index)
+    for k, label in enumerate(labels):          # each cause's points sit on its own row
+        ys = pd.Series(ax.collections[k].get_offsets()[:, 1])
+        assert (ys == k).all() and len(ys) == counts[label]
+    many = plot_timeline(relmodel.datasets.stepfun(), ax=plt.figure().subplots())
+    assert many.get_ylabel() == "node (in order of first outage)"
+    plt.close("all")

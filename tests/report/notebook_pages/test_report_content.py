@@ -172,7 +172,9 @@ def test_report_from_a_custom_column_log(custom_report):
     scale = 16384 / src["source_gpus"]
     assert d["job_mtbf_h"] == pytest.approx(1 / (rate * scale * (2 / 3) + rate * (1 / 3)), rel=0.15)
     lead = "The job cannot make useful progress" if d["ettr"] < 0.5 else "Checkpoint every"  # below 50%: no schedule
-    assert summary["answers"][0].startswith(lead) and "Simulated with" in summary["answers"][-1]
+    assert summary["answers"][0].startswith(lead) and "Simulated with" in summary["answers"][-2]
+    # the log names its nodes and no population was given: the last answer says every answer rests on that
+    assert summary["answers"][-1].startswith(f"Every answer here takes the {src['units']} nodes the log names")
     assert all(line in res.output for line in summary["answers"])
     for page in out.glob("*.html"):
         no_raw_output(page)
