@@ -13,8 +13,9 @@ see the time-average state (Poisson arrivals), so the share of failures that
 find ``n`` or more units away is P(no spare free) for a pool of ``n``.
 
 Idle spares that fail (hot spares) make arrivals depend on the pool; the
-simulation adds their rate at the pool's size (every spare idle), which
-overstates it slightly: the answer errs on the side of more spares.
+spare pool adds their rate at the pool's mean idle count (:func:`~.spares.spare_pool`),
+and never sizes a pool below what unlimited repairs would need (the Poisson
+tail of the load), which crews can only add to.
 """
 
 import heapq
@@ -26,7 +27,7 @@ from ...errors import ModelInputError
 from .repair_queue import lead_mean
 from .repairs import _draw_repairs, _mean_repair
 
-__all__ = ["away_tail", "pooled_tail", "repair_draws", "MIN_FAILURES", "RUNS", "RUN_FAILURES"]
+__all__ = ["away_tail", "pooled_tail", "repair_draws", "MIN_FAILURES", "RUNS", "RUN_FAILURES", "MAX_WARM"]
 
 #: Failures simulated in one run of :func:`away_tail`, after its warm-up.
 MIN_FAILURES = 400_000
@@ -34,6 +35,8 @@ MIN_FAILURES = 400_000
 RUNS = (4, 40)
 #: Failures in each of them.
 RUN_FAILURES = 100_000
+#: The most failures a run's warm-up simulates (memory: a few arrays of this many floats).
+MAX_WARM = 4_000_000
 
 
 def repair_draws(law, n, rng):
@@ -62,7 +65,13 @@ def away_tail(rate_per_h, repair, crews, lead=0.0, *, n_runs=MIN_FAILURES, seed=
                               f"an hour x mean repair): the repair queue grows without end, so no spare pool meets "
                               f"any target; add crews or shorten repairs")
     rng = np.random.default_rng(seed)
-    warm = max(2_000, int(lam * 20 * (mean + lead_mean(lead))))
+    # a run starts with nothing away: its warm-up lasts past nearly every time away (the 99.99th percentile),
+    # so a heavy tail has filled before counting starts (20 mean repairs left a log-normal's tail short: 1,653
+    # of 1,680 units away on average, and pools too small)
+    span = float(np.quantile(repair_draws(repair, 20_000, rng) + (repair_draws(lead, 20_000, rng)
+                                                                  if hasattr(lead, "sample") else lead_mean(lead)),
+                             0.9999))
+    warm = min(max(2_000, int(lam * 20 * (mean + lead_mean(lead))), int(lam * span)), MAX_WARM)
     n = int(n_runs) + warm
     arrive = np.cumsum(rng.exponential(1.0 / lam, size=n))
     service = repair_draws(repair, n, rng)

@@ -243,19 +243,39 @@ def _simulated_pool(lam, repair, target, crews, rma_lead_time, nu):
     (:mod:`.general_repairs`); idle spares' failures added at the pool's size (two passes)."""
     from .general_repairs import RUN_FAILURES, pooled_tail
 
+    from scipy import stats
+
     lead = rma_lead_time if hasattr(rma_lead_time, "sample") else lead_mean(rma_lead_time)
-    n = 0
+    away_h = _mean_repair(repair) + lead_mean(rma_lead_time)
+    n, idle = 0, 0.0
     for _ in range(2 if nu > 0 else 1):
-        n, tail, se, runs = pooled_tail(lam + nu * n, repair, crews, lead, target)
+        # idle spares fail while on the shelf: at the pool's mean idle count (all of it idle overstated the load
+        # past what the crews carry, and refused pools that a simulation finds stable)
+        n, tail, se, runs = pooled_tail(lam + nu * idle, repair, crews, lead, target)
+        idle = max(n - (lam + nu * idle) * away_h, 0.0)
+    # crews only lengthen a unit's time away: the pool needs at least what unlimited repairs need, the Poisson
+    # tail of the load (M/G/infinity is insensitive to the law); a run's noise never goes below it
+    load = (lam + nu * idle) * away_h
+    floor = int(stats.poisson.isf(target, load)) if load > 0 else 0
+    while stats.poisson.sf(floor - 1, load) >= target:
+        floor += 1
+    while floor > 0 and stats.poisson.sf(floor - 2, load) < target:
+        floor -= 1
+    def p_at(k):
+        return max(float(tail[min(int(k), tail.size - 1)]), float(stats.poisson.sf(int(k) - 1, load)))
+    raised = floor > n
+    n = max(n, floor)
     cs = np.arange(max(0, n - 20), n + 3)
-    probs = np.array([tail[min(int(k), tail.size - 1)] for k in cs])
-    table = pd.DataFrame({"spares": cs, "p_no_spare": probs})
+    table = pd.DataFrame({"spares": cs, "p_no_spare": [p_at(k) for k in cs]})
+    stop = ("run until the share's standard error is an eighth of the target" if se[min(n, se.size - 1)] <= target / 8
+            else f"stopped at {runs:,} runs before the standard error reached an eighth of the target")
     how = (f"M/G/c simulated with {_law_name(repair)}, {runs:,} independent runs of {RUN_FAILURES:,} "
-           f"failures, run until the share's standard error is an eighth of the target (at this pool "
-           f"{share_words(float(tail[n]))}, standard error {share_words(float(se[n]))})"
-           + ("; idle spares' failures counted at the pool's size" if nu > 0 else ""))
-    return SparePlan(n, target, lam * (_mean_repair(repair) + lead_mean(rma_lead_time)), float(tail[n]), "poisson",
-                     table, crews=crews, rma_lead_time_h=lead_mean(rma_lead_time), spare_rate_per_h=nu, method=how)
+           f"failures, {stop} (at this pool {share_words(p_at(n))}, standard error "
+           f"{share_words(float(se[min(n, se.size - 1)]))})"
+           + ("; raised to the pool unlimited repairs would need, which crews can only add to" if raised else "")
+           + ("; idle spares' failures counted at the pool's mean idle count" if nu > 0 else ""))
+    return SparePlan(n, target, load, p_at(n), "poisson", table, crews=crews,
+                     rma_lead_time_h=lead_mean(rma_lead_time), spare_rate_per_h=nu, method=how)
 
 
 def _finite_pool(lam, s, target, model, crews, lead, nu):
