@@ -99,7 +99,7 @@ class RenewalFailures:
 
     def describe(self):
         name = getattr(self.fit, "name", None) or getattr(self.fit, "family", type(self.fit).__name__)
-        return f"renewal, {name}, mean {self.mean_h:.4g} h"
+        return f"renewal, {name}, mean {duration(self.mean_h, digits=3)}"
 
 
 @dataclass(frozen=True)

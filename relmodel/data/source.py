@@ -221,7 +221,8 @@ def _log_cluster(data, source_gpus, gpus_per_node, population=None):
             f"{data.name}: the log names no nodes, so the GPUs it covers are unknown; pass source_gpus "
             "(GPUs observed) or node (the column naming the node of each outage)")
     note = (f"The observed cluster is taken as the {nodes:,} nodes that appear in the log; nodes that never "
-            "failed are not in it, so rates per node may be too high. Pass source_gpus to correct this.")
+            "failed are not in it, so rates per node may be too high. Give the nodes watched (population=N) to "
+            "correct this.")
     return nodes * int(gpus_per_node), f"{nodes:,} nodes seen in the log × {gpus_per_node} GPUs", (note,)
 
 

@@ -144,14 +144,14 @@ def plot_interval_search(search, *, ax=None):
     ax.plot(x, 100 * c["ettr"], color="C0", marker=".", label=f"simulated ({literal(search.source)})")
     model = ettr(c["interval_h"].to_numpy(), search.mtbf_h, search.ckpt_cost_h, search.restart_h)
     ax.plot(x, 100 * model, color="gray", linestyle=":", label="exponential model, same mean")
-    ax.axvline(60 * search.interval_h, color="C3", label=f"simulated best {60 * search.interval_h:.3g} min")
+    ax.axvline(60 * search.interval_h, color="C3", label=f"simulated best {duration(search.interval_h)}")
     ax.axvline(60 * search.exp_interval_h, color="C2", linestyle="--",
-               label=f"exponential optimum {60 * search.exp_interval_h:.3g} min")
+               label=f"exponential optimum {duration(search.exp_interval_h)}")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (minutes)")
     ax.set_ylabel("ETTR (%)")
     ax.set_title("Simulated ETTR against checkpoint interval")
-    ax.legend(fontsize="small")
+    legend_below(ax, below=0.2)   # inside, it sat on the curve and the two interval lines
     return plain_log_ticks(ax)
 
 

@@ -7,7 +7,7 @@ returns the matplotlib ``Axes``; nothing is shown or saved.
 import numpy as np
 
 from ..scale.targets.optics import optics_requirements
-from .axes import plain_log_ticks, plain_number
+from .axes import legend_below, plain_log_ticks, plain_number
 from .text import literal, literals
 
 __all__ = ["optics_plot", "designs_plot", "swings_plot", "fit_text"]
@@ -65,11 +65,9 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
         ax.loglog(g["n_gpus"], g["mtbf_h"] / _YEAR, styles.get(fabric, "-"), marker=".", lw=max(3.5 - i, 1.2),
                   label=literal(f"{fabric}, {tiers} tiers"))
     for color, row in zip(("0.35", "0.6"), requirements.field.itertuples()):
-        ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2)
-        ax.annotate(f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years, {fit_text(row.mtbf_h)})",
-                    (0.99, row.mtbf_h / _YEAR), xycoords=("axes fraction", "data"), ha="right", va="bottom",
-                    fontsize="small", color=color, zorder=5,   # readable where a curve crosses it
-                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
+        # named in the legend, under the axes: a label on the line was crossed by the rising curves
+        ax.axhline(row.mtbf_h / _YEAR, color=color, ls=":", lw=1.2,
+                   label=f"{literal(row.what)} ({row.mtbf_h / _YEAR:,.0f} years, {fit_text(row.mtbf_h)})")
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("MTBF each transceiver needs (years)")
     # vendors quote FIT (failures per 10^9 device-hours): the same requirement on the right-hand axis
@@ -82,7 +80,7 @@ def optics_plot(requirements=None, *, sizes=None, target_ettr=0.9, ckpt_cost="1m
     ax.set_title(f"Optics for ETTR {requirements.target_ettr:g}, transceivers taking "
                  f"{requirements.share:.0%} of the failure budget")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small", loc="upper left")
+    legend_below(ax, below=0.16)
     return plain_log_ticks(ax)
 
 

@@ -142,8 +142,9 @@ def population_caveat(records):
     n, unit = src.get("units"), "node" if src.get("unit", "gpu-node") == "gpu-node" else src.get("unit")
     return (f"Every answer here takes the {P.count(n)} {unit}s the log names as the whole cluster observed. A log "
             f"that lists only the {unit}s that failed leaves out those that did not: if more were watched, today's "
-            f"rates per {unit} are too high by that ratio, the interval too short and the MTBF to demand too strict. "
-            f"Give the {unit}s watched (population=N, or --population N).")
+            f"rates per {unit} are too high by that ratio, so today's MTBF reads too low, the improvement asked of the "
+            f"vendor too large, the interval too short and the spares too many (the MTBF the target needs is the "
+            f"same). Give the {unit}s watched (population=N, or --population N).")
 
 
 def paper_sentence(records):

@@ -17,7 +17,8 @@ def nodes_sentences(records):
     if not isinstance(b, dict):
         return []
     p = b.get("p_value")
-    p_text = "p below 0.001" if _ok(p) and p < 0.001 else f"p = {p:.3f}" if _ok(p) else "p not computed"
+    p_text = ("p not computed" if not _ok(p) else "p below 0.001" if p < 0.001 else "p = 1" if p >= 0.995
+              else f"p = {p:.3f}")   # as page 09 writes it
     if not b.get("heterogeneous"):
         return [f"No bad nodes stand out: the {P.count(b.get('nodes'))} nodes' failures vary no more than "
                 f"interchangeable nodes' would (test {p_text}); no node to pull."]

@@ -13,7 +13,7 @@ from ..blocks import present as P
 
 __all__ = ["source_block", "counts_only", "cause_block", "causes_block", "rates_block", "repair_block",
            "repairs_block", "outage_lengths", "outage_lengths_block", "fleet_block", "cause_mix_block",
-           "self_check", "self_check_block"]
+           "self_check", "self_check_block", "no_whatif"]
 
 
 def source_block(src):
@@ -169,3 +169,15 @@ def self_check_block(src, check):
     if "error" in check:
         return P.note(f"The log could not forecast itself: {check['error']}", "info")
     return P.paragraph(check["sentence"])
+
+
+def no_whatif(src):
+    """Why the what-if page draws nothing for ``src``, or None: its figures scale GPU nodes, and a log counted in
+    disks or servers has none to scale (pages 03 and 04 answer for it, with ``units_per_node``)."""
+    unit = getattr(src, "unit", "gpu-node")
+    if unit == "gpu-node":
+        return None
+    word = getattr(src, "unit_name", unit)
+    return (f"No what-if is drawn: this page scales the failure rates of GPU nodes, and {src.name} counts {word}s. "
+            f"Pages 03 and 04 answer for a GPU job with units_per_node (how many {word}s one node of the planned "
+            "job holds).")

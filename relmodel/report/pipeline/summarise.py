@@ -409,6 +409,8 @@ def summarise(entries, parameters):
         answers = answers[:at] + [said] + answers[at:]
     if caveat:
         answers.append(caveat)
+    if not answers and merged.get("no_gpu_answer"):   # the terminal says why, not nothing
+        answers = [f"No answer for a GPU job: {str(merged['no_gpu_answer']).rstrip('.')}."]
     summary = {"parameters": clean(parameters, {}), "scenario": merged.get("scenario"), "headline": head,
                "designs": designs_of(merged), "decisions": decisions,
                "reasons": reasons, "answers": answers, "nodes": nodes_sentences(merged),

@@ -305,7 +305,8 @@ def test_optics_plot_gives_fit_beside_years():
     from relmodel.plots.designs import fit_text, optics_plot
 
     ax = optics_plot(sizes=[1024, 16384], ax=plt.figure().subplots())
-    assert all("FIT, AFR" in a.get_text() for a in ax.texts if "years" in a.get_text())
+    named = [t.get_text() for t in ax.get_legend().get_texts() if "years" in t.get_text()]
+    assert len(named) == 2 and all("FIT, AFR" in t for t in named)   # the two reference lines, in the legend
     assert any("FIT" in child.get_ylabel() for child in ax.child_axes)
     assert fit_text(1e6) == "1,000 FIT, AFR 0.88%"     # 8,766 h / 1,000,000 h, by hand: the index's definition
 

@@ -17,7 +17,7 @@ def test_a_disk_log_renders_every_page_and_says_why_a_gpu_job_gets_no_answer(tmp
     log = tmp_path / "disks.csv"
     log.write_text(LOG)
     out = tmp_path / "r"
-    res = report_cli("--out", out, "-n", "03", "-n", "04", "-n", "07", "-p", f"log={log}", "-p", "start=failed",
+    res = report_cli("--out", out, "-n", "03", "-n", "04", "-n", "05", "-n", "07", "-p", f"log={log}", "-p", "start=failed",
                      "-p", "node=disk", "-p", "cause=reason", "-p", "unit=disk")
     assert res.exit_code == 0, res.output                 # page 07 stopped here with a UnitError before
     summary = json.loads((out / "summary.json").read_text())
@@ -26,6 +26,8 @@ def test_a_disk_log_renders_every_page_and_says_why_a_gpu_job_gets_no_answer(tmp
         assert summary["decisions"][key].startswith("No answer for a GPU job:"), key
         assert "units_per_node" in summary["decisions"][key]
     assert summary["headline"] == {} and "units_per_node" in summary["reasons"]["headline"]
+    assert summary["answers"][0].startswith("No answer for a GPU job:")       # the terminal prints the answers
+    assert "No answer for a GPU job:" in res.output
     index = html.unescape((out / "index.html").read_text(encoding="utf-8"))
     assert index.count("No answer for a GPU job:") >= 3   # the three decisions' rows, each with its reason
     row = index.split("Observed cluster", 1)[1].split("</tr>", 1)[0]
@@ -35,3 +37,6 @@ def test_a_disk_log_renders_every_page_and_says_why_a_gpu_job_gets_no_answer(tmp
     page = html.unescape((out / "07_stragglers.html").read_text(encoding="utf-8"))
     assert "an example, not your data: the Llama 3 counts" in page and "disks.csv counts no GPUs" in page
     assert "Llama 3 counts for the fail-stop MTBF" in summary["records"]["07_stragglers"]["example"]
+    # page 05 scales GPU nodes: for disks it says so and draws no GPU-job figure (it drew one, each disk a node)
+    whatif = html.unescape((out / "05_interactive.html").read_text(encoding="utf-8"))
+    assert "No what-if is drawn" in whatif and "counts disks" in whatif and "<img" not in whatif
