@@ -119,6 +119,10 @@ def fleet_block(src):
     from ...errors import RelmodelError
     from ...stats.rates import fleet_summary
     from ...tables import html_table
+    unit = getattr(src, "unit", "gpu-node")
+    if unit != "gpu-node":   # the published fleets count GPU servers' interruptions: no like-for-like to disks
+        return None, P.note(f"Not compared with published fleets: they count the interruptions of GPU servers, and "
+                            f"{src.name} counts {getattr(src, 'unit_name', unit)}s' failures.")
     try:
         fleets = fleet_summary(src.data)
     except RelmodelError as exc:

@@ -88,6 +88,8 @@ class VendorRequirement(Result):
     #: The decision's node requirement and today's figure, which count the network's faults against the nodes too.
     all_causes_node_mtbf_h: object = None
     all_causes_observed_h: object = None
+    #: What the log's rows count: GPU nodes, or units without GPUs (disks, servers) mapped onto the planned nodes.
+    unit: str = "gpu-node"
 
     @property
     def afr_node(self):
@@ -147,9 +149,14 @@ class VendorRequirement(Result):
                 now += f", so {number(self.improvement, 2)}× better is needed"
             elif self.improvement is not None:
                 now += f", {number(1 / self.improvement, 2)}× better than needed already"
-        return (f"Demand from the node vendor a node hardware MTBF of {hours_text(self.node_mtbf_h)}{rng}: an AFR "
-                f"of {afr_text(self.afr_node, 'node')}, {afr_text(self.afr_gpu, 'GPU')} ({hours_text(self.gpu_mtbf_h)} "
-                f"per GPU), counting the GPUs and the host only, with {held}{now}.{self._beside_headline()}")
+        if self.unit not in ("gpu-node", None):   # a disk log: its failures are the disks', not the GPUs'
+            what = (f"an AFR of {afr_text(self.afr_node, 'node')}, counting only the failures of the {self.unit}s the "
+                    f"log records, each node of the planned job holding its share of them")
+        else:
+            what = (f"an AFR of {afr_text(self.afr_node, 'node')}, {afr_text(self.afr_gpu, 'GPU')} "
+                    f"({hours_text(self.gpu_mtbf_h)} per GPU), counting the GPUs and the host only")
+        return (f"Demand from the node vendor a node hardware MTBF of {hours_text(self.node_mtbf_h)}{rng}: {what}, "
+                f"with {held}{now}.{self._beside_headline()}")
 
     def _beside_headline(self):
         """How this figure meets the headline's node requirement, where the network makes them differ."""
@@ -220,7 +227,8 @@ def vendor_requirement(decision, *, n_boot=2000, seed=None):
         if reachable else None, observed_node_mtbf_h=observed, network_per_day=24 * net_rate,
         per_job_per_day=24 * job_rate, node_hardware_per_day=24 * node_rate, reachable=bool(reachable),
         conf=float(decision.conf), all_causes_node_mtbf_h=_float_or_none(decision.required_node_mtbf_h),
-        all_causes_observed_h=_float_or_none(getattr(decision, "todays_node_mtbf_h", None)))
+        all_causes_observed_h=_float_or_none(getattr(decision, "todays_node_mtbf_h", None)),
+        unit=str(getattr(decision, "source_unit", "gpu-node") or "gpu-node"))
 
 
 def _float_or_none(x):

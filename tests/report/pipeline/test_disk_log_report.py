@@ -17,7 +17,7 @@ def test_a_disk_log_renders_every_page_and_says_why_a_gpu_job_gets_no_answer(tmp
     log = tmp_path / "disks.csv"
     log.write_text(LOG)
     out = tmp_path / "r"
-    res = report_cli("--out", out, "-n", "03", "-n", "04", "-n", "05", "-n", "07", "-p", f"log={log}", "-p", "start=failed",
+    res = report_cli("--out", out, "-n", "01", "-n", "03", "-n", "04", "-n", "05", "-n", "07", "-p", f"log={log}", "-p", "start=failed",
                      "-p", "node=disk", "-p", "cause=reason", "-p", "unit=disk")
     assert res.exit_code == 0, res.output                 # page 07 stopped here with a UnitError before
     summary = json.loads((out / "summary.json").read_text())
@@ -40,3 +40,7 @@ def test_a_disk_log_renders_every_page_and_says_why_a_gpu_job_gets_no_answer(tmp
     # page 05 scales GPU nodes: for disks it says so and draws no GPU-job figure (it drew one, each disk a node)
     whatif = html.unescape((out / "05_interactive.html").read_text(encoding="utf-8"))
     assert "No what-if is drawn" in whatif and "counts disks" in whatif and "<img" not in whatif
+    # page 01 does not set disks beside published GPU fleets (it called them node-days and "fails less often")
+    first = html.unescape((out / "01_log_explorer.html").read_text(encoding="utf-8"))
+    assert "Not compared with published fleets: they count the interruptions of GPU servers" in first
+    assert "fails less often than" not in first and "fails more often than" not in first

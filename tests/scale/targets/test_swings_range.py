@@ -36,3 +36,19 @@ def test_the_repair_row_brackets_the_repair_used(measured):
     assert (row["spares_low"], row["spares_high"]) == (1, 336) and row["used"] == "108 min"
     default = decision_swings(measured, spares_at=round, repair_used_h=48.0).to_frame().set_index("input")
     assert (default.loc["repair time", "low"], default.loc["repair time", "high"]) == ("24 h", "14 d")
+
+
+def test_a_disk_logs_vendor_demand_does_not_speak_of_gpus(tmp_path):
+    """Disk failures mapped 8 to a node: the demand counts the disks' failures, not "the GPUs and the host"."""
+    import warnings
+
+    from relmodel.scale.targets.vendor import vendor_requirement
+    rows = [f"2024-0{1 + i % 6}-{10 + i % 15} 0{i % 10}:00,d{i % 23}" for i in range(40)]
+    (tmp_path / "disks.csv").write_text("when,disk\n" + "\n".join(rows) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        src = relmodel.load_source(str(tmp_path / "disks.csv"), start="when", node="disk", unit="disk")
+        d = relmodel.decide(src, 1024, units_per_node=8, n_boot=0, seed=0)
+    text = vendor_requirement(d, n_boot=0, seed=0).text()
+    assert "counting only the failures of the disks the log records" in text
+    assert "per GPU" not in text and "the GPUs and the host" not in text
