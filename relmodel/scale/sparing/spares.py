@@ -35,7 +35,7 @@ from ...errors import ModelInputError
 from ..targets.requirements import best_ettr
 from ...units import hours
 from ...tables import Result, duration, number, people_table, per_day
-from .words import share_words
+from .words import asked_words, share_words
 from relmodel.budget_guard import check_cost, count
 from relmodel.base.progress import steps
 from relmodel.base.escape import brief
@@ -119,7 +119,7 @@ class SparePlan(Result):
     def text(self):
         rng = "" if self.n_spares_lo is None else f" ({self.n_spares_lo:,}–{self.n_spares_hi:,} over the rate interval)"
         return (f"{self.n_spares:,} spares{rng} keep the chance a failure finds no spare at {share_words(self.p_no_spare)}"
-                f", within the {_asked(self.target)} asked (offered load {number(self.offered_load)} Erlangs, "
+                f", within the {asked_words(self.target)} asked (offered load {number(self.offered_load)} Erlangs, "
                 f"{self.model} model; {self._capacity()}).")
 
     def _capacity(self):
@@ -446,7 +446,3 @@ def spares_for(scaled, repair, target=0.01, *, units=("gpu", "node"), model="poi
     n_hi = spare_pool(hi, repair, target, model, spare_rate_per_h=nu(hi), **capacity).n_spares
     return dataclasses.replace(plan, n_spares_lo=n_lo, n_spares_hi=n_hi)
 
-
-def _asked(target):
-    """The target share as asked: "0.1%", or "1 in 1,000,000,000" where a percentage would read "under 0.01%"."""
-    return share_words(target) if 100.0 * float(target) >= 0.01 or target <= 0 else f"1 in {round(1 / target):,}"

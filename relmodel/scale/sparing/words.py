@@ -9,7 +9,7 @@ print alike is left out.
 
 import math
 
-__all__ = ["share_words", "ettr_words"]
+__all__ = ["share_words", "ettr_words", "asked_words"]
 
 
 def share_words(p, missing="not computed"):
@@ -62,3 +62,8 @@ def ettr_words(ettr, lo=None, hi=None):
     if a == b:
         return head
     return f"{head} ({a}–{b})"
+
+
+def asked_words(target):
+    """The target share as asked: "0.1%", or "1 in 1,000,000,000" where a percentage would read "under 0.01%"."""
+    return share_words(target) if 100.0 * float(target) >= 0.01 or target <= 0 else f"1 in {round(1 / target):,}"
