@@ -39,7 +39,8 @@ def plot_ettr_curve(mtbf, ckpt_cost, restart=RESTART, *, ax=None, span=8.0, labe
     best = float(optimal_interval(m, d))
     taus = np.geomspace(best / span, min(best * span, 50 * m), 400)
     ax.plot(taus * 60, 100 * ettr(taus, m, d, r), color="C0",
-            label=literal(label) if label else f"job MTBF {duration(m)}, checkpoint {duration(d)}, restart {duration(r)}")
+            label=literal(label) if label else
+            f"job MTBF {duration(m)}, checkpoint {duration(d)}, restart {duration(r, digits=3)}")  # as the text says
     marks = (("Young", young_interval(m, d), "C1", "o", 11), ("Daly", daly_interval(m, d), "C2", "s", 8),
              ("exact", best, "C3", "*", 9))
     for name, tau, color, marker, size in marks:

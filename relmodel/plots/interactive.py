@@ -141,7 +141,7 @@ def dashboard(n_gpus=N_GPUS, ckpt_cost=CKPT_COST, restart=RESTART, target_ettr=T
     _ettr_panel(left, nums, ckpt_cost, restart, target_ettr)
     _requirement_panel(right, int(n_gpus), ckpt_cost, restart, target_ettr, source, nums)
     fig.suptitle(f"{int(n_gpus):,} GPUs, checkpoint {duration(ckpt_cost)}, "
-                 f"restart {duration(restart)}, target ETTR {100 * target_ettr:.3g}%", fontsize=11)
+                 f"restart {duration(restart, digits=3)}, target ETTR {100 * target_ettr:.3g}%", fontsize=11)
     return fig
 
 
