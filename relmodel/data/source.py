@@ -22,7 +22,8 @@ from .shaping.counts import CountTable, count_table
 from .bundled.datasets import NAMES, bundled_count_name, load
 from .shaping.logs import LogWarning, read_log
 from .shaping.outages import drop_short_outages
-from .shaping.readers import csv_header, read_table, refuse_empty, require_existing
+from .shaping.damaged import refuse_empty
+from .shaping.readers import csv_header, read_table, require_existing
 from relmodel.base.escape import html_text
 
 __all__ = ["Source", "load_source", "UNITS", "is_count_file"]

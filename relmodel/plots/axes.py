@@ -26,10 +26,11 @@ def plain_number(v, _pos=None):
     return f"{v:.2g}"
 
 
-def legend_below(ax, ncol=2, below=0.27):
+def legend_below(ax, ncol=2, below=0.27, handles=None):
     """The legend under the axes (``below`` axes heights down, clear of the x label), where it hides no curve or
-    target line; returns the Legend."""
-    return ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -below), ncol=ncol)
+    target line; ``handles`` when they come from more than this axes (a twin); returns the Legend."""
+    entries = () if handles is None else (handles, [h.get_label() for h in handles])
+    return ax.legend(*entries, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -below), ncol=ncol)
 
 
 def default_title(ax, text):

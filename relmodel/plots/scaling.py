@@ -9,9 +9,9 @@ import itertools
 import numpy as np
 
 from ..defaults import GPUS_PER_NODE, RESTART, TARGET_ETTR
-from ..scale.targets.requirements import requirements_table
+from ..scale.targets.requirements import cost_list, requirements_table
 from ..units import hours
-from .axes import plain_log_ticks
+from .axes import legend_below, plain_log_ticks
 from .text import literal
 
 __all__ = ["required_mtbf_plot", "interruptions_plot", "spares_plot"]
@@ -31,11 +31,6 @@ def _minutes(h):
     """A cost for a legend, to three digits: "30 s", "1 min", "40.6 min"."""
     m = 60.0 * float(h)
     return f"{m:.3g} min" if m >= 1 else f"{60 * m:.3g} s"
-
-
-def _listed(values):
-    """Costs or restarts as a list: one duration or cost model (``hours_at``), or several."""
-    return [values] if hasattr(values, "hours_at") or isinstance(values, str) or np.ndim(values) == 0 else list(values)
 
 
 def _span(hours_by_size):
@@ -72,7 +67,7 @@ def required_mtbf_plot(n_gpus=None, target_ettr=TARGET_ETTR, ckpt_costs=("30s", 
     n = np.unique(np.logspace(3, 6, 31).round()) if n_gpus is None else np.asarray(n_gpus)
     ax = _axes(ax)
     missing, table = [], None
-    for d0, r0 in itertools.product(_listed(ckpt_costs), _listed(restarts)):
+    for d0, r0 in itertools.product(cost_list(ckpt_costs), cost_list(restarts)):
         # one line per input pair: a cost or restart that depends on the size (hours_at) stays one line
         table = requirements_table(n, target_ettr, [d0], [r0], gpus_per_node, fixed_rate_per_h, source=source)
         g = table[table["feasible"]]
@@ -167,7 +162,6 @@ def spares_plot(pool, n_spares, target=0.01, ax=None):
     lo = float(np.nanmin(100 * pool["ettr"]))
     right.set_ylim(max(0.0, lo - 5), 100)
     lines = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
-    ax.legend(lines, [h.get_label() for h in lines], fontsize="small", loc="upper center",  # below: no line under it
-              bbox_to_anchor=(0.5, -0.15), ncol=2)
+    legend_below(ax, below=0.15, handles=lines)   # below: inside, it sat on the ETTR line
     ax.set_title("Spare pool: waits for repair against ETTR")
     return ax

@@ -35,7 +35,7 @@ from ... import resources
 from ..shaping.counts import count_table
 from ...errors import LogFileNotFound, LogFormatError, MissingColumnError
 from ..shaping.logs import LogWarning, read_log
-from ..shaping.readers import refuse_empty
+from ..shaping.damaged import refuse_empty
 from .titan import titan, titan_lives, titan_synthetic  # noqa: F401  (re-exported: relmodel.datasets.titan)
 
 __all__ = ["data_dir", "llama3_54day", "stepfun", "lanl", "grid5000", "load", "NAMES", "bundled_count_name",

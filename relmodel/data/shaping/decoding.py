@@ -56,19 +56,15 @@ def decode_text(raw, label, first_line=1):
 
 def _fallback(encoding):
     """A codecs error handler that reads each byte that is not UTF-8 as ``encoding`` (Latin-1 where it has none)."""
+    def read(b):
+        try:
+            return bytes([b]).decode(encoding)
+        except UnicodeDecodeError:
+            return chr(b)
+
     def handler(err):
-        chunk = err.object[err.start:err.end]
-        return "".join(bytes([b]).decode(encoding, errors="strict") if _has(encoding, b) else chr(b)
-                       for b in chunk), err.end
+        return "".join(map(read, err.object[err.start:err.end])), err.end
     return handler
-
-
-def _has(encoding, b):
-    try:
-        bytes([b]).decode(encoding)
-        return True
-    except UnicodeDecodeError:
-        return False
 
 
 #: The codecs error handler of each fallback encoding: it reads a byte that is not UTF-8 as that encoding.

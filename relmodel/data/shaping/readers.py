@@ -22,12 +22,12 @@ import pandas as pd
 from ...errors import (CorruptFileError, EmptyDataError, EncodingError, InputAccessError, InputTypeError,
                       LogFileNotFound, LogFormatError, MissingColumnError, NotARegularFileError,
                       UnknownFileTypeError, where)
-from .damaged import refuse_empty, without_nul
+from .damaged import without_nul
 from .decoding import FALLBACK_ENCODINGS, FALLBACK_ERRORS, LogWarning, decode_text
 from .times import parse_times
 
 __all__ = ["read_table", "require_columns", "parse_times", "check_readable_file", "require_existing", "SUFFIXES",
-           "Label", "at", "LogWarning", "decode_text", "FALLBACK_ENCODINGS", "csv_header", "refuse_empty"]
+           "Label", "at", "LogWarning", "decode_text", "FALLBACK_ENCODINGS", "csv_header"]
 
 SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2", ".parquet", ".json", ".json.gz", ".json.xz")
 _OPENERS = {"": open, ".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}

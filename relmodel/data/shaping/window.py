@@ -27,7 +27,6 @@ WINDOW_HINT = ("pass window=(t0, t1), the start and end of observation, in the s
 def check_observed_time(source):
     """``source`` (a log), or a WindowError when it covers no time (its window starts where it ends), so no
     rate can be told from it: one line of a kernel log, or a Slurm export whose interruptions are at one instant."""
-    from ...errors import WindowError
     t0, t1 = (float(x) for x in source.window_h)
     if t1 > t0:
         return source

@@ -243,8 +243,6 @@ def _simulated_pool(lam, repair, target, crews, rma_lead_time, nu):
     (:mod:`.general_repairs`); idle spares' failures added at the pool's size (two passes)."""
     from .general_repairs import RUN_FAILURES, pooled_tail
 
-    from scipy import stats
-
     lead = rma_lead_time if hasattr(rma_lead_time, "sample") else lead_mean(rma_lead_time)
     away_h = _mean_repair(repair) + lead_mean(rma_lead_time)
     n, idle = 0, 0.0
@@ -256,13 +254,10 @@ def _simulated_pool(lam, repair, target, crews, rma_lead_time, nu):
     # crews only lengthen a unit's time away: the pool needs at least what unlimited repairs need, the Poisson
     # tail of the load (M/G/infinity is insensitive to the law); a run's noise never goes below it
     load = (lam + nu * idle) * away_h
-    floor = int(stats.poisson.isf(target, load)) if load > 0 else 0
-    while stats.poisson.sf(floor - 1, load) >= target:
-        floor += 1
-    while floor > 0 and stats.poisson.sf(floor - 2, load) < target:
-        floor -= 1
+    floor = fewest_spares(load, target, "poisson")[0] if load > 0 else 0
+
     def p_at(k):
-        return max(float(tail[min(int(k), tail.size - 1)]), float(stats.poisson.sf(int(k) - 1, load)))
+        return max(float(tail[min(int(k), tail.size - 1)]), float(p_no_spare(int(k), load)) if load > 0 else 0.0)
     raised = floor > n
     n = max(n, floor)
     cs = np.arange(max(0, n - 20), n + 3)

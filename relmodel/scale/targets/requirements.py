@@ -34,7 +34,7 @@ from ...tables import Result, duration, hours_text, html_table, number, pct, pct
 from relmodel.base.escape import html_text
 
 __all__ = ["best_ettr", "ettr_of_rates", "required_job_mtbf", "required_node_mtbf", "required_gpu_mtbf", "job_mtbf",
-           "requirements_table", "Requirements", "plan_requirements", "assumption"]
+           "requirements_table", "Requirements", "plan_requirements", "assumption", "cost_list"]
 
 
 def _infeasible_message(n_gpus, t, d, r, m_req, fixed_rate_per_h):
@@ -200,8 +200,8 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     """
     rows = []
     fixed = _fixed_rate(fixed_rate_per_h, source, int(np.max(n_gpus)), gpus_per_node, "requirements_table")
-    for d0 in _cost_list(ckpt_costs):
-        for r0 in _cost_list(restarts):
+    for d0 in cost_list(ckpt_costs):
+        for r0 in cost_list(restarts):
             for n in np.atleast_1d(n_gpus):
                 d, r = cost_hours(d0, float(n), "ckpt_cost"), cost_hours(r0, float(n), "restart")
                 nodes = _n_nodes(n, gpus_per_node)
@@ -231,7 +231,7 @@ def requirements_table(n_gpus=(1_000, 10_000, 100_000, 1_000_000), target_ettr=T
     return table
 
 
-def _cost_list(values):
+def cost_list(values):
     """Checkpoint costs or restarts as a list: durations (one or many) or cost models."""
     if hasattr(values, "hours_at") or isinstance(values, str) or np.ndim(values) == 0:
         values = [values]
