@@ -206,4 +206,15 @@ def render_cache(run_id="solo"):
             os.environ.pop(ENV_CACHE, None)
         else:
             os.environ[ENV_CACHE] = before
+        _remove(folder)
+
+
+def _remove(folder, tries=20, pause_s=0.05):
+    """Remove the cache folder; again while a page's late write (stopped with the report) makes it reappear or
+    keeps it from emptying (a folder of a stopped report was seen left behind under load)."""
+    import time
+    for _ in range(tries):
         shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+        time.sleep(pause_s)
